@@ -1,0 +1,150 @@
+"""The ten storage dtypes, plus the internal `bool` of comparisons and the weak float of literals."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class DType:
+    """A scalar type. `kind` is 'i' (signed), 'u' (unsigned), 'f' (float) or 'b' (internal bool)."""
+
+    __slots__ = ("name", "kind", "bits", "np")
+
+    def __init__(self, name: str, kind: str, bits: int, np_dtype):
+        self.name, self.kind, self.bits = name, kind, bits
+        self.np = np.dtype(np_dtype) if np_dtype is not None else None
+
+    def __repr__(self) -> str:
+        return f"tack.{self.name}"
+
+    def __reduce__(self):
+        return (by_name, (self.name,))
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind == "i"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def itemsize(self) -> int:
+        return max(1, self.bits // 8)
+
+    def min(self) -> int:
+        return -(1 << (self.bits - 1)) if self.kind == "i" else 0
+
+    def max(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.kind == "i" else (1 << self.bits) - 1
+
+    def __call__(self, value):
+        # Used from host code: the same conversion the kernel language applies.
+        from .frontend.host_casts import host_cast
+
+        return host_cast(self, value)
+
+
+i8 = DType("i8", "i", 8, np.int8)
+u8 = DType("u8", "u", 8, np.uint8)
+i16 = DType("i16", "i", 16, np.int16)
+u16 = DType("u16", "u", 16, np.uint16)
+i32 = DType("i32", "i", 32, np.int32)
+u32 = DType("u32", "u", 32, np.uint32)
+i64 = DType("i64", "i", 64, np.int64)
+u64 = DType("u64", "u", 64, np.uint64)
+f32 = DType("f32", "f", 32, np.float32)
+f64 = DType("f64", "f", 64, np.float64)
+# Internal types, never storage: comparisons give `bool_`; a float literal is `weak_float` until it
+# meets a concrete floating type (NEP 50 style), and becomes f32 when it meets none.
+bool_ = DType("bool", "b", 1, None)
+weak_float = DType("weak_float", "f", 0, None)
+
+STORAGE = (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64)
+_BY_NAME = {d.name: d for d in STORAGE + (bool_, weak_float)}
+_BY_NP = {d.np: d for d in STORAGE}
+
+
+def by_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def from_numpy(np_dtype) -> DType:
+    """The Tack dtype of a NumPy dtype, or TypeError naming it."""
+    from .errors import TackTypeError
+
+    try:
+        dt = np.dtype(np_dtype)
+    except TypeError as exc:
+        raise TackTypeError(f"Unsupported dtype: {np_dtype!r}") from exc
+    found = _BY_NP.get(dt.newbyteorder("=") if dt.byteorder not in "=|" else dt)
+    if found is None or not dt.isnative:
+        raise TackTypeError(
+            f"Unsupported numpy dtype: {dt}. Tack arrays hold "
+            + ", ".join(d.np.name for d in STORAGE)
+            + "; convert with astype() first."
+        )
+    return found
+
+
+def as_dtype(value) -> DType:
+    """Accept a tack dtype, a NumPy dtype or a Python type (float → f32? no: NumPy's rules)."""
+    if isinstance(value, DType):
+        if value not in STORAGE:
+            from .errors import TackTypeError
+
+            raise TackTypeError(f"{value!r} is not a storage dtype")
+        return value
+    return from_numpy(value)
+
+
+def promote(a: DType, b: DType) -> DType | None:
+    """Tack's promotion table: the narrowest type that holds both full ranges.
+
+    Returns None where the contract rejects the pair (a signed type with u64).
+    Float wins over int; a weak float takes the other float's type, or f32 beside ints.
+    """
+    if a is b:
+        return a
+    if a.kind == "b":
+        a = i32
+    if b.kind == "b":
+        b = i32
+    if a is b:
+        return a
+    if a.is_float or b.is_float:
+        if a is weak_float:
+            return b if b.is_float else weak_float
+        if b is weak_float:
+            return a if a.is_float else weak_float
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        return a if a.is_float else b
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if u.bits < s.bits:
+        return s
+    if u.bits >= 64:
+        return None
+    return _BY_NAME[f"i{u.bits * 2}"]
+
+
+def concrete(dt: DType) -> DType:
+    """A weak float standing alone is f32; the internal bool stored anywhere is i32."""
+    if dt is weak_float:
+        return f32
+    if dt is bool_:
+        return i32
+    return dt
+
+
+def int_literal_dtype(value: int) -> DType | None:
+    """i32 if it fits, else i64, else u64; None outside the 64-bit ranges."""
+    for dt in (i32, i64, u64):
+        if dt.min() <= value <= dt.max():
+            return dt
+    return None

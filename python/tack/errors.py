@@ -1,0 +1,51 @@
+"""Tack's exception classes: one root, each subclass also the builtin the contract names."""
+
+
+class TackError(Exception):
+    """Root of every error Tack raises on purpose."""
+
+
+class UnsupportedSyntaxError(TackError, NotImplementedError):
+    """A Python construct that Tack's kernel language does not support."""
+
+
+class TackTypeError(TackError, TypeError):
+    pass
+
+
+class TackValueError(TackError, ValueError):
+    pass
+
+
+class TackNameError(TackError, NameError):
+    pass
+
+
+class TackIndexError(TackError, IndexError):
+    pass
+
+
+class TackRuntimeError(TackError, RuntimeError):
+    pass
+
+
+class IRVerificationError(TackError, RuntimeError):
+    """An internal IR invariant failed: a bug in Tack, not in the kernel."""
+
+
+class RenderError(TackError, NotImplementedError):
+    """A renderer met an op it cannot spell for its target."""
+
+
+def format_at(loc, message: str, hint: str | None = None) -> str:
+    """`file:line:col: message`, the source line and a caret span under the culprit."""
+    if loc is None:
+        return message
+    text = f"{loc}: {message}"
+    src = loc.source_line()
+    if src is not None:
+        width = max(1, (loc.end_col - loc.col) if loc.end_line == loc.line else len(src) - loc.col + 1)
+        text += f"\n    {src}\n    {' ' * (loc.col - 1)}{'^' * width}"
+    if hint:
+        text += f"\nhint: {hint}"
+    return text

@@ -1,0 +1,1 @@
+"""Tack's intermediate representation: one op table, generic expressions, structured statements."""

@@ -1,0 +1,141 @@
+"""The one op table. Every stage keys on `Op`; nothing matches on strings.
+
+Semantics of each op in the *final* IR that renderers receive (after `passes.pipeline`):
+
+Leaves
+  CONST    arg = Python int/float value, already representable in `dtype`.
+  VAR      arg = local variable name (declared in `KernelIR.locals`).
+  PARAM    arg = scalar parameter name (read-only; see `KernelIR.params`).
+  LAUNCH   the launch index t, i64, in [0, n) where n is the launch's trip count.
+
+Arithmetic (operands and result share `dtype` unless stated; integer ops wrap modulo 2^bits)
+  NEG ADD SUB MUL            plain; floats IEEE, ints wrapping.
+  FDIV                       float division.
+  IDIV IREM                  integer division/remainder truncating toward zero (C `/` `%`,
+                             LLVM sdiv/srem or udiv/urem by dtype). The IR guarantees the divisor is
+                             neither 0 nor (signed) -1, so no target traps.
+  FREM                       float remainder with the dividend's sign (C fmod, LLVM frem, Julia rem).
+  POW                        float pow (both operands `dtype`).
+  IPOW                       integer power, exponent >= 0 of any integer dtype (args[1]), result the
+                             base's dtype, wrapping (by squaring).
+  MIN MAX                    integer only after lowering (exact, by signedness). Float min/max are
+                             lowered to CMP + SELECT by `passes.lower_ops`, so NaN rules are IR.
+  ABS                        ints: wrapping (MIN stays MIN); floats: fabs.
+  AND_ OR_ XOR SHL SHR       bitwise on ints; SHR is arithmetic for signed, logical for unsigned.
+                             Shift counts are already masked to [0, bits) by the IR.
+  INVERT                     bitwise not.
+Math (float operand and result, same dtype)
+  SQRT EXP EXP2 LOG LOG2 LOG10 SIN COS TAN ASIN ACOS ATAN SINH COSH TANH FLOOR CEIL TRUNC
+  ATAN2 (binary), COPYSIGN (binary)
+  ISNAN                      float operand, bool result.
+Comparisons (operands share a dtype; result dtype is bool)
+  LT LE GT GE EQ NE          floats ordered (NE unordered: NaN != NaN is true).
+Logic (bool operands, bool result)
+  NOT
+  LAND LOR                   short-circuit: args[1] is evaluated only when needed.
+Selection
+  SELECT(c, a, b)            eager: both arms evaluated; c is bool.
+  IFEXP(c, a, b)             lazy: only the selected arm is evaluated (Python's `a if c else b`).
+Conversion
+  CAST                       to `dtype` from args[0].dtype: int→int truncates or extends by the SOURCE's
+                             signedness; int→float rounds to nearest; float→int truncates toward zero
+                             (result unspecified when not representable); float→float rounds; bool→int
+                             gives 0/1; int/float→bool is `!= 0`.
+Memory
+  LOAD                       arg = array parameter name; args = (flat element index, i64).
+                             (Before `passes.linearize`: one index per dimension, any int dtype.)
+  SHAPE                      arg = (array name, axis): the extent, i64. Only before `passes.linearize`.
+"""
+from __future__ import annotations
+
+import enum
+
+
+class Op(enum.Enum):
+    CONST = enum.auto()
+    VAR = enum.auto()
+    PARAM = enum.auto()
+    LAUNCH = enum.auto()
+
+    NEG = enum.auto()
+    ADD = enum.auto()
+    SUB = enum.auto()
+    MUL = enum.auto()
+    FDIV = enum.auto()
+    IDIV = enum.auto()
+    IREM = enum.auto()
+    FREM = enum.auto()
+    POW = enum.auto()
+    IPOW = enum.auto()
+    MIN = enum.auto()
+    MAX = enum.auto()
+    ABS = enum.auto()
+    AND_ = enum.auto()
+    OR_ = enum.auto()
+    XOR = enum.auto()
+    SHL = enum.auto()
+    SHR = enum.auto()
+    INVERT = enum.auto()
+
+    SQRT = enum.auto()
+    EXP = enum.auto()
+    EXP2 = enum.auto()
+    LOG = enum.auto()
+    LOG2 = enum.auto()
+    LOG10 = enum.auto()
+    SIN = enum.auto()
+    COS = enum.auto()
+    TAN = enum.auto()
+    ASIN = enum.auto()
+    ACOS = enum.auto()
+    ATAN = enum.auto()
+    SINH = enum.auto()
+    COSH = enum.auto()
+    TANH = enum.auto()
+    FLOOR = enum.auto()
+    CEIL = enum.auto()
+    TRUNC = enum.auto()
+    ATAN2 = enum.auto()
+    COPYSIGN = enum.auto()
+    ISNAN = enum.auto()
+
+    LT = enum.auto()
+    LE = enum.auto()
+    GT = enum.auto()
+    GE = enum.auto()
+    EQ = enum.auto()
+    NE = enum.auto()
+
+    NOT = enum.auto()
+    LAND = enum.auto()
+    LOR = enum.auto()
+
+    SELECT = enum.auto()
+    IFEXP = enum.auto()
+    CAST = enum.auto()
+
+    LOAD = enum.auto()
+    SHAPE = enum.auto()
+
+    # Frontend-only ops, gone after lowering (`passes.lower_ops`).
+    FLOORDIV = enum.auto()  # Python `//` (ints and floats)
+    MOD = enum.auto()  # Python `%`
+    TRUEDIV = enum.auto()  # Python `/`
+
+
+LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE})
+MATH_UNARY = frozenset({
+    Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
+    Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC,
+})
+MATH_BINARY = frozenset({Op.ATAN2, Op.COPYSIGN, Op.POW})
+UNARY = frozenset({Op.NEG, Op.ABS, Op.INVERT, Op.NOT, Op.ISNAN}) | MATH_UNARY
+ARITH_BINARY = frozenset({
+    Op.ADD, Op.SUB, Op.MUL, Op.FDIV, Op.IDIV, Op.IREM, Op.FREM, Op.IPOW, Op.MIN, Op.MAX,
+    Op.AND_, Op.OR_, Op.XOR, Op.SHL, Op.SHR,
+}) | MATH_BINARY
+COMPARISON = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
+LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
+LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
+MEMORY = frozenset({Op.LOAD})
+FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE})

@@ -1,0 +1,91 @@
+"""Readable text of the IR: what `tack.inspect(..., mode="ir")` shows."""
+from __future__ import annotations
+
+from .nodes import (Assign, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Stmt, Store,
+                    While)
+from .ops import Op
+
+_INFIX = {
+    Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.FDIV: "/", Op.IDIV: "idiv", Op.IREM: "irem",
+    Op.FREM: "frem", Op.AND_: "&", Op.OR_: "|", Op.XOR: "^", Op.SHL: "<<", Op.SHR: ">>",
+    Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!=",
+    Op.LAND: "and", Op.LOR: "or", Op.FLOORDIV: "//", Op.MOD: "%", Op.TRUEDIV: "/:",
+}
+
+
+def _t(e: Expr) -> str:
+    return f":{e.dtype.name}" if e.dtype is not None else ""
+
+
+def expr_str(e: Expr) -> str:
+    op = e.op
+    if op is Op.CONST:
+        return f"{e.arg!r}{_t(e)}"
+    if op in (Op.VAR, Op.PARAM):
+        return f"{'%' if op is Op.PARAM else ''}{e.arg}{_t(e)}"
+    if op is Op.LAUNCH:
+        return "launch_index:i64"
+    if op is Op.SHAPE:
+        return f"{e.arg[0]}.shape[{e.arg[1]}]"
+    if op is Op.LOAD:
+        return f"{e.arg}[{', '.join(expr_str(a) for a in e.args)}]{_t(e)}"
+    if op in _INFIX and len(e.args) == 2:
+        return f"({expr_str(e.args[0])} {_INFIX[op]} {expr_str(e.args[1])}){_t(e)}"
+    if op is Op.CAST:
+        return f"{e.dtype.name}({expr_str(e.args[0])})"
+    name = op.name.lower().rstrip("_")
+    return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
+
+
+def _line(s: Stmt) -> str:
+    return f"  # {s.loc.file.rsplit('/', 1)[-1]}:{s.loc.line}"
+
+
+def stmts_str(body: list[Stmt], indent: int = 1) -> list[str]:
+    pad = "    " * indent
+    out: list[str] = []
+    for s in body:
+        if isinstance(s, Assign):
+            out.append(f"{pad}{s.name} = {expr_str(s.value)}{_line(s)}")
+        elif isinstance(s, Store):
+            idx = ", ".join(expr_str(i) for i in s.indices)
+            out.append(f"{pad}{s.array}[{idx}] = {expr_str(s.value)}{_line(s)}")
+        elif isinstance(s, If):
+            out.append(f"{pad}if {expr_str(s.cond)}:{_line(s)}")
+            out += stmts_str(s.then, indent + 1) or [pad + "    pass"]
+            if s.orelse:
+                out.append(f"{pad}else:")
+                out += stmts_str(s.orelse, indent + 1)
+        elif isinstance(s, While):
+            out.append(f"{pad}while {expr_str(s.cond)}:{_line(s)}")
+            out += stmts_str(s.body, indent + 1) or [pad + "    pass"]
+        elif isinstance(s, For):
+            step = "" if s.step is None else f", {expr_str(s.step)}"
+            out.append(f"{pad}for {s.var} in range({expr_str(s.start)}, {expr_str(s.stop)}{step}):"
+                       f"{_line(s)}")
+            out += stmts_str(s.body, indent + 1) or [pad + "    pass"]
+        elif isinstance(s, Break):
+            out.append(f"{pad}break{_line(s)}")
+        elif isinstance(s, Continue):
+            out.append(f"{pad}continue{_line(s)}")
+        elif isinstance(s, ExprStmt):
+            out.append(f"{pad}{expr_str(s.value)}{_line(s)}")
+        else:  # pragma: no cover - a new statement class must be added here
+            out.append(f"{pad}<{type(s).__name__}>")
+    return out
+
+
+def kernel_str(k: KernelIR) -> str:
+    params = []
+    for p in k.params:
+        if p.kind == "array":
+            dims = ", ".join("?" if d is None else str(d) for d in p.shape)
+            params.append(f"{p.name}: {p.dtype.name}[{dims}]")
+        else:
+            params.append(f"{p.name}: {p.dtype.name}")
+    lines = [f"kernel {k.name}({', '.join(params)}):  # {k.loc.file}:{k.loc.line}"]
+    if k.locals:
+        lines.append("    locals " + ", ".join(f"{n}: {t.name}" for n, t in k.locals.items()))
+    lines.append("    for launch_index in range(n):  # parallel")
+    lines += stmts_str(k.body, 2)
+    return "\n".join(lines) + "\n"
