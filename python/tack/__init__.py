@@ -1,0 +1,25 @@
+"""Tack: Python kernels compiled to native CPU/GPU code and to KernelAbstractions.jl.
+
+This module only re-exports the public API; compilers, GPU libraries and Julia load on first use.
+"""
+from . import dtypes as _dtypes
+from .arrays import Array, array, copyto, empty, full, zeros
+from .constants import constant
+from .devices import Device, set_default_device, sync
+from .dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from .errors import (IRVerificationError, RenderError, TackError, TackIndexError,
+                     TackNameError, TackRuntimeError, TackTypeError, TackValueError,
+                     UnsupportedSyntaxError)
+from .inspection import inspect
+from .kernel import Kernel, kernel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
+    "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
+    "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",
+    "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",
+    "u32", "u64", "zeros",
+]
+del _dtypes

@@ -1,0 +1,127 @@
+"""`tack.Array`: typed, C-contiguous storage that kernels read and write.
+
+On the CPU an array owns a NumPy buffer that kernels use in place (no copy on launch); `numpy()`
+always returns a new array. GPU engines provide their own storage through `Device.engine`.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import dtypes as dt
+from .devices import Device, default_device
+from .errors import TackTypeError, TackValueError
+
+
+def _shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        out = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TackTypeError(f"A shape is an int or a tuple of ints, got {shape!r}") from None
+    if any(s < 0 for s in out):
+        raise TackValueError(f"Negative dimension in shape {out}")
+    return out
+
+
+class Array:
+    """An n-dimensional array on one device."""
+
+    __slots__ = ("_host", "_device", "dtype", "shape", "_sig", "_ptr", "__weakref__")
+
+    def __init__(self, host: np.ndarray, device: Device):
+        self._host = host  # C-contiguous, native byte order, owned
+        self._device = device
+        self.dtype = dt.from_numpy(host.dtype)
+        self.shape = host.shape
+        self._sig = (self.dtype, host.ndim)  # what a kernel specializes on (besides baked extents)
+        self._ptr = host.ctypes.data
+
+    @property
+    def size(self) -> int:
+        return self._host.size
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def nbytes(self) -> int:
+        return self._host.nbytes
+
+    def __len__(self) -> int:
+        return self.shape[0] if self.shape else 0
+
+    def __repr__(self) -> str:
+        return f"tack.Array(shape={self.shape}, dtype={self.dtype!r}, device={self._device!r})"
+
+    def numpy(self) -> np.ndarray:
+        """A new NumPy array with this array's shape, dtype and contents."""
+        from .devices import sync
+
+        sync(self._device)
+        return self._host.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            out = self._host
+            if dtype is not None and np.dtype(dtype) != out.dtype:
+                raise ValueError("a dtype conversion needs a copy")
+            return out
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __iter__(self):
+        raise TypeError("tack.Array is not iterable on the host; use .numpy()")
+
+    def fill(self, value) -> None:
+        self._host.fill(value)
+
+
+def _check_host_source(src) -> np.ndarray:
+    if isinstance(src, Array):
+        return src.numpy()
+    a = np.asarray(src)
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise TackTypeError(f"Unsupported numpy dtype: {a.dtype}; Tack arrays hold numbers")
+    return a
+
+
+def array(obj, dtype=None, device: Device | None = None) -> Array:
+    """A new array with `obj`'s shape and dtype (or `dtype`), its data copied in."""
+    src = _check_host_source(obj)
+    target = dt.from_numpy(src.dtype) if dtype is None else dt.as_dtype(dtype)
+    host = np.array(src, dtype=target.np, order="C", copy=True)
+    return Array(host, device or default_device())
+
+
+def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
+    """A new array of `shape` (zero-filled: Tack never hands out uninitialized memory)."""
+    return zeros(shape, dtype, device)
+
+
+def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
+    t = dt.as_dtype(dtype)
+    return Array(np.zeros(_shape(shape), dtype=t.np), device or default_device())
+
+
+def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
+    a = zeros(shape, dtype, device)
+    a._host.fill(value)
+    return a
+
+
+def copyto(dst: Array, src) -> None:
+    """Copy `src` (a NumPy array or a Tack array) into `dst`; shapes must match exactly."""
+    if not isinstance(dst, Array):
+        raise TackTypeError(f"copyto's destination must be a tack.Array, got {type(dst).__name__}")
+    a = _check_host_source(src)
+    if a.shape != dst.shape:
+        raise TackValueError(f"Shape mismatch: array is {dst.shape}, got {a.shape}")
+    np.copyto(dst._host, a, casting="unsafe")

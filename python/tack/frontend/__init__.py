@@ -1,0 +1,1 @@
+"""Python source → untyped IR (parser) → typed IR (typecheck)."""

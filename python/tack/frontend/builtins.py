@@ -1,0 +1,97 @@
+"""The kernel language's builtins, declared once: name → typing rule, op and doc line.
+
+`docs/builtins.md` is generated from this table (`python -m tack.frontend.builtins`).
+"""
+from __future__ import annotations
+
+import builtins as _py
+import math
+from dataclasses import dataclass
+
+from ..ir.ops import Op
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    op: Op
+    rule: str  # 'float_math' | 'abs' | 'minmax' | 'pow' | 'cast_int' | 'cast_float' | 'len'
+    arity: tuple[int, int]  # (min, max) argument count; max -1 = unbounded
+    doc: str
+
+
+_MATH1 = {
+    "sqrt": (Op.SQRT, "square root"), "exp": (Op.EXP, "e**x"), "exp2": (Op.EXP2, "2**x"),
+    "log": (Op.LOG, "natural logarithm"), "log2": (Op.LOG2, "base-2 logarithm"),
+    "log10": (Op.LOG10, "base-10 logarithm"), "sin": (Op.SIN, "sine"), "cos": (Op.COS, "cosine"),
+    "tan": (Op.TAN, "tangent"), "asin": (Op.ASIN, "arc sine"), "acos": (Op.ACOS, "arc cosine"),
+    "atan": (Op.ATAN, "arc tangent"), "sinh": (Op.SINH, "hyperbolic sine"),
+    "cosh": (Op.COSH, "hyperbolic cosine"), "tanh": (Op.TANH, "hyperbolic tangent"),
+    "floor": (Op.FLOOR, "round toward -inf (a float)"), "ceil": (Op.CEIL, "round toward +inf (a float)"),
+    "trunc": (Op.TRUNC, "round toward zero (a float)"),
+}
+
+BUILTINS: dict[str, Builtin] = {
+    name: Builtin(name, op, "float_math", (1, 1), doc) for name, (op, doc) in _MATH1.items()
+}
+BUILTINS.update({
+    "atan2": Builtin("atan2", Op.ATAN2, "float_math", (2, 2), "arc tangent of y/x by quadrant"),
+    "copysign": Builtin("copysign", Op.COPYSIGN, "float_math", (2, 2), "x with the sign of y"),
+    "abs": Builtin("abs", Op.ABS, "abs", (1, 1), "absolute value; integers keep their type (wrapping)"),
+    "min": Builtin("min", Op.MIN, "minmax", (2, -1), "smallest argument; a NaN loses to a number"),
+    "max": Builtin("max", Op.MAX, "minmax", (2, -1), "largest argument; a NaN loses to a number"),
+    "pow": Builtin("pow", Op.POW, "pow", (2, 2), "x**y (integer power when both are integers)"),
+    "int": Builtin("int", Op.CAST, "cast_int", (1, 1), "convert to i32, truncating toward zero"),
+    "float": Builtin("float", Op.CAST, "cast_float", (1, 1), "convert to f32"),
+    "len": Builtin("len", Op.SHAPE, "len", (1, 1), "extent of an array's first dimension (i64)"),
+})
+
+# Host callables that name a builtin when a kernel's globals bind them (`from math import sqrt`,
+# `np.sqrt`, Python's `abs`): resolved by identity, not by name.
+_HOST_ALIASES: dict[int, str] = {}
+
+
+def _alias(obj, name: str) -> None:
+    _HOST_ALIASES[id(obj)] = name
+
+
+for _n in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+           "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "atan2", "copysign", "pow"):
+    _alias(getattr(math, _n), _n)
+_alias(math.fabs, "abs")
+for _n in ("abs", "min", "max", "pow", "int", "float", "len"):
+    _alias(getattr(_py, _n), _n)
+try:
+    import numpy as _np
+
+    for _n, _t in (("sqrt", "sqrt"), ("exp", "exp"), ("exp2", "exp2"), ("log", "log"),
+                   ("log2", "log2"), ("log10", "log10"), ("sin", "sin"), ("cos", "cos"),
+                   ("tan", "tan"), ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
+                   ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"), ("floor", "floor"),
+                   ("ceil", "ceil"), ("trunc", "trunc"), ("arctan2", "atan2"), ("abs", "abs"),
+                   ("fabs", "abs"), ("copysign", "copysign"), ("minimum", "min"),
+                   ("maximum", "max"), ("power", "pow")):
+        _alias(getattr(_np, _n), _t)
+except ImportError:  # pragma: no cover - numpy is a dependency
+    pass
+
+MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
+
+
+def builtin_for(obj) -> Builtin | None:
+    """The builtin a host object stands for, if any."""
+    name = _HOST_ALIASES.get(id(obj))
+    return BUILTINS.get(name) if name else None
+
+
+def table_markdown() -> str:
+    rows = ["| name | arguments | meaning |", "| --- | --- | --- |"]
+    for b in BUILTINS.values():
+        lo, hi = b.arity
+        n = str(lo) if lo == hi else (f"{lo} or more" if hi < 0 else f"{lo}–{hi}")
+        rows.append(f"| `{b.name}` | {n} | {b.doc} |")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(table_markdown())

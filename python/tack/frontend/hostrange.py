@@ -1,0 +1,104 @@
+"""The parallel loop's range, evaluated on the host for every call.
+
+Its bounds may use scalar arguments, `a.shape[k]`, `len(a)`, integer literals, locals assigned
+from those before the loop, and `+ - * //` and unary minus over them. Nothing here is compiled
+into the kernel, so one specialization serves every length.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass
+class HostRange:
+    form: str  # 'stop' (range(n)), 'start' (range(a, b)) or 'step' (range(a, b, s))
+    literal_step: int | None  # a literal (or folded) step, else None
+    evaluate: object  # callable(*kernel_args) -> (start, stop, step) as Python ints
+    uses: frozenset  # parameter names the bounds read
+    source: str
+
+
+_OK_BIN = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+
+
+def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt]) -> HostRange:
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+            and not it.keywords and 1 <= len(it.args) <= 3):
+        raise parser.unsupported(it, "parallel loop over something other than range(...)",
+                                 "write `for i in range(n)`, `range(start, stop)` or "
+                                 "`range(start, stop, step)`")
+    subst: dict[str, ast.expr] = {}
+    for s in prologue:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            subst[s.targets[0].id] = s.value
+    uses: set[str] = set()
+
+    def conv(node: ast.expr, depth=0) -> str:
+        if depth > 50:
+            raise parser.unsupported(node, "Cannot resolve loop range expression (too deep)")
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return repr(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in subst and node.id not in parser.params:
+                return conv(subst[node.id], depth + 1)
+            if node.id in parser.params:
+                uses.add(node.id)
+                return f"_i({node.id}, {node.id!r})"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _OK_BIN):
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}[type(node.op)]
+            return f"({conv(node.left, depth + 1)} {op} {conv(node.right, depth + 1)})"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            sign = "-" if isinstance(node.op, ast.USub) else "+"
+            return f"({sign}{conv(node.operand, depth + 1)})"
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name)
+                and node.value.value.id in parser.params and isinstance(node.slice, ast.Constant)
+                and type(node.slice.value) is int):
+            uses.add(node.value.value.id)
+            return f"_s({node.value.value.id}, {node.slice.value}, {node.value.value.id!r})"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "len" and len(node.args) == 1
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in parser.params):
+            uses.add(node.args[0].id)
+            return f"_s({node.args[0].id}, 0, {node.args[0].id!r})"
+        raise parser.unsupported(
+            node, "Cannot resolve loop range expression",
+            "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
+            "literals and + - * // of those")
+
+    parts = [conv(a) for a in it.args]
+    if len(parts) == 1:
+        parts = ["0", parts[0], "1"]
+    elif len(parts) == 2:
+        parts.append("1")
+    form = {1: "stop", 2: "start", 3: "step"}[len(it.args)]
+    literal_step = None
+    if len(it.args) == 3:
+        try:
+            literal_step = int(eval(parts[2], {"__builtins__": {}}))  # noqa: S307 - literals only
+        except Exception:
+            literal_step = None
+        if literal_step is not None and literal_step <= 0:
+            raise parser.unsupported(it.args[2], "parallel range with a step that is not positive")
+    else:
+        literal_step = 1
+    src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
+    fn = eval(src, {"_i": _as_int, "_s": _shape})  # noqa: S307 - built from checked AST only
+    return HostRange(form, literal_step, fn, frozenset(uses), src)
+
+
+def _as_int(v, name):
+    try:
+        return v.__index__()
+    except AttributeError:
+        raise TypeError(f"the parallel loop's bound uses '{name}', which must be an integer, "
+                        f"got {type(v).__name__}") from None
+
+
+def _shape(v, k, name):
+    try:
+        return v.shape[k]
+    except (AttributeError, IndexError):
+        raise TypeError(f"the parallel loop's bound uses {name}.shape[{k}], but '{name}' is "
+                        f"{type(v).__name__} with no dimension {k}") from None

@@ -1,0 +1,481 @@
+"""Python AST → untyped IR. One `visit_X` per supported node; everything else is rejected here.
+
+Names are resolved statically: parameters and locals stay `Op.VAR`; free names are looked up in the
+function's globals and closure (builtins, `math`, `tack` dtypes and constants).
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+from .. import dtypes as dt
+from ..errors import TackNameError, UnsupportedSyntaxError, format_at
+from ..ir.nodes import (Assign, Break, Continue, Expr, For, If, Loc, Stmt, Store, While)
+from ..ir.ops import Op
+from .builtins import BUILTINS, MATH_CONSTANTS, builtin_for
+from .hostrange import HostRange, build_host_range
+from .source import Source
+
+_BINOPS = {
+    ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV,
+    ast.FloorDiv: Op.FLOORDIV, ast.Mod: Op.MOD, ast.Pow: Op.POW, ast.BitAnd: Op.AND_,
+    ast.BitOr: Op.OR_, ast.BitXor: Op.XOR, ast.LShift: Op.SHL, ast.RShift: Op.SHR,
+}
+_CMPOPS = {ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE, ast.Eq: Op.EQ,
+           ast.NotEq: Op.NE}
+_UNSET = object()
+
+
+@dataclass
+class ParsedKernel:
+    name: str
+    params: list[str]
+    source: Source
+    loc: Loc
+    loop_var: str
+    loop_loc: Loc
+    host_range: HostRange
+    body: list[Stmt]  # prologue statements first, then the loop body
+    assigned: set[str] = field(default_factory=set)
+
+
+class Parser:
+    """Builds untyped IR for one kernel body."""
+
+    def __init__(self, source: Source, fn_globals: dict, closure: dict, kind: str = "Kernel"):
+        self.src = source
+        self.globals = fn_globals
+        self.closure = closure
+        self.kind = kind
+        self.name = source.tree.name
+        self.params = [a.arg for a in source.tree.args.args]
+        self.assigned: set[str] = set()
+        self.local_names = _assigned_names(source.tree)
+        self.loop_depth = 0
+        self._tmp = 0
+
+    # -- errors ---------------------------------------------------------------------------------
+    def unsupported(self, node: ast.AST, what: str, hint: str | None = None):
+        loc = self.src.loc(node)
+        msg = f"{self.kind} '{self.name}': {what} at line {loc.line}, column {loc.col}"
+        return UnsupportedSyntaxError(format_at(loc, msg, hint))
+
+    def name_error(self, node: ast.AST, name: str):
+        loc = self.src.loc(node)
+        msg = (f"{self.kind} '{self.name}': name '{name}' at line {loc.line}, column {loc.col} is "
+               "not defined in the kernel")
+        hint = ("kernels capture no Python values: pass it as an argument, or declare it with "
+                f"tack.constant (e.g. {name} = tack.constant(...)) at module scope")
+        return TackNameError(format_at(loc, msg, hint))
+
+    # -- kernel structure -----------------------------------------------------------------------
+    def parse_kernel(self) -> ParsedKernel:
+        fn = self.src.tree
+        self._check_signature(fn)
+        stmts = [s for s in fn.body if not _is_docstring(s)]
+        loops = [s for s in stmts if isinstance(s, ast.For)]
+        if not loops:
+            raise self.unsupported(fn, "definition has no parallel loop",
+                                   "a kernel's body holds one `for i in range(...)` loop whose "
+                                   "iterations run in parallel")
+        loop = loops[0]
+        for extra in loops[1:]:
+            raise self.unsupported(extra, "for loop is outside the parallel loop",
+                                   "a kernel has one parallel loop; nest sequential loops inside it")
+        k = stmts.index(loop)
+        prologue = [self._prologue_stmt(s) for s in stmts[:k]]
+        for s in stmts[k + 1:]:
+            self._check_epilogue(s)
+        if loop.orelse:
+            raise self.unsupported(loop, "for-else")
+        if not isinstance(loop.target, ast.Name):
+            raise self.unsupported(loop.target, "parallel loop target that is not a single name",
+                                   "use `for i in range(n)`")
+        host = build_host_range(self, loop.iter, stmts[:k])
+        var = loop.target.id
+        self.assigned.add(var)
+        body: list[Stmt] = [s for st in prologue for s in st]
+        body += self.block(loop.body)
+        return ParsedKernel(self.name, self.params, self.src, self.src.loc(fn), var,
+                            self.src.loc(loop), host, body, set(self.assigned))
+
+    def _check_signature(self, fn: ast.FunctionDef) -> None:
+        a = fn.args
+        if isinstance(fn, ast.AsyncFunctionDef):
+            raise self.unsupported(fn, "async def")
+        for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
+            if bad is not None:
+                raise self.unsupported(bad, f"{what} parameter")
+        if a.kwonlyargs or a.posonlyargs or a.defaults:
+            raise self.unsupported(fn, "keyword-only, positional-only or default parameters")
+
+    def _prologue_stmt(self, s: ast.stmt) -> list[Stmt]:
+        # Before the parallel loop: only local assignments (and array loads within them).
+        if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+            return self.visit(s)
+        if isinstance(s, ast.Pass):
+            return []
+        what = "store" if isinstance(s, (ast.Assign, ast.AugAssign)) else _stmt_name(s)
+        raise self.unsupported(s, f"{what} is outside the parallel loop",
+                               "statements before the parallel loop run an undefined number of "
+                               "times, so only local assignments are allowed there")
+
+    def _check_epilogue(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Pass) or _is_docstring(s):
+            return
+        raise self.unsupported(s, f"{_stmt_name(s)} is outside the parallel loop",
+                               "put the work inside the parallel loop")
+
+    # -- statements -----------------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in stmts:
+            out += self.visit(s)
+        return out
+
+    def visit(self, node: ast.stmt) -> list[Stmt]:
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"unsupported {type(node).__name__}",
+                                   "see docs/language.md for the statements kernels accept")
+        return method(node)
+
+    def visit_Pass(self, node):  # pass
+        return []
+
+    def visit_Expr(self, node):  # "docstring" (a bare expression has no effect otherwise)
+        if _is_docstring(node):
+            return []
+        raise self.unsupported(node, "expression statement with no effect",
+                               "assign its value or remove it")
+
+    def visit_Assign(self, node):  # x = e | a[i, j] = e | x, y = e1, e2
+        if len(node.targets) != 1:
+            raise self.unsupported(node, "chained assignment", "write one assignment per target")
+        return self._assign(node.targets[0], node.value, node)
+
+    def _assign(self, target, value_node, node) -> list[Stmt]:
+        loc = self.src.loc(node)
+        if isinstance(target, ast.Tuple):
+            if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
+                raise self.unsupported(node, "tuple assignment without a matching tuple of values")
+            # The whole right side first, then targets left to right.
+            temps, out = [], []
+            for v in value_node.elts:
+                t = self._new_tmp()
+                out.append(Assign(loc, t, self.expr(v)))
+                temps.append(t)
+            for tgt, t in zip(target.elts, temps):
+                out += self._store_to(tgt, Expr(Op.VAR, None, (), t, loc), node)
+            return out
+        return self._store_to(target, self.expr(value_node), node)
+
+    def _store_to(self, target, value: Expr, node) -> list[Stmt]:
+        loc = self.src.loc(node)
+        if isinstance(target, ast.Name):
+            self.assigned.add(target.id)
+            return [Assign(loc, target.id, value)]
+        if isinstance(target, ast.Subscript):
+            arr, idx = self._subscript(target)
+            return [Store(self.src.loc(target), arr, idx, value, self.src.loc(target).text())]
+        raise self.unsupported(target, f"assignment to {type(target).__name__}")
+
+    def visit_AugAssign(self, node):  # x += e | a[i] += e
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, f"operator {type(node.op).__name__}")
+        loc = self.src.loc(node)
+        tgt = node.target
+        if isinstance(tgt, ast.Name):
+            old = Expr(Op.VAR, None, (), tgt.id, self.src.loc(tgt))
+            self.assigned.add(tgt.id)
+            return [Assign(loc, tgt.id, Expr(op, None, (old, self.expr(node.value)), None, loc))]
+        if isinstance(tgt, ast.Subscript):
+            # The index is evaluated once, the old value read before the right side.
+            arr, idx = self._subscript(tgt)
+            pre, fixed = [], []
+            for e in idx:
+                if e.op in (Op.CONST, Op.VAR):
+                    fixed.append(e)
+                else:
+                    t = self._new_tmp()
+                    pre.append(Assign(e.loc, t, e))
+                    fixed.append(Expr(Op.VAR, None, (), t, e.loc))
+            tloc = self.src.loc(tgt)
+            old = Expr(Op.LOAD, None, tuple(fixed), arr, tloc)
+            new = Expr(op, None, (old, self.expr(node.value)), None, loc)
+            return pre + [Store(tloc, arr, tuple(fixed), new, tloc.text())]
+        raise self.unsupported(tgt, f"augmented assignment to {type(tgt).__name__}")
+
+    def visit_If(self, node):  # if c: ... elif c2: ... else: ...
+        return [If(self.src.loc(node), self.expr(node.test), self.block(node.body),
+                   self.block(node.orelse))]
+
+    def visit_While(self, node):  # while c: ...
+        if node.orelse:
+            raise self.unsupported(node, "while-else")
+        self.loop_depth += 1
+        body = self.block(node.body)
+        self.loop_depth -= 1
+        return [While(self.src.loc(node), self.expr(node.test), body)]
+
+    def visit_For(self, node):  # for v in range(stop) | range(start, stop[, step])
+        if node.orelse:
+            raise self.unsupported(node, "for-else")
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node.target, "loop target that is not a single name")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and not it.keywords and 1 <= len(it.args) <= 3):
+            raise self.unsupported(it, "loop over something other than range(...)",
+                                   "loops inside a kernel iterate over range(stop), "
+                                   "range(start, stop) or range(start, stop, step)")
+        args = [self.expr(a) for a in it.args]
+        loc = self.src.loc(node)
+        if len(args) == 1:
+            start, stop, step = Expr(Op.CONST, None, (), 0, loc), args[0], None
+        else:
+            start, stop, step = args[0], args[1], (args[2] if len(args) == 3 else None)
+        if step is not None and step.op is Op.CONST and step.arg == 0:
+            raise self.unsupported(it.args[2], "range() step of zero")
+        self.assigned.add(node.target.id)
+        self.loop_depth += 1
+        body = self.block(node.body)
+        self.loop_depth -= 1
+        return [For(loc, node.target.id, start, stop, step, body)]
+
+    def visit_Break(self, node):  # break
+        if self.loop_depth == 0:
+            raise self.unsupported(node, "break out of the parallel loop",
+                                   "iterations have no order, so no prefix of them can be kept")
+        return [Break(self.src.loc(node))]
+
+    def visit_Continue(self, node):  # continue (in the parallel loop: ends this iteration)
+        return [Continue(self.src.loc(node))]
+
+    def visit_Return(self, node):  # (rejected: kernels return nothing)
+        raise self.unsupported(node, "return in a kernel", "write results into an output array")
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expr(self, node: ast.expr) -> Expr:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"unsupported {type(node).__name__}",
+                                   f"`ast.{type(node).__name__}` is not supported in tack kernels")
+        return method(node)
+
+    def _new_tmp(self) -> str:
+        self._tmp += 1
+        name = f"_t{self._tmp}"
+        self.assigned.add(name)
+        return name
+
+    def expr_Constant(self, node):  # 1, 2.5, True
+        v = node.value
+        if isinstance(v, bool):
+            return Expr(Op.CONST, dt.i32, (), int(v), self.src.loc(node))
+        if isinstance(v, (int, float)):
+            if isinstance(v, int) and dt.int_literal_dtype(v) is None:
+                raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
+            return Expr(Op.CONST, None, (), v, self.src.loc(node))
+        raise self.unsupported(node, f"constant of type {type(v).__name__}",
+                               "kernels compute with numbers only")
+
+    def expr_Name(self, node):  # x
+        if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
+            return Expr(Op.VAR, None, (), node.id, self.src.loc(node))
+        return self._static(node, self._lookup(node))
+
+    def _is_local(self, name: str) -> bool:
+        # A name assigned anywhere in the function is a local (Python's scoping rule).
+        return name in self.local_names
+
+    def _lookup(self, node: ast.Name):
+        name = node.id
+        for scope in (self.closure, self.globals):
+            if name in scope:
+                return scope[name]
+        if name in BUILTINS or name in ("range", "print"):
+            return _BuiltinName(name)
+        import builtins as _b
+
+        if hasattr(_b, name):
+            return getattr(_b, name)
+        raise self.name_error(node, name)
+
+    def _static(self, node, obj) -> Expr:
+        """A free name or attribute chain bound to a host object, as an expression."""
+        from ..constants import Constant
+
+        loc = self.src.loc(node)
+        if isinstance(obj, Constant):
+            return Expr(Op.CONST, obj.dtype, (), obj.value, loc)
+        if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+            if isinstance(node, ast.Attribute) and obj in MATH_CONSTANTS.values() or (
+                    isinstance(obj, float) and math.isnan(obj)):
+                return Expr(Op.CONST, None, (), obj, loc)
+        if isinstance(obj, _Callable) or callable(obj) or isinstance(obj, dt.DType):
+            raise self.unsupported(node, "a function used as a value", "call it")
+        name = node.id if isinstance(node, ast.Name) else ast.unparse(node)
+        raise self.name_error(node, name)
+
+    def _resolve(self, node):
+        """The host object an attribute chain or free name denotes, or _UNSET for locals."""
+        if isinstance(node, ast.Name):
+            if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
+                return _UNSET
+            return self._lookup(node)
+        if isinstance(node, ast.Attribute):
+            base = self._resolve(node.value)
+            if base is _UNSET:
+                return _UNSET
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                raise self.unsupported(node, f"unknown attribute '{node.attr}'") from None
+        return _UNSET
+
+    def expr_Attribute(self, node):  # math.pi, tack.constant values
+        obj = self._resolve(node)
+        if obj is _UNSET:
+            raise self.unsupported(node, f"attribute '.{node.attr}'",
+                                   "arrays offer .shape[k]; other attributes are not supported")
+        if obj is math.pi or obj is math.e or obj is math.tau or obj is math.inf:
+            return Expr(Op.CONST, None, (), float(obj), self.src.loc(node))
+        return self._static(node, obj)
+
+    def expr_BinOp(self, node):  # a + b, a // b, a ** b, a << b, ...
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, f"operator {type(node.op).__name__}")
+        return Expr(op, None, (self.expr(node.left), self.expr(node.right)), None,
+                    self.src.loc(node))
+
+    def expr_UnaryOp(self, node):  # -a, +a, ~a, not a
+        a = self.expr(node.operand)
+        loc = self.src.loc(node)
+        if isinstance(node.op, ast.UAdd):
+            return a
+        if isinstance(node.op, ast.USub) and a.op is Op.CONST and a.dtype is None:
+            v = -a.arg
+            if isinstance(v, int) and dt.int_literal_dtype(v) is None:
+                raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
+            return Expr(Op.CONST, None, (), v, loc)
+        op = {ast.USub: Op.NEG, ast.Invert: Op.INVERT, ast.Not: Op.NOT}[type(node.op)]
+        return Expr(op, None, (a,), None, loc)
+
+    def expr_BoolOp(self, node):  # a and b and c, a or b
+        op = Op.LAND if isinstance(node.op, ast.And) else Op.LOR
+        vals = [self.expr(v) for v in node.values]
+        out = vals[-1]
+        for v in reversed(vals[:-1]):
+            out = Expr(op, None, (v, out), None, self.src.loc(node))
+        return out
+
+    def expr_Compare(self, node):  # a < b, a < b <= c (middle operands evaluated once)
+        loc = self.src.loc(node)
+        left = self.expr(node.left)
+        links = []
+        for op, right in zip(node.ops, node.comparators):
+            cop = _CMPOPS.get(type(op))
+            if cop is None:
+                raise self.unsupported(node, f"comparison {type(op).__name__}",
+                                       "`is`, `in` and their negations are not supported")
+            r = self.expr(right)
+            links.append(Expr(cop, None, (left, r), None, loc))
+            left = r
+        out = links[-1]
+        for link in reversed(links[:-1]):
+            out = Expr(Op.LAND, None, (link, out), None, loc)
+        return out
+
+    def expr_IfExp(self, node):  # a if c else b
+        return Expr(Op.IFEXP, None, (self.expr(node.test), self.expr(node.body),
+                                     self.expr(node.orelse)), None, self.src.loc(node))
+
+    def expr_Subscript(self, node):  # a[i], a[i, j], a.shape[k]
+        v = node.value
+        if isinstance(v, ast.Attribute) and v.attr == "shape":
+            return self._shape(v.value, node.slice, node)
+        arr, idx = self._subscript(node)
+        return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
+
+    def _shape(self, arr_node, k_node, node) -> Expr:
+        if not isinstance(arr_node, ast.Name):
+            raise self.unsupported(node, "shape of something that is not an array parameter")
+        if not (isinstance(k_node, ast.Constant) and type(k_node.value) is int):
+            raise self.unsupported(k_node, "shape index that is not an integer literal",
+                                   "write a.shape[0], a.shape[1], ...")
+        return Expr(Op.SHAPE, None, (), (arr_node.id, k_node.value), self.src.loc(node))
+
+    def _subscript(self, node: ast.Subscript) -> tuple[str, tuple[Expr, ...]]:
+        if not isinstance(node.value, ast.Name) or node.value.id not in self.params:
+            raise self.unsupported(node.value, "indexing something that is not an array parameter")
+        sl = node.slice
+        if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple)
+                                         and any(isinstance(e, ast.Slice) for e in sl.elts)):
+            raise self.unsupported(sl, "slice", "kernels index one element at a time")
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        return node.value.id, tuple(self.expr(e) for e in elts)
+
+    def expr_Call(self, node):  # sqrt(x), min(a, b, c), int(x), tack.f64(x), len(a)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, "keyword or starred call arguments",
+                                   "pass arguments by position")
+        fn = self._resolve(node.func)
+        loc = self.src.loc(node)
+        if isinstance(fn, dt.DType):
+            if len(node.args) != 1:
+                raise self.unsupported(node, f"{fn!r}() takes exactly one argument")
+            return Expr(Op.CAST, None, (self.expr(node.args[0]),), fn, loc)
+        b = BUILTINS.get(fn.name) if isinstance(fn, _BuiltinName) else builtin_for(fn)
+        if b is None:
+            what = ast.unparse(node.func)
+            raise self.unsupported(node, f"call to '{what}'",
+                                   "kernels call builtins (sqrt, min, ...), casts (int, float, "
+                                   "tack.f32, ...) and @tack.func functions")
+        lo, hi = b.arity
+        n = len(node.args)
+        if n < lo or (hi >= 0 and n > hi):
+            raise self.unsupported(node, f"{b.name}() with {n} argument(s)")
+        if b.rule == "len":
+            return self._shape(node.args[0], ast.Constant(0), node)
+        args = tuple(self.expr(a) for a in node.args)
+        if b.rule == "minmax":
+            out = args[0]
+            for a in args[1:]:
+                out = Expr(b.op, None, (out, a), None, loc)
+            return out
+        if b.rule in ("cast_int", "cast_float"):
+            return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
+        return Expr(b.op, None, args, None, loc)
+
+    def expr_Tuple(self, node):
+        raise self.unsupported(node, "tuple value", "tuples are allowed only in tuple assignment")
+
+
+class _Callable:
+    pass
+
+
+class _BuiltinName(_Callable):
+    """A kernel builtin used unqualified (`sqrt`), with no binding in the function's namespace."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _is_docstring(s: ast.stmt) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(
+        s.value.value, str)
+
+
+def _stmt_name(s: ast.stmt) -> str:
+    return {ast.AugAssign: "store", ast.Assign: "store", ast.Expr: "expression"}.get(
+        type(s), type(s).__name__.lower() + " statement")
+
+
+def _assigned_names(tree: ast.FunctionDef) -> frozenset:
+    return frozenset(n.id for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))

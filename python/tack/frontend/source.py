@@ -1,0 +1,48 @@
+"""Source capture: the function's text, its AST, and `Loc`s in file coordinates."""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+from ..errors import TackRuntimeError
+from ..ir.nodes import Loc
+
+
+@dataclass
+class Source:
+    file: str
+    first_line: int  # file line of the first captured line
+    indent: int  # columns removed by dedent
+    lines: tuple[str, ...]  # the captured lines as in the file
+    tree: ast.FunctionDef
+
+    def loc(self, node: ast.AST) -> Loc:
+        """A `Loc` in file coordinates for an AST node of the dedented source."""
+        line = node.lineno + self.first_line - 1
+        end_line = (node.end_lineno or node.lineno) + self.first_line - 1
+        return Loc(self.file, line, node.col_offset + 1 + self.indent, end_line,
+                   (node.end_col_offset or node.col_offset + 1) + 1 + self.indent,
+                   self.lines, self.first_line)
+
+
+def capture(fn) -> Source:
+    """Read and parse a function's source, or explain where kernels must be defined."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        file = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError) as exc:
+        raise TackRuntimeError(
+            f"Cannot read the source of {getattr(fn, '__qualname__', fn)!r}: Tack compiles a kernel "
+            "from its Python source, so define kernels in a .py file (or a notebook cell), not with "
+            "exec(), `python -c` or a bare interactive prompt."
+        ) from exc
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    first_src = next((ln for ln in lines if ln.strip()), "")
+    first_ded = next((ln for ln in dedented.splitlines() if ln.strip()), "")
+    indent = len(first_src) - len(first_src.lstrip()) - (len(first_ded) - len(first_ded.lstrip()))
+    module = ast.parse(dedented)
+    tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return Source(file, first, indent, tuple(ln.rstrip("\n") for ln in lines), tree)

@@ -1,0 +1,423 @@
+"""Untyped IR + argument types → typed IR (`KernelIR`), specialized on dtypes, ranks and baked shapes.
+
+Rules (TACK_API.md §1.7): integer literals are the narrowest of i32/i64/u64; float literals are weak
+(they take the floating type they meet, f32 alone or beside integers); promotion keeps both full
+ranges and rejects signed with u64; `/` of integers is f32; comparisons give bool; each local has
+one type joined over all its assignments.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import dtypes as dt
+from ..dtypes import DType
+from ..errors import TackNameError, TackTypeError, format_at
+from ..ir import nodes as N
+from ..ir.consts import convert
+from ..ir.nodes import Expr, KernelIR, Param
+from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
+
+WEAK = dt.weak_float
+_ARITH = {Op.ADD, Op.SUB, Op.MUL, Op.FLOORDIV, Op.MOD, Op.MIN, Op.MAX}
+_BITWISE = {Op.AND_, Op.OR_, Op.XOR}
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    kind: str  # 'array' | 'scalar'
+    dtype: DType
+    ndim: int = 0
+    shape: tuple = ()
+
+
+class _Pending(Exception):
+    """A local's type is not known yet in this inference round."""
+
+
+class TypeChecker:
+    def __init__(self, pk, specs: dict[str, ArgSpec], kind: str = "Kernel"):
+        self.pk = pk
+        self.specs = specs
+        self.kind = kind
+        self.types: dict[str, DType] = {}
+        self.final = False
+        self.dead: set[str] = set()
+        self.baked: dict[str, set[int]] = {}
+        self.rename = self._param_locals()
+
+    # -- errors ---------------------------------------------------------------------------------
+    def type_error(self, e, msg: str, hint: str | None = None):
+        loc = e.loc
+        return TackTypeError(format_at(loc, f"{self.kind} '{self.pk.name}': {msg} at line "
+                                            f"{loc.line}, column {loc.col}", hint))
+
+    # -- driver ---------------------------------------------------------------------------------
+    def _param_locals(self) -> dict[str, str]:
+        """Scalar parameters assigned in the body become per-iteration locals with fresh names."""
+        taken = set(self.pk.params) | self.pk.assigned
+        out = {}
+        for p in self.pk.params:
+            if p in self.pk.assigned and self.specs[p].kind == "scalar":
+                name = f"{p}_"
+                while name in taken:
+                    name += "_"
+                taken.add(name)
+                out[p] = name
+        return out
+
+    def run(self) -> KernelIR:
+        for p, local in self.rename.items():
+            self.types[local] = self.specs[p].dtype
+        var_dt = self._loop_var_dtype()
+        self.types[self.pk.loop_var] = var_dt
+        for _ in range(32):
+            before = dict(self.types)
+            self.dead = set()
+            self.block(self.pk.body)
+            if before == self.types:
+                break
+        self.final = True
+        self.dead = set()
+        prefix = self._prefix(var_dt)
+        body = prefix + self.block(self.pk.body)
+        params = []
+        for p in self.pk.params:
+            s = self.specs[p]
+            if s.kind == "array":
+                baked = self.baked.get(p, set())
+                shape = tuple(s.shape[k] if k in baked else None for k in range(s.ndim))
+                params.append(Param(p, "array", s.dtype, s.ndim, shape, _writes(body, p)))
+            else:
+                params.append(Param(p, "scalar", s.dtype))
+        hidden = {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[
+            self.pk.host_range.form]
+        if self.pk.host_range.form == "step" and self.pk.host_range.literal_step is not None:
+            hidden = ("__start",)
+        params += [Param(h, "scalar", dt.i64) for h in hidden]
+        local_types = {n: dt.concrete(t) for n, t in self.types.items()}
+        return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
+                        self.pk.source.file, hidden)
+
+    def _loop_var_dtype(self) -> DType:
+        t = dt.i32
+        for name in self.pk.host_range.uses:
+            s = self.specs[name]
+            u = dt.i64 if s.kind == "array" else s.dtype
+            t = dt.promote(t, u) or dt.i64
+        return t if t.is_int else dt.i64
+
+    def _prefix(self, var_dt: DType) -> list[N.Stmt]:
+        loc = self.pk.loop_loc
+        hr = self.pk.host_range
+        idx: Expr = Expr(Op.LAUNCH, dt.i64, (), None, loc)
+        if hr.form == "step":
+            step = (Expr(Op.CONST, dt.i64, (), hr.literal_step, loc) if hr.literal_step is not None
+                    else Expr(Op.PARAM, dt.i64, (), "__step", loc))
+            idx = Expr(Op.MUL, dt.i64, (idx, step), None, loc)
+        if hr.form in ("start", "step"):
+            idx = Expr(Op.ADD, dt.i64, (Expr(Op.PARAM, dt.i64, (), "__start", loc), idx), None, loc)
+        if var_dt is not dt.i64:
+            idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
+        return [N.Assign(loc, self.pk.loop_var, idx)]
+
+    # -- statements -----------------------------------------------------------------------------
+    def block(self, stmts) -> list[N.Stmt]:
+        out = []
+        for s in stmts:
+            try:
+                out += self.stmt(s)
+            except _Pending:
+                if self.final:  # pragma: no cover - final pass raises NameError instead
+                    raise
+        return out
+
+    def stmt(self, s) -> list[N.Stmt]:
+        if isinstance(s, N.Assign):
+            return [self.assign(s)]
+        if isinstance(s, N.Store):
+            return [self.store(s)]
+        if isinstance(s, N.If):
+            cond = self.cond(s.cond)
+            return [N.If(s.loc, cond, self.block(s.then), self.block(s.orelse))]
+        if isinstance(s, N.While):
+            cond = self.cond(s.cond)
+            return [N.While(s.loc, cond, self.block(s.body))]
+        if isinstance(s, N.For):
+            return [self.for_(s)]
+        if isinstance(s, (N.Break, N.Continue)):
+            return [s]
+        raise TypeError(f"unknown statement {type(s).__name__}")  # pragma: no cover
+
+    def assign(self, s: N.Assign) -> N.Assign:
+        name = self.rename.get(s.name, s.name)
+        value = self.expr(s.value)
+        old = self.types.get(name)
+        new = value.dtype if old is None else self._join(old, value.dtype, s)
+        self.types[name] = new
+        self.dead.discard(name)
+        return N.Assign(s.loc, name, self.coerce(value, dt.concrete(new)))
+
+    def _join(self, a: DType, b: DType, s) -> DType:
+        if a is dt.bool_:
+            a = dt.i32
+        if b is dt.bool_:
+            b = dt.i32
+        j = dt.promote(a, b)
+        if j is None:
+            raise self.type_error(s, f"'{s.name}' is assigned both {a!r} and {b!r}",
+                                  "a local has one type; cast one of the values explicitly")
+        return j
+
+    def store(self, s: N.Store) -> N.Store:
+        spec = self._array(s.array, s)
+        idx = self.indices(s.array, spec, s.indices, s)
+        value = self.expr(s.value)
+        return N.Store(s.loc, s.array, idx, self.coerce(value, spec.dtype), s.text)
+
+    def for_(self, s: N.For) -> N.For:
+        start, stop = self.expr(s.start), self.expr(s.stop)
+        step = self.expr(s.step) if s.step is not None else None
+        parts = [start, stop] + ([step] if step is not None else [])
+        t = dt.i32
+        for p in parts:
+            if not (p.dtype.is_int or p.dtype is dt.bool_):
+                raise self.type_error(p, f"range() argument of type {dt.concrete(p.dtype)!r}",
+                                      "range() takes integers; convert with int(...)")
+            t = self._promote(t, dt.concrete(p.dtype), p)
+        self.types[s.var] = self._join(self.types[s.var], t, s) if s.var in self.types else t
+        vt = self.types[s.var]
+        self.dead.discard(s.var)
+        body = self.block(s.body)
+        self.dead.add(s.var)
+        return N.For(s.loc, s.var, self.coerce(start, vt), self.coerce(stop, vt),
+                     None if step is None else self.coerce(step, vt), body)
+
+    def cond(self, e) -> Expr:
+        return self.to_bool(self.expr(e))
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expr(self, e: Expr) -> Expr:
+        op = e.op
+        if op is Op.CONST:
+            return self.const(e)
+        if op is Op.VAR:
+            return self.var(e)
+        if op is Op.SHAPE:
+            return self.shape(e)
+        if op is Op.LOAD:
+            spec = self._array(e.arg, e)
+            return Expr(Op.LOAD, spec.dtype, self.indices(e.arg, spec, e.args, e), e.arg, e.loc)
+        if op is Op.CAST:
+            a = self.expr(e.args[0])
+            return self.coerce(a, e.arg, explicit=True)
+        if op in COMPARISON:
+            return self.compare(e)
+        if op in (Op.LAND, Op.LOR):
+            a, b = (self.to_bool(self.expr(x)) for x in e.args)
+            return Expr(op, dt.bool_, (a, b), None, e.loc)
+        if op is Op.NOT:
+            return Expr(Op.NOT, dt.bool_, (self.to_bool(self.expr(e.args[0])),), None, e.loc)
+        if op is Op.IFEXP:
+            c = self.to_bool(self.expr(e.args[0]))
+            a, b = (self.bool_to_int(self.expr(x)) for x in e.args[1:])
+            t = self._promote_e(a, b, e)
+            return Expr(Op.IFEXP, t, (c, self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+        if op is Op.NEG:
+            a = self.numeric(self.expr(e.args[0]))
+            return Expr(Op.NEG, a.dtype, (a,), None, e.loc)
+        if op is Op.INVERT:
+            a = self.integer(self.expr(e.args[0]), "~")
+            return Expr(Op.INVERT, a.dtype, (a,), None, e.loc)
+        if op is Op.ABS:
+            a = self.numeric(self.expr(e.args[0]))
+            return Expr(Op.ABS, a.dtype, (a,), None, e.loc)
+        if op in MATH_UNARY:
+            a = self.floating(self.expr(e.args[0]))
+            return Expr(op, a.dtype, (a,), None, e.loc)
+        if op is Op.POW:
+            return self.power(e)
+        if op in MATH_BINARY:
+            a, b = (self.floating(self.expr(x)) for x in e.args)
+            t = self._promote_e(a, b, e)
+            return Expr(op, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+        if op is Op.TRUEDIV:
+            return self.truediv(e)
+        if op in _ARITH:
+            return self.arith(e)
+        if op in _BITWISE:
+            a, b = (self.integer(self.expr(x), op.name.lower()) for x in e.args)
+            t = self._promote(a.dtype, b.dtype, e)
+            return Expr(op, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+        if op in (Op.SHL, Op.SHR):
+            a = self.integer(self.expr(e.args[0]), "shift")
+            b = self.integer(self.expr(e.args[1]), "shift")
+            return Expr(op, a.dtype, (a, self.coerce(b, a.dtype, explicit=True)), None, e.loc)
+        raise self.type_error(e, f"unsupported operation {op.name}")  # pragma: no cover
+
+    def const(self, e: Expr) -> Expr:
+        if e.dtype is not None:  # typed constant (tack.constant(..., dtype), True/False)
+            return Expr(Op.CONST, e.dtype, (), convert(e.arg, e.dtype), e.loc)
+        v = e.arg
+        if isinstance(v, float):
+            return Expr(Op.CONST, WEAK, (), v, e.loc)
+        return Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+
+    def var(self, e: Expr) -> Expr:
+        name = e.arg
+        if name in self.rename:
+            name = self.rename[name]
+        elif name in self.specs and name not in self.pk.assigned:
+            s = self.specs[name]
+            if s.kind == "array":
+                raise self.type_error(e, f"array '{name}' used as a value",
+                                      f"index it, e.g. {name}[i]")
+            return Expr(Op.PARAM, s.dtype, (), name, e.loc)
+        t = self.types.get(name)
+        if t is None or name in self.dead:
+            if not self.final:
+                raise _Pending()
+            what = ("a for loop's variable read after its loop" if name in self.dead
+                    else "used before it is assigned")
+            loc = e.loc
+            raise TackNameError(format_at(
+                loc, f"{self.kind} '{self.pk.name}': name '{name}' at line {loc.line}, column "
+                     f"{loc.col} is {what}", "assign it first"))
+        return Expr(Op.VAR, dt.concrete(t), (), name, e.loc)
+
+    def shape(self, e: Expr) -> Expr:
+        name, k = e.arg
+        spec = self._array(name, e)
+        if not 0 <= k < spec.ndim:
+            raise self.type_error(e, f"{name}.shape[{k}] of a {spec.ndim}-dimensional array")
+        self.baked.setdefault(name, set()).add(k)
+        return Expr(Op.CONST, dt.i64, (), int(spec.shape[k]), e.loc)
+
+    def _array(self, name: str, e) -> ArgSpec:
+        s = self.specs.get(name)
+        if s is None or s.kind != "array" or name in self.pk.assigned:
+            raise self.type_error(e, f"'{name}' is not an array parameter")
+        return s
+
+    def indices(self, name: str, spec: ArgSpec, idx, e) -> tuple:
+        if len(idx) not in (1, spec.ndim):
+            raise self.type_error(e, f"{len(idx)} indices for the {spec.ndim}-dimensional "
+                                     f"array '{name}'",
+                                  "give one index per dimension, or one flat row-major index")
+        out = tuple(self.integer(self.expr(i), "index") for i in idx)
+        if len(out) > 1:
+            self.baked.setdefault(name, set()).update(range(1, spec.ndim))
+        return out
+
+    def compare(self, e: Expr) -> Expr:
+        a, b = (self.expr(x) for x in e.args)
+        a, b = self.bool_to_int(a), self.bool_to_int(b)
+        t = dt.concrete(self._promote_e(a, b, e))
+        return Expr(e.op, dt.bool_, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+
+    def _promote_e(self, a: Expr, b: Expr, e) -> DType:
+        """Promotion of two operands: a weak float beside a non-literal integer is f32."""
+        t = self._promote(a.dtype, b.dtype, e)
+        if t is WEAK and any(x.dtype.is_int and x.op is not Op.CONST for x in (a, b)):
+            return dt.f32
+        return t
+
+    def arith(self, e: Expr) -> Expr:
+        a, b = (self.numeric(self.expr(x)) for x in e.args)
+        t = self._promote_e(a, b, e)
+        return Expr(e.op, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+
+    def truediv(self, e: Expr) -> Expr:
+        a, b = (self.numeric(self.expr(x)) for x in e.args)
+        if a.dtype.is_int and b.dtype.is_int:
+            t = dt.f32
+        else:
+            t = self._promote_e(a, b, e)
+        return Expr(Op.FDIV, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+
+    def power(self, e: Expr) -> Expr:
+        a, b = (self.numeric(self.expr(x)) for x in e.args)
+        if a.dtype.is_int and b.dtype.is_int:
+            if b.op is Op.CONST and b.arg < 0:
+                raise self.type_error(b, "negative integer exponent",
+                                      "an integer power needs an exponent >= 0; use a float base")
+            return Expr(Op.IPOW, a.dtype, (a, b), None, e.loc)
+        t = self._promote_e(a, b, e)
+        if b.op is Op.CONST and b.arg == 2 and b.dtype.is_int:
+            a = self.coerce(a, t)
+            return Expr(Op.MUL, t, (a, a), None, e.loc)  # x**2 is exactly x*x
+        return Expr(Op.POW, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
+
+    # -- type helpers ---------------------------------------------------------------------------
+    def _promote(self, a: DType, b: DType, e) -> DType:
+        a, b = (dt.i32 if x is dt.bool_ else x for x in (a, b))
+        t = dt.promote(a, b)
+        if t is None:
+            raise self.type_error(e, f"operation mixes {a!r} and {b!r}",
+                                  "a signed integer and u64 have no common type; cast one "
+                                  "explicitly, e.g. v + tack.u64(1)")
+        return t
+
+    def numeric(self, e: Expr) -> Expr:
+        return self.bool_to_int(e)
+
+    def bool_to_int(self, e: Expr) -> Expr:
+        return Expr(Op.CAST, dt.i32, (e,), None, e.loc) if e.dtype is dt.bool_ else e
+
+    def integer(self, e: Expr, what: str) -> Expr:
+        e = self.bool_to_int(e)
+        if not e.dtype.is_int:
+            raise self.type_error(e, f"{what} needs an integer, got {dt.concrete(e.dtype)!r}",
+                                  "convert with int(...)")
+        return e
+
+    def floating(self, e: Expr) -> Expr:
+        e = self.bool_to_int(e)
+        if e.dtype.is_float:
+            return e
+        if e.op is Op.CONST:
+            return Expr(Op.CONST, WEAK, (), float(e.arg), e.loc)
+        return self.coerce(e, dt.f32)
+
+    def to_bool(self, e: Expr) -> Expr:
+        if e.dtype is dt.bool_:
+            return e
+        e = self.settle(e)
+        zero = Expr(Op.CONST, e.dtype, (), convert(0, e.dtype), e.loc)
+        return Expr(Op.NE, dt.bool_, (e, zero), None, e.loc)
+
+    def settle(self, e: Expr) -> Expr:
+        """A weak expression standing alone becomes f32."""
+        return self.coerce(e, dt.f32) if e.dtype is WEAK else e
+
+    def coerce(self, e: Expr, t: DType, explicit: bool = False) -> Expr:
+        """`e` converted to `t`: weak literals retyped exactly, constants folded, else a CAST."""
+        if e.dtype is t:
+            return e
+        if e.op is Op.CONST:
+            return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
+        if e.dtype is WEAK:
+            if t.is_float:
+                return self.retype(e, t)
+            e = self.retype(e, dt.f32)
+        return Expr(Op.CAST, t, (e,), None, e.loc)
+
+    def retype(self, e: Expr, t: DType) -> Expr:
+        """Rebuild a weak float expression at precision `t`."""
+        if e.dtype is not WEAK:
+            return self.coerce(e, t)
+        if e.op is Op.CONST:
+            return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
+        if e.op is Op.IFEXP:
+            c, a, b = e.args
+            return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))
+        return e.replace(dtype=t, args=tuple(self.retype(a, t) for a in e.args))
+
+
+def _writes(body, name: str) -> bool:
+    for s in body:
+        if isinstance(s, N.Store) and s.array == name:
+            return True
+        for sub in ("then", "orelse", "body"):
+            if _writes(getattr(s, sub, ()) or (), name):
+                return True
+    return False

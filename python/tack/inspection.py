@@ -1,0 +1,41 @@
+"""`tack.inspect(kernel, *args, mode=...)`: every stage's artifact, without running anything."""
+from __future__ import annotations
+
+from .devices import default_device, make_device
+from .errors import TackTypeError, TackValueError
+
+MODES = ("ir", "source", "optimized")
+
+
+def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> str:
+    from .kernel import Kernel
+
+    if not isinstance(kernel, Kernel):
+        raise TackTypeError(f"Expected a @tack.kernel, got {type(kernel).__name__}")
+    if mode not in MODES:
+        raise TackValueError(f"Unknown inspect mode: {mode!r}. Use 'ir', 'source', or 'optimized'.")
+    from .compiler import specialize
+    from .ir.printer import kernel_str
+
+    kir = specialize(kernel, args)
+    if mode == "ir":
+        return kernel_str(kir)
+    dev = default_device()
+    engine = engine or dev.engine_name
+    if engine == "julia":
+        if mode == "optimized":
+            raise TackValueError("inspect mode 'optimized' is CPU only: it shows the native CPU "
+                                 "engine's LLVM IR after O3; the Julia engine's source is "
+                                 "mode='source'")
+        from .render.julia_ka import render_julia
+
+        return render_julia(kir)
+    if dev.arch != "cpu" and mode == "optimized":
+        raise TackValueError(f"inspect mode 'optimized' is CPU only: the {dev.arch} engine "
+                             "shows mode='source'")
+    if dev.arch == "cpu":
+        from .render.llvm import optimize, render_llvm
+
+        text = render_llvm(kir)
+        return optimize(text) if mode == "optimized" else text
+    return make_device(dev.arch).engine.render_source(kir)

@@ -1,0 +1,47 @@
+"""IR invariants checked between passes: a failure is a bug in Tack, reported with its location."""
+from __future__ import annotations
+
+from ..errors import IRVerificationError
+from . import nodes as N
+from .nodes import Expr, KernelIR
+from .ops import COMPARISON, FRONTEND_ONLY, Op
+from .walk import iter_exprs, iter_stmts
+
+
+def _fail(e, msg: str):
+    raise IRVerificationError(f"{e.loc}: internal IR error: {msg}")
+
+
+def verify(k: KernelIR, final: bool = True) -> None:
+    arrays = {p.name for p in k.params if p.kind == "array"}
+    scalars = {p.name for p in k.params if p.kind == "scalar"}
+
+    def check(e: Expr):
+        for x in iter_exprs(e):
+            if x.dtype is None or x.dtype.name == "weak_float":
+                _fail(x, f"{x.op.name} has no concrete dtype")
+            if final and x.op in FRONTEND_ONLY:
+                _fail(x, f"{x.op.name} survived lowering")
+            if x.op is Op.VAR and x.arg not in k.locals:
+                _fail(x, f"undeclared local {x.arg}")
+            if x.op is Op.PARAM and x.arg not in scalars:
+                _fail(x, f"unknown scalar parameter {x.arg}")
+            if x.op is Op.LOAD and (x.arg not in arrays or (final and len(x.args) != 1)):
+                _fail(x, f"bad load of {x.arg}")
+            if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
+                _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
+
+    for s in iter_stmts(k.body):
+        for name in ("value", "cond", "start", "stop", "step"):
+            e = getattr(s, name, None)
+            if isinstance(e, Expr):
+                check(e)
+        if isinstance(s, N.Store):
+            for i in s.indices:
+                check(i)
+            if s.array not in arrays:
+                _fail(s, f"store to unknown array {s.array}")
+        if isinstance(s, N.Assign) and s.value.dtype is not k.locals.get(s.name):
+            _fail(s, f"{s.name} declared {k.locals.get(s.name)} but assigned {s.value.dtype}")
+        if final and isinstance(s, N.For) and s.step is not None:
+            _fail(s, "For with a step survived loop normalization")

@@ -1,0 +1,138 @@
+"""`@tack.kernel`: a Python function that runs as a parallel loop, specialized per argument types."""
+from __future__ import annotations
+
+import functools
+import threading
+
+from . import dtypes as dt
+from .arrays import Array
+from .devices import _global, default_device
+from .errors import TackError, TackRuntimeError, TackTypeError, TackValueError
+from .frontend.parser import Parser
+from .frontend.source import capture
+
+
+class _Spec:
+    """Everything shared by the variants of one argument signature on one device."""
+
+    __slots__ = ("baked", "variants", "hidden")
+
+    def __init__(self, baked, hidden):
+        self.baked = baked  # [(arg position, axis)] extents baked into the code
+        self.variants = {}
+        self.hidden = hidden
+
+
+class Kernel:
+    """A compiled-on-demand kernel. Call it with arrays and scalars, by position."""
+
+    def __init__(self, fn):
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")
+        self.fn = fn
+        self.name = fn.__name__
+        self.source = capture(fn)  # fails now, with advice, if the source cannot be read
+        self._parsed = None
+        self._specs: dict = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<tack.kernel {self.name}>"
+
+    @property
+    def parsed(self):
+        if self._parsed is None:
+            closure = {}
+            if self.fn.__closure__:
+                for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
+                    try:
+                        closure[name] = cell.cell_contents
+                    except ValueError:
+                        pass
+            self._parsed = Parser(self.source, self.fn.__globals__, closure).parse_kernel()
+        return self._parsed
+
+    def check_arity(self, args) -> None:
+        n = len(self.parsed.params)
+        if len(args) != n:
+            raise TackTypeError(f"Kernel '{self.name}' expects {n} arguments, got {len(args)}")
+
+    # -- calls ----------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on "
+                                   f"{default_device().label}: Keyword arguments not supported "
+                                   "in kernels") from NotImplementedError()
+        dev = _global["device"] or default_device()
+        try:
+            sig = tuple([a._sig if a.__class__ is Array else _scalar_key(a) for a in args])
+        except TypeError:
+            sig = None
+        spec = self._specs.get((dev, sig)) if sig is not None else None
+        if spec is None:
+            spec = self._new_spec(dev, sig, args)
+        variant = spec.variants.get(tuple([args[i].shape[ax] for i, ax in spec.baked]))
+        if variant is None:
+            variant = self._compile(dev, spec, args)
+        start, stop, step = self.parsed.host_range.evaluate(*args)
+        n = self._trips(start, stop, step)
+        values = [a._ptr if a.__class__ is Array else a for a in args]
+        for a in args:
+            if a.__class__ is Array and a._device is not dev:
+                raise TackRuntimeError(
+                    f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but the "
+                    f"default device is {dev!r}; re-create the array after set_default_device")
+        if spec.hidden:
+            values += [start, step][:len(spec.hidden)]
+        if n:
+            variant.launch(values, n)
+
+    def _trips(self, start, stop, step) -> int:
+        if step <= 0:
+            raise TackValueError(f"Kernel '{self.name}': the parallel loop's step must be "
+                                 f"positive, got {step}")
+        return len(range(start, stop, step))
+
+    def _new_spec(self, dev, sig, args) -> _Spec:
+        from .compiler import specialize
+
+        kir = specialize(self, args)  # raises the typed errors for bad arguments
+        baked = [(i, ax) for i, p in enumerate(kir.params[:len(args)]) if p.kind == "array"
+                 for ax, d in enumerate(p.shape) if d is not None]
+        spec = _Spec(baked, kir.hidden)
+        if sig is not None:
+            with self._lock:
+                self._specs[(dev, sig)] = spec
+        return spec
+
+    def _compile(self, dev, spec: _Spec, args):
+        from .compiler import specialize
+
+        kir = specialize(self, args)
+        try:
+            variant = dev.engine.compile(kir)
+        except TackError:
+            raise
+        except Exception as exc:  # a backend failure names the kernel once
+            raise TackRuntimeError(f"Kernel '{self.name}' failed to compile on {dev.label}: "
+                                   f"{exc}") from exc
+        with self._lock:
+            spec.variants[tuple([args[i].shape[ax] for i, ax in spec.baked])] = variant
+        return variant
+
+
+def _scalar_key(v):
+    t = type(v)
+    if t is int:
+        return dt.i32 if -2147483648 <= v <= 2147483647 else ("int", dt.int_literal_dtype(v))
+    if t is float:
+        return "float"
+    from .compiler import scalar_sig
+
+    return scalar_sig(v) or (_ for _ in ()).throw(TypeError())
+
+
+def kernel(fn) -> Kernel:
+    """Decorator: compile `fn` as a Tack kernel (lazily, at its first call)."""
+    return Kernel(fn)

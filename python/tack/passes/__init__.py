@@ -1,0 +1,1 @@
+"""IR → IR passes. `pipeline.lower` runs them in order; each one decides one piece of semantics."""

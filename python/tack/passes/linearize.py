@@ -1,0 +1,43 @@
+"""Multi-dimensional indices → one flat, 64-bit, row-major element index.
+
+Index arithmetic is 64-bit on every backend; extents of dimensions 1.. are baked into the
+specialization (the typechecker records them in `Param.shape`).
+"""
+from __future__ import annotations
+
+from .. import dtypes as dt
+from ..ir import nodes as N
+from ..ir.nodes import Expr, KernelIR
+from ..ir.ops import Op
+from ..ir.walk import map_body
+from .build import B
+
+
+def linearize(k: KernelIR) -> list[N.Stmt]:
+    shapes = {p.name: p.shape for p in k.params if p.kind == "array"}
+
+    def flat(idx, array: str, loc) -> tuple[Expr]:
+        b = B(loc)
+        out = b.cast(idx[0], dt.i64)
+        for d, i in enumerate(idx[1:], start=1):
+            out = b.bin(Op.ADD, b.bin(Op.MUL, out, b.const(shapes[array][d], dt.i64)),
+                        b.cast(i, dt.i64))
+        return (out,)
+
+    def on_expr(e: Expr) -> Expr:
+        if e.op is Op.LOAD:
+            return e.replace(args=flat(e.args, e.arg, e.loc))
+        return e
+
+    def on_stores(body):
+        out = []
+        for s in body:
+            if isinstance(s, N.Store):
+                s = N.Store(s.loc, s.array, flat(s.indices, s.array, s.loc), s.value, s.text)
+            for sub in ("then", "orelse", "body"):
+                if hasattr(s, sub):
+                    setattr(s, sub, on_stores(getattr(s, sub)))
+            out.append(s)
+        return out
+
+    return on_stores(map_body(k.body, on_expr))

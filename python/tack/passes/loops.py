@@ -1,0 +1,84 @@
+"""Sequential `range` loops → unit-step loops whose variable the body does not assign.
+
+Python evaluates range's arguments once and the body cannot change the iteration; a loop with a
+step other than 1, or whose body assigns its variable, gets a hidden i64 counter over the trip count.
+"""
+from __future__ import annotations
+
+from .. import dtypes as dt
+from ..ir import nodes as N
+from ..ir.ops import Op
+from ..ir.walk import iter_stmts
+from .build import B
+
+
+def normalize_loops(body, locals_: dict) -> list[N.Stmt]:
+    counter = [0]
+
+    def fresh(prefix: str, t) -> str:
+        counter[0] += 1
+        name = f"_{prefix}{counter[0]}"
+        while name in locals_:
+            name += "_"
+        locals_[name] = t
+        return name
+
+    def walk(stmts):
+        out = []
+        for s in stmts:
+            for sub in ("then", "orelse", "body"):
+                if hasattr(s, sub):
+                    setattr(s, sub, walk(getattr(s, sub)))
+            if isinstance(s, N.For):
+                out += _normalize(s, fresh)
+            else:
+                out.append(s)
+        return out
+
+    return walk(body)
+
+
+def _assigns(body, name: str) -> bool:
+    return any(isinstance(s, (N.Assign, N.For)) and getattr(s, "name", getattr(s, "var", None))
+               == name for s in iter_stmts(body))
+
+
+def _normalize(s: N.For, fresh) -> list[N.Stmt]:
+    unit = s.step is None or (s.step.op is Op.CONST and s.step.arg == 1)
+    if unit and not _assigns(s.body, s.var):
+        return [N.For(s.loc, s.var, s.start, s.stop, None, s.body)]
+    k = B(s.loc)
+    t = s.start.dtype
+    step = s.step if s.step is not None else k.const(1, t)
+    n, c = fresh("trips", dt.i64), fresh("k", dt.i64)
+    pre = []
+
+    def once(e, prefix):  # range() evaluates its arguments once, at loop entry
+        e = k.cast(e, dt.i64)
+        if e.op is Op.CONST:
+            return lambda _: e
+        name = fresh(prefix, dt.i64)
+        pre.append(N.Assign(s.loc, name, e))
+        return lambda _: N.Expr(Op.VAR, dt.i64, (), name, s.loc)
+
+    v0 = once(s.start, "start")
+    stop = k.cast(s.stop, dt.i64)
+    st = once(step, "step")
+    var = lambda f: f(None)  # noqa: E731
+    zero, one = k.const(0, dt.i64), k.const(1, dt.i64)
+
+    def trips(span, stp):  # ceil(max(span, 0) / stp) for stp > 0
+        span = k.op(Op.MAX, dt.i64, span, zero)
+        return k.bin(Op.IDIV, k.bin(Op.SUB, k.bin(Op.ADD, span, stp), one), stp)
+
+    up = trips(k.bin(Op.SUB, stop, var(v0)), k.sel(k.cmp(Op.GT, var(st), zero), var(st), one))
+    down = trips(k.bin(Op.SUB, var(v0), stop),
+                 k.sel(k.cmp(Op.LT, var(st), zero), k.op(Op.NEG, dt.i64, var(st)), one))
+    count = k.sel(k.cmp(Op.GT, var(st), zero), up,
+                  k.sel(k.cmp(Op.LT, var(st), zero), down, zero))
+    pre.append(N.Assign(s.loc, n, count))
+    counter = N.Expr(Op.VAR, dt.i64, (), c, s.loc)
+    head = N.Assign(s.loc, s.var, k.cast(k.bin(Op.ADD, var(v0), k.bin(Op.MUL, counter, var(st))),
+                                         t))
+    trips_var = N.Expr(Op.VAR, dt.i64, (), n, s.loc)
+    return pre + [N.For(s.loc, c, zero, trips_var, None, [head] + s.body)]

@@ -1,0 +1,18 @@
+"""The fixed order of IR passes between the typechecker and every renderer."""
+from __future__ import annotations
+
+from ..ir.nodes import KernelIR
+from ..ir.verify import verify
+from .linearize import linearize
+from .loops import normalize_loops
+from .lower_ops import lower_ops
+from .simplify import simplify
+
+
+def lower(k: KernelIR) -> KernelIR:
+    verify(k, final=False)
+    k.body = simplify(lower_ops(k.body))
+    k.body = linearize(k)
+    k.body = simplify(normalize_loops(k.body, k.locals))
+    verify(k, final=True)
+    return k
