@@ -1,0 +1,58 @@
+"""Tier 3: the shared corpus executed on the native CPU engine against independent references."""
+import numpy as np
+import pytest
+
+import tack
+from tests.kernels.corpus import CASES, run_case
+
+
+@pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
+def cpu(request):
+    tack.set_default_device("cpu", num_threads=request.param)
+    yield
+    tack.set_default_device("cpu")
+
+
+def _ids():
+    return [f"{c.name}-{n}" for c in CASES for n in c.sizes]
+
+
+@pytest.mark.parametrize("case,n", [(c, n) for c in CASES for n in c.sizes], ids=_ids())
+def test_case(cpu, case, n):
+    actual, expected = run_case(case, n)
+    for k, exp in expected.items():
+        got = actual[k]
+        if got.dtype.kind in "iu" and case.rtol == 0 and case.atol == 0:
+            np.testing.assert_array_equal(got, exp)
+        else:
+            np.testing.assert_allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True)
+
+
+def test_seed_transform_as_written():
+    # ../shared/seeds/000: "Compare a complete calculation", verbatim.
+    tack.set_default_device("cpu")
+    rng = np.random.default_rng(42)
+    host_x = rng.normal(size=32).astype(np.float32)
+    x = tack.array(host_x)
+    out = tack.empty(host_x.shape)
+
+    @tack.kernel
+    def transform(x, out):
+        for i in range(x.shape[0]):
+            out[i] = sqrt(abs(x[i]))
+
+    transform(x, out)
+    actual = out.numpy()
+    expected = np.sqrt(np.abs(host_x))
+    assert np.isfinite(actual).all()
+    np.testing.assert_allclose(actual, expected, rtol=2e-6, atol=1e-7)
+
+
+def test_empty_launch_runs_nothing():
+    tack.set_default_device("cpu")
+    out = tack.array(np.full(4, 7, np.int32))
+    from tests.kernels.corpus import stepped_launch
+
+    stepped_launch(out, 3, 3)
+    stepped_launch(out, 5, 1)
+    np.testing.assert_array_equal(out.numpy(), np.full(4, 7))
