@@ -16,6 +16,8 @@ def where(fn, snippet, nth=0):
     lines, first = pyinspect.getsourcelines(fn)
     seen = 0
     for k, text in enumerate(lines):
+        if k == 0 and not snippet.startswith("def"):
+            continue  # the def line names the kernel, which often contains the snippet
         col = text.find(snippet)
         if col >= 0:
             if seen == nth:
@@ -182,7 +184,7 @@ def test_loop_variable_after_loop():
     x, out = arrays()
     with pytest.raises(NameError) as ei:
         tack.kernel(k_loop_var_after)(x, out)
-    check(ei, NameError, k_loop_var_after, "k\n".rstrip(), ["read after its loop"], nth=3)
+    check(ei, NameError, k_loop_var_after, "k\n".rstrip(), ["read after its loop"], nth=2)
 
 
 def test_float_index_is_type_error():
@@ -209,11 +211,10 @@ def test_wrong_index_count():
 
 
 def test_argument_errors_before_launch():
-    k = tack.kernel(k_two_loops.__wrapped__ if hasattr(k_two_loops, "__wrapped__") else k_assert)
     x, out = arrays()
-    with pytest.raises(TypeError, match="expects 2 arguments, got 1"):
-        k(x)
     good = tack.kernel(_copy)
+    with pytest.raises(TypeError, match="Kernel '_copy' expects 2 arguments, got 1"):
+        good(x)
     with pytest.raises(TypeError, match="Unsupported argument type for parameter 'out'"):
         good(x, "nope")
     with pytest.raises(RuntimeError, match="Keyword arguments not supported"):
