@@ -1,0 +1,678 @@
+#!/usr/bin/env python
+"""CPU benchmark: Tack's native CPU engine against NumPy, Numba, Taichi and Warp, in one process.
+
+    PYTHONPATH=python python bench/cpu.py                 # full sizes (takes minutes on 2 cores)
+    PYTHONPATH=python python bench/cpu.py --quick         # small sizes: a CI smoke test
+    PYTHONPATH=python python bench/cpu.py --only nbody --threads 2 --peers tack,numba
+
+Benchmarks (float32; each implementation runs the same algorithm, see bench/_peers.py):
+  saxpy      out = a*x + y, 2**24 elements                  GB/s  (12 bytes/element)
+  stencil    2-D 5-point, 4096 x 4096, interior only        GB/s  (8 bytes/interior cell)
+  nbody      all-pairs, 8192 bodies, softened               GFLOP/s (20 flop/interaction)
+  softmax    row softmax, 4096 x 1024, one row per parallel iteration   GB/s (8 bytes/element)
+  transform  out = sqrt(abs(x)), 2**24 elements             GB/s  (8 bytes/element)
+Byte counts are the compulsory traffic (each input read once, each output written once).
+
+Procedure per benchmark and implementation: one call (compiles), verify against a float64 NumPy
+reference (a mismatch is reported loudly and makes the exit status 1), warm-up calls, then the
+median of N timed calls (N adapts to a time budget unless --runs is given; each timed call ends
+with the engine's synchronization: tack.sync(), ti.sync(), wp.synchronize_device()), then verify
+again. Then:
+  * cold first call of `transform` (1024 elements) in a fresh subprocess per engine, with
+    TACK_CACHE=off for Tack, offline_cache=False for Taichi and an empty kernel cache for Warp;
+    Numba compiles in a fresh process (no cache=True). Import/init time is reported separately.
+  * warm host cost of one launch: `transform` on 1-element arrays, launch + synchronize, median
+    over many calls (timed in blocks of calls).
+Peers that cannot be imported are skipped with a note. Numba is reported twice: fastmath=False
+("numba", the reference for Tack's targets) and fastmath=True ("numba-fm"). Taichi runs with its
+default fast_math=True. Warp's CPU backend runs each launch on one thread.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+if importlib.util.find_spec("tack") is None:  # not on PYTHONPATH: use this checkout's
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import numpy as np  # noqa: E402
+
+_t0 = time.perf_counter()
+import tack  # noqa: E402
+
+TACK_IMPORT_S = time.perf_counter() - _t0
+
+F32 = np.float32
+perf = time.perf_counter
+
+
+# ----------------------------------------------------------------------------------------------
+# Tack kernels
+# ----------------------------------------------------------------------------------------------
+@tack.kernel
+def saxpy(a, x, y, out):
+    for i in range(x.shape[0]):
+        out[i] = a * x[i] + y[i]
+
+
+@tack.kernel
+def stencil(a, out):
+    for i in range(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            out[i, j] = 0.2 * (a[i, j] + a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+
+@tack.kernel
+def nbody(pos, mass, eps2, acc):
+    for i in range(pos.shape[0]):
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        zi = pos[i, 2]
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(pos.shape[0]):
+            dx = pos[j, 0] - xi
+            dy = pos[j, 1] - yi
+            dz = pos[j, 2] - zi
+            r2 = dx * dx + dy * dy + dz * dz + eps2
+            inv = 1.0 / sqrt(r2)  # noqa: F821 (a Tack builtin)
+            s = mass[j] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+@tack.kernel
+def softmax(x, out):
+    for i in range(x.shape[0]):
+        mx = x[i, 0]
+        for j in range(1, x.shape[1]):
+            mx = max(mx, x[i, j])
+        s = 0.0
+        for j in range(x.shape[1]):
+            e = exp(x[i, j] - mx)  # noqa: F821 (a Tack builtin)
+            out[i, j] = e
+            s += e
+        inv = 1.0 / s
+        for j in range(x.shape[1]):
+            out[i, j] = out[i, j] * inv
+
+
+@tack.kernel
+def transform(x, out):
+    for i in range(x.shape[0]):
+        out[i] = sqrt(abs(x[i]))  # noqa: F821 (a Tack builtin)
+
+
+TACK_KERNELS = dict(saxpy=saxpy, stencil=stencil, nbody=nbody, softmax=softmax,
+                    transform=transform)
+
+
+class TackPeer:
+    label = "tack"
+
+    def __init__(self, threads=None):
+        self.note = "native CPU engine" + (f", num_threads={threads}" if threads else "")
+
+    @staticmethod
+    def args(name, inp):
+        """The Tack arguments of benchmark `name` and its output array."""
+        if name == "saxpy":
+            out = tack.zeros(inp["x"].shape)
+            return (float(inp["a"]), tack.array(inp["x"]), tack.array(inp["y"]), out), out
+        if name == "stencil":
+            out = tack.zeros(inp["a"].shape)
+            return (tack.array(inp["a"]), out), out
+        if name == "nbody":
+            out = tack.zeros(inp["pos"].shape)
+            return (tack.array(inp["pos"]), tack.array(inp["mass"]), float(inp["eps2"]), out), out
+        out = tack.zeros(inp["x"].shape)
+        return (tack.array(inp["x"]), out), out
+
+    def prepare(self, name, inp):
+        k = TACK_KERNELS[name]
+        args, out = self.args(name, inp)
+        sync = tack.sync
+
+        def run():
+            k(*args)
+            sync()
+        return run, out.numpy
+
+    def launch(self):
+        x = tack.array(np.full(1, -4.0, F32))
+        out = tack.zeros(1)
+        sync = tack.sync
+
+        def run():
+            transform(x, out)
+            sync()
+        return run
+
+
+# ----------------------------------------------------------------------------------------------
+# Benchmarks: inputs, float64 references, metrics, tolerances
+# ----------------------------------------------------------------------------------------------
+NAMES = ("saxpy", "stencil", "nbody", "softmax", "transform")
+SIZES = {
+    "full": dict(saxpy=1 << 24, stencil=4096, nbody=8192, softmax=(4096, 1024),
+                 transform=1 << 24),
+    "quick": dict(saxpy=1 << 16, stencil=256, nbody=512, softmax=(256, 128), transform=1 << 16),
+}
+
+
+def make_inputs(name, size, seed=1234):
+    rng = np.random.default_rng(seed)
+    if name == "saxpy":
+        n = size
+        inp = dict(a=2.5, x=rng.standard_normal(n, F32), y=rng.standard_normal(n, F32))
+        return inp, f"n={n}", 12.0 * n, "GB/s"
+    if name == "stencil":
+        n = size
+        inp = dict(a=rng.standard_normal((n, n), F32))
+        return inp, f"{n}x{n} (interior {n - 2}x{n - 2})", 8.0 * (n - 2) ** 2, "GB/s"
+    if name == "nbody":
+        n = size
+        pos = rng.uniform(-1.0, 1.0, (n, 3)).astype(F32)
+        mass = rng.uniform(0.5, 1.5, n).astype(F32) / F32(n)
+        inp = dict(pos=pos, mass=mass, eps2=0.01)
+        return inp, f"n={n} bodies, eps2=0.01", 20.0 * n * n, "GFLOP/s"
+    if name == "softmax":
+        r, c = size
+        inp = dict(x=(rng.standard_normal((r, c), F32) * F32(2.0)))
+        return inp, f"{r}x{c}", 8.0 * r * c, "GB/s"
+    if name == "transform":
+        n = size
+        inp = dict(x=rng.standard_normal(n, F32))
+        return inp, f"n={n}", 8.0 * n, "GB/s"
+    raise KeyError(name)
+
+
+def reference(name, inp):
+    """The float64 NumPy result (from the float32 inputs)."""
+    if name == "saxpy":
+        return inp["a"] * inp["x"].astype(np.float64) + inp["y"]
+    if name == "stencil":
+        a = inp["a"].astype(np.float64)
+        out = np.zeros_like(a)
+        out[1:-1, 1:-1] = 0.2 * (a[1:-1, 1:-1] + a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
+                                 + a[1:-1, 2:])
+        return out
+    if name == "nbody":
+        from _peers import nbody_numpy
+
+        pos = inp["pos"].astype(np.float64)
+        return nbody_numpy(pos, inp["mass"].astype(np.float64), inp["eps2"], np.zeros_like(pos))
+    if name == "softmax":
+        x = inp["x"].astype(np.float64)
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    if name == "transform":
+        return np.sqrt(np.abs(inp["x"].astype(np.float64)))
+    raise KeyError(name)
+
+
+def check(name, actual, ref):
+    """None if `actual` agrees with the float64 reference, else a description of the worst miss."""
+    actual = np.asarray(actual)
+    if actual.shape != ref.shape:
+        return f"shape {actual.shape}, expected {ref.shape}"
+    if not np.isfinite(actual).all():
+        bad = np.argwhere(~np.isfinite(actual))[0]
+        return f"non-finite value at {tuple(bad)}: {actual[tuple(bad)]}"
+    scale = float(np.abs(ref).max()) or 1.0
+    rtol, atol = {
+        "saxpy": (2e-6, 1e-6),
+        "stencil": (1e-5, 1e-6),
+        # f32 sums of n terms that partly cancel: absolute tolerance relative to the largest
+        "nbody": (1e-3, 2e-4 * scale),
+        "softmax": (2e-5, 1e-9),
+        "transform": (2e-6, 1e-7),  # the seed's tolerances
+    }[name]
+    err = np.abs(actual.astype(np.float64) - ref)
+    bad = err > atol + rtol * np.abs(ref)
+    if bad.any():
+        idx = np.unravel_index(np.argmax(err - (atol + rtol * np.abs(ref))), ref.shape)
+        return (f"{int(bad.sum())} of {ref.size} elements outside rtol={rtol:g}, atol={atol:g}; "
+                f"worst at {tuple(int(i) for i in idx)}: got {actual[idx]!r}, "
+                f"expected {ref[idx]!r}")
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Timing
+# ----------------------------------------------------------------------------------------------
+def time_runs(run, runs=None, budget=2.0, warmup=3, min_runs=5, max_runs=50):
+    for _ in range(warmup):
+        run()
+    t0 = perf()
+    run()
+    est = perf() - t0
+    n = runs or int(min(max_runs, max(min_runs, budget / max(est, 1e-9))))
+    times = []
+    for _ in range(n):
+        t0 = perf()
+        run()
+        times.append(perf() - t0)
+    return float(np.median(times)), float(np.min(times)), n
+
+
+def time_launch(run, blocks=300, per_block=20, warmup=500):
+    for _ in range(warmup):
+        run()
+    times = []
+    for _ in range(blocks):
+        t0 = perf()
+        for _ in range(per_block):
+            run()
+        times.append((perf() - t0) / per_block)
+    return float(np.median(times)), float(np.min(times)), blocks * per_block
+
+
+def settle():
+    """Let the previous engine's spinning workers go to sleep before timing the next one."""
+    time.sleep(0.2)
+
+
+# ----------------------------------------------------------------------------------------------
+# Peers
+# ----------------------------------------------------------------------------------------------
+ALL_PEERS = ("tack", "numpy", "numba", "numba-fm", "taichi", "warp")
+
+
+def make_peers(wanted, threads):
+    import _peers
+
+    peers, notes = [], []
+    for label in wanted:
+        try:
+            if label == "tack":
+                p = TackPeer(threads)
+            elif label == "numpy":
+                p = _peers.NumPyPeer()
+            elif label in ("numba", "numba-fm"):
+                p = _peers.NumbaPeer(fastmath=(label == "numba-fm"), threads=threads)
+            elif label == "taichi":
+                p = _peers.TaichiPeer(threads)
+            elif label == "warp":
+                p = _peers.WarpPeer()
+            else:
+                raise SystemExit(f"unknown peer {label!r}; choose from {', '.join(ALL_PEERS)}")
+        except ImportError as exc:
+            notes.append(f"{label}: skipped (not importable: {exc})")
+            continue
+        except Exception as exc:  # noqa: BLE001 - a peer that cannot start is skipped, loudly
+            notes.append(f"{label}: skipped (failed to initialize: {type(exc).__name__}: {exc})")
+            continue
+        peers.append(p)
+        notes.append(f"{label}: {p.note}")
+    return peers, notes
+
+
+# ----------------------------------------------------------------------------------------------
+# Cold first call, in a child process
+# ----------------------------------------------------------------------------------------------
+def cold_child(engine):
+    """Runs in a fresh process: time the first call of `transform` (compile + run)."""
+    t_start = perf()
+    n = 1024
+    x = np.random.default_rng(7).standard_normal(n, F32)
+    ref = np.sqrt(np.abs(x.astype(np.float64)))
+    res = {"engine": engine}
+    if engine.startswith("tack"):
+        res["import_s"] = TACK_IMPORT_S
+        xs, out = tack.array(x), tack.zeros(n)
+        t0 = perf()
+        transform(xs, out)
+        tack.sync()
+        res["first_s"] = perf() - t0
+        t0 = perf()
+        transform(xs, out)
+        tack.sync()
+        res["second_s"] = perf() - t0
+        got = out.numpy()
+    elif engine == "numba":
+        t0 = perf()
+        import _peers
+
+        ks = _peers.numba_kernels(False)
+        res["import_s"] = perf() - t0
+        out = np.zeros_like(x)
+        t0 = perf()
+        ks["transform"](x, out)
+        res["first_s"] = perf() - t0
+        t0 = perf()
+        ks["transform"](x, out)
+        res["second_s"] = perf() - t0
+        got = out
+    elif engine == "taichi":
+        t0 = perf()
+        import _peers
+        import taichi  # noqa: F401
+
+        res["import_s"] = perf() - t0
+        t0 = perf()
+        ti = _peers.taichi_init(offline_cache=False)
+        ks = _peers.taichi_kernels(ti, only="transform")
+        res["init_s"] = perf() - t0
+        out = np.zeros_like(x)
+        t0 = perf()
+        ks["transform"](x, out)
+        ti.sync()
+        res["first_s"] = perf() - t0
+        t0 = perf()
+        ks["transform"](x, out)
+        ti.sync()
+        res["second_s"] = perf() - t0
+        got = out
+    elif engine == "warp":
+        t0 = perf()
+        import _peers
+        import warp  # noqa: F401
+
+        res["import_s"] = perf() - t0
+        t0 = perf()
+        wp = _peers.warp_init(cache_dir=tempfile.mkdtemp(prefix="tack-bench-warp-"))
+        wp.config.cache_kernels = False
+        ks = _peers.warp_kernels(wp, only="transform")
+        res["init_s"] = perf() - t0
+        xs = wp.array(x, dtype=wp.float32, device="cpu")
+        out = wp.zeros(n, dtype=wp.float32, device="cpu")
+        t0 = perf()
+        wp.launch(ks["transform"], dim=n, inputs=[xs, out], device="cpu")
+        wp.synchronize_device("cpu")
+        res["first_s"] = perf() - t0
+        t0 = perf()
+        wp.launch(ks["transform"], dim=n, inputs=[xs, out], device="cpu")
+        wp.synchronize_device("cpu")
+        res["second_s"] = perf() - t0
+        got = out.numpy()
+    else:
+        raise SystemExit(f"unknown engine {engine!r}")
+    res["check"] = check("transform", got, ref)
+    res["process_s"] = perf() - t_start
+    print("COLD " + json.dumps(res))
+
+
+def run_cold(engine, env_extra, timeout=300):
+    env = dict(os.environ)
+    env.update(env_extra)
+    py = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))  # the same Tack
+    env["PYTHONPATH"] = py + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable, os.path.abspath(__file__), "--cold-child", engine]
+    t0 = perf()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    wall = perf() - t0
+    for line in p.stdout.splitlines():
+        if line.startswith("COLD "):
+            r = json.loads(line[5:])
+            r["subprocess_wall_s"] = wall
+            return r
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"engine": engine, "error": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+# ----------------------------------------------------------------------------------------------
+# Reporting helpers
+# ----------------------------------------------------------------------------------------------
+def fmt_time(s):
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} us"
+    if s < 1:
+        return f"{s * 1e3:.3f} ms"
+    return f"{s:.3f} s"
+
+
+def machine_info():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        model = platform.processor() or "unknown"
+    vers = {"python": platform.python_version(), "numpy": np.__version__,
+            "tack": getattr(tack, "__version__", "?")}
+    for mod in ("numba", "llvmlite", "taichi", "warp"):
+        try:
+            m = __import__(mod)
+            v = getattr(m, "__version__", None)
+            vers[mod] = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        except Exception:  # noqa: BLE001
+            vers[mod] = "not installed"
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    return {"nproc": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)),
+            "cpu": model, "versions": vers, "commit": commit, "platform": platform.platform()}
+
+
+def inspect_tack(names, sizes):
+    """Print, per Tack kernel, the vector types and calls in its optimized LLVM IR."""
+    import re
+
+    for name in names:
+        inp, *_ = make_inputs(name, sizes[name])
+        args, _ = TackPeer.args(name, inp)
+        via = ""
+        try:
+            ir = tack.inspect(TACK_KERNELS[name], *args, mode="optimized")
+        except Exception as exc:  # noqa: BLE001 - fall back to the engine's own pipeline
+            try:
+                from tack.compiler import specialize
+                from tack.render.llvm import optimize, render
+
+                ir = optimize(render(specialize(TACK_KERNELS[name], args)))
+                via = f"  [tack.inspect failed ({type(exc).__name__}: {exc}); used internals]"
+            except Exception as exc2:  # noqa: BLE001
+                print(f"  {name:10s} inspect failed: {type(exc).__name__}: {exc}; "
+                      f"fallback: {type(exc2).__name__}: {exc2}")
+                continue
+        vec = sorted(set(re.findall(r"<(\d+) x (float|double|i32|i64)>", ir)),
+                     key=lambda t: (t[1], int(t[0])))
+        calls = sorted(set(re.findall(r"call [^@]*@([\w.]+)", ir)))
+        print(f"  {name:10s} vector types: {', '.join(f'<{n} x {t}>' for n, t in vec) or 'none'}"
+              f"; calls: {', '.join(calls) or 'none'}{via}")
+
+
+# ----------------------------------------------------------------------------------------------
+# Main
+# ----------------------------------------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke test)")
+    ap.add_argument("--only", choices=NAMES, action="append",
+                    help="run only this benchmark (repeatable)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="worker threads for Tack (set_default_device('cpu', num_threads=N)), "
+                         "Numba and Taichi")
+    ap.add_argument("--peers", default=",".join(ALL_PEERS),
+                    help=f"comma-separated implementations (default: {','.join(ALL_PEERS)})")
+    ap.add_argument("--runs", type=int, default=None, help="timed calls per measurement "
+                    "(default: adaptive, 5-50 within a ~2 s budget)")
+    ap.add_argument("--no-cold", action="store_true", help="skip the cold first-call subprocesses")
+    ap.add_argument("--no-launch", action="store_true", help="skip the launch-overhead measurement")
+    ap.add_argument("--inspect", action="store_true",
+                    help="also print vector types found in Tack's optimized LLVM IR per kernel")
+    ap.add_argument("--json", metavar="PATH", help="also write all results as JSON to PATH")
+    ap.add_argument("--cold-child", metavar="ENGINE", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be >= 1")
+    if args.threads:
+        tack.set_default_device("cpu", num_threads=args.threads)
+    else:
+        tack.set_default_device("cpu")
+    if args.cold_child:
+        cold_child(args.cold_child)
+        return 0
+
+    names = args.only or list(NAMES)
+    sizes = SIZES["quick" if args.quick else "full"]
+    budget = 0.3 if args.quick else 2.0
+    wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
+    info = machine_info()
+    results = {"machine": info, "argv": sys.argv[1:], "benchmarks": {}, "cold": [], "launch": [],
+               "failures": []}
+    print(f"# Tack CPU benchmark  (commit {info['commit']})")
+    print(f"# CPU: {info['cpu']}; nproc={info['nproc']} (affinity {info['affinity']}); "
+          f"threads={args.threads or 'default'}")
+    print("# versions: " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()))
+    load0 = os.getloadavg()
+    results["loadavg_start"] = load0
+    print(f"# load average at start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}"
+          + ("   (WARNING: other processes are using the CPU; timings will be noisy)"
+             if load0[0] > 0.5 else ""))
+    peers, notes = make_peers(wanted, args.threads)
+    for n in notes:
+        print(f"#   {n}")
+    results["peer_notes"] = notes
+    failures = results["failures"]
+
+    for name in names:
+        inp, desc, amount, unit = make_inputs(name, sizes[name])
+        ref = reference(name, inp)
+        print(f"\n## {name}  ({desc}, float32; {unit} counts "
+              f"{'20 flop/interaction' if unit == 'GFLOP/s' else 'compulsory bytes'})")
+        print(f"   {'impl':10s} {'median':>12s} {'min':>12s} {'runs':>5s} {unit:>9s}   "
+              f"tack speedup (peer time / tack time)")
+        rows = {}
+        for p in peers:
+            settle()
+            row = {"impl": p.label}
+            run = result = None
+            try:
+                run, result = p.prepare(name, inp)
+                t0 = perf()
+                run()
+                row["first_call_s"] = perf() - t0
+                msg = check(name, result(), ref)
+                if msg:
+                    raise AssertionError(f"WRONG RESULT: {msg}")
+                med, mn, n = time_runs(run, args.runs, budget)
+                msg = check(name, result(), ref)
+                if msg:
+                    raise AssertionError(f"WRONG RESULT after timing: {msg}")
+                row.update(median_s=med, min_s=mn, runs=n, rate=amount / med / 1e9)
+            except Exception as exc:  # noqa: BLE001 - report every failure, keep going
+                row["error"] = f"{type(exc).__name__}: {exc}"
+                failures.append(f"{name}/{p.label}: {row['error']}")
+                if not isinstance(exc, AssertionError):
+                    row["traceback"] = traceback.format_exc(limit=4)
+            rows[p.label] = row
+            del run, result
+        tack_t = rows.get("tack", {}).get("median_s")
+        for label, row in rows.items():
+            if "error" in row:
+                print(f"   {label:10s} FAILED  {row['error']}")
+                continue
+            if label == "tack" or tack_t is None:
+                ratio = ""
+            else:
+                r = row["median_s"] / tack_t
+                row["tack_speedup"] = r
+                ratio = f"{r:6.2f}x  ({'tack faster' if r >= 1 else 'tack slower'})"
+            print(f"   {label:10s} {fmt_time(row['median_s']):>12s} {fmt_time(row['min_s']):>12s} "
+                  f"{row['runs']:5d} {row['rate']:9.2f}   {ratio}")
+        results["benchmarks"][name] = {"desc": desc, "unit": unit, "amount": amount,
+                                       "rows": rows}
+        sys.stdout.flush()
+
+    if not args.no_launch:
+        print("\n## warm launch cost: transform on 1-element arrays, launch + sync "
+              "(median of blocks of 20 calls)")
+        for p in peers:
+            settle()
+            try:
+                med, mn, n = time_launch(p.launch(), blocks=100 if args.quick else 300)
+                results["launch"].append({"impl": p.label, "median_s": med, "min_s": mn,
+                                          "calls": n})
+                print(f"   {p.label:10s} {fmt_time(med):>12s}  (min {fmt_time(mn)}, {n} calls)")
+            except Exception as exc:  # noqa: BLE001
+                failures.append(f"launch/{p.label}: {type(exc).__name__}: {exc}")
+                print(f"   {p.label:10s} FAILED  {type(exc).__name__}: {exc}")
+        sys.stdout.flush()
+
+    if not args.no_cold:
+        print("\n## cold first call of transform (1024 elements) in a fresh process; "
+              "import/init reported separately")
+        labels = [p.label for p in peers]
+        plan = []
+        if "tack" in labels:
+            plan.append(("tack", {"TACK_CACHE": "off"}, "tack (TACK_CACHE=off)"))
+        if "numba" in labels or "numba-fm" in labels:
+            plan.append(("numba", {}, "numba (parallel=True)"))
+        if "taichi" in labels:
+            plan.append(("taichi", {}, "taichi (offline_cache=False)"))
+        if "warp" in labels:
+            plan.append(("warp", {}, "warp (empty kernel cache)"))
+        for engine, env, title in plan:
+            if args.threads:
+                env = dict(env, TACK_CPU_THREADS=str(args.threads))
+            try:
+                r = run_cold(engine, env)
+            except Exception as exc:  # noqa: BLE001
+                r = {"engine": engine, "error": f"{type(exc).__name__}: {exc}"}
+            r["title"] = title
+            results["cold"].append(r)
+            if "error" in r:
+                failures.append(f"cold/{engine}: {r['error']}")
+                print(f"   {title:30s} FAILED  {r['error']}")
+                continue
+            if r.get("check"):
+                failures.append(f"cold/{engine}: WRONG RESULT: {r['check']}")
+            extra = f"import {fmt_time(r['import_s'])}"
+            if "init_s" in r:
+                extra += f", init {fmt_time(r['init_s'])}"
+            print(f"   {title:30s} first call {fmt_time(r['first_s']):>11s}   second "
+                  f"{fmt_time(r['second_s']):>10s}   ({extra}; process "
+                  f"{fmt_time(r['subprocess_wall_s'])})"
+                  + ("   WRONG RESULT" if r.get("check") else ""))
+
+    if args.inspect and "tack" in wanted:
+        print("\n## Tack optimized LLVM IR: vector types and calls per kernel")
+        inspect_tack(names, sizes)
+
+    load1 = os.getloadavg()
+    results["loadavg_end"] = load1
+    print(f"\n# load average at end: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} "
+          "(this process contributes up to the thread count)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1, default=str)
+    if failures:
+        print("\n" + "!" * 78)
+        print(f"!! {len(failures)} FAILURE(S):")
+        for f_ in failures:
+            print(f"!!   {f_}")
+        print("!" * 78)
+        return 1
+    print("\nall implementations verified against float64 NumPy references")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
