@@ -1,0 +1,130 @@
+"""
+    TackRuntime
+
+The small runtime of Tack's generated KernelAbstractions.jl kernels:
+
+* device helpers `tk_*` that kernels call: Base functions that throw a `DomainError` for some
+  inputs (`sqrt`, `log`, `sin`, `^`, ...) where Tack's contract — like C's libm and every other
+  Tack backend — gives NaN; and a non-throwing wrapping integer power. They are plain `@inline`
+  functions of Base only, so every KA backend compiles them like kernel code.
+* `launch!`, the host side of a launch from Python (juliacall): zero-copy views of NumPy buffers
+  on the CPU, upload/download for GPU backends.
+
+Load it with `include("julia/src/TackRuntime.jl"); using .TackRuntime`.
+See docs/design/003-julia-rendering.md for why each helper exists.
+"""
+module TackRuntime
+
+import KernelAbstractions as KA
+
+export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
+    tk_pow, tk_ipow
+
+# A NaN of the argument's type with no Float64 constant anywhere (Metal has no Float64).
+@inline tk_nan(::Type{Float32}) = NaN32
+@inline tk_nan(::Type{Float64}) = NaN64
+
+# Base: `sqrt`/`log*` of x < 0 call `throw_complex_domainerror` (base/math.jl); `sin`/`cos`/`tan`
+# of ±Inf and `asin`/`acos` of |x| > 1 throw too (base/special/trig.jl). Each guard is written so
+# that NaN also takes the NaN branch: Base is then never called outside its domain.
+@inline tk_sqrt(x::T) where {T<:AbstractFloat} = x >= zero(T) ? sqrt(x) : tk_nan(T)
+@inline tk_log(x::T) where {T<:AbstractFloat} = x >= zero(T) ? log(x) : tk_nan(T)
+@inline tk_log2(x::T) where {T<:AbstractFloat} = x >= zero(T) ? log2(x) : tk_nan(T)
+@inline tk_log10(x::T) where {T<:AbstractFloat} = x >= zero(T) ? log10(x) : tk_nan(T)
+@inline tk_sin(x::T) where {T<:AbstractFloat} = isfinite(x) ? sin(x) : tk_nan(T)
+@inline tk_cos(x::T) where {T<:AbstractFloat} = isfinite(x) ? cos(x) : tk_nan(T)
+@inline tk_tan(x::T) where {T<:AbstractFloat} = isfinite(x) ? tan(x) : tk_nan(T)
+@inline tk_asin(x::T) where {T<:AbstractFloat} = abs(x) <= one(T) ? asin(x) : tk_nan(T)
+@inline tk_acos(x::T) where {T<:AbstractFloat} = abs(x) <= one(T) ? acos(x) : tk_nan(T)
+
+"""
+    tk_pow(x, y)
+
+C's `pow` for floats of one type. Base's `^` throws for `x < 0` and a finite non-integer `y`
+(`throw_exp_domainerror`, base/math.jl) and Metal's `air.pow` is only specified for `x >= 0`, so a
+negative base is handled here with C99's rules (F.10.4.4): `±|x|^y` for an integer `y` (sign from
+its parity); `|x|^y` when `y` or `x` is infinite (the result is then 0, 1 or Inf); NaN otherwise.
+"""
+@inline function tk_pow(x::T, y::T) where {T<:AbstractFloat}
+    x < zero(T) || return x^y
+    isinteger(y) || return isinf(y) | isinf(x) ? abs(x)^y : tk_nan(T)
+    r = abs(x)^y
+    return rem(y, T(2)) == zero(T) ? r : -r
+end
+
+"""
+    tk_ipow(x, p)
+
+`x^p` for integers, `p >= 0` (the IR guarantees it), wrapping at `x`'s width, by squaring. Base's
+`power_by_squaring` has the same result type but throws for `p < 0` (base/intfuncs.jl); this
+never throws, so no exception path reaches a GPU.
+"""
+@inline function tk_ipow(x::T, p::Integer) where {T<:Integer}
+    r = one(T)
+    while p > zero(p)
+        if isodd(p)
+            r *= x
+        end
+        x *= x
+        p >>>= 1
+    end
+    return r
+end
+
+# -- host side ---------------------------------------------------------------------------------
+
+"""
+    host_vector(x)
+
+A `Vector` over the memory of a contiguous 1-D host array, without copying: a NumPy buffer arrives
+from juliacall as a `PyArray`, whose `pointer` is the buffer's (PythonCall src/Wrap/PyArray.jl).
+Numbers pass through. The caller keeps `x` alive while the result is used.
+"""
+host_vector(x::Number) = x
+host_vector(x::Vector) = x
+function host_vector(x::AbstractVector)
+    stride(x, 1) == 1 || throw(ArgumentError("Tack passes contiguous arrays; got stride $(stride(x, 1))"))
+    return unsafe_wrap(Array, pointer(x), length(x))
+end
+
+"""
+    launch!(kernel, backend, n, written, args...)
+
+Run `kernel(backend)(args..., n; ndrange = n)` and wait for it. `args` are the kernel's arguments
+in order (1-D host arrays and scalars of the kernel's exact types); `written[i]` says whether
+argument `i` may be written. On the CPU the kernel runs in place on the host memory. On a GPU
+each distinct host buffer is uploaded once (so arguments that alias stay aliased on the device)
+and the written ones are copied back after `KA.synchronize`.
+"""
+function launch!(kernel, backend, n::Integer, written, args...)
+    n > 0 || return nothing
+    host = map(host_vector, args)
+    GC.@preserve args begin
+        if backend isa KA.CPU
+            kernel(backend)(host..., Int64(n); ndrange = n)
+            KA.synchronize(backend)
+        else
+            dev = device_copies(backend, host)
+            kernel(backend)(dev..., Int64(n); ndrange = n)
+            KA.synchronize(backend)
+            for (w, h, d) in zip(written, host, dev)
+                w && copyto!(h, d)
+            end
+        end
+    end
+    return nothing
+end
+
+function device_copies(backend, host)
+    seen = Dict{Tuple{UInt,Int,DataType},Any}()
+    return map(host) do h
+        h isa Array || return h
+        get!(seen, (UInt(pointer(h)), length(h), eltype(h))) do
+            d = KA.allocate(backend, eltype(h), length(h))
+            copyto!(d, h)
+            d
+        end
+    end
+end
+
+end # module

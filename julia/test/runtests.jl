@@ -1,0 +1,84 @@
+# Tack's Julia test suite (layout of seed 003). Each julia/test/test_<case>.jl includes the
+# generated kernel julia/kernels/<case>.jl and defines `test_<case>(backend)`, which compares the
+# kernel with an independent Julia reference (NNlib where it applies, plain Julia otherwise).
+# `testsuite(backend)` runs them all, on CPU() always and on every functional GPU backend.
+#
+#   julia --project=. -e 'using Pkg; Pkg.instantiate()'    # once
+#   julia --project=. julia/test/runtests.jl
+#
+# GPU backends are used when their package is found (in this project or the default
+# environment) and functional; TACK_TEST_CUDA=no (METAL, AMDGPU, ONEAPI) turns one off.
+using Test, Random
+using KernelAbstractions
+import KernelAbstractions as KA
+import NNlib
+
+const JULIA_DIR = normpath(joinpath(@__DIR__, ".."))
+const KERNEL_DIR = joinpath(JULIA_DIR, "kernels")
+include(joinpath(JULIA_DIR, "src", "TackRuntime.jl"))
+using .TackRuntime
+
+# -- backends --------------------------------------------------------------------------------
+
+make_backend(mod, ctor) = getproperty(mod, :functional)() ? getproperty(mod, ctor)() : nothing
+
+"""The KA backend of GPU package `pkg` if it is installed, wanted and functional."""
+function gpu_backend(pkg::Symbol, ctor::Symbol)
+    get(ENV, "TACK_TEST_$(uppercase(String(pkg)))", "auto") == "no" && return nothing
+    Base.find_package(String(pkg)) === nothing && return nothing
+    mod = Base.require(Main, pkg)                     # what `import CUDA` does
+    return Base.invokelatest(make_backend, mod, ctor) # its methods are newer than this function
+end
+
+const BACKENDS = Any[CPU()]
+for (pkg, ctor) in ((:CUDA, :CUDABackend), (:Metal, :MetalBackend), (:AMDGPU, :ROCBackend),
+                    (:oneAPI, :oneAPIBackend))
+    b = gpu_backend(pkg, ctor)
+    b === nothing || push!(BACKENDS, b)
+end
+backend_name(b) = string(nameof(typeof(b)))
+
+# -- helpers the test files share --------------------------------------------------------------
+
+"""
+    run!(kernel, backend, n, args...)
+
+Launch a generated kernel the way the Python engine does (`TackRuntime.launch!`): `n` work-items,
+arrays as 1-D host vectors (copied to a GPU and back), scalars of the kernel's exact types.
+The arrays are updated in place; returns `args`.
+"""
+function run!(kernel, backend, n, args...)
+    TackRuntime.launch!(kernel, backend, n, map(a -> a isa AbstractArray, args), args...)
+    return args
+end
+
+"""Elementwise `isapprox` (Base's array `isapprox` compares norms), NaNs equal."""
+allclose(got, ref; rtol = 0.0, atol = 0.0) =
+    size(got) == size(ref) && all(isapprox.(got, ref; rtol = rtol, atol = atol, nans = true))
+
+"""Skip a Float64 kernel on a backend without Float64 (Metal, most oneAPI devices)."""
+no_f64(b) = !KA.supports_float64(b)
+
+# -- the suite ---------------------------------------------------------------------------------
+
+const TEST_FILES = sort!(filter(f -> startswith(f, "test_") && endswith(f, ".jl"),
+                                readdir(@__DIR__)))
+for f in TEST_FILES
+    include(joinpath(@__DIR__, f))
+end
+const CASE_TESTS = [getfield(@__MODULE__, Symbol(first(splitext(f)))) for f in TEST_FILES]
+
+function testsuite(backend)
+    @testset "$(backend_name(backend))" begin
+        for t in CASE_TESTS
+            t(backend)
+        end
+    end
+end
+
+@testset "Tack kernels (julia/kernels)" begin
+    @test length(CASE_TESTS) == length(filter(f -> endswith(f, ".jl"), readdir(KERNEL_DIR)))
+    for b in BACKENDS
+        testsuite(b)
+    end
+end

@@ -1,0 +1,398 @@
+"""Final `KernelIR` → KernelAbstractions.jl source: one `@kernel` function per specialization.
+
+A printer (ARCHITECTURE §8): `OPS` maps each `Op` to a template, `JL_TYPES` is the type map, and a
+few methods print statements. What Julia needs structurally is decided as IR rewrites, listed once
+in `REWRITES`. Every construct emitted here is justified in docs/design/003-julia-rendering.md.
+
+Scheme (JULIA_NOTES §1.11, §1.12, §2.1):
+* arrays arrive as flat 1-D vectors; the IR's one flat 0-based i64 index gets `+ 1` in the brackets;
+* `Op.LAUNCH` is `tk_t = @index(Global, Linear) - 1` (the `@index` alone on the right of a top-level
+  assignment, as KA's CPU lowering requires), and the body runs under `if tk_t < tk_n`;
+* every literal is typed (`Int32(3)`, `0.5f0`), so nothing promotes to Int64/Float64;
+* every local is declared, typed and zeroed at the top: Julia's loops open scopes, Python's don't;
+* no `return` (KA 0.9 rejects it) and no `continue` outside a loop (see `lift_parallel_continue`);
+* Base functions that throw on some inputs (sqrt, log, sin, `^`, ...) go through NaN-returning
+  helpers of julia/src/TackRuntime.jl (`tk_*`), the only non-Base, non-KA names used.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import RenderError, format_at
+from ..ir.nodes import (
+    Assign,
+    Break,
+    Continue,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    KernelIR,
+    Stmt,
+    Store,
+    While,
+)
+from ..ir.ops import Op
+
+JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
+            dt.u32: "UInt32", dt.i64: "Int64", dt.u64: "UInt64", dt.f32: "Float32",
+            dt.f64: "Float64", dt.bool_: "Bool"}
+
+# Every compound expression is parenthesized, so Julia's precedence never matters; statements
+# drop the outermost pair. `{0}`... are the rendered operands.
+OPS = {
+    Op.NEG: "(-{0})", Op.ADD: "({0} + {1})", Op.SUB: "({0} - {1})", Op.MUL: "({0} * {1})",
+    Op.FDIV: "({0} / {1})", Op.IDIV: "div({0}, {1})", Op.IREM: "rem({0}, {1})",
+    Op.FREM: "rem({0}, {1})", Op.POW: "tk_pow({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
+    Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
+    Op.AND_: "({0} & {1})", Op.OR_: "({0} | {1})", Op.XOR: "xor({0}, {1})",
+    Op.SHL: "({0} << {1})", Op.INVERT: "(~{0})",
+    Op.SQRT: "tk_sqrt({0})", Op.EXP: "exp({0})", Op.EXP2: "exp2({0})", Op.LOG: "tk_log({0})",
+    Op.LOG2: "tk_log2({0})", Op.LOG10: "tk_log10({0})", Op.SIN: "tk_sin({0})",
+    Op.COS: "tk_cos({0})", Op.TAN: "tk_tan({0})", Op.ASIN: "tk_asin({0})",
+    Op.ACOS: "tk_acos({0})", Op.ATAN: "atan({0})", Op.SINH: "sinh({0})", Op.COSH: "cosh({0})",
+    Op.TANH: "tanh({0})", Op.FLOOR: "floor({0})", Op.CEIL: "ceil({0})", Op.TRUNC: "trunc({0})",
+    Op.ATAN2: "atan({0}, {1})", Op.COPYSIGN: "copysign({0}, {1})", Op.ISNAN: "isnan({0})",
+    Op.LT: "({0} < {1})", Op.LE: "({0} <= {1})", Op.GT: "({0} > {1})", Op.GE: "({0} >= {1})",
+    Op.EQ: "({0} == {1})", Op.NE: "({0} != {1})",
+    Op.NOT: "(!{0})", Op.LAND: "({0} && {1})", Op.LOR: "({0} || {1})",
+    Op.SELECT: "ifelse({0}, {1}, {2})", Op.IFEXP: "({0} ? {1} : {2})",
+}
+# Templates that depend on the operand's kind: `>>` is arithmetic, `>>>` logical (Base int.jl).
+OPS_BY_KIND = {(Op.SHR, "i"): "({0} >> {1})", (Op.SHR, "u"): "({0} >>> {1})"}
+
+# The dtype kinds each op may see (checked on the first operand): a wrong kind is an IR bug that
+# would otherwise print valid-looking but wrong Julia (e.g. a float MIN that should be lowered).
+_INT, _FLOAT = "iu", "f"
+KINDS = {**{op: _INT for op in (Op.IDIV, Op.IREM, Op.IPOW, Op.MIN, Op.MAX, Op.SHL, Op.SHR,
+                                 Op.INVERT)},
+         **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
+                                  Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,
+                                  Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH,
+                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC)},
+         **{op: "iuf" for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.ABS)},
+         **{op: "iub" for op in (Op.AND_, Op.OR_, Op.XOR)},
+         **{op: "b" for op in (Op.NOT, Op.LAND, Op.LOR)}}
+
+# Names a user's variable must not take: Julia keywords, KA's hidden names (src/macros.jl), and
+# every identifier the templates above and the printer below emit.
+JULIA_KEYWORDS = frozenset((
+    "baremodule", "begin", "break", "catch", "const", "continue", "do", "else", "elseif", "end",
+    "export", "false", "finally", "for", "function", "global", "if", "import", "let", "local",
+    "macro", "module", "quote", "return", "struct", "true", "try", "using", "while", "abstract",
+    "mutable", "primitive", "type", "outer", "where", "in", "isa"))
+_EMITTED = frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(OPS.values()) + " ".join(
+    OPS_BY_KIND.values()))) | set(JL_TYPES.values()) | {
+    "unsafe_trunc", "iszero", "zero", "typemin", "AbstractVector", "Inf32", "NaN32", "Inf64",
+    "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__"}
+RESERVED = JULIA_KEYWORDS | _EMITTED
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _typ(t) -> str:
+    try:
+        return JL_TYPES[t]
+    except KeyError:
+        raise RenderError(f"no Julia type for dtype {t!r}") from None
+
+
+# -- IR rewrites this target needs, applied in order by `render_julia` -------------------------
+
+def _top_continues(body) -> int:
+    """How many `Continue`s target the parallel loop (not inside a For/While)."""
+    n = 0
+    for s in body:
+        if isinstance(s, Continue):
+            n += 1
+        elif isinstance(s, If):
+            n += _top_continues(s.then) + _top_continues(s.orelse)
+    return n
+
+
+def lift_parallel_continue(kir: KernelIR) -> KernelIR:
+    """`continue` of the parallel loop → structured code, since Julia has no loop there
+    (JULIA_NOTES §1.11 rule 5). `if c: ...; continue` + rest becomes `if c ... else rest end`;
+    anything else is wrapped in a one-trip `while true ... break end` whose `break` replaces it."""
+    if not _top_continues(kir.body):
+        return kir
+
+    def nest(body):
+        for i, s in enumerate(body):
+            if isinstance(s, Continue):  # what follows an unconditional continue is dead
+                return body[:i]
+            if not isinstance(s, If) or not _top_continues([s]):
+                continue
+            rest = body[i + 1:]
+            for a, b in ((s.then, s.orelse), (s.orelse, s.then)):
+                if a and isinstance(a[-1], Continue) and _top_continues([s]) == 1:
+                    other = nest(b + rest)
+                    if other is None:
+                        return None
+                    then, orelse = (a[:-1], other) if a is s.then else (other, a[:-1])
+                    if not then:  # `if c continue end; rest` → `if !c rest end`
+                        cond = Expr(Op.NOT, dt.bool_, (s.cond,), None, s.cond.loc)
+                        return body[:i] + [If(s.loc, cond, orelse, [])]
+                    return body[:i] + [If(s.loc, s.cond, then, orelse)]
+            return None
+        return body
+
+    body = nest(list(kir.body))
+    if body is None:
+        def brk(b):
+            return [Break(s.loc) if isinstance(s, Continue) else
+                    dataclasses.replace(s, then=brk(s.then), orelse=brk(s.orelse))
+                    if isinstance(s, If) else s for s in b]
+        true = Expr(Op.CONST, dt.bool_, (), 1, kir.loc)
+        body = [While(kir.body[0].loc, true, brk(kir.body) + [Break(kir.body[-1].loc)])]
+    return dataclasses.replace(kir, body=body)
+
+
+REWRITES = (lift_parallel_continue,)
+
+
+# -- literals --------------------------------------------------------------------------------
+
+def _float_lit(v: float, t) -> str:
+    """A typed float literal. f32: Julia's own Float32 syntax (`0.1f0`), so no Float64 constant
+    exists even before constant folding; the shortest decimal is checked to survive a
+    decimal→Float64→Float32 double rounding, else the exact double goes via `Float32(...)`."""
+    if np.isnan(v):
+        return "NaN32" if t is dt.f32 else "NaN64"
+    if np.isinf(v):
+        return ("-" if v < 0 else "") + ("Inf32" if t is dt.f32 else "Inf64")
+    if t is dt.f64:
+        return f"Float64({float(v)!r})"
+    f = np.float32(v)
+    s = np.format_float_scientific(f, unique=True)
+    mant, exp = s.split("e")
+    exp_i = int(exp)
+    if -5 <= exp_i < 7:  # positional for ordinary magnitudes, like Julia prints them
+        mant, exp_i = np.format_float_positional(f, unique=True), 0
+    mant = mant + "0" if mant.endswith(".") else mant
+    if np.float32(float(f"{mant}e{exp_i}")) != f:  # pragma: no cover - no known case
+        return f"Float32({float(f)!r})"
+    return f"{mant}f{exp_i}"
+
+
+def _const(e: Expr) -> str:
+    t, v = e.dtype, e.arg
+    if t.kind == "b":
+        return "true" if v else "false"
+    if t.is_float:
+        s = _float_lit(float(v), t)
+        return f"({s})" if s.startswith("-") else s  # never `--x` or `-2f0 ^ y` surprises
+    v = int(v)
+    if t.is_signed and v == t.min():
+        return f"typemin({_typ(t)})"  # its magnitude is not an Int64 literal
+    if v > dt.i64.max():
+        return f"{_typ(t)}(0x{v:016x})"  # 16 hex digits: a UInt64 literal
+    return f"{_typ(t)}({v})"
+
+
+def _cast(e: Expr, x: str) -> str:
+    """CAST per ops.py: int→int by the source's signedness (`%` wraps, Base int.jl), float→int
+    `unsafe_trunc` (no InexactError), →bool `!= 0`, the rest a converting constructor."""
+    src, dst = e.args[0].dtype, e.dtype
+    if src is dst:
+        return x
+    if dst.kind == "b":
+        return f"(!iszero({_strip(x)}))"
+    if src.is_int and dst.is_int:
+        return f"({x} % {_typ(dst)})"
+    if src.is_float and dst.is_int:
+        return f"unsafe_trunc({_typ(dst)}, {_strip(x)})"
+    return f"{_typ(dst)}({_strip(x)})"
+
+
+def _strip(s: str) -> str:
+    """Drop one enclosing pair of parentheses if it encloses the whole string."""
+    if not (s.startswith("(") and s.endswith(")")):
+        return s
+    depth = 0
+    for i, c in enumerate(s):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and i < len(s) - 1:
+            return s
+    return s[1:-1]
+
+
+# -- the printer -----------------------------------------------------------------------------
+
+class _Printer:
+    def __init__(self, kir: KernelIR):
+        self.kir = kir
+        self.names: dict[str, str] = {}
+        taken = set()
+        for n in [p.name for p in kir.params] + list(kir.locals):
+            j = n if _IDENT.match(n) and n.strip("_") and n not in RESERVED \
+                and not n.startswith("tk_") else "tk_v_" + re.sub(
+                    r"[^A-Za-z0-9_]", lambda m: f"u{ord(m.group()):x}", n)
+            while j in taken:
+                j += "_"
+            taken.add(j)
+            self.names[n] = j
+        self.lines: list[str] = []
+        self.loops = 0  # depth of enclosing For/While: `break`/`continue` need one
+
+    def where(self, loc) -> str:
+        return f"  # {loc.file.rsplit('/', 1)[-1]}:{loc.line}"
+
+    def emit(self, depth: int, text: str, loc=None) -> None:
+        self.lines.append("    " * depth + text + (self.where(loc) if loc else ""))
+
+    # expressions
+    def expr(self, e: Expr) -> str:
+        op = e.op
+        if op is Op.CONST:
+            return _const(e)
+        if op in (Op.VAR, Op.PARAM):
+            return self.names[e.arg]
+        if op is Op.LAUNCH:
+            return "tk_t"
+        if op is Op.LOAD:
+            return f"{self.names[e.arg]}[{self.index(e.args)}]"
+        args = [self.expr(a) for a in e.args]
+        if op is Op.CAST:
+            return _cast(e, args[0])
+        kind = e.args[0].dtype.kind if e.args else e.dtype.kind
+        if op in KINDS and kind not in KINDS[op]:
+            self.fail(e, f"{op.name} on {e.args[0].dtype.name} operands")
+        tpl = OPS_BY_KIND.get((op, kind)) or OPS.get(op)
+        if tpl is None:
+            self.fail(e, f"{op.name}")
+        if tpl[0].isalpha():  # a call: its arguments are delimited already
+            args = [_strip(a) for a in args]
+        return tpl.format(*args)
+
+    def index(self, idx) -> str:
+        if len(idx) != 1 or idx[0].dtype is not dt.i64:
+            self.fail(idx[0], "an access without one flat i64 index (run passes.linearize)")
+        return f"{self.expr(idx[0])} + 1"
+
+    def fail(self, e, what: str):
+        t = getattr(e, "dtype", None)
+        raise RenderError(format_at(e.loc, f"the Julia renderer cannot spell {what}"
+                                    + (f" (dtype {t.name})" if t is not None else "")))
+
+    # statements
+    def block(self, body: list[Stmt], depth: int) -> None:
+        for s in body:
+            getattr(self, "stmt_" + type(s).__name__)(s, depth)
+
+    def stmt_Assign(self, s: Assign, d: int) -> None:
+        self.emit(d, f"{self.names[s.name]} = {_strip(self.expr(s.value))}", s.loc)
+
+    def stmt_Store(self, s: Store, d: int) -> None:
+        if s.value.dtype is not self.kir.param(s.array).dtype:
+            self.fail(s.value, f"a store of {s.value.dtype.name} into {s.array}")
+        self.emit(d, f"{self.names[s.array]}[{self.index(s.indices)}] = "
+                     f"{_strip(self.expr(s.value))}", s.loc)
+
+    def stmt_If(self, s: If, d: int, word: str = "if") -> None:
+        self.emit(d, f"{word} {_strip(self.expr(s.cond))}", s.loc)
+        self.block(s.then, d + 1)
+        if len(s.orelse) == 1 and isinstance(s.orelse[0], If):
+            return self.stmt_If(s.orelse[0], d, "elseif")
+        if s.orelse:
+            self.emit(d, "else")
+            self.block(s.orelse, d + 1)
+        self.emit(d, "end")
+
+    def stmt_While(self, s: While, d: int) -> None:
+        self.emit(d, f"while {_strip(self.expr(s.cond))}", s.loc)
+        self.loop(s.body, d + 1)
+        self.emit(d, "end")
+
+    def loop(self, body, d: int) -> None:
+        self.loops += 1
+        self.block(body, d)
+        self.loops -= 1
+
+    def stmt_For(self, s: For, d: int) -> None:
+        """`for v in range(lo, hi)`: `for outer` keeps Python's scoping (v is the declared local
+        and holds its last value afterwards); the range is evaluated once, like Python's. `hi - 1`
+        would wrap for hi = typemin, so a non-constant `hi` is guarded by `lo < hi`."""
+        if s.step is not None:
+            self.fail(s.start, "a For with a step (run passes.loops)")
+        lo, hi, t = self.expr(s.start), self.expr(s.stop), s.stop.dtype
+        if s.stop.op is Op.CONST:
+            last = _const(Expr(Op.CONST, t, (), int(s.stop.arg) - 1, s.loc)) \
+                if int(s.stop.arg) > t.min() else None
+            if last is None:  # range(lo, typemin) is empty
+                return
+            self.emit(d, f"for outer {self.names[s.var]} in {lo}:{last}", s.loc)
+            self.loop(s.body, d + 1)
+            return self.emit(d, "end")
+        self.emit(d, f"if {lo} < {hi}", s.loc)
+        self.emit(d + 1, f"for outer {self.names[s.var]} in {lo}:({hi} - {_typ(t)}(1))", s.loc)
+        self.loop(s.body, d + 2)
+        self.emit(d + 1, "end")
+        self.emit(d, "end")
+
+    def stmt_Break(self, s: Break, d: int) -> None:
+        if not self.loops:
+            self.fail(s, "a break outside a loop (Tack rejects breaking the parallel loop)")
+        self.emit(d, "break", s.loc)
+
+    def stmt_Continue(self, s: Continue, d: int) -> None:
+        if not self.loops:  # pragma: no cover - lift_parallel_continue removed them all
+            self.fail(s, "a continue outside a loop")
+        self.emit(d, "continue", s.loc)
+
+    def stmt_ExprStmt(self, s: ExprStmt, d: int) -> None:
+        self.emit(d, _strip(self.expr(s.value)), s.loc)
+
+    # the kernel
+    def kernel(self) -> list[str]:
+        k = self.kir
+        args = [f"{self.names[p.name]}::AbstractVector{{{_typ(p.dtype)}}}" if p.kind == "array"
+                else f"{self.names[p.name]}::{_typ(p.dtype)}" for p in k.params]
+        args.append("tk_n::Int64")
+        sig = ", ".join(f"{p.name}: {p.dtype.name}" + (
+            "[" + ", ".join("?" if x is None else str(x) for x in p.shape) + "]"
+            if p.kind == "array" else "") for p in k.params)
+        self.emit(0, f"# Tack kernel `{k.name}`, specialization ({sig})")
+        self.emit(0, f"@kernel function @NAME@({', '.join(args)})", k.loc)
+        self.emit(1, "tk_gi = @index(Global, Linear)", k.loc)
+        self.emit(1, "tk_t = Int64(tk_gi) - Int64(1)", k.loc)
+        decl = dict(k.locals)
+        for s in _walk(k.body):  # a loop variable the typechecker did not list
+            if isinstance(s, For) and s.var not in decl:
+                decl[s.var] = s.start.dtype
+                self.names.setdefault(s.var, s.var)
+        for n, t in decl.items():
+            self.emit(1, f"local {self.names[n]}::{_typ(t)} = zero({_typ(t)})", k.loc)
+        self.emit(1, "if tk_t < tk_n", k.loc)
+        self.block(k.body, 2)
+        self.emit(1, "end")
+        self.emit(0, "end")
+        return self.lines
+
+
+def _walk(body):
+    for s in body:
+        yield s
+        for sub in ("then", "orelse", "body"):
+            yield from _walk(getattr(s, sub, ()))
+
+
+def kernel_name(kir: KernelIR, text: str) -> str:
+    """Stable and unique per specialization: the kernel's name and a hash of its Julia text
+    (KA's constructors are only defined once per name, JULIA_NOTES §1.2)."""
+    base = re.sub(r"\W", "_", kir.name)
+    return f"tk_{base}_{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+
+def render_julia(kir: KernelIR) -> str:
+    """The KernelAbstractions.jl source of one specialization. It expects `using
+    KernelAbstractions` and `using .TackRuntime` (julia/src/TackRuntime.jl) in scope; launch it
+    as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays."""
+    for rewrite in REWRITES:
+        kir = rewrite(kir)
+    text = "\n".join(_Printer(kir).kernel()) + "\n"
+    return text.replace("@NAME@", kernel_name(kir, text))

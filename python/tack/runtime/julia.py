@@ -1,0 +1,227 @@
+"""The Julia engine: run a specialization as a KernelAbstractions.jl kernel through juliacall.
+
+    eng = JuliaEngine("cpu")            # or "cuda", "metal", "hip", "level_zero"
+    k = eng.compile(kir)               # render_julia → evaluated once per distinct source
+    k.launch([x, out, 2.5], n)         # arrays: NumPy (C-contiguous); scalars: Python numbers
+
+Julia starts on the first `compile` (not at import, not at construction). It runs in one module
+`TackJL` per process, which includes julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views
+of the NumPy buffers; a GPU launch uploads, runs, synchronizes and downloads the written arrays
+(`TackRuntime.launch!`). Every failure to start Julia or a GPU package is a `RuntimeError` saying
+what to install; nothing falls back to another engine. See docs/julia.md.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import TackRuntimeError, TackTypeError, TackValueError
+from ..ir.nodes import KernelIR
+from ..ir.walk import iter_exprs, iter_stmts
+
+# device → (Julia package, its UUID, backend constructor). JULIA_NOTES §1.10 and appendix.
+BACKENDS = {
+    "cpu": (None, None, "KernelAbstractions.CPU()"),
+    "cuda": ("CUDA", "052768ef-5323-5732-b1bb-66c8b64840ba", "CUDA.CUDABackend()"),
+    "metal": ("Metal", "dde4c033-4e86-420c-a63e-0dd931031962", "Metal.MetalBackend()"),
+    "hip": ("AMDGPU", "21141c5a-9bdb-4563-92ae-f87d6854732e", "AMDGPU.ROCBackend()"),
+    "level_zero": ("oneAPI", "8f75cd03-7ff8-4ecb-9b8f-daf728133b1b", "oneAPI.oneAPIBackend()"),
+}
+RUNTIME_JL = Path(__file__).resolve().parents[3] / "julia" / "src" / "TackRuntime.jl"
+_INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
+            "on PATH, or set PYTHON_JULIACALL_EXE and PYTHON_JULIACALL_PROJECT; with network "
+            "access juliapkg can also download Julia itself. See docs/julia.md.")
+
+
+def _jl_str(s: str) -> str:
+    """A Julia string literal (JSON escapes are Julia escapes; `$` would interpolate)."""
+    return json.dumps(s).replace("$", "\\$")
+
+
+class _Session:
+    """The process's one Julia: the `TackJL` module, the kernels defined in it and the backends.
+    Started once; a failure is remembered, so later engines fail the same way at once."""
+
+    _lock = threading.Lock()
+    _current: _Session | None = None
+    _failure: TackRuntimeError | None = None
+
+    @classmethod
+    def get(cls) -> _Session:
+        with cls._lock:
+            if cls._failure is not None:
+                raise cls._failure
+            if cls._current is None:
+                try:
+                    cls._current = cls()
+                except TackRuntimeError as exc:
+                    cls._failure = exc
+                    raise
+            return cls._current
+
+    def __init__(self):
+        try:
+            juliacall = importlib.import_module("juliacall")
+        except ImportError as exc:
+            raise TackRuntimeError(
+                "Cannot initialize the Julia engine: missing dependency juliacall. Install it with "
+                f"pip install 'tack-kernels[julia]' (or pip install juliacall). {_INSTALL}"
+            ) from exc
+        except Exception as exc:  # juliapkg could not find or download Julia, or Julia failed
+            raise TackRuntimeError(
+                f"Cannot initialize the Julia engine: starting Julia through juliacall failed "
+                f"({type(exc).__name__}: {exc}). {_INSTALL}") from exc
+        if not RUNTIME_JL.is_file():
+            raise TackRuntimeError(f"Cannot initialize the Julia engine: {RUNTIME_JL} is missing "
+                                   "(Tack's Julia runtime ships with the source tree)")
+        try:
+            self.error_type = getattr(juliacall, "JuliaError", Exception)
+            self.jl = juliacall.newmodule("TackJL")
+            self.jl.seval("import KernelAbstractions; using KernelAbstractions")
+            self.jl.seval(f"Base.include(@__MODULE__, {_jl_str(str(RUNTIME_JL))})")
+            self.jl.seval("using .TackRuntime")
+            self.launch = self.jl.seval("TackRuntime.launch!")
+        except Exception as exc:
+            raise TackRuntimeError(
+                "Cannot initialize the Julia engine: loading KernelAbstractions.jl failed "
+                f"({exc}). Tack's Julia dependencies are declared in tack/juliapkg.json; juliapkg "
+                "installs them on first import of juliacall.") from exc
+        self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
+        self.backends: dict[str, object] = {}
+
+    def backend(self, device: str):
+        if device not in self.backends:
+            pkg, uuid, ctor = BACKENDS[device]
+            if pkg is not None:
+                self._load_gpu_package(device, pkg, uuid)
+            self.backends[device] = self.jl.seval(ctor)
+        return self.backends[device]
+
+    def _load_gpu_package(self, device: str, pkg: str, uuid: str) -> None:
+        where = f"Cannot initialize '{device}' on the Julia engine"
+        if not self.jl.seval(f'Base.find_package("{pkg}") !== nothing'):
+            raise TackRuntimeError(
+                f"{where}: the Julia package {pkg}.jl is not installed in juliacall's "
+                f"environment. Install it with: python -c \"import juliapkg; "
+                f"juliapkg.add('{pkg}', '{uuid}'); juliapkg.resolve()\"")
+        try:
+            self.jl.seval(f"import {pkg}")
+            ok = bool(self.jl.seval(f"{pkg}.functional()"))
+        except Exception as exc:
+            raise TackRuntimeError(f"{where}: loading {pkg}.jl failed ({exc})") from exc
+        if not ok:
+            raise TackRuntimeError(f"{where}: {pkg}.jl is installed but {pkg}.functional() is "
+                                   "false (no usable device or driver on this machine)")
+
+    def define(self, source: str):
+        """The kernel constructor of `source`, evaluated the first time only (KA's constructors
+        are defined once per name; names are unique per source, JULIA_NOTES §1.2)."""
+        fn = self.kernels.get(source)
+        if fn is None:
+            name = re.search(r"@kernel function (\w+)\(", source).group(1)
+            self.jl.seval(source)
+            fn = self.kernels[source] = self.jl.seval(name)
+        return fn
+
+
+class JuliaEngine:
+    """Runs kernels as KernelAbstractions.jl kernels on one KA backend."""
+
+    def __init__(self, device: str = "cpu"):
+        if device not in BACKENDS:
+            raise TackValueError(f"Unknown device for the Julia engine: {device!r}. Available: "
+                                 f"{', '.join(BACKENDS)}")
+        self.device = device
+        self._backend = None
+
+    def _session(self) -> _Session:
+        session = _Session.get()
+        if self._backend is None:
+            self._backend = session.backend(self.device)
+        return session
+
+    def compile(self, kir: KernelIR) -> JuliaKernel:
+        from ..render.julia_ka import render_julia
+
+        session = self._session()
+        self._check_f64(session, kir)
+        source = render_julia(kir)
+        try:
+            fn = session.define(source)
+        except Exception as exc:
+            raise TackRuntimeError(f"Kernel '{kir.name}' failed to compile on julia:{self.device}:"
+                                   f" {exc}") from exc
+        return JuliaKernel(self, kir, fn, source)
+
+    def _check_f64(self, session: _Session, kir: KernelIR) -> None:
+        """Metal and oneAPI have no Float64 (KA.supports_float64): refuse before rendering."""
+        if self.device == "cpu" or not _uses_f64(kir):
+            return
+        if not bool(session.jl.seval("KernelAbstractions.supports_float64")(self._backend)):
+            raise TackTypeError(f"Kernel '{kir.name}' uses tack.f64, which the Julia engine's "
+                                f"'{self.device}' device does not support")
+
+    def sync(self) -> None:
+        """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""
+
+
+def _uses_f64(kir: KernelIR) -> bool:
+    types = {p.dtype for p in kir.params} | set(kir.locals.values())
+    for s in iter_stmts(kir.body):
+        for name in ("value", "cond", "start", "stop"):
+            if getattr(s, name, None) is not None:
+                types |= {x.dtype for x in iter_exprs(getattr(s, name))}
+    return any(t is not None and t.name == "f64" for t in types)
+
+
+class JuliaKernel:
+    """One compiled specialization. `launch(args, n)`: args in `kir.params` order."""
+
+    def __init__(self, engine: JuliaEngine, kir: KernelIR, fn, source: str):
+        self.engine, self.name, self.params, self.fn = engine, kir.name, kir.params, fn
+        self.source = source
+        self.written = np.array([p.kind == "array" and p.written for p in kir.params], np.bool_)
+
+    def launch(self, args, n: int) -> None:
+        if len(args) != len(self.params):
+            raise TackTypeError(f"Kernel '{self.name}' expects {len(self.params)} arguments, "
+                                f"got {len(args)}")
+        values = [self._array(p, a) if p.kind == "array" else self._scalar(p, a)
+                  for p, a in zip(self.params, args)]
+        if n <= 0:
+            return
+        session = self.engine._session()
+        try:
+            session.launch(self.fn, self.engine._backend, np.int64(n), self.written, *values)
+        except Exception as exc:
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on julia:{self.engine.device}: "
+                                   f"{exc}") from exc
+
+    def _array(self, p, a) -> np.ndarray:
+        a = getattr(a, "_host", a)  # a tack.Array hands over its NumPy buffer
+        if not isinstance(a, np.ndarray):
+            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects an array, "
+                                f"got {type(a).__name__}")
+        if a.dtype != p.dtype.np:
+            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' has dtype "
+                                f"{a.dtype}, but this specialization takes {p.dtype.np}")
+        if not a.flags.c_contiguous:
+            raise TackValueError(f"Kernel '{self.name}': parameter '{p.name}' must be "
+                                 "C-contiguous (use numpy.ascontiguousarray)")
+        if p.written and not a.flags.writeable:
+            raise TackValueError(f"Kernel '{self.name}': parameter '{p.name}' may be written, "
+                                 "but its array is read-only")
+        return a.reshape(-1)  # a view: the kernel works in the caller's memory
+
+    def _scalar(self, p, v):
+        if not isinstance(v, (int, float, np.number, np.bool_)):
+            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
+                                f"got {type(v).__name__}")
+        # A NumPy scalar of the exact dtype: juliacall turns it into that Julia type
+        # (PythonCall src/Convert/numpy.jl), where a Python float would become Float64.
+        return np.bool_(v) if p.dtype.kind == "b" else p.dtype.np.type(v)

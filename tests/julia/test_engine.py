@@ -1,0 +1,204 @@
+"""The Julia engine (tack.runtime.julia). Without Julia: its error paths and argument handling,
+against a fake juliacall. With Julia (marked `julia`): the whole corpus against its references."""
+import importlib.abc
+import sys
+import types
+import urllib.error
+
+import numpy as np
+import pytest
+import tack
+from tack.runtime import julia as rj
+
+from tests.julia.golden import ALL_CASES, case_ir
+
+
+@pytest.fixture
+def fresh_session(monkeypatch):
+    """Forget any Julia session (and remembered failure) for the duration of one test."""
+    monkeypatch.setattr(rj._Session, "_current", None)
+    monkeypatch.setattr(rj._Session, "_failure", None)
+
+
+class FakeJulia:
+    """Answers the few `seval` strings the engine sends; records sources and launches."""
+
+    def __init__(self, packages=("CUDA",), functional=True, f64=True):
+        self.packages, self.functional, self.f64 = set(packages), functional, f64
+        self.evals, self.launches = [], []
+
+    def seval(self, code: str):
+        self.evals.append(code)
+        if code.startswith("Base.find_package"):
+            return code.split('"')[1] in self.packages
+        if code.endswith(".functional()"):
+            return self.functional
+        if code == "TackRuntime.launch!":
+            return lambda *a: self.launches.append(a)
+        if code == "KernelAbstractions.supports_float64":
+            return lambda backend: self.f64
+        if code.endswith("()"):  # a backend constructor
+            return f"<{code}>"
+        if code.startswith("tk_"):
+            return f"<fn {code}>"
+        return None
+
+
+@pytest.fixture
+def fake(monkeypatch, fresh_session):
+    jl = FakeJulia()
+    mod = types.SimpleNamespace(newmodule=lambda name: jl, JuliaError=RuntimeError)
+    monkeypatch.setitem(sys.modules, "juliacall", mod)
+    return jl
+
+
+def _saxpy():
+    case = next(c for c in ALL_CASES if c.name == "saxpy")
+    return case_ir(case)
+
+
+def test_unknown_device_is_a_value_error_before_julia():
+    with pytest.raises(ValueError, match="Unknown device for the Julia engine: 'vulkan'"):
+        rj.JuliaEngine("vulkan")
+
+
+def test_missing_juliacall_says_what_to_install(monkeypatch, fresh_session):
+    monkeypatch.setitem(sys.modules, "juliacall", None)  # import juliacall → ImportError
+    with pytest.raises(RuntimeError, match=r"missing dependency juliacall.*pip install"):
+        rj.JuliaEngine("cpu").compile(_saxpy())
+
+
+class _NoJulia(importlib.abc.MetaPathFinder):
+    """`import juliacall` as it fails without Julia and without network (JULIA_NOTES)."""
+
+    calls = 0
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "juliacall":
+            type(self).calls += 1
+            raise urllib.error.URLError("Name or service not known")
+
+
+def test_julia_that_cannot_start_is_a_runtime_error_once(monkeypatch, fresh_session):
+    monkeypatch.delitem(sys.modules, "juliacall", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_NoJulia()] + sys.meta_path)
+    _NoJulia.calls = 0
+    with pytest.raises(RuntimeError, match="Install Julia >= 1.10") as first:
+        rj.JuliaEngine("cpu").compile(_saxpy())
+    assert isinstance(first.value.__cause__, urllib.error.URLError)
+    with pytest.raises(RuntimeError, match="Install Julia"):  # remembered, not retried
+        rj.JuliaEngine("cuda").compile(_saxpy())
+    assert _NoJulia.calls == 1
+
+
+def test_missing_gpu_package_names_it(fake):
+    fake.packages = set()
+    with pytest.raises(RuntimeError, match=r"Metal\.jl is not installed.*juliapkg\.add\('Metal'"):
+        rj.JuliaEngine("metal").compile(_saxpy())
+
+
+def test_gpu_package_without_a_device(fake):
+    fake.functional = False
+    with pytest.raises(RuntimeError, match=r"CUDA\.functional\(\) is false"):
+        rj.JuliaEngine("cuda").compile(_saxpy())
+
+
+def test_gpu_package_loaded_only_for_its_device(fake):
+    rj.JuliaEngine("cpu").compile(_saxpy())
+    assert not any("CUDA" in e for e in fake.evals)
+    rj.JuliaEngine("cuda").compile(_saxpy())
+    assert "import CUDA" in fake.evals and "CUDA.CUDABackend()" in fake.evals
+
+
+def test_f64_refused_where_the_backend_has_none(fake):
+    fake.packages, fake.f64 = {"Metal"}, False
+    f64_case = next(c for c in ALL_CASES if c.name == "weak_literals_f64")
+    with pytest.raises(TypeError, match="uses tack.f64.*'metal'"):
+        rj.JuliaEngine("metal").compile(case_ir(f64_case))
+    rj.JuliaEngine("metal").compile(_saxpy())
+
+
+def test_each_source_is_evaluated_once(fake):
+    eng = rj.JuliaEngine("cpu")
+    k1, k2 = eng.compile(_saxpy()), rj.JuliaEngine("cpu").compile(_saxpy())
+    assert sum(e.startswith("# Tack kernel") for e in fake.evals) == 1
+    assert k1.fn == k2.fn and k1.fn.startswith("<fn tk_saxpy_")
+
+
+def test_launch_passes_views_and_exact_scalars(fake):
+    k = rj.JuliaEngine("cpu").compile(_saxpy())
+    x, y, out = (np.arange(6, dtype=np.float32).reshape(2, 3) for _ in range(3))
+    k.launch([2.5, x, y, out], 6)
+    fn, backend, n, written, a, xv, _, ov = fake.launches[-1]
+    assert (fn, backend) == (k.fn, "<KernelAbstractions.CPU()>")
+    assert type(n) is np.int64 and n == 6
+    assert written.tolist() == [False, False, False, True]
+    assert type(a) is np.float32 and a == np.float32(2.5)
+    assert xv.shape == (6,) and np.shares_memory(xv, x) and np.shares_memory(ov, out)
+
+
+def test_launch_accepts_tack_arrays_and_skips_empty_launches(fake):
+    k = rj.JuliaEngine("cpu").compile(_saxpy())
+    x = tack.zeros(4)
+    k.launch([1.0, x, x, x], 0)
+    assert fake.launches == []
+    k.launch([1.0, x, x, x], 4)
+    assert np.shares_memory(fake.launches[-1][5], x._host)
+
+
+@pytest.mark.parametrize("args,err,msg", [
+    ([1.0, np.zeros(3), np.zeros(3, np.float32), np.zeros(3, np.float32)], TypeError,
+     "'x' has dtype float64"),
+    ([1.0, np.zeros((3, 2), np.float32)[:, 0]] + [np.zeros(3, np.float32)] * 2, ValueError,
+     "C-contiguous"),
+    ([1.0] + [np.zeros(3, np.float32)] * 3 + [1], TypeError, "expects 4 arguments"),
+    ([np.zeros(3, np.float32)] * 4, TypeError, "'a' expects a scalar, got ndarray"),
+])
+def test_bad_arguments(fake, args, err, msg):
+    k = rj.JuliaEngine("cpu").compile(_saxpy())
+    with pytest.raises(err, match=msg):
+        k.launch(args, 3)
+
+
+def test_read_only_written_array_is_refused(fake):
+    k = rj.JuliaEngine("cpu").compile(_saxpy())
+    out = np.zeros(3, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="'out' may be written"):
+        k.launch([1.0, np.zeros(3, np.float32), np.zeros(3, np.float32), out], 3)
+
+
+def test_julia_errors_name_the_kernel(fake):
+    k = rj.JuliaEngine("cpu").compile(_saxpy())
+
+    def boom(*a):
+        raise RuntimeError("BoundsError: attempt to access 3-element Vector{Float32}")
+
+    rj._Session._current.launch = boom
+    with pytest.raises(RuntimeError, match="Kernel 'saxpy' failed on julia:cpu: BoundsError"):
+        k.launch([1.0] + [np.zeros(3, np.float32)] * 3, 3)
+
+
+# -- with Julia --------------------------------------------------------------------------------
+
+@pytest.mark.julia
+@pytest.mark.parametrize("case,n", [(c, n) for c in ALL_CASES for n in c.sizes],
+                         ids=[f"{c.name}-{n}" for c in ALL_CASES for n in c.sizes])
+def test_corpus_on_julia_cpu(case, n, julia_engine_available):
+    from tack.compiler import specialize
+
+    rng = np.random.default_rng(0)
+    host = case.make(rng, n)
+    tack.set_default_device("cpu")
+    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
+    kir = specialize(case.kernel, args)
+    kernel = rj.JuliaEngine("cpu").compile(kir)
+    start, stop, step = case.kernel.parsed.host_range.evaluate(*args)
+    hidden = [start, step][:len(kir.hidden)]
+    kernel.launch(list(args) + hidden, len(range(start, stop, step)))
+    for k, exp in case.expect(host).items():
+        got = args[k].numpy()
+        if got.dtype.kind in "iu" and case.rtol == 0 and case.atol == 0:
+            np.testing.assert_array_equal(got, exp)
+        else:
+            np.testing.assert_allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True)
