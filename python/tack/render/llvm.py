@@ -20,14 +20,15 @@ contraction allowed, no reassociation); arrays may alias (no `noalias`).
 from __future__ import annotations
 
 import functools
+import struct
+from typing import ClassVar
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..dtypes import DType, i64
 from ..errors import RenderError, format_at
-from ..ir.nodes import (Assign, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Store,
-                        While)
+from ..ir.nodes import Assign, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Store, While
 from ..ir.ops import Op
 
 I1, I64 = ir.IntType(1), ir.IntType(64)
@@ -41,6 +42,13 @@ _CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!
 _MINMAX = {(Op.MIN, True): "llvm.smin", (Op.MIN, False): "llvm.umin",
            (Op.MAX, True): "llvm.smax", (Op.MAX, False): "llvm.umax"}
 
+_INTRINSICS = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
+               Op.TRUNC: "llvm.trunc", Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log",
+               Op.LOG2: "llvm.log2", Op.LOG10: "llvm.log10", Op.SIN: "llvm.sin",
+               Op.COS: "llvm.cos", Op.POW: "llvm.pow", Op.COPYSIGN: "llvm.copysign"}
+_LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh",
+         Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
+
 
 def entry_name(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
@@ -51,23 +59,18 @@ class LLVMRenderer:
 
     triple: str | None = None  # None: the host process triple
     array_addrspace = 0
-    INTRINSICS = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
-                  Op.TRUNC: "llvm.trunc", Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2",
-                  Op.LOG: "llvm.log", Op.LOG2: "llvm.log2", Op.LOG10: "llvm.log10",
-                  Op.SIN: "llvm.sin", Op.COS: "llvm.cos", Op.POW: "llvm.pow",
-                  Op.COPYSIGN: "llvm.copysign"}
-    LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh",
-            Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}
-    EMIT = {Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
-            Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_",
-            Op.INVERT: "invert", Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow",
-            Op.MIN: "minmax", Op.MAX: "minmax", Op.SELECT: "select", Op.IFEXP: "ifexp",
-            Op.LAND: "logical", Op.LOR: "logical",
-            **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
-            **{op: "compare" for op in _CMP},
-            **{op: "math" for op in (*INTRINSICS, *LIBM)}}
-    STMT = {Assign: "assign", Store: "store", If: "if_", While: "while_", For: "for_",
-            Break: "break_", Continue: "continue_", ExprStmt: "expr_stmt"}
+    INTRINSICS: ClassVar[dict] = _INTRINSICS
+    LIBM: ClassVar[dict] = _LIBM
+    EMIT: ClassVar[dict] = {
+        Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
+        Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
+        Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow", Op.MIN: "minmax", Op.MAX: "minmax",
+        Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
+        **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
+        **{op: "compare" for op in _CMP}, **{op: "math" for op in (*_INTRINSICS, *_LIBM)}}
+    STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
+                            For: "for_", Break: "break_", Continue: "continue_",
+                            ExprStmt: "expr_stmt"}
 
     # ---- types -------------------------------------------------------------------------------
     def ll_type(self, dt: DType) -> ir.Type:
@@ -95,7 +98,7 @@ class LLVMRenderer:
         fnty = ir.FunctionType(ir.VoidType(), [I64] + [self.param_type(p) for p in kir.params])
         fn = ir.Function(self.module, fnty, name=f"{entry_name(kir)}.body")
         fn.linkage = "internal"
-        fn.attributes.add("alwaysinline")
+        fn.attributes.add("alwaysinline")  # after inlining, the entry's t loop vectorizes
         fn.attributes.add("nounwind")
         self.t, *values = fn.args
         self.t.name = "t"
@@ -146,6 +149,11 @@ class LLVMRenderer:
 
     def block(self, name: str) -> ir.Block:
         return self.b.append_basic_block(name)
+
+    def need(self, e: Expr, ok: bool) -> Expr:
+        if not ok:
+            raise self.missing(e)
+        return e
 
     def missing(self, e: Expr, why: str = "") -> RenderError:
         dt = e.dtype.name if e.dtype is not None else "untyped"
@@ -228,17 +236,17 @@ class LLVMRenderer:
         return (self.b.icmp_signed if dt.is_signed else self.b.icmp_unsigned)(op, a, b)
 
     def neg(self, e: Expr) -> ir.Value:
-        (a,) = self.operands(e)
+        (a,) = self.operands(self.need(e, e.dtype.kind != "b"))
         if e.dtype.is_float:
             return self.b.fneg(a, flags=FFLAGS)
         return self.b.sub(ir.Constant(a.type, 0), a)
 
     def invert(self, e: Expr) -> ir.Value:  # INVERT on ints, NOT on bools: xor with all ones
-        (a,) = self.operands(e)
+        (a,) = self.operands(self.need(e, not e.dtype.is_float))
         return self.b.not_(a)
 
     def abs_(self, e: Expr) -> ir.Value:
-        (a,) = self.operands(e)
+        (a,) = self.operands(self.need(e, e.dtype.kind != "b"))
         if e.dtype.is_float:
             return self.b.call(self.intrinsic("llvm.fabs", a.type, 1), [a])
         if not e.dtype.is_signed:
@@ -248,7 +256,7 @@ class LLVMRenderer:
         return self.b.call(fn, [a, ir.Constant(I1, 0)])
 
     def isnan(self, e: Expr) -> ir.Value:
-        (a,) = self.operands(e)
+        (a,) = self.operands(self.need(e, e.args[0].dtype.is_float))
         return self.b.fcmp_unordered("uno", a, a)
 
     def minmax(self, e: Expr) -> ir.Value:
@@ -258,9 +266,7 @@ class LLVMRenderer:
         return self.b.call(self.intrinsic(_MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
 
     def math(self, e: Expr) -> ir.Value:
-        if not e.dtype.is_float:
-            raise self.missing(e)
-        args = self.operands(e)
+        args = self.operands(self.need(e, e.dtype.is_float))
         return self.b.call(self.math_function(e.op, e.dtype), args)
 
     def math_function(self, op: Op, dt: DType) -> ir.Function:
@@ -273,9 +279,7 @@ class LLVMRenderer:
         return self.declare(name, ty, [ty] * nargs)
 
     def ipow(self, e: Expr) -> ir.Value:
-        if not (e.dtype.is_int and e.args[1].dtype.is_int):
-            raise self.missing(e)
-        base, exp = self.operands(e)
+        base, exp = self.operands(self.need(e, e.dtype.is_int and e.args[1].dtype.is_int))
         return self.b.call(self.ipow_function(base.type, exp.type), [base, exp])
 
     def ipow_function(self, bty: ir.IntType, ety: ir.IntType) -> ir.Function:
@@ -331,8 +335,8 @@ class LLVMRenderer:
 
     def logical(self, e: Expr) -> ir.Value:
         a = self.expr(e.args[0])
-        rhs = lambda: self.expr(e.args[1])  # noqa: E731
-        short = lambda: ir.Constant(I1, e.op is Op.LOR)  # noqa: E731
+        rhs = lambda: self.expr(e.args[1])
+        short = lambda: ir.Constant(I1, e.op is Op.LOR)
         return self.branches(a, (short, rhs) if e.op is Op.LOR else (rhs, short))
 
     def cast_expr(self, e: Expr) -> ir.Value:
@@ -345,10 +349,8 @@ class LLVMRenderer:
                 return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
             return v if src.kind == "b" else b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
         if dst.is_int and not src.is_float:  # int/bool → int: the SOURCE's signedness extends
-            if src.bits == dst.bits:
-                return v
-            if src.bits > dst.bits:
-                return b.trunc(v, ty)
+            if src.bits >= dst.bits:
+                return v if src.bits == dst.bits else b.trunc(v, ty)
             return b.sext(v, ty) if src.is_signed else b.zext(v, ty)
         if dst.is_float and not src.is_float:
             return b.sitofp(v, ty) if src.is_signed else b.uitofp(v, ty)
@@ -361,7 +363,7 @@ class LLVMRenderer:
         if dst.is_float and src.is_float:
             if src.bits == dst.bits:
                 return v
-            return b.fpext(v, ty) if dst.bits > src.bits else b.fptrunc(v, ty)
+            return (b.fpext if dst.bits > src.bits else b.fptrunc)(v, ty)
         raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
 
     # ---- statements ----------------------------------------------------------------------------
@@ -409,7 +411,7 @@ class LLVMRenderer:
         self.branch_to(cont)
 
     def while_(self, s: While) -> None:
-        head, body, end = self.block("while.cond"), self.block("while.body"), self.block("while.end")
+        head, body, end = (self.block(f"while.{n}") for n in ("cond", "body", "end"))
         self.b.branch(head)
         self.b.position_at_end(head)
         self.b.cbranch(self.expr(s.cond), body, end)
@@ -453,13 +455,15 @@ class LLVMRenderer:
 
 def _round_float(value, bits: int) -> float:
     """A float constant as LLVM wants it: exactly representable in the target width."""
-    import numpy as np
-
-    return float(np.float32(value)) if bits == 32 else float(value)
+    return struct.unpack("f", struct.pack("f", value))[0] if bits == 32 else float(value)
 
 
 def render(kir: KernelIR) -> str:
+    """The CPU engine's LLVM IR text for one final KernelIR."""
     return LLVMRenderer().render(kir)
+
+
+render_llvm = render  # the name `tack.inspect` imports
 
 
 # ---- host target and the O3 pipeline ----------------------------------------------------------
@@ -486,10 +490,8 @@ def optimize_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -
     mod.data_layout = str(tm.target_data)
     mod.verify()
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_unrolling = True
-    pto.loop_interleaving = True
+    for knob in ("loop_vectorization", "slp_vectorization", "loop_unrolling", "loop_interleaving"):
+        setattr(pto, knob, True)
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
     return mod

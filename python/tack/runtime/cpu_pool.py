@@ -3,20 +3,24 @@
 Why native: waking Python threads costs 50-200 µs and they would need the GIL; these workers never
 touch Python. The calling thread (inside a GIL-releasing ctypes call) takes part in every job.
 
-Protocol (state in one calloc'ed `%Pool`, never freed, so a late worker never reads freed memory):
-  * job: `fn(t_begin, t_end, args)` (the kernel's CPU entry) over [0, n) in chunks of `chunk`,
-    handed out by `atomicrmw add` on `next`, so uneven iterations balance themselves.
-  * `tack_pool_run` trylocks `dispatch` (another launch is using the pool → returns 0 and the
-    caller runs serially: a second Python thread never waits and nothing can deadlock), writes
-    the job, sets `pending` = workers, bumps `gen` (release) under `mutex` and broadcasts `cond`.
-    It then works on chunks itself and waits (spin, then sched_yield) until `pending` is 0: each
-    worker decrements it after its last chunk, so no worker still reads the job when it returns.
-  * workers poll `gen` (acquire) for `spin` rounds of `pause`, then sleep on `cond` under `mutex`
-    (the bump is under `mutex`, so no wakeup is lost). Back-to-back launches find them spinning.
-  * `tack_pool_shutdown` (atexit) trylocks `dispatch` and never unlocks it, sets `shutdown` and
-    bumps `gen`: workers exit, and later runs fall back to serial.
-The engine holding this code is deliberately leaked (never freed) so that no thread can ever be
-inside freed code, even during interpreter teardown.
+`tack_pool_launch(pool, fn, args, begin, end, n_par, grain)` runs `fn(t0, t1, args)` (a kernel's CPU
+entry) over [begin, end):
+  * serially on the caller when end - begin < n_par (the adaptive policy's one compare), or when
+    `dispatch` is already held by another thread's launch (trylock: a second Python thread never
+    waits on the pool, so launches from several threads cannot deadlock);
+  * otherwise it writes the job, publishes a fresh job id in `open` under `mutex`, broadcasts
+    `cond`, and takes chunks itself (`atomicrmw add` on `next`: uneven iterations balance). When
+    `next` passes the end it closes the job (`open` = 0) and waits (pause, then sched_yield) for
+    `active` to drop to 0. It never waits for a worker that has not woken yet: a worker enters by
+    `active` += 1 and then re-reads `open` (seq_cst on both sides, Dekker-style), so either the
+    dispatcher sees it and waits for its chunk, or it sees the job closed and leaves. This matters:
+    waking a sleeping worker took 100-450 µs on the test VM.
+Workers poll `open` (acquire) for `spin` rounds of `pause`, then sleep on `cond` under `mutex` (the
+publish holds `mutex`, so no wakeup is lost): back-to-back launches find them spinning.
+The state (`%Pool`, calloc'ed) and the engine holding this code are never freed, so no thread can
+ever touch freed memory or code, even during interpreter teardown. atexit: `tack_pool_shutdown`
+keeps `dispatch` locked (later launches run serially) and lets the workers exit. fork(): the child
+re-initializes the state in place and restarts its workers on its first parallel launch.
 """
 from __future__ import annotations
 
@@ -26,19 +30,25 @@ import ctypes.util
 import functools
 import os
 import platform
+import re
 import threading
 
 import llvmlite.binding as llvm
 
 from ..render.llvm import host_target_machine, optimize_module
 
-# Field indices of %Pool; hot fields sit on separate 64-byte lines.
-_POOL_IR = r"""
-%Pool = type { i64, [7 x i64], i64, [7 x i64], i64, [7 x i64], ptr, ptr, i64, i64, i64, i64, i64,
-               [3 x i64], [128 x i8], [128 x i8], [128 x i8] }
-; 0 gen | 2 next | 4 pending | 6 fn | 7 args | 8 n | 9 chunk | 10 nworkers | 11 shutdown | 12 spin
-; 14 mutex | 15 cond | 16 dispatch   (pthread objects: 128 bytes covers glibc, musl and macOS)
+# %Pool's fields; `$name` in the IR below becomes a GEP to that field of %p. The three hot words
+# (open, next, active) get 64-byte lines of their own. pthread objects get 128 bytes each: enough
+# for glibc, musl and macOS.
+_LAYOUT = [("open", "i64"), ("pad0", "[7 x i64]"), ("next", "i64"), ("pad1", "[7 x i64]"),
+           ("active", "i64"), ("pad2", "[7 x i64]"), ("fn", "ptr"), ("args", "ptr"),
+           ("end", "i64"), ("chunk", "i64"), ("nworkers", "i64"), ("shutdown", "i64"),
+           ("spin", "i64"), ("respawn", "i64"), ("lastid", "i64"), ("pad3", "i64"),
+           ("mutex", "[128 x i8]"), ("cond", "[128 x i8]"), ("dispatch", "[128 x i8]")]
+_FIELDS = {name: k for k, (name, _) in enumerate(_LAYOUT)}
+_POOL_TYPE = "%Pool = type { " + ", ".join(t for _, t in _LAYOUT) + " }"
 
+_POOL_IR = r"""
 declare ptr @calloc(i64, i64)
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_detach(ptr)
@@ -51,34 +61,30 @@ declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @sched_yield()
 
-define internal void @relax() alwaysinline {
+define internal void @relax() alwaysinline nounwind {
   @PAUSE@
   ret void
 }
-"""
 
-
-def _pool_ir(pause: str) -> str:
-    f = "getelementptr inbounds %Pool, ptr %p, i32 0, i32 "
-    return _POOL_IR.replace("@PAUSE@", pause) + f"""
-define internal void @run_chunks(ptr %p) nounwind {{
+; Take chunks [s, min(s + chunk, end)) off `next` until it passes `end`.
+define internal void @run_chunks(ptr %p) nounwind {
 entry:
-  %fnp = {f}6
+  %fnp = $fn
   %fn = load ptr, ptr %fnp, align 8
-  %argsp = {f}7
+  %argsp = $args
   %args = load ptr, ptr %argsp, align 8
-  %np = {f}8
-  %n = load i64, ptr %np, align 8
-  %chunkp = {f}9
+  %endp = $end
+  %end = load i64, ptr %endp, align 8
+  %chunkp = $chunk
   %chunk = load i64, ptr %chunkp, align 8
-  %nextp = {f}2
+  %nextp = $next
   br label %loop
 loop:
   %s = atomicrmw add ptr %nextp, i64 %chunk monotonic, align 8
-  %more = icmp slt i64 %s, %n
+  %more = icmp slt i64 %s, %end
   br i1 %more, label %body, label %done
 body:
-  %left = sub i64 %n, %s
+  %left = sub i64 %end, %s
   %short = icmp slt i64 %left, %chunk
   %len = select i1 %short, i64 %left, i64 %chunk
   %e = add i64 %s, %len
@@ -86,23 +92,30 @@ body:
   br label %loop
 done:
   ret void
-}}
+}
 
-define internal ptr @worker(ptr %p) nounwind {{
+; Wait for a job id other than 0 (closed) and `seen`: spin, then sleep on `cond`. Then enter
+; the job (`active` += 1) and re-read `open`: if it is still open, the dispatcher cannot close and
+; return until we leave, so the job's fields stay valid while we run chunks; if it closed, leave.
+define internal ptr @worker(ptr %p) nounwind {
 entry:
-  %genp = {f}0
-  %spinp = {f}12
+  %openp = $open
+  %spinp = $spin
   %spin = load i64, ptr %spinp, align 8
-  %mutex = {f}14
-  %cond = {f}15
+  %mutex = $mutex
+  %cond = $cond
+  %activep = $active
+  %sdp = $shutdown
   br label %wait
 wait:
-  %seen = phi i64 [0, %entry], [%g, %finish]
+  %seen = phi i64 [0, %entry], [%seen1, %leave]
   br label %spinloop
 spinloop:
   %i = phi i64 [0, %wait], [%i1, %spinnext]
-  %g0 = load atomic i64, ptr %genp acquire, align 8
-  %new0 = icmp ne i64 %g0, %seen
+  %o0 = load atomic i64, ptr %openp acquire, align 8
+  %z0 = icmp ne i64 %o0, 0
+  %d0 = icmp ne i64 %o0, %seen
+  %new0 = and i1 %z0, %d0
   br i1 %new0, label %got, label %spinnext
 spinnext:
   call void @relax()
@@ -113,8 +126,10 @@ sleep:
   call i32 @pthread_mutex_lock(ptr %mutex)
   br label %sleeploop
 sleeploop:
-  %g1 = load atomic i64, ptr %genp acquire, align 8
-  %new1 = icmp ne i64 %g1, %seen
+  %o1 = load atomic i64, ptr %openp acquire, align 8
+  %z1 = icmp ne i64 %o1, 0
+  %d1 = icmp ne i64 %o1, %seen
+  %new1 = and i1 %z1, %d1
   br i1 %new1, label %woke, label %dowait
 dowait:
   call i32 @pthread_cond_wait(ptr %cond, ptr %mutex)
@@ -123,101 +138,58 @@ woke:
   call i32 @pthread_mutex_unlock(ptr %mutex)
   br label %got
 got:
-  %g = phi i64 [%g0, %spinloop], [%g1, %woke]
-  %sdp = {f}11
+  %o = phi i64 [%o0, %spinloop], [%o1, %woke]
   %sd = load atomic i64, ptr %sdp acquire, align 8
   %stop = icmp ne i64 %sd, 0
-  br i1 %stop, label %exit, label %work
+  br i1 %stop, label %exit, label %enter
+enter:
+  atomicrmw add ptr %activep, i64 1 seq_cst, align 8
+  %o2 = load atomic i64, ptr %openp seq_cst, align 8
+  %still = icmp ne i64 %o2, 0
+  br i1 %still, label %work, label %leave
 work:
   call void @run_chunks(ptr %p)
-  br label %finish
-finish:
-  %pendp = {f}4
-  atomicrmw sub ptr %pendp, i64 1 acq_rel, align 8
+  br label %leave
+leave:
+  %seen1 = select i1 %still, i64 %o2, i64 %o
+  atomicrmw sub ptr %activep, i64 1 release, align 8
   br label %wait
 exit:
   ret ptr null
-}}
+}
 
-define i32 @tack_pool_run(ptr %p, ptr %fn, ptr %args, i64 %n, i64 %chunk) nounwind {{
+; Publish job %id (or the shutdown id): store `open` under `mutex` and wake every sleeper.
+define internal void @publish(ptr %p, i64 %id) nounwind {
 entry:
-  %dispatch = {f}16
-  %busy = call i32 @pthread_mutex_trylock(ptr %dispatch)
-  %isbusy = icmp ne i32 %busy, 0
-  br i1 %isbusy, label %refuse, label %go
-refuse:
-  ret i32 0
-go:
-  %fnp = {f}6
-  store ptr %fn, ptr %fnp, align 8
-  %argsp = {f}7
-  store ptr %args, ptr %argsp, align 8
-  %np = {f}8
-  store i64 %n, ptr %np, align 8
-  %chunkp = {f}9
-  store i64 %chunk, ptr %chunkp, align 8
-  %nextp = {f}2
-  store atomic i64 0, ptr %nextp monotonic, align 8
-  %nwp = {f}10
-  %nw = load i64, ptr %nwp, align 8
-  %pendp = {f}4
-  store atomic i64 %nw, ptr %pendp monotonic, align 8
-  call void @bump(ptr %p)
-  call void @run_chunks(ptr %p)
-  br label %join
-join:
-  %k = phi i64 [0, %go], [%k1, %relax]
-  %pend = load atomic i64, ptr %pendp acquire, align 8
-  %done = icmp eq i64 %pend, 0
-  br i1 %done, label %out, label %relax
-relax:
-  call void @relax()
-  %k1 = add i64 %k, 1
-  %lap = and i64 %k1, 1023
-  %yield = icmp eq i64 %lap, 0
-  br i1 %yield, label %doyield, label %join
-doyield:
-  call i32 @sched_yield()
-  br label %relax
-out:
-  call i32 @pthread_mutex_unlock(ptr %dispatch)
-  ret i32 1
-}}
-
-; Publish a new job (or shutdown): bump `gen` under `mutex` and wake every sleeper.
-define internal void @bump(ptr %p) nounwind {{
-entry:
-  %mutex = {f}14
-  %cond = {f}15
-  %genp = {f}0
+  %mutex = $mutex
+  %cond = $cond
+  %openp = $open
   call i32 @pthread_mutex_lock(ptr %mutex)
-  %g = load atomic i64, ptr %genp monotonic, align 8
-  %g1 = add i64 %g, 1
-  store atomic i64 %g1, ptr %genp release, align 8
+  store atomic i64 %id, ptr %openp seq_cst, align 8
   call i32 @pthread_cond_broadcast(ptr %cond)
   call i32 @pthread_mutex_unlock(ptr %mutex)
   ret void
-}}
+}
 
-; Returns the pool, with as many workers as pthread_create allowed (nworkers field).
-define ptr @tack_pool_create(i64 %nworkers, i64 %spin) nounwind {{
+define internal i64 @next_id(ptr %p) nounwind {
 entry:
-  %size = ptrtoint ptr getelementptr (%Pool, ptr null, i32 1) to i64
-  %p = call ptr @calloc(i64 1, i64 %size)
+  %idp = $lastid
+  %id0 = load i64, ptr %idp, align 8
+  %id = add i64 %id0, 1
+  store i64 %id, ptr %idp, align 8
+  ret i64 %id
+}
+
+; Start up to %k workers; `nworkers` counts those pthread_create made.
+define internal void @spawn(ptr %p, i64 %k) nounwind {
+entry:
   %tid = alloca ptr, align 8
-  %spinp = {f}12
-  store i64 %spin, ptr %spinp, align 8
-  %mutex = {f}14
-  call i32 @pthread_mutex_init(ptr %mutex, ptr null)
-  %cond = {f}15
-  call i32 @pthread_cond_init(ptr %cond, ptr null)
-  %dispatch = {f}16
-  call i32 @pthread_mutex_init(ptr %dispatch, ptr null)
-  %nwp = {f}10
+  %nwp = $nworkers
+  store i64 0, ptr %nwp, align 8
   br label %loop
 loop:
   %i = phi i64 [0, %entry], [%i1, %made]
-  %more = icmp slt i64 %i, %nworkers
+  %more = icmp slt i64 %i, %k
   br i1 %more, label %make, label %done
 make:
   %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @worker, ptr %p)
@@ -230,31 +202,193 @@ made:
   store i64 %i1, ptr %nwp, align 8
   br label %loop
 done:
+  ret void
+}
+
+; (Re)initialize: zero the counters, init the pthread objects, and ask for %k workers, made by the
+; next parallel launch. After fork() the child calls this on the copied state (no workers there).
+define void @tack_pool_init(ptr %p, i64 %k, i64 %spin) nounwind {
+entry:
+  %size = ptrtoint ptr getelementptr (%Pool, ptr null, i32 1) to i64
+  call void @llvm.memset.p0.i64(ptr %p, i8 0, i64 %size, i1 false)
+  %spinp = $spin
+  store i64 %spin, ptr %spinp, align 8
+  %respawnp = $respawn
+  store i64 %k, ptr %respawnp, align 8
+  %mutex = $mutex
+  call i32 @pthread_mutex_init(ptr %mutex, ptr null)
+  %cond = $cond
+  call i32 @pthread_cond_init(ptr %cond, ptr null)
+  %dispatch = $dispatch
+  call i32 @pthread_mutex_init(ptr %dispatch, ptr null)
+  ret void
+}
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+define ptr @tack_pool_create(i64 %k, i64 %spin) nounwind {
+entry:
+  %size = ptrtoint ptr getelementptr (%Pool, ptr null, i32 1) to i64
+  %p = call ptr @calloc(i64 1, i64 %size)
+  %null = icmp eq ptr %p, null
+  br i1 %null, label %out, label %init
+init:
+  call void @tack_pool_init(ptr %p, i64 %k, i64 %spin)
+  br label %out
+out:
   ret ptr %p
-}}
+}
 
-define i64 @tack_pool_workers(ptr %p) nounwind {{
+; fn over [begin, end): serially on the caller when end - begin < n_par or the pool is busy with
+; another thread's launch; otherwise split among the workers and the caller.
+define void @tack_pool_launch(ptr %p, ptr %fn, ptr %args, i64 %begin, i64 %end, i64 %n_par,
+                              i64 %grain) nounwind {
 entry:
-  %nwp = {f}10
+  %len = sub i64 %end, %begin
+  %small = icmp slt i64 %len, %n_par
+  br i1 %small, label %serial, label %try
+try:
+  %dispatch = $dispatch
+  %busy = call i32 @pthread_mutex_trylock(ptr %dispatch)
+  %isbusy = icmp ne i32 %busy, 0
+  br i1 %isbusy, label %serial, label %ready
+ready:
+  %respawnp = $respawn
+  %want = load i64, ptr %respawnp, align 8
+  %lazy = icmp ne i64 %want, 0
+  br i1 %lazy, label %dospawn, label %check
+dospawn:
+  call void @spawn(ptr %p, i64 %want)
+  store i64 0, ptr %respawnp, align 8
+  br label %check
+check:
+  %nwp = $nworkers
   %nw = load i64, ptr %nwp, align 8
-  ret i64 %nw
-}}
+  %alone = icmp eq i64 %nw, 0
+  br i1 %alone, label %unlock_serial, label %go
+unlock_serial:
+  call i32 @pthread_mutex_unlock(ptr %dispatch)
+  br label %serial
+serial:
+  call void %fn(i64 %begin, i64 %end, ptr %args)
+  ret void
+go:
+  ; chunk = min(ceil(len / threads), max(grain, ceil(len / (4 threads)))), then a multiple of 64
+  ; once large: up to 4 chunks per thread balance uneven work, but none smaller than `grain`
+  ; (iterations worth a few µs, from the caller's timing), so regular kernels get one block each
+  %threads = add i64 %nw, 1
+  %even = call i64 @ceildiv(i64 %len, i64 %threads)
+  %per4 = mul i64 %threads, 4
+  %quarter = call i64 @ceildiv(i64 %len, i64 %per4)
+  %c0 = call i64 @llvm.umax.i64(i64 %grain, i64 %quarter)
+  %c1 = call i64 @llvm.umin.i64(i64 %c0, i64 %even)
+  %big = icmp ugt i64 %c1, 64
+  %c2 = add i64 %c1, 63
+  %c3 = and i64 %c2, -64
+  %chunk = select i1 %big, i64 %c3, i64 %c1
+  %fnp = $fn
+  store ptr %fn, ptr %fnp, align 8
+  %argsp = $args
+  store ptr %args, ptr %argsp, align 8
+  %endp = $end
+  store i64 %end, ptr %endp, align 8
+  %chunkp = $chunk
+  store i64 %chunk, ptr %chunkp, align 8
+  %nextp = $next
+  store atomic i64 %begin, ptr %nextp monotonic, align 8
+  %id = call i64 @next_id(ptr %p)
+  call void @publish(ptr %p, i64 %id)
+  call void @run_chunks(ptr %p)
+  ; every chunk is claimed now; close the job, then wait for the workers still inside it
+  %openp = $open
+  store atomic i64 0, ptr %openp seq_cst, align 8
+  %activep = $active
+  br label %join
+join:
+  %k = phi i64 [0, %go], [%k1, %relax], [%k1, %doyield]
+  %act = load atomic i64, ptr %activep seq_cst, align 8
+  %done = icmp eq i64 %act, 0
+  br i1 %done, label %out, label %relax
+relax:
+  call void @relax()
+  %k1 = add i64 %k, 1
+  %lap = and i64 %k1, 1023
+  %yield = icmp eq i64 %lap, 0
+  br i1 %yield, label %doyield, label %join
+doyield:
+  call i32 @sched_yield()
+  br label %join
+out:
+  call i32 @pthread_mutex_unlock(ptr %dispatch)
+  ret void
+}
 
-define void @tack_pool_shutdown(ptr %p) nounwind {{
+declare i64 @llvm.umax.i64(i64, i64)
+declare i64 @llvm.umin.i64(i64, i64)
+define internal i64 @ceildiv(i64 %a, i64 %b) alwaysinline nounwind {
 entry:
-  %dispatch = {f}16
+  %a1 = add i64 %a, %b
+  %a2 = sub i64 %a1, 1
+  %q = udiv i64 %a2, %b
+  ret i64 %q
+}
+
+; The fan-out probe (cpu.fanout_ns): a streaming kernel over args = float*, like a small saxpy.
+define void @tack_pool_probe(i64 %begin, i64 %end, ptr %args) nounwind {
+entry:
+  %go = icmp slt i64 %begin, %end
+  br i1 %go, label %loop, label %done
+loop:
+  %i = phi i64 [%begin, %entry], [%i1, %loop]
+  %q = getelementptr inbounds float, ptr %args, i64 %i
+  %v = load float, ptr %q, align 4
+  %w = fmul float %v, 0x3FE0000000000000
+  %x = fadd float %w, 1.0
+  store float %x, ptr %q, align 4
+  %i1 = add i64 %i, 1
+  %more = icmp slt i64 %i1, %end
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+
+define i64 @tack_pool_workers(ptr %p) nounwind {
+entry:
+  %nwp = $nworkers
+  %nw = load i64, ptr %nwp, align 8
+  %respawnp = $respawn
+  %want = load i64, ptr %respawnp, align 8
+  %n = add i64 %nw, %want
+  ret i64 %n
+}
+
+define void @tack_pool_noop(i64 %begin, i64 %end, ptr %args) nounwind {
+entry:
+  ret void
+}
+
+; atexit: keep `dispatch` locked forever (later launches run serially) and let the workers exit.
+define void @tack_pool_shutdown(ptr %p) nounwind {
+entry:
+  %dispatch = $dispatch
   %busy = call i32 @pthread_mutex_trylock(ptr %dispatch)
   %isbusy = icmp ne i32 %busy, 0
   br i1 %isbusy, label %out, label %stop
 stop:
-  %sdp = {f}11
-  store atomic i64 1, ptr %sdp release, align 8
-  call void @bump(ptr %p)
+  %sdp = $shutdown
+  store atomic i64 1, ptr %sdp seq_cst, align 8
+  %id = call i64 @next_id(ptr %p)
+  call void @publish(ptr %p, i64 %id)
   br label %out
 out:
   ret void
-}}
+}
 """
+
+
+def _pool_ir(pause: str) -> str:
+    gep = "getelementptr inbounds %Pool, ptr %p, i32 0, i32 {}"
+    body = re.sub(r"\$(\w+)", lambda m: gep.format(_FIELDS[m.group(1)]), _POOL_IR)
+    return _POOL_TYPE + "\n" + body.replace("@PAUSE@", pause)
 
 
 def _pause_asm() -> str:
@@ -280,6 +414,7 @@ def load_system_libraries() -> None:
 
 
 _LEAKED: list = []  # engines whose code must outlive every thread (never freed)
+_c = ctypes
 
 
 class _Native:
@@ -287,20 +422,21 @@ class _Native:
 
     def __init__(self):
         load_system_libraries()
-        tm = host_target_machine(jit=True)
         mod = optimize_module(llvm.parse_assembly(_pool_ir(_pause_asm())), host_target_machine())
-        engine = llvm.create_mcjit_compiler(mod, tm)
+        engine = llvm.create_mcjit_compiler(mod, host_target_machine(jit=True))
         engine.finalize_object()
         _LEAKED.append(engine)
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))  # survive module teardown too
+        _c.pythonapi.Py_IncRef(_c.py_object(engine))  # survives module teardown at exit too
         addr = engine.get_function_address
-        c_int64, c_void_p = ctypes.c_int64, ctypes.c_void_p
-        self.create = ctypes.CFUNCTYPE(c_void_p, c_int64, c_int64)(addr("tack_pool_create"))
-        self.workers = ctypes.CFUNCTYPE(c_int64, c_void_p)(addr("tack_pool_workers"))
-        self.shutdown = ctypes.CFUNCTYPE(None, c_void_p)(addr("tack_pool_shutdown"))
-        self.run_addr = addr("tack_pool_run")
-        self.run = ctypes.CFUNCTYPE(ctypes.c_int, c_void_p, c_void_p, c_void_p, c_int64,
-                                    c_int64)(self.run_addr)
+        i64, ptr = _c.c_int64, _c.c_void_p
+        self.create = _c.CFUNCTYPE(ptr, i64, i64)(addr("tack_pool_create"))
+        self.init = _c.CFUNCTYPE(None, ptr, i64, i64)(addr("tack_pool_init"))
+        self.workers = _c.CFUNCTYPE(i64, ptr)(addr("tack_pool_workers"))
+        self.shutdown = _c.CFUNCTYPE(None, ptr)(addr("tack_pool_shutdown"))
+        self.noop, self.probe = addr("tack_pool_noop"), addr("tack_pool_probe")
+        # launch(pool, fn, args, begin, end, n_par, grain); a CFUNCTYPE call releases the GIL.
+        self.launch = _c.CFUNCTYPE(None, ptr, ptr, ptr, i64, i64, i64, i64)(
+            addr("tack_pool_launch"))
 
 
 @functools.cache
@@ -309,14 +445,20 @@ def native() -> _Native:
 
 
 class Pool:
-    """`num_threads - 1` native workers; the launching thread is the last worker."""
+    """`num_threads - 1` native workers (started by the first parallel launch); the launching
+    thread is the last worker."""
 
     def __init__(self, num_threads: int, spin: int):
-        self.num_threads = num_threads
+        self.num_threads, self.spin = num_threads, spin
         self.ptr = native().create(num_threads - 1, spin)
         if not self.ptr:
             raise MemoryError("tack: cannot allocate the CPU thread pool")
-        self.workers = native().workers(self.ptr)
+
+    def workers(self) -> int:
+        return native().workers(self.ptr)
+
+    def after_fork(self) -> None:
+        native().init(self.ptr, self.num_threads - 1, self.spin)
 
     def shutdown(self) -> None:
         native().shutdown(self.ptr)
@@ -341,12 +483,14 @@ def _shutdown_all() -> None:
         pool.shutdown()
 
 
-def _forget_after_fork() -> None:
-    # The child has no worker threads: its pools must be rebuilt (old state is leaked).
+def _after_fork_in_child() -> None:
+    # The child has none of the parent's threads: reset each pool's state in place (a launch that
+    # was in flight in the parent may have left its locks held); workers restart lazily.
     global _pools_lock
-    _pools.clear()
     _pools_lock = threading.Lock()
+    for pool in _pools.values():
+        pool.after_fork()
 
 
 atexit.register(_shutdown_all)
-os.register_at_fork(after_in_child=_forget_after_fork)
+os.register_at_fork(after_in_child=_after_fork_in_child)

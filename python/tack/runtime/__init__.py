@@ -1,0 +1,1 @@
+"""Engines that run rendered kernels: `cpu` (native, LLVM MCJIT + a pthread pool)."""
