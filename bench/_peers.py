@@ -20,6 +20,10 @@ import numpy as np
 F32 = np.float32
 
 
+class NotApplicable(Exception):
+    """A peer variant that exists for some benchmarks only (its rows are left out)."""
+
+
 # ----------------------------------------------------------------------------------------------
 # NumPy (vectorized array expressions, float32; not parallel)
 # ----------------------------------------------------------------------------------------------
@@ -345,6 +349,49 @@ class TaichiPeer:
             k(x, out)
             sync()
         return run
+
+
+class TaichiSoAPeer:
+    """Taichi's idiomatic n-body: SoA `ti.field`s and a Vector accumulator (n-body only). Shows
+    what Taichi reaches with its own data structures; the `taichi` row uses the common layout."""
+
+    label = "taichi-soa"
+    note = "n-body only: SoA ti.field positions, ti.Vector accumulator (fast_math default)"
+
+    def __init__(self, ti):
+        self.ti = ti
+
+    def prepare(self, name, inp):
+        if name != "nbody":
+            raise NotApplicable(name)
+        ti = self.ti
+        pos, n = inp["pos"], inp["pos"].shape[0]
+        px, py, pz, m = (ti.field(ti.f32, n) for _ in range(4))
+        acc = ti.Vector.field(3, ti.f32, n)
+        for f, v in ((px, pos[:, 0]), (py, pos[:, 1]), (pz, pos[:, 2]), (m, inp["mass"])):
+            f.from_numpy(np.ascontiguousarray(v))
+
+        @ti.kernel
+        def nbody(eps2: ti.f32):
+            for i in range(n):
+                xi, yi, zi = px[i], py[i], pz[i]
+                a = ti.Vector([0.0, 0.0, 0.0])
+                for j in range(n):
+                    d = ti.Vector([px[j] - xi, py[j] - yi, pz[j] - zi])
+                    r2 = d.dot(d) + eps2
+                    inv = 1.0 / ti.sqrt(r2)
+                    a += d * (m[j] * inv * inv * inv)
+                acc[i] = a
+
+        eps2 = float(inp["eps2"])
+
+        def run():
+            nbody(eps2)
+            ti.sync()
+        return run, acc.to_numpy
+
+    def launch(self):
+        raise NotApplicable("launch")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -292,7 +292,7 @@ def settle():
 # ----------------------------------------------------------------------------------------------
 # Peers
 # ----------------------------------------------------------------------------------------------
-ALL_PEERS = ("tack", "numpy", "numba", "numba-fm", "taichi", "warp")
+ALL_PEERS = ("tack", "numpy", "numba", "numba-fm", "taichi", "taichi-soa", "warp")
 
 
 def make_peers(wanted, threads):
@@ -309,6 +309,9 @@ def make_peers(wanted, threads):
                 p = _peers.NumbaPeer(fastmath=(label == "numba-fm"), threads=threads)
             elif label == "taichi":
                 p = _peers.TaichiPeer(threads)
+            elif label == "taichi-soa":
+                p = _peers.TaichiSoAPeer(_peers.taichi_init(threads) if not any(
+                    q.label == "taichi" for q in peers) else __import__("taichi"))
             elif label == "warp":
                 p = _peers.WarpPeer()
             else:
@@ -530,6 +533,8 @@ def main(argv=None):
         cold_child(args.cold_child)
         return 0
 
+    import _peers
+
     names = args.only or list(NAMES)
     sizes = SIZES["quick" if args.quick else "full"]
     budget = 0.3 if args.quick else 2.0
@@ -577,6 +582,8 @@ def main(argv=None):
                 if msg:
                     raise AssertionError(f"WRONG RESULT after timing: {msg}")
                 row.update(median_s=med, min_s=mn, runs=n, rate=amount / med / 1e9)
+            except _peers.NotApplicable:
+                continue
             except Exception as exc:  # noqa: BLE001 - report every failure, keep going
                 row["error"] = f"{type(exc).__name__}: {exc}"
                 failures.append(f"{name}/{p.label}: {row['error']}")
@@ -611,6 +618,8 @@ def main(argv=None):
                 results["launch"].append({"impl": p.label, "median_s": med, "min_s": mn,
                                           "calls": n})
                 print(f"   {p.label:10s} {fmt_time(med):>12s}  (min {fmt_time(mn)}, {n} calls)")
+            except _peers.NotApplicable:
+                continue
             except Exception as exc:  # noqa: BLE001
                 failures.append(f"launch/{p.label}: {type(exc).__name__}: {exc}")
                 print(f"   {p.label:10s} FAILED  {type(exc).__name__}: {exc}")
