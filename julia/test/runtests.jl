@@ -56,8 +56,12 @@ end
 allclose(got, ref; rtol = 0.0, atol = 0.0) =
     size(got) == size(ref) && all(isapprox.(got, ref; rtol = rtol, atol = atol, nans = true))
 
-"""Skip a Float64 kernel on a backend without Float64 (Metal, most oneAPI devices)."""
-no_f64(b) = !KA.supports_float64(b)
+"""True, after recording a skipped test, on a backend without Float64 (Metal, most oneAPI)."""
+function skip_without_f64(b)
+    KA.supports_float64(b) && return false
+    @test_skip "Float64 is not supported on $(backend_name(b))"
+    return true
+end
 
 # -- the suite ---------------------------------------------------------------------------------
 

@@ -2,10 +2,7 @@
 include(joinpath(KERNEL_DIR, "float_divmod.jl"))
 
 function test_float_divmod(b)
-    if no_f64(b)
-        @test_skip "Float64 is not supported on $(backend_name(b))"
-        return
-    end
+    skip_without_f64(b) && return
     @testset "float_divmod n=$n" for n in (1, 7, 1025)
         rng = Xoshiro(n)
         x = 10 .* randn(rng, n)

@@ -3,10 +3,7 @@
 include(joinpath(KERNEL_DIR, "weak_literals_f64.jl"))
 
 function test_weak_literals_f64(b)
-    if no_f64(b)
-        @test_skip "Float64 is not supported on $(backend_name(b))"
-        return
-    end
+    skip_without_f64(b) && return
     @testset "weak_literals_f64 n=$n" for n in (1, 7, 1025)
         x = randn(Xoshiro(n), n)
         out = zeros(n)
