@@ -92,6 +92,7 @@ _EMITTED = frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(OPS.values()) + " ".jo
     "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__"}
 RESERVED = JULIA_KEYWORDS | _EMITTED
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_BASENAME = re.compile(r"[/\\]")  # `# file.py:LINE` names the file, not its directory
 
 
 def _typ(t) -> str:
@@ -240,7 +241,7 @@ class _Printer:
         self.loops = 0  # depth of enclosing For/While: `break`/`continue` need one
 
     def where(self, loc) -> str:
-        return f"  # {loc.file.rsplit('/', 1)[-1]}:{loc.line}"
+        return f"  # {_BASENAME.split(loc.file)[-1]}:{loc.line}"
 
     def emit(self, depth: int, text: str, loc=None) -> None:
         self.lines.append("    " * depth + text + (self.where(loc) if loc else ""))
