@@ -118,7 +118,12 @@ class TypeChecker:
             idx = Expr(Op.ADD, dt.i64, (Expr(Op.PARAM, dt.i64, (), "__start", loc), idx), None, loc)
         if var_dt is not dt.i64:
             idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
-        return [N.Assign(loc, self.pk.loop_var, idx)]
+        out = [N.Assign(loc, self.pk.loop_var, idx)]
+        for p, local in self.rename.items():  # an assigned scalar parameter starts from its value
+            t = self.specs[p].dtype
+            out.append(N.Assign(loc, local, self.coerce(Expr(Op.PARAM, t, (), p, loc),
+                                                        dt.concrete(self.types[local]))))
+        return out
 
     # -- statements -----------------------------------------------------------------------------
     def block(self, stmts) -> list[N.Stmt]:
