@@ -77,7 +77,10 @@ class Kernel:
             variant = self._compile(dev, spec, args)
         start, stop, step = self.parsed.host_range.evaluate(*args)
         n = self._trips(start, stop, step)
-        values = [a._ptr if a.__class__ is Array else a for a in args]
+        if dev.engine_name == "native":
+            values = [a._ptr if a.__class__ is Array else a for a in args]
+        else:  # the Julia engine takes the arrays themselves (it wraps their NumPy buffers)
+            values = list(args)
         for a in args:
             if a.__class__ is Array and a._device is not dev:
                 raise TackRuntimeError(

@@ -32,7 +32,8 @@ BACKENDS = {
     "hip": ("AMDGPU", "21141c5a-9bdb-4563-92ae-f87d6854732e", "AMDGPU.ROCBackend()"),
     "level_zero": ("oneAPI", "8f75cd03-7ff8-4ecb-9b8f-daf728133b1b", "oneAPI.oneAPIBackend()"),
 }
-RUNTIME_JL = Path(__file__).resolve().parents[3] / "julia" / "src" / "TackRuntime.jl"
+# Shipped in the package as tack/jl/TackRuntime.jl (a link to julia/src/ in the repository).
+RUNTIME_JL = Path(__file__).resolve().parents[1] / "jl" / "TackRuntime.jl"
 _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
             "on PATH, or set PYTHON_JULIACALL_EXE and PYTHON_JULIACALL_PROJECT; with network "
             "access juliapkg can also download Julia itself. See docs/julia.md.")

@@ -1,0 +1,1 @@
+../../../julia/src/TackRuntime.jl
