@@ -7,15 +7,33 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `float_divmod`, specialization (a: f64[?], b: f64[?], q: f64[?], r: f64[?])
-@kernel function tk_float_divmod_43462fbe(a::AbstractVector{Float64}, b::AbstractVector{Float64}, q::AbstractVector{Float64}, r::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:100
+@kernel function tk_float_divmod_fbbdfacc(a::AbstractVector{Float64}, b::AbstractVector{Float64}, q::AbstractVector{Float64}, r::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:100
     tk_gi = @index(Global, Linear)  # corpus.py:100
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:100
     local i::Int64 = zero(Int64)  # corpus.py:100
+    local _cse1::Float64 = zero(Float64)  # corpus.py:100
+    local _cse2::Float64 = zero(Float64)  # corpus.py:100
+    local _cse3::Float64 = zero(Float64)  # corpus.py:100
+    local _cse4::Float64 = zero(Float64)  # corpus.py:100
+    local _cse5::Float64 = zero(Float64)  # corpus.py:100
+    local _cse6::Float64 = zero(Float64)  # corpus.py:100
+    local _cse7::Float64 = zero(Float64)  # corpus.py:100
+    local _cse8::Float64 = zero(Float64)  # corpus.py:100
+    local _cse9::Bool = zero(Bool)  # corpus.py:100
     if tk_t < tk_n  # corpus.py:100
         i = tk_t  # corpus.py:101
-        q[i + 1] = ifelse(ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), ((a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - Float64(1.0), (a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) != Float64(0.0), ifelse((ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), ((a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - Float64(1.0), (a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - floor(ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), ((a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - Float64(1.0), (a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]))) > Float64(0.5), floor(ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), ((a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - Float64(1.0), (a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1])) + Float64(1.0), floor(ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), ((a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]) - Float64(1.0), (a[i + 1] - rem(a[i + 1], b[i + 1])) / b[i + 1]))), copysign(Float64(0.0), a[i + 1] / b[i + 1]))  # corpus.py:102
-        r[i + 1] = ifelse(rem(a[i + 1], b[i + 1]) != Float64(0.0), ifelse((rem(a[i + 1], b[i + 1]) != Float64(0.0)) & ((b[i + 1] < Float64(0.0)) != (rem(a[i + 1], b[i + 1]) < Float64(0.0))), rem(a[i + 1], b[i + 1]) + b[i + 1], rem(a[i + 1], b[i + 1])), copysign(Float64(0.0), b[i + 1]))  # corpus.py:103
+        _cse1 = a[i + 1]  # corpus.py:102
+        _cse2 = b[i + 1]  # corpus.py:102
+        _cse3 = rem(_cse1, _cse2)  # corpus.py:102
+        _cse4 = (_cse1 - _cse3) / _cse2  # corpus.py:102
+        _cse5 = ifelse((_cse3 != Float64(0.0)) & ((_cse2 < Float64(0.0)) != (_cse3 < Float64(0.0))), _cse4 - Float64(1.0), _cse4)  # corpus.py:102
+        _cse6 = floor(_cse5)  # corpus.py:102
+        q[i + 1] = ifelse(_cse5 != Float64(0.0), ifelse((_cse5 - _cse6) > Float64(0.5), _cse6 + Float64(1.0), _cse6), copysign(Float64(0.0), _cse1 / _cse2))  # corpus.py:102
+        _cse7 = b[i + 1]  # corpus.py:103
+        _cse8 = rem(a[i + 1], _cse7)  # corpus.py:103
+        _cse9 = _cse8 != Float64(0.0)  # corpus.py:103
+        r[i + 1] = ifelse(_cse9, ifelse(_cse9 & ((_cse7 < Float64(0.0)) != (_cse8 < Float64(0.0))), _cse8 + _cse7, _cse8), copysign(Float64(0.0), _cse7))  # corpus.py:103
     end
 end
 
-const tack_float_divmod = tk_float_divmod_43462fbe
+const tack_float_divmod = tk_float_divmod_fbbdfacc

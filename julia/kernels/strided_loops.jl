@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `strided_loops`, specialization (out: i32[?], n: i32)
-@kernel function tk_strided_loops_8696cf68(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
+@kernel function tk_strided_loops_d9415faa(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
     tk_gi = @index(Global, Linear)  # corpus.py:129
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:129
     local i::Int32 = zero(Int32)  # corpus.py:129
@@ -18,6 +18,7 @@ using .TackRuntime
     local _start3::Int64 = zero(Int64)  # corpus.py:129
     local _trips4::Int64 = zero(Int64)  # corpus.py:129
     local _k5::Int64 = zero(Int64)  # corpus.py:129
+    local _cse1::Int32 = zero(Int32)  # corpus.py:129
     if tk_t < tk_n  # corpus.py:129
         i = tk_t % Int32  # corpus.py:130
         t = Int32(0)  # corpus.py:131
@@ -26,7 +27,8 @@ using .TackRuntime
         if Int64(0) < _trips1  # corpus.py:132
             for outer _k2 in Int64(0):(_trips1 - Int64(1))  # corpus.py:132
                 k = (_start3 + (_k2 * Int64(-3))) % Int32  # corpus.py:132
-                if ifelse((rem(k, Int32(5)) != Int32(0)) & (rem(k, Int32(5)) < Int32(0)), rem(k, Int32(5)) + Int32(5), rem(k, Int32(5))) == Int32(0)  # corpus.py:133
+                _cse1 = rem(k, Int32(5))  # corpus.py:133
+                if ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(5), _cse1) == Int32(0)  # corpus.py:133
                     continue  # corpus.py:134
                 end
                 t = t + k  # corpus.py:135
@@ -43,4 +45,4 @@ using .TackRuntime
     end
 end
 
-const tack_strided_loops = tk_strided_loops_8696cf68
+const tack_strided_loops = tk_strided_loops_d9415faa

@@ -6,6 +6,7 @@ from ..ir.verify import verify
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
+from .cse import cse
 from .simplify import simplify
 
 
@@ -14,5 +15,6 @@ def lower(k: KernelIR) -> KernelIR:
     k.body = simplify(lower_ops(k.body))
     k.body = linearize(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
+    k.body = cse(k.body, k.locals)
     verify(k, final=True)
     return k

@@ -1,0 +1,106 @@
+"""Bind repeated subexpressions of one statement to locals (`_cse1 = ...`) evaluated just before it.
+
+Lowering Python's `//` and `%` repeats its operands; binding them keeps generated code small and
+readable on every target. Only eagerly evaluated positions are bound: operands of a lazy op's
+later arms (`and`/`or`/conditional expressions) stay where they are, so a guarded load never runs
+unguarded, and `while` conditions are left alone because they run on every iteration.
+"""
+from __future__ import annotations
+
+from ..ir import nodes as N
+from ..ir.nodes import Expr
+from ..ir.ops import LAZY, Op
+
+_TRIVIAL = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH})
+
+
+def _key(e: Expr, memo: dict) -> tuple:
+    k = memo.get(id(e))
+    if k is None:
+        k = (e.op, e.dtype, e.arg, tuple(_key(a, memo) for a in e.args))
+        memo[id(e)] = k
+    return k
+
+
+def _count(e: Expr, memo, counts, first):
+    """Count eager occurrences of each non-trivial subexpression."""
+    if e.op in _TRIVIAL:
+        return
+    k = _key(e, memo)
+    counts[k] = counts.get(k, 0) + 1
+    first.setdefault(k, e)
+    if counts[k] > 1:
+        return  # its children are counted once, through the first occurrence
+    args = e.args[:1] if e.op in LAZY else e.args
+    for a in args:
+        _count(a, memo, counts, first)
+
+
+class CSE:
+    def __init__(self, locals_: dict):
+        self.locals = locals_
+        self.n = 0
+
+    def _fresh(self, t) -> str:
+        self.n += 1
+        name = f"_cse{self.n}"
+        while name in self.locals:
+            name += "_"
+        self.locals[name] = t
+        return name
+
+    def bind(self, exprs: list[Expr], loc) -> tuple[list[N.Stmt], list[Expr]]:
+        memo, counts, first = {}, {}, {}
+        for e in exprs:
+            _count(e, memo, counts, first)
+        repeated = [k for k, c in counts.items() if c > 1]
+        if not repeated:
+            return [], exprs
+        pre: list[N.Stmt] = []
+        names: dict[tuple, Expr] = {}
+
+        def sub(e: Expr) -> Expr:
+            if e.op in _TRIVIAL:
+                return e
+            k = _key(e, memo)
+            if k in names:
+                return names[k]
+            args = e.args
+            if e.op in LAZY:
+                args = (sub(args[0]),) + args[1:]
+            else:
+                args = tuple(sub(a) for a in args)
+            e2 = e.replace(args=args) if args != e.args else e
+            if counts.get(k, 0) > 1:
+                name = self._fresh(e.dtype)
+                pre.append(N.Assign(loc, name, e2))
+                names[k] = Expr(Op.VAR, e.dtype, (), name, e.loc)
+                return names[k]
+            return e2
+
+        return pre, [sub(e) for e in exprs]
+
+    def body(self, stmts: list[N.Stmt]) -> list[N.Stmt]:
+        out: list[N.Stmt] = []
+        for s in stmts:
+            if isinstance(s, N.Assign):
+                pre, (v,) = self.bind([s.value], s.loc)
+                out += pre + [N.Assign(s.loc, s.name, v)]
+            elif isinstance(s, N.Store):
+                pre, es = self.bind(list(s.indices) + [s.value], s.loc)
+                out += pre + [N.Store(s.loc, s.array, tuple(es[:-1]), es[-1], s.text)]
+            elif isinstance(s, N.If):
+                pre, (c,) = self.bind([s.cond], s.loc)
+                out += pre + [N.If(s.loc, c, self.body(s.then), self.body(s.orelse))]
+            elif isinstance(s, N.For):
+                pre, (a, b) = self.bind([s.start, s.stop], s.loc)
+                out += pre + [N.For(s.loc, s.var, a, b, s.step, self.body(s.body))]
+            elif isinstance(s, N.While):
+                out.append(N.While(s.loc, s.cond, self.body(s.body)))
+            else:
+                out.append(s)
+        return out
+
+
+def cse(body: list[N.Stmt], locals_: dict) -> list[N.Stmt]:
+    return CSE(locals_).body(body)
