@@ -1,7 +1,10 @@
 """`tack.Array`: typed, C-contiguous storage that kernels read and write.
 
-On the CPU an array owns a NumPy buffer that kernels use in place (no copy on launch); `numpy()`
-always returns a new array. GPU engines provide their own storage through `Device.engine`.
+On the CPU an array owns a NumPy buffer that kernels use in place (no copy on launch). On a GPU
+device it owns a device buffer from the device's engine, which must provide
+`alloc(nbytes) -> buffer` (with `.ptr`, the device address), `upload(buffer, ndarray)`,
+`download(buffer, ndarray)` (waits for queued work) and `memset0(buffer)`.
+`numpy()` always returns a new array.
 """
 from __future__ import annotations
 
@@ -29,15 +32,27 @@ def _shape(shape) -> tuple[int, ...]:
 class Array:
     """An n-dimensional array on one device."""
 
-    __slots__ = ("_host", "_device", "dtype", "shape", "_sig", "_ptr", "__weakref__")
+    __slots__ = ("_host", "_buf", "_device", "dtype", "shape", "_sig", "_ptr", "__weakref__")
 
-    def __init__(self, host: np.ndarray, device: Device):
-        self._host = host  # C-contiguous, native byte order, owned
+    def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None):
+        self._host = host  # host devices: C-contiguous, native byte order, owned
+        self._buf = buf  # GPU devices: the engine's buffer
         self._device = device
-        self.dtype = dt.from_numpy(host.dtype)
-        self.shape = host.shape
-        self._sig = (self.dtype, host.ndim)  # what a kernel specializes on (besides baked extents)
-        self._ptr = host.ctypes.data
+        self.dtype = dt.from_numpy(host.dtype) if host is not None else dtype
+        self.shape = host.shape if host is not None else tuple(shape)
+        self._sig = (self.dtype, len(self.shape))  # what kernels specialize on (+ baked extents)
+        self._ptr = host.ctypes.data if host is not None else buf.ptr
+
+    @classmethod
+    def _from_host(cls, host: np.ndarray, device: Device) -> "Array":
+        """Own `host` on a host device, or upload a copy of it to a GPU device."""
+        if device.is_host:
+            return cls(host, device)
+        eng = device.engine
+        buf = eng.alloc(host.nbytes)
+        if host.size:
+            eng.upload(buf, host)
+        return cls(None, device, buf, host.shape, dt.from_numpy(host.dtype))
 
     @property
     def size(self) -> int:
@@ -63,13 +78,15 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """A new NumPy array with this array's shape, dtype and contents."""
-        from .devices import sync
-
-        sync(self._device)
-        return self._host.copy()
+        if self._host is not None:
+            return self._host.copy()
+        out = np.empty(self.shape, self.dtype.np)
+        if out.size:
+            self._device.engine.download(self._buf, out)
+        return out
 
     def __array__(self, dtype=None, copy=None):
-        if copy is False:
+        if copy is False and self._host is not None:
             out = self._host
             if dtype is not None and np.dtype(dtype) != out.dtype:
                 raise ValueError("a dtype conversion needs a copy")
@@ -81,7 +98,10 @@ class Array:
         raise TypeError("tack.Array is not iterable on the host; use .numpy()")
 
     def fill(self, value) -> None:
-        self._host.fill(value)
+        if self._host is not None:
+            self._host.fill(value)
+        else:
+            self._device.engine.upload(self._buf, np.full(self.shape, value, self.dtype.np))
 
 
 def _check_host_source(src) -> np.ndarray:
@@ -98,7 +118,7 @@ def array(obj, dtype=None, device: Device | None = None) -> Array:
     src = _check_host_source(obj)
     target = dt.from_numpy(src.dtype) if dtype is None else dt.as_dtype(dtype)
     host = np.array(src, dtype=target.np, order="C", copy=True)
-    return Array(host, device or default_device())
+    return Array._from_host(host, device or default_device())
 
 
 def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
@@ -108,12 +128,19 @@ def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
 
 def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     t = dt.as_dtype(dtype)
-    return Array(np.zeros(_shape(shape), dtype=t.np), device or default_device())
+    shape = _shape(shape)
+    device = device or default_device()
+    if device.is_host:
+        return Array(np.zeros(shape, dtype=t.np), device)
+    eng = device.engine
+    buf = eng.alloc(int(np.prod(shape, dtype=np.int64)) * t.itemsize)
+    eng.memset0(buf)
+    return Array(None, device, buf, shape, t)
 
 
 def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
     a = zeros(shape, dtype, device)
-    a._host.fill(value)
+    a.fill(value)
     return a
 
 
@@ -124,4 +151,9 @@ def copyto(dst: Array, src) -> None:
     a = _check_host_source(src)
     if a.shape != dst.shape:
         raise TackValueError(f"Shape mismatch: array is {dst.shape}, got {a.shape}")
-    np.copyto(dst._host, a, casting="unsafe")
+    if dst._host is not None:
+        np.copyto(dst._host, a, casting="unsafe")
+    else:
+        host = np.ascontiguousarray(a, dtype=dst.dtype.np)
+        if host.size:
+            dst._device.engine.upload(dst._buf, host)
