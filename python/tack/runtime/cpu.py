@@ -9,9 +9,9 @@ A launch packs the arguments into a prebuilt buffer of 8-byte slots (one `struct
 makes one GIL-releasing ctypes call: the kernel entry itself (`num_threads=1`), or
 `tack_pool_launch` (cpu_pool.py), which runs small launches on the calling thread and large ones
 on the native pool. The adaptive policy (docs/design/002-cpu-engine.md): per pool, the fan-out
-cost F of a parallel launch is measured once; per kernel, the first launches run serially in
-timed prefixes until ~20 µs of work give the cost per iteration c; from then on a launch of n goes
-parallel iff n >= n_par = SAFETY * F / (c * (1 - 1/P)), one compare done natively.
+cost F of a parallel launch is measured once; per kernel, the first two launches time serial
+prefixes (~10 µs each) for the cost per iteration c; from then on a launch of n goes parallel iff
+n >= n_par = SAFETY * F / (c * (1 - 1/P)): one compare.
 """
 from __future__ import annotations
 
@@ -31,10 +31,12 @@ from ..ir.nodes import KernelIR
 from ..render.llvm import entry_name, host_target_machine, optimize_module, render
 from . import cpu_pool
 
-CALIBRATE_NS = 20_000  # serial work to time before trusting the per-iteration cost
+PREFIX_NS = 10_000  # serial work timed per calibrating launch (the rest of it runs parallel)
+SAMPLE_NS = 2_000  # a prefix timed this long gives a per-iteration sample (timer noise << 5%)
+CALIBRATION_LAUNCHES = 2  # the second launch usually finds warm caches
+FIRST_PROBE = 256  # iterations of the first timed prefix
 GRAIN_NS = 4_000  # least work per chunk of a parallel launch: chunk hand-out stays < ~3%
-FIRST_PROBE = 256  # iterations of the first timed prefix (grows 4x per prefix)
-SAFETY = 2.0  # parallel must look 2x better than serial: memory-bound kernels scale sublinearly
+SAFETY = 1.0  # F already includes moving a chunk's cache lines (see fanout_ns); c is the warm cost
 NEVER = 1 << 62  # n_par meaning "always serial"
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _SLOT = {"i8": "b7x", "u8": "B7x", "i16": "h6x", "u16": "H6x", "i32": "i4x", "u32": "I4x",
@@ -126,8 +128,8 @@ class CPUKernel:
         self._lock = threading.Lock()  # guards _buf; a contended launch packs a private buffer
         self.n_par, self.grain, self._calibrated = NEVER, 1, False
         self.ns_per_iter: float | None = None
-        self._acc_ns = self._acc_iters = 0
-        self._probe = FIRST_PROBE
+        self._acc_ns = self._acc_iters = self._timed = 0
+        self._c_min, self._probe = math.inf, FIRST_PROBE
         if engine.pool is None:
             self._run = self._run_serial
         else:
@@ -162,43 +164,65 @@ class CPUKernel:
         self._entry(0, n, addr)
 
     def _run_policy(self, addr: int, n: int) -> None:
-        self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par, self.grain)
+        # The policy's one compare, here rather than in tack_pool_launch: the 3-argument entry
+        # call is ~0.2 µs cheaper than the 7-argument pool call.
+        if n < self.n_par:
+            self._entry(0, n, addr)
+        else:
+            self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
+                              self.grain)
 
     # ---- calibration ---------------------------------------------------------------------------
     def _run_calibrating(self, addr: int, n: int) -> None:
-        """Run timed serial prefixes of growing size until CALIBRATE_NS of work was seen, then
-        hand the rest of this launch to the policy."""
+        """Time serial prefixes (growing 4x) until PREFIX_NS of this launch's work was seen, and
+        hand the rest of the launch to the pool under the policy known so far. The per-iteration
+        cost c is the least one measured over prefixes timed >= SAMPLE_NS: a launch on warm
+        caches costs several times less per iteration than the first, cold one, and the policy
+        must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._entry(0, n, addr)
-        done = 0
-        while done < n and not self._calibrated:
+        done = spent = 0
+        if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
+            self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
+        while done < n and spent < PREFIX_NS:
             k = min(self._probe, n - done)
             t0 = time.perf_counter_ns()
             self._entry(done, done + k, addr)
-            dt = time.perf_counter_ns() - t0 - self._call_ns
-            done += k
-            self._acc_ns += max(0.0, dt)
-            self._acc_iters += k
-            self._probe *= 4
-            if self._acc_ns >= CALIBRATE_NS:
-                self._calibrate(self._acc_ns / self._acc_iters)
+            dt = max(0.0, time.perf_counter_ns() - t0 - self._call_ns)
+            done, spent = done + k, spent + dt
+            self._acc_ns, self._acc_iters = self._acc_ns + dt, self._acc_iters + k
+            if dt >= SAMPLE_NS and self._acc_iters > k:  # not the very first call: cold code
+                self._c_min = min(self._c_min, dt / k)
+            self._probe = k * 4
+        self._timed += 1
+        c = self._c_min
+        if c == math.inf and self._acc_ns >= PREFIX_NS:  # only tiny launches so far
+            c = self._acc_ns / self._acc_iters
+        if c < math.inf:
+            self._apply(c)
+            if self._timed >= CALIBRATION_LAUNCHES:
+                self._finish()
         if done < n:
             self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
                               self.grain)
 
-    def _calibrate(self, ns_per_iter: float) -> None:
+    def _apply(self, ns_per_iter: float) -> None:
+        """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""
         p, c = self.num_threads, max(ns_per_iter, 1e-3)
         self.ns_per_iter = ns_per_iter
-        self.set_policy(max(2 * p, math.ceil(SAFETY * self._fanout / (c * (1.0 - 1.0 / p)))),
-                        math.ceil(GRAIN_NS / c))
+        self.n_par = min(NEVER, max(2 * p, math.ceil(SAFETY * self._fanout / (c * (1 - 1 / p)))))
+        self.grain = min(NEVER, math.ceil(GRAIN_NS / c))
+
+    def _finish(self) -> None:
+        self._calibrated = True
+        if self.num_threads > 1:
+            self._run = self._run_policy
 
     def set_policy(self, n_par: int, grain: int = 1) -> None:
         """Fix the policy instead of measuring it: launches of n >= n_par iterations go to the
         pool, in chunks of at least `grain` iterations (tests, benchmarks, tuning)."""
         self.n_par, self.grain = min(NEVER, int(n_par)), max(1, min(NEVER, int(grain)))
-        self._calibrated = True
-        if self.num_threads > 1:
-            self._run = self._run_policy
+        self._finish()
 
     # ---- argument conversion off the fast path -------------------------------------------------
     def _pack_slow(self, buf, args) -> None:
@@ -227,3 +251,70 @@ def _convert(p, v):
         return bool(v)
     v = int(v) & ((1 << dt.bits) - 1)
     return v - (1 << dt.bits) if dt.is_signed and v >> (dt.bits - 1) else v
+
+
+# ---- `python -m tack.runtime.cpu`: the numbers docs/design/002-cpu-engine.md quotes -------------
+def _saxpy_kernel() -> KernelIR:
+    from .. import dtypes as d
+    from ..ir.nodes import Expr, Loc, Param, Store
+    from ..ir.ops import Op
+
+    loc = Loc("saxpy.py", 1, 1, 1, 2)
+
+    def e(op, *args, arg=None, dt=d.f32):
+        return Expr(op, dt, args, arg, loc)
+
+    t = e(Op.LAUNCH, dt=d.i64)
+    y = e(Op.ADD, e(Op.MUL, e(Op.PARAM, arg="a"), e(Op.LOAD, t, arg="x")), e(Op.LOAD, t, arg="y"))
+    return KernelIR("saxpy", [Param("a", "scalar", d.f32), Param("x", "array", d.f32, 1),
+                              Param("y", "array", d.f32, 1, written=True)],
+                    [Store(loc, "y", (t,), y)], {}, loc)
+
+
+def _report() -> None:
+    import numpy as np
+
+    kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
+    print(f"host: {llvm.get_host_cpu_name()}, {cpus} CPUs; call overhead "
+          f"{call_overhead_ns():.0f} ns")
+    threads = sorted({p for p in (2, 4, 8, 16, 32, 64, cpus) if p <= cpus})
+    nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
+    for p in threads:
+        ptr = cpu_pool.get_pool(p).ptr
+
+        def noop(n_par, idle=0.0, ptr=ptr, n=64 * p):
+            time.sleep(idle)
+            return lambda: nat.launch(ptr, nat.noop, ctypes.addressof(buf), 0, n, n_par, 1)
+
+        def after_idle(n_par):
+            return statistics.median(_median_ns(noop(n_par, 0.01), 1) for _ in range(20))
+
+        print(f"{p} threads: fan-out cost F {fanout_ns(p):.0f} ns; empty launch, parallel/serial: "
+              f"warm {_median_ns(noop(0), 300):.0f}/{_median_ns(noop(NEVER), 300):.0f} ns, "
+              f"after 10 ms idle {after_idle(0):.0f}/{after_idle(NEVER):.0f} ns")
+    n_max = 1 << 24
+    x, y = np.ones(n_max, np.float32), np.ones(n_max, np.float32)
+    args = [1.0, x.ctypes.data, y.ctypes.data]
+    auto = {}
+    for p in [1, *threads]:
+        k = auto[p] = CPUEngine(p).compile(kir)
+        for n in (1 << 16, n_max, 1 << 16):  # calibration: two timed launches, then final
+            k.launch(args, n)
+        one = _median_ns(lambda: k.launch(args, 1), 20000)  # noqa: B023
+        print(f"threads={p}: launch(n=1) {one / 1e3:.2f} µs; c = {k.ns_per_iter} ns/iter, "
+              f"n_par {k.n_par}, grain {k.grain}")
+    print("saxpy µs: n | serial | per thread count P: forced parallel / adaptive policy")
+    for n in [1 << s for s in range(10, 25, 2)]:
+        reps = max(5, min(2000, (1 << 24) // n))
+        row = [_median_ns(lambda: auto[1].launch(args, n), reps)]  # noqa: B023
+        for p in threads:
+            k = CPUEngine(p).compile(kir)
+            k.set_policy(1, max(1, n // (4 * p)))
+            row += [_median_ns(lambda: k.launch(args, n), reps),  # noqa: B023
+                    _median_ns(lambda: auto[p].launch(args, n), reps)]  # noqa: B023
+        print(f"{n:>9} | {row[0] / 1e3:8.1f} | " + " | ".join(
+            f"{a / 1e3:8.1f} /{b / 1e3:8.1f}" for a, b in zip(row[1::2], row[2::2])))
+
+
+if __name__ == "__main__":
+    _report()
