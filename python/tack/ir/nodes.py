@@ -138,6 +138,22 @@ class ExprStmt(Stmt):
 
 
 @dataclass
+class Barrier(Stmt):
+    """Synchronize the lanes of one workgroup (GPU engines only)."""
+
+
+@dataclass
+class Scratch:
+    """A scratch array: `local` (private to one launch index, like a stack array) or `shared`
+    (one per 256-lane workgroup). `size` is a compile-time element count. Uninitialized."""
+
+    name: str
+    dtype: DType
+    size: int
+    space: str  # 'local' | 'shared'
+
+
+@dataclass
 class Param:
     """A kernel parameter. `kind` is 'array' or 'scalar'. Arrays record rank and the extents the
     specialization bakes in (`shape`, None for a dimension not baked)."""
@@ -167,6 +183,24 @@ class KernelIR:
     source_file: str = ""
     hidden: tuple[str, ...] = ()
     notes: dict = field(default_factory=dict)
+    scratch: dict[str, Scratch] = field(default_factory=dict)
+
+    @property
+    def uses_workgroups(self) -> bool:
+        """Shared arrays, barriers or lane ids: needs an engine with workgroups."""
+        from .ops import WORKGROUP
+        from .walk import iter_exprs, iter_stmts
+
+        if any(s.space == "shared" for s in self.scratch.values()):
+            return True
+        for st in iter_stmts(self.body):
+            if isinstance(st, Barrier):
+                return True
+            for name in ("value", "cond", "start", "stop"):
+                e = getattr(st, name, None)
+                if isinstance(e, Expr) and any(x.op in WORKGROUP for x in iter_exprs(e)):
+                    return True
+        return False
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -45,6 +45,17 @@ Memory
   LOAD                       arg = array parameter name; args = (flat element index, i64).
                              (Before `passes.linearize`: one index per dimension, any int dtype.)
   SHAPE                      arg = (array name, axis): the extent, i64. Only before `passes.linearize`.
+  LOAD and `Store` also address scratch arrays (`KernelIR.scratch`: per-iteration `local` arrays and
+  per-workgroup `shared` arrays) by name, with the same one flat i64 index.
+Atomics (arg = global array parameter name; args = (flat i64 index, value); value and result have the
+array's dtype; the result is the element's value just before the update; relaxed ordering)
+  ATOMIC_ADD ATOMIC_MIN ATOMIC_MAX   integer add wraps; min/max by signedness; float min/max need a
+                             compare-and-swap loop on most targets. Before `passes.linearize` args are
+                             (*indices, value).
+Workgroups (GPU engines only; the CPU engine rejects kernels that use them before rendering)
+  THREAD_ID                  i32 lane index in [0, 256) within the 256-lane workgroup; launch index
+                             t belongs to workgroup t // 256 at lane t % 256.
+  The `Barrier` statement synchronizes the lanes of one workgroup (shared and global memory).
 """
 from __future__ import annotations
 
@@ -117,13 +128,18 @@ class Op(enum.Enum):
     LOAD = enum.auto()
     SHAPE = enum.auto()
 
+    ATOMIC_ADD = enum.auto()
+    ATOMIC_MIN = enum.auto()
+    ATOMIC_MAX = enum.auto()
+    THREAD_ID = enum.auto()
+
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
     FLOORDIV = enum.auto()  # Python `//` (ints and floats)
     MOD = enum.auto()  # Python `%`
     TRUEDIV = enum.auto()  # Python `/`
 
 
-LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE})
+LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
 MATH_UNARY = frozenset({
     Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
     Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC,
@@ -138,4 +154,6 @@ COMPARISON = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
 LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
 LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
+ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
+WORKGROUP = frozenset({Op.THREAD_ID})
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE})
