@@ -6,12 +6,12 @@
                                               # (int), scalar → Python/NumPy int or float
 
 A launch packs the arguments into a prebuilt buffer of 8-byte slots (one `struct.pack_into`) and
-makes one GIL-releasing ctypes call: the kernel entry itself (`num_threads=1`), or
-`tack_pool_launch` (cpu_pool.py), which runs small launches on the calling thread and large ones
-on the native pool. The adaptive policy (docs/design/002-cpu-engine.md): per pool, the fan-out
-cost F of a parallel launch is measured once; per kernel, the first two launches time serial
-prefixes (~10 µs each) for the cost per iteration c; from then on a launch of n goes parallel iff
-n >= n_par = SAFETY * F / (c * (1 - 1/P)): one compare.
+makes one GIL-releasing ctypes call: the kernel entry itself on the calling thread, or
+`tack_pool_launch` (cpu_pool.py), which splits the range over the native pool. The adaptive policy
+(docs/design/002-cpu-engine.md): per pool, the fan-out cost F of a parallel launch is measured
+once; per kernel, the first two launches time serial prefixes (~10 µs each) for the cost per
+iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * F / (c (1 - 1/P)):
+one compare per launch.
 """
 from __future__ import annotations
 
