@@ -13,11 +13,14 @@ Benchmarks (float32; each implementation runs the same algorithm, see bench/_pee
   transform  out = sqrt(abs(x)), 2**24 elements             GB/s  (8 bytes/element)
 Byte counts are the compulsory traffic (each input read once, each output written once).
 
-Procedure per benchmark and implementation: one call (compiles), verify against a float64 NumPy
-reference (a mismatch is reported loudly and makes the exit status 1), warm-up calls, then the
-median of N timed calls (N adapts to a time budget unless --runs is given; each timed call ends
-with the engine's synchronization: tack.sync(), ti.sync(), wp.synchronize_device()), then verify
-again. Then:
+Procedure per benchmark: every implementation is called once (compiles) and verified against a
+float64 NumPy reference (a mismatch is reported loudly and makes the exit status 1), warmed up, and
+its per-call time estimated; then all are timed in --rounds interleaved rounds (each round runs
+every implementation in turn, so a burst of load from another process is shared among them), N
+calls each in all (N adapts to a ~2 s budget, 5-50, unless --runs is given); every timed call ends
+with the engine's synchronization (tack.sync(), ti.sync(), wp.synchronize_device()). Results are
+verified again after timing. The table gives the median and the minimum per call, and how much CPU
+other processes used meanwhile (from /proc/stat; "NOISY" above 10% of a core). Then:
   * cold first call of `transform` (1024 elements) in a fresh subprocess per engine, with
     TACK_CACHE=off for Tack, offline_cache=False for Taichi and an empty kernel cache for Warp;
     Numba compiles in a fresh process (no cache=True). Import/init time is reported separately.
@@ -34,6 +37,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -257,21 +261,6 @@ def check(name, actual, ref):
 # ----------------------------------------------------------------------------------------------
 # Timing
 # ----------------------------------------------------------------------------------------------
-def time_runs(run, runs=None, budget=2.0, warmup=3, min_runs=5, max_runs=50):
-    for _ in range(warmup):
-        run()
-    t0 = perf()
-    run()
-    est = perf() - t0
-    n = runs or int(min(max_runs, max(min_runs, budget / max(est, 1e-9))))
-    times = []
-    for _ in range(n):
-        t0 = perf()
-        run()
-        times.append(perf() - t0)
-    return float(np.median(times)), float(np.min(times)), n
-
-
 def time_launch(run, blocks=300, per_block=20, warmup=500):
     for _ in range(warmup):
         run()
@@ -284,9 +273,140 @@ def time_launch(run, blocks=300, per_block=20, warmup=500):
     return float(np.median(times)), float(np.min(times)), blocks * per_block
 
 
-def settle():
+def settle(seconds=0.2):
     """Let the previous engine's spinning workers go to sleep before timing the next one."""
-    time.sleep(0.2)
+    time.sleep(seconds)
+
+
+def run_benchmark(name, size, peers, args, budget, failures):
+    """Verify every implementation, then time them in interleaved rounds (each round runs every
+    implementation in turn), so a burst of load from another process is shared among them."""
+    import _peers
+
+    inp, desc, amount, unit = make_inputs(name, size)
+    ref = reference(name, inp)
+    print(f"\n## {name}  ({desc}, float32; {unit} counts "
+          f"{'20 flop/interaction' if unit == 'GFLOP/s' else 'compulsory bytes'})")
+    rows, runs = {}, {}
+    for p in peers:  # prepare, first call, verify, warm up, estimate the per-call time
+        settle()
+        row = {"impl": p.label}
+        try:
+            run, result = p.prepare(name, inp)
+            t0 = perf()
+            run()
+            row["first_call_s"] = perf() - t0
+            msg = check(name, result(), ref)
+            if msg:
+                raise AssertionError(f"WRONG RESULT: {msg}")
+            for _ in range(3):
+                run()
+            t0 = perf()
+            run()
+            est = perf() - t0
+            row["runs"] = args.runs or int(min(50, max(5, budget / max(est, 1e-9))))
+            row["times"] = []
+            runs[p.label] = (run, result)
+        except _peers.NotApplicable:
+            continue
+        except Exception as exc:  # noqa: BLE001 - report every failure, keep going
+            row["error"] = f"{type(exc).__name__}: {exc}"
+            failures.append(f"{name}/{p.label}: {row['error']}")
+            if not isinstance(exc, AssertionError):
+                row["traceback"] = traceback.format_exc(limit=4)
+        rows[p.label] = row
+    wait_quiet(args.wait_quiet)
+    meter = CpuMeter()
+    for r in range(args.rounds):
+        for label, (run, _) in runs.items():
+            row = rows[label]
+            k = -(-row["runs"] // args.rounds)  # this round's share
+            settle(0.05)
+            for _ in range(k):
+                t0 = perf()
+                run()
+                row["times"].append(perf() - t0)
+    other = meter.other_busy()
+    for label, (run, result) in runs.items():
+        row = rows[label]
+        msg = check(name, result(), ref)
+        if msg:
+            row["error"] = f"AssertionError: WRONG RESULT after timing: {msg}"
+            failures.append(f"{name}/{label}: {row['error']}")
+            continue
+        ts = row.pop("times")
+        row.update(median_s=float(np.median(ts)), min_s=float(np.min(ts)), runs=len(ts))
+        row["rate"] = amount / row["median_s"] / 1e9
+    runs.clear()
+    print(f"   {'impl':10s} {'median':>12s} {'min':>12s} {'runs':>5s} {unit:>9s}   "
+          f"tack speedup (peer time / tack time)")
+    tack_t = rows.get("tack", {}).get("median_s")
+    for label, row in rows.items():
+        if "error" in row:
+            print(f"   {label:10s} FAILED  {row['error']}")
+            continue
+        if label == "tack" or tack_t is None:
+            ratio = ""
+        else:
+            r = row["median_s"] / tack_t
+            row["tack_speedup"] = r
+            ratio = f"{r:6.2f}x  ({'tack faster' if r >= 1 else 'tack slower'})"
+        print(f"   {label:10s} {fmt_time(row['median_s']):>12s} {fmt_time(row['min_s']):>12s} "
+              f"{row['runs']:5d} {row['rate']:9.2f}   {ratio}")
+    if other is not None:
+        print(f"   (other processes kept {other:.0%} of one core busy while this was timed"
+              + ("; NOISY" if other > 0.1 else "") + ")")
+    return {"desc": desc, "unit": unit, "amount": amount, "rows": rows, "other_busy": other}
+
+
+def wait_quiet(limit_s, threshold=0.1, window=1.0, need=2):
+    """Wait (at most limit_s) until other processes use < threshold of a core for `need`
+    consecutive windows; say so when the machine stays busy."""
+    if not limit_s:
+        return True
+    t_end, ok = perf() + limit_s, 0
+    while perf() < t_end:
+        m = CpuMeter()
+        time.sleep(window)
+        busy = m.other_busy()
+        if busy is None:
+            return True
+        ok = ok + 1 if busy < threshold else 0
+        if ok >= need:
+            return True
+    print(f"   (machine still busy after waiting {limit_s:g} s; timing anyway)")
+    return False
+
+
+class CpuMeter:
+    """CPU time that processes other than this one used since creation (Linux /proc/stat)."""
+
+    def __init__(self):
+        self.t0, self.sys0, self.own0 = perf(), self._system_busy(), self._own()
+
+    @staticmethod
+    def _own():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    @staticmethod
+    def _system_busy():
+        try:
+            with open("/proc/stat") as f:
+                v = [int(x) for x in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return (sum(v[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+    def other_busy(self):
+        """Average number of cores other processes kept busy (0.0 on a quiet machine)."""
+        s1 = self._system_busy()
+        if s1 is None or self.sys0 is None:
+            return None
+        wall = perf() - self.t0
+        return max(0.0, (s1 - self.sys0) - (self._own() - self.own0)) / max(wall, 1e-9)
+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -515,6 +635,10 @@ def main(argv=None):
                     help=f"comma-separated implementations (default: {','.join(ALL_PEERS)})")
     ap.add_argument("--runs", type=int, default=None, help="timed calls per measurement "
                     "(default: adaptive, 5-50 within a ~2 s budget)")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
+    ap.add_argument("--wait-quiet", type=float, default=0, metavar="S",
+                    help="before each measurement, wait up to S seconds for other processes to "
+                         "leave the CPUs idle (for shared machines; default 0: don't wait)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold first-call subprocesses")
     ap.add_argument("--no-launch", action="store_true", help="skip the launch-overhead measurement")
     ap.add_argument("--inspect", action="store_true",
@@ -558,59 +682,15 @@ def main(argv=None):
     failures = results["failures"]
 
     for name in names:
-        inp, desc, amount, unit = make_inputs(name, sizes[name])
-        ref = reference(name, inp)
-        print(f"\n## {name}  ({desc}, float32; {unit} counts "
-              f"{'20 flop/interaction' if unit == 'GFLOP/s' else 'compulsory bytes'})")
-        print(f"   {'impl':10s} {'median':>12s} {'min':>12s} {'runs':>5s} {unit:>9s}   "
-              f"tack speedup (peer time / tack time)")
-        rows = {}
-        for p in peers:
-            settle()
-            row = {"impl": p.label}
-            run = result = None
-            try:
-                run, result = p.prepare(name, inp)
-                t0 = perf()
-                run()
-                row["first_call_s"] = perf() - t0
-                msg = check(name, result(), ref)
-                if msg:
-                    raise AssertionError(f"WRONG RESULT: {msg}")
-                med, mn, n = time_runs(run, args.runs, budget)
-                msg = check(name, result(), ref)
-                if msg:
-                    raise AssertionError(f"WRONG RESULT after timing: {msg}")
-                row.update(median_s=med, min_s=mn, runs=n, rate=amount / med / 1e9)
-            except _peers.NotApplicable:
-                continue
-            except Exception as exc:  # noqa: BLE001 - report every failure, keep going
-                row["error"] = f"{type(exc).__name__}: {exc}"
-                failures.append(f"{name}/{p.label}: {row['error']}")
-                if not isinstance(exc, AssertionError):
-                    row["traceback"] = traceback.format_exc(limit=4)
-            rows[p.label] = row
-            del run, result
-        tack_t = rows.get("tack", {}).get("median_s")
-        for label, row in rows.items():
-            if "error" in row:
-                print(f"   {label:10s} FAILED  {row['error']}")
-                continue
-            if label == "tack" or tack_t is None:
-                ratio = ""
-            else:
-                r = row["median_s"] / tack_t
-                row["tack_speedup"] = r
-                ratio = f"{r:6.2f}x  ({'tack faster' if r >= 1 else 'tack slower'})"
-            print(f"   {label:10s} {fmt_time(row['median_s']):>12s} {fmt_time(row['min_s']):>12s} "
-                  f"{row['runs']:5d} {row['rate']:9.2f}   {ratio}")
-        results["benchmarks"][name] = {"desc": desc, "unit": unit, "amount": amount,
-                                       "rows": rows}
+        results["benchmarks"][name] = run_benchmark(name, sizes[name], peers, args, budget,
+                                                    failures)
         sys.stdout.flush()
 
     if not args.no_launch:
         print("\n## warm launch cost: transform on 1-element arrays, launch + sync "
               "(median of blocks of 20 calls)")
+        wait_quiet(args.wait_quiet)
+        meter = CpuMeter()
         for p in peers:
             settle()
             try:
@@ -623,6 +703,11 @@ def main(argv=None):
             except Exception as exc:  # noqa: BLE001
                 failures.append(f"launch/{p.label}: {type(exc).__name__}: {exc}")
                 print(f"   {p.label:10s} FAILED  {type(exc).__name__}: {exc}")
+        other = meter.other_busy()
+        if other is not None:
+            print(f"   (other processes kept {other:.0%} of one core busy meanwhile"
+                  + ("; NOISY" if other > 0.1 else "") + ")")
+        results["launch_other_busy"] = other
         sys.stdout.flush()
 
     if not args.no_cold:
@@ -639,6 +724,7 @@ def main(argv=None):
         if "warp" in labels:
             plan.append(("warp", {}, "warp (empty kernel cache)"))
         for engine, env, title in plan:
+            wait_quiet(args.wait_quiet)
             if args.threads:
                 env = dict(env, TACK_CPU_THREADS=str(args.threads))
             try:
