@@ -11,11 +11,15 @@ from .errors import (IRVerificationError, RenderError, TackError, TackIndexError
                      TackNameError, TackRuntimeError, TackTypeError, TackValueError,
                      UnsupportedSyntaxError)
 from .inspection import inspect
+from .intrinsics import (atomic_add, atomic_max, atomic_min, barrier, local_array,
+                         local_array_like, shared, shared_like, thread_id)
 from .kernel import Kernel, kernel
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
+    "shared", "shared_like", "thread_id",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",

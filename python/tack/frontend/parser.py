@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from .. import dtypes as dt
 from ..errors import TackNameError, UnsupportedSyntaxError, format_at
-from ..ir.nodes import (Assign, Break, Continue, Expr, For, If, Loc, Stmt, Store, While)
+from ..ir.nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, If, Loc, Stmt,
+                        Store, While)
 from ..ir.ops import Op
 from .builtins import BUILTINS, MATH_CONSTANTS, builtin_for
 from .hostrange import HostRange, build_host_range
@@ -25,6 +26,21 @@ _BINOPS = {
 _CMPOPS = {ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE, ast.Eq: Op.EQ,
            ast.NotEq: Op.NE}
 _UNSET = object()
+_SCRATCH = {"local_array": "local", "local_array_like": "local", "shared": "shared",
+            "shared_like": "shared"}
+_ATOMICS = {"atomic_add": Op.ATOMIC_ADD, "atomic_min": Op.ATOMIC_MIN, "atomic_max": Op.ATOMIC_MAX}
+
+
+@dataclass
+class DeclScratch(Stmt):
+    """Frontend-only: `name = tack.local_array(dtype, size)` and friends. The typechecker turns it
+    into a `KernelIR.scratch` entry once the size is a known constant."""
+
+    name: str = ""
+    space: str = "local"
+    dtype: object = None  # a DType, or the name of an array parameter (`*_like`)
+    size: Expr | None = None
+    what: str = ""
 
 
 @dataclass
@@ -52,6 +68,7 @@ class Parser:
         self.params = [a.arg for a in source.tree.args.args]
         self.assigned: set[str] = set()
         self.local_names = _assigned_names(source.tree)
+        self.scratch_names = self._scan_scratch(source.tree)
         self.loop_depth = 0
         self._tmp = 0
 
@@ -110,9 +127,33 @@ class Parser:
         if a.kwonlyargs or a.posonlyargs or a.defaults:
             raise self.unsupported(fn, "keyword-only, positional-only or default parameters")
 
+    def _scan_scratch(self, tree) -> set[str]:
+        """Names bound to scratch arrays anywhere in the function (they index like arrays)."""
+        out = set()
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)):
+                fn = self._intrinsic(n.value.func)
+                if fn in _SCRATCH:
+                    out.add(n.targets[0].id)
+        return out
+
+    def _intrinsic(self, func: ast.expr) -> str | None:
+        try:
+            obj = self._resolve(func)
+        except Exception:
+            return None
+        return getattr(obj, "__tack_intrinsic__", None)
+
     def _prologue_stmt(self, s: ast.stmt) -> list[Stmt]:
         # Before the parallel loop: only local assignments (and array loads within them).
         if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+            for n in ast.walk(s.value):
+                if isinstance(n, ast.Call) and self._intrinsic(n.func) in _ATOMICS:
+                    raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
+                                              "parallel loop",
+                                           "statements before the parallel loop run an undefined "
+                                           "number of times; move it into the loop")
             return self.visit(s)
         if isinstance(s, ast.Pass):
             return []
@@ -144,9 +185,17 @@ class Parser:
     def visit_Pass(self, node):  # pass
         return []
 
-    def visit_Expr(self, node):  # "docstring" (a bare expression has no effect otherwise)
+    def visit_Expr(self, node):  # tack.atomic_add(a, i, v) | tack.barrier() | "docstring"
         if _is_docstring(node):
             return []
+        if isinstance(node.value, ast.Call):
+            name = self._intrinsic(node.value.func)
+            if name == "barrier":
+                if node.value.args or node.value.keywords:
+                    raise self.unsupported(node, "barrier() takes no arguments")
+                return [Barrier(self.src.loc(node))]
+            if name in _ATOMICS:
+                return [ExprStmt(self.src.loc(node), self.expr(node.value))]
         raise self.unsupported(node, "expression statement with no effect",
                                "assign its value or remove it")
 
@@ -169,7 +218,28 @@ class Parser:
             for tgt, t in zip(target.elts, temps):
                 out += self._store_to(tgt, Expr(Op.VAR, None, (), t, loc), node)
             return out
+        if isinstance(value_node, ast.Call) and self._intrinsic(value_node.func) in _SCRATCH:
+            return self._scratch_decl(target, value_node, node)
         return self._store_to(target, self.expr(value_node), node)
+
+    def _scratch_decl(self, target, call: ast.Call, node) -> list[Stmt]:
+        name = self._intrinsic(call.func)
+        if not isinstance(target, ast.Name):
+            raise self.unsupported(node, f"{name}() assigned to something that is not a name")
+        if call.keywords or len(call.args) != 2:
+            raise self.unsupported(call, f"{name}() takes two positional arguments",
+                                   f"write {name}({'array' if 'like' in name else 'tack.f32'}, size)")
+        first = call.args[0]
+        if name.endswith("_like"):
+            if not (isinstance(first, ast.Name) and first.id in self.params):
+                raise self.unsupported(first, f"{name}() needs an array parameter first")
+            dtype = first.id
+        else:
+            dtype = self._resolve(first)
+            if not isinstance(dtype, dt.DType):
+                raise self.unsupported(first, f"{name}() needs a dtype such as tack.f32 first")
+        return [DeclScratch(self.src.loc(node), target.id, _SCRATCH[name], dtype,
+                            self.expr(call.args[1]), name)]
 
     def _store_to(self, target, value: Expr, node) -> list[Stmt]:
         loc = self.src.loc(node)
@@ -410,7 +480,8 @@ class Parser:
         return Expr(Op.SHAPE, None, (), (arr_node.id, k_node.value), self.src.loc(node))
 
     def _subscript(self, node: ast.Subscript) -> tuple[str, tuple[Expr, ...]]:
-        if not isinstance(node.value, ast.Name) or node.value.id not in self.params:
+        if not isinstance(node.value, ast.Name) or (node.value.id not in self.params
+                                                    and node.value.id not in self.scratch_names):
             raise self.unsupported(node.value, "indexing something that is not an array parameter")
         sl = node.slice
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple)
@@ -425,6 +496,9 @@ class Parser:
                                    "pass arguments by position")
         fn = self._resolve(node.func)
         loc = self.src.loc(node)
+        intrinsic = getattr(fn, "__tack_intrinsic__", None)
+        if intrinsic is not None:
+            return self._intrinsic_call(intrinsic, node, loc)
         if isinstance(fn, dt.DType):
             if len(node.args) != 1:
                 raise self.unsupported(node, f"{fn!r}() takes exactly one argument")
@@ -450,6 +524,28 @@ class Parser:
         if b.rule in ("cast_int", "cast_float"):
             return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
         return Expr(b.op, None, args, None, loc)
+
+    def _intrinsic_call(self, name: str, node: ast.Call, loc) -> Expr:
+        if name == "thread_id":
+            if node.args:
+                raise self.unsupported(node, "thread_id() takes no arguments")
+            return Expr(Op.THREAD_ID, dt.i32, (), None, loc)
+        if name in _ATOMICS:
+            if len(node.args) != 3:
+                raise self.unsupported(node, f"{name}() takes (array, index, value)")
+            arr, idx, val = node.args
+            if not (isinstance(arr, ast.Name) and arr.id in self.params):
+                raise self.unsupported(arr, f"{name}() on something that is not an array "
+                                            "parameter",
+                                       "atomics update global arrays passed to the kernel; local "
+                                       "and shared scratch arrays are not atomic targets")
+            elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+            args = tuple(self.expr(e) for e in elts) + (self.expr(val),)
+            return Expr(_ATOMICS[name], None, args, arr.id, loc)
+        if name in _SCRATCH:
+            raise self.unsupported(node, f"{name}() outside an assignment",
+                                   f"bind it to a name: tmp = tack.{name}(...)")
+        raise self.unsupported(node, f"{name}() used as a value")
 
     def expr_Tuple(self, node):
         raise self.unsupported(node, "tuple value", "tuples are allowed only in tuple assignment")

@@ -15,7 +15,8 @@ from ..errors import TackNameError, TackTypeError, format_at
 from ..ir import nodes as N
 from ..ir.consts import convert
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from .parser import DeclScratch
 
 WEAK = dt.weak_float
 _ARITH = {Op.ADD, Op.SUB, Op.MUL, Op.FLOORDIV, Op.MOD, Op.MIN, Op.MAX}
@@ -44,6 +45,10 @@ class TypeChecker:
         self.dead: set[str] = set()
         self.baked: dict[str, set[int]] = {}
         self.rename = self._param_locals()
+        self.scratch: dict[str, N.Scratch] = {}
+        self._pre: list[N.Stmt] = []  # atomics bound to temporaries before their statement
+        self._eager = True  # False inside lazy arms and while conditions: nothing is hoisted
+        self._ntmp = 0
 
     # -- errors ---------------------------------------------------------------------------------
     def type_error(self, e, msg: str, hint: str | None = None):
@@ -73,11 +78,13 @@ class TypeChecker:
         for _ in range(32):
             before = dict(self.types)
             self.dead = set()
+            self._ntmp = 0
             self.block(self.pk.body)
             if before == self.types:
                 break
         self.final = True
         self.dead = set()
+        self._ntmp = 0
         prefix = self._prefix(var_dt)
         body = prefix + self.block(self.pk.body)
         params = []
@@ -96,7 +103,7 @@ class TypeChecker:
         params += [Param(h, "scalar", dt.i64) for h in hidden]
         local_types = {n: dt.concrete(t) for n, t in self.types.items()}
         return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
-                        self.pk.source.file, hidden)
+                        self.pk.source.file, hidden, scratch=self.scratch)
 
     def _loop_var_dtype(self) -> DType:
         t = dt.i32
@@ -129,8 +136,10 @@ class TypeChecker:
     def block(self, stmts) -> list[N.Stmt]:
         out = []
         for s in stmts:
+            self._pre = []
             try:
-                out += self.stmt(s)
+                got = self.stmt(s)
+                out += self._pre + got
             except _Pending:
                 if self.final:  # pragma: no cover - final pass raises NameError instead
                     raise
@@ -145,12 +154,25 @@ class TypeChecker:
             cond = self.cond(s.cond)
             return [N.If(s.loc, cond, self.block(s.then), self.block(s.orelse))]
         if isinstance(s, N.While):
-            cond = self.cond(s.cond)
+            self._eager = False  # the condition runs every iteration: nothing may be hoisted
+            try:
+                cond = self.cond(s.cond)
+            finally:
+                self._eager = True
             return [N.While(s.loc, cond, self.block(s.body))]
         if isinstance(s, N.For):
             return [self.for_(s)]
-        if isinstance(s, (N.Break, N.Continue)):
+        if isinstance(s, (N.Break, N.Continue, N.Barrier)):
             return [s]
+        if isinstance(s, N.ExprStmt):
+            self._eager = False  # an atomic statement is itself the effect: no temporary
+            try:
+                return [N.ExprStmt(s.loc, self.expr(s.value))]
+            finally:
+                self._eager = True
+        if isinstance(s, DeclScratch):
+            self.declare_scratch(s)
+            return []
         raise TypeError(f"unknown statement {type(s).__name__}")  # pragma: no cover
 
     def assign(self, s: N.Assign) -> N.Assign:
@@ -173,7 +195,52 @@ class TypeChecker:
                                   "a local has one type; cast one of the values explicitly")
         return j
 
+    def lazy(self, e: Expr) -> Expr:
+        """Type an operand that may not run: atomics inside it stay in place."""
+        saved, self._eager = self._eager, False
+        try:
+            return self.expr(e)
+        finally:
+            self._eager = saved
+
+    def scratch_array(self, name: str, e) -> N.Scratch:
+        sc = self.scratch.get(name)
+        if sc is None:
+            raise self.type_error(e, f"scratch array '{name}' is used before its declaration")
+        return sc
+
+    def scratch_index(self, name: str, idx, e) -> tuple:
+        if len(idx) != 1:
+            raise self.type_error(e, f"{len(idx)} indices for the one-dimensional scratch array "
+                                     f"'{name}'")
+        return (self.integer(self.expr(idx[0]), "index"),)
+
+    def scratch_load(self, e: Expr) -> Expr:
+        sc = self.scratch_array(e.arg, e)
+        return Expr(Op.LOAD, sc.dtype, self.scratch_index(e.arg, e.args, e), e.arg, e.loc)
+
+    def atomic(self, e: Expr) -> Expr:
+        spec = self._array(e.arg, e)
+        idx = self.indices(e.arg, spec, e.args[:-1], e)
+        value = self.coerce(self.numeric(self.expr(e.args[-1])), spec.dtype)
+        out = Expr(e.op, spec.dtype, idx + (value,), e.arg, e.loc)
+        if not self._eager:
+            return out
+        # Bound to a temporary before its statement, so that lowering may duplicate operands
+        # without running the update twice.
+        self._ntmp += 1
+        name = f"_old{self._ntmp}"
+        while name in self.pk.assigned:
+            name += "_"
+        self.types[name] = spec.dtype
+        self._pre.append(N.Assign(e.loc, name, out))
+        return Expr(Op.VAR, spec.dtype, (), name, e.loc)
+
     def store(self, s: N.Store) -> N.Store:
+        if s.array in self.scratch:
+            sc = self.scratch[s.array]
+            idx = self.scratch_index(s.array, s.indices, s)
+            return N.Store(s.loc, s.array, idx, self.coerce(self.expr(s.value), sc.dtype), s.text)
         spec = self._array(s.array, s)
         idx = self.indices(s.array, spec, s.indices, s)
         value = self.expr(s.value)
@@ -197,6 +264,28 @@ class TypeChecker:
         return N.For(s.loc, s.var, self.coerce(start, vt), self.coerce(stop, vt),
                      None if step is None else self.coerce(step, vt), body)
 
+    def declare_scratch(self, s: DeclScratch) -> None:
+        t = s.dtype if isinstance(s.dtype, DType) else self._array(s.dtype, s).dtype
+        size = self.expr(s.size)
+        if size.op is not Op.CONST:
+            from ..passes.simplify import simplify_expr
+
+            size = simplify_expr(size)
+        if size.op is not Op.CONST or not size.dtype.is_int:
+            raise self.type_error(s.size, f"{s.what}() size is not a compile-time constant",
+                                  "use a literal, a tack.constant, a class constant or an "
+                                  "expression of those and array dimensions (a.shape[k])")
+        if size.arg < 1:
+            raise self.type_error(s.size, f"{s.what}() size must be positive, got {size.arg}")
+        new = N.Scratch(s.name, t, int(size.arg), s.space)
+        old = self.scratch.get(s.name)
+        if old is not None and old != new:
+            raise self.type_error(s, f"'{s.name}' is declared twice with different types or "
+                                     "sizes")
+        if s.name in self.types:
+            raise self.type_error(s, f"'{s.name}' is both a scratch array and a local")
+        self.scratch[s.name] = new
+
     def cond(self, e) -> Expr:
         return self.to_bool(self.expr(e))
 
@@ -210,21 +299,27 @@ class TypeChecker:
         if op is Op.SHAPE:
             return self.shape(e)
         if op is Op.LOAD:
+            if e.arg in self.scratch:
+                return self.scratch_load(e)
             spec = self._array(e.arg, e)
             return Expr(Op.LOAD, spec.dtype, self.indices(e.arg, spec, e.args, e), e.arg, e.loc)
+        if op in ATOMIC:
+            return self.atomic(e)
+        if op is Op.THREAD_ID:
+            return e
         if op is Op.CAST:
             a = self.expr(e.args[0])
             return self.coerce(a, e.arg, explicit=True)
         if op in COMPARISON:
             return self.compare(e)
         if op in (Op.LAND, Op.LOR):
-            a, b = (self.to_bool(self.expr(x)) for x in e.args)
+            a, b = self.to_bool(self.expr(e.args[0])), self.to_bool(self.lazy(e.args[1]))
             return Expr(op, dt.bool_, (a, b), None, e.loc)
         if op is Op.NOT:
             return Expr(Op.NOT, dt.bool_, (self.to_bool(self.expr(e.args[0])),), None, e.loc)
         if op is Op.IFEXP:
             c = self.to_bool(self.expr(e.args[0]))
-            a, b = (self.bool_to_int(self.expr(x)) for x in e.args[1:])
+            a, b = (self.bool_to_int(self.lazy(x)) for x in e.args[1:])
             t = self._promote_e(a, b, e)
             return Expr(Op.IFEXP, t, (c, self.coerce(a, t), self.coerce(b, t)), None, e.loc)
         if op is Op.NEG:
@@ -277,6 +372,10 @@ class TypeChecker:
                 raise self.type_error(e, f"array '{name}' used as a value",
                                       f"index it, e.g. {name}[i]")
             return Expr(Op.PARAM, s.dtype, (), name, e.loc)
+        if name in self.scratch:
+            raise self.type_error(e, f"scratch array '{name}' used as a value",
+                                  "index it, or pass it to a @tack.func; it cannot be bound to "
+                                  "another name")
         t = self.types.get(name)
         if t is None or name in self.dead:
             if not self.final:

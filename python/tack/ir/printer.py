@@ -1,9 +1,9 @@
 """Readable text of the IR: what `tack.inspect(..., mode="ir")` shows."""
 from __future__ import annotations
 
-from .nodes import (Assign, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Stmt, Store,
-                    While)
-from .ops import Op
+from .nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Stmt,
+                    Store, While)
+from .ops import ATOMIC, Op
 
 _INFIX = {
     Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.FDIV: "/", Op.IDIV: "idiv", Op.IREM: "irem",
@@ -33,6 +33,11 @@ def expr_str(e: Expr) -> str:
         return f"({expr_str(e.args[0])} {_INFIX[op]} {expr_str(e.args[1])}){_t(e)}"
     if op is Op.CAST:
         return f"{e.dtype.name}({expr_str(e.args[0])})"
+    if op in ATOMIC:
+        idx = ", ".join(expr_str(a) for a in e.args[:-1])
+        return f"{op.name.lower()}({e.arg}[{idx}], {expr_str(e.args[-1])}){_t(e)}"
+    if op is Op.THREAD_ID:
+        return "thread_id:i32"
     name = op.name.lower().rstrip("_")
     return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
 
@@ -68,6 +73,8 @@ def stmts_str(body: list[Stmt], indent: int = 1) -> list[str]:
             out.append(f"{pad}break{_line(s)}")
         elif isinstance(s, Continue):
             out.append(f"{pad}continue{_line(s)}")
+        elif isinstance(s, Barrier):
+            out.append(f"{pad}barrier(){_line(s)}")
         elif isinstance(s, ExprStmt):
             out.append(f"{pad}{expr_str(s.value)}{_line(s)}")
         else:  # pragma: no cover - a new statement class must be added here
@@ -86,6 +93,8 @@ def kernel_str(k: KernelIR) -> str:
     lines = [f"kernel {k.name}({', '.join(params)}):  # {k.loc.file}:{k.loc.line}"]
     if k.locals:
         lines.append("    locals " + ", ".join(f"{n}: {t.name}" for n, t in k.locals.items()))
+    for sc in k.scratch.values():
+        lines.append(f"    {sc.space} {sc.name}: {sc.dtype.name}[{sc.size}]")
     lines.append("    for launch_index in range(n):  # parallel")
     lines += stmts_str(k.body, 2)
     return "\n".join(lines) + "\n"

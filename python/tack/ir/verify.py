@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import IRVerificationError
 from . import nodes as N
 from .nodes import Expr, KernelIR
-from .ops import COMPARISON, FRONTEND_ONLY, Op
+from .ops import ATOMIC, COMPARISON, FRONTEND_ONLY, Op
 from .walk import iter_exprs, iter_stmts
 
 
@@ -13,7 +13,8 @@ def _fail(e, msg: str):
 
 
 def verify(k: KernelIR, final: bool = True) -> None:
-    arrays = {p.name for p in k.params if p.kind == "array"}
+    globals_ = {p.name for p in k.params if p.kind == "array"}
+    arrays = globals_ | set(k.scratch)
     scalars = {p.name for p in k.params if p.kind == "scalar"}
 
     def check(e: Expr):
@@ -28,6 +29,9 @@ def verify(k: KernelIR, final: bool = True) -> None:
                 _fail(x, f"unknown scalar parameter {x.arg}")
             if x.op is Op.LOAD and (x.arg not in arrays or (final and len(x.args) != 1)):
                 _fail(x, f"bad load of {x.arg}")
+            if x.op in ATOMIC and (x.arg not in globals_ or (final and len(x.args) != 2)
+                                   or x.args[-1].dtype is not x.dtype):
+                _fail(x, f"bad atomic on {x.arg}")
             if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
                 _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.nodes import Expr
-from ..ir.ops import LAZY, Op
+from ..ir.ops import ATOMIC, LAZY, Op
+from ..ir.walk import iter_exprs
 
 _TRIVIAL = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH})
 
@@ -22,9 +23,13 @@ def _key(e: Expr, memo: dict) -> tuple:
     return k
 
 
+def _trivial(e: Expr) -> bool:
+    return e.op in _TRIVIAL or (e.op is Op.CAST and e.args[0].op in _TRIVIAL)
+
+
 def _count(e: Expr, memo, counts, first):
     """Count eager occurrences of each non-trivial subexpression."""
-    if e.op in _TRIVIAL:
+    if _trivial(e):
         return
     k = _key(e, memo)
     counts[k] = counts.get(k, 0) + 1
@@ -50,6 +55,8 @@ class CSE:
         return name
 
     def bind(self, exprs: list[Expr], loc) -> tuple[list[N.Stmt], list[Expr]]:
+        if any(x.op in ATOMIC for e in exprs for x in iter_exprs(e)):
+            return [], exprs  # an update's position in evaluation order must not move
         memo, counts, first = {}, {}, {}
         for e in exprs:
             _count(e, memo, counts, first)
@@ -60,7 +67,7 @@ class CSE:
         names: dict[tuple, Expr] = {}
 
         def sub(e: Expr) -> Expr:
-            if e.op in _TRIVIAL:
+            if _trivial(e):
                 return e
             k = _key(e, memo)
             if k in names:

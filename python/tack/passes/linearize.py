@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR
-from ..ir.ops import Op
+from ..ir.ops import ATOMIC, Op
 from ..ir.walk import map_body
 from .build import B
 
@@ -27,6 +27,8 @@ def linearize(k: KernelIR) -> list[N.Stmt]:
     def on_expr(e: Expr) -> Expr:
         if e.op is Op.LOAD:
             return e.replace(args=flat(e.args, e.arg, e.loc))
+        if e.op in ATOMIC:
+            return e.replace(args=flat(e.args[:-1], e.arg, e.loc) + (e.args[-1],))
         return e
 
     def on_stores(body):

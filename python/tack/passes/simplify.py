@@ -5,7 +5,7 @@ from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import Op
 from ..ir.semantics import evaluate
-from ..ir.walk import map_body
+from ..ir.walk import map_body, map_expr
 
 
 def _fold(e: Expr) -> Expr:
@@ -30,6 +30,10 @@ def _fold(e: Expr) -> Expr:
         if v is not None:
             return Expr(Op.CONST, e.dtype, (), v, e.loc)
     return e
+
+
+def simplify_expr(e: Expr) -> Expr:
+    return map_expr(e, _fold)
 
 
 def simplify(body: list[N.Stmt]) -> list[N.Stmt]:

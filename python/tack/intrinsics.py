@@ -1,0 +1,35 @@
+"""Device-only functions of the kernel language. Inside a kernel the parser recognises them by
+identity; called from Python they raise, naming themselves."""
+from __future__ import annotations
+
+from .errors import TackRuntimeError
+
+
+def _device_only(name: str, doc: str):
+    def fn(*args, **kwargs):
+        raise TackRuntimeError(f"{name}() can only be used inside a @tack.kernel")
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.__tack_intrinsic__ = name
+    return fn
+
+
+local_array = _device_only(
+    "local_array", "local_array(dtype, size): scratch private to one iteration; compile-time size.")
+local_array_like = _device_only(
+    "local_array_like", "local_array_like(array, size): local_array with the array's dtype.")
+shared = _device_only(
+    "shared", "shared(dtype, size): workgroup memory (GPU engines only); compile-time size.")
+shared_like = _device_only("shared_like", "shared_like(array, size): shared with the array's dtype.")
+barrier = _device_only("barrier", "barrier(): synchronize the lanes of a workgroup (GPU only).")
+thread_id = _device_only("thread_id", "thread_id(): lane index in [0, 256) (GPU only).")
+atomic_add = _device_only(
+    "atomic_add", "atomic_add(array, index, value): add atomically; returns the old value.")
+atomic_min = _device_only(
+    "atomic_min", "atomic_min(array, index, value): minimum atomically; returns the old value.")
+atomic_max = _device_only(
+    "atomic_max", "atomic_max(array, index, value): maximum atomically; returns the old value.")
+
+ALL = (local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
+       atomic_min, atomic_max)
