@@ -50,8 +50,13 @@ def arg_specs(kernel, args) -> dict[str, ArgSpec]:
     return specs
 
 
-def specialize(kernel, args) -> KernelIR:
-    """The final IR of `kernel` for these actual arguments (nothing is run)."""
+def specialize(kernel, args, device=None) -> KernelIR:
+    """The final IR of `kernel` for these actual arguments (nothing is run).
+
+    With a device, its capability checks run on the typed IR first."""
+    from . import capabilities
+
     kernel.check_arity(args)
     typed = TypeChecker(kernel.parsed, arg_specs(kernel, args)).run()
+    capabilities.check(typed, device)
     return lower(typed)

@@ -9,6 +9,10 @@ class UnsupportedSyntaxError(TackError, NotImplementedError):
     """A Python construct that Tack's kernel language does not support."""
 
 
+class CapabilityError(UnsupportedSyntaxError):
+    """The kernel needs something the selected device does not offer (workgroups, f64, ...)."""
+
+
 class TackTypeError(TackError, TypeError):
     pass
 

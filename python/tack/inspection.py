@@ -17,10 +17,10 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
     from .compiler import specialize
     from .ir.printer import kernel_str
 
-    kir = specialize(kernel, args)
+    dev = default_device()
+    kir = specialize(kernel, args, dev)
     if mode == "ir":
         return kernel_str(kir)
-    dev = default_device()
     engine = engine or dev.engine_name
     if engine == "julia":
         if mode == "optimized":

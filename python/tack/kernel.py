@@ -7,7 +7,8 @@ import threading
 from . import dtypes as dt
 from .arrays import Array
 from .devices import _global, default_device
-from .errors import TackError, TackRuntimeError, TackTypeError, TackValueError
+from .errors import (CapabilityError, TackError, TackRuntimeError, TackTypeError,
+                     TackValueError)
 from .frontend.parser import Parser
 from .frontend.source import capture
 
@@ -112,7 +113,10 @@ class Kernel:
     def _compile(self, dev, spec: _Spec, args):
         from .compiler import specialize
 
-        kir = specialize(self, args)
+        try:
+            kir = specialize(self, args, dev)
+        except CapabilityError as exc:
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
         try:
             variant = dev.engine.compile(kir)
         except TackError:
