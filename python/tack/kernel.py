@@ -83,7 +83,8 @@ class Kernel:
         else:  # the Julia engine takes the arrays themselves (it wraps their NumPy buffers)
             values = list(args)
         for a in args:
-            if a.__class__ is Array and a._device is not dev:
+            if a.__class__ is Array and a._device is not dev and not (
+                    a._device.is_host and dev.is_host):
                 raise TackRuntimeError(
                     f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but the "
                     f"default device is {dev!r}; re-create the array after set_default_device")
