@@ -11,6 +11,7 @@ from tack import dtypes as D
 from tack.errors import RenderError
 from tack.ir.nodes import (
     Assign,
+    Barrier,
     Break,
     Expr,
     ExprStmt,
@@ -19,6 +20,7 @@ from tack.ir.nodes import (
     KernelIR,
     Loc,
     Param,
+    Scratch,
     Stmt,
     Store,
     While,
@@ -268,6 +270,51 @@ def test_structural_errors():
 
     with pytest.raises(RenderError, match="cannot render a Odd statement"):
         render(kernel([Odd(L)], []))
+
+
+# ---- atomics, scratch, workgroups ---------------------------------------------------------------
+@pytest.mark.parametrize("op, dt, inst", [
+    (Op.ATOMIC_ADD, D.i8, "add i8"), (Op.ATOMIC_ADD, D.u64, "add i64"),
+    (Op.ATOMIC_ADD, D.f32, "fadd float"), (Op.ATOMIC_MIN, D.i32, "min i32"),
+    (Op.ATOMIC_MIN, D.u32, "umin i32"), (Op.ATOMIC_MAX, D.i16, "max i16"),
+    (Op.ATOMIC_MAX, D.u8, "umax i8"), (Op.ATOMIC_MAX, D.f64, "fmax double"),
+    (Op.ATOMIC_MIN, D.f64, "fmin double"),
+])
+def test_atomics_are_relaxed_read_modify_writes(op, dt, inst):
+    k = kernel([Store(L, "o", (T,), E(op, dt, C(0), ld("o", dt), arg="c"))],
+               [arr("c", dt, True), arr("o", dt, True)])
+    text = body_of(verified(render(k)))
+    rmw, ty = inst.split()
+    assert re.search(rf"atomicrmw {rmw} {ty}\* %[^,]+, {ty} %[^ ]+ monotonic", text), text
+
+
+def test_local_scratch_is_an_entry_block_alloca():
+    k = KernelIR("k", [arr("o", D.f32, True)],
+                 [Store(L, "buf", (C(3),), C(1.0, D.f32)),
+                  Store(L, "o", (T,), ld("buf", D.f32, C(3)))], {}, L,
+                 scratch={"buf": Scratch("buf", D.f32, 16, "local")})
+    text = body_of(verified(render(k)))
+    entry = text[text.index("entry:"):text.index("body:")]
+    assert '%"buf" = alloca [16 x float]' in entry
+    assert "store float 0x3ff0000000000000" in text
+
+
+@pytest.mark.parametrize("what", ["shared", "barrier", "thread_id", "atomic-on-scratch"])
+def test_cpu_renderer_refuses_workgroup_features(what):
+    scratch, body = {}, [Store(L, "o", (T,), C(1, D.i32))]
+    if what == "shared":
+        scratch = {"sh": Scratch("sh", D.i32, 256, "shared")}
+    elif what == "barrier":
+        body.append(Barrier(L))
+    elif what == "thread_id":
+        body = [Store(L, "o", (T,), E(Op.THREAD_ID, D.i32))]
+    else:
+        scratch = {"loc": Scratch("loc", D.i32, 4, "local")}
+        body = [ExprStmt(L, E(Op.ATOMIC_ADD, D.i32, C(0), C(1, D.i32), arg="loc"))]
+    k = KernelIR("k", [arr("o", D.i32, True)], body, {}, L, scratch=scratch)
+    with pytest.raises(RenderError, match=r"^t\.py:3:5: ") as err:
+        render(k)
+    assert isinstance(err.value, NotImplementedError)  # what tack.inspect lets through
 
 
 # ---- vectorization evidence ---------------------------------------------------------------------

@@ -11,9 +11,9 @@ import textwrap
 import numpy as np
 import pytest
 from tack import dtypes as D
-from tack.errors import RenderError
-from tack.ir.nodes import Assign, Expr, KernelIR, Loc, Param, Store
-from tack.ir.ops import FRONTEND_ONLY, Op
+from tack.errors import RenderError, TackRuntimeError
+from tack.ir.nodes import Assign, Barrier, Expr, For, If, KernelIR, Loc, Param, Scratch, Store
+from tack.ir.ops import FRONTEND_ONLY, WORKGROUP, Op
 from tack.runtime.cpu import CPUEngine
 
 L = Loc("t.py", 1, 1, 1, 2)
@@ -43,9 +43,10 @@ def arr(name, dt, written=False):
     return Param(name, "array", dt, 1, (None,), written)
 
 
-def kir(name, params, body, locals_=None):
+def kir(name, params, body, locals_=None, scratch=()):
     TESTED.add(Op.LAUNCH)
-    return KernelIR(name, params, body, dict(locals_ or {}), L)
+    return KernelIR(name, params, body, dict(locals_ or {}), L,
+                    scratch={sc.name: sc for sc in scratch})
 
 
 def st(name, value, idx=T):
@@ -388,10 +389,82 @@ def test_missing_op_raises_render_error(engine):
         engine.compile(bad)
 
 
+# ---- atomics, scratch arrays, workgroups --------------------------------------------------------
+@pytest.mark.parametrize("dt", INTS + FLOATS, ids=lambda d: d.name)
+def test_atomic_add_claims_distinct_slots(engine, dt):
+    """slot = atomic_add(count, 0, 1); seen[slot] = t + 1: every launch index gets its own slot."""
+    n = 120 if dt.bits == 8 else 3000
+    old = E(Op.ATOMIC_ADD, dt, C(0), C(1, dt), arg="count")
+    body = [Assign(L, "slot", E(Op.CAST, D.i64, old)),
+            st("seen", E(Op.ADD, D.i64, T, C(1)), E(Op.VAR, D.i64, arg="slot"))]
+    count, seen = np.zeros(1, dt.np), np.zeros(n, np.int64)
+    run(engine, kir(f"atomic_add_{dt.name}", [arr("count", dt, True), arr("seen", D.i64, True)],
+                    body, {"slot": D.i64}), [count, seen], n=n)
+    assert count[0] == n and sorted(seen.tolist()) == list(range(1, n + 1))
+
+
+@pytest.mark.parametrize("dt", INTS + FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("op", [Op.ATOMIC_MIN, Op.ATOMIC_MAX], ids=lambda o: o.name)
+def test_atomic_min_max(engine, op, dt):
+    if dt.is_float:  # portable for finite non-zero values only
+        vals = np.random.default_rng(5).uniform(-1e3, 1e3, 2000).astype(dt.np)
+        start = 7.5
+    else:
+        vals = ints_array(edge_ints(dt, 2000), dt)
+        start = dt.min() // 2 + dt.max() // 2
+    cell, olds = np.array([start], dt.np), np.zeros(len(vals), dt.np)
+    body = [st("olds", E(op, dt, C(0), ld("v", dt), arg="cell"))]
+    run(engine, kir(f"{op.name}_{dt.name}", [arr("cell", dt, True), arr("v", dt),
+                                               arr("olds", dt, True)], body), [cell, vals, olds],
+        n=len(vals))
+    pick = min if op is Op.ATOMIC_MIN else max
+    final = pick(pick(vals.tolist()), start)
+    assert cell[0] == final
+    assert all(pick(o, final) == final for o in olds.tolist())  # old values only move one way
+    assert start in olds.tolist()  # exactly one launch index saw the initial value first
+
+
+def test_local_scratch_array(engine):
+    """A per-iteration f64[8]: filled with t*k, read back in reverse."""
+    f64, i64 = D.f64, D.i64
+    k = E(Op.VAR, i64, arg="k")
+    body = [For(L, "k", C(0), C(8), None,
+                [st("buf", E(Op.MUL, f64, E(Op.CAST, f64, T), E(Op.CAST, f64, k)), k)]),
+            Assign(L, "s", C(0.0, f64)),
+            For(L, "k", C(0), C(8), None,
+                [Assign(L, "s", E(Op.ADD, f64, E(Op.VAR, f64, arg="s"),
+                                  E(Op.MUL, f64, ld("buf", f64, E(Op.SUB, i64, C(7), k)),
+                                    E(Op.CAST, f64, k))))]),
+            st("o", E(Op.VAR, f64, arg="s"))]
+    out = np.zeros(1000)
+    run(engine, kir("scratch", [arr("o", f64, True)], body, {"k": i64, "s": f64},
+                    [Scratch("buf", f64, 8, "local")]), [out])
+    want = [sum(t * (7 - j) * j for j in range(8)) for t in range(1000)]
+    assert out.tolist() == want
+
+
+@pytest.mark.parametrize("what", ["shared", "barrier", "thread_id"])
+def test_workgroup_kernels_are_rejected_before_rendering(engine, what):
+    scratch, body = [], [st("o", C(1, D.i32))]
+    if what == "shared":
+        scratch = [Scratch("sh", D.i32, 256, "shared")]
+    elif what == "barrier":
+        body.append(Barrier(L))
+    else:  # even in an index, and unreachable
+        body = [If(L, C(False, D.bool_), [st("o", C(1, D.i32), E(Op.CAST, D.i64,
+                                                                 E(Op.THREAD_ID, D.i32)))], [])]
+    k = kir("wg", [arr("o", D.i32, True)], body, scratch=scratch)
+    with pytest.raises(TackRuntimeError, match=rf"Kernel 'wg' failed on CPUBackend: CPU backend "
+                                               rf"does not support workgroup execution required "
+                                               rf"by {what}; use tack.local_array"):
+        engine.compile(k)
+
+
 def test_every_final_op_is_tested():
-    """Runs last in this file: every op of the final IR was executed above."""
+    """Runs last in this file: every op of the final IR was executed above (the workgroup ops
+    are GPU-only: the CPU engine rejects them, tested above)."""
     if len(TESTED) < 20:
         pytest.skip("only meaningful when the whole file runs")
-    want = set(Op) - FRONTEND_ONLY
+    want = set(Op) - FRONTEND_ONLY - WORKGROUP
     assert want - TESTED == set()
 

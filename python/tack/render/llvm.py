@@ -1,4 +1,4 @@
-"""Final `KernelIR` → LLVM IR text (llvmlite.ir), and the host O3 pipeline.
+"""Final `KernelIR` → LLVM IR text (llvmlite.ir); `optimize` (llvm_host.py) runs O3 on it.
 
 CPU entry ABI (what `runtime.cpu` calls; see docs/design/002-cpu-engine.md):
 
@@ -8,18 +8,17 @@ runs the kernel body once for each launch index t in [t_begin, t_end) (`Op.LAUNC
 points at one 8-byte slot per `KernelIR.params` entry, in order: an array's slot holds its data
 pointer; a scalar's slot holds its value as the dtype's C type, stored at the slot's first byte.
 
-The body is its own internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`, so a
-subclass (NVPTX) keeps it and replaces only the entry. Overridable pieces: `triple`,
-`array_addrspace`, `emit_entry` (calling convention and where t comes from), `math_function` (math
-library), `ll_type` (type map) and the `EMIT` / `STMT` tables of method names.
+The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
+(NVPTX) keeps it and overrides `emit_entry` (calling convention, where t comes from), `triple`,
+`array_addrspace`, `scratch_array` (shared memory), `thread_id`, `barrier`, `math_function` (math
+library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names.
 
-Semantics follow the ops.py contract: integers wrap (no nsw/nuw), signedness picks
-sdiv/udiv, ashr/lshr, icmp s/u and the extension of CAST; floats carry only `contract` (FMA
-contraction allowed, no reassociation); arrays may alias (no `noalias`).
+Semantics follow the ops.py contract: integers wrap (no nsw/nuw), signedness picks sdiv/udiv,
+ashr/lshr, icmp s/u and the extension of CAST; floats carry only `contract` (FMA contraction,
+no reassociation); arrays may alias (no `noalias`).
 """
 from __future__ import annotations
 
-import functools
 import struct
 from typing import ClassVar
 
@@ -28,10 +27,23 @@ from llvmlite import ir
 
 from ..dtypes import DType, i64
 from ..errors import RenderError, format_at
-from ..ir.nodes import Assign, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Store, While
+from ..ir.nodes import (
+    Assign,
+    Barrier,
+    Break,
+    Continue,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    KernelIR,
+    Store,
+    While,
+)
 from ..ir.ops import Op
+from .llvm_host import host_target_machine, optimize, optimize_module  # noqa: F401 (re-exported)
 
-I1, I64 = ir.IntType(1), ir.IntType(64)
+I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
 FFLAGS = ("contract",)
 
 _INT_BIN = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.AND_: "and_", Op.OR_: "or_",
@@ -41,6 +53,10 @@ _FLOAT_BIN = {Op.ADD: "fadd", Op.SUB: "fsub", Op.MUL: "fmul", Op.FDIV: "fdiv", O
 _CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
 _MINMAX = {(Op.MIN, True): "llvm.smin", (Op.MIN, False): "llvm.umin",
            (Op.MAX, True): "llvm.smax", (Op.MAX, False): "llvm.umax"}
+# atomicrmw by (op, dtype kind); float min/max are minnum/maxnum, as the IR's float MIN/MAX
+_ATOMIC = {(Op.ATOMIC_ADD, "i"): "add", (Op.ATOMIC_ADD, "u"): "add", (Op.ATOMIC_ADD, "f"): "fadd",
+           (Op.ATOMIC_MIN, "i"): "min", (Op.ATOMIC_MIN, "u"): "umin", (Op.ATOMIC_MIN, "f"): "fmin",
+           (Op.ATOMIC_MAX, "i"): "max", (Op.ATOMIC_MAX, "u"): "umax", (Op.ATOMIC_MAX, "f"): "fmax"}
 
 _INTRINSICS = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
                Op.TRUNC: "llvm.trunc", Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log",
@@ -66,11 +82,13 @@ class LLVMRenderer:
         Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
         Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow", Op.MIN: "minmax", Op.MAX: "minmax",
         Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
+        Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
+        Op.THREAD_ID: "thread_id",
         **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
         **{op: "compare" for op in _CMP}, **{op: "math" for op in (*_INTRINSICS, *_LIBM)}}
     STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
                             For: "for_", Break: "break_", Continue: "continue_",
-                            ExprStmt: "expr_stmt"}
+                            ExprStmt: "expr_stmt", Barrier: "barrier"}
 
     # ---- types -------------------------------------------------------------------------------
     def ll_type(self, dt: DType) -> ir.Type:
@@ -102,13 +120,17 @@ class LLVMRenderer:
         fn.attributes.add("nounwind")
         self.t, *values = fn.args
         self.t.name = "t"
-        self.params = {}
+        self.params, self.arrays = {}, {}  # name → (Param, value); name → (dtype, element ptr)
         for p, v in zip(kir.params, values):
             v.name = p.name
             self.params[p.name] = (p, v)
+            if p.kind == "array":
+                self.arrays[p.name] = (p.dtype, v)
         self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
         self.b = ir.IRBuilder(fn.append_basic_block("body"))
         self.slots = {n: self.alloca(self.ll_type(dt), n) for n, dt in kir.locals.items()}
+        for sc in kir.scratch.values():
+            self.arrays[sc.name] = (sc.dtype, self.scratch_array(sc))
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue target, break target)
         self.stmts(kir.body)
         if not self.b.block.is_terminated:
@@ -142,6 +164,16 @@ class LLVMRenderer:
         b.position_at_end(done)
         b.ret_void()
         return fn
+
+    def scratch_array(self, sc) -> ir.Value:
+        """A pointer to element 0 of a scratch array: `local` ones live on the stack (one per
+        launch index); `shared` ones need workgroups, which the CPU does not have."""
+        if sc.space != "local":
+            raise RenderError(format_at(self.kir.loc, f"the LLVM CPU renderer has no workgroups "
+                                                      f"for {sc.space} array {sc.name!r}"))
+        arr = self.alloca(ir.ArrayType(self.ll_type(sc.dtype), sc.size), sc.name)
+        zero = ir.Constant(ir.IntType(32), 0)
+        return self.allocas.gep(arr, [zero, zero], inbounds=True, name=f"{sc.name}.0")
 
     # ---- helpers -------------------------------------------------------------------------------
     def alloca(self, ty: ir.Type, name: str) -> ir.Value:
@@ -183,8 +215,9 @@ class LLVMRenderer:
 
     def const(self, e: Expr) -> ir.Value:
         ty = self.ll_type(e.dtype)
-        if e.dtype.is_float:
-            return ir.Constant(ty, _round_float(e.arg, e.dtype.bits))
+        if e.dtype.is_float:  # LLVM wants a value exactly representable in the width
+            v = float(e.arg)
+            return ir.Constant(ty, struct.unpack("f", struct.pack("f", v))[0] if ty == F32 else v)
         v = int(e.arg) & ((1 << e.dtype.bits) - 1)  # wrap to the two's complement pattern
         return ir.Constant(ty, v - (1 << e.dtype.bits) if v >> (e.dtype.bits - 1) else v)
 
@@ -201,18 +234,28 @@ class LLVMRenderer:
         return self.t
 
     def element_ptr(self, loc, array: str, indices) -> tuple[ir.Value, int]:
-        """GEP to one element, and the element's alignment in bytes."""
-        p, ptr = self.params.get(array, (None, None))
-        if p is None or p.kind != "array" or len(indices) != 1:
-            raise RenderError(format_at(loc, f"the LLVM renderer needs an array parameter and one "
-                                             f"flat i64 index, got {array!r}[{len(indices)} "
-                                             f"indices]"))
+        """GEP to one element of an array parameter or scratch array, and its alignment."""
+        dt, ptr = self.arrays.get(array, (None, None))
+        if dt is None or len(indices) != 1:
+            raise RenderError(format_at(loc, f"the LLVM renderer needs an array and one flat i64 "
+                                             f"index, got {array!r}[{len(indices)} indices]"))
         idx = self.cast(self.expr(indices[0]), indices[0].dtype, i64)
-        return self.b.gep(ptr, [idx], inbounds=True), p.dtype.itemsize
+        return self.b.gep(ptr, [idx], inbounds=True), dt.itemsize
 
     def load(self, e: Expr) -> ir.Value:
         ptr, align = self.element_ptr(e.loc, e.arg, e.args)
         return self.b.load(ptr, align=align)
+
+    def atomic(self, e: Expr) -> ir.Value:
+        """Relaxed read-modify-write of a global array element; the result is the old value."""
+        p = self.params.get(e.arg, (None,))[0]
+        op = _ATOMIC.get((e.op, e.dtype.kind))
+        self.need(e, p is not None and p.kind == "array" and p.dtype is e.dtype and op is not None)
+        ptr, _ = self.element_ptr(e.loc, e.arg, e.args[:1])  # Python order: index, then value
+        return self.b.atomic_rmw(op, ptr, self.expr(e.args[1]), "monotonic")
+
+    def thread_id(self, e: Expr) -> ir.Value:
+        raise self.missing(e, " (workgroup lane ids need a GPU engine)")
 
     def binary(self, e: Expr) -> ir.Value:
         a, b = self.operands(e)
@@ -441,6 +484,9 @@ class LLVMRenderer:
         self.b.branch(head)
         self.b.position_at_end(end)
 
+    def barrier(self, s: Barrier) -> None:
+        raise RenderError(format_at(s.loc, "the LLVM CPU renderer has no workgroup barrier"))
+
     def break_(self, s: Break) -> None:
         self.b.branch(self._loop(s)[1])
 
@@ -453,51 +499,9 @@ class LLVMRenderer:
         return self.loops[-1]
 
 
-def _round_float(value, bits: int) -> float:
-    """A float constant as LLVM wants it: exactly representable in the target width."""
-    return struct.unpack("f", struct.pack("f", value))[0] if bits == 32 else float(value)
-
-
 def render(kir: KernelIR) -> str:
     """The CPU engine's LLVM IR text for one final KernelIR."""
     return LLVMRenderer().render(kir)
 
 
 render_llvm = render  # the name `tack.inspect` imports
-
-
-# ---- host target and the O3 pipeline ----------------------------------------------------------
-@functools.cache
-def _init_native() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    llvm.initialize_native_asmparser()
-
-
-def host_target_machine(opt: int = 3, jit: bool = False) -> llvm.TargetMachine:
-    """A target machine for this CPU with all its features (AVX2/AVX-512 where present)."""
-    _init_native()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
-                                        opt=opt, jit=jit, codemodel="jitdefault" if jit else
-                                        "default")
-
-
-def optimize_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
-    tm = tm or host_target_machine()
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    for knob in ("loop_vectorization", "slp_vectorization", "loop_unrolling", "loop_interleaving"):
-        setattr(pto, knob, True)
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
-    return mod
-
-
-def optimize(llvm_ir: str) -> str:
-    """LLVM IR text → O3-optimized text for the host CPU (loop and SLP vectorization on)."""
-    _init_native()
-    return str(optimize_module(llvm.parse_assembly(llvm_ir)))
