@@ -50,13 +50,14 @@ def arg_specs(kernel, args) -> dict[str, ArgSpec]:
     return specs
 
 
-def specialize(kernel, args, device=None) -> KernelIR:
+def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
     """The final IR of `kernel` for these actual arguments (nothing is run).
 
-    With a device, its capability checks run on the typed IR first."""
+    With a device, its capability checks run on the typed IR first. A debug specialization checks
+    every array index (`passes.bounds`)."""
     from . import capabilities
 
     kernel.check_arity(args)
-    typed = TypeChecker(kernel.parsed, arg_specs(kernel, args)).run()
+    typed = TypeChecker(kernel.parsed, arg_specs(kernel, args), debug=debug).run()
     capabilities.check(typed, device)
-    return lower(typed)
+    return lower(typed, debug)

@@ -16,17 +16,6 @@ ENGINES = ("native", "julia")
 _OPTIONS = {"cpu": {"num_threads"}}
 
 
-def _threads_from_env():
-    raw = os.environ.get("TACK_CPU_THREADS")
-    if raw is None or raw.strip() == "":
-        return None
-    try:
-        n = int(raw)
-    except ValueError:
-        raise TackValueError(f"TACK_CPU_THREADS must be an integer, got {raw!r}") from None
-    return max(1, n)
-
-
 class Device:
     """One backend instance. Arrays remember the device that allocated them."""
 
@@ -67,7 +56,7 @@ class Device:
             from .runtime.cpu import CPUEngine
 
             n = self.options.get("num_threads")
-            return CPUEngine(num_threads=n if n is not None else _threads_from_env())
+            return CPUEngine(num_threads=n)  # None: TACK_CPU_THREADS, else every core
         if self.arch == "cuda":
             try:
                 from .runtime.cuda import CUDAEngine
@@ -83,7 +72,14 @@ class Device:
 
 
 _state = threading.local()
-_global = {"device": None}
+_global = {"device": None, "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
+           in ("1", "true", "yes", "on")}  # TACK_DEBUG is read once, at import
+
+
+def set_debug(flag: bool = True) -> None:
+    """Debug mode: every array index is checked; an out-of-bounds access is skipped and the call
+    raises IndexError naming it. Debug kernels are separate specializations."""
+    _global["debug"] = bool(flag)
 
 
 def _parse_name(name: str) -> tuple[str, int]:

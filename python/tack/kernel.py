@@ -7,8 +7,8 @@ import threading
 from . import dtypes as dt
 from .arrays import Array
 from .devices import _global, default_device
-from .errors import (CapabilityError, TackError, TackRuntimeError, TackTypeError,
-                     TackValueError)
+from .errors import (CapabilityError, TackError, TackIndexError, TackRuntimeError,
+                     TackTypeError, TackValueError)
 from .frontend.parser import Parser
 from .frontend.source import capture
 
@@ -16,12 +16,14 @@ from .frontend.source import capture
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
-    __slots__ = ("baked", "variants", "hidden")
+    __slots__ = ("baked", "variants", "hidden", "debug", "sites")
 
-    def __init__(self, baked, hidden):
+    def __init__(self, baked, hidden, debug=False):
         self.baked = baked  # [(arg position, axis)] extents baked into the code
         self.variants = {}
         self.hidden = hidden
+        self.debug = debug  # debug variants check every index and report after each launch
+        self.sites = {}  # debug: shape key -> check sites of that variant
 
 
 class Kernel:
@@ -70,10 +72,13 @@ class Kernel:
             sig = tuple([a._sig if a.__class__ is Array else _scalar_key(a) for a in args])
         except TypeError:
             sig = None
-        spec = self._specs.get((dev, sig)) if sig is not None else None
+        debug = _global["debug"]
+        key = (dev, sig, True) if debug else (dev, sig)
+        spec = self._specs.get(key) if sig is not None else None
         if spec is None:
-            spec = self._new_spec(dev, sig, args)
-        variant = spec.variants.get(tuple([args[i].shape[ax] for i, ax in spec.baked]))
+            spec = self._new_spec(key, args, debug)
+        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
+        variant = spec.variants.get(shape_key)
         if variant is None:
             variant = self._compile(dev, spec, args)
         start, stop, step = self.parsed.host_range.evaluate(*args)
@@ -91,7 +96,21 @@ class Kernel:
         if spec.hidden:
             values += [start, step][:len(spec.hidden)]
         if n:
-            variant.launch(values, n)
+            if spec.debug:
+                self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
+            else:
+                variant.launch(values, n)
+
+    def _launch_debug(self, dev, variant, values, n, sites) -> None:
+        """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""
+        from .arrays import array
+        from .passes.bounds import initial_buffer, report
+
+        buf = array(initial_buffer(len(sites)), device=dev)
+        variant.launch(values + [buf._ptr if dev.engine_name == "native" else buf], n)
+        msg = report(self.name, sites, buf.numpy())
+        if msg is not None:
+            raise TackIndexError(msg)
 
     def _trips(self, start, stop, step) -> int:
         if step <= 0:
@@ -99,23 +118,23 @@ class Kernel:
                                  f"positive, got {step}")
         return len(range(start, stop, step))
 
-    def _new_spec(self, dev, sig, args) -> _Spec:
+    def _new_spec(self, key, args, debug: bool) -> _Spec:
         from .compiler import specialize
 
-        kir = specialize(self, args)  # raises the typed errors for bad arguments
+        kir = specialize(self, args, debug=debug)  # raises the typed errors for bad arguments
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(args)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None]
-        spec = _Spec(baked, kir.hidden)
-        if sig is not None:
+        spec = _Spec(baked, kir.hidden, debug)
+        if key[1] is not None:
             with self._lock:
-                self._specs[(dev, sig)] = spec
+                self._specs[key] = spec
         return spec
 
     def _compile(self, dev, spec: _Spec, args):
         from .compiler import specialize
 
         try:
-            kir = specialize(self, args, dev)
+            kir = specialize(self, args, dev, spec.debug)
         except CapabilityError as exc:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
         try:
@@ -125,8 +144,10 @@ class Kernel:
         except Exception as exc:  # a backend failure names the kernel once
             raise TackRuntimeError(f"Kernel '{self.name}' failed to compile on {dev.label}: "
                                    f"{exc}") from exc
+        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         with self._lock:
-            spec.variants[tuple([args[i].shape[ax] for i, ax in spec.baked])] = variant
+            spec.sites[shape_key] = kir.notes.get("debug_sites", [])
+            spec.variants[shape_key] = variant
         return variant
 
 

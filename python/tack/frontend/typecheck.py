@@ -36,8 +36,9 @@ class _Pending(Exception):
 
 
 class TypeChecker:
-    def __init__(self, pk, specs: dict[str, ArgSpec], kind: str = "Kernel"):
+    def __init__(self, pk, specs: dict[str, ArgSpec], kind: str = "Kernel", debug: bool = False):
         self.pk = pk
+        self.debug = debug  # debug variants bake every extent, for the bounds checks
         self.specs = specs
         self.kind = kind
         self.types: dict[str, DType] = {}
@@ -91,7 +92,7 @@ class TypeChecker:
         for p in self.pk.params:
             s = self.specs[p]
             if s.kind == "array":
-                baked = self.baked.get(p, set())
+                baked = set(range(s.ndim)) if self.debug else self.baked.get(p, set())
                 shape = tuple(s.shape[k] if k in baked else None for k in range(s.ndim))
                 params.append(Param(p, "array", s.dtype, s.ndim, shape, _writes(body, p)))
             else:

@@ -185,23 +185,6 @@ class KernelIR:
     notes: dict = field(default_factory=dict)
     scratch: dict[str, Scratch] = field(default_factory=dict)
 
-    @property
-    def uses_workgroups(self) -> bool:
-        """Shared arrays, barriers or lane ids: needs an engine with workgroups."""
-        from .ops import WORKGROUP
-        from .walk import iter_exprs, iter_stmts
-
-        if any(s.space == "shared" for s in self.scratch.values()):
-            return True
-        for st in iter_stmts(self.body):
-            if isinstance(st, Barrier):
-                return True
-            for name in ("value", "cond", "start", "stop"):
-                e = getattr(st, name, None)
-                if isinstance(e, Expr) and any(x.op in WORKGROUP for x in iter_exprs(e)):
-                    return True
-        return False
-
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

@@ -10,8 +10,12 @@ from .cse import cse
 from .simplify import simplify
 
 
-def lower(k: KernelIR) -> KernelIR:
+def lower(k: KernelIR, debug: bool = False) -> KernelIR:
     verify(k, final=False)
+    if debug:
+        from .bounds import add_bounds_checks
+
+        add_bounds_checks(k)
     k.body = simplify(lower_ops(k.body))
     k.body = linearize(k)
     k.body = simplify(normalize_loops(k.body, k.locals))

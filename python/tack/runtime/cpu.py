@@ -27,9 +27,7 @@ import time
 import llvmlite.binding as llvm
 
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
-from ..ir.nodes import Barrier, Expr, KernelIR
-from ..ir.ops import WORKGROUP
-from ..ir.walk import iter_exprs, iter_stmts
+from ..ir.nodes import KernelIR
 from ..render.llvm import entry_name, host_target_machine, optimize_module, render
 from . import cpu_pool
 
@@ -102,6 +100,8 @@ class CPUEngine:
         self.pool = cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
 
     def compile(self, kir: KernelIR) -> CPUKernel:
+        from ..capabilities import workgroup_features
+
         needs = workgroup_features(kir)
         if needs:  # checked on the structure, before rendering (TACK_API §1.13)
             raise TackRuntimeError(
@@ -109,19 +109,6 @@ class CPUEngine:
                 f"workgroup execution required by {', '.join(needs)}; use tack.local_array / "
                 f"tack.local_array_like for per-iteration scratch")
         return CPUKernel(self, kir)
-
-
-def workgroup_features(kir: KernelIR) -> list[str]:
-    """What in `kir` needs workgroups (shared arrays, barriers, lane ids), reachable or not."""
-    found = {"shared"} if any(s.space == "shared" for s in kir.scratch.values()) else set()
-    for st in iter_stmts(kir.body):
-        if isinstance(st, Barrier):
-            found.add("barrier")
-        exprs = [getattr(st, f, None) for f in ("value", "cond", "start", "stop", "step")]
-        for e in [*exprs, *getattr(st, "indices", ())]:
-            if isinstance(e, Expr) and any(x.op in WORKGROUP for x in iter_exprs(e)):
-                found.add("thread_id")
-    return sorted(found)
 
 
 class CPUKernel:

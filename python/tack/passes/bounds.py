@@ -1,0 +1,152 @@
+"""Debug mode: every array index checked, one dimension at a time, before the access.
+
+An out-of-bounds access is skipped (a load gives 0, a store or atomic does nothing) and recorded in
+a hidden i64 array `__dbg`: slot 0 counts skipped accesses; for each check site s (one access, one
+dimension, in source order) slot 1+2s keeps the smallest index past the end and slot 2+2s the
+negative index closest to zero (atomic min/max, so the report does not depend on thread order).
+Runs after `flatten`, so every expression is evaluated eagerly where it stands.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import dtypes as dt
+from ..ir import nodes as N
+from ..ir.nodes import Expr, KernelIR, Param
+from ..ir.ops import ATOMIC, Op
+from .build import B
+
+DBG = "__dbg"
+I64_MAX = (1 << 63) - 1
+I64_MIN = -(1 << 63)
+
+
+@dataclass(frozen=True)
+class Site:
+    text: str  # source text of the access
+    loc: N.Loc
+    dim: int
+    extent: int
+    kind: str  # 'load' | 'store' | 'atomic'
+
+
+class Bounds:
+    def __init__(self, k: KernelIR):
+        self.k = k
+        self.sites: list[Site] = []
+        self.params = {p.name: p for p in k.params}
+
+    def extents(self, array: str, nidx: int) -> list[int]:
+        sc = self.k.scratch.get(array)
+        if sc is not None:
+            return [sc.size]
+        shape = self.params[array].shape
+        if nidx == 1 and len(shape) != 1:
+            total = 1
+            for d in shape:
+                total *= d
+            return [total]
+        return list(shape)
+
+    def checks(self, array, indices, text, loc, kind, pre) -> Expr | None:
+        """Append the recording `If`s for one access to `pre`; return its in-bounds condition."""
+        k = B(loc)
+        inb = None
+        for d, (idx, ext) in enumerate(zip(indices, self.extents(array, len(indices)))):
+            i = k.cast(idx, dt.i64)
+            ok = k.both(k.cmp(Op.GE, i, k.const(0, dt.i64)), k.cmp(Op.LT, i, k.const(ext, dt.i64)))
+            s = len(self.sites)
+            self.sites.append(Site(text, loc, d, ext, kind))
+            record = [N.ExprStmt(loc, self.atomic(Op.ATOMIC_ADD, 0, k.const(1, dt.i64), loc)),
+                      N.If(loc, k.cmp(Op.LT, i, k.const(0, dt.i64)),
+                           [N.ExprStmt(loc, self.atomic(Op.ATOMIC_MAX, 2 + 2 * s, i, loc))],
+                           [N.ExprStmt(loc, self.atomic(Op.ATOMIC_MIN, 1 + 2 * s, i, loc))])]
+            pre.append(N.If(loc, k.op(Op.NOT, dt.bool_, ok), record, []))
+            inb = ok if inb is None else k.both(inb, ok)
+        return inb
+
+    def atomic(self, op, slot: int, value: Expr, loc) -> Expr:
+        return Expr(op, dt.i64, (B(loc).const(slot, dt.i64), value), DBG, loc)
+
+    def guard(self, e: Expr, pre) -> Expr:
+        """Post-order: inner accesses (in indices) are guarded first."""
+        if e.args:
+            args = tuple(self.guard(a, pre) for a in e.args)
+            e = e.replace(args=args) if args != e.args else e
+        if e.op is Op.LOAD or (e.op in ATOMIC and e.arg != DBG):
+            idx = e.args if e.op is Op.LOAD else e.args[:-1]
+            kind = "load" if e.op is Op.LOAD else "atomic"
+            ok = self.checks(e.arg, idx, e.loc.text(), e.loc, kind, pre)
+            zero = B(e.loc).const(0, e.dtype)
+            return Expr(Op.IFEXP, e.dtype, (ok, e, zero), None, e.loc)
+        return e
+
+    def body(self, stmts: list[N.Stmt]) -> list[N.Stmt]:
+        out: list[N.Stmt] = []
+        for s in stmts:
+            pre: list[N.Stmt] = []
+            if isinstance(s, N.Assign):
+                s = N.Assign(s.loc, s.name, self.guard(s.value, pre))
+            elif isinstance(s, N.Store):
+                idx = tuple(self.guard(i, pre) for i in s.indices)
+                value = self.guard(s.value, pre)
+                ok = self.checks(s.array, idx, s.text, s.loc, "store", pre)
+                s = N.If(s.loc, ok, [N.Store(s.loc, s.array, idx, value, s.text)], [])
+            elif isinstance(s, N.ExprStmt):
+                s = N.ExprStmt(s.loc, self.guard(s.value, pre))
+            elif isinstance(s, N.If):
+                s = N.If(s.loc, self.guard(s.cond, pre), self.body(s.then), self.body(s.orelse))
+            elif isinstance(s, N.For):
+                s = N.For(s.loc, s.var, self.guard(s.start, pre), self.guard(s.stop, pre), s.step,
+                          self.body(s.body))
+            elif isinstance(s, N.While):  # flatten left no memory access in the condition
+                s = N.While(s.loc, s.cond, self.body(s.body))
+            out += pre
+            out.append(s)
+        return out
+
+
+def add_bounds_checks(k: KernelIR) -> KernelIR:
+    from .flatten import flatten
+
+    k.body = flatten(k.body, k.locals)
+    b = Bounds(k)
+    k.body = b.body(k.body)
+    k.params.append(Param(DBG, "array", dt.i64, 1, (1 + 2 * len(b.sites),), True))
+    k.notes["debug_sites"] = b.sites
+    return k
+
+
+def initial_buffer(nsites: int):
+    import numpy as np
+
+    buf = np.zeros(1 + 2 * nsites, np.int64)
+    buf[1::2] = I64_MAX
+    buf[2::2] = I64_MIN
+    return buf
+
+
+def report(kernel_name: str, sites: list[Site], buf) -> str | None:
+    """The IndexError message for a launch's `__dbg` contents, or None when nothing was skipped."""
+    import os
+
+    total = int(buf[0])
+    if total == 0:
+        return None
+    for s, site in enumerate(sites):
+        over, under = int(buf[1 + 2 * s]), int(buf[2 + 2 * s])
+        if over != I64_MAX or under != I64_MIN:
+            index = over if over != I64_MAX else under
+            break
+    else:  # pragma: no cover - a count without a site would be a bug in this pass
+        return f"Kernel '{kernel_name}': {total} out-of-bounds accesses were skipped."
+    path = site.loc.file
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    where = rel if not rel.startswith("..") else path
+    effect = "a load gives 0" if site.kind == "load" else f"the {site.kind} was not done"
+    msg = (f"Kernel '{kernel_name}': {site.text} at {where}:{site.loc.line}, column "
+           f"{site.loc.col}: index {index} of dimension {site.dim} is outside [0, "
+           f"{site.extent}). The access was skipped ({effect}).")
+    if total > 1:
+        msg += f"\n{total - 1} more out-of-bounds accesses in the launch were skipped too."
+    return msg

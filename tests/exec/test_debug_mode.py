@@ -1,0 +1,135 @@
+"""Debug mode (seed 000 "Check every index with debug mode"): checks, skips, the message."""
+import os
+
+import numpy as np
+import pytest
+
+import tack
+
+HERE = os.path.relpath(os.path.abspath(__file__))
+
+
+@pytest.fixture(autouse=True)
+def debug():
+    tack.set_default_device("cpu")
+    tack.set_debug(True)
+    yield
+    tack.set_debug(False)
+
+
+@tack.kernel
+def blur(a, out):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = (a[i, j] + a[i, j + 1]) * 0.5
+
+
+@tack.kernel
+def guarded(a, out, n):
+    for i in range(n):
+        right = a[i + 1] if i + 1 < n else 0.0
+        ok = i > 0 and a[i - 1] > 0.0
+        k = 0
+        while k < 3 and a[(i + k) % n] >= 0.0:
+            k += 1
+        out[i] = right + ok + k
+
+
+@tack.kernel
+def bad_store(out, shift):
+    for i in range(out.shape[0]):
+        out[i - shift] = 1.0
+
+
+@tack.kernel
+def scratch_oob(out):
+    for i in range(out.shape[0]):
+        buf = tack.local_array(tack.f32, 4)
+        for k in range(5):
+            buf[k] = 1.0
+        out[i] = buf[0] + buf[3]
+
+
+@tack.kernel
+def atomic_oob(bins, data):
+    for i in range(data.shape[0]):
+        tack.atomic_add(bins, data[i], 1)
+
+
+def line_col(fn, snippet):
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    for k, text in enumerate(lines[1:], start=1):
+        if snippet in text:
+            return first + k, text.index(snippet) + 1
+    raise AssertionError(snippet)
+
+
+def test_seed_blur_message():
+    a = tack.array(np.ones((4, 64), np.float32))
+    out = tack.zeros((4, 64))
+    with pytest.raises(IndexError) as ei:
+        blur(a, out)
+    line, col = line_col(blur.fn, "a[i, j + 1]")
+    assert str(ei.value) == (
+        f"Kernel 'blur': a[i, j + 1] at {HERE}:{line}, column {col}: index 64 of dimension 1 is "
+        "outside [0, 64). The access was skipped (a load gives 0).\n"
+        "3 more out-of-bounds accesses in the launch were skipped too.")
+    assert isinstance(ei.value, tack.TackError)
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:, :-1], 1.0)
+    np.testing.assert_array_equal(got[:, -1], 0.5)  # the skipped load gave 0
+
+
+def test_guarded_accesses_are_not_reported():
+    h = np.arange(1, 8, dtype=np.float32)
+    out = tack.zeros(7)
+    guarded(tack.array(h), out, 7)
+    tack.set_debug(False)
+    ref = tack.zeros(7)
+    guarded(tack.array(h), ref, 7)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+
+
+def test_store_negative_index_is_skipped():
+    out = tack.zeros(5)
+    with pytest.raises(IndexError, match=r"out\[i - shift\] at .*: index -1 of dimension 0 is "
+                                         r"outside \[0, 5\)\. The access was skipped \(the store "
+                                         r"was not done\)\.\n1 more out-of-bounds"):
+        bad_store(out, 2)
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 1, 0, 0])
+
+
+def test_local_array_index_checked():
+    out = tack.zeros(3)
+    with pytest.raises(IndexError, match=r"buf\[k\] at .*index 4 of dimension 0 is outside "
+                                         r"\[0, 4\)"):
+        scratch_oob(out)
+
+
+def test_atomic_index_checked_and_skipped():
+    bins = tack.zeros(4, tack.i32)
+    with pytest.raises(IndexError, match=r"index 9 of dimension 0 is outside \[0, 4\)"):
+        atomic_oob(bins, tack.array(np.array([0, 1, 9, 3, 3], np.int32)))
+    np.testing.assert_array_equal(bins.numpy(), [1, 1, 0, 2])
+
+
+def test_debug_off_again_and_separate_specializations():
+    a = tack.array(np.ones((2, 8), np.float32))
+    out = tack.zeros((2, 8))
+    with pytest.raises(IndexError):
+        blur(a, out)
+    tack.set_debug(False)
+    blur(a, out)  # no check, no error (the read past the row end is the caller's problem)
+    assert any(len(k) == 3 for k in blur._specs) and any(len(k) == 2 for k in blur._specs)
+
+
+def test_tack_debug_env_read_at_import():
+    import subprocess
+    import sys
+
+    code = "import tack.devices as d; print(d._global['debug'])"
+    env = dict(os.environ, TACK_DEBUG="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "True"
