@@ -639,6 +639,9 @@ def main(argv=None):
     ap.add_argument("--wait-quiet", type=float, default=0, metavar="S",
                     help="before each measurement, wait up to S seconds for other processes to "
                          "leave the CPUs idle (for shared machines; default 0: don't wait)")
+    ap.add_argument("--retry-noisy", type=int, default=0, metavar="K",
+                    help="measure a benchmark up to K more times while other processes used "
+                         "> 10%% of a core during it; keep the quietest attempt (default 0)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold first-call subprocesses")
     ap.add_argument("--no-launch", action="store_true", help="skip the launch-overhead measurement")
     ap.add_argument("--inspect", action="store_true",
@@ -682,9 +685,21 @@ def main(argv=None):
     failures = results["failures"]
 
     for name in names:
-        results["benchmarks"][name] = run_benchmark(name, sizes[name], peers, args, budget,
-                                                    failures)
-        sys.stdout.flush()
+        best = None
+        for attempt in range(1 + args.retry_noisy):
+            if attempt:
+                print(f"   (noisy: measuring {name} again, attempt {attempt + 1})")
+            res = run_benchmark(name, sizes[name], peers, args, budget, failures)
+            res["attempt"] = attempt + 1
+            if best is None or (res["other_busy"] or 0) < (best["other_busy"] or 0):
+                best = res
+            sys.stdout.flush()
+            if (res["other_busy"] or 0) <= 0.1:
+                break
+        if best["attempt"] != res["attempt"]:
+            print(f"   (kept attempt {best['attempt']}, the quietest)")
+        results["benchmarks"][name] = best
+    failures[:] = list(dict.fromkeys(failures))
 
     if not args.no_launch:
         print("\n## warm launch cost: transform on 1-element arrays, launch + sync "
