@@ -3,7 +3,7 @@
 This module only re-exports the public API; compilers, GPU libraries and Julia load on first use.
 """
 from . import dtypes as _dtypes
-from .arrays import Array, array, copyto, empty, full, zeros
+from .arrays import Array, array, copyto, empty, from_dlpack, full, zeros
 from .constants import constant
 from .devices import Device, set_debug, set_default_device, sync
 from .dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
@@ -13,13 +13,15 @@ from .errors import (IRVerificationError, RenderError, TackError, TackIndexError
 from .inspection import inspect
 from .intrinsics import (atomic_add, atomic_max, atomic_min, barrier, local_array,
                          local_array_like, shared, shared_like, thread_id)
+from .frontend.inline import Func, func
+from .frontend.objects import device_class
 from .kernel import Kernel, kernel
 
 __version__ = "0.1.0"
 
 __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
-    "shared", "shared_like", "thread_id", "set_debug",
+    "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",

@@ -31,8 +31,8 @@ def scalar_sig(v):
     return None
 
 
-def arg_specs(kernel, args) -> dict[str, ArgSpec]:
-    params = kernel.parsed.params
+def arg_specs(kernel, params, args) -> dict[str, ArgSpec]:
+    """Specs of the IR parameters `params` from their values `args` (objects expanded)."""
     any_f64 = any(isinstance(a, Array) and a.dtype is dt.f64 for a in args)
     specs = {}
     for name, a in zip(params, args):
@@ -58,6 +58,14 @@ def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
     from . import capabilities
 
     kernel.check_arity(args)
-    typed = TypeChecker(kernel.parsed, arg_specs(kernel, args), debug=debug).run()
+    pk = kernel.parse_for(args)
+    return specialize_parsed(kernel, pk, pk.expand(args), device, debug)
+
+
+def specialize_parsed(kernel, pk, values, device=None, debug: bool = False) -> KernelIR:
+    """`specialize` for a parse and the values of its IR parameters."""
+    from . import capabilities
+
+    typed = TypeChecker(pk, arg_specs(kernel, pk.params, values), debug=debug).run()
     capabilities.check(typed, device)
     return lower(typed, debug)

@@ -8,8 +8,10 @@ MODES = ("ir", "source", "optimized")
 
 
 def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> str:
-    from .kernel import Kernel
+    from .kernel import BoundKernel, Kernel
 
+    if isinstance(kernel, BoundKernel):
+        kernel, args = kernel.kernel, (kernel.obj,) + args
     if not isinstance(kernel, Kernel):
         raise TackTypeError(f"Expected a @tack.kernel, got {type(kernel).__name__}")
     if mode not in MODES:

@@ -16,9 +16,10 @@ from .frontend.source import capture
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
-    __slots__ = ("baked", "variants", "hidden", "debug", "sites")
+    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed")
 
-    def __init__(self, baked, hidden, debug=False):
+    def __init__(self, baked, hidden, debug=False, parsed=None):
+        self.parsed = parsed  # the parse these arguments select (device classes shape it)
         self.baked = baked  # [(arg position, axis)] extents baked into the code
         self.variants = {}
         self.hidden = hidden
@@ -35,7 +36,7 @@ class Kernel:
         self.fn = fn
         self.name = fn.__name__
         self.source = capture(fn)  # fails now, with advice, if the source cannot be read
-        self._parsed = None
+        self._parsed = {}  # object structure key -> ParsedKernel
         self._specs: dict = {}
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
@@ -43,9 +44,20 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<tack.kernel {self.name}>"
 
-    @property
-    def parsed(self):
-        if self._parsed is None:
+    def __get__(self, obj, cls=None):
+        """A kernel defined in a device class's body binds the instance: `grid.step(0.1)`."""
+        if obj is None:
+            return self
+        return BoundKernel(self, obj)
+
+    def parse_for(self, args):
+        """The parsed kernel for these arguments: device-class arguments shape the parse."""
+        from .frontend.objects import info_of, is_device_class, object_key
+
+        objs = {i: a for i, a in enumerate(args) if is_device_class(a)}
+        key = tuple((i, object_key(a)) for i, a in objs.items())
+        pk = self._parsed.get(key)
+        if pk is None:
             closure = {}
             if self.fn.__closure__:
                 for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
@@ -53,11 +65,20 @@ class Kernel:
                         closure[name] = cell.cell_contents
                     except ValueError:
                         pass
-            self._parsed = Parser(self.source, self.fn.__globals__, closure).parse_kernel()
-        return self._parsed
+            names = [a.arg for a in self.source.tree.args.args]
+            objects = {names[i]: info_of(a) for i, a in objs.items() if i < len(names)}
+            pk = Parser(self.source, self.fn.__globals__, closure,
+                        objects=objects).parse_kernel()
+            self._parsed[key] = pk
+        return pk
+
+    @property
+    def parsed(self):
+        """The parse for arguments without device-class objects."""
+        return self.parse_for(())
 
     def check_arity(self, args) -> None:
-        n = len(self.parsed.params)
+        n = len(self.source.tree.args.args)
         if len(args) != n:
             raise TackTypeError(f"Kernel '{self.name}' expects {n} arguments, got {len(args)}")
 
@@ -77,11 +98,14 @@ class Kernel:
         spec = self._specs.get(key) if sig is not None else None
         if spec is None:
             spec = self._new_spec(key, args, debug)
+        pk = spec.parsed
+        start, stop, step = pk.host_range.evaluate(*args)
+        if pk.paths is not None:
+            args = pk.expand(args)
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         variant = spec.variants.get(shape_key)
         if variant is None:
             variant = self._compile(dev, spec, args)
-        start, stop, step = self.parsed.host_range.evaluate(*args)
         n = self._trips(start, stop, step)
         if dev.engine_name == "native":
             values = [a._ptr if a.__class__ is Array else a for a in args]
@@ -122,19 +146,22 @@ class Kernel:
         from .compiler import specialize
 
         kir = specialize(self, args, debug=debug)  # raises the typed errors for bad arguments
-        baked = [(i, ax) for i, p in enumerate(kir.params[:len(args)]) if p.kind == "array"
+        pk = self.parse_for(args)
+        nvals = len(pk.params)
+        baked = [(i, ax) for i, p in enumerate(kir.params[:nvals]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None]
-        spec = _Spec(baked, kir.hidden, debug)
+        spec = _Spec(baked, kir.hidden, debug, pk)
         if key[1] is not None:
             with self._lock:
                 self._specs[key] = spec
         return spec
 
     def _compile(self, dev, spec: _Spec, args):
-        from .compiler import specialize
+        """Compile for the expanded arguments `args` (one value per IR parameter)."""
+        from .compiler import specialize_parsed
 
         try:
-            kir = specialize(self, args, dev, spec.debug)
+            kir = specialize_parsed(self, spec.parsed, args, dev, spec.debug)
         except CapabilityError as exc:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
         try:
@@ -151,6 +178,20 @@ class Kernel:
         return variant
 
 
+class BoundKernel:
+    """A kernel defined in a device class, bound to an instance (its first argument)."""
+
+    def __init__(self, kernel: Kernel, obj):
+        self.kernel, self.obj = kernel, obj
+        self.name = kernel.name
+
+    def __call__(self, *args, **kwargs):
+        return self.kernel(self.obj, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<bound tack.kernel {self.name} of {self.obj!r}>"
+
+
 def _scalar_key(v):
     t = type(v)
     if t is int:
@@ -158,7 +199,10 @@ def _scalar_key(v):
     if t is float:
         return "float"
     from .compiler import scalar_sig
+    from .frontend.objects import is_device_class, object_key
 
+    if is_device_class(v):
+        return ("object", object_key(v))
     return scalar_sig(v) or (_ for _ in ()).throw(TypeError())
 
 

@@ -16,6 +16,7 @@ from ..ir.nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, I
 from ..ir.ops import Op
 from .builtins import BUILTINS, MATH_CONSTANTS, builtin_for
 from .hostrange import HostRange, build_host_range
+from .inline import Func, ObjRef, inline_call
 from .source import Source
 
 _BINOPS = {
@@ -54,34 +55,69 @@ class ParsedKernel:
     host_range: HostRange
     body: list[Stmt]  # prologue statements first, then the loop body
     assigned: set[str] = field(default_factory=set)
+    # With device-class arguments: the IR's parameters are the kernel's other parameters plus one
+    # per object attribute used; `paths[k]` = (argument position, attribute path) of param k.
+    paths: list | None = None
+    nargs: int = 0
+
+    def expand(self, args) -> list:
+        """The IR parameters' values for the kernel's arguments."""
+        if self.paths is None:
+            return list(args)
+        from .objects import fetch
+
+        return [fetch(args[i], attrs) for i, attrs in self.paths]
 
 
 class Parser:
-    """Builds untyped IR for one kernel body."""
+    """Builds untyped IR for one kernel body, or for one inlined device function (`root` is then
+    the kernel's parser, which holds the state shared by the whole kernel)."""
 
-    def __init__(self, source: Source, fn_globals: dict, closure: dict, kind: str = "Kernel"):
+    def __init__(self, source: Source, fn_globals: dict, closure: dict, kind: str = "Kernel",
+                 root: "Parser | None" = None, rename: dict | None = None,
+                 inlined_into: str | None = None, objects: dict | None = None):
         self.src = source
         self.globals = fn_globals
         self.closure = closure
         self.kind = kind
         self.name = source.tree.name
         self.params = [a.arg for a in source.tree.args.args]
-        self.assigned: set[str] = set()
+        self.root = root or self
+        self.rename: dict = dict(rename or {})
+        self.inlined_into = inlined_into
+        self.lazy_depth = 0
+        self.ret_names = None  # device functions: the variables their returns assign
+        self.done_flag = None
+        if root is None:
+            self.assigned: set[str] = set()
+            self.pre: list[Stmt] = []  # statements an inlined call puts before the current one
+            self.stack: list = []  # device functions being inlined (recursion check)
+            self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
+            self.counter = 0
+            for pname, info in (objects or {}).items():
+                self.rename[pname] = ObjRef((pname,), info)
+        else:
+            self.assigned = root.assigned
         self.local_names = _assigned_names(source.tree)
         self.scratch_names = self._scan_scratch(source.tree)
         self.loop_depth = 0
         self._tmp = 0
 
     # -- errors ---------------------------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        extra = f" (inlined into kernel '{self.inlined_into}')" if self.inlined_into else ""
+        return f"{self.kind} '{self.name}'{extra}"
+
     def unsupported(self, node: ast.AST, what: str, hint: str | None = None):
         loc = self.src.loc(node)
-        msg = f"{self.kind} '{self.name}': {what} at line {loc.line}, column {loc.col}"
+        msg = f"{self.title}: {what} at line {loc.line}, column {loc.col}"
         return UnsupportedSyntaxError(format_at(loc, msg, hint))
 
     def name_error(self, node: ast.AST, name: str):
         loc = self.src.loc(node)
-        msg = (f"{self.kind} '{self.name}': name '{name}' at line {loc.line}, column {loc.col} is "
-               "not defined in the kernel")
+        msg = (f"{self.title}: name '{name}' at line {loc.line}, column {loc.col} is not "
+               "defined in the kernel")
         hint = ("kernels capture no Python values: pass it as an argument, or declare it with "
                 f"tack.constant (e.g. {name} = tack.constant(...)) at module scope")
         return TackNameError(format_at(loc, msg, hint))
@@ -114,8 +150,16 @@ class Parser:
         self.assigned.add(var)
         body: list[Stmt] = [s for st in prologue for s in st]
         body += self.block(loop.body)
-        return ParsedKernel(self.name, self.params, self.src, self.src.loc(fn), var,
-                            self.src.loc(loop), host, body, set(self.assigned))
+        params, paths = self.params, None
+        objs = [p for p in self.params if isinstance(self.rename.get(p), ObjRef)]
+        if objs:
+            params = [p for p in self.params if p not in objs] + list(self.extra)
+            pos = {p: i for i, p in enumerate(self.params)}
+            paths = [(pos[p], ()) for p in self.params if p not in objs]
+            paths += [(pos[path[0]], path[1:]) for path in self.extra.values()]
+        return ParsedKernel(self.name, params, self.src, self.src.loc(fn), var,
+                            self.src.loc(loop), host, body, set(self.assigned), paths,
+                            len(self.params))
 
     def _check_signature(self, fn: ast.FunctionDef) -> None:
         a = fn.args
@@ -154,7 +198,16 @@ class Parser:
                                               "parallel loop",
                                            "statements before the parallel loop run an undefined "
                                            "number of times; move it into the loop")
-            return self.visit(s)
+            got = self.block([s])
+            for st in got:
+                if isinstance(st, (Store, ExprStmt, Barrier)):
+                    what = "store" if isinstance(st, Store) else (
+                        "barrier()" if isinstance(st, Barrier) else "atomic update")
+                    raise self.unsupported(s, f"{what} (at {st.loc}, through a device function) "
+                                              "is outside the parallel loop",
+                                           "statements before the parallel loop run an undefined "
+                                           "number of times; move it into the loop")
+            return got
         if isinstance(s, ast.Pass):
             return []
         what = "store" if isinstance(s, (ast.Assign, ast.AugAssign)) else _stmt_name(s)
@@ -171,9 +224,33 @@ class Parser:
     # -- statements -----------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[Stmt]:
         out: list[Stmt] = []
-        for s in stmts:
-            out += self.visit(s)
+        root = self.root
+        for k, s in enumerate(stmts):
+            saved, root.pre = root.pre, []
+            try:
+                got = self.visit(s)
+                out += root.pre + got
+            finally:
+                root.pre = saved
+            if self.ret_names is not None:  # a device function: code after a return is guarded
+                if isinstance(s, ast.Return):
+                    break
+                if self.done_flag is not None and _has_return(s):
+                    rest = self.block(stmts[k + 1:])
+                    if rest:
+                        loc = self.src.loc(stmts[k + 1])
+                        done = Expr(Op.VAR, None, (), self.done_flag, loc)
+                        out.append(If(loc, Expr(Op.NOT, None, (done,), None, loc), rest, []))
+                    break
         return out
+
+    def fresh(self, prefix: str) -> str:
+        """A new local name, unique in the kernel."""
+        root = self.root
+        root.counter += 1
+        name = f"_{prefix}{root.counter}"
+        root.assigned.add(name)
+        return name
 
     def visit(self, node: ast.stmt) -> list[Stmt]:
         method = getattr(self, "visit_" + type(node).__name__, None)
@@ -196,6 +273,10 @@ class Parser:
                 return [Barrier(self.src.loc(node))]
             if name in _ATOMICS:
                 return [ExprStmt(self.src.loc(node), self.expr(node.value))]
+            target = self._callee(node.value)
+            if target is not None:
+                inline_call(self, target[0], node.value.args, node.value, target[1])
+                return []
         raise self.unsupported(node, "expression statement with no effect",
                                "assign its value or remove it")
 
@@ -206,13 +287,24 @@ class Parser:
 
     def _assign(self, target, value_node, node) -> list[Stmt]:
         loc = self.src.loc(node)
+        if isinstance(target, ast.Tuple) and isinstance(value_node, ast.Call):
+            callee = self._callee(value_node)
+            if callee is not None:
+                vals = inline_call(self, callee[0], value_node.args, value_node, callee[1])
+                if len(vals) != len(target.elts):
+                    raise self.unsupported(node, f"unpacking {len(vals)} returned value(s) into "
+                                                 f"{len(target.elts)} targets")
+                out = []
+                for tgt, v in zip(target.elts, vals):
+                    out += self._store_to(tgt, v, node)
+                return out
         if isinstance(target, ast.Tuple):
             if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
                 raise self.unsupported(node, "tuple assignment without a matching tuple of values")
             # The whole right side first, then targets left to right.
             temps, out = [], []
             for v in value_node.elts:
-                t = self._new_tmp()
+                t = self.fresh("t")
                 out.append(Assign(loc, t, self.expr(v)))
                 temps.append(t)
             for tgt, t in zip(target.elts, temps):
@@ -231,21 +323,24 @@ class Parser:
                                    f"write {name}({'array' if 'like' in name else 'tack.f32'}, size)")
         first = call.args[0]
         if name.endswith("_like"):
-            if not (isinstance(first, ast.Name) and first.id in self.params):
+            dtype = self.array_name(first)
+            if dtype is None:
                 raise self.unsupported(first, f"{name}() needs an array parameter first")
-            dtype = first.id
         else:
             dtype = self._resolve(first)
             if not isinstance(dtype, dt.DType):
                 raise self.unsupported(first, f"{name}() needs a dtype such as tack.f32 first")
-        return [DeclScratch(self.src.loc(node), target.id, _SCRATCH[name], dtype,
+        local = self.local_name(target)
+        self.root.scratch_names.add(local)
+        return [DeclScratch(self.src.loc(node), local, _SCRATCH[name], dtype,
                             self.expr(call.args[1]), name)]
 
     def _store_to(self, target, value: Expr, node) -> list[Stmt]:
         loc = self.src.loc(node)
         if isinstance(target, ast.Name):
-            self.assigned.add(target.id)
-            return [Assign(loc, target.id, value)]
+            name = self.local_name(target)
+            self.assigned.add(name)
+            return [Assign(loc, name, value)]
         if isinstance(target, ast.Subscript):
             arr, idx = self._subscript(target)
             return [Store(self.src.loc(target), arr, idx, value, self.src.loc(target).text())]
@@ -258,9 +353,10 @@ class Parser:
         loc = self.src.loc(node)
         tgt = node.target
         if isinstance(tgt, ast.Name):
-            old = Expr(Op.VAR, None, (), tgt.id, self.src.loc(tgt))
-            self.assigned.add(tgt.id)
-            return [Assign(loc, tgt.id, Expr(op, None, (old, self.expr(node.value)), None, loc))]
+            name = self.local_name(tgt)
+            old = Expr(Op.VAR, None, (), name, self.src.loc(tgt))
+            self.assigned.add(name)
+            return [Assign(loc, name, Expr(op, None, (old, self.expr(node.value)), None, loc))]
         if isinstance(tgt, ast.Subscript):
             # The index is evaluated once, the old value read before the right side.
             arr, idx = self._subscript(tgt)
@@ -269,7 +365,7 @@ class Parser:
                 if e.op in (Op.CONST, Op.VAR):
                     fixed.append(e)
                 else:
-                    t = self._new_tmp()
+                    t = self.fresh("t")
                     pre.append(Assign(e.loc, t, e))
                     fixed.append(Expr(Op.VAR, None, (), t, e.loc))
             tloc = self.src.loc(tgt)
@@ -285,10 +381,21 @@ class Parser:
     def visit_While(self, node):  # while c: ...
         if node.orelse:
             raise self.unsupported(node, "while-else")
+        root = self.root
+        saved, root.pre = root.pre, []
+        try:
+            cond = self.expr(node.test)
+            cpre = root.pre
+        finally:
+            root.pre = saved
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
-        return [While(self.src.loc(node), self.expr(node.test), body)]
+        loc = self.src.loc(node)
+        if cpre:  # a device function in the condition runs before every test
+            stop = If(loc, Expr(Op.NOT, None, (cond,), None, loc), [Break(loc)], [])
+            return [While(loc, Expr(Op.CONST, dt.i32, (), 1, loc), cpre + [stop] + body)]
+        return [While(loc, cond, body)]
 
     def visit_For(self, node):  # for v in range(stop) | range(start, stop[, step])
         if node.orelse:
@@ -309,11 +416,12 @@ class Parser:
             start, stop, step = args[0], args[1], (args[2] if len(args) == 3 else None)
         if step is not None and step.op is Op.CONST and step.arg == 0:
             raise self.unsupported(it.args[2], "range() step of zero")
-        self.assigned.add(node.target.id)
+        var = self.local_name(node.target)
+        self.assigned.add(var)
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
-        return [For(loc, node.target.id, start, stop, step, body)]
+        return [For(loc, var, start, stop, step, body)]
 
     def visit_Break(self, node):  # break
         if self.loop_depth == 0:
@@ -324,8 +432,19 @@ class Parser:
     def visit_Continue(self, node):  # continue (in the parallel loop: ends this iteration)
         return [Continue(self.src.loc(node))]
 
-    def visit_Return(self, node):  # (rejected: kernels return nothing)
-        raise self.unsupported(node, "return in a kernel", "write results into an output array")
+    def visit_Return(self, node):  # return e | return a, b (device functions only)
+        if self.ret_names is None:
+            raise self.unsupported(node, "return in a kernel", "write results into an output array")
+        if self.loop_depth:
+            raise self.unsupported(node, "return inside a loop in a device function",
+                                   "assign the result to a local, break, and return after the loop")
+        loc = self.src.loc(node)
+        values = [] if node.value is None else (
+            node.value.elts if isinstance(node.value, ast.Tuple) else [node.value])
+        out = [Assign(loc, r, self.expr(v)) for r, v in zip(self.ret_names, values)]
+        if self.done_flag is not None:
+            out.append(Assign(loc, self.done_flag, Expr(Op.CONST, dt.i32, (), 1, loc)))
+        return out
 
     # -- expressions ----------------------------------------------------------------------------
     def expr(self, node: ast.expr) -> Expr:
@@ -334,12 +453,6 @@ class Parser:
             raise self.unsupported(node, f"unsupported {type(node).__name__}",
                                    f"`ast.{type(node).__name__}` is not supported in tack kernels")
         return method(node)
-
-    def _new_tmp(self) -> str:
-        self._tmp += 1
-        name = f"_t{self._tmp}"
-        self.assigned.add(name)
-        return name
 
     def expr_Constant(self, node):  # 1, 2.5, True
         v = node.value
@@ -352,10 +465,101 @@ class Parser:
         raise self.unsupported(node, f"constant of type {type(v).__name__}",
                                "kernels compute with numbers only")
 
+    def local_name(self, node: ast.Name) -> str:
+        """The IR name a local or parameter of this function is stored under."""
+        ref = self.rename.get(node.id, node.id)
+        if isinstance(ref, ObjRef):
+            raise self.unsupported(node, f"assignment to device-class object '{node.id}'")
+        return ref
+
     def expr_Name(self, node):  # x
+        if node.id in self.rename:
+            ref = self.rename[node.id]
+            if isinstance(ref, ObjRef):
+                raise self.unsupported(node, f"device-class object '{node.id}' used as a value",
+                                       "use its attributes, or pass it to a @tack.func")
+            return Expr(Op.VAR, None, (), ref, self.src.loc(node))
         if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
             return Expr(Op.VAR, None, (), node.id, self.src.loc(node))
         return self._static(node, self._lookup(node))
+
+    def objref(self, node) -> ObjRef | None:
+        """The device-class object a name or attribute chain denotes, if any."""
+        if isinstance(node, ast.Name):
+            ref = self.rename.get(node.id)
+            return ref if isinstance(ref, ObjRef) else None
+        if isinstance(node, ast.Attribute):
+            base = self.objref(node.value)
+            if base is not None and node.attr in base.info.objects:
+                return ObjRef(base.path + (node.attr,), base.info.objects[node.attr])
+        return None
+
+    def object_param(self, ref: ObjRef, attr: str) -> str:
+        """The kernel parameter an object's array or scalar attribute becomes."""
+        from .objects import expanded_name
+
+        path = ref.path + (attr,)
+        name = expanded_name(path)
+        self.root.extra.setdefault(name, path)
+        return name
+
+    def object_attr(self, ref: ObjRef, node: ast.Attribute) -> Expr:
+        info, attr, loc = ref.info, node.attr, self.src.loc(node)
+        if attr in info.constants:
+            v = info.constants[attr]
+            return Expr(Op.CONST, None, (), int(v) if isinstance(v, bool) else v, loc)
+        if attr in info.scalars:
+            return Expr(Op.VAR, None, (), self.object_param(ref, attr), loc)
+        if attr in info.arrays:
+            raise self.unsupported(node, f"array attribute '{attr}' used as a value",
+                                   f"index it: {ast.unparse(node)}[i]")
+        from ..errors import TackValueError
+
+        raise TackValueError(format_at(
+            loc, f"{self.title}: {ast.unparse(node)} at line {loc.line}, column {loc.col} is "
+                 f"neither a class constant, an instance scalar or array, nor a @tack.func "
+                 f"method of {info.cls.__name__}"))
+
+    def alias_of(self, node):
+        """What a call argument denotes without evaluating it: an object, an array or local's
+        IR name (bound by reference), or None (evaluate it)."""
+        ref = self.objref(node)
+        if ref is not None:
+            return ref
+        if isinstance(node, ast.Name):
+            if node.id in self.rename:
+                return self.rename[node.id]
+            if self is self.root and (node.id in self.params or node.id in self.local_names):
+                return node.id
+            return None
+        if isinstance(node, ast.Attribute):
+            base = self.objref(node.value)
+            if base is not None and (node.attr in base.info.arrays
+                                     or node.attr in base.info.scalars):
+                return self.object_param(base, node.attr)
+        return None
+
+    def _callee(self, call: ast.Call):
+        """(Func, self ObjRef or None) when `call` calls a device function, else None."""
+        f = call.func
+        if isinstance(f, ast.Attribute):
+            base = self.objref(f.value)
+            if base is not None:
+                if f.attr in base.info.funcs:
+                    return base.info.funcs[f.attr], None
+                member = _class_member(base.info.cls, f.attr)
+                if isinstance(member, staticmethod) and isinstance(member.__func__, Func):
+                    return member.__func__, None
+                if isinstance(member, Func):
+                    return member, base
+                from ..errors import TackValueError
+
+                loc = self.src.loc(f)
+                raise TackValueError(format_at(
+                    loc, f"{self.title}: {ast.unparse(f)} at line {loc.line}, column {loc.col} "
+                         f"is not a @tack.func method of {base.info.cls.__name__}"))
+        obj = self._resolve(f)
+        return (obj, None) if isinstance(obj, Func) else None
 
     def _is_local(self, name: str) -> bool:
         # A name assigned anywhere in the function is a local (Python's scoping rule).
@@ -393,7 +597,8 @@ class Parser:
     def _resolve(self, node):
         """The host object an attribute chain or free name denotes, or _UNSET for locals."""
         if isinstance(node, ast.Name):
-            if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
+            if (node.id in self.rename or node.id in self.params or node.id in self.assigned
+                    or self._is_local(node.id)):
                 return _UNSET
             return self._lookup(node)
         if isinstance(node, ast.Attribute):
@@ -406,7 +611,10 @@ class Parser:
                 raise self.unsupported(node, f"unknown attribute '{node.attr}'") from None
         return _UNSET
 
-    def expr_Attribute(self, node):  # math.pi, tack.constant values
+    def expr_Attribute(self, node):  # math.pi, tack.constant values, obj.attr
+        ref = self.objref(node.value)
+        if ref is not None:
+            return self.object_attr(ref, node)
         obj = self._resolve(node)
         if obj is _UNSET:
             raise self.unsupported(node, f"attribute '.{node.attr}'",
@@ -437,7 +645,7 @@ class Parser:
 
     def expr_BoolOp(self, node):  # a and b and c, a or b
         op = Op.LAND if isinstance(node.op, ast.And) else Op.LOR
-        vals = [self.expr(v) for v in node.values]
+        vals = [self.expr(node.values[0])] + [self.lazy(v) for v in node.values[1:]]
         out = vals[-1]
         for v in reversed(vals[:-1]):
             out = Expr(op, None, (v, out), None, self.src.loc(node))
@@ -447,12 +655,12 @@ class Parser:
         loc = self.src.loc(node)
         left = self.expr(node.left)
         links = []
-        for op, right in zip(node.ops, node.comparators):
+        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
             cop = _CMPOPS.get(type(op))
             if cop is None:
                 raise self.unsupported(node, f"comparison {type(op).__name__}",
                                        "`is`, `in` and their negations are not supported")
-            r = self.expr(right)
+            r = self.expr(right) if k == 0 else self.lazy(right)
             links.append(Expr(cop, None, (left, r), None, loc))
             left = r
         out = links[-1]
@@ -461,8 +669,16 @@ class Parser:
         return out
 
     def expr_IfExp(self, node):  # a if c else b
-        return Expr(Op.IFEXP, None, (self.expr(node.test), self.expr(node.body),
-                                     self.expr(node.orelse)), None, self.src.loc(node))
+        return Expr(Op.IFEXP, None, (self.expr(node.test), self.lazy(node.body),
+                                     self.lazy(node.orelse)), None, self.src.loc(node))
+
+    def lazy(self, node) -> Expr:
+        """An operand that may not be evaluated (no device function may be inlined there)."""
+        self.lazy_depth += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.lazy_depth -= 1
 
     def expr_Subscript(self, node):  # a[i], a[i, j], a.shape[k]
         v = node.value
@@ -472,28 +688,52 @@ class Parser:
         return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
 
     def _shape(self, arr_node, k_node, node) -> Expr:
-        if not isinstance(arr_node, ast.Name):
+        arr = self.array_name(arr_node)
+        if arr is None:
             raise self.unsupported(node, "shape of something that is not an array parameter")
         if not (isinstance(k_node, ast.Constant) and type(k_node.value) is int):
             raise self.unsupported(k_node, "shape index that is not an integer literal",
                                    "write a.shape[0], a.shape[1], ...")
-        return Expr(Op.SHAPE, None, (), (arr_node.id, k_node.value), self.src.loc(node))
+        return Expr(Op.SHAPE, None, (), (arr, k_node.value), self.src.loc(node))
+
+    def array_name(self, node) -> str | None:
+        """The IR name of the array (parameter, object attribute or scratch) `node` denotes."""
+        if isinstance(node, ast.Name):
+            ref = self.rename.get(node.id)
+            if isinstance(ref, str):
+                return ref
+            if ref is None and (node.id in self.params or node.id in self.scratch_names):
+                return node.id
+            return None
+        if isinstance(node, ast.Attribute):
+            base = self.objref(node.value)
+            if base is not None and node.attr in base.info.arrays:
+                return self.object_param(base, node.attr)
+        return None
 
     def _subscript(self, node: ast.Subscript) -> tuple[str, tuple[Expr, ...]]:
-        if not isinstance(node.value, ast.Name) or (node.value.id not in self.params
-                                                    and node.value.id not in self.scratch_names):
+        arr = self.array_name(node.value)
+        if arr is None:
             raise self.unsupported(node.value, "indexing something that is not an array parameter")
         sl = node.slice
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple)
                                          and any(isinstance(e, ast.Slice) for e in sl.elts)):
             raise self.unsupported(sl, "slice", "kernels index one element at a time")
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-        return node.value.id, tuple(self.expr(e) for e in elts)
+        return arr, tuple(self.expr(e) for e in elts)
 
     def expr_Call(self, node):  # sqrt(x), min(a, b, c), int(x), tack.f64(x), len(a)
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.unsupported(node, "keyword or starred call arguments",
                                    "pass arguments by position")
+        callee = self._callee(node)
+        if callee is not None:
+            vals = inline_call(self, callee[0], node.args, node, callee[1])
+            if len(vals) != 1:
+                raise self.unsupported(node, f"device function '{callee[0].name}' returns "
+                                             f"{len(vals)} values where one is needed",
+                                       "unpack them: a, b = f(...)" if vals else None)
+            return vals[0]
         fn = self._resolve(node.func)
         loc = self.src.loc(node)
         intrinsic = getattr(fn, "__tack_intrinsic__", None)
@@ -534,14 +774,16 @@ class Parser:
             if len(node.args) != 3:
                 raise self.unsupported(node, f"{name}() takes (array, index, value)")
             arr, idx, val = node.args
-            if not (isinstance(arr, ast.Name) and arr.id in self.params):
+            target = self.array_name(arr)
+            if target is None or target in self.root.scratch_names or (
+                    isinstance(arr, ast.Name) and arr.id in self.scratch_names):
                 raise self.unsupported(arr, f"{name}() on something that is not an array "
                                             "parameter",
                                        "atomics update global arrays passed to the kernel; local "
                                        "and shared scratch arrays are not atomic targets")
             elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
             args = tuple(self.expr(e) for e in elts) + (self.expr(val),)
-            return Expr(_ATOMICS[name], None, args, arr.id, loc)
+            return Expr(_ATOMICS[name], None, args, target, loc)
         if name in _SCRATCH:
             raise self.unsupported(node, f"{name}() outside an assignment",
                                    f"bind it to a name: tmp = tack.{name}(...)")
@@ -570,6 +812,18 @@ def _is_docstring(s: ast.stmt) -> bool:
 def _stmt_name(s: ast.stmt) -> str:
     return {ast.AugAssign: "store", ast.Assign: "store", ast.Expr: "expression"}.get(
         type(s), type(s).__name__.lower() + " statement")
+
+
+def _class_member(cls, name: str):
+    """A class attribute as written in the class body (staticmethod wrappers kept)."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def _has_return(s: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(s))
 
 
 def _assigned_names(tree: ast.FunctionDef) -> frozenset:

@@ -50,6 +50,8 @@ class TypeChecker:
         self._pre: list[N.Stmt] = []  # atomics bound to temporaries before their statement
         self._eager = True  # False inside lazy arms and while conditions: nothing is hoisted
         self._ntmp = 0
+        self.weak_locals = self._weak_locals()
+        self._literals: dict[int, Expr] = {}
 
     # -- errors ---------------------------------------------------------------------------------
     def type_error(self, e, msg: str, hint: str | None = None):
@@ -58,6 +60,24 @@ class TypeChecker:
                                             f"{loc.line}, column {loc.col}", hint))
 
     # -- driver ---------------------------------------------------------------------------------
+    def _weak_locals(self) -> dict[str, Expr]:
+        """Locals assigned exactly once, to float literals: their reads are those weak literals
+        (so `h = 0.1` then `x64 * h` computes with the exact double, as `x64 * 0.1` would)."""
+        from ..ir.walk import iter_stmts
+
+        counts: dict[str, int] = {}
+        values: dict[str, Expr] = {}
+        for st in iter_stmts(self.pk.body):
+            name = st.name if isinstance(st, N.Assign) else getattr(st, "var", None)
+            if name is None:
+                continue
+            counts[name] = counts.get(name, 0) + 1
+            v = getattr(st, "value", None)
+            if isinstance(st, N.Assign) and _literal_float_expr(v):
+                values[name] = v
+        return {n: v for n, v in values.items()
+                if counts[n] == 1 and n not in self.pk.params and n != self.pk.loop_var}
+
     def _param_locals(self) -> dict[str, str]:
         """Scalar parameters assigned in the body become per-iteration locals with fresh names."""
         taken = set(self.pk.params) | self.pk.assigned
@@ -310,7 +330,8 @@ class TypeChecker:
             return e
         if op is Op.CAST:
             a = self.expr(e.args[0])
-            return self.coerce(a, e.arg, explicit=True)
+            out = self.coerce(a, e.arg, explicit=True)
+            return out.replace() if out is a else out  # a cast literal is no longer a literal
         if op in COMPARISON:
             return self.compare(e)
         if op in (Op.LAND, Op.LOR):
@@ -338,8 +359,13 @@ class TypeChecker:
         if op is Op.POW:
             return self.power(e)
         if op in MATH_BINARY:
-            a, b = (self.floating(self.expr(x)) for x in e.args)
-            t = self._promote_e(a, b, e)
+            # Integer arguments convert straight to the result's precision (f32 unless another
+            # argument is f64), never through f32 first.
+            a, b = (self.bool_to_int(self.expr(x)) for x in e.args)
+            if a.dtype.is_float or b.dtype.is_float:
+                t = self._promote_e(a, b, e)
+            else:
+                t = dt.f32
             return Expr(op, t, (self.coerce(a, t), self.coerce(b, t)), None, e.loc)
         if op is Op.TRUEDIV:
             return self.truediv(e)
@@ -361,7 +387,9 @@ class TypeChecker:
         v = e.arg
         if isinstance(v, float):
             return Expr(Op.CONST, WEAK, (), v, e.loc)
-        return Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+        out = Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+        self._literals[id(out)] = out  # an integer literal: a weak float beside it stays weak
+        return out
 
     def var(self, e: Expr) -> Expr:
         name = e.arg
@@ -373,6 +401,8 @@ class TypeChecker:
                 raise self.type_error(e, f"array '{name}' used as a value",
                                       f"index it, e.g. {name}[i]")
             return Expr(Op.PARAM, s.dtype, (), name, e.loc)
+        if name in self.weak_locals:
+            return self.expr(self.weak_locals[name])
         if name in self.scratch:
             raise self.type_error(e, f"scratch array '{name}' used as a value",
                                   "index it, or pass it to a @tack.func; it cannot be bound to "
@@ -422,7 +452,7 @@ class TypeChecker:
     def _promote_e(self, a: Expr, b: Expr, e) -> DType:
         """Promotion of two operands: a weak float beside a non-literal integer is f32."""
         t = self._promote(a.dtype, b.dtype, e)
-        if t is WEAK and any(x.dtype.is_int and x.op is not Op.CONST for x in (a, b)):
+        if t is WEAK and any(x.dtype.is_int and id(x) not in self._literals for x in (a, b)):
             return dt.f32
         return t
 
@@ -516,6 +546,24 @@ class TypeChecker:
             c, a, b = e.args
             return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))
         return e.replace(dtype=t, args=tuple(self.retype(a, t) for a in e.args))
+
+
+_LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op.FLOORDIV,
+                          Op.MOD})
+
+
+def _literal_float_expr(e: Expr) -> bool:
+    """An untyped expression of number literals, at least one of them a float."""
+    has_float = False
+
+    def ok(x: Expr) -> bool:
+        nonlocal has_float
+        if x.op is Op.CONST:
+            has_float |= isinstance(x.arg, float)
+            return x.dtype is None
+        return x.op in _LITERAL_OPS and all(ok(a) for a in x.args)
+
+    return ok(e) and has_float
 
 
 def _writes(body, name: str) -> bool:

@@ -23,6 +23,8 @@ def convert(value, dt: DType):
     if dt.kind == "b":
         return 1 if value else 0
     if dt.is_float:
+        if dt.bits == 32 and isinstance(value, int) and abs(value) > 1 << 53:
+            return _int_to_f32(value)  # through a double would round twice
         v = float(value)
         return float(np.float32(v)) if dt.bits == 32 else v
     if isinstance(value, float):
@@ -30,3 +32,14 @@ def convert(value, dt: DType):
             return 0  # float→int of a non-finite value is outside the portable domain
         value = math.trunc(value)
     return wrap_int(int(value), dt)
+
+
+def _int_to_f32(value: int) -> float:
+    """A Python int rounded once, to nearest even, to a 24-bit significand."""
+    sign, m = (-1 if value < 0 else 1), abs(value)
+    shift = m.bit_length() - 24
+    q, r = divmod(m, 1 << shift)
+    half = 1 << (shift - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return float(np.float32(sign * float(q) * 2.0 ** shift))

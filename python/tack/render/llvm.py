@@ -491,6 +491,9 @@ class LLVMRenderer:
         self.b.branch(self._loop(s)[1])
 
     def continue_(self, s: Continue) -> None:
+        if not self.loops:  # in the parallel loop: this launch index is done
+            self.b.ret_void()
+            return
         self.b.branch(self._loop(s)[0])
 
     def _loop(self, s) -> tuple[ir.Block, ir.Block]:
