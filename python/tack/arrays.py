@@ -103,6 +103,25 @@ class Array:
         else:
             self._device.engine.upload(self._buf, np.full(self.shape, value, self.dtype.np))
 
+    # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Version 3, GPU arrays only: the device pointer and Tack's stream (consumers sync)."""
+        from .runtime.cuda_dlpack import cuda_array_interface
+
+        return cuda_array_interface(self)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
+        from .runtime.cuda_dlpack import export
+
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        from .runtime.cuda_dlpack import device_of
+
+        return device_of(self)
+
 
 def _check_host_source(src) -> np.ndarray:
     if isinstance(src, Array):
@@ -157,3 +176,11 @@ def copyto(dst: Array, src) -> None:
         host = np.ascontiguousarray(a, dtype=dst.dtype.np)
         if host.size:
             dst._device.engine.upload(dst._buf, host)
+
+
+def from_dlpack(obj, device: Device | None = None) -> Array:
+    """A Tack array sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, ...): CPU
+    tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made."""
+    from .runtime.cuda_dlpack import from_dlpack as _from_dlpack
+
+    return _from_dlpack(obj, device)

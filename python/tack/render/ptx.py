@@ -1,0 +1,353 @@
+"""Final `KernelIR` → LLVM IR for NVPTX → PTX, sharing the CPU renderer (`render.llvm`).
+
+`PTXRenderer` overrides only what differs from the CPU (docs/design/004-cuda-engine.md):
+
+- module triple `nvptx64-nvidia-cuda`, the NVPTX data layout (set by `optimize_module`);
+- the entry: a `ptx_kernel` function `void @tack_<name>(params..., i64 %n)` (PTX `.visible
+  .entry`) that computes its launch index in 64 bits, `t = zext(ctaid.x) * zext(ntid.x) +
+  zext(tid.x)` (widened BEFORE the multiply: no wrap at 2^32 threads), guards `t < n` and calls
+  the CPU renderer's `alwaysinline` body. Blocks are `BLOCK` = 256 threads. Scalar bool
+  parameters travel as one byte (`i8`, truncated to `i1`);
+- math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), except ops that
+  NVPTX lowers to exact instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
+  copysign, fabs). No fast-math anywhere: `fdiv` stays IEEE (`div.rn`), the module flag
+  `nvvm-reflect-ftz` is 0 (libdevice keeps subnormals), and no `afn`/`ninf` flags are emitted;
+  only `contract` (FMA) is allowed, as on the CPU;
+- workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
+  `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`. Atomics are the CPU renderer's
+  relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
+  operations) into compare-and-swap loops.
+
+`compile_ptx(kir, arch)` runs the pipeline: render → parse → link libdevice only when the module
+calls `__nv_*` (every linked definition but the entry made `internal`, so O3 drops what is unused)
+→ O3 for NVPTX → PTX text. `find_libdevice()` looks in CUDA_HOME / CUDA_PATH, /usr/local/cuda and
+the `nvidia-nvvm` / `nvidia-cuda-nvcc` wheels (through cuda-pathfinder when installed).
+"""
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import threading
+from dataclasses import dataclass
+from typing import ClassVar
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from ..dtypes import DType
+from ..errors import RenderError
+from ..ir.nodes import KernelIR
+from ..ir.ops import Op
+from .llvm import I64, LLVMRenderer, entry_name
+from .llvm_host import optimize_module
+
+BLOCK = 256  # threads per block: the 256-lane workgroup of TACK_API §1.13
+TRIPLE = "nvptx64-nvidia-cuda"
+I8, I32 = ir.IntType(8), ir.IntType(32)
+SHARED = 3  # NVPTX address space of workgroup memory (arrays are in 1, global)
+# libdevice names (f32 adds "f"): everything transcendental. sqrt/floor/ceil/trunc/copysign stay
+# LLVM intrinsics: NVPTX lowers them to exact PTX instructions (sqrt.rn, cvt.rmi, ...).
+_LIBDEVICE = {Op.EXP: "exp", Op.EXP2: "exp2", Op.LOG: "log", Op.LOG2: "log2", Op.LOG10: "log10",
+              Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos",
+              Op.ATAN: "atan", Op.SINH: "sinh", Op.COSH: "cosh", Op.TANH: "tanh",
+              Op.ATAN2: "atan2", Op.POW: "pow", Op.FREM: "fmod"}
+_KEEP_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
+                   Op.TRUNC: "llvm.trunc", Op.COPYSIGN: "llvm.copysign"}
+
+
+class PTXRenderer(LLVMRenderer):
+    """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
+
+    triple = TRIPLE
+    array_addrspace = 1  # arrays are global memory: ld.global / st.global / atom.global
+    INTRINSICS: ClassVar[dict] = _KEEP_INTRINSIC
+    LIBM: ClassVar[dict] = {}  # libdevice instead (math_function)
+
+    # ---- the entry ---------------------------------------------------------------------------
+    def entry_param_type(self, p) -> ir.Type:
+        if p.kind == "scalar" and p.dtype.kind == "b":
+            return I8
+        return self.param_type(p)
+
+    def sreg(self, b: ir.IRBuilder, name: str) -> ir.Value:
+        fn = self.module.declare_intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}", (),
+                                           ir.FunctionType(I32, []))
+        return b.call(fn, [])
+
+    def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
+        tys = [self.entry_param_type(p) for p in kir.params] + [I64]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), tys), name=entry_name(kir))
+        if llvm.llvm_version_info[0] >= 20:
+            fn.calling_convention = "ptx_kernel"
+        else:  # older LLVM: the kernel is named in !nvvm.annotations
+            self.module.add_named_metadata(
+                "nvvm.annotations", self.module.add_metadata([fn, "kernel", I32(1)]))
+        fn.attributes.add("nounwind")
+        # libdevice's __nvvm_reflect("__CUDA_FTZ") reads this flag: 0 keeps subnormals (no FTZ).
+        flag = self.module.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)])
+        self.module.add_named_metadata("llvm.module.flags", flag)
+        *vals, n = fn.args
+        n.name = "n"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        args = []
+        for p, v in zip(kir.params, vals):
+            v.name = p.name
+            args.append(b.trunc(v, ir.IntType(1)) if v.type == I8 and p.dtype.kind == "b" else v)
+        block, size = (b.zext(self.sreg(b, r), I64) for r in ("ctaid.x", "ntid.x"))
+        g = b.add(b.mul(block, size), b.zext(self.sreg(b, "tid.x"), I64), name="g")
+        self.per_thread = coarsening(kir)
+        done = fn.append_basic_block("done")
+        if self.per_thread == 1:
+            run = fn.append_basic_block("run")
+            b.cbranch(b.icmp_signed("<", g, n), run, done)
+            b.position_at_end(run)
+            b.call(body, [g] + args)
+            b.branch(done)
+        else:
+            self.emit_coarse(fn, b, body, kir, g, args, n, done)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+
+    def emit_coarse(self, fn, b, body, kir, g, args, n, done) -> None:
+        """K = `per_thread` consecutive launch indices per thread (elementwise kernels, see
+        `coarsening`). Fast path, when all K are in range and every array is 16-byte aligned:
+        K inlined bodies whose memory accesses carry scoped-noalias metadata saying that different
+        iterations do not alias (parallel iterations that did would race, so the claim holds for
+        every race-free kernel); the load/store vectorizer then merges them into 16-byte
+        accesses. Otherwise each index is guarded on its own."""
+        k = self.per_thread
+        t0 = b.mul(g, ir.Constant(I64, k), name="t0")
+        addr = None
+        for p, v in zip(kir.params, args):
+            if p.kind == "array":
+                a = b.ptrtoint(v, I64)
+                addr = a if addr is None else b.or_(addr, a)
+        aligned = b.icmp_unsigned("==", b.and_(addr, ir.Constant(I64, 15)), ir.Constant(I64, 0))
+        full = b.icmp_signed("<=", b.add(t0, ir.Constant(I64, k)), n)
+        fast, slow = fn.append_basic_block("fast"), fn.append_basic_block("slow")
+        b.cbranch(b.and_(aligned, full), fast, slow)
+        b.position_at_end(fast)
+        masked = [self.ptrmask(b, v) if p.kind == "array" else v for p, v in zip(kir.params, args)]
+        domain = self.module.add_metadata(["tack.iterations"])
+        scopes = [self.module.add_metadata([f"tack.iteration.{j}", domain]) for j in range(k)]
+        for j in range(k):
+            call = b.call(body, [b.add(t0, ir.Constant(I64, j))] + masked)
+            call.set_metadata("alias.scope", self.module.add_metadata([scopes[j]]))
+            call.set_metadata("noalias", self.module.add_metadata(
+                [s for i, s in enumerate(scopes) if i != j]))
+        b.branch(done)
+        b.position_at_end(slow)
+        for j in range(k):
+            t = b.add(t0, ir.Constant(I64, j))
+            run, nxt = fn.append_basic_block(f"slow.{j}"), fn.append_basic_block(f"slow.{j}.end")
+            b.cbranch(b.icmp_signed("<", t, n), run, done)
+            b.position_at_end(run)
+            b.call(body, [t] + args)
+            b.branch(nxt)
+            b.position_at_end(nxt)
+        b.branch(done)
+
+    def ptrmask(self, b, v) -> ir.Value:
+        """`v` with its low 4 bits cleared (a no-op where v is 16-byte aligned), which tells LLVM
+        the alignment. (`llvm.ptrmask` would say the same; LLVM 22.1's vectorizer asserts on it.)"""
+        return b.inttoptr(b.and_(b.ptrtoint(v, I64), ir.Constant(I64, -16)), v.type)
+
+    # ---- math ----------------------------------------------------------------------------------
+    def math_function(self, op: Op, dt: DType) -> ir.Function:
+        if op in _KEEP_INTRINSIC:
+            return super().math_function(op, dt)
+        if op not in _LIBDEVICE or dt.bits not in (32, 64):
+            raise RenderError(f"the PTX renderer has no libdevice function for {op.name} on "
+                              f"{dt.name}")
+        ty = self.ll_type(dt)
+        nargs = 2 if op in (Op.POW, Op.ATAN2, Op.FREM) else 1
+        return self.declare(f"__nv_{_LIBDEVICE[op]}{'f' if dt.bits == 32 else ''}", ty,
+                            [ty] * nargs)
+
+    def binary(self, e):
+        if e.op is Op.FREM and e.dtype.is_float:  # NVPTX's frem is x - y*trunc(x/y): inexact
+            a, b = self.operands(e)
+            return self.b.call(self.math_function(Op.FREM, e.dtype), [a, b])
+        return super().binary(e)
+
+    # ---- workgroups -----------------------------------------------------------------------------
+    def thread_id(self, e) -> ir.Value:
+        """The lane in the 256-thread block (i32), `tid.x`."""
+        return self.sreg(self.b, "tid.x")
+
+    def barrier(self, s) -> None:
+        """`bar.sync 0`: the block's threads wait; orders shared and global memory."""
+        fn = self.module.declare_intrinsic("llvm.nvvm.barrier0", (),
+                                           ir.FunctionType(ir.VoidType(), []))
+        self.b.call(fn, [])
+
+    def scratch_array(self, sc) -> ir.Value:
+        """`shared` arrays: one internal addrspace(3) global per kernel and name (`ld.shared` /
+        `st.shared`); `local` arrays stay the CPU renderer's stack arrays."""
+        if sc.space != "shared":
+            return super().scratch_array(sc)
+        aty = ir.ArrayType(self.ll_type(sc.dtype), max(1, sc.size))
+        g = ir.GlobalVariable(self.module, aty, f"{entry_name(self.kir)}.shared.{sc.name}",
+                              addrspace=SHARED)
+        g.linkage = "internal"
+        g.initializer = ir.Constant(aty, ir.Undefined)
+        g.align = 16
+        zero = ir.Constant(I32, 0)
+        return g.gep([zero, zero])
+
+
+def coarsening(kir: KernelIR) -> int:
+    """Launch indices per GPU thread: K > 1 only for cheap elementwise kernels, where it turns K
+    4-byte accesses into one 16-byte access: no workgroup features, scratch, atomics, hidden
+    parameters (start 0, step 1), control flow or library math (whose code K copies would
+    bloat), and every array index is the launch index itself (or an i64 local assigned only
+    from it). K = 16 bytes / the smallest element, at most 8."""
+    from ..capabilities import workgroup_features
+    from ..ir.nodes import Assign, ExprStmt, Store
+    from ..ir.ops import ATOMIC, LAZY
+    from ..ir.walk import iter_exprs
+
+    if kir.hidden or kir.scratch or workgroup_features(kir):
+        return 1
+    arrays = [p for p in kir.params if p.kind == "array"]
+    if not arrays or any(not isinstance(s, (Assign, Store, ExprStmt)) for s in kir.body):
+        return 1
+    t_vars = {s.name for s in kir.body if isinstance(s, Assign) and s.value.op is Op.LAUNCH}
+    t_vars -= {s.name for s in kir.body if isinstance(s, Assign) and s.value.op is not Op.LAUNCH}
+
+    def is_t(e) -> bool:
+        return e.op is Op.LAUNCH or (e.op is Op.VAR and e.arg in t_vars and e.dtype.bits == 64)
+
+    roots = [s.value for s in kir.body] + [i for s in kir.body if isinstance(s, Store)
+                                           for i in s.indices]
+    for s in kir.body:
+        if isinstance(s, Store) and not (len(s.indices) == 1 and is_t(s.indices[0])):
+            return 1
+    for root in roots:
+        for e in iter_exprs(root):
+            if e.op in ATOMIC or e.op in LAZY or e.op in _LIBDEVICE or e.op in _HEAVY or (
+                    e.op is Op.LOAD and not (
+                    len(e.args) == 1 and is_t(e.args[0]))):
+                return 1
+    return max(1, min(8, 16 // min(p.dtype.itemsize for p in arrays)))
+
+
+_HEAVY = frozenset({Op.IPOW, Op.IDIV, Op.IREM})  # long instruction sequences
+
+
+# ---- the pipeline: render → link libdevice → O3 → PTX ----------------------------------------
+@dataclass
+class PTXModule:
+    """Every stage of one kernel's compilation: what `tack.inspect` and the engine read."""
+
+    name: str  # the entry symbol
+    llvm_ir: str
+    optimized_ir: str
+    ptx: str
+    arch: str
+    libdevice: bool  # whether libdevice was linked in
+    per_thread: int = 1  # launch indices per GPU thread (`coarsening`): grid = n / (256 * this)
+
+
+_lock = threading.Lock()  # LLVM contexts are not thread-safe under llvmlite's global context
+
+
+@functools.cache
+def _init_nvptx() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@functools.cache
+def target_machine(arch: str = "sm_90") -> llvm.TargetMachine:
+    """The NVPTX target machine for `arch` (e.g. sm_90); LLVM picks the least PTX ISA it needs."""
+    _init_nvptx()
+    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, opt=3)
+
+
+def find_libdevice() -> str | None:
+    """Path of libdevice.10.bc: $TACK_LIBDEVICE, CUDA_HOME/CUDA_PATH, /usr/local/cuda, the
+    nvidia-nvvm / nvidia-cuda-nvcc wheels (cuda-pathfinder or site-packages), else None."""
+    return _find_libdevice()
+
+
+@functools.cache
+def _find_libdevice() -> str | None:
+    env = os.environ.get("TACK_LIBDEVICE")
+    if env and os.path.isfile(env):
+        return env
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    for root in filter(None, roots):
+        for path in glob.glob(os.path.join(root, "nvvm", "libdevice", "libdevice*.bc")):
+            return path
+    try:
+        from cuda import pathfinder
+
+        return pathfinder.find_bitcode_lib("device")
+    except Exception:  # not installed, or it found nothing
+        pass
+    import site
+    import sys
+
+    dirs = [*getattr(site, "getsitepackages", list)(), *sys.path]
+    for d in dirs:
+        for pat in ("nvidia/cu*/nvvm/libdevice/libdevice*.bc", "nvidia/cuda_nvcc/nvvm/libdevice/"
+                    "libdevice*.bc", "nvidia/nvvm/libdevice/libdevice*.bc"):
+            hits = sorted(glob.glob(os.path.join(d, pat)))
+            if hits:
+                return hits[-1]
+    return None
+
+
+@functools.cache
+def _libdevice_bitcode() -> bytes:
+    path = find_libdevice()
+    if path is None:
+        raise RenderError("this kernel needs libdevice (CUDA's math library, libdevice.10.bc) "
+                          "and none was found: set CUDA_HOME, or pip install nvidia-nvvm "
+                          "(or set TACK_LIBDEVICE to the .bc file)")
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _link_libdevice(mod: llvm.ModuleRef, entry: str, tm: llvm.TargetMachine) -> None:
+    """Link all of libdevice, make everything but the entry internal and drop what is unused
+    before O3 (which would otherwise first simplify every one of libdevice's ~500 functions).
+    Parsing the bitcode each time (~25 ms) is cheaper than cloning a cached parse."""
+    lib = llvm.parse_bitcode(_libdevice_bitcode())
+    lib.triple, lib.data_layout = mod.triple, mod.data_layout
+    mod.link_in(lib)
+    for fn in mod.functions:
+        if not fn.is_declaration and fn.name != entry:
+            fn.linkage = "internal"
+    for g in mod.global_variables:
+        if not g.is_declaration:
+            g.linkage = "internal"
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    pm = llvm.create_new_module_pass_manager()
+    pm.add_global_dead_code_eliminate_pass()
+    pm.run(mod, pb)
+
+
+def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
+    """Render, link libdevice if the kernel calls it, optimize at O3 and emit PTX for `arch`."""
+    renderer = PTXRenderer()
+    text = renderer.render(kir)
+    entry = entry_name(kir)
+    tm = target_machine(arch)
+    with _lock:
+        mod = llvm.parse_assembly(text)
+        mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
+        needs = any(f.is_declaration and f.name.startswith("__nv_") for f in mod.functions)
+        if needs:
+            _link_libdevice(mod, entry, tm)
+        optimize_module(mod, tm)
+        return PTXModule(entry, text, str(mod), tm.emit_assembly(mod), arch, needs,
+                         renderer.per_thread)
+
+
+def render_ptx(kir: KernelIR, arch: str = "sm_90") -> str:
+    """The PTX text of one final KernelIR (what `tack.inspect(..., mode="source")` shows)."""
+    return compile_ptx(kir, arch).ptx

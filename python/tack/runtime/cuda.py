@@ -1,0 +1,370 @@
+"""The native CUDA engine: KernelIR → PTX (render.ptx) → the CUDA driver, through cuda-bindings.
+
+    engine = CUDAEngine(index=0)          # adopts a current context on that device, else retains
+                                          # the device's primary context (shared with CuPy/PyTorch)
+    kernel = engine.compile(kir)          # CUDAKernel; .ptx, .llvm_ir, .optimized_ir
+    kernel.launch(args, n)                # args in kir.params order: array → device address,
+                                          # scalar → Python/NumPy number; queued, returns at once
+    engine.sync()                         # waits; errors of queued launches surface here
+
+Storage (arrays.py's contract): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed by a finalizer;
+zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier buffers intact),
+`upload`, `download` (waits first, so errors of queued kernels name them), `memset0`. All work
+goes to one stream per engine, created blocking (it orders against the legacy default stream
+that CuPy and PyTorch use by default).
+
+The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
+8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants);
+a launch is one `struct.pack_into` and one ctypes call of `cuLaunchKernel` in libcuda (cheaper
+than the cuda-bindings wrapper; `TACK_CUDA_LAUNCH=bindings` selects that one instead). Launches
+of one kernel from several threads serialize on a per-kernel lock (TACK_API §5 item 28).
+Blocks are 256 threads; each thread runs `per_thread` consecutive launch indices (1, or 2-8 for
+cheap elementwise kernels: render.ptx.coarsening), so the grid is ceil(n / (256 * per_thread))
+blocks and one launch indexes up to (2^31 - 1) * 256 * per_thread iterations with 64-bit
+indices; more raises `ValueError` before anything runs.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import struct
+import sys
+import threading
+import weakref
+
+from ..errors import TackError, TackRuntimeError, TackTypeError, TackValueError
+from ..ir.nodes import KernelIR
+from ..render.ptx import BLOCK, compile_ptx
+from .cpu import _PACK_ERRORS, _SLOT, _convert
+
+try:
+    from cuda.bindings import driver as drv
+except ImportError:  # pragma: no cover - older cuda-python layout
+    from cuda import cuda as drv  # type: ignore[no-redef]
+
+LABEL = "CUDABackend"
+LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "ctypes")
+_SUCCESS = 0
+_INVALID_CONTEXT = 201
+_OOM = 2
+# Errors after which the context is unusable (the driver says so); the process must restart.
+_STICKY = {700, 701, 702, 703, 704, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719, 720}
+
+
+class CUDAOutOfMemoryError(TackError, MemoryError):
+    """Device memory is exhausted; arrays allocated before are intact."""
+
+
+def error_name(code: int) -> str:
+    try:
+        err, name = drv.cuGetErrorName(drv.CUresult(code))
+        _, desc = drv.cuGetErrorString(drv.CUresult(code))
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        desc = desc.decode() if isinstance(desc, bytes) else str(desc)
+        return f"{name} ({desc})"
+    except Exception:  # an unknown code
+        return f"CUDA error {code}"
+
+
+def _platform() -> str:
+    return {"linux": "Linux", "win32": "Windows", "darwin": "macOS"}.get(sys.platform, sys.platform)
+
+
+def _code(res) -> int:
+    return int(res[0] if isinstance(res, tuple) else res)
+
+
+# ---- libcuda through ctypes: the calls on the hot path ----------------------------------------
+def _libcuda() -> ctypes.CDLL:
+    names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"]
+    found = ctypes.util.find_library("cuda")
+    for name in names + ([found] if found else []):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    raise OSError("libcuda (the NVIDIA driver library) was not found")
+
+
+class _Native:
+    """The few driver entry points called per launch / wait, with fixed argtypes."""
+
+    def __init__(self):
+        lib = _libcuda()
+        vp, u = ctypes.c_void_p, ctypes.c_uint
+        self.launch = lib.cuLaunchKernel
+        self.launch.argtypes = [vp, u, u, u, u, u, u, u, vp, vp, vp]
+        self.launch.restype = ctypes.c_int
+        self.stream_sync = lib.cuStreamSynchronize
+        self.stream_sync.argtypes = [vp]
+        self.stream_sync.restype = ctypes.c_int
+        self.set_current = lib.cuCtxSetCurrent
+        self.set_current.argtypes = [vp]
+        self.set_current.restype = ctypes.c_int
+
+
+class CUDABuffer:
+    """A device allocation (`ptr`, `nbytes`), freed when the last reference goes."""
+
+    __slots__ = ("__weakref__", "_free", "nbytes", "owner", "ptr")
+
+    def __init__(self, ptr: int, nbytes: int, free=None, owner=None):
+        self.ptr, self.nbytes, self.owner = ptr, nbytes, owner
+        self._free = weakref.finalize(self, free, ptr) if free is not None and ptr else None
+
+    def __repr__(self) -> str:
+        return f"CUDABuffer(ptr=0x{self.ptr:x}, nbytes={self.nbytes})"
+
+
+def _free(ptr: int) -> None:
+    try:
+        drv.cuMemFree(ptr)
+    except Exception:  # interpreter shutdown
+        pass
+
+
+class CUDAEngine:
+    """One CUDA device: a context, a stream, allocation, compilation and launches."""
+
+    label = LABEL
+    supports_workgroups = True
+    supports_f64 = True
+    block = BLOCK
+
+    def __init__(self, index: int = 0):
+        self.index = int(index)
+        try:
+            self._init()
+        except Exception as exc:  # no driver library, no device, a driver error ...
+            if str(exc).startswith("Cannot initialize"):
+                raise
+            raise TackRuntimeError(f"Cannot initialize 'cuda' backend on {_platform()}: "
+                                   f"{type(exc).__name__}: {exc}") from exc
+
+    def _init(self) -> None:
+        self._check(drv.cuInit(0), "cuInit")
+        err, count = drv.cuDeviceGetCount()
+        self._check(err, "cuDeviceGetCount")
+        if not 0 <= self.index < count:
+            raise TackRuntimeError(f"Cannot initialize 'cuda' backend on {_platform()}: device "
+                                   f"index {self.index} does not exist ({count} CUDA device(s))")
+        err, self.device = drv.cuDeviceGet(self.index)
+        self._check(err, "cuDeviceGet")
+        self.ctx, self.adopted = self._context()
+        self.native = _Native()
+        self.ctx_ptr = int(self.ctx)
+        err, self.stream = drv.cuStreamCreate(0)  # CU_STREAM_DEFAULT: blocking
+        self._check(err, "cuStreamCreate")
+        self.stream_ptr = int(self.stream)
+        attr = drv.CUdevice_attribute
+        self.cc = (self._attr(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                   self._attr(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        self.arch = f"sm_{self.cc[0]}{self.cc[1]}"
+        self.max_grid_x = self._attr(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)
+        self.max_iterations = self.max_grid_x * BLOCK
+        self.sm_count = self._attr(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        err, name = drv.cuDeviceGetName(256, self.device)
+        self.name = name.split(b"\0")[0].decode() if isinstance(name, bytes) else str(name)
+        self._pending: set[str] = set()  # kernels launched since the last successful wait
+        self.broken: str | None = None  # set after a sticky error
+
+    def __repr__(self) -> str:
+        return f"CUDAEngine({self.index}: {self.name}, {self.arch})"
+
+    # ---- setup -------------------------------------------------------------------------------
+    def _context(self):
+        """Adopt the calling thread's current context if it is on our device, else retain the
+        device's primary context and make it current (never destroyed by Tack)."""
+        err, ctx = drv.cuCtxGetCurrent()
+        if err == drv.CUresult.CUDA_SUCCESS and int(ctx):
+            err, dev = drv.cuCtxGetDevice()
+            if err == drv.CUresult.CUDA_SUCCESS and int(dev) == int(self.device):
+                return ctx, True
+        err, ctx = drv.cuDevicePrimaryCtxRetain(self.device)
+        self._check(err, "cuDevicePrimaryCtxRetain")
+        self._check(drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        return ctx, False
+
+    def _attr(self, a) -> int:
+        err, v = drv.cuDeviceGetAttribute(a, self.device)
+        self._check(err, "cuDeviceGetAttribute")
+        return int(v)
+
+    def _check(self, err, what: str, kernels=None) -> None:
+        code = _code(err)
+        if code == _SUCCESS:
+            return
+        self.fail(code, what, kernels)
+
+    def fail(self, code: int, what: str, kernels=None):
+        """Raise the Python exception for a driver error (`kernels`: names to blame)."""
+        msg = f"{what}: {error_name(code)}"
+        if code in _STICKY:
+            self.broken = msg
+            msg += "; the CUDA context is now unusable: restart the process"
+        if code == _OOM:
+            raise CUDAOutOfMemoryError(f"CUDA out of memory on device {self.index}: {msg}")
+        if kernels:
+            names = " or ".join(f"'{k}'" for k in sorted(kernels))
+            raise TackRuntimeError(f"Kernel {names} failed on {LABEL}: {msg}")
+        raise TackRuntimeError(f"{LABEL}: {msg}")
+
+    def call(self, fn, *args, what: str | None = None):
+        """A cuda-bindings call with its error checked; makes our context current on a thread
+        that has none (CUDA_ERROR_INVALID_CONTEXT) and retries once."""
+        res = fn(*args)
+        if _code(res) == _INVALID_CONTEXT:
+            self.make_current()
+            res = fn(*args)
+        self._check(res, what or fn.__name__)
+        return res[1] if isinstance(res, tuple) and len(res) == 2 else res
+
+    def make_current(self) -> None:
+        self.native.set_current(self.ctx_ptr)
+
+    # ---- storage (arrays.py's contract) ------------------------------------------------------
+    def alloc(self, nbytes: int) -> CUDABuffer:
+        nbytes = int(nbytes)
+        if nbytes <= 0:
+            return CUDABuffer(0, 0)
+        ptr = self.call(drv.cuMemAlloc, nbytes, what=f"cuMemAlloc({nbytes} bytes)")
+        return CUDABuffer(int(ptr), nbytes, _free)
+
+    def upload(self, buf: CUDABuffer, host) -> None:
+        if host.nbytes:
+            self.call(drv.cuMemcpyHtoDAsync, buf.ptr, host.ctypes.data, host.nbytes, self.stream,
+                      what="upload (cuMemcpyHtoDAsync)")
+
+    def download(self, buf: CUDABuffer, out) -> None:
+        """Wait for queued work (naming a failed kernel), then copy into `out`."""
+        self.sync()
+        if out.nbytes:
+            self.call(drv.cuMemcpyDtoHAsync, out.ctypes.data, buf.ptr, out.nbytes, self.stream,
+                      what="download (cuMemcpyDtoHAsync)")
+            self.sync()
+
+    def memset0(self, buf: CUDABuffer) -> None:
+        if buf.nbytes:
+            self.call(drv.cuMemsetD8Async, buf.ptr, 0, buf.nbytes, self.stream,
+                      what="cuMemsetD8Async")
+
+    def copy(self, dst: CUDABuffer, src: CUDABuffer, nbytes: int) -> None:
+        """Device-to-device copy, queued on the stream."""
+        if nbytes:
+            self.call(drv.cuMemcpyDtoDAsync, dst.ptr, src.ptr, nbytes, self.stream,
+                      what="cuMemcpyDtoDAsync")
+
+    # ---- waits ---------------------------------------------------------------------------------
+    def sync(self) -> None:
+        """Wait for everything queued; a failure names the kernels launched since the last wait."""
+        code = self.native.stream_sync(self.stream_ptr)
+        if code == _INVALID_CONTEXT:
+            self.make_current()
+            code = self.native.stream_sync(self.stream_ptr)
+        pending, self._pending = self._pending, set()
+        if code:
+            self.fail(code, "at the next wait (cuStreamSynchronize)", pending or None)
+
+    # ---- kernels -------------------------------------------------------------------------------
+    def compile(self, kir: KernelIR) -> CUDAKernel:
+        return CUDAKernel(self, kir)
+
+    def render_source(self, kir: KernelIR) -> str:
+        """The PTX this engine loads for `kir` (`tack.inspect(..., mode="source")`)."""
+        return compile_ptx(kir, self.arch).ptx
+
+
+class CUDAKernel:
+    """One compiled specialization: a loaded module and its prebuilt launch parameters."""
+
+    def __init__(self, engine: CUDAEngine, kir: KernelIR):
+        self.engine, self.kir, self.name = engine, kir, kir.name
+        built = compile_ptx(kir, engine.arch)
+        self.ptx, self.llvm_ir, self.optimized_ir = built.ptx, built.llvm_ir, built.optimized_ir
+        self.entry = built.name
+        self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
+        self._span = BLOCK * built.per_thread  # launch indices per block
+        self.module = engine.call(drv.cuModuleLoadData, built.ptx.encode() + b"\0",
+                                  what=f"loading kernel '{self.name}' (cuModuleLoadData)")
+        self.function = engine.call(drv.cuModuleGetFunction, self.module, self.entry.encode(),
+                                    what="cuModuleGetFunction")
+        self.fn_ptr = int(self.function)
+        # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
+        fmt = "@" + "".join("Q" if p.kind == "array" else _SLOT[p.dtype.name]
+                            for p in kir.params) + "q"
+        self._struct = struct.Struct(fmt)
+        nslots = len(kir.params) + 1
+        assert self._struct.size == 8 * nslots
+        self._buf = ctypes.create_string_buffer(8 * nslots)
+        base = ctypes.addressof(self._buf)
+        self._ptrs = (ctypes.c_void_p * nslots)(*[base + 8 * k for k in range(nslots)])
+        self.params_ptr = ctypes.addressof(self._ptrs)
+        self._pack = self._struct.pack_into
+        self._lock = threading.Lock()
+        self._max = engine.max_grid_x * self._span
+        self._native_launch = engine.native.launch
+        self._stream = engine.stream_ptr
+        self._pending_add = engine._pending.add
+        self.launch = self._launch_ctypes if LAUNCH_VIA == "ctypes" else self._launch_bindings
+
+    def __repr__(self) -> str:
+        return f"<CUDAKernel {self.name} on {self.engine.arch}>"
+
+    def _launch_ctypes(self, args, n: int) -> None:
+        """Queue one launch over [0, n) and return at once."""
+        if n > self._max or n <= 0:
+            return self._odd_size(args, n)
+        with self._lock:
+            try:
+                self._pack(self._buf, 0, *args, n)
+            except _PACK_ERRORS:
+                self._pack_slow(args, n)
+            code = self._native_launch(self.fn_ptr, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
+                                       self._stream, self.params_ptr, None)
+        if code:
+            self._failed(code, args, n)
+        self._pending_add(self.name)
+
+    def _launch_bindings(self, args, n: int) -> None:
+        """The same through cuda-bindings' cuLaunchKernel (for comparison)."""
+        if n > self._max or n <= 0:
+            return self._odd_size(args, n)
+        with self._lock:
+            try:
+                self._pack(self._buf, 0, *args, n)
+            except _PACK_ERRORS:
+                self._pack_slow(args, n)
+            res = drv.cuLaunchKernel(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
+                                     self.engine.stream, self.params_ptr, 0)
+        code = _code(res)
+        if code:
+            self._failed(code, args, n)
+        self._pending_add(self.name)
+
+    def _odd_size(self, args, n: int) -> None:
+        if n <= 0:
+            return
+        raise TackValueError(f"Kernel '{self.name}': {n} iterations exceed the {self._max} that "
+                             "one CUDA launch can index; split the work across several launches.")
+
+    def _failed(self, code: int, args, n: int) -> None:
+        if code == _INVALID_CONTEXT:  # first launch from a thread without our context
+            self.engine.make_current()
+            return self.launch(args, n)
+        self.engine.fail(code, f"launch of {-(-n // self._span)} blocks of {BLOCK} threads "
+                               "(cuLaunchKernel)", {self.name})
+
+    def _pack_slow(self, args, n: int) -> None:
+        params = self.kir.params
+        if len(args) != len(params):
+            raise TackTypeError(f"kernel {self.name!r} takes {len(params)} arguments "
+                                f"({', '.join(p.name for p in params)}), got {len(args)}")
+        values = []
+        for p, v in zip(params, args):
+            try:
+                values.append(_convert(p, v))
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise TackTypeError(f"kernel {self.name!r}: argument {p.name!r} "
+                                    f"({p.kind} {p.dtype.name}) cannot take {v!r}: {exc}") from None
+        self._pack(self._buf, 0, *values, n)

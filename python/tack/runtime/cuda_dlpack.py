@@ -1,0 +1,288 @@
+"""Zero-copy exchange of Tack arrays: `__cuda_array_interface__` (v3) and DLPack, both directions.
+
+Export (`Array.__dlpack__`): a GPU array becomes a `dltensor` capsule (or `dltensor_versioned`
+when the consumer asks for DLPack >= 1.0) on kDLCUDA; before it is handed over, the consumer's
+stream is made to wait for Tack's stream (an event), so work Tack queued is visible to it. A CPU
+array delegates to NumPy's own `__dlpack__`.
+
+Import (`tack.from_dlpack(obj)`): the producer is asked for a capsule with `stream=` Tack's
+stream (so Tack's later launches see its writes); the tensor must be C-contiguous and of one of
+Tack's ten dtypes; the memory stays owned by the producer, which is released (its deleter
+called) when the Tack array's buffer goes.
+
+`__cuda_array_interface__` (GPU arrays only) publishes the pointer and Tack's stream as
+`stream`, so a consumer synchronizes with Tack's queued work (v3 semantics).
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+
+import numpy as np
+
+from .. import dtypes as dt
+
+kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
+_CODES = {"i": 0, "u": 1, "f": 2}
+_KINDS = {v: k for k, v in _CODES.items()}
+READ_ONLY = 1
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p), ("flags", ctypes.c_uint64),
+                ("dl_tensor", DLTensor)]
+
+
+_NAME, _USED = b"dltensor", b"used_dltensor"
+_NAME_V, _USED_V = b"dltensor_versioned", b"used_dltensor_versioned"
+_api = ctypes.pythonapi
+_api.PyCapsule_New.restype = ctypes.py_object
+_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_api.PyCapsule_IsValid.restype = ctypes.c_int
+_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_api.PyCapsule_SetName.restype = ctypes.c_int
+_api.PyCapsule_SetName.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+# ---- export ---------------------------------------------------------------------------------
+_live: dict[int, tuple] = {}  # managed-tensor address → what keeps it and the array alive
+_live_lock = threading.Lock()
+
+
+def _release(ptr) -> None:
+    with _live_lock:
+        _live.pop(ptr, None)
+
+
+_deleter = _DELETER(_release)
+_DELETER_ADDR = ctypes.cast(_deleter, ctypes.c_void_p).value
+
+
+def _capsule_gone(cap) -> None:
+    """Capsule destructor: a capsule nobody consumed releases its tensor."""
+    for name in (_NAME, _NAME_V):
+        if _api.PyCapsule_IsValid(cap, name):
+            _release(_api.PyCapsule_GetPointer(cap, name))
+
+
+_capsule_destructor = _DELETER(_capsule_gone)
+_DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
+
+
+def _fill(t: DLTensor, array, device_type: int, device_id: int, keep: list) -> None:
+    ndim = len(array.shape)
+    shape = (ctypes.c_int64 * max(1, ndim))(*array.shape)
+    keep.append(shape)
+    t.data = array._ptr or None
+    t.device = DLDevice(device_type, device_id)
+    t.ndim = ndim
+    t.dtype = DLDataType(_CODES[array.dtype.kind], array.dtype.bits, 1)
+    t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+    t.strides = None  # compact row-major
+    t.byte_offset = 0
+
+
+def _wait_for_tack(engine, stream) -> None:
+    """Make the consumer's `stream` wait for everything queued on Tack's stream."""
+    if stream == -1:
+        return
+    from cuda.bindings import driver as drv
+
+    handle = 1 if stream is None else int(stream)  # None: the legacy default stream
+    if handle == engine.stream_ptr:
+        return
+    event = engine.call(drv.cuEventCreate, 2, what="cuEventCreate")  # CU_EVENT_DISABLE_TIMING
+    try:
+        engine.call(drv.cuEventRecord, event, engine.stream, what="cuEventRecord")
+        engine.call(drv.cuStreamWaitEvent, drv.CUstream(handle), event, 0,
+                    what="cuStreamWaitEvent")
+    finally:
+        drv.cuEventDestroy(event)
+
+
+def export(array, stream=None, max_version=None, dl_device=None, copy=None):
+    """`Array.__dlpack__`."""
+    if array._host is not None:  # a CPU array: NumPy does it
+        kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                                ("copy", copy)) if v is not None}
+        if stream is not None:
+            raise BufferError("stream must be None for a CPU array")
+        return array._host.__dlpack__(**kw)
+    engine = array._device.engine
+    here = (kDLCUDA, engine.index)
+    if dl_device is not None and tuple(dl_device) != here:
+        raise BufferError(f"tack.Array on cuda:{engine.index} cannot be exported to device "
+                          f"{tuple(dl_device)} without a copy")
+    if copy:
+        raise BufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
+    if array.dtype.kind not in _CODES:
+        raise BufferError(f"dtype {array.dtype.name} has no DLPack code")
+    _wait_for_tack(engine, stream)
+    keep: list = [array]
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if versioned:
+        m = DLManagedTensorVersioned()
+        m.version = DLPackVersion(1, 0)
+        m.flags = 0
+    else:
+        m = DLManagedTensor()
+    _fill(m.dl_tensor, array, *here, keep)
+    m.deleter = _DELETER_ADDR
+    addr = ctypes.addressof(m)
+    m.manager_ctx = addr
+    with _live_lock:
+        _live[addr] = (m, keep)
+    return _api.PyCapsule_New(addr, _NAME_V if versioned else _NAME, _DESTRUCTOR_ADDR)
+
+
+def device_of(array) -> tuple[int, int]:
+    """`Array.__dlpack_device__`."""
+    if array._host is not None:
+        return (kDLCPU, 0)
+    return (kDLCUDA, array._device.engine.index)
+
+
+def cuda_array_interface(array) -> dict:
+    """`Array.__cuda_array_interface__` (version 3) of a GPU array."""
+    if array._host is not None:
+        raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
+                             "(use numpy() or __dlpack__)")
+    engine = array._device.engine
+    return {"shape": tuple(array.shape), "typestr": array.dtype.np.str,
+            "data": (array._ptr, False), "version": 3, "strides": None,
+            "stream": engine.stream_ptr}
+
+
+# ---- import ---------------------------------------------------------------------------------
+class _Imported:
+    """Owns a consumed capsule's managed tensor; calls the producer's deleter when dropped."""
+
+    __slots__ = ("capsule", "deleter", "ptr")
+
+    def __init__(self, ptr: int, deleter: int | None, capsule):
+        self.ptr, self.deleter, self.capsule = ptr, deleter, capsule
+
+    def __del__(self):
+        if self.deleter:
+            try:
+                _DELETER(self.deleter)(self.ptr)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+def _tensor_dtype(t: DLTensor):
+    kind = _KINDS.get(t.dtype.code)
+    if kind is None or t.dtype.lanes != 1:
+        raise TypeError(f"DLPack dtype (code {t.dtype.code}, bits {t.dtype.bits}, lanes "
+                        f"{t.dtype.lanes}) is not one of Tack's dtypes")
+    return dt.from_numpy(np.dtype(f"{kind}{t.dtype.bits // 8}"))
+
+
+def _check_contiguous(shape, strides) -> None:
+    if not strides:
+        return
+    expect = 1
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != expect:
+            raise BufferError(f"tack.from_dlpack needs a C-contiguous tensor (shape {shape}, "
+                              f"strides {strides} in elements); make it contiguous first")
+        expect *= extent
+
+
+def _consume(capsule):
+    """(managed pointer, DLTensor, deleter address) of a capsule, which is marked used."""
+    cap = ctypes.c_void_p(id(capsule))
+    for name, used, cls in ((_NAME_V, _USED_V, DLManagedTensorVersioned),
+                            (_NAME, _USED, DLManagedTensor)):
+        if _api.PyCapsule_IsValid(cap, name):
+            ptr = _api.PyCapsule_GetPointer(cap, name)
+            m = cls.from_address(ptr)
+            _api.PyCapsule_SetName(cap, used)
+            return ptr, m.dl_tensor, m.deleter
+    raise BufferError("not a DLPack capsule (or already consumed)")
+
+
+def _get_capsule(obj, stream):
+    try:
+        return obj.__dlpack__(stream=stream, max_version=(1, 0))
+    except TypeError:  # a producer from before DLPack 1.0
+        return obj.__dlpack__(stream=stream)
+
+
+def from_dlpack(obj, device=None):
+    """A Tack array sharing `obj`'s memory (CPU tensors on a CPU device, CUDA tensors on the
+    matching `cuda:N` device). `device` defaults to the default device."""
+    from ..arrays import Array
+    from ..devices import default_device
+
+    if isinstance(obj, Array):
+        return obj
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
+                        f"{type(obj).__name__}")
+    device = device or default_device()
+    dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
+    if dev_type in (kDLCPU, kDLCUDAHost) and device.is_host:
+        host = np.from_dlpack(obj)
+        if not host.flags.c_contiguous:
+            raise BufferError("tack.from_dlpack needs a C-contiguous tensor; make it contiguous "
+                              "first")
+        dt.from_numpy(host.dtype)  # TypeError for dtypes Tack lacks
+        return Array(host, device)
+    if dev_type in (kDLCUDA, kDLCUDAManaged) and device.arch == "cuda":
+        engine = device.engine
+        if dev_id != engine.index:
+            raise BufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
+                              f"cuda:{engine.index}; select it with set_default_device"
+                              f"('cuda:{dev_id}')")
+        return _import_cuda(obj, device, engine)
+    raise BufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type {dev_type} "
+                      f"with {device!r} without a copy; use tack.array(...) to copy it")
+
+
+def _import_cuda(obj, device, engine):
+    from ..arrays import Array
+    from .cuda import CUDABuffer
+
+    capsule = _get_capsule(obj, engine.stream_ptr)
+    ptr, t, deleter = _consume(capsule)
+    try:
+        dtype = _tensor_dtype(t)
+        shape = tuple(t.shape[k] for k in range(t.ndim))
+        strides = tuple(t.strides[k] for k in range(t.ndim)) if t.strides else None
+        _check_contiguous(shape, strides)
+    except Exception:
+        _Imported(ptr, deleter, capsule)  # releases at once
+        raise
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    data = (t.data or 0) + t.byte_offset
+    owner = _Imported(ptr, deleter, capsule)
+    return Array(None, device, CUDABuffer(data, nbytes, owner=owner), shape, dtype)

@@ -1,0 +1,183 @@
+"""Workgroup primitives and atomics on the GPU (seed 001; TACK_API §1.13, §1.14): shared arrays,
+barriers, thread ids, the seed's block_reduce, a tiled n-body against the plain one and a float64
+NumPy reference, and atomics returning the old value."""
+import numpy as np
+import pytest
+import tack
+
+from tests.cuda import gpu
+from tests.kernels.corpus import _nbody_ref, nbody
+
+pytestmark = gpu.MARKS
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cuda_device():
+    dev = tack.set_default_device("cuda")
+    yield dev
+    tack.set_default_device("cpu")
+
+
+@tack.kernel
+def block_reduce(data, partial_sums, n):
+    for i in range(n):
+        smem = tack.shared(tack.f32, 256)
+        tid = tack.thread_id()
+        smem[tid] = data[i]
+        tack.barrier()
+        stride = 128
+        while stride > 0:
+            if tid < stride:
+                smem[tid] = smem[tid] + smem[tid + stride]
+            tack.barrier()
+            stride = stride // 2
+        if tid == 0:
+            partial_sums[i // 256] = smem[0]
+
+
+@tack.kernel
+def lanes(out, n):
+    for i in range(n):
+        out[i] = tack.thread_id()
+
+
+@tack.kernel
+def reverse_in_block(x, out, n):
+    for i in range(n):
+        buf = tack.shared_like(x, 256)
+        tid = tack.thread_id()
+        buf[tid] = x[i]
+        tack.barrier()
+        out[i] = buf[255 - tid]
+
+
+@tack.kernel
+def nbody_tiled(pos, acc, n, eps2):
+    for i in range(n):
+        tile = tack.shared(tack.f32, 1024)
+        tid = tack.thread_id()
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        zi = pos[i, 2]
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for base in range(0, n, 256):
+            for c in range(4):
+                tile[4 * tid + c] = pos[base + tid, c]
+            tack.barrier()
+            for j in range(256):
+                dx = tile[4 * j] - xi
+                dy = tile[4 * j + 1] - yi
+                dz = tile[4 * j + 2] - zi
+                r2 = dx * dx + dy * dy + dz * dz + eps2
+                inv = 1.0 / sqrt(r2)
+                s = tile[4 * j + 3] * inv * inv * inv
+                ax += dx * s
+                ay += dy * s
+                az += dz * s
+            tack.barrier()
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+@tack.kernel
+def histogram(data, bins, n):
+    for i in range(n):
+        tack.atomic_add(bins, int(data[i] * 10.0), 1)
+
+
+@tack.kernel
+def compact(values, out, count, n):
+    for i in range(n):
+        if values[i] > 0.0:
+            slot = tack.atomic_add(count, 0, 1)
+            out[slot] = values[i]
+
+
+@tack.kernel
+def extremes(x, lo, hi, old_lo):
+    for i in range(x.shape[0]):
+        old_lo[i] = tack.atomic_min(lo, 0, x[i])
+        tack.atomic_max(hi, 0, x[i])
+
+
+def test_block_reduce():
+    h = np.random.default_rng(0).normal(size=256 * 37).astype(np.float32)
+    sums = tack.zeros(37)
+    block_reduce(tack.array(h), sums, len(h))
+    np.testing.assert_allclose(sums.numpy(), h.astype(np.float64).reshape(37, 256).sum(1),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_thread_id_is_the_lane_with_partial_last_group():
+    out = tack.full(1000 + 10, -1, tack.i32)
+    lanes(out, 1000)
+    np.testing.assert_array_equal(out.numpy(), np.r_[np.arange(1000) % 256, np.full(10, -1)])
+
+
+def test_shared_memory_is_per_block():
+    h = np.arange(256 * 5, dtype=np.float64)
+    out = tack.zeros(len(h), tack.f64)
+    reverse_in_block(tack.array(h), out, len(h))
+    np.testing.assert_array_equal(out.numpy(), h.reshape(5, 256)[:, ::-1].ravel())
+
+
+def test_tiled_nbody_matches_plain_and_float64():
+    rng = np.random.default_rng(1)
+    n = 1024
+    pos = np.c_[rng.normal(size=(n, 3)), rng.uniform(0.5, 1, n)].astype(np.float32)
+    p = tack.array(pos)
+    tiled, plain = tack.zeros((n, 3)), tack.zeros((n, 3))
+    nbody_tiled(p, tiled, n, 0.01)
+    nbody(p, plain, n, 0.01)
+    ref = _nbody_ref(pos, 0.01)
+    np.testing.assert_allclose(tiled.numpy(), ref, rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(plain.numpy(), ref, rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(tiled.numpy(), plain.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_histogram_global_atomics():
+    h = np.random.default_rng(2).uniform(0, 1, 1_000_003).astype(np.float32)
+    bins = tack.zeros(10, tack.i32)
+    histogram(tack.array(h), bins, len(h))
+    ref = np.bincount((h * np.float32(10)).astype(np.int32), minlength=10)
+    np.testing.assert_array_equal(bins.numpy(), ref)
+
+
+def test_atomic_add_returns_unique_old_values():
+    vals = np.random.default_rng(3).normal(size=100_001).astype(np.float32)
+    out, count = tack.zeros(len(vals)), tack.zeros(1, tack.i32)
+    compact(tack.array(vals), out, count, len(vals))
+    k = int(count.numpy()[0])
+    assert k == int((vals > 0).sum())
+    np.testing.assert_array_equal(np.sort(out.numpy()[:k]), np.sort(vals[vals > 0]))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float32,
+                                   np.float64])
+def test_atomic_min_max_and_old_values(dtype):
+    rng = np.random.default_rng(4)
+    h = (rng.uniform(1, 1000, size=20_011)).astype(dtype)
+    start = dtype(500)
+    lo, hi = tack.array(np.array([start], dtype)), tack.array(np.array([start], dtype))
+    old = tack.zeros(len(h), tack.dtypes.from_numpy(np.dtype(dtype)))
+    extremes(tack.array(h), lo, hi, old)
+    assert lo.numpy()[0] == min(h.min(), start) and hi.numpy()[0] == max(h.max(), start)
+    olds = old.numpy()
+    # every old value was the running minimum at some moment: never below the final minimum,
+    # never above the start, and the final minimum was seen by no one unless it was there first
+    assert (olds >= lo.numpy()[0]).all() and (olds <= start).all()
+
+
+def test_atomic_add_float_sums():
+    @tack.kernel
+    def total(x, acc):
+        for i in range(x.shape[0]):
+            tack.atomic_add(acc, 0, x[i])
+
+    h = np.random.default_rng(5).uniform(0, 1, 65536)
+    acc = tack.zeros(1, tack.f64)
+    total(tack.array(h), acc)
+    np.testing.assert_allclose(acc.numpy()[0], h.sum(), rtol=1e-12)
