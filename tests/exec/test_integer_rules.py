@@ -3,8 +3,8 @@
 """The integer, conversion and division rules of TACK_API.md §1.7, checked on the CPU engine
 against Python's big integers and CPython's float `//` and `%` (not against Tack's own code).
 
-Known Tack bugs are `xfail(strict=True)` tests named test_known_*: they pass (XPASS → failure)
-once the bug is fixed, so the marker must then be removed.
+Tests named test_regression_* pin bugs this suite found (fixed in a9a2239). A newly found bug gets
+a strict xfail (`@pytest.mark.xfail(strict=True, reason=...)`), so that its fix shows as XPASS.
 """
 import math
 
@@ -520,7 +520,7 @@ def test_true_division_literals():
     assert out[2] == 1 / 3
 
 
-# -- known bugs (strict xfail: remove the marker when fixed) ---------------------------------------
+# -- regressions: bugs found by this suite and the differential tests ----------------------------
 @tack.kernel
 def k_int_literal_to_f32(out, a):
     for i in range(1):
@@ -528,7 +528,7 @@ def k_int_literal_to_f32(out, a):
         out[1] = tack.f32(a[0])
 
 
-def test_known_int_literal_to_f32_rounds_once():
+def test_regression_int_literal_to_f32_rounds_once():
     v = 2 ** 60 + 2 ** 36 + 1  # halfway-plus-one between two f32 values after double rounding
     out = run_kernel(k_int_literal_to_f32, np.zeros(2, np.float32), np.array([v], np.int64))[0]
     assert out[1] == np.float32(2 ** 60 + 2 ** 37)  # runtime conversion: correctly rounded
@@ -542,7 +542,7 @@ def k_math2_int(out, n):
         out[2] = atan2(n, out[1])
 
 
-def test_known_math_builtin_int_argument_converts_to_result_precision():
+def test_regression_math_builtin_int_argument_converts_to_result_precision():
     out = run_kernel(k_math2_int, np.array([0.0, 1.0, 0.0]), 16777217)[0]
     assert out[0] == 16777217.0  # §1.7: integer arguments → f32 unless another argument is f64
 
@@ -554,7 +554,7 @@ def k_weak_beside_cast_literal(out, n):
         out[1] = n * 0.1
 
 
-def test_known_weak_literal_beside_typed_integer_is_f32():
+def test_regression_weak_literal_beside_typed_integer_is_f32():
     out = run_kernel(k_weak_beside_cast_literal, np.zeros(2), 3)[0]
     assert out[1] == float(np.float32(3) * np.float32(0.1))
     assert out[0] == out[1]  # `i * 0.1` is f32 for any integer value i
@@ -579,7 +579,7 @@ def k_weak_local_expr(x, out):
         out[i] = x[i] * t
 
 
-def test_known_once_assigned_literal_expression_local_adapts():
+def test_regression_once_assigned_literal_expression_local_adapts():
     out = run_kernel(k_weak_local_expr, np.array([3.0]), np.zeros(1))[1]
     assert out[0] == 3.0 * (1.0 / 3.0)  # as `x[i] * (1.0 / 3.0)` computes
 
@@ -592,13 +592,13 @@ def k_continue_parallel(a, out):
         out[i] = a[i] + 1
 
 
-def test_known_continue_in_parallel_loop():
+def test_regression_continue_in_parallel_loop():
     out = run_kernel(k_continue_parallel, np.arange(5, dtype=np.int32), np.zeros(5, np.int32))[1]
     assert ints(out) == [1, 2, 3, 0, 0]
 
 
-def test_known_bugs_match_the_oracle():
-    """The oracle gives the contract's answer in each known-bug case (so they are Tack's bugs)."""
+def test_regressions_match_the_oracle():
+    """The oracle gives the contract's answer in each regression case (it found them)."""
     v = np.array([2 ** 60 + 2 ** 36 + 1])
     ref = reference(k_int_literal_to_f32, np.zeros(2, np.float32), v)
     assert ref.arrays[0][0] == np.float32(2 ** 60 + 2 ** 37)

@@ -1,0 +1,755 @@
+"""Random well-typed Tack kernels for differential testing against `testing.oracle`.
+
+`KernelGen(choices).generate()` builds the source text of one kernel: input arrays of every dtype
+(1-D, and a 2-D one read by row), scalar parameters (i32/i64/u64 by value, f32/f64), one parallel
+loop (`range(a.shape[0])`, `range(len(a))`, `range(n)`, with a start or a step), and a body of
+assignments to typed locals, stores and augmented stores to output rows owned by the iteration,
+`if/elif/else`, `while` loops with bounded counters, nested `for ... in range(...)` with literal or
+small dynamic bounds and negative steps, `break`/`continue` (also `continue` of the parallel loop),
+over expressions using `+ - * / // % ** & | ^ << >> ~`, unary minus, comparisons (chained too),
+`and/or/not`, conditional expressions, casts (`tack.<dtype>()`, `int()`, `float()`), `min`/`max`/
+`abs`, and the math builtins.
+
+Every kernel stays in the portable domain by construction: integer divisors are `(d & 7) + 1` or
+`-((d & 7) + 2)` in d's own type, float divisors `abs(d) + 0.5`, shift counts and integer
+exponents are masked, float→int conversions are clamped with `min(max(x, lo), hi)` (NaN → lo),
+and signed/u64 pairs are cast. Each iteration i writes only row i of the outputs, so iterations are
+independent and a tainted iteration (see the oracle) can be skipped row-wise.
+
+`choices` is the source of randomness: `HypothesisChoices(data)` inside a `@given` test (so failing
+kernels shrink), or `RandomChoices(seed)` for stand-alone fuzzing (`python -m
+tack.testing.kernelgen --seed 1 --count 100`).
+
+`AVOID` names the Tack bugs the generator steers around (each has a targeted, strict-xfail test in
+tests/exec/), so that a known bug does not mask new ones; pass `avoid=()` to generate them too.
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import random
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .oracle import (
+    F32,
+    F64,
+    I32,
+    I64,
+    ST,
+    TYPES,
+    U64,
+    WEAK,
+    Rejected,
+    Runtime,
+    literal_type,
+    promote,
+)
+from .shapes import random_values
+
+INT_TYPES = [t for t in TYPES if t.is_int]
+FLOAT_TYPES = [F32, F64]
+MATH1 = ("sqrt", "floor", "ceil", "trunc", "exp", "log", "sin", "cos", "tan", "atan", "tanh",
+         "exp2", "log2", "log10", "asin", "acos", "sinh", "cosh")
+MATH2 = ("atan2", "copysign")
+INT_LITERALS = (0, 1, 2, 3, -1, 7, -8, 100, 127, -128, 255, 1000, 65535, 2 ** 31 - 1,
+                -2 ** 31, 2 ** 31, 2 ** 40, -2 ** 40, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64 - 1)
+FLOAT_LITERALS = ("0.5", "1.0", "2.0", "0.0", "-1.5", "0.1", "3.25", "1e-3", "100.0", "-0.0",
+                  "1e10", "1e30", "math.pi")
+# float clamp bounds that convert exactly and stay representable in each integer type
+CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),
+         "u16": (0.0, 60000.0), "i32": (-2e9, 2e9), "u32": (0.0, 4e9), "i64": (-9e18, 9e18),
+         "u64": (0.0, 1.8e19)}
+
+# Known Tack bugs the generator avoids; each gets a strict-xfail test in tests/exec/. Empty now:
+# those found so far were fixed in a9a2239 (tests/exec/test_integer_rules.py::test_regression_*):
+#  weak_typed_const  a float literal beside a cast integer literal (tack.i32(3) * 0.1) stayed weak
+#  math2_int_f32     atan2/copysign converted a non-literal integer to f32 before widening to f64
+#  continue_parallel `continue` directly in the parallel loop failed to render on the CPU engine
+#  weak_local_expr   a local assigned once to float literals was f32 (spec: takes what it meets)
+AVOID: frozenset = frozenset()
+
+
+# -- randomness ------------------------------------------------------------------------------------
+class RandomChoices:
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def choose(self, seq):
+        return seq[self.rng.randrange(len(seq))]
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def flip(self, p: float) -> bool:
+        return self.rng.random() < p
+
+
+class HypothesisChoices:
+    """Draws through a hypothesis `data` object: shrinking moves toward the first options."""
+
+    def __init__(self, data):
+        from hypothesis import strategies as st
+
+        self.data, self.st = data, st
+
+    def choose(self, seq):
+        return self.data.draw(self.st.sampled_from(seq))
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.data.draw(self.st.integers(lo, hi))
+
+    def flip(self, p: float) -> bool:
+        # integers shrink to 0 → False: the simpler kernel
+        return self.data.draw(self.st.integers(0, 999)) >= 1000 - int(p * 1000)
+
+
+# -- kernel description ----------------------------------------------------------------------------
+@dataclass
+class Param:
+    name: str
+    kind: str  # 'array' | 'scalar'
+    t: ST
+    role: str = "in"  # 'in' | 'out' | 'n' (the scalar loop bound)
+    cols: int = 0  # 2-D arrays: extent of dimension 1
+
+
+@dataclass
+class KernelSpec:
+    name: str
+    source: str
+    params: list
+    noncontiguous: bool = False
+
+    def load(self, directory: str | None = None):
+        """Write the source to a .py file and import it (Tack reads kernels' source files)."""
+        directory = directory or _tmpdir()
+        path = os.path.join(directory, f"{self.name}.py")
+        with open(path, "w") as f:
+            f.write(self.source)
+        spec = importlib.util.spec_from_file_location(self.name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return getattr(mod, self.name)
+
+    def make_args(self, n: int, seed: int) -> list:
+        """NumPy arrays and Python scalars for a parallel loop over n elements."""
+        rng = np.random.default_rng(seed)
+        args = []
+        for p in self.params:
+            if p.kind == "array":
+                shape = (n, p.cols) if p.cols else (n,)
+                args.append(random_values(rng, shape, p.t.np))
+            elif p.role == "n":
+                args.append(n)
+            elif p.t.is_float:
+                args.append(float(rng.choice([rng.normal(0, 10), 0.5, -2.0, 0.0, 1e-3])))
+            else:
+                base = {"i32": 0, "i64": 2 ** 40, "u64": 2 ** 63}[p.t.name]
+                lo, hi = {"i32": (-100, 100), "i64": (-1000, 1000), "u64": (0, 1000)}[p.t.name]
+                args.append(base + int(rng.integers(lo, hi)))
+        return args
+
+
+_TMP = []
+
+
+def _tmpdir() -> str:
+    if not _TMP:
+        _TMP.append(tempfile.mkdtemp(prefix="tack_kernelgen_"))
+    return _TMP[0]
+
+
+_COUNTER = itertools.count()
+
+
+# -- expressions -----------------------------------------------------------------------------------
+@dataclass
+class E:
+    code: str
+    t: ST
+    lit: bool = False  # a bare integer literal (or True/False): weak floats stay weak beside it
+    const: bool = False  # Tack folds it to a constant (a literal, or a cast of one)
+
+
+def _lit(v: int) -> E:
+    return E(f"({v})" if v < 0 else str(v), literal_type(v), lit=True, const=True)
+
+
+@dataclass
+class _Scope:
+    names: dict = field(default_factory=dict)  # readable name → type
+    mutable: set = field(default_factory=set)  # names that may be reassigned
+    ranges: dict = field(default_factory=dict)  # loop variable → (lo, hi) inclusive, if known
+
+
+class KernelGen:
+    """Generates one random kernel per `generate()` call."""
+
+    def __init__(self, choices, avoid=AVOID, max_depth: int = 3, max_stmts: int = 4,
+                 max_nesting: int = 2):
+        self.ch = choices
+        self.avoid = frozenset(avoid)
+        self.max_depth, self.max_stmts, self.max_nesting = max_depth, max_stmts, max_nesting
+
+    # -- kernel -----------------------------------------------------------------------------------
+    def generate(self) -> KernelSpec:
+        ch = self.ch
+        name = f"gen_kernel_{os.getpid()}_{next(_COUNTER)}"
+        self.params: list[Param] = []
+        self.n_locals = 0
+        dts = INT_TYPES + FLOAT_TYPES
+        for k in range(ch.integer(1, 3)):
+            self.params.append(Param(f"a{k}", "array", ch.choose([I32, F32] + dts)))
+        if ch.flip(0.3):
+            self.params.append(Param("m", "array", ch.choose(dts), cols=ch.choose([3, 1])))
+        for k in range(ch.integer(0, 2)):
+            self.params.append(Param(f"s{k}", "scalar", ch.choose([I32, I64, U64])))
+        any_f64 = any(p.t is F64 for p in self.params)
+        if ch.flip(0.4):
+            self.params.append(Param("x", "scalar", F64 if any_f64 else F32))
+        for k in range(ch.integer(1, 3)):
+            self.params.append(Param(f"o{k}", "array", ch.choose([I32, F64] + dts), role="out"))
+        if ch.flip(0.2):
+            self.params.append(Param("q", "array", ch.choose(dts), role="out",
+                                     cols=ch.choose([2, 3])))
+        any_f64 = any(p.t is F64 for p in self.params if p.kind == "array")
+        for p in self.params:  # a float scalar is f64 only beside an f64 array
+            if p.kind == "scalar" and p.t.is_float:
+                p.t = F64 if any_f64 else F32
+        form = ch.choose(["shape", "len", "n", "start", "step"])
+        if form == "n":
+            self.params.insert(0, Param("n", "scalar", I32, role="n"))
+        bound = {"shape": "a0.shape[0]", "len": "len(a0)", "n": "n", "start": "1, a0.shape[0]",
+                 "step": "0, a0.shape[0], 2"}[form]
+        self.full_range = form in ("shape", "len", "n")
+        self.scopes = [_Scope()]
+        for p in self.params:
+            if p.kind == "scalar":
+                self.declare(p.name, p.t, mutable=p.role != "n")
+        prologue = []
+        if ch.flip(0.3):
+            prologue.append(self.assign_new(self.max_depth - 1, scalars_only=True))
+        self.scopes.append(_Scope())
+        self.declare("i", I32 if form == "n" else I64, mutable=False)
+        body = self.block(1, in_loop=False, top=True)
+        for p in self.outputs():  # every output gets a final store, so results are observable
+            if self.ch.flip(0.7):
+                body.append(self.store(self.max_depth, p))
+        lines = ["import math", "", "import tack", "", "", "@tack.kernel",
+                 f"def {name}({', '.join(p.name for p in self.params)}):"]
+        lines += ["    " + s for s in prologue]
+        lines.append(f"    for i in range({bound}):")
+        lines += _indent(body, 2)
+        return KernelSpec(name, "\n".join(lines) + "\n", self.params)
+
+    # -- scopes -----------------------------------------------------------------------------------
+    def declare(self, name: str, t: ST, mutable=True, rng=None):
+        s = self.scopes[-1]
+        s.names[name] = t
+        if mutable:
+            s.mutable.add(name)
+        if rng is not None:
+            s.ranges[name] = rng
+
+    def visible(self) -> dict:
+        out = {}
+        for s in self.scopes:
+            out.update(s.names)
+        return out
+
+    def mutable(self) -> list:
+        return [(n, t) for s in self.scopes for n, t in s.names.items() if n in s.mutable]
+
+    def known_range(self, name):
+        for s in reversed(self.scopes):
+            if name in s.ranges:
+                return s.ranges[name]
+        return None
+
+    def new_name(self, prefix="v") -> str:
+        self.n_locals += 1
+        return f"{prefix}{self.n_locals}"
+
+    # -- statements -------------------------------------------------------------------------------
+    def block(self, nesting: int, in_loop: bool, top: bool = False) -> list:
+        out = []
+        for _ in range(self.ch.integer(1, self.max_stmts)):
+            out += self.stmt(nesting, in_loop, top)
+        return out
+
+    def stmt(self, nesting: int, in_loop: bool, top: bool) -> list:
+        kinds = ["store", "assign_new", "store_aug", "assign_old", "aug_local"]
+        if nesting <= self.max_nesting:
+            kinds += ["if", "for", "while"]
+        if in_loop:
+            kinds.append("break_continue")
+        if top and "continue_parallel" not in self.avoid:
+            kinds.append("continue_outer")
+        kind = self.ch.choose(kinds)
+        d = self.max_depth
+        if kind == "store":
+            return [self.store(d)]
+        if kind == "assign_new":
+            return [self.assign_new(d)]
+        if kind == "store_aug":
+            return [self.store_aug(d)]
+        if kind == "assign_old":
+            return self.assign_old(d)
+        if kind == "aug_local":
+            return self.aug_local(d)
+        if kind == "if":
+            return self.if_(nesting, in_loop)
+        if kind == "for":
+            return self.for_(nesting)
+        if kind == "while":
+            return self.while_(nesting)
+        word = "break" if kind == "break_continue" and self.ch.flip(0.5) else "continue"
+        if self.ch.flip(0.1):
+            return [word]
+        return [f"if {self.expr(1).code}:", [word]]
+
+    def nested(self, nesting: int, in_loop: bool, declare=None) -> list:
+        self.scopes.append(_Scope())
+        if declare:
+            self.declare(*declare[:2], mutable=False, rng=declare[2])
+        body = self.block(nesting + 1, in_loop)
+        self.scopes.pop()
+        return body
+
+    def if_(self, nesting, in_loop) -> list:
+        out = [f"if {self.expr(self.max_depth).code}:", self.nested(nesting, in_loop)]
+        for _ in range(self.ch.integer(0, 1)):
+            out += [f"elif {self.expr(2).code}:", self.nested(nesting, in_loop)]
+        if self.ch.flip(0.5):
+            out += ["else:", self.nested(nesting, in_loop)]
+        return out
+
+    def for_(self, nesting) -> list:
+        ch = self.ch
+        var = self.new_name("j")
+        form = ch.choose(["stop", "start_stop", "step", "dynamic"])
+        if form == "stop":
+            stop = ch.integer(0, 5)
+            args, rng = f"{stop}", (0, max(stop - 1, 0))
+        elif form == "start_stop":
+            a, b = ch.integer(-3, 3), ch.integer(-2, 6)
+            args, rng = f"{a}, {b}", (a, max(a, b - 1))
+        elif form == "step":
+            step = ch.choose([2, -1, -2, 3, -3, 1])
+            a, b = ch.integer(-4, 6), ch.integer(-4, 6)
+            args = f"{a}, {b}, {step}"
+            rng = (min(a, b), max(a, b))
+        else:
+            a = ch.integer(-2, 2)
+            stop = self.small_int(0, 4)
+            args, rng = f"{a}, {stop}", (a, max(a, 3))
+        body = self.nested(nesting, True, declare=(var, I32, rng))
+        return [f"for {var} in range({args}):", body]
+
+    def while_(self, nesting) -> list:
+        var = self.new_name("w")
+        limit = self.ch.integer(1, 4)
+        cond = f"{var} < {limit}"
+        if self.ch.flip(0.4):
+            cond += f" and {self.expr(1).code}"
+        self.scopes.append(_Scope())
+        self.declare(var, I32, mutable=False)
+        body = [f"{var} += 1"] + self.block(nesting + 1, True)
+        self.scopes.pop()
+        return [f"{var} = 0", f"while {cond}:", body]
+
+    def small_int(self, lo: int, hi: int) -> str:
+        """An i32 expression with a value in [lo, hi]."""
+        e = self.int_expr(1)
+        mask = 3 if hi - lo >= 3 else 1
+        m = self.like(mask, e.t)
+        return f"(int({e.code} & {m.code}) + {lo})" if lo else f"int({e.code} & {m.code})"
+
+    def outputs(self) -> list:
+        return [p for p in self.params if p.role == "out"]
+
+    def out_target(self, p: Param | None = None) -> tuple[str, ST]:
+        p = p or self.ch.choose(self.outputs())
+        if not p.cols:
+            return f"{p.name}[i]", p.t
+        col = self.column(p.cols)
+        if self.ch.flip(0.3) and col.isdigit():
+            return f"{p.name}[i * {p.cols} + {col}]", p.t
+        return f"{p.name}[i, {col}]", p.t
+
+    def column(self, cols: int) -> str:
+        for name in self.visible():
+            r = self.known_range(name)
+            if r is not None and 0 <= r[0] and r[1] < cols and self.ch.flip(0.5):
+                return name
+        return str(self.ch.integer(0, cols - 1))
+
+    def store(self, d, p: Param | None = None) -> str:
+        tgt, t = self.out_target(p)
+        e = self.expr(d)
+        if t.is_int and not e.t.is_int:
+            e = self.clamp(e, t) if self.ch.flip(0.5) else self.cast(e, t)
+        return f"{tgt} = {e.code}"
+
+    def store_aug(self, d) -> str:
+        tgt, t = self.out_target()
+        op, rhs = self.aug_operand(E(tgt, t), d)
+        return f"{tgt} {op}= {rhs.code}"
+
+    def aug_operand(self, target: E, d) -> tuple[str, E]:
+        """An augmented operator and a right side whose result converts back to target's type."""
+        t = target.t
+        ops = ["+", "-", "*", "//", "%"] + (["&", "|", "^", "<<", ">>"] if t.is_int else ["/"])
+        op = self.ch.choose(ops)
+        e = self.expr(d - 1)
+        if op in ("//", "%"):
+            if t.is_int:  # the divisor's type must join into t, like the dividend's
+                return op, self.fit(self.int_divisor(self.fit(e, t)), t)
+            return op, self.fit(self.float_divisor(e), t)
+        if op in ("<<", ">>"):
+            return op, self.shift_count(t)
+        if t.is_int:
+            e = self.fit(e, t)
+        elif t is F32 and e.t is F64:
+            e = self.cast(e, F32)
+        return op, self.weak_ok(e, target)
+
+    def assign_new(self, d, scalars_only=False) -> str:
+        name = self.new_name()
+        e = self.expr(d, scalars_only=scalars_only)
+        if e.t is WEAK:
+            bare = e.code.strip("()") in FLOAT_LITERALS or e.code.strip("()") in (
+                "-" + f for f in FLOAT_LITERALS)
+            if self.ch.flip(0.5) and (bare or "weak_local_expr" not in self.avoid):
+                # assigned once to float literals: the local stays weak (§1.7, since 0.4.0)
+                self.declare(name, WEAK, mutable=False)
+                return f"{name} = {e.code}"
+            e = self.cast(e, self.ch.choose(FLOAT_TYPES))
+        self.declare(name, e.t)
+        return f"{name} = {e.code}"
+
+    def assign_old(self, d) -> list:
+        cands = self.mutable()
+        if not cands:
+            return [self.assign_new(d)]
+        name, t = self.ch.choose(cands)
+        return [f"{name} = {self.fit(self.expr(d), t).code}"]
+
+    def aug_local(self, d) -> list:
+        cands = self.mutable()
+        if not cands:
+            return [self.store_aug(d)]
+        name, t = self.ch.choose(cands)
+        op, rhs = self.aug_operand(E(name, t), d)
+        if op == "/" and t is not F64 and t is not F32:
+            op = "+"
+        return [f"{name} {op}= {rhs.code}"]
+
+    # -- expression helpers -----------------------------------------------------------------------
+    def fit(self, e: E, t: ST) -> E:
+        """`e`, or a cast of it, whose type joins into `t` without widening it."""
+        try:
+            if promote(t, e.t) is t:
+                return self.weak_ok(e, E("", t)) if t.is_float else e
+        except Rejected:
+            pass
+        return self.cast(e, t)
+
+    def cast(self, e: E, t: ST) -> E:
+        if e.t is t:
+            return e
+        if t.is_int and not e.t.is_int:
+            return self.clamp(e, t, explicit=True)
+        if t is I32 and self.ch.flip(0.2):
+            return E(f"int({e.code})", t, const=e.const)
+        if t is F32 and self.ch.flip(0.2):
+            return E(f"float({e.code})", t, const=e.const)
+        return E(f"tack.{t.name}({e.code})", t, const=e.const)
+
+    def clamp(self, e: E, t: ST, explicit=False) -> E:
+        lo, hi = CLAMP[t.name]
+        code = f"min(max({e.code}, {lo!r}), {hi!r})"
+        if explicit:
+            if t is I32 and self.ch.flip(0.3):
+                return E(f"int({code})", t)
+            return E(f"tack.{t.name}({code})", t)
+        ft = F32 if e.t is WEAK else e.t
+        return E(code, ft)
+
+    def like(self, v: int, t: ST) -> E:
+        """The literal v, typed u64 when it meets a u64 operand (a signed literal cannot)."""
+        if t is U64:
+            return E(f"tack.u64({v})", U64, const=True)
+        return _lit(v)
+
+    def weak_ok(self, e: E, other: E) -> E:
+        """Avoid `weak_typed_const`: a weak float meeting a cast integer literal gets a type."""
+        if "weak_typed_const" in self.avoid and e.t is WEAK and other.t.is_int and other.const \
+                and not other.lit:
+            return self.cast(e, F32)
+        return e
+
+    def unify(self, a: E, b: E) -> tuple[E, E]:
+        try:
+            promote(a.t, b.t)
+        except Rejected:  # a signed integer with u64: cast one side
+            if self.ch.flip(0.5):
+                a, b = (a, self.cast(b, U64)) if a.t is U64 else (self.cast(a, U64), b)
+            else:
+                a, b = (self.cast(a, I64), b) if a.t is U64 else (a, self.cast(b, I64))
+        return self.weak_ok(a, b), self.weak_ok(b, a)
+
+    def int_divisor(self, e: E) -> E:
+        e = self.int_of(e)
+        seven, one, two = self.like(7, e.t), self.like(1, e.t), self.like(2, e.t)
+        masked = self.arith("&", e, seven)
+        if self.ch.flip(0.6):
+            return self.arith("+", masked, one)
+        return E(f"(-{self.arith('+', masked, two).code})", self.arith("+", masked, two).t)
+
+    def float_divisor(self, e: E) -> E:
+        pos = E(f"(abs({e.code}) + 0.5)", Runtime._pe(e.t, WEAK, e.lit, False))
+        if pos.t is WEAK and e.t.is_int:
+            pos.t = F32
+        if self.ch.flip(0.5):
+            return pos
+        return E(f"(-{pos.code})", pos.t)
+
+    def shift_count(self, t: ST) -> E:
+        if self.ch.flip(0.4):
+            return _lit(self.ch.integer(0, t.bits - 1))
+        c = self.int_expr(1)
+        return self.arith("&", c, self.like(t.bits - 1, c.t))
+
+    def int_of(self, e: E) -> E:
+        return e if e.t.is_int else self.cast(e, self.ch.choose(INT_TYPES))
+
+    def int_expr(self, d) -> E:
+        return self.int_of(self.expr(d))
+
+    def arith(self, op: str, a: E, b: E) -> E:
+        a, b = self.unify(a, b)
+        if op in ("&", "|", "^"):
+            t = promote(a.t, b.t)
+        else:
+            t = Runtime._pe(a.t, b.t, a.lit, b.lit)
+        return E(f"({a.code} {op} {b.code})", t)
+
+    # -- expressions ------------------------------------------------------------------------------
+    PRODUCTIONS = ("arith", "cmp", "cast", "ifexp", "minmax", "divmod", "truediv", "bitwise",
+                   "shift", "pow", "unary", "math1", "math2", "boolop", "not", "chain")
+
+    def expr(self, d: int, scalars_only: bool = False) -> E:
+        if d <= 0 or self.ch.flip(0.25):
+            return self.leaf(scalars_only)
+        kind = self.ch.choose(self.PRODUCTIONS)
+        sub = lambda: self.expr(d - 1, scalars_only)
+        ch = self.ch
+        if kind == "arith":
+            return self.arith(ch.choose(["+", "-", "*"]), sub(), sub())
+        if kind == "cmp":
+            a, b = self.unify(sub(), sub())
+            op = ch.choose(["<", "<=", ">", ">=", "==", "!="])
+            return E(f"({a.code} {op} {b.code})", I32)
+        if kind == "chain":
+            a, b, c = sub(), sub(), sub()
+            try:
+                promote(a.t, b.t), promote(b.t, c.t)
+            except Rejected:
+                return self.leaf(scalars_only)
+            if any(self.weak_ok(x, y) is not x for x, y in ((a, b), (b, a), (b, c), (c, b))):
+                return self.leaf(scalars_only)
+            o1, o2 = ch.choose(["<", "<="]), ch.choose(["<", ">=", "!="])
+            return E(f"({a.code} {o1} {b.code} {o2} {c.code})", I32)
+        if kind == "cast":
+            e = sub()
+            return self.cast(e, ch.choose(TYPES))
+        if kind == "ifexp":
+            a, b = self.unify(sub(), sub())
+            c = sub()
+            return E(f"({a.code} if {c.code} else {b.code})", Runtime._pe(a.t, b.t, a.lit, b.lit))
+        if kind == "minmax":
+            return self.minmax(ch.choose(["min", "max"]), sub)
+        if kind == "divmod":
+            op = ch.choose(["//", "%"])
+            a, b = sub(), sub()
+            if a.t.is_int and b.t.is_int:
+                return self.arith(op, a, self.int_divisor(b))
+            return self.arith(op, a, self.float_divisor(b))
+        if kind == "truediv":
+            a, b = sub(), sub()
+            if not (a.t.is_int and b.t.is_int):
+                a, b = self.weak_ok(a, b), self.weak_ok(b, a)
+                t = Runtime._pe(a.t, b.t, a.lit, b.lit)
+            else:
+                t = F32
+            return E(f"({a.code} / {b.code})", t)
+        if kind == "bitwise":
+            return self.arith(ch.choose(["&", "|", "^"]), self.int_of(sub()), self.int_of(sub()))
+        if kind == "shift":
+            a = self.int_of(sub())
+            return E(f"({a.code} {ch.choose(['<<', '>>'])} {self.shift_count(a.t).code})", a.t)
+        if kind == "pow":
+            return self.power(sub)
+        if kind == "unary":
+            e = sub()
+            op = ch.choose(["-", "abs", "~"])
+            if op == "~":
+                e = self.int_of(e)
+                return E(f"(~{e.code})", e.t)
+            if op == "abs":
+                return E(f"abs({e.code})", e.t)
+            if e.lit and e.code not in ("True", "False"):
+                v = -int(e.code.strip("()"))
+                if -2 ** 63 <= v < 2 ** 64:  # Tack folds -literal into the literal -v
+                    return _lit(v)
+                e = E(f"tack.u64({e.code})", U64, const=True)  # -u64 wraps
+            return E(f"(-{e.code})", e.t)
+        if kind == "math1":
+            e = sub()
+            t = WEAK if e.t is WEAK or e.lit else (F32 if e.t.is_int else e.t)
+            return E(f"{ch.choose(MATH1)}({e.code})", t)
+        if kind == "math2":
+            return self.math2(sub)
+        if kind == "boolop":
+            word = ch.choose([" and ", " or "])
+            return E("(" + word.join(sub().code for _ in range(ch.integer(2, 3))) + ")", I32)
+        return E(f"(not {sub().code})", I32)
+
+    def minmax(self, fn: str, sub) -> E:
+        acc = sub()
+        codes, lit = [acc.code], acc.lit
+        for _ in range(self.ch.integer(1, 2)):
+            b = sub()
+            try:
+                promote(acc.t, b.t)
+            except Rejected:  # cast the new argument, never the accumulated minimum
+                b = self.cast(b, U64 if acc.t is U64 else I64)
+            if self.weak_ok(b, acc) is not b or self.weak_ok(acc, b) is not acc:
+                b = self.cast(b, F32)
+            acc = E("", Runtime._pe(acc.t, b.t, lit, b.lit))
+            codes.append(b.code)
+            lit = False
+        return E(f"{fn}({', '.join(codes)})", acc.t)
+
+    def power(self, sub) -> E:
+        a = sub()
+        if a.t.is_int and self.ch.flip(0.6):
+            if self.ch.flip(0.5):
+                n = _lit(self.ch.integer(0, 5))
+            else:
+                c = self.int_expr(1)
+                n = self.arith("&", c, self.like(3, c.t))
+            return E(f"({a.code} ** {n.code})", a.t)
+        b = self.ch.choose([_lit(2), _lit(3), E("0.5", WEAK), None])
+        if b is None:
+            b = sub()
+        if a.t.is_int and b.t.is_int:
+            a = self.cast(a, self.ch.choose(FLOAT_TYPES))
+        a, b = self.weak_ok(a, b), self.weak_ok(b, a)
+        return E(f"({a.code} ** {b.code})", Runtime._pe(a.t, b.t, a.lit, b.lit))
+
+    def math2(self, sub) -> E:
+        name = self.ch.choose(MATH2)
+        args = [sub(), sub()]
+        floats = [x.t for x in args if x.t.is_float and x.t is not WEAK]
+        t = WEAK
+        for ft in floats:
+            t = promote(t, ft)
+        if t is WEAK and any(x.t.is_int and not x.lit for x in args):
+            t = F32
+        if "math2_int_f32" in self.avoid and t is F64:
+            args = [self.cast(x, F64) if x.t.is_int and not x.lit else x for x in args]
+        return E(f"{name}({args[0].code}, {args[1].code})", t)
+
+    def leaf(self, scalars_only: bool = False) -> E:
+        ch = self.ch
+        kinds = ["var", "int", "float", "typed", "bool"]
+        if not scalars_only:
+            kinds = ["load", "load", "var"] + kinds
+        kind = ch.choose(kinds)
+        if kind == "load":
+            return self.load()
+        if kind == "var":
+            names = [(n, t) for n, t in self.visible().items()
+                     if not (scalars_only and n == "i")]
+            if names:
+                n, t = ch.choose(names)
+                return E(n, t)
+            kind = "int"
+        if kind == "int":
+            return _lit(ch.choose(INT_LITERALS))
+        if kind == "float":
+            code = ch.choose(FLOAT_LITERALS)
+            return E(f"({code})" if code.startswith("-") else code, WEAK, const=True)
+        if kind == "typed":
+            t = ch.choose(TYPES)
+            v = ch.choose(INT_LITERALS[:12])
+            if t.kind == "u" and v < 0 and ch.flip(0.5):
+                v = -v
+            return E(f"tack.{t.name}({v})", t, const=True)
+        return E(ch.choose(["True", "False"]), I32, lit=True, const=True)
+
+    def load(self) -> E:
+        arrays = [p for p in self.params if p.kind == "array"]
+        p = self.ch.choose(arrays)
+        if p.cols:
+            col = self.column(p.cols)
+            if self.ch.flip(0.3) and col.isdigit():
+                return E(f"{p.name}[i * {p.cols} + {col}]", p.t)
+            return E(f"{p.name}[i, {col}]", p.t)
+        if p.role == "in" and self.full_range and self.ch.flip(0.2):
+            return E(f"{p.name}[{p.name}.shape[0] - 1 - i]", p.t)
+        return E(f"{p.name}[i]", p.t)
+
+
+def _indent(block: list, level: int) -> list:
+    out = []
+    for item in block:
+        if isinstance(item, list):
+            out += _indent(item, level + 1)
+        else:
+            out.append("    " * level + item)
+    return out
+
+
+def main(argv=None) -> int:  # pragma: no cover - manual fuzzing entry point
+    import argparse
+
+    from .oracle import OutsideDomain, reference
+
+    ap = argparse.ArgumentParser(description="Fuzz Tack with random kernels against the oracle")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--size", type=int, default=7)
+    args = ap.parse_args(argv)
+    import tack
+
+    failures = 0
+    for k in range(args.count):
+        spec = KernelGen(RandomChoices(args.seed * 100003 + k)).generate()
+        pyargs = spec.make_args(args.size, k)
+        try:
+            ref = reference(spec.load(), *pyargs)
+        except OutsideDomain:
+            continue
+        kern = spec.load()
+        targs = [tack.array(a) if isinstance(a, np.ndarray) else a for a in pyargs]
+        try:
+            kern(*targs)
+            bad = ref.mismatches([targs[p] for p in ref.positions], rows_of_tainted=True)
+        except Exception as exc:  # noqa: BLE001
+            bad = [f"{type(exc).__name__}: {exc}"]
+        if bad:
+            failures += 1
+            print(f"--- seed {args.seed} kernel {k}\n{spec.source}\n" + "\n".join(bad))
+    print(f"{failures} of {args.count} kernels disagree")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

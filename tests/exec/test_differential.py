@@ -1,0 +1,99 @@
+"""Differential tests: random well-typed kernels run on the CPU engine against the independent
+reference of `tack.testing.oracle` (the kernels' own Python source, executed serially with the
+contract's scalar rules).
+
+Profiles (environment variable HYPOTHESIS_PROFILE): "ci" (default; derandomized, so every run
+draws the same kernels, about a minute on two cores) and "dev" (many more, random kernels; a
+failure prints the kernel's source, the size and the data seed, which reproduce it).
+Integers compare exactly; floats within the oracle's running error bound (0 where no product or
+libm call is involved); iterations whose control flow hinges on a rounding-sensitive decision are
+skipped (see the oracle's docstring).
+"""
+import os
+
+import numpy as np
+import pytest
+import tack
+from hypothesis import HealthCheck, Phase, given, note, reject, settings
+from hypothesis import strategies as st
+from tack.testing.kernelgen import HypothesisChoices, KernelGen, RandomChoices
+from tack.testing.oracle import OutsideDomain, reference
+from tack.testing.shapes import noncontiguous
+
+_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+_PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]  # no explain
+PROFILES = {
+    "ci": {"max_examples": 200, "derandomize": True, "deadline": None, "database": None,
+           "suppress_health_check": _HEALTH, "print_blob": True, "phases": _PHASES},
+    "dev": {"max_examples": 4000, "derandomize": False, "deadline": None,
+            "suppress_health_check": _HEALTH, "print_blob": True, "phases": _PHASES},
+}
+for _name, _kw in PROFILES.items():
+    settings.register_profile(f"tack-differential-{_name}", **_kw)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+SETTINGS = settings(**PROFILES.get(PROFILE, PROFILES["ci"]))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cpu():
+    tack.set_default_device("cpu")
+    yield
+
+
+def run_one(spec, n: int, seed: int, noncontig: bool = False):
+    """Run one generated kernel on Tack and on the reference; return the mismatches."""
+    args = spec.make_args(n, seed)
+    kern = spec.load()
+    ref = reference(kern, *args)
+    targs = [tack.array(noncontiguous(a, "strided") if noncontig and a.ndim else a)
+             if isinstance(a, np.ndarray) else a for a in args]
+    kern(*targs)
+    return ref, ref.mismatches([targs[p] for p in ref.positions], rows_of_tainted=True)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_random_kernels_agree_with_reference(data):
+    spec = KernelGen(HypothesisChoices(data)).generate()
+    n = data.draw(st.sampled_from([1, 7, 31, 0, 2, 257]), label="n")
+    seed = data.draw(st.integers(0, 2 ** 16), label="data seed")
+    noncontig = data.draw(st.booleans(), label="non-contiguous inputs")
+    note(spec.source)
+    try:
+        ref, bad = run_one(spec, n, seed, noncontig)
+    except OutsideDomain:  # the generator keeps kernels in the portable domain; rarely it cannot
+        reject()
+    note(f"{ref.iterations} iterations, {len(ref.tainted)} tainted")
+    assert not bad, f"kernel disagrees with the reference (n={n}, seed={seed}):\n{spec.source}" \
+                    + "\n".join(bad)
+
+
+@pytest.mark.parametrize("seed,n", [(1, 1025), (2, 4099), (3, 1025)])
+def test_random_kernels_large_sizes(seed, n):
+    """A few kernels over sizes that split into several uneven CPU chunks."""
+    for k in range(2):
+        spec = KernelGen(RandomChoices(seed * 1000 + k), max_depth=2, max_stmts=3).generate()
+        try:
+            _, bad = run_one(spec, n, seed)
+        except OutsideDomain:
+            continue
+        assert not bad, spec.source + "\n".join(bad)
+
+
+def test_generator_is_deterministic():
+    a = KernelGen(RandomChoices(5)).generate().source
+    b = KernelGen(RandomChoices(5)).generate().source
+    strip = lambda s: s.split("def ", 1)[1].split("(", 1)[1]
+    assert strip(a) == strip(b)
+
+
+def test_generated_kernels_are_well_typed_and_in_domain():
+    """The generator's own contract: the oracle accepts its kernels and rarely leaves the domain."""
+    outside = 0
+    for k in range(60):
+        spec = KernelGen(RandomChoices(10_000 + k)).generate()
+        try:
+            reference(spec.load(), *spec.make_args(7, k))
+        except OutsideDomain:
+            outside += 1
+    assert outside <= 3
