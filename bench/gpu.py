@@ -466,12 +466,17 @@ FIRST_CALL = textwrap.dedent("""
 
 
 def bench_first_call():
+    import tempfile
+
     env = dict(os.environ, TACK_CACHE="off",
                PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"),
                                            os.environ.get("PYTHONPATH", "")]))
     runs = []
+    script = os.path.join(tempfile.mkdtemp(), "first_call.py")  # kernels need a source file
+    with open(script, "w") as f:
+        f.write(FIRST_CALL)
     for _ in range(3):
-        r = subprocess.run([sys.executable, "-c", FIRST_CALL], capture_output=True, text=True,
+        r = subprocess.run([sys.executable, script], capture_output=True, text=True,
                            env=env, timeout=300)
         if r.returncode:
             print("  first call failed:", r.stderr[-2000:])

@@ -56,12 +56,14 @@ def test_torch_from_tack_shares_memory_and_waits():
 
 def test_tack_from_torch_shares_memory():
     torch = gpu.optional("torch")
-    t = torch.arange(1000, dtype=torch.float32, device="cuda").reshape(10, 100)
+    t = torch.arange(1000, dtype=torch.float32, device="cuda")
     a = tack.from_dlpack(t)
-    assert a.shape == (10, 100) and a.dtype is tack.f32 and a._ptr == t.data_ptr()
+    assert a.shape == (1000,) and a.dtype is tack.f32 and a._ptr == t.data_ptr()
     add_one(a)
     tack.sync()
-    assert bool((t == torch.arange(1000, device="cuda").reshape(10, 100) + 1).all())
+    assert bool((t == torch.arange(1000, device="cuda") + 1).all())
+    b = tack.from_dlpack(t.reshape(10, 100)[2:])  # a contiguous view with an offset
+    assert b.shape == (8, 100) and b._ptr == t.data_ptr() + 800
     with pytest.raises(BufferError, match="contiguous"):
         tack.from_dlpack(t.t())
     for dt, td in ((tack.i64, torch.int64), (tack.u8, torch.uint8), (tack.f64, torch.float64)):
