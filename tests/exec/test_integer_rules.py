@@ -609,3 +609,20 @@ def test_regressions_match_the_oracle():
     assert reference(k_weak_local_expr, np.array([3.0]), np.zeros(1)).arrays[1][0] == 1.0
     ref = reference(k_continue_parallel, np.arange(5, dtype=np.int32), np.zeros(5, np.int32))
     assert ints(ref.arrays[1]) == [1, 2, 3, 0, 0]
+
+
+# -- known bugs: strict xfail, so that a fix shows as XPASS (then drop the marker) ----------------
+@tack.kernel
+def k_tuple_weak(x, out):
+    for i in range(x.shape[0]):
+        a = x[i]  # a is f64
+        a, b = abs(0.1), 0
+        out[i] = a + b
+
+
+@pytest.mark.xfail(strict=True, reason="Tack bug: a tuple assignment's hidden temporary turns a "
+                                       "weak right side into f32 (a plain `a = abs(0.1)` is f64)")
+def test_known_tuple_assignment_keeps_the_right_sides_precision():
+    assert reference(k_tuple_weak, np.array([3.0]), np.zeros(1)).arrays[1][0] == 0.1
+    out = run_kernel(k_tuple_weak, np.array([3.0]), np.zeros(1))[1]
+    assert out[0] == 0.1  # Tack: 0.10000000149011612

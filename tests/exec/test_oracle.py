@@ -325,6 +325,26 @@ def test_weak_local_modes():
     assert got == 3.0 * float(F32(0.1))
 
 
+@tack.kernel
+def k_weak_locals(x, out):
+    for i in range(x.shape[0]):
+        t = 1.0 / 3.0  # float literals combined by arithmetic: stays weak
+        c = sin(0.5)  # a function of literals is not "float literals": f32
+        u = 0.5
+        u = 0.25  # assigned twice: f32 (both exact in f32 here)
+        a = x[i]
+        a, b = abs(0.1), 2  # tuple temporaries are transparent: a (f64) gets the f64 value
+        out[0] = x[i] * t
+        out[1] = x[i] * c
+        out[2] = x[i] * u
+        out[3] = a * b
+
+
+def test_weak_local_rule_and_transparent_tuple_temporaries():
+    out = ref1(k_weak_locals, np.array([3.0]), np.zeros(4))
+    assert out.tolist() == [1.0, 3.0 * float(F32(math.sin(0.5))), 0.75, 0.2]
+
+
 def test_reference_does_not_use_tack_typechecker(monkeypatch):
     import tack.frontend.typecheck as tc
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .oracle import (
+    BY_NAME,
     F32,
     F64,
     I32,
@@ -59,18 +60,28 @@ INT_LITERALS = (0, 1, 2, 3, -1, 7, -8, 100, 127, -128, 255, 1000, 65535, 2 ** 31
                 -2 ** 31, 2 ** 31, 2 ** 40, -2 ** 40, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64 - 1)
 FLOAT_LITERALS = ("0.5", "1.0", "2.0", "0.0", "-1.5", "0.1", "3.25", "1e-3", "100.0", "-0.0",
                   "1e10", "1e30", "math.pi")
+# module-level constants kernels may read: (source line, name, type, is an untyped int literal)
+CONSTANTS = (("K0 = tack.constant(5)", "K0", I32, True),
+             ("K1 = tack.constant(0.25)", "K1", WEAK, False),
+             ("K2 = tack.constant(200, tack.u8)", "K2", BY_NAME["u8"], False),
+             ("K3 = tack.constant(1.5, tack.f64)", "K3", F64, False),
+             ("K4 = tack.constant(-3, tack.i64)", "K4", I64, False))
+CONSTANT_LINES = [c[0] for c in CONSTANTS]
 # float clamp bounds that convert exactly and stay representable in each integer type
 CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),
          "u16": (0.0, 60000.0), "i32": (-2e9, 2e9), "u32": (0.0, 4e9), "i64": (-9e18, 9e18),
          "u64": (0.0, 1.8e19)}
 
-# Known Tack bugs the generator avoids; each gets a strict-xfail test in tests/exec/. Empty now:
-# those found so far were fixed in a9a2239 (tests/exec/test_integer_rules.py::test_regression_*):
+# Known Tack bugs the generator avoids; each gets a strict-xfail test in tests/exec/ (test_known_*).
+# Fixed in a9a2239 (tests/exec/test_integer_rules.py::test_regression_*):
 #  weak_typed_const  a float literal beside a cast integer literal (tack.i32(3) * 0.1) stayed weak
 #  math2_int_f32     atan2/copysign converted a non-literal integer to f32 before widening to f64
 #  continue_parallel `continue` directly in the parallel loop failed to render on the CPU engine
 #  weak_local_expr   a local assigned once to float literals was f32 (spec: takes what it meets)
-AVOID: frozenset = frozenset()
+# Open:
+#  tuple_weak        `a, b = abs(0.1), 0` gives an f64 local `a` the f32 value (its hidden
+#                    temporary is a once-assigned local that is not a literal expression, so f32)
+AVOID: frozenset = frozenset({"tuple_weak"})
 
 
 # -- randomness ------------------------------------------------------------------------------------
@@ -239,7 +250,7 @@ class KernelGen:
         for p in self.outputs():  # every output gets a final store, so results are observable
             if self.ch.flip(0.7):
                 body.append(self.store(self.max_depth, p))
-        lines = ["import math", "", "import tack", "", "", "@tack.kernel",
+        lines = ["import math", "", "import tack", "", *CONSTANT_LINES, "", "", "@tack.kernel",
                  f"def {name}({', '.join(p.name for p in self.params)}):"]
         lines += ["    " + s for s in prologue]
         lines.append(f"    for i in range({bound}):")
@@ -282,7 +293,7 @@ class KernelGen:
         return out
 
     def stmt(self, nesting: int, in_loop: bool, top: bool) -> list:
-        kinds = ["store", "assign_new", "store_aug", "assign_old", "aug_local"]
+        kinds = ["store", "assign_new", "store_aug", "assign_old", "aug_local", "tuple"]
         if nesting <= self.max_nesting:
             kinds += ["if", "for", "while"]
         if in_loop:
@@ -301,6 +312,8 @@ class KernelGen:
             return self.assign_old(d)
         if kind == "aug_local":
             return self.aug_local(d)
+        if kind == "tuple":
+            return self.tuple_assign(d)
         if kind == "if":
             return self.if_(nesting, in_loop)
         if kind == "for":
@@ -314,8 +327,9 @@ class KernelGen:
 
     def nested(self, nesting: int, in_loop: bool, declare=None) -> list:
         self.scopes.append(_Scope())
-        if declare:
-            self.declare(*declare[:2], mutable=False, rng=declare[2])
+        if declare:  # a loop variable: reassigning it (rarely) must not change the iteration
+            mutable = self.ch.flip(0.1)
+            self.declare(*declare[:2], mutable=mutable, rng=None if mutable else declare[2])
         body = self.block(nesting + 1, in_loop)
         self.scopes.pop()
         return body
@@ -331,7 +345,7 @@ class KernelGen:
     def for_(self, nesting) -> list:
         ch = self.ch
         var = self.new_name("j")
-        form = ch.choose(["stop", "start_stop", "step", "dynamic"])
+        form = ch.choose(["stop", "start_stop", "step", "dynamic", "dynamic_step", "typed"])
         if form == "stop":
             stop = ch.integer(0, 5)
             args, rng = f"{stop}", (0, max(stop - 1, 0))
@@ -343,10 +357,21 @@ class KernelGen:
             a, b = ch.integer(-4, 6), ch.integer(-4, 6)
             args = f"{a}, {b}, {step}"
             rng = (min(a, b), max(a, b))
-        else:
+        elif form == "dynamic":
             a = ch.integer(-2, 2)
             stop = self.small_int(0, 4)
             args, rng = f"{a}, {stop}", (a, max(a, 3))
+        elif form == "dynamic_step":  # a step of either sign, known only at run time
+            a, b = ch.integer(-4, 6), ch.integer(-4, 6)
+            args = f"{a}, {b}, ({self.small_int(0, 1)} * 2 - 1)"
+            rng = (min(a, b), max(a, b))
+        else:  # typed bounds: the loop variable takes their promoted type
+            t = ch.choose([I64, BY_NAME["u8"], BY_NAME["i16"], BY_NAME["u32"]])
+            a, b = ch.integer(0, 2), ch.integer(0, 5)
+            args, rng = f"tack.{t.name}({a}), {b}", (a, max(a, b - 1))
+            lt = promote(I32, t)
+            body = self.nested(nesting, True, declare=(var, lt, rng))
+            return [f"for {var} in range({args}):", body]
         body = self.nested(nesting, True, declare=(var, I32, rng))
         return [f"for {var} in range({args}):", body]
 
@@ -438,6 +463,21 @@ class KernelGen:
             return [self.assign_new(d)]
         name, t = self.ch.choose(cands)
         return [f"{name} = {self.fit(self.expr(d), t).code}"]
+
+    def tuple_assign(self, d) -> list:
+        """`a, b = x, y`: the whole right side first (so `a, b = b, a` swaps), then the targets."""
+        cands = self.mutable()
+        if len(cands) < 2:
+            return [self.assign_new(d)]
+        (n1, t1), (n2, t2) = self.ch.choose(cands), self.ch.choose(cands)
+        if n1 == n2:
+            return [f"{n1} = {self.fit(self.expr(d - 1), t1).code}"]
+        if self.ch.flip(0.3) and t1 is t2:
+            return [f"{n1}, {n2} = {n2}, {n1}"]
+        e1, e2 = self.fit(self.expr(d - 1), t1), self.fit(self.expr(d - 1), t2)
+        if "tuple_weak" in self.avoid:
+            e1, e2 = (self.cast(e, t) if e.t is WEAK else e for e, t in ((e1, t1), (e2, t2)))
+        return [f"{n1}, {n2} = {e1.code}, {e2.code}"]
 
     def aug_local(self, d) -> list:
         cands = self.mutable()
@@ -644,6 +684,8 @@ class KernelGen:
             else:
                 c = self.int_expr(1)
                 n = self.arith("&", c, self.like(3, c.t))
+            if self.ch.flip(0.2):
+                return E(f"pow({a.code}, {n.code})", a.t)
             return E(f"({a.code} ** {n.code})", a.t)
         b = self.ch.choose([_lit(2), _lit(3), E("0.5", WEAK), None])
         if b is None:
@@ -668,7 +710,7 @@ class KernelGen:
 
     def leaf(self, scalars_only: bool = False) -> E:
         ch = self.ch
-        kinds = ["var", "int", "float", "typed", "bool"]
+        kinds = ["var", "int", "float", "typed", "bool", "constant"]
         if not scalars_only:
             kinds = ["load", "load", "var"] + kinds
         kind = ch.choose(kinds)
@@ -682,10 +724,17 @@ class KernelGen:
                 return E(n, t)
             kind = "int"
         if kind == "int":
+            if not scalars_only and ch.flip(0.1):  # an extent: an i64 baked into the code
+                p = ch.choose([p for p in self.params if p.kind == "array"])
+                return E(ch.choose([f"{p.name}.shape[0]", f"len({p.name})"] + (
+                    [f"{p.name}.shape[1]"] if p.cols else [])), I64)
             return _lit(ch.choose(INT_LITERALS))
         if kind == "float":
             code = ch.choose(FLOAT_LITERALS)
             return E(f"({code})" if code.startswith("-") else code, WEAK, const=True)
+        if kind == "constant":
+            _, name, t, lit = ch.choose(CONSTANTS)
+            return E(name, t, lit=lit, const=True)
         if kind == "typed":
             t = ch.choose(TYPES)
             v = ch.choose(INT_LITERALS[:12])
@@ -701,6 +750,8 @@ class KernelGen:
             col = self.column(p.cols)
             if self.ch.flip(0.3) and col.isdigit():
                 return E(f"{p.name}[i * {p.cols} + {col}]", p.t)
+            if p.role == "in" and self.full_range and self.ch.flip(0.2):
+                return E(f"{p.name}[{p.name}.shape[0] - 1 - i, {col}]", p.t)
             return E(f"{p.name}[i, {col}]", p.t)
         if p.role == "in" and self.full_range and self.ch.flip(0.2):
             return E(f"{p.name}[{p.name}.shape[0] - 1 - i]", p.t)

@@ -331,7 +331,7 @@ class Runtime:
         self.typing = False
         self.weak_locals = weak_locals
         self.types: dict[str, ST] = {}
-        self.sites: dict[str, set] = {}
+        self.sites: dict[str, dict] = {}  # local → {assignment site: value is a literal expr}
         self.ifx: dict[int, ST] = {}
         self.tainted = False
         self.iter_stores: list = []
@@ -788,14 +788,19 @@ class Runtime:
         old = self.types.get(name)
         self.types[name] = t if old is None else promote(old, t)
 
-    def assign(self, name: str, site: int, value):
+    def _stays_weak(self, name: str) -> bool:
+        """Assigned exactly once, to an expression of float literals (§1.7, since 0.4.0)."""
+        sites = self.sites.get(name, {})
+        return self.weak_locals == "spec" and len(sites) == 1 and all(sites.values())
+
+    def assign(self, name: str, site, value, literal: bool = False):
         if self.typing:
             self._join(name, typeof(value))
-            self.sites.setdefault(name, set()).add(site)
+            self.sites.setdefault(name, {})[site] = literal
             return None
         t = self.types[name]
         if t is WEAK:
-            if self.weak_locals == "spec" and len(self.sites.get(name, ())) == 1:
+            if self._stays_weak(name):
                 return value
             t = F32
         return self.conv(value, t)
@@ -804,7 +809,7 @@ class Runtime:
         t = self.types.get(name)
         if t is None:
             raise _Pending(name)
-        if t is WEAK and not (self.weak_locals == "spec" and len(self.sites.get(name, ())) == 1):
+        if t is WEAK and not self._stays_weak(name):
             t = F32
         return self.dummy(t)
 
@@ -819,7 +824,7 @@ class Runtime:
 
     def range_t(self, name: str, site: int, *args):
         self._join(name, self._range_type(args))
-        self.sites.setdefault(name, set()).add(site)
+        self.sites.setdefault(name, {})[site] = False
 
     def range(self, name: str, site: int, *args):
         self._range_type(args)
@@ -937,6 +942,38 @@ class _Rewriter:
             except AttributeError:
                 raise self.rejected(node, f"unknown attribute .{node.attr}") from None
         raise self.rejected(node, f"unsupported {type(node).__name__}")
+
+    def literal_float_expr(self, node) -> bool:
+        """Float literals combined by + - * / // % ** and unary minus (a weak local's value)."""
+        floats = []
+
+        def ok(n) -> bool:
+            if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+                floats.append(type(n.value) is float)
+                return True
+            free = isinstance(n, ast.Name) and n.id not in self.locals and n.id not in self.params
+            if free or isinstance(n, ast.Attribute):
+                try:
+                    obj = self.resolve(n)
+                except Rejected:
+                    return False
+                kind, c = _tack_kinds(obj)
+                if kind == "const" and c.dtype is None:
+                    floats.append(isinstance(c, float))
+                    return True
+                if type(obj) is float and (obj in _MATH_CONSTS or math.isnan(obj)):
+                    floats.append(True)
+                    return True
+                return False
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+                return ok(n.operand)
+            if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult,
+                                                             ast.Div, ast.FloorDiv, ast.Mod,
+                                                             ast.Pow)):
+                return ok(n.left) and ok(n.right)
+            return False
+
+        return ok(node) and any(floats)
 
     def folded(self, node):
         """The value of a (possibly negated) bare numeric literal, else None (Tack folds -lit)."""
@@ -1114,8 +1151,9 @@ class _Rewriter:
         return [ast.Try(stmts, [ast.ExceptHandler(ast.Name(_P, ast.Load()), None, [ast.Pass()])],
                         [], [])]
 
-    def assign_local(self, name: str, site, value: ast.expr) -> ast.stmt:
-        call = self.call("assign", _c(name), _c(site), value)
+    def assign_local(self, name: str, site, value: ast.expr, source=None) -> ast.stmt:
+        literal = source is not None and self.literal_float_expr(source)
+        call = self.call("assign", _c(name), _c(site), value, _c(literal))
         if self.typing:
             return ast.Expr(call)
         return ast.Assign([ast.Name(name, ast.Store())], call)
@@ -1128,9 +1166,9 @@ class _Rewriter:
         return [ast.Assign([ast.Name(tmp, ast.Store())], value),
                 ast.Expr(self.call("store", arr, idx, ast.Name(tmp, ast.Load())))]
 
-    def target(self, tgt, value: ast.expr, site) -> list:
+    def target(self, tgt, value: ast.expr, site, source=None) -> list:
         if isinstance(tgt, ast.Name):
-            return [self.assign_local(tgt.id, site, value)]
+            return [self.assign_local(tgt.id, site, value, source)]
         if isinstance(tgt, ast.Subscript):
             return self.store(tgt, value, site)
         raise self.rejected(tgt, f"assignment to {type(tgt).__name__}")
@@ -1143,7 +1181,7 @@ class _Rewriter:
             tgt = s.targets[0]
             if isinstance(tgt, ast.Tuple):
                 return self.tuple_assign(s, tgt, site)
-            out = self.target(tgt, self.ex(s.value), site)
+            out = self.target(tgt, self.ex(s.value), site, s.value)
             return self.guarded(out) if self.typing else out
         if isinstance(s, ast.AugAssign):
             return self.aug_assign(s, site)
@@ -1169,14 +1207,12 @@ class _Rewriter:
         if not isinstance(s.value, ast.Tuple) or len(s.value.elts) != len(tgt.elts):
             raise self.rejected(s, "tuple assignment without a matching tuple")
         out, temps = [], []
-        for k, v in enumerate(s.value.elts):  # the whole right side first
-            name = f"_tack_t{site}_{k}"
-            self.locals.add(name)
+        for k, v in enumerate(s.value.elts):  # the whole right side first, into plain temporaries
+            name = f"_tack_t{site}_{k}"  # (transparent: they keep the value's type, even weak)
             temps.append(name)
-            out.append(self.assign_local(name, f"{site}.{k}", self.ex(v)))
-        for k, (t, name) in enumerate(zip(tgt.elts, temps)):  # then targets left to right
-            read = self.call("var", _c(name)) if self.typing else ast.Name(name, ast.Load())
-            out += self.target(t, read, f"{site}:{k}")
+            out.append(ast.Assign([ast.Name(name, ast.Store())], self.ex(v)))
+        for k, (t, name, v) in enumerate(zip(tgt.elts, temps, s.value.elts)):  # then the targets
+            out += self.target(t, ast.Name(name, ast.Load()), f"{site}:{k}", v)
         return self.guarded(out) if self.typing else out
 
     def aug_assign(self, s, site) -> list:
