@@ -6,12 +6,13 @@ from . import dtypes as _dtypes
 from .arrays import Array, array, copyto, empty, from_dlpack, full, zeros
 from .constants import constant
 from .devices import Device, set_debug, set_default_device, sync
-from .dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from .dtypes import (DType, VecType, f32, f64, i8, i16, i32, i64, mat2, mat3, mat4, matrix, u8,
+                     u16, u32, u64, vec2, vec3, vec4, vector)
 from .errors import (IRVerificationError, RenderError, TackError, TackIndexError,
                      TackNameError, TackRuntimeError, TackTypeError, TackValueError,
                      UnsupportedSyntaxError)
 from .inspection import inspect
-from .intrinsics import (atomic_add, atomic_max, atomic_min, barrier, local_array,
+from .intrinsics import (Matrix, Vector, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
                          local_array_like, shared, shared_like, thread_id)
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
@@ -22,6 +23,8 @@ __version__ = "0.1.0"
 __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
+    "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
+    "Matrix", "select",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",

@@ -33,7 +33,8 @@ def scalar_sig(v):
 
 def arg_specs(kernel, params, args) -> dict[str, ArgSpec]:
     """Specs of the IR parameters `params` from their values `args` (objects expanded)."""
-    any_f64 = any(isinstance(a, Array) and a.dtype is dt.f64 for a in args)
+    any_f64 = any(isinstance(a, Array) and getattr(a.dtype, "elem", a.dtype) is dt.f64
+                  for a in args)
     specs = {}
     for name, a in zip(params, args):
         if isinstance(a, Array):

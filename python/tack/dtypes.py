@@ -148,3 +148,75 @@ def int_literal_dtype(value: int) -> DType | None:
         if dt.min() <= value <= dt.max():
             return dt
     return None
+
+
+class VecType:
+    """A vector (shape (n,)) or matrix (shape (n, m)) of one scalar dtype: a kernel value type,
+    and an array element type (`tack.empty(100, tack.vec3)` holds 100 three-vectors)."""
+
+    __slots__ = ("elem", "shape")
+
+    def __init__(self, elem: DType, shape: tuple):
+        self.elem, self.shape = elem, tuple(shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def is_matrix(self) -> bool:
+        return len(self.shape) == 2
+
+    @property
+    def name(self) -> str:
+        dims = "x".join(str(d) for d in self.shape)
+        return f"{'mat' if self.is_matrix else 'vec'}{dims}<{self.elem.name}>"
+
+    def __repr__(self) -> str:
+        e = "" if self.elem is f32 else f", tack.{self.elem.name}"
+        if self.is_matrix:
+            return f"tack.matrix({self.shape[0]}, {self.shape[1]}{e})"
+        return f"tack.vector({self.shape[0]}{e})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, VecType) and other.elem is self.elem and other.shape == self.shape
+
+    def __hash__(self) -> int:
+        return hash((self.elem.name, self.shape))
+
+    @property
+    def np(self):
+        return self.elem.np
+
+    @property
+    def itemsize(self) -> int:
+        return self.elem.itemsize * self.size
+
+    # A VecType is never a scalar kind.
+    is_int = is_signed = is_float = False
+    kind = "v"
+
+
+def vector(n: int, dtype: DType = f32) -> VecType:
+    """The type of n-component vectors of `dtype` (2 <= n <= 4)."""
+    if not isinstance(n, int) or not 1 <= n <= 4:
+        from .errors import TackValueError
+
+        raise TackValueError(f"vectors have 1 to 4 components, got {n!r}")
+    return VecType(as_dtype(dtype), (n,))
+
+
+def matrix(n: int, m: int, dtype: DType = f32) -> VecType:
+    """The type of n×m matrices of `dtype` (up to 4×4), stored row-major."""
+    if not all(isinstance(k, int) and 1 <= k <= 4 for k in (n, m)):
+        from .errors import TackValueError
+
+        raise TackValueError(f"matrices are at most 4×4, got {n!r}×{m!r}")
+    return VecType(as_dtype(dtype), (n, m))
+
+
+vec2, vec3, vec4 = vector(2), vector(3), vector(4)
+mat2, mat3, mat4 = matrix(2, 2), matrix(3, 3), matrix(4, 4)

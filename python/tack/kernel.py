@@ -147,9 +147,10 @@ class Kernel:
 
         kir = specialize(self, args, debug=debug)  # raises the typed errors for bad arguments
         pk = self.parse_for(args)
-        nvals = len(pk.params)
-        baked = [(i, ax) for i, p in enumerate(kir.params[:nvals]) if p.kind == "array"
-                 for ax, d in enumerate(p.shape) if d is not None]
+        values = pk.expand(args)
+        # Extents baked into the code (a vector array's component dimensions are in its dtype).
+        baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
+                 for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
         spec = _Spec(baked, kir.hidden, debug, pk)
         if key[1] is not None:
             with self._lock:

@@ -23,6 +23,7 @@ _BINOPS = {
     ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV,
     ast.FloorDiv: Op.FLOORDIV, ast.Mod: Op.MOD, ast.Pow: Op.POW, ast.BitAnd: Op.AND_,
     ast.BitOr: Op.OR_, ast.BitXor: Op.XOR, ast.LShift: Op.SHL, ast.RShift: Op.SHR,
+    ast.MatMult: Op.MATMUL,
 }
 _CMPOPS = {ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE, ast.Eq: Op.EQ,
            ast.NotEq: Op.NE}
@@ -42,6 +43,19 @@ class DeclScratch(Stmt):
     dtype: object = None  # a DType, or the name of an array parameter (`*_like`)
     size: Expr | None = None
     what: str = ""
+
+
+@dataclass
+class SetComponent(Stmt):
+    """Frontend-only: `v.y = e`, `v[k] = e`, `vf[i][c] = e`, `F[p][0, 1] = e`: one component of a
+    vector/matrix local or array element. `container` is the untyped value (a VAR or a LOAD)."""
+
+    container: Expr | None = None
+    index: tuple = ()
+    value: Expr | None = None
+
+
+_COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
 @dataclass
@@ -341,10 +355,27 @@ class Parser:
             name = self.local_name(target)
             self.assigned.add(name)
             return [Assign(loc, name, value)]
-        if isinstance(target, ast.Subscript):
+        if isinstance(target, ast.Subscript) and self.array_name(target.value) is not None:
             arr, idx = self._subscript(target)
             return [Store(self.src.loc(target), arr, idx, value, self.src.loc(target).text())]
+        comp = self._component_target(target)
+        if comp is not None:
+            container, index = comp
+            return [SetComponent(self.src.loc(target), container, index, value)]
         raise self.unsupported(target, f"assignment to {type(target).__name__}")
+
+    def _component_target(self, target):
+        """(container, index) for `v.x`, `v[k]`, `vf[i][c]`, `m[i, j]` targets, else None."""
+        if isinstance(target, ast.Attribute) and target.attr in _COMPONENTS:
+            if self.objref(target.value) is None and self._resolve(target.value) is _UNSET:
+                loc = self.src.loc(target)
+                k = Expr(Op.CONST, None, (), _COMPONENTS[target.attr], loc)
+                return self.expr(target.value), (k,)
+        if isinstance(target, ast.Subscript) and self.array_name(target.value) is None:
+            sl = target.slice
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            return self.expr(target.value), tuple(self.expr(e) for e in elts)
+        return None
 
     def visit_AugAssign(self, node):  # x += e | a[i] += e
         op = _BINOPS.get(type(node.op))
@@ -357,7 +388,7 @@ class Parser:
             old = Expr(Op.VAR, None, (), name, self.src.loc(tgt))
             self.assigned.add(name)
             return [Assign(loc, name, Expr(op, None, (old, self.expr(node.value)), None, loc))]
-        if isinstance(tgt, ast.Subscript):
+        if isinstance(tgt, ast.Subscript) and self.array_name(tgt.value) is not None:
             # The index is evaluated once, the old value read before the right side.
             arr, idx = self._subscript(tgt)
             pre, fixed = [], []
@@ -372,6 +403,13 @@ class Parser:
             old = Expr(Op.LOAD, None, tuple(fixed), arr, tloc)
             new = Expr(op, None, (old, self.expr(node.value)), None, loc)
             return pre + [Store(tloc, arr, tuple(fixed), new, tloc.text())]
+        comp = self._component_target(tgt)
+        if comp is not None:
+            container, index = comp
+            tloc = self.src.loc(tgt)
+            old = Expr(Op.COMPONENT, None, (container,) + index, None, tloc)
+            new = Expr(op, None, (old, self.expr(node.value)), None, loc)
+            return [SetComponent(tloc, container, index, new)]
         raise self.unsupported(tgt, f"augmented assignment to {type(tgt).__name__}")
 
     def visit_If(self, node):  # if c: ... elif c2: ... else: ...
@@ -615,6 +653,10 @@ class Parser:
         ref = self.objref(node.value)
         if ref is not None:
             return self.object_attr(ref, node)
+        if node.attr in _COMPONENTS and self._resolve(node.value) is _UNSET:
+            loc = self.src.loc(node)
+            k = Expr(Op.CONST, None, (), _COMPONENTS[node.attr], loc)
+            return Expr(Op.COMPONENT, None, (self.expr(node.value), k), None, loc)
         obj = self._resolve(node)
         if obj is _UNSET:
             raise self.unsupported(node, f"attribute '.{node.attr}'",
@@ -684,6 +726,17 @@ class Parser:
         v = node.value
         if isinstance(v, ast.Attribute) and v.attr == "shape":
             return self._shape(v.value, node.slice, node)
+        if self.array_name(v) is None and not isinstance(v, ast.Name):
+            sl = node.slice
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
+                        None, self.src.loc(node))
+        if isinstance(v, ast.Name) and self.array_name(v) is None and (
+                v.id in self.rename or v.id in self.local_names):
+            sl = node.slice
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
+                        None, self.src.loc(node))
         arr, idx = self._subscript(node)
         return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
 
@@ -736,6 +789,11 @@ class Parser:
             return vals[0]
         fn = self._resolve(node.func)
         loc = self.src.loc(node)
+        if fn is _UNSET and isinstance(node.func, ast.Attribute):  # v.dot(w), m.transpose()
+            args = (self.expr(node.func.value),) + tuple(self.expr(a) for a in node.args)
+            return Expr(Op.METHOD, None, args, node.func.attr, loc)
+        if isinstance(fn, dt.VecType):  # tack.vec3(x, y, z)
+            return Expr(Op.VECTOR, None, self._vector_items(node.args, node), fn, loc)
         intrinsic = getattr(fn, "__tack_intrinsic__", None)
         if intrinsic is not None:
             return self._intrinsic_call(intrinsic, node, loc)
@@ -743,6 +801,11 @@ class Parser:
             if len(node.args) != 1:
                 raise self.unsupported(node, f"{fn!r}() takes exactly one argument")
             return Expr(Op.CAST, None, (self.expr(node.args[0]),), fn, loc)
+        if fn is any or fn is all or (isinstance(fn, _BuiltinName) and fn.name in ("any", "all")):
+            if len(node.args) != 1:
+                raise self.unsupported(node, "any()/all() take one mask")
+            op = Op.ANY if (fn is any or getattr(fn, "name", "") == "any") else Op.ALL
+            return Expr(op, None, (self.expr(node.args[0]),), None, loc)
         b = BUILTINS.get(fn.name) if isinstance(fn, _BuiltinName) else builtin_for(fn)
         if b is None:
             what = ast.unparse(node.func)
@@ -765,7 +828,31 @@ class Parser:
             return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
         return Expr(b.op, None, args, None, loc)
 
+    def _vector_items(self, args, node) -> tuple:
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        return tuple(self.expr(a) for a in args)
+
     def _intrinsic_call(self, name: str, node: ast.Call, loc) -> Expr:
+        if name in ("Vector", "Matrix"):
+            if len(node.args) != 1:
+                raise self.unsupported(node, f"tack.{name}() takes one list")
+            return self.expr_List(node.args[0]) if isinstance(node.args[0], (ast.List, ast.Tuple)) \
+                else Expr(Op.VECTOR, None, (self.expr(node.args[0]),), None, loc)
+        if name == "identity":
+            n = node.args[0] if len(node.args) == 1 else None
+            if not (isinstance(n, ast.Constant) and type(n.value) is int and 1 <= n.value <= 4):
+                raise self.unsupported(node, "Matrix.identity(n) needs a literal n in 1..4")
+            k = n.value
+            one = lambda v: Expr(Op.CONST, None, (), v, loc)  # noqa: E731
+            rows = tuple(Expr(Op.VECTOR, None, tuple(one(1.0 if r == c else 0.0)
+                                                      for c in range(k)), None, loc)
+                         for r in range(k))
+            return Expr(Op.VECTOR, None, rows, None, loc)
+        if name == "select":
+            if len(node.args) != 3:
+                raise self.unsupported(node, "select(mask, a, b) takes three arguments")
+            return Expr(Op.SELECT, None, tuple(self.expr(a) for a in node.args), None, loc)
         if name == "thread_id":
             if node.args:
                 raise self.unsupported(node, "thread_id() takes no arguments")
@@ -788,6 +875,12 @@ class Parser:
             raise self.unsupported(node, f"{name}() outside an assignment",
                                    f"bind it to a name: tmp = tack.{name}(...)")
         raise self.unsupported(node, f"{name}() used as a value")
+
+    def expr_List(self, node):  # [a, b, c] (a vector), [[a, b], [c, d]] (a matrix)
+        if not node.elts:
+            raise self.unsupported(node, "empty list", "a vector has 1 to 4 components")
+        return Expr(Op.VECTOR, None, tuple(self.expr(e) for e in node.elts), None,
+                    self.src.loc(node))
 
     def expr_Tuple(self, node):
         raise self.unsupported(node, "tuple value", "tuples are allowed only in tuple assignment")

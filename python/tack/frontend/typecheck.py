@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from .. import dtypes as dt
 from ..dtypes import DType
-from ..errors import TackNameError, TackTypeError, format_at
+from ..dtypes import VecType
+from ..errors import TackNameError, TackTypeError, UnsupportedSyntaxError, format_at
 from ..ir import nodes as N
 from ..ir.consts import convert
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
-from .parser import DeclScratch
+from .parser import DeclScratch, SetComponent
+from .vectors import ELEMENTWISE, VecVal, VectorRules, comp_name, typed
 
 WEAK = dt.weak_float
 _ARITH = {Op.ADD, Op.SUB, Op.MUL, Op.FLOORDIV, Op.MOD, Op.MIN, Op.MAX}
@@ -35,7 +37,7 @@ class _Pending(Exception):
     """A local's type is not known yet in this inference round."""
 
 
-class TypeChecker:
+class TypeChecker(VectorRules):
     def __init__(self, pk, specs: dict[str, ArgSpec], kind: str = "Kernel", debug: bool = False):
         self.pk = pk
         self.debug = debug  # debug variants bake every extent, for the bounds checks
@@ -114,7 +116,10 @@ class TypeChecker:
             if s.kind == "array":
                 baked = set(range(s.ndim)) if self.debug else self.baked.get(p, set())
                 shape = tuple(s.shape[k] if k in baked else None for k in range(s.ndim))
-                params.append(Param(p, "array", s.dtype, s.ndim, shape, _writes(body, p)))
+                t = s.dtype
+                if isinstance(t, VecType):  # components are trailing dimensions
+                    shape, t = shape + t.shape, t.elem
+                params.append(Param(p, "array", t, len(shape), shape, _writes(body, p)))
             else:
                 params.append(Param(p, "scalar", s.dtype))
         hidden = {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[
@@ -122,7 +127,8 @@ class TypeChecker:
         if self.pk.host_range.form == "step" and self.pk.host_range.literal_step is not None:
             hidden = ("__start",)
         params += [Param(h, "scalar", dt.i64) for h in hidden]
-        local_types = {n: dt.concrete(t) for n, t in self.types.items()}
+        local_types = {n: dt.concrete(t) for n, t in self.types.items()
+                       if not isinstance(t, VecType)}
         return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
                         self.pk.source.file, hidden, scratch=self.scratch)
 
@@ -168,9 +174,11 @@ class TypeChecker:
 
     def stmt(self, s) -> list[N.Stmt]:
         if isinstance(s, N.Assign):
-            return [self.assign(s)]
+            return self.assign(s)
         if isinstance(s, N.Store):
-            return [self.store(s)]
+            return self.store(s)
+        if isinstance(s, SetComponent):
+            return self.set_component(s)
         if isinstance(s, N.If):
             cond = self.cond(s.cond)
             return [N.If(s.loc, cond, self.block(s.then), self.block(s.orelse))]
@@ -188,7 +196,8 @@ class TypeChecker:
         if isinstance(s, N.ExprStmt):
             self._eager = False  # an atomic statement is itself the effect: no temporary
             try:
-                return [N.ExprStmt(s.loc, self.expr(s.value))]
+                v = self.expr(s.value)
+                return [N.ExprStmt(s.loc, c) for c in (v.comps if isinstance(v, VecVal) else [v])]
             finally:
                 self._eager = True
         if isinstance(s, DeclScratch):
@@ -196,16 +205,123 @@ class TypeChecker:
             return []
         raise TypeError(f"unknown statement {type(s).__name__}")  # pragma: no cover
 
-    def assign(self, s: N.Assign) -> N.Assign:
+    def assign(self, s: N.Assign) -> list[N.Stmt]:
         name = self.rename.get(s.name, s.name)
         value = self.expr(s.value)
+        vt = value.vtype() if isinstance(value, VecVal) else value.dtype
         old = self.types.get(name)
-        new = value.dtype if old is None else self._join(old, value.dtype, s)
+        new = vt if old is None else self._join(old, vt, s)
         self.types[name] = new
         self.dead.discard(name)
-        return N.Assign(s.loc, name, self.coerce(value, dt.concrete(new)))
+        if isinstance(new, VecType):
+            return self.assign_vector(s, name, new, value)
+        return [N.Assign(s.loc, name, self.coerce(value, dt.concrete(new)))]
+
+    def assign_vector(self, s, name: str, t: VecType, value: VecVal) -> list[N.Stmt]:
+        targets = [comp_name(name, k) for k in range(t.size)]
+        comps = [self.coerce(c, t.elem) for c in value.comps]
+        # `v = [v[1], v[2], v[0]]`: components that read the target are computed first.
+        reads = {x.arg for c in comps for x in _walk(c) if x.op is Op.VAR}
+        out = []
+        if reads & set(targets):
+            tmps = []
+            for c in comps:
+                self._ntmp += 1
+                tmp = f"_vt{self._ntmp}"
+                self.types[tmp] = t.elem
+                out.append(N.Assign(s.loc, tmp, c))
+                tmps.append(Expr(Op.VAR, t.elem, (), tmp, s.loc))
+            comps = tmps
+        for tgt, c in zip(targets, comps):
+            self.types[tgt] = t.elem
+            out.append(N.Assign(s.loc, tgt, c))
+        return out
+
+    def set_component(self, s: SetComponent) -> list[N.Stmt]:
+        """`v.y = e`, `v[k] = e`, `vf[i][c] = e`, `m[i, j] = e`."""
+        c = s.container
+        value = self.scalar(self.expr(s.value), s, "one component")
+        idx = [self.scalar(self.expr(i), s, "an index") for i in s.index]
+        if c.op is Op.VAR:
+            cur = self.expr(c)
+            if not isinstance(cur, VecVal):
+                raise self.vec_error(s, "component assignment to a scalar")
+            name = self.rename.get(c.arg, c.arg)
+            t = self.types[name]
+            slots = self._slots(cur.shape, idx, s)
+            out = []
+            for k, hit in slots:
+                st = N.Assign(s.loc, comp_name(name, k), self.coerce(value, t.elem))
+                out.append(st if hit is None else N.If(s.loc, hit, [st], []))
+            return out
+        if c.op is Op.LOAD and c.arg not in self.scratch:
+            spec = self._array(c.arg, s)
+            if not isinstance(spec.dtype, VecType):
+                raise self.vec_error(s, f"component assignment into the scalar array '{c.arg}'")
+            base = self.indices(c.arg, spec, c.args, s)
+            out = []
+            for k, hit in self._slots(spec.dtype.shape, idx, s):
+                st = N.Store(s.loc, c.arg, self.element_index(spec, base, k, s),
+                             self.coerce(value, spec.dtype.elem), s.loc.text())
+                out.append(st if hit is None else N.If(s.loc, hit, [st], []))
+            return out
+        raise self.vec_error(s, "assignment to a component of something that is neither a "
+                                "local vector nor an array element")
+
+    def _slots(self, shape: tuple, idx: list, s) -> list:
+        """[(flat component, condition or None)] a component write addresses; a runtime index
+        writes under a condition, and outside [0, n) writes nothing."""
+        if len(idx) == 1 and len(shape) == 2:
+            raise self.vec_error(s, "assignment to a whole matrix row; write m[i, j]")
+        if len(idx) != len(shape):
+            raise self.vec_error(s, f"{len(idx)} indices for a value of shape {shape}")
+        statics = [self._static_index(i, shape[d], s) for d, i in enumerate(idx)]
+        if all(k is not None for k in statics):
+            flat = 0
+            for d, k in enumerate(statics):
+                flat = flat * shape[d] + k
+            return [(flat, None)]
+        out = []
+        size = 1
+        for d in shape:
+            size *= d
+        for flat in range(size):
+            parts, rem = [], flat
+            for d in reversed(shape):
+                parts.append(rem % d)
+                rem //= d
+            parts.reverse()
+            cond = None
+            for i, k in zip(idx, parts):
+                eq = self.op_typed(Op.EQ, s.loc, self.integer(i, "index"),
+                                   Expr(Op.CONST, dt.i32, (), k, s.loc))
+                cond = eq if cond is None else self.op_typed(Op.AND_, s.loc, cond, eq)
+            out.append((flat, cond))
+        return out
+
+    def element_index(self, spec: ArgSpec, base: tuple, k: int, e) -> tuple:
+        """The physical index of component k of a vector array element."""
+        t = spec.dtype
+        if len(base) == spec.ndim:
+            comp = []
+            rem = k
+            for d in reversed(t.shape):
+                comp.append(Expr(Op.CONST, dt.i64, (), rem % d, e.loc))
+                rem //= d
+            return base + tuple(reversed(comp))
+        flat = self.op_typed(Op.MUL, e.loc, self.coerce(base[0], dt.i64),
+                             Expr(Op.CONST, dt.i64, (), t.size, e.loc))
+        return (self.op_typed(Op.ADD, e.loc, flat, Expr(Op.CONST, dt.i64, (), k, e.loc)),)
 
     def _join(self, a: DType, b: DType, s) -> DType:
+        if isinstance(a, VecType) or isinstance(b, VecType):
+            if not (isinstance(a, VecType) and isinstance(b, VecType)) or a.shape != b.shape:
+                raise self.type_error(s, f"'{s.name}' is assigned both {a!r} and {b!r}",
+                                      "a local keeps one vector width (or stays a scalar)")
+            j = dt.promote(a.elem, b.elem)
+            if j is None:
+                raise self.type_error(s, f"'{s.name}' mixes {a!r} and {b!r}")
+            return VecType(dt.concrete(j), a.shape)
         if a is dt.bool_:
             a = dt.i32
         if b is dt.bool_:
@@ -240,11 +356,33 @@ class TypeChecker:
         sc = self.scratch_array(e.arg, e)
         return Expr(Op.LOAD, sc.dtype, self.scratch_index(e.arg, e.args, e), e.arg, e.loc)
 
-    def atomic(self, e: Expr) -> Expr:
+    def atomic(self, e: Expr):
         spec = self._array(e.arg, e)
         idx = self.indices(e.arg, spec, e.args[:-1], e)
-        value = self.coerce(self.numeric(self.expr(e.args[-1])), spec.dtype)
-        out = Expr(e.op, spec.dtype, idx + (value,), e.arg, e.loc)
+        value = self.expr(e.args[-1])
+        if isinstance(spec.dtype, VecType):
+            return self.atomic_vector(e, spec, idx, value)
+        value = self.coerce(self.numeric(self.scalar(value, e, "one value")), spec.dtype)
+        return self.atomic_scalar(e, spec.dtype, idx, value)
+
+    def atomic_vector(self, e, spec: ArgSpec, idx: tuple, value):
+        """One atomic per component; a scalar with one flat index updates one component."""
+        t = spec.dtype
+        if not isinstance(value, VecVal) and len(idx) == 1:  # the flat index of one component
+            return self.atomic_scalar(e, t.elem, idx, self.coerce(value, t.elem))
+        if isinstance(value, VecVal):
+            if value.shape != t.shape:
+                raise self.vec_error(e, f"atomic update of {t!r} elements with shape "
+                                        f"{value.shape}")
+            comps = value.comps
+        else:
+            comps = [self.bind(self.coerce(value, t.elem))] * t.size
+        olds = [self.atomic_scalar(e, t.elem, self.element_index(spec, idx, k, e),
+                                   self.coerce(c, t.elem)) for k, c in enumerate(comps)]
+        return VecVal(t.shape, olds, e.loc)
+
+    def atomic_scalar(self, e, t, idx: tuple, value: Expr) -> Expr:
+        out = Expr(e.op, t, idx + (value,), e.arg, e.loc)
         if not self._eager:
             return out
         # Bound to a temporary before its statement, so that lowering may duplicate operands
@@ -253,19 +391,41 @@ class TypeChecker:
         name = f"_old{self._ntmp}"
         while name in self.pk.assigned:
             name += "_"
-        self.types[name] = spec.dtype
+        self.types[name] = t
         self._pre.append(N.Assign(e.loc, name, out))
-        return Expr(Op.VAR, spec.dtype, (), name, e.loc)
+        return Expr(Op.VAR, t, (), name, e.loc)
 
     def store(self, s: N.Store) -> N.Store:
         if s.array in self.scratch:
             sc = self.scratch[s.array]
             idx = self.scratch_index(s.array, s.indices, s)
-            return N.Store(s.loc, s.array, idx, self.coerce(self.expr(s.value), sc.dtype), s.text)
+            value = self.scalar(self.expr(s.value), s, "one value (scratch arrays hold scalars)")
+            return [N.Store(s.loc, s.array, idx, self.coerce(value, sc.dtype), s.text)]
+        if s.array in self.types and s.array not in self.specs:  # a local vector: v[k] = e
+            var = Expr(Op.VAR, None, (), s.array, s.loc)
+            return self.set_component(SetComponent(s.loc, var, s.indices, s.value))
         spec = self._array(s.array, s)
         idx = self.indices(s.array, spec, s.indices, s)
         value = self.expr(s.value)
-        return N.Store(s.loc, s.array, idx, self.coerce(value, spec.dtype), s.text)
+        if isinstance(spec.dtype, VecType):
+            return self.store_vector(s, spec, idx, value)
+        value = self.scalar(value, s, "one value (the array holds scalars)")
+        return [N.Store(s.loc, s.array, idx, self.coerce(value, spec.dtype), s.text)]
+
+    def store_vector(self, s, spec: ArgSpec, idx: tuple, value) -> list[N.Stmt]:
+        t = spec.dtype
+        if isinstance(value, VecVal):
+            if value.shape != t.shape:
+                raise self.vec_error(s, f"storing a value of shape {value.shape} into an array "
+                                        f"of {t!r}")
+            comps = value.comps
+            # Arrays may alias: components that load are computed before any is stored.
+            if any(x.op is Op.LOAD for c in comps for x in _walk(c)):
+                comps = [self.bind(self.coerce(c, t.elem)) for c in comps]
+        else:
+            comps = [self.bind(self.coerce(value, t.elem))] * t.size  # a scalar: every component
+        return [N.Store(s.loc, s.array, self.element_index(spec, idx, k, s),
+                        self.coerce(c, t.elem), s.text) for k, c in enumerate(comps)]
 
     def for_(self, s: N.For) -> N.For:
         start, stop = self.expr(s.start), self.expr(s.stop)
@@ -287,6 +447,7 @@ class TypeChecker:
 
     def declare_scratch(self, s: DeclScratch) -> None:
         t = s.dtype if isinstance(s.dtype, DType) else self._array(s.dtype, s).dtype
+        t = getattr(t, "elem", t)  # *_like takes the scalar component dtype
         size = self.expr(s.size)
         if size.op is not Op.CONST:
             from ..passes.simplify import simplify_expr
@@ -313,6 +474,25 @@ class TypeChecker:
     # -- expressions ----------------------------------------------------------------------------
     def expr(self, e: Expr) -> Expr:
         op = e.op
+        if op is Op.TYPED:
+            return e.arg
+        if op in ELEMENTWISE:
+            args = [self.expr(a) for a in e.args]
+            if any(isinstance(a, VecVal) for a in args):
+                return self.elementwise(e, args)
+            e = e.replace(args=tuple(typed(a) for a in args))
+        elif op is Op.VECTOR:
+            return self.vector_literal(e)
+        elif op is Op.COMPONENT:
+            return self.component(e)
+        elif op is Op.METHOD:
+            return self.method(e)
+        elif op is Op.MATMUL:
+            return self.matmul(e)
+        elif op in (Op.ANY, Op.ALL):
+            return self.reduce_mask(e)
+        elif op is Op.SELECT:
+            return self.select_values(e)
         if op is Op.CONST:
             return self.const(e)
         if op is Op.VAR:
@@ -322,8 +502,16 @@ class TypeChecker:
         if op is Op.LOAD:
             if e.arg in self.scratch:
                 return self.scratch_load(e)
+            if e.arg in self.types and e.arg not in self.specs:  # v[k] on a local vector
+                var = Expr(Op.VAR, None, (), e.arg, e.loc)
+                return self.component(Expr(Op.COMPONENT, None, (var,) + e.args, None, e.loc))
             spec = self._array(e.arg, e)
-            return Expr(Op.LOAD, spec.dtype, self.indices(e.arg, spec, e.args, e), e.arg, e.loc)
+            idx = self.indices(e.arg, spec, e.args, e)
+            if isinstance(spec.dtype, VecType):
+                t = spec.dtype
+                return VecVal(t.shape, [Expr(Op.LOAD, t.elem, self.element_index(spec, idx, k, e),
+                                             e.arg, e.loc) for k in range(t.size)], e.loc)
+            return Expr(Op.LOAD, spec.dtype, idx, e.arg, e.loc)
         if op in ATOMIC:
             return self.atomic(e)
         if op is Op.THREAD_ID:
@@ -341,7 +529,10 @@ class TypeChecker:
             return Expr(Op.NOT, dt.bool_, (self.to_bool(self.expr(e.args[0])),), None, e.loc)
         if op is Op.IFEXP:
             c = self.to_bool(self.expr(e.args[0]))
-            a, b = (self.bool_to_int(self.lazy(x)) for x in e.args[1:])
+            a, b = (self.lazy(x) for x in e.args[1:])
+            if isinstance(a, VecVal) or isinstance(b, VecVal):
+                return self.ifexp_values(e, c, a, b)
+            a, b = self.bool_to_int(a), self.bool_to_int(b)
             t = self._promote_e(a, b, e)
             return Expr(Op.IFEXP, t, (c, self.coerce(a, t), self.coerce(b, t)), None, e.loc)
         if op is Op.NEG:
@@ -417,6 +608,9 @@ class TypeChecker:
             raise TackNameError(format_at(
                 loc, f"{self.kind} '{self.pk.name}': name '{name}' at line {loc.line}, column "
                      f"{loc.col} is {what}", "assign it first"))
+        if isinstance(t, VecType):
+            return VecVal(t.shape, [Expr(Op.VAR, t.elem, (), comp_name(name, k), e.loc)
+                                    for k in range(t.size)], e.loc)
         return Expr(Op.VAR, dt.concrete(t), (), name, e.loc)
 
     def shape(self, e: Expr) -> Expr:
@@ -434,6 +628,11 @@ class TypeChecker:
         return s
 
     def indices(self, name: str, spec: ArgSpec, idx, e) -> tuple:
+        typed_idx = []
+        for i in idx:  # a vector supplies one index per component
+            x = self.expr(i)
+            typed_idx += x.comps if isinstance(x, VecVal) else [x]
+        idx = tuple(typed(x) for x in typed_idx)
         if len(idx) not in (1, spec.ndim):
             raise self.type_error(e, f"{len(idx)} indices for the {spec.ndim}-dimensional "
                                      f"array '{name}'",
@@ -514,6 +713,10 @@ class TypeChecker:
         return self.coerce(e, dt.f32)
 
     def to_bool(self, e: Expr) -> Expr:
+        if isinstance(e, VecVal):
+            raise UnsupportedSyntaxError(format_at(
+                e.loc, f"{self.kind} '{self.pk.name}': a vector mask used as a condition at line "
+                       f"{e.loc.line}, column {e.loc.col}", "reduce it with any(mask) or all(mask)"))
         if e.dtype is dt.bool_:
             return e
         e = self.settle(e)
@@ -564,6 +767,12 @@ def _literal_float_expr(e: Expr) -> bool:
         return x.op in _LITERAL_OPS and all(ok(a) for a in x.args)
 
     return ok(e) and has_float
+
+
+def _walk(e: Expr):
+    yield e
+    for a in e.args:
+        yield from _walk(a)
 
 
 def _writes(body, name: str) -> bool:

@@ -137,6 +137,15 @@ class Op(enum.Enum):
     FLOORDIV = enum.auto()  # Python `//` (ints and floats)
     MOD = enum.auto()  # Python `%`
     TRUEDIV = enum.auto()  # Python `/`
+    # Vectors and matrices exist only in the untyped IR: the typechecker lowers them to scalars
+    # (`frontend/vectors.py`), so no later stage sees them.
+    VECTOR = enum.auto()  # [a, b, c], tack.vec3(...), tack.Matrix([[...]]): args = components
+    COMPONENT = enum.auto()  # v.x, v[k], m[i, j]: args = (value, *indices) or arg = static index
+    METHOD = enum.auto()  # v.dot(w): arg = method name, args = (receiver, *arguments)
+    MATMUL = enum.auto()  # a @ b
+    ANY = enum.auto()
+    ALL = enum.auto()
+    TYPED = enum.auto()  # typechecker-internal: arg is an already typed expression
 
 
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
@@ -156,4 +165,5 @@ LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
 WORKGROUP = frozenset({Op.THREAD_ID})
-FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE})
+FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
+                           Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED})
