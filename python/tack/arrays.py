@@ -38,25 +38,37 @@ class Array:
         self._host = host  # host devices: C-contiguous, native byte order, owned
         self._buf = buf  # GPU devices: the engine's buffer
         self._device = device
-        self.dtype = dt.from_numpy(host.dtype) if host is not None else dtype
-        self.shape = host.shape if host is not None else tuple(shape)
+        self.dtype = dtype if dtype is not None else dt.from_numpy(host.dtype)
+        phys = host.shape if host is not None else tuple(shape)  # storage shape
+        k = len(self.dtype.shape) if isinstance(self.dtype, dt.VecType) else 0
+        self.shape = phys[:len(phys) - k]  # vector/matrix components are not dimensions
         self._sig = (self.dtype, len(self.shape))  # what kernels specialize on (+ baked extents)
         self._ptr = host.ctypes.data if host is not None else buf.ptr
 
     @classmethod
-    def _from_host(cls, host: np.ndarray, device: Device) -> "Array":
+    def _from_host(cls, host: np.ndarray, device: Device, dtype=None) -> "Array":
         """Own `host` on a host device, or upload a copy of it to a GPU device."""
         if device.is_host:
-            return cls(host, device)
+            return cls(host, device, dtype=dtype)
         eng = device.engine
         buf = eng.alloc(host.nbytes)
         if host.size:
             eng.upload(buf, host)
-        return cls(None, device, buf, host.shape, dt.from_numpy(host.dtype))
+        return cls(None, device, buf, host.shape, dtype or dt.from_numpy(host.dtype))
+
+    @property
+    def _phys(self) -> tuple:
+        """The storage shape: the array's shape, then a vector/matrix element's shape."""
+        t = self.dtype
+        return self.shape + t.shape if isinstance(t, dt.VecType) else self.shape
 
     @property
     def size(self) -> int:
-        return self._host.size
+        """Number of elements (a vector counts once)."""
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
 
     @property
     def ndim(self) -> int:
@@ -80,7 +92,7 @@ class Array:
         """A new NumPy array with this array's shape, dtype and contents."""
         if self._host is not None:
             return self._host.copy()
-        out = np.empty(self.shape, self.dtype.np)
+        out = np.empty(self._phys, self.dtype.np)
         if out.size:
             self._device.engine.download(self._buf, out)
         return out
@@ -98,10 +110,13 @@ class Array:
         raise TypeError("tack.Array is not iterable on the host; use .numpy()")
 
     def fill(self, value) -> None:
+        """Set every element; a vector/matrix array takes one element's value or a scalar."""
         if self._host is not None:
-            self._host.fill(value)
+            self._host[...] = value
         else:
-            self._device.engine.upload(self._buf, np.full(self.shape, value, self.dtype.np))
+            host = np.ascontiguousarray(np.broadcast_to(np.asarray(value, self.dtype.np),
+                                                        self._phys))
+            self._device.engine.upload(self._buf, host)
 
     # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
     @property
@@ -135,6 +150,13 @@ def _check_host_source(src) -> np.ndarray:
 def array(obj, dtype=None, device: Device | None = None) -> Array:
     """A new array with `obj`'s shape and dtype (or `dtype`), its data copied in."""
     src = _check_host_source(obj)
+    if isinstance(dtype, dt.VecType):
+        k = len(dtype.shape)
+        if src.shape[src.ndim - k:] != dtype.shape:
+            raise TackValueError(f"an array of {dtype!r} needs data of shape (..., "
+                                 f"{', '.join(map(str, dtype.shape))}), got {src.shape}")
+        host = np.array(src, dtype=dtype.elem.np, order="C", copy=True)
+        return Array._from_host(host, device or default_device(), dtype)
     target = dt.from_numpy(src.dtype) if dtype is None else dt.as_dtype(dtype)
     host = np.array(src, dtype=target.np, order="C", copy=True)
     return Array._from_host(host, device or default_device())
@@ -146,15 +168,17 @@ def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
 
 
 def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
-    t = dt.as_dtype(dtype)
+    """A zero-filled array; `dtype` may be a vector or matrix type (`tack.vec3`)."""
+    t = dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype)
     shape = _shape(shape)
+    phys = shape + t.shape if isinstance(t, dt.VecType) else shape
     device = device or default_device()
     if device.is_host:
-        return Array(np.zeros(shape, dtype=t.np), device)
+        return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
-    buf = eng.alloc(int(np.prod(shape, dtype=np.int64)) * t.itemsize)
+    buf = eng.alloc(int(np.prod(phys, dtype=np.int64)) * t.np.itemsize)
     eng.memset0(buf)
-    return Array(None, device, buf, shape, t)
+    return Array(None, device, buf, phys, t)
 
 
 def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
@@ -168,8 +192,8 @@ def copyto(dst: Array, src) -> None:
     if not isinstance(dst, Array):
         raise TackTypeError(f"copyto's destination must be a tack.Array, got {type(dst).__name__}")
     a = _check_host_source(src)
-    if a.shape != dst.shape:
-        raise TackValueError(f"Shape mismatch: array is {dst.shape}, got {a.shape}")
+    if a.shape != dst._phys:
+        raise TackValueError(f"Shape mismatch: array is {dst._phys}, got {a.shape}")
     if dst._host is not None:
         np.copyto(dst._host, a, casting="unsafe")
     else:
