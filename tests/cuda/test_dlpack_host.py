@@ -80,3 +80,16 @@ def test_contiguity_rule():
     D._check_contiguous((2, 1), (1, 7))  # a size-1 dimension's stride does not matter
     with pytest.raises(BufferError):
         D._check_contiguous((2, 3), (1, 2))
+
+
+def test_vector_arrays_export_components_as_a_trailing_dimension():
+    vec3 = tack.dtypes.VecType(tack.f32, (3,))
+    a = tack.Array(None, _FakeDevice(), _Buf(0x7000_0000), (5, 3), vec3)
+    assert a.shape == (5,)
+    ptr, t, deleter = D._consume(a.__dlpack__(stream=-1))
+    assert tuple(t.shape[k] for k in range(t.ndim)) == (5, 3)
+    assert (t.dtype.code, t.dtype.bits) == (2, 32)
+    assert a.__cuda_array_interface__["shape"] == (5, 3)
+    D._Imported(ptr, deleter, None)
+    gc.collect()
+    assert not D._live

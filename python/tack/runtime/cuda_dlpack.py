@@ -97,14 +97,22 @@ _capsule_destructor = _DELETER(_capsule_gone)
 _DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
 
 
+def _storage(array) -> tuple:
+    """(storage shape, scalar dtype): a vector/matrix array exports its components as trailing
+    dimensions."""
+    scalar = getattr(array.dtype, "elem", array.dtype)
+    return tuple(getattr(array, "_phys", array.shape)), scalar
+
+
 def _fill(t: DLTensor, array, device_type: int, device_id: int, keep: list) -> None:
-    ndim = len(array.shape)
-    shape = (ctypes.c_int64 * max(1, ndim))(*array.shape)
+    phys, scalar = _storage(array)
+    ndim = len(phys)
+    shape = (ctypes.c_int64 * max(1, ndim))(*phys)
     keep.append(shape)
     t.data = array._ptr or None
     t.device = DLDevice(device_type, device_id)
     t.ndim = ndim
-    t.dtype = DLDataType(_CODES[array.dtype.kind], array.dtype.bits, 1)
+    t.dtype = DLDataType(_CODES[scalar.kind], scalar.bits, 1)
     t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
     t.strides = None  # compact row-major
     t.byte_offset = 0
@@ -143,7 +151,7 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
                           f"{tuple(dl_device)} without a copy")
     if copy:
         raise BufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
-    if array.dtype.kind not in _CODES:
+    if _storage(array)[1].kind not in _CODES:
         raise BufferError(f"dtype {array.dtype.name} has no DLPack code")
     _wait_for_tack(engine, stream)
     keep: list = [array]
@@ -176,7 +184,8 @@ def cuda_array_interface(array) -> dict:
         raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
                              "(use numpy() or __dlpack__)")
     engine = array._device.engine
-    return {"shape": tuple(array.shape), "typestr": array.dtype.np.str,
+    phys, scalar = _storage(array)
+    return {"shape": phys, "typestr": scalar.np.str,
             "data": (array._ptr, False), "version": 3, "strides": None,
             "stream": engine.stream_ptr}
 
