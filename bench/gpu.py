@@ -106,8 +106,8 @@ def host_cost(fn, sync, calls: int = 500, blocks: int = 21) -> float:
 def row(bench, impl, value, unit, peer=None, peer_name=""):
     ROWS.append((bench, impl, value, unit, peer, peer_name))
     ratio = f"{value / peer:6.2f}x {peer_name}" if peer else ""
-    if unit == "µs" and peer:
-        ratio = f"{peer / value:6.2f}x faster than {peer_name}" if value else ""
+    if unit in ("µs", "s") and peer:  # lower is better: the cost relative to the peer's
+        ratio = f"{value / peer:6.2f}x the cost of {peer_name}"
     print(f"  {bench:10s} {impl:34s} {value:10.2f} {unit:8s} {ratio}", flush=True)
 
 
