@@ -30,8 +30,34 @@ class FloatConstant(float, Constant):
         return f"tack.constant({float(self)!r}{'' if self.dtype is None else f', {self.dtype!r}'})"
 
 
+class TupleConstant(tuple, Constant):
+    """A vector (tuple) or matrix (tuple of tuples) constant; on the host an ordinary tuple."""
+
+    def __repr__(self):
+        return f"tack.constant({tuple(self)!r}{'' if self.dtype is None else f', {self.dtype!r}'})"
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        return np.array(tuple(self), dtype=dtype if dtype is not None else (
+            self.dtype.np if self.dtype is not None else None))
+
+
 def constant(value, dtype=None):
-    """A typed scalar constant. Without a dtype it behaves exactly like the literal would."""
+    """A typed scalar constant. Without a dtype it behaves exactly like the literal would.
+    A tuple gives a vector constant, a tuple of tuples a matrix constant."""
+    if isinstance(value, (tuple, list)):
+        items = tuple(constant(v, dtype) if not isinstance(v, (tuple, list))
+                      else TupleConstant(constant(x, dtype) for x in v) for v in value)
+        if not 1 <= len(items) <= 4 or any(isinstance(x, tuple) and not 1 <= len(x) <= 4
+                                           for x in items):
+            raise TackTypeError("vector constants have 1 to 4 components (matrices up to 4×4)")
+        for x in items:
+            if isinstance(x, TupleConstant):
+                x.dtype = dtype
+        c = TupleConstant(items)
+        c.dtype = dtype
+        return c
     if dtype is not None:
         dtype = dt.as_dtype(dtype)
     if isinstance(value, bool):

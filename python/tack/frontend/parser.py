@@ -621,6 +621,8 @@ class Parser:
         from ..constants import Constant
 
         loc = self.src.loc(node)
+        if isinstance(obj, tuple) and isinstance(obj, Constant):  # a vector/matrix constant
+            return Expr(Op.VECTOR, None, tuple(self._static(node, x) for x in obj), None, loc)
         if isinstance(obj, Constant):
             return Expr(Op.CONST, obj.dtype, (), obj.value, loc)
         if isinstance(obj, (int, float)) and not isinstance(obj, bool):
@@ -726,13 +728,7 @@ class Parser:
         v = node.value
         if isinstance(v, ast.Attribute) and v.attr == "shape":
             return self._shape(v.value, node.slice, node)
-        if self.array_name(v) is None and not isinstance(v, ast.Name):
-            sl = node.slice
-            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
-                        None, self.src.loc(node))
-        if isinstance(v, ast.Name) and self.array_name(v) is None and (
-                v.id in self.rename or v.id in self.local_names):
+        if self.array_name(v) is None:  # a vector/matrix value: v[k], m[i, j], vf[i][c]
             sl = node.slice
             elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
             return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),

@@ -745,7 +745,7 @@ class TypeChecker(VectorRules):
             return self.coerce(e, t)
         if e.op is Op.CONST:
             return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
-        if e.op is Op.IFEXP:
+        if e.op in (Op.IFEXP, Op.SELECT):  # the condition keeps its type
             c, a, b = e.args
             return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))
         return e.replace(dtype=t, args=tuple(self.retype(a, t) for a in e.args))

@@ -1,0 +1,1 @@
+"""Library code written in Tack's own kernel language: every engine renders it like user code."""
