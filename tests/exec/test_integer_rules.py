@@ -620,8 +620,6 @@ def k_tuple_weak(x, out):
         out[i] = a + b
 
 
-@pytest.mark.xfail(strict=True, reason="Tack bug: a tuple assignment's hidden temporary turns a "
-                                       "weak right side into f32 (a plain `a = abs(0.1)` is f64)")
 def test_known_tuple_assignment_keeps_the_right_sides_precision():
     assert reference(k_tuple_weak, np.array([3.0]), np.zeros(1)).arrays[1][0] == 0.1
     out = run_kernel(k_tuple_weak, np.array([3.0]), np.zeros(1))[1]

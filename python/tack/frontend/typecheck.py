@@ -752,7 +752,7 @@ class TypeChecker(VectorRules):
 
 
 _LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op.FLOORDIV,
-                          Op.MOD})
+                          Op.MOD, Op.ABS, Op.MIN, Op.MAX}) | MATH_UNARY | MATH_BINARY
 
 
 def _literal_float_expr(e: Expr) -> bool:
