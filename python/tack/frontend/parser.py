@@ -287,6 +287,8 @@ class Parser:
                 return [Barrier(self.src.loc(node))]
             if name in _ATOMICS:
                 return [ExprStmt(self.src.loc(node), self.expr(node.value))]
+            if self._is_print(node.value.func):
+                return [ExprStmt(self.src.loc(node), self._print(node.value))]
             target = self._callee(node.value)
             if target is not None:
                 inline_call(self, target[0], node.value.args, node.value, target[1])
@@ -828,6 +830,26 @@ class Parser:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
             args = args[0].elts
         return tuple(self.expr(a) for a in args)
+
+    def _is_print(self, func) -> bool:
+        if not (isinstance(func, ast.Name) and func.id == "print") or func.id in self.rename:
+            return False
+        obj = self._lookup(func)
+        return obj is print or isinstance(obj, _BuiltinName)
+
+    def _print(self, node: ast.Call) -> Expr:
+        """print("label:", value, ...): one line, items separated by spaces (CPU: printf)."""
+        if node.keywords:
+            raise self.unsupported(node, "print() with keyword arguments",
+                                   "print(\"label:\", value) prints one line")
+        pieces, values = [], []
+        for a in node.args:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                pieces.append(a.value)
+            else:
+                pieces.append(None)
+                values.append(self.expr(a))
+        return Expr(Op.PRINT, dt.i32, tuple(values), tuple(pieces), self.src.loc(node))
 
     def _intrinsic_call(self, name: str, node: ast.Call, loc) -> Expr:
         if name in ("Vector", "Matrix"):

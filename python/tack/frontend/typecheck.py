@@ -516,6 +516,10 @@ class TypeChecker(VectorRules):
             return self.atomic(e)
         if op is Op.THREAD_ID:
             return e
+        if op is Op.PRINT:
+            vals = [self.settle(self.bool_to_int(self.scalar(self.expr(a), e, "one printed value")))
+                    for a in e.args]
+            return e.replace(args=tuple(vals))
         if op is Op.CAST:
             a = self.expr(e.args[0])
             out = self.coerce(a, e.arg, explicit=True)

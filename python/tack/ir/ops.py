@@ -56,6 +56,12 @@ Workgroups (GPU engines only; the CPU engine rejects kernels that use them befor
   THREAD_ID                  i32 lane index in [0, 256) within the 256-lane workgroup; launch index
                              t belongs to workgroup t // 256 at lane t % 256.
   The `Barrier` statement synchronizes the lanes of one workgroup (shared and global memory).
+Output
+  PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
+                             or None for the next value of args (scalars); items are separated by
+                             one space and the line ends with a newline, as Python's print.
+                             Integers print in decimal, f32 with 7 and f64 with 16 significant
+                             digits (%g style). dtype is i32 (no value).
 """
 from __future__ import annotations
 
@@ -132,6 +138,7 @@ class Op(enum.Enum):
     ATOMIC_MIN = enum.auto()
     ATOMIC_MAX = enum.auto()
     THREAD_ID = enum.auto()
+    PRINT = enum.auto()
 
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
     FLOORDIV = enum.auto()  # Python `//` (ints and floats)

@@ -83,7 +83,7 @@ class LLVMRenderer:
         Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow", Op.MIN: "minmax", Op.MAX: "minmax",
         Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
         Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
-        Op.THREAD_ID: "thread_id",
+        Op.THREAD_ID: "thread_id", Op.PRINT: "print_",
         **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
         **{op: "compare" for op in _CMP}, **{op: "math" for op in (*_INTRINSICS, *_LIBM)}}
     STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
@@ -434,6 +434,36 @@ class LLVMRenderer:
 
     def expr_stmt(self, s: ExprStmt) -> None:
         self.expr(s.value)
+
+    def print_(self, e: Expr) -> ir.Value:
+        """printf of one line, then fflush, so output interleaves sanely with Python's."""
+        parts, values = [], iter(e.args)
+        args = []
+        for piece in e.arg:
+            if piece is not None:
+                parts.append(piece.replace("%", "%%"))
+                continue
+            v = next(values)
+            x = self.expr(v)
+            if v.dtype.is_float:
+                parts.append("%.7g" if v.dtype.bits == 32 else "%.16g")
+                args.append(self.b.fpext(x, ir.DoubleType()) if v.dtype.bits == 32 else x)
+            else:
+                parts.append("%lld" if v.dtype.is_signed else "%llu")
+                wide = self.b.sext if v.dtype.is_signed else self.b.zext
+                args.append(wide(x, I64) if v.dtype.bits < 64 else x)
+        text = (" ".join(parts) + "\n").encode() + b"\0"
+        name = f".fmt{len([g for g in self.module.global_values if g.name.startswith('.fmt')])}"
+        const = ir.Constant(ir.ArrayType(ir.IntType(8), len(text)), bytearray(text))
+        gv = ir.GlobalVariable(self.module, const.type, name=name)
+        gv.global_constant, gv.linkage, gv.initializer = True, "internal", const
+        i8p = ir.IntType(8).as_pointer()
+        printf = self.module.globals.get("printf") or ir.Function(
+            self.module, ir.FunctionType(ir.IntType(32), [i8p], var_arg=True), name="printf")
+        self.b.call(printf, [self.b.bitcast(gv, i8p)] + args)
+        fflush = self.declare("fflush", ir.IntType(32), [i8p])
+        self.b.call(fflush, [ir.Constant(i8p, None)])
+        return ir.Constant(ir.IntType(32), 0)
 
     def if_(self, s: If) -> None:
         cond = self.expr(s.cond)
