@@ -329,7 +329,8 @@ def test_weak_local_modes():
 def k_weak_locals(x, out):
     for i in range(x.shape[0]):
         t = 1.0 / 3.0  # float literals combined by arithmetic: stays weak
-        c = sin(0.5)  # a function of literals is not "float literals": f32
+        c = sin(0.5)  # math of literals counts as float literals: stays weak
+        d = 0.1 if x[i] > 0 else 0.2  # a choice between literals does not: f32
         u = 0.5
         u = 0.25  # assigned twice: f32 (both exact in f32 here)
         a = x[i]
@@ -338,11 +339,12 @@ def k_weak_locals(x, out):
         out[1] = x[i] * c
         out[2] = x[i] * u
         out[3] = a * b
+        out[4] = x[i] * d
 
 
 def test_weak_local_rule_and_transparent_tuple_temporaries():
-    out = ref1(k_weak_locals, np.array([3.0]), np.zeros(4))
-    assert out.tolist() == [1.0, 3.0 * float(F32(math.sin(0.5))), 0.75, 0.2]
+    out = ref1(k_weak_locals, np.array([3.0]), np.zeros(5))
+    assert out.tolist() == [1.0, 3.0 * math.sin(0.5), 0.75, 0.2, 3.0 * float(F32(0.1))]
 
 
 def test_reference_does_not_use_tack_typechecker(monkeypatch):

@@ -944,7 +944,10 @@ class _Rewriter:
         raise self.rejected(node, f"unsupported {type(node).__name__}")
 
     def literal_float_expr(self, node) -> bool:
-        """Float literals combined by + - * / // % ** and unary minus (a weak local's value)."""
+        """Float literals combined by + - * / // % **, unary minus, abs/min/max/pow and the math
+        builtins: a local assigned once to such a value stays weak. (A conditional expression
+        choosing between literals does not count: the contract says "float literals", and Tack
+        draws the line there too.)"""
         floats = []
 
         def ok(n) -> bool:
@@ -971,6 +974,14 @@ class _Rewriter:
                                                              ast.Div, ast.FloorDiv, ast.Mod,
                                                              ast.Pow)):
                 return ok(n.left) and ok(n.right)
+            if isinstance(n, ast.Call) and not n.keywords:  # abs/min/max/pow/math of literals
+                try:
+                    fn = self.resolve(n.func)
+                except Rejected:
+                    return False
+                name = fn.name if isinstance(fn, _Unbound) else _KNOWN.get(id(fn))
+                if name in MATH1 | MATH2 | {"abs", "min", "max", "pow"}:
+                    return all(ok(a) for a in n.args)
             return False
 
         return ok(node) and any(floats)
@@ -1421,13 +1432,18 @@ def reference(kernel, *args, weak_locals: str = "spec") -> Reference:
 
     any_f64 = any(_is_array(a) and np.dtype(getattr(a.dtype, "np", a.dtype)) == np.float64
                   for a in args)
-    values, pyargs, arrays = [], [], []
+    values, pyargs, arrays, seen = [], [], [], {}
     for name, a in zip(params, args):
-        if _is_array(a):
+        if _is_array(a) and id(a) in seen:  # the same array twice: one shared buffer (aliasing)
+            arr = seen[id(a)]
+            values.append(arr)
+            pyargs.append(arr.data)
+            arrays.append((name, len(values) - 1, arr))
+        elif _is_array(a):
             data = np.array(a.numpy() if hasattr(a, "numpy") else a, order="C", copy=True)
             if data.dtype.type not in BY_NP or not data.dtype.isnative:
                 raise Rejected(f"unsupported dtype {data.dtype} for '{name}'")
-            arr = _Arr(data, name)
+            arr = seen[id(a)] = _Arr(data, name)
             values.append(arr)
             pyargs.append(data)
             arrays.append((name, len(values) - 1, arr))
