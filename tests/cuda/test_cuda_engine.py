@@ -238,6 +238,31 @@ def test_illegal_address_is_reported_at_the_next_wait(tmp_path):
     assert "ILLEGAL_ADDRESS" in r.stdout
 
 
+def test_print_appears_at_the_next_wait(tmp_path):
+    code = textwrap.dedent("""
+        import tack
+        tack.set_default_device("cuda")
+
+        @tack.kernel
+        def shout(x, n):
+            for i in range(n):
+                print("lane", i, "value", x[i])
+
+        shout(tack.full(3, 1.5), 3)
+        tack.sync()
+        print("synced", flush=True)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), ROOT]))
+    script = tmp_path / "shout.py"
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert sorted(lines[:3]) == [f"lane {i} value 1.5" for i in range(3)], r.stdout
+    assert lines[3] == "synced"
+
+
 def test_one_variant_from_many_threads():
     n, reps, nthreads = 4096, 40, 8
     x, y = tack.array(np.ones(n, np.float32)), tack.array(np.arange(n, dtype=np.float32))

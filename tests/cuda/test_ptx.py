@@ -194,3 +194,15 @@ def test_atomic_min_max_ptx(dtype, tmp_path):
         assert re.search(r"atom\.global\.min\.[su]\d\d", ptx)
         assert re.search(r"atom\.global\.max\.[su]\d\d", ptx)
     _assemble(ptx, tmp_path)
+
+
+@tack.kernel
+def shout(x, n):
+    for i in range(n):
+        print("i =", i, "x =", x[i], "100%")
+
+
+def test_print_is_vprintf(tmp_path):
+    ptx = compile_ptx(specialize(shout, [tack.zeros(4), 4])).ptx
+    assert "vprintf" in ptx and "printf(" not in ptx.replace("vprintf(", "")
+    _assemble(ptx, tmp_path)

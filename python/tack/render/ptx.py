@@ -172,6 +172,41 @@ class PTXRenderer(LLVMRenderer):
             return self.b.call(self.math_function(Op.FREM, e.dtype), [a, b])
         return super().binary(e)
 
+    # ---- print ----------------------------------------------------------------------------------
+    def print_(self, e) -> ir.Value:
+        """The CPU renderer's line format through CUDA's `vprintf(format, argument buffer)`: each
+        value widened to 8 bytes (i64 / double) in a stack buffer. The driver prints the device's
+        buffered output at the next wait."""
+        parts, values, args = [], iter(e.args), []
+        for piece in e.arg:
+            if piece is not None:
+                parts.append(piece.replace("%", "%%"))
+                continue
+            v = next(values)
+            x = self.expr(v)
+            if v.dtype.is_float:
+                parts.append("%.7g" if v.dtype.bits == 32 else "%.16g")
+                args.append(self.b.fpext(x, ir.DoubleType()) if v.dtype.bits == 32 else x)
+            else:
+                parts.append("%lld" if v.dtype.is_signed else "%llu")
+                wide = self.b.sext if v.dtype.is_signed else self.b.zext
+                args.append(wide(x, I64) if v.dtype.bits < 64 else x)
+        text = (" ".join(parts) + "\n").encode() + b"\0"
+        const = ir.Constant(ir.ArrayType(I8, len(text)), bytearray(text))
+        gv = ir.GlobalVariable(self.module, const.type, name=f"tack.fmt{len(self.module.globals)}")
+        gv.global_constant, gv.linkage, gv.initializer = True, "internal", const
+        i8p = I8.as_pointer()
+        buf = ir.Constant(i8p, None)
+        if args:
+            slots = self.alloca(ir.ArrayType(I64, len(args)), "print.args")
+            for k, a in enumerate(args):
+                slot = self.b.gep(slots, [I32(0), I32(k)])
+                self.b.store(a, self.b.bitcast(slot, a.type.as_pointer()), align=8)
+            buf = self.b.bitcast(slots, i8p)
+        vprintf = self.declare("vprintf", I32, [i8p, i8p])
+        self.b.call(vprintf, [self.b.bitcast(gv, i8p), buf])
+        return I32(0)
+
     # ---- workgroups -----------------------------------------------------------------------------
     def thread_id(self, e) -> ir.Value:
         """The lane in the 256-thread block (i32), `tid.x`."""
