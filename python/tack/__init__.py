@@ -12,7 +12,7 @@ from .errors import (IRVerificationError, RenderError, TackError, TackIndexError
                      TackNameError, TackRuntimeError, TackTypeError, TackValueError,
                      UnsupportedSyntaxError)
 from .inspection import inspect
-from .intrinsics import (Matrix, Vector, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
+from .intrinsics import (Matrix, Vector, ndrange, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
                          local_array_like, shared, shared_like, thread_id)
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
@@ -27,7 +27,7 @@ __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
-    "Matrix", "select", "Texture3D", "texture3d",
+    "Matrix", "select", "ndrange", "Texture3D", "texture3d",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",

@@ -31,11 +31,14 @@ atomic_min = _device_only(
 atomic_max = _device_only(
     "atomic_max", "atomic_max(array, index, value): maximum atomically; returns the old value.")
 
+ndrange = _device_only(
+    "ndrange", "for i, j in ndrange(a, b): the parallel loop over a 2-D/3-D domain; each argument "
+               "a size or a (start, end) pair; the last index varies fastest.")
 select = _device_only(
     "select", "select(mask, a, b): per component, a where mask is true, else b.")
 Vector = _device_only("Vector", "Vector([a, b, c]): a vector value (a list works too).")
 Matrix = _device_only("Matrix", "Matrix([[a, b], [c, d]]) or Matrix([u, v]): a matrix by rows.")
 Matrix.identity = _device_only("identity", "Matrix.identity(n): the n×n identity matrix.")
 
-ALL = (select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
+ALL = (ndrange, select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
        atomic_min, atomic_max)

@@ -99,14 +99,13 @@ class Kernel:
         if spec is None:
             spec = self._new_spec(key, args, debug)
         pk = spec.parsed
-        start, stop, step = pk.host_range.evaluate(*args)
+        n, hidden = pk.host_range.launch(args, self.name)
         if pk.paths is not None:
             args = pk.expand(args)
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         variant = spec.variants.get(shape_key)
         if variant is None:
             variant = self._compile(dev, spec, args)
-        n = self._trips(start, stop, step)
         if dev.engine_name == "native":
             values = [a._ptr if a.__class__ is Array else a for a in args]
         else:  # the Julia engine takes the arrays themselves (it wraps their NumPy buffers)
@@ -117,8 +116,7 @@ class Kernel:
                 raise TackRuntimeError(
                     f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but the "
                     f"default device is {dev!r}; re-create the array after set_default_device")
-        if spec.hidden:
-            values += [start, step][:len(spec.hidden)]
+        values += hidden
         if n:
             if spec.debug:
                 self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
@@ -135,12 +133,6 @@ class Kernel:
         msg = report(self.name, sites, buf.numpy())
         if msg is not None:
             raise TackIndexError(msg)
-
-    def _trips(self, start, stop, step) -> int:
-        if step <= 0:
-            raise TackValueError(f"Kernel '{self.name}': the parallel loop's step must be "
-                                 f"positive, got {step}")
-        return len(range(start, stop, step))
 
     def _new_spec(self, key, args, debug: bool) -> _Spec:
         from .compiler import specialize

@@ -460,6 +460,18 @@ def test_workgroup_kernels_are_rejected_before_rendering(engine, what):
         engine.compile(k)
 
 
+def test_print_op(capfd):
+    """PRINT: pieces and values of every kind, one line per launch index, flushed at once."""
+    from tack.ir.nodes import ExprStmt
+
+    eng = CPUEngine(num_threads=1)
+    val = E(Op.PRINT, D.i32, ld("a", D.f32), E(Op.CAST, D.u8, C(-1, D.i32)),
+            E(Op.CAST, D.f64, C(0.5, D.f32)), arg=("x", None, "100%", None, None))
+    k = kir("prints", [arr("a", D.f32)], [ExprStmt(L, val)])
+    run(eng, k, [np.array([1.5, -3.0], np.float32)])
+    assert capfd.readouterr().out == "x 1.5 100% 255 0.5\nx -3 100% 255 0.5\n"
+
+
 def test_every_final_op_is_tested():
     """Runs last in this file: every op of the final IR was executed above (the workgroup ops
     are GPU-only: the CPU engine rejects them, tested above)."""

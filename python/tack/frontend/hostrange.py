@@ -12,22 +12,91 @@ from dataclasses import dataclass
 
 @dataclass
 class HostRange:
-    form: str  # 'stop' (range(n)), 'start' (range(a, b)) or 'step' (range(a, b, s))
+    form: str  # 'stop' (range(n)), 'start' (range(a, b)), 'step' (range(a, b, s)) or 'nd'
     literal_step: int | None  # a literal (or folded) step, else None
-    evaluate: object  # callable(*kernel_args) -> (start, stop, step) as Python ints
+    evaluate: object  # callable(*kernel_args) -> (start, stop, step), or nd: ((s, e), ...)
     uses: frozenset  # parameter names the bounds read
     source: str
+    dims: int = 1
+
+    @property
+    def hidden(self) -> tuple:
+        """The host-computed scalar parameters the kernel receives, in order."""
+        if self.form == "nd":
+            return tuple(f"__start{d}" for d in range(self.dims)) + tuple(
+                f"__ext{d}" for d in range(1, self.dims))
+        return {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[self.form][
+            :1 if self.form == "step" and self.literal_step is not None else 2]
+
+    def launch(self, args, kernel_name: str) -> tuple[int, list]:
+        """(number of launch indices, values of `hidden`) for one call."""
+        got = self.evaluate(*args)
+        if self.form == "nd":
+            exts = [max(0, e - s) for s, e in got]  # empty extents run nothing
+            n = 1
+            for x in exts:
+                n *= x
+            return n, [s for s, _ in got] + exts[1:]
+        start, stop, step = got
+        if step <= 0:
+            from ..errors import TackValueError
+
+            raise TackValueError(f"Kernel '{kernel_name}': the parallel loop's step must be "
+                                 f"positive, got {step}")
+        return len(range(start, stop, step)), [start, step][:len(self.hidden)]
 
 
 _OK_BIN = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
 
 
-def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt]) -> HostRange:
+def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0) -> HostRange:
+    if nd:
+        return _build_nd(parser, it, prologue, nd)
     if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
             and not it.keywords and 1 <= len(it.args) <= 3):
         raise parser.unsupported(it, "parallel loop over something other than range(...)",
                                  "write `for i in range(n)`, `range(start, stop)` or "
                                  "`range(start, stop, step)`")
+    conv, uses = _converter(parser, prologue)
+    parts = [conv(a) for a in it.args]
+    if len(parts) == 1:
+        parts = ["0", parts[0], "1"]
+    elif len(parts) == 2:
+        parts.append("1")
+    form = {1: "stop", 2: "start", 3: "step"}[len(it.args)]
+    literal_step = None
+    if len(it.args) == 3:
+        try:
+            literal_step = int(eval(parts[2], {"__builtins__": {}}))  # noqa: S307 - literals only
+        except Exception:
+            literal_step = None
+        if literal_step is not None and literal_step <= 0:
+            raise parser.unsupported(it.args[2], "parallel range with a step that is not positive")
+    else:
+        literal_step = 1
+    src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
+    fn = eval(src, {"_i": _as_int, "_s": _shape})  # noqa: S307 - built from checked AST only
+    return HostRange(form, literal_step, fn, frozenset(uses), src)
+
+
+def _as_int(v, name):
+    try:
+        return v.__index__()
+    except AttributeError:
+        raise TypeError(f"the parallel loop's bound uses '{name}', which must be an integer, "
+                        f"got {type(v).__name__}") from None
+
+
+def _shape(v, k, name):
+    try:
+        return v.shape[k]
+    except (AttributeError, IndexError):
+        raise TypeError(f"the parallel loop's bound uses {name}.shape[{k}], but '{name}' is "
+                        f"{type(v).__name__} with no dimension {k}") from None
+
+
+def _converter(parser, prologue):
+    """A function turning a bound expression into host Python source, and the names it reads."""
     subst: dict[str, ast.expr] = {}
     for s in prologue:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
@@ -67,38 +136,21 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt]) -> HostRang
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
             "literals and + - * // of those")
 
-    parts = [conv(a) for a in it.args]
-    if len(parts) == 1:
-        parts = ["0", parts[0], "1"]
-    elif len(parts) == 2:
-        parts.append("1")
-    form = {1: "stop", 2: "start", 3: "step"}[len(it.args)]
-    literal_step = None
-    if len(it.args) == 3:
-        try:
-            literal_step = int(eval(parts[2], {"__builtins__": {}}))  # noqa: S307 - literals only
-        except Exception:
-            literal_step = None
-        if literal_step is not None and literal_step <= 0:
-            raise parser.unsupported(it.args[2], "parallel range with a step that is not positive")
-    else:
-        literal_step = 1
-    src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
+
+    return conv, uses
+
+
+def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
+    """`tack.ndrange(a, b[, c])`: each argument a size or a (start, end) pair."""
+    conv, uses = _converter(parser, prologue)
+    pairs = []
+    for a in it.args:
+        if isinstance(a, ast.Tuple):
+            if len(a.elts) != 2:
+                raise parser.unsupported(a, "ndrange() pair that is not (start, end)")
+            pairs.append(f"({conv(a.elts[0])}, {conv(a.elts[1])})")
+        else:
+            pairs.append(f"(0, {conv(a)})")
+    src = f"lambda {', '.join(parser.params)}: ({', '.join(pairs)},)"
     fn = eval(src, {"_i": _as_int, "_s": _shape})  # noqa: S307 - built from checked AST only
-    return HostRange(form, literal_step, fn, frozenset(uses), src)
-
-
-def _as_int(v, name):
-    try:
-        return v.__index__()
-    except AttributeError:
-        raise TypeError(f"the parallel loop's bound uses '{name}', which must be an integer, "
-                        f"got {type(v).__name__}") from None
-
-
-def _shape(v, k, name):
-    try:
-        return v.shape[k]
-    except (AttributeError, IndexError):
-        raise TypeError(f"the parallel loop's bound uses {name}.shape[{k}], but '{name}' is "
-                        f"{type(v).__name__} with no dimension {k}") from None
+    return HostRange("nd", 1, fn, frozenset(uses), src, dims)

@@ -64,7 +64,7 @@ class ParsedKernel:
     params: list[str]
     source: Source
     loc: Loc
-    loop_var: str
+    loop_var: str  # the parallel loop's variable (the first one of an ndrange)
     loop_loc: Loc
     host_range: HostRange
     body: list[Stmt]  # prologue statements first, then the loop body
@@ -73,6 +73,7 @@ class ParsedKernel:
     # per object attribute used; `paths[k]` = (argument position, attribute path) of param k.
     paths: list | None = None
     nargs: int = 0
+    loop_vars: tuple = ()  # every variable of the parallel loop (several for an ndrange)
 
     def expand(self, args) -> list:
         """The IR parameters' values for the kernel's arguments."""
@@ -156,12 +157,24 @@ class Parser:
             self._check_epilogue(s)
         if loop.orelse:
             raise self.unsupported(loop, "for-else")
-        if not isinstance(loop.target, ast.Name):
+        nd = 0
+        if isinstance(loop.iter, ast.Call) and self._intrinsic(loop.iter.func) == "ndrange":
+            nd = len(loop.iter.args)
+            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+            if not 1 <= nd <= 3 or loop.iter.keywords or len(names) != nd or not all(
+                    isinstance(t, ast.Name) for t in names):
+                raise self.unsupported(loop.target, "ndrange loop whose targets do not match its "
+                                                    "1 to 3 arguments",
+                                       "write `for i, j in tack.ndrange(n, m)`")
+            loop_vars = tuple(t.id for t in names)
+        elif not isinstance(loop.target, ast.Name):
             raise self.unsupported(loop.target, "parallel loop target that is not a single name",
                                    "use `for i in range(n)`")
-        host = build_host_range(self, loop.iter, stmts[:k])
-        var = loop.target.id
-        self.assigned.add(var)
+        else:
+            loop_vars = (loop.target.id,)
+        host = build_host_range(self, loop.iter, stmts[:k], nd)
+        var = loop_vars[0]
+        self.assigned.update(loop_vars)
         body: list[Stmt] = [s for st in prologue for s in st]
         body += self.block(loop.body)
         params, paths = self.params, None
@@ -173,7 +186,7 @@ class Parser:
             paths += [(pos[path[0]], path[1:]) for path in self.extra.values()]
         return ParsedKernel(self.name, params, self.src, self.src.loc(fn), var,
                             self.src.loc(loop), host, body, set(self.assigned), paths,
-                            len(self.params))
+                            len(self.params), loop_vars)
 
     def _check_signature(self, fn: ast.FunctionDef) -> None:
         a = fn.args

@@ -97,7 +97,8 @@ class TypeChecker(VectorRules):
         for p, local in self.rename.items():
             self.types[local] = self.specs[p].dtype
         var_dt = self._loop_var_dtype()
-        self.types[self.pk.loop_var] = var_dt
+        for v in self.pk.loop_vars or (self.pk.loop_var,):
+            self.types[v] = var_dt
         for _ in range(32):
             before = dict(self.types)
             self.dead = set()
@@ -122,10 +123,7 @@ class TypeChecker(VectorRules):
                 params.append(Param(p, "array", t, len(shape), shape, _writes(body, p)))
             else:
                 params.append(Param(p, "scalar", s.dtype))
-        hidden = {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[
-            self.pk.host_range.form]
-        if self.pk.host_range.form == "step" and self.pk.host_range.literal_step is not None:
-            hidden = ("__start",)
+        hidden = self.pk.host_range.hidden
         params += [Param(h, "scalar", dt.i64) for h in hidden]
         local_types = {n: dt.concrete(t) for n, t in self.types.items()
                        if not isinstance(t, VecType)}
@@ -140,9 +138,31 @@ class TypeChecker(VectorRules):
             t = dt.promote(t, u) or dt.i64
         return t if t.is_int else dt.i64
 
+    def _prefix_nd(self, var_dt: DType) -> list[N.Stmt]:
+        """ndrange: t → (i, j[, k]), the last index fastest."""
+        loc, dims = self.pk.loop_loc, self.pk.host_range.dims
+        p = lambda name: Expr(Op.PARAM, dt.i64, (), name, loc)  # noqa: E731
+        t = Expr(Op.LAUNCH, dt.i64, (), None, loc)
+        out = []
+        rest = t
+        for d in range(dims - 1, -1, -1):
+            if d == 0:
+                local = rest
+            else:
+                ext = p(f"__ext{d}")
+                local = Expr(Op.IREM, dt.i64, (rest, ext), None, loc)
+                rest = Expr(Op.IDIV, dt.i64, (rest, ext), None, loc)
+            idx = Expr(Op.ADD, dt.i64, (p(f"__start{d}"), local), None, loc)
+            if var_dt is not dt.i64:
+                idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
+            out.insert(0, N.Assign(loc, self.pk.loop_vars[d], idx))
+        return out
+
     def _prefix(self, var_dt: DType) -> list[N.Stmt]:
         loc = self.pk.loop_loc
         hr = self.pk.host_range
+        if hr.form == "nd":
+            return self._prefix_nd(var_dt) + self._param_prefix(loc)
         idx: Expr = Expr(Op.LAUNCH, dt.i64, (), None, loc)
         if hr.form == "step":
             step = (Expr(Op.CONST, dt.i64, (), hr.literal_step, loc) if hr.literal_step is not None
@@ -152,7 +172,10 @@ class TypeChecker(VectorRules):
             idx = Expr(Op.ADD, dt.i64, (Expr(Op.PARAM, dt.i64, (), "__start", loc), idx), None, loc)
         if var_dt is not dt.i64:
             idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
-        out = [N.Assign(loc, self.pk.loop_var, idx)]
+        return [N.Assign(loc, self.pk.loop_var, idx)] + self._param_prefix(loc)
+
+    def _param_prefix(self, loc) -> list[N.Stmt]:
+        out = []
         for p, local in self.rename.items():  # an assigned scalar parameter starts from its value
             t = self.specs[p].dtype
             out.append(N.Assign(loc, local, self.coerce(Expr(Op.PARAM, t, (), p, loc),
