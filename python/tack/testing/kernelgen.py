@@ -160,14 +160,25 @@ class KernelSpec:
                 shape = (n, p.cols, p.depth) if p.depth else (n, p.cols) if p.cols else (n,)
                 args.append(random_values(rng, shape, p.t.np))
             elif p.role == "n":
-                args.append(n)
-            elif p.t.is_float:
-                args.append(float(rng.choice([rng.normal(0, 10), 0.5, -2.0, 0.0, 1e-3])))
-            else:
+                args.append(_scalar(rng, n, (np.int32, np.int64, np.uint16)))
+            elif p.t.is_float:  # f32 or f64 by the arrays, whatever the host type
+                v = float(rng.choice([rng.normal(0, 10), 0.5, -2.0, 0.0, 1e-3]))
+                args.append(_scalar(rng, v, (np.float64, np.float32)))
+            else:  # the value decides the type (i32, else i64, else u64), not the host type
                 base = {"i32": 0, "i64": 2 ** 40, "u64": 2 ** 63}[p.t.name]
                 lo, hi = {"i32": (-100, 100), "i64": (-1000, 1000), "u64": (0, 1000)}[p.t.name]
-                args.append(base + int(rng.integers(lo, hi)))
+                v = base + int(rng.integers(lo, hi))
+                hosts = {"i32": (np.int64, np.int16 if abs(v) < 2 ** 15 else np.int32),
+                         "i64": (np.int64,), "u64": (np.uint64,)}[p.t.name]
+                args.append(_scalar(rng, v, hosts))
         return args
+
+
+def _scalar(rng, v, numpy_types):
+    """A Python number, or (a third of the time) the same value as a NumPy scalar."""
+    if rng.random() < 2 / 3:
+        return v
+    return numpy_types[int(rng.integers(0, len(numpy_types)))](v)
 
 
 _TMP = []
