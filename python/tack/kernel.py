@@ -16,7 +16,7 @@ from .frontend.source import capture
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
-    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed")
+    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues")
 
     def __init__(self, baked, hidden, debug=False, parsed=None):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -25,6 +25,7 @@ class _Spec:
         self.hidden = hidden
         self.debug = debug  # debug variants check every index and report after each launch
         self.sites = {}  # debug: shape key -> check sites of that variant
+        self.epilogues = {}  # shape key -> compiled return-value epilogue
 
 
 class Kernel:
@@ -122,6 +123,24 @@ class Kernel:
                 self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
             else:
                 variant.launch(values, n)
+        if pk.epilogue is not None:
+            return self._return_value(dev, spec, shape_key, args)
+
+    def _return_value(self, dev, spec: _Spec, shape_key, args):
+        """Run the one-iteration epilogue that computes a kernel's return value."""
+        from .arrays import zeros
+        from .compiler import specialize_parsed
+
+        pk = spec.parsed
+        ret = zeros(1, pk.ret_dtype, device=dev)
+        vals = list(args) + [ret]
+        epi = spec.epilogues.get(shape_key)
+        if epi is None:
+            kir = specialize_parsed(self, pk.epilogue, vals, dev)
+            epi = spec.epilogues[shape_key] = dev.engine.compile(kir)
+        native = dev.engine_name == "native"
+        epi.launch([a._ptr if native and a.__class__ is Array else a for a in vals], 1)
+        return ret.numpy()[0].item()
 
     def _launch_debug(self, dev, variant, values, n, sites) -> None:
         """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""

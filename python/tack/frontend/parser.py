@@ -74,6 +74,10 @@ class ParsedKernel:
     paths: list | None = None
     nargs: int = 0
     loop_vars: tuple = ()  # every variable of the parallel loop (several for an ndrange)
+    # A kernel ending in `return expr` (with a return annotation): a one-iteration kernel that
+    # stores the value into a hidden one-element array `__ret` after the main launch.
+    epilogue: "ParsedKernel | None" = None
+    ret_dtype: object = None
 
     def expand(self, args) -> list:
         """The IR parameters' values for the kernel's arguments."""
@@ -153,7 +157,9 @@ class Parser:
                                    "a kernel has one parallel loop; nest sequential loops inside it")
         k = stmts.index(loop)
         prologue = [self._prologue_stmt(s) for s in stmts[:k]]
-        for s in stmts[k + 1:]:
+        tail = stmts[k + 1:]
+        ret = tail.pop() if tail and isinstance(tail[-1], ast.Return) else None
+        for s in tail:
             self._check_epilogue(s)
         if loop.orelse:
             raise self.unsupported(loop, "for-else")
@@ -184,9 +190,40 @@ class Parser:
             pos = {p: i for i, p in enumerate(self.params)}
             paths = [(pos[p], ()) for p in self.params if p not in objs]
             paths += [(pos[path[0]], path[1:]) for path in self.extra.values()]
-        return ParsedKernel(self.name, params, self.src, self.src.loc(fn), var,
-                            self.src.loc(loop), host, body, set(self.assigned), paths,
-                            len(self.params), loop_vars)
+        pk = ParsedKernel(self.name, params, self.src, self.src.loc(fn), var,
+                          self.src.loc(loop), host, body, set(self.assigned), paths,
+                          len(self.params), loop_vars)
+        if ret is not None:
+            self._return_epilogue(pk, ret, [s for st in prologue for s in st])
+        return pk
+
+    def _return_epilogue(self, pk: ParsedKernel, ret: ast.Return, prologue: list) -> None:
+        """`return expr` after the parallel loop, typed by the kernel's return annotation."""
+        fn = self.src.tree
+        if ret.value is None:
+            raise self.unsupported(ret, "return without a value in a kernel")
+        if fn.returns is None:
+            raise self.unsupported(ret, "kernel return value without a return annotation",
+                                   "annotate the kernel: def k(...) -> tack.f32:")
+        t = self._resolve(fn.returns)
+        if isinstance(t, _BuiltinName):
+            t = {"float": float, "int": int}.get(t.name, t)
+        t = {float: dt.f32, int: dt.i32}.get(t, t)
+        if not isinstance(t, dt.DType):
+            raise self.unsupported(fn.returns, "return annotation that is not a dtype, float or "
+                                               "int")
+        loc = self.src.loc(ret)
+        value = Expr(Op.CAST, None, (self.expr(ret.value),), t, loc)
+        zero = Expr(Op.CONST, None, (), 0, loc)
+        body = list(prologue) + [Store(loc, "__ret", (zero,), value, "return")]
+        from .hostrange import HostRange
+
+        one = HostRange("stop", 1, lambda *a: (0, 1, 1), frozenset(), "", 1)
+        pk.epilogue = ParsedKernel(f"{self.name}_return", pk.params + ["__ret"], self.src,
+                                   pk.loc, "__epilogue", loc, one, body,
+                                   set(self.assigned) | {"__epilogue"}, None, 0,
+                                   ("__epilogue",))
+        pk.ret_dtype = t
 
     def _check_signature(self, fn: ast.FunctionDef) -> None:
         a = fn.args
