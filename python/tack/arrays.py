@@ -80,7 +80,7 @@ class Array:
 
     @property
     def nbytes(self) -> int:
-        return self._host.nbytes
+        return self.size * self.dtype.itemsize
 
     def __len__(self) -> int:
         return self.shape[0] if self.shape else 0

@@ -113,9 +113,16 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
     return Device(arch, engine, **options)
 
 
+_devices: dict = {}
+
+
 def set_default_device(name: str, engine: str | None = None, **options) -> Device:
-    """Select the device later kernel calls and allocations use. A rejected call changes nothing."""
+    """Select the device later kernel calls and allocations use. A rejected call changes nothing.
+
+    Asking again for the same device returns the same `Device`, so its arrays stay usable."""
     dev = make_device(name, engine, **options)
+    key = (dev.arch, dev.engine_name, tuple(sorted(dev.options.items())))
+    dev = _devices.setdefault(key, dev)
     _global["device"] = dev
     return dev
 

@@ -1,7 +1,7 @@
 """`tack.inspect(kernel, *args, mode=...)`: every stage's artifact, without running anything."""
 from __future__ import annotations
 
-from .devices import default_device, make_device
+from .devices import default_device
 from .errors import TackTypeError, TackValueError
 
 MODES = ("ir", "source", "optimized")
@@ -40,4 +40,4 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
 
         text = render_llvm(kir)
         return optimize(text) if mode == "optimized" else text
-    return make_device(dev.arch).engine.render_source(kir)
+    return dev.engine.render_source(kir)

@@ -19,14 +19,14 @@ class HostRange:
     source: str
     dims: int = 1
 
-    @property
-    def hidden(self) -> tuple:
-        """The host-computed scalar parameters the kernel receives, in order."""
+    def __post_init__(self):
         if self.form == "nd":
-            return tuple(f"__start{d}" for d in range(self.dims)) + tuple(
+            self.hidden = tuple(f"__start{d}" for d in range(self.dims)) + tuple(
                 f"__ext{d}" for d in range(1, self.dims))
-        return {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[self.form][
-            :1 if self.form == "step" and self.literal_step is not None else 2]
+        else:  # the host-computed scalar parameters the kernel receives, in order
+            self.hidden = {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[
+                self.form][:1 if self.form == "step" and self.literal_step is not None else 2]
+        self._nh = len(self.hidden)
 
     def launch(self, args, kernel_name: str) -> tuple[int, list]:
         """(number of launch indices, values of `hidden`) for one call."""
@@ -43,7 +43,7 @@ class HostRange:
 
             raise TackValueError(f"Kernel '{kernel_name}': the parallel loop's step must be "
                                  f"positive, got {step}")
-        return len(range(start, stop, step)), [start, step][:len(self.hidden)]
+        return len(range(start, stop, step)), [start, step][:self._nh]
 
 
 _OK_BIN = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
