@@ -19,6 +19,7 @@ from .frontend.objects import device_class
 from .kernel import Kernel, kernel
 from .lib import math  # noqa: F401 - `from tack import math as tm`
 from .lib import random  # noqa: F401 - `from tack import random`
+from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
 
 __version__ = "0.1.0"
@@ -27,7 +28,7 @@ __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
-    "Matrix", "select", "ndrange", "Texture3D", "texture3d",
+    "Matrix", "select", "ndrange", "block_sum", "block_min", "block_max", "Texture3D", "texture3d",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",

@@ -28,12 +28,15 @@ def workgroup_features(k: KernelIR) -> list[str]:
 
 
 def supports_workgroups(device) -> bool:
-    return device is not None and device.arch != "cpu"
+    """GPU devices, and every device of the Julia engine: KernelAbstractions runs workgroups
+    (`@localmem`, `@synchronize`, `@index(Local)`) on its CPU backend too."""
+    return device is not None and (device.arch != "cpu" or device.engine_name == "julia")
 
 
 def check(k: KernelIR, device) -> None:
     """Raise `CapabilityError` (a NotImplementedError) for what `device` cannot run."""
     if device is None or supports_workgroups(device):
+        check_uniform_participation(k)
         return
     used = workgroup_features(k)
     if used:
@@ -42,3 +45,88 @@ def check(k: KernelIR, device) -> None:
             f"(kernel '{k.name}' at {k.loc}). Workgroup primitives need a GPU device; for scratch "
             "storage private to each iteration use tack.local_array or tack.local_array_like, "
             "which work on every device.")
+
+
+# ---- the workgroup contract (TACK_API.md §1.13) -------------------------------------------------
+_VARYING_OPS = frozenset({Op.LAUNCH, Op.THREAD_ID, Op.LOAD, Op.ATOMIC_ADD, Op.ATOMIC_MIN,
+                          Op.ATOMIC_MAX})
+
+
+def has_collectives(k: KernelIR) -> bool:
+    """Barriers (block reductions contain them): every lane of a group must take part."""
+    return any(isinstance(st, N.Barrier) for st in iter_stmts(k.body))
+
+
+def _varying_locals(k: KernelIR) -> set[str]:
+    """Locals whose value may differ between the lanes of a group, proved conservatively."""
+    varying: set[str] = set()
+
+    def vary(e) -> bool:
+        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
+                                     for x in iter_exprs(e))
+
+    def walk(body, ctrl: bool) -> None:
+        for st in body:
+            if isinstance(st, N.Assign) and (ctrl or vary(st.value)):
+                varying.add(st.name)
+            elif isinstance(st, N.If):
+                c = ctrl or vary(st.cond)
+                walk(st.then, c)
+                walk(st.orelse, c)
+            elif isinstance(st, N.While):
+                walk(st.body, ctrl or vary(st.cond))
+            elif isinstance(st, N.For):
+                c = ctrl or vary(st.start) or vary(st.stop) or vary(st.step)
+                if c:
+                    varying.add(st.var)
+                walk(st.body, c)
+
+    while True:
+        before = len(varying)
+        walk(k.body, False)
+        if len(varying) == before:
+            return varying
+
+
+def check_uniform_participation(k: KernelIR) -> None:
+    """Reject a barrier that not every lane of a group may reach (a lane-varying branch, loop,
+    or an earlier lane-varying break/continue)."""
+    from .errors import TackValueError
+
+    varying = _varying_locals(k)
+
+    def vary(e) -> bool:
+        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
+                                     for x in iter_exprs(e))
+
+    def fail(barrier, culprit, why):
+        raise TackValueError(
+            f"Kernel '{k.name}': barrier at {barrier.loc} requires uniform workgroup "
+            f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "
+            "array loads or values computed from them). Scalar arguments may control collective "
+            "branches and loops; to reduce a subset, let every lane contribute the identity "
+            "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).")
+
+    def walk(body, culprit, why) -> object:
+        """Returns the statement after which lanes may have left (a varying exit), or None."""
+        exited = None
+        for st in body:
+            if isinstance(st, N.Barrier):
+                if culprit is not None:
+                    fail(st, culprit, why)
+                if exited is not None:
+                    fail(st, exited, "an earlier break/continue")
+            elif isinstance(st, (N.Break, N.Continue)) and culprit is not None:
+                exited = exited or st
+            elif isinstance(st, N.If):
+                c, w = (st, "its condition") if culprit is None and vary(st.cond) else (culprit,
+                                                                                     why)
+                exited = walk(st.then, c, w) or walk(st.orelse, c, w) or exited
+            elif isinstance(st, (N.While, N.For)):
+                cond = st.cond if isinstance(st, N.While) else None
+                v = vary(cond) or (isinstance(st, N.For) and (vary(st.start) or vary(st.stop)))
+                c, w = (st, "the loop's condition") if culprit is None and v else (culprit, why)
+                walk(st.body, c, w)  # lanes that left the loop early rejoin after it
+        return exited
+
+    walk(k.body, None, "")

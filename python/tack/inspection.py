@@ -21,6 +21,14 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
 
     dev = default_device()
     kir = specialize(kernel, args, dev)
+    from .capabilities import has_collectives
+
+    if has_collectives(kir):  # the launch-count check of a call, without launching
+        from .kernel import partial_group_message
+
+        n, _ = kernel.parse_for(args).host_range.launch(args, kernel.name)
+        if n % 256:
+            raise TackValueError(partial_group_message(kernel.name, n))
     if mode == "ir":
         return kernel_str(kir)
     engine = engine or dev.engine_name

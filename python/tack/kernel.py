@@ -16,7 +16,8 @@ from .frontend.source import capture
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
-    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues")
+    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
+                 "collective")
 
     def __init__(self, baked, hidden, debug=False, parsed=None):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -26,6 +27,7 @@ class _Spec:
         self.debug = debug  # debug variants check every index and report after each launch
         self.sites = {}  # debug: shape key -> check sites of that variant
         self.epilogues = {}  # shape key -> compiled return-value epilogue
+        self.collective = False  # barriers: launches must fill whole 256-lane groups
 
 
 class Kernel:
@@ -118,6 +120,8 @@ class Kernel:
                     f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but the "
                     f"default device is {dev!r}; re-create the array after set_default_device")
         values += hidden
+        if spec.collective and n % 256:
+            raise TackValueError(partial_group_message(self.name, n))
         if n:
             if spec.debug:
                 self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
@@ -163,6 +167,9 @@ class Kernel:
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
         spec = _Spec(baked, kir.hidden, debug, pk)
+        from .capabilities import has_collectives
+
+        spec.collective = has_collectives(kir)
         if key[1] is not None:
             with self._lock:
                 self._specs[key] = spec
@@ -188,6 +195,12 @@ class Kernel:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
             spec.variants[shape_key] = variant
         return variant
+
+
+def partial_group_message(name: str, n: int) -> str:
+    return (f"Kernel '{name}': workgroup collectives require complete 256-lane groups; "
+            f"iteration count {n} would create a partial workgroup. Pad the data with the "
+            "reduction's identity (0.0 for a sum, inf for a minimum, -inf for a maximum).")
 
 
 class BoundKernel:

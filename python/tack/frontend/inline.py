@@ -122,6 +122,10 @@ def inline_call(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> list[
         if isinstance(arg, ObjRef):
             rename[pname] = arg
             continue
+        fn_arg = parser.func_value(arg)
+        if fn_arg is not None:  # a device function passed as an argument
+            rename[pname] = fn_arg
+            continue
         ref = parser.alias_of(arg)
         if isinstance(ref, ObjRef) or (ref is not None and pname not in assigned):
             rename[pname] = ref
@@ -140,10 +144,12 @@ def inline_call(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> list[
                  rename=rename, inlined_into=root.name)
     sub.ret_names, sub.done_flag = results, done
     root.stack.append(fn)
+    root.call_locs.append(loc)
     try:
         body = sub.block([s for s in tree.body if not _is_doc(s)])
     finally:
         root.stack.pop()
+        root.call_locs.pop()
     if done is not None:
         root.pre.append(Assign(loc, done, Expr(Op.CONST, None, (), 0, loc)))
     root.pre.extend(body)

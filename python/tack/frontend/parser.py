@@ -111,6 +111,7 @@ class Parser:
             self.assigned: set[str] = set()
             self.pre: list[Stmt] = []  # statements an inlined call puts before the current one
             self.stack: list = []  # device functions being inlined (recursion check)
+            self.call_locs: list = []  # where each of them was called
             self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
             self.counter = 0
             for pname, info in (objects or {}).items():
@@ -118,7 +119,7 @@ class Parser:
         else:
             self.assigned = root.assigned
         self.local_names = _assigned_names(source.tree)
-        self.scratch_names = self._scan_scratch(source.tree)
+        self.scratch_names, self.local_scratch = self._scan_scratch(source.tree)
         self.loop_depth = 0
         self._tmp = 0
 
@@ -235,16 +236,19 @@ class Parser:
         if a.kwonlyargs or a.posonlyargs or a.defaults:
             raise self.unsupported(fn, "keyword-only, positional-only or default parameters")
 
-    def _scan_scratch(self, tree) -> set[str]:
-        """Names bound to scratch arrays anywhere in the function (they index like arrays)."""
-        out = set()
+    def _scan_scratch(self, tree) -> tuple[set[str], set[str]]:
+        """Names bound to scratch arrays anywhere in the function (they index like arrays), and
+        those of them that are per-iteration `local` arrays."""
+        out, local = set(), set()
         for n in ast.walk(tree):
             if (isinstance(n, ast.Assign) and len(n.targets) == 1
                     and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)):
                 fn = self._intrinsic(n.value.func)
                 if fn in _SCRATCH:
                     out.add(n.targets[0].id)
-        return out
+                    if _SCRATCH[fn] == "local":
+                        local.add(n.targets[0].id)
+        return out, local
 
     def _intrinsic(self, func: ast.expr) -> str | None:
         try:
@@ -398,6 +402,8 @@ class Parser:
                 raise self.unsupported(first, f"{name}() needs a dtype such as tack.f32 first")
         local = self.local_name(target)
         self.root.scratch_names.add(local)
+        if _SCRATCH[name] == "local":
+            self.root.local_scratch.add(local)
         return [DeclScratch(self.src.loc(node), local, _SCRATCH[name], dtype,
                             self.expr(call.args[1]), name)]
 
@@ -629,9 +635,23 @@ class Parser:
                 return self.object_param(base, node.attr)
         return None
 
+    def func_value(self, node) -> Func | None:
+        """The device function a name denotes (a global, or a parameter bound to one)."""
+        if isinstance(node, ast.Name) and isinstance(self.rename.get(node.id), Func):
+            return self.rename[node.id]
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.objref(node) is None:
+            try:
+                obj = self._resolve(node)
+            except Exception:
+                return None
+            return obj if isinstance(obj, Func) else None
+        return None
+
     def _callee(self, call: ast.Call):
         """(Func, self ObjRef or None) when `call` calls a device function, else None."""
         f = call.func
+        if isinstance(f, ast.Name) and isinstance(self.rename.get(f.id), Func):
+            return self.rename[f.id], None
         if isinstance(f, ast.Attribute):
             base = self.objref(f.value)
             if base is not None:
@@ -917,6 +937,13 @@ class Parser:
                                                       for c in range(k)), None, loc)
                          for r in range(k))
             return Expr(Op.VECTOR, None, rows, None, loc)
+        if name == "expect_dtype":
+            if len(node.args) != 3 or not isinstance(node.args[2], ast.Constant):
+                raise self.unsupported(node, "expect_dtype(x, dtype, 'what')")
+            want = self._resolve(node.args[1])
+            where = self.root.call_locs[0] if self.root.call_locs else loc  # the user's call
+            return Expr(Op.TYPED, None, (self.expr(node.args[0]),), ("expect", want,
+                                                                     node.args[2].value), where)
         if name == "select":
             if len(node.args) != 3:
                 raise self.unsupported(node, "select(mask, a, b) takes three arguments")
@@ -930,12 +957,13 @@ class Parser:
                 raise self.unsupported(node, f"{name}() takes (array, index, value)")
             arr, idx, val = node.args
             target = self.array_name(arr)
-            if target is None or target in self.root.scratch_names or (
-                    isinstance(arr, ast.Name) and arr.id in self.scratch_names):
-                raise self.unsupported(arr, f"{name}() on something that is not an array "
-                                            "parameter",
-                                       "atomics update global arrays passed to the kernel; local "
-                                       "and shared scratch arrays are not atomic targets")
+            if target is None or target in self.root.local_scratch or (
+                    isinstance(arr, ast.Name) and arr.id in self.local_scratch):
+                raise self.unsupported(arr, f"{name}() on something that is neither an array "
+                                            "parameter nor a shared array",
+                                       "atomics update arrays passed to the kernel or "
+                                       "tack.shared arrays; a local array is private to its "
+                                       "iteration and needs none")
             elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
             args = tuple(self.expr(e) for e in elts) + (self.expr(val),)
             return Expr(_ATOMICS[name], None, args, target, loc)

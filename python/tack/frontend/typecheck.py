@@ -380,6 +380,11 @@ class TypeChecker(VectorRules):
         return Expr(Op.LOAD, sc.dtype, self.scratch_index(e.arg, e.args, e), e.arg, e.loc)
 
     def atomic(self, e: Expr):
+        sc = self.scratch.get(e.arg)
+        if sc is not None:  # a shared array (the parser refuses local ones)
+            idx = self.scratch_index(e.arg, e.args[:-1], e)
+            value = self.scalar(self.expr(e.args[-1]), e, "one value")
+            return self.atomic_scalar(e, sc.dtype, idx, self.coerce(self.numeric(value), sc.dtype))
         spec = self._array(e.arg, e)
         idx = self.indices(e.arg, spec, e.args[:-1], e)
         value = self.expr(e.args[-1])
@@ -498,6 +503,15 @@ class TypeChecker(VectorRules):
     def expr(self, e: Expr) -> Expr:
         op = e.op
         if op is Op.TYPED:
+            if isinstance(e.arg, tuple):  # expect_dtype(x, dtype, what)
+                _, want, what = e.arg
+                x = self.expr(e.args[0])
+                got = x.vtype() if isinstance(x, VecVal) else dt.concrete(x.dtype)
+                if got is not want:
+                    raise self.type_error(e, f"{what} requires {want.name} input, got "
+                                             f"{got.name}; use an explicit {want.name} cast",
+                                          f"write {what}(tack.{want.name}(x))")
+                return self.settle(x) if not isinstance(x, VecVal) else x
             return e.arg
         if op in ELEMENTWISE:
             args = [self.expr(a) for a in e.args]

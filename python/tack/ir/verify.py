@@ -13,7 +13,8 @@ def _fail(e, msg: str):
 
 
 def verify(k: KernelIR, final: bool = True) -> None:
-    globals_ = {p.name for p in k.params if p.kind == "array"}
+    globals_ = {p.name for p in k.params if p.kind == "array"} | {
+        s.name for s in k.scratch.values() if s.space == "shared"}  # atomic targets
     arrays = globals_ | set(k.scratch)
     scalars = {p.name for p in k.params if p.kind == "scalar"}
 

@@ -1,0 +1,54 @@
+"""Workgroup reductions written in Tack's kernel language: `tack.block_sum`, `block_min`,
+`block_max` combine one f32 from each lane of a 256-lane workgroup and give the result to every
+lane (a tree over shared memory; barriers included, one after the result is read). min/max follow
+the array reductions' rule: a NaN anywhere gives NaN."""
+from ..dtypes import f32
+from ..frontend.inline import func
+from ..intrinsics import barrier, expect_dtype, select, shared, thread_id
+
+
+@func
+def _tree(x, combine):
+    smem = shared(f32, 256)
+    tid = thread_id()
+    smem[tid] = x
+    barrier()
+    stride = 128
+    while stride > 0:
+        if tid < stride:
+            smem[tid] = combine(smem[tid], smem[tid + stride])
+        barrier()
+        stride = stride // 2
+    result = smem[0]
+    barrier()
+    return result
+
+
+@func
+def _add(a, b):
+    return a + b
+
+
+@func
+def _nan_min(a, b):
+    return select(a != a, a, select(b != b, b, min(a, b)))
+
+
+@func
+def _nan_max(a, b):
+    return select(a != a, a, select(b != b, b, max(a, b)))
+
+
+@func
+def block_sum(v):
+    return _tree(expect_dtype(v, f32, "block_sum"), _add)
+
+
+@func
+def block_min(v):
+    return _tree(expect_dtype(v, f32, "block_min"), _nan_min)
+
+
+@func
+def block_max(v):
+    return _tree(expect_dtype(v, f32, "block_max"), _nan_max)
