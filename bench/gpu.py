@@ -192,6 +192,19 @@ def hist_private(data, bins, n, threads):
 
 
 @tack.kernel
+def hist_shared(data, bins, n, threads):
+    for t in range(threads):  # each block counts into shared memory, then adds its 256 bins
+        local = tack.shared(tack.i32, 256)
+        tid = tack.thread_id()
+        local[tid] = 0
+        tack.barrier()
+        for k in range(t, n, threads):
+            tack.atomic_add(local, data[k], 1)
+        tack.barrier()
+        tack.atomic_add(bins, tid, local[tid])
+
+
+@tack.kernel
 def tiny(x, out, n):
     for i in range(n):
         out[i] = x[i] + 1.0
@@ -395,6 +408,15 @@ def bench_histogram(n):
     check("hist tack private", bins.numpy(), ref, 0, 0)
     p = gb / per_call(lambda: hist_private(data, bins, n, threads), tack_sync, 5)
     row("histogram", "tack privatized per thread", p, "GB/s", g, "tack global")
+    threads = 132 * 8 * 256
+    bins = tack.zeros(256, tack.i32)
+    hist_shared(data, bins, n, threads)
+    check("hist tack shared", bins.numpy(), ref, 0, 0)
+    sh = gb / per_call(lambda: (bins.fill(0), hist_shared(data, bins, n, threads)), tack_sync, 5)
+    row("histogram", "tack shared-memory privatized", sh, "GB/s", g, "tack global")
+    if "CUDA C shared-memory privatized" in peers:
+        row("histogram", "  (same, vs CUDA C shared)", sh, "GB/s",
+            peers["CUDA C shared-memory privatized"], "CUDA C shared")
 
 
 def bench_launch():

@@ -68,5 +68,7 @@ def specialize_parsed(kernel, pk, values, device=None, debug: bool = False) -> K
     from . import capabilities
 
     typed = TypeChecker(pk, arg_specs(kernel, pk.params, values), debug=debug).run()
+    if getattr(kernel, "options", {}).get("fastmath"):
+        typed.notes["fastmath"] = True
     capabilities.check(typed, device)
     return lower(typed, debug)

@@ -33,10 +33,11 @@ class _Spec:
 class Kernel:
     """A compiled-on-demand kernel. Call it with arrays and scalars, by position."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, fastmath: bool = False):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")
         self.fn = fn
+        self.options = {"fastmath": bool(fastmath)}
         self.name = fn.__name__
         self.source = capture(fn)  # fails now, with advice, if the source cannot be read
         self._parsed = {}  # object structure key -> ParsedKernel
@@ -231,6 +232,13 @@ def _scalar_key(v):
     return scalar_sig(v) or (_ for _ in ()).throw(TypeError())
 
 
-def kernel(fn) -> Kernel:
-    """Decorator: compile `fn` as a Tack kernel (lazily, at its first call)."""
-    return Kernel(fn)
+def kernel(fn=None, *, fastmath: bool = False):
+    """Decorator: compile `fn` as a Tack kernel (lazily, at its first call).
+
+    `@tack.kernel(fastmath=True)` lets the compiler reassociate and approximate floating-point
+    arithmetic in this kernel (LLVM's `fast` flags; approximate division, square root and
+    reciprocal square root on GPUs). Off by default: results then follow IEEE rules exactly,
+    multiply-add contraction being the only liberty."""
+    if fn is None:
+        return lambda f: Kernel(f, fastmath=fastmath)
+    return Kernel(fn, fastmath=fastmath)

@@ -5,7 +5,7 @@ import pytest
 import tack
 
 from tests.cuda import gpu
-from tests.kernels.corpus import CASES, run_case
+from tests.kernels.corpus import CASES, WORKGROUP_CASES, run_case
 
 pytestmark = gpu.MARKS
 AWKWARD = (255, 256, 257, 65537)
@@ -21,7 +21,7 @@ def cuda_device():
 
 
 def _params():
-    for c in CASES:
+    for c in CASES + WORKGROUP_CASES:
         sizes = c.sizes + (AWKWARD if c.name in ELEMENTWISE else ())
         for n in sizes:
             yield pytest.param(c, n, id=f"{c.name}-{n}")

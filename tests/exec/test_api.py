@@ -163,3 +163,17 @@ def test_import_is_light():
     seconds, bad = out.stdout.split(" ", 1)
     assert bad.strip() == "[]"
     assert float(seconds) < 1.0  # the target is 0.3 s; CI machines are noisy
+
+
+def test_fastmath_is_opt_in_per_kernel():
+    from tests.kernels.corpus import nbody
+
+    fast = tack.kernel(fastmath=True)(nbody.fn)
+    n = 64
+    pos = np.c_[np.random.default_rng(0).normal(size=(n, 3)), np.ones(n)].astype(np.float32)
+    p, a1, a2 = tack.array(pos), tack.zeros((n, 3)), tack.zeros((n, 3))
+    nbody(p, a1, n, 0.01)
+    fast(p, a2, n, 0.01)
+    np.testing.assert_allclose(a2.numpy(), a1.numpy(), rtol=1e-4, atol=1e-4)
+    assert " fast " in tack.inspect(fast, p, a2, n, 0.01, mode="source")
+    assert " fast " not in tack.inspect(nbody, p, a1, n, 0.01, mode="source")

@@ -106,6 +106,9 @@ class LLVMRenderer:
     # ---- module structure ------------------------------------------------------------------
     def render(self, kir: KernelIR) -> str:
         self.kir = kir
+        # No fast-math unless the kernel opts in (`@tack.kernel(fastmath=True)`); contraction is
+        # always allowed.
+        self.fflags = ("fast",) if kir.notes.get("fastmath") else FFLAGS
         self.module = ir.Module(name=kir.name)
         self.module.triple = self.triple or llvm.get_process_triple()
         body = self.emit_body_function(kir)
@@ -261,7 +264,7 @@ class LLVMRenderer:
         a, b = self.operands(e)
         dt = e.dtype
         if dt.is_float and e.op in _FLOAT_BIN:
-            return getattr(self.b, _FLOAT_BIN[e.op])(a, b, flags=FFLAGS)
+            return getattr(self.b, _FLOAT_BIN[e.op])(a, b, flags=self.fflags)
         if dt.is_int and e.op in _SIGNED_BIN:
             return getattr(self.b, _SIGNED_BIN[e.op][0 if dt.is_signed else 1])(a, b)
         if (dt.is_int or (dt.kind == "b" and e.op in (Op.AND_, Op.OR_, Op.XOR))) \
@@ -281,7 +284,7 @@ class LLVMRenderer:
     def neg(self, e: Expr) -> ir.Value:
         (a,) = self.operands(self.need(e, e.dtype.kind != "b"))
         if e.dtype.is_float:
-            return self.b.fneg(a, flags=FFLAGS)
+            return self.b.fneg(a, flags=self.fflags)
         return self.b.sub(ir.Constant(a.type, 0), a)
 
     def invert(self, e: Expr) -> ir.Value:  # INVERT on ints, NOT on bools: xor with all ones
@@ -310,7 +313,10 @@ class LLVMRenderer:
 
     def math(self, e: Expr) -> ir.Value:
         args = self.operands(self.need(e, e.dtype.is_float))
-        return self.b.call(self.math_function(e.op, e.dtype), args)
+        fn = self.math_function(e.op, e.dtype)
+        if self.fflags != FFLAGS and fn.name.startswith("llvm."):
+            return self.b.call(fn, args, fastmath=self.fflags)
+        return self.b.call(fn, args)
 
     def math_function(self, op: Op, dt: DType) -> ir.Function:
         """The callee of a float math op: an LLVM intrinsic or libm (`sinhf` for f32)."""
