@@ -171,6 +171,9 @@ def nbody_tiled(pos, acc, n, eps2):
         acc[i, 2] = az
 
 
+nbody_tiled_fast = tack.kernel(fastmath=True)(nbody_tiled.fn)  # opt-in approximate math
+
+
 @tack.kernel
 def hist_global(data, bins, n):
     for i in range(n):
@@ -373,6 +376,11 @@ def bench_nbody(n):
     if peers:
         row("nbody", "  (same, vs IEEE CUDA C)", tflop / t, "TFLOP/s", peers["nbody_ieee"],
             "CUDA C IEEE")
+    nbody_tiled_fast(pos, acc, n, np.float32(0.01))
+    check("nbody tiled fastmath", acc.numpy()[sample], ref, 1e-3, 1e-3)
+    tf = per_call(lambda: nbody_tiled_fast(pos, acc, n, 0.01), tack_sync, 3, 5)
+    row("nbody", "tack tiles, @kernel(fastmath=True)", tflop / tf, "TFLOP/s",
+        peers.get("nbody_rsqrt"), "CUDA C rsqrtf")
     plain = per_call(lambda: nbody(pos, acc, n, 0.01), tack_sync, 1, 3)
     row("nbody", "tack plain corpus kernel", tflop / plain, "TFLOP/s", peers.get("nbody_rsqrt"),
         "CUDA C rsqrtf")
