@@ -5,10 +5,12 @@ The small runtime of Tack's generated KernelAbstractions.jl kernels:
 
 * device helpers `tk_*` that kernels call: Base functions that throw a `DomainError` for some
   inputs (`sqrt`, `log`, `sin`, `^`, ...) where Tack's contract — like C's libm and every other
-  Tack backend — gives NaN; and a non-throwing wrapping integer power. They are plain `@inline`
-  functions of Base only, so every KA backend compiles them like kernel code.
+  Tack backend — gives NaN; a non-throwing wrapping integer power; and Tack's atomics, which
+  return the element's old value (Atomix underneath). They are plain `@inline` functions, so every
+  KA backend compiles them like kernel code.
 * `launch!`, the host side of a launch from Python (juliacall): zero-copy views of NumPy buffers
-  on the CPU, upload/download for GPU backends.
+  on the CPU, upload/download for GPU backends, the static workgroup size a kernel declares with
+  `tk_workgroupsize`.
 
 Load it with `include("julia/src/TackRuntime.jl"); using .TackRuntime`.
 See docs/design/003-julia-rendering.md for why each helper exists.
@@ -16,9 +18,10 @@ See docs/design/003-julia-rendering.md for why each helper exists.
 module TackRuntime
 
 import KernelAbstractions as KA
+import Atomix
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
-    tk_pow, tk_ipow
+    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!
 
 # A NaN of the argument's type with no Float64 constant anywhere (Metal has no Float64).
 @inline tk_nan(::Type{Float32}) = NaN32
@@ -71,6 +74,58 @@ never throws, so no exception path reaches a GPU.
     return r
 end
 
+# -- atomics -----------------------------------------------------------------------------------
+
+# Tack's atomic_add/min/max (ir/ops.py): the element's value just before the update, relaxed
+# ordering (`:monotonic`, LLVM's name for C's relaxed). `Atomix.@atomic A[i] op v` lowers to
+# `Atomix.modify!`, which returns `old => new` (Atomix src/sugar.jl; the CUDA extension returns
+# `old => op(old, x)` too), so `first` is the old value. Integer `min`/`max` are atomic
+# read-modify-write operations on every backend; UnsafeAtomics picks `umin`/`umax` for unsigned
+# types (src/core.jl).
+
+"""
+    tk_atomic_add!(A, i, v)
+
+`A[i] += v` atomically (integers wrap); returns the old `A[i]`.
+"""
+@inline tk_atomic_add!(A, i, v) = first(Atomix.@atomic :monotonic A[i] + v)
+
+"""
+    tk_atomic_min!(A, i, v)
+
+`A[i] = min(A[i], v)` atomically; returns the old `A[i]`. Floats follow C's `fmin` (a number wins
+over a NaN, like the IR's float MIN and LLVM's `atomicrmw fmin`) through a compare-and-swap loop:
+no backend has a float atomic min (UnsafeAtomics: float `+`/`-` only; CUDA.jl#2129).
+"""
+@inline tk_atomic_min!(A, i, v::Integer) = first(Atomix.@atomic :monotonic min(A[i], v))
+@inline tk_atomic_min!(A, i, v::AbstractFloat) = tk_cas_loop!(tk_fmin, A, i, v)
+
+"""
+    tk_atomic_max!(A, i, v)
+
+`A[i] = max(A[i], v)` atomically; returns the old `A[i]` (floats as in `tk_atomic_min!`).
+"""
+@inline tk_atomic_max!(A, i, v::Integer) = first(Atomix.@atomic :monotonic max(A[i], v))
+@inline tk_atomic_max!(A, i, v::AbstractFloat) = tk_cas_loop!(tk_fmax, A, i, v)
+
+# C's fmin/fmax: the number when exactly one argument is NaN (Base's min/max propagate NaN).
+@inline tk_fmin(a::T, b::T) where {T<:AbstractFloat} = (a < b) | isnan(b) ? a : b
+@inline tk_fmax(a::T, b::T) where {T<:AbstractFloat} = (a > b) | isnan(b) ? a : b
+
+# Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between (JULIA_NOTES
+# §1.9). The first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
+# stale guess only costs one more round. `===` compares bits, as the CAS itself does.
+@inline function tk_cas_loop!(f::F, A, i, v) where {F}
+    old = A[i]
+    while true
+        new = f(old, v)
+        new === old && return old
+        r = Atomix.@atomicreplace :monotonic A[i] old => new
+        r.success && return old
+        old = r.old
+    end
+end
+
 # -- host side ---------------------------------------------------------------------------------
 
 """
@@ -88,24 +143,45 @@ function host_vector(x::AbstractVector)
 end
 
 """
+    tk_workgroupsize(kernel)
+
+The static workgroup size `kernel` (a generated kernel's constructor) must be launched with, or
+`nothing` to let KernelAbstractions choose. A generated kernel that uses `@localmem`, `@private`,
+`@synchronize` or lane ids declares 256 (Tack's workgroup, ir/ops.py) right after itself:
+`TackRuntime.tk_workgroupsize(::typeof(tk_name_hash)) = 256`.
+"""
+tk_workgroupsize(kernel) = nothing
+
+"""
+    instantiate(kernel, backend)
+
+`kernel(backend)`, or `kernel(backend, wg)` when the kernel declares a static workgroup size.
+"""
+function instantiate(kernel, backend)
+    wg = tk_workgroupsize(kernel)
+    return wg === nothing ? kernel(backend) : kernel(backend, wg)
+end
+
+"""
     launch!(kernel, backend, n, written, args...)
 
-Run `kernel(backend)(args..., n; ndrange = n)` and wait for it. `args` are the kernel's arguments
-in order (1-D host arrays and scalars of the kernel's exact types); `written[i]` says whether
-argument `i` may be written. On the CPU the kernel runs in place on the host memory. On a GPU
-each distinct host buffer is uploaded once (so arguments that alias stay aliased on the device)
-and the written ones are copied back after `KA.synchronize`.
+Run `kernel(backend)(args..., n; ndrange = n)` (`kernel(backend, 256)` for a kernel that declares
+that workgroup size) and wait for it. `args` are the kernel's arguments in order (1-D host arrays
+and scalars of the kernel's exact types); `written[i]` says whether argument `i` may be written.
+On the CPU the kernel runs in place on the host memory. On a GPU each distinct host buffer is
+uploaded once (so arguments that alias stay aliased on the device) and the written ones are
+copied back after `KA.synchronize`.
 """
 function launch!(kernel, backend, n::Integer, written, args...)
     n > 0 || return nothing
     host = map(host_vector, args)
     GC.@preserve args begin
         if backend isa KA.CPU
-            kernel(backend)(host..., Int64(n); ndrange = n)
+            instantiate(kernel, backend)(host..., Int64(n); ndrange = n)
             KA.synchronize(backend)
         else
             dev = device_copies(backend, host)
-            kernel(backend)(dev..., Int64(n); ndrange = n)
+            instantiate(kernel, backend)(dev..., Int64(n); ndrange = n)
             KA.synchronize(backend)
             for (w, h, d) in zip(written, host, dev)
                 w && copyto!(h, d)

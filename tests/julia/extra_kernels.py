@@ -1,7 +1,9 @@
 """Kernels that exercise what the Julia renderer must get right beyond the shared corpus: `continue`
 in the parallel loop (both rewrites), integer casts and shifts by signedness, typed special float
 literals, math outside its real domain (NaN, never a Julia DomainError), lazy `if`-expressions and
-`and` guarding out-of-range loads (Julia's bounds checks would catch an eager arm).
+`and` guarding out-of-range loads (Julia's bounds checks would catch an eager arm); the old values
+atomics return (integer, unsigned and the float compare-and-swap path, NaN included); and barriers
+inside `for`, `while` and `if` (`barrier_shapes`, which needs workgroups: Julia engine only).
 
 Cases use the shared corpus's `Case`, so any engine can run them against their NumPy references.
 """
@@ -104,6 +106,43 @@ def lazy_guards(x, out, n):
         out[i] = r
 
 
+@tack.kernel
+def atomic_returns(a, u, lo, hi, x, v, old_a, old_u, old_lo, old_hi):
+    for i in range(x.shape[0]):
+        old_a[i] = tack.atomic_add(a, i, 3)
+        old_u[i] = tack.atomic_max(u, i, v[i])
+        old_lo[i] = tack.atomic_min(lo, i, x[i])
+        old_hi[i] = tack.atomic_max(hi, i, x[i])
+
+
+@tack.kernel
+def barrier_shapes(data, out, n):
+    for i in range(n):
+        sh = tack.shared(tack.f32, 256)
+        tid = tack.thread_id()
+        sh[tid] = data[i]
+        tack.barrier()
+        for level in range(8):  # a for holding a barrier
+            half = 128 >> level
+            if tid < half:
+                sh[tid] += sh[tid + half]
+            tack.barrier()
+        total = sh[0]
+        tack.barrier()
+        rounds = 0
+        while rounds < 3:  # a while whose barrier sits in an if
+            if rounds != 1:
+                sh[tid] = data[i] + rounds
+                tack.barrier()
+            rounds += 1
+        if total > 0.0:  # an if holding a barrier (the whole group agrees on total)
+            w = sh[(tid + 1) % 256]
+            tack.barrier()
+            out[i] = w / total
+        else:
+            out[i] = -data[i]
+
+
 def _f32(g, n):
     return g.normal(size=n).astype(np.float32)
 
@@ -151,6 +190,38 @@ def _lazy_ref(x, n):
     return r
 
 
+def _atomic_inputs(g, n):
+    x, lo, hi = _f32(g, n), _f32(g, n), _f32(g, n)
+    x[::5], lo[1::7], hi[2::7] = np.nan, np.nan, np.nan  # C fmin/fmax: the number wins
+    return [g.integers(-2**31, 2**31 - 3, n).astype(np.int32),
+            g.integers(0, 2**32, n).astype(np.uint32), lo, hi, x,
+            g.integers(0, 2**32, n).astype(np.uint32), np.zeros(n, np.int32),
+            np.zeros(n, np.uint32), np.zeros(n, np.float32), np.zeros(n, np.float32)]
+
+
+def _fminmax(a, b, lo: bool):
+    better = (a < b) if lo else (a > b)
+    return np.where(better | np.isnan(b), a, b)
+
+
+def _atomic_ref(a):
+    return {0: a[0] + np.int32(3), 1: np.maximum(a[1], a[5]), 2: _fminmax(a[2], a[4], True),
+            3: _fminmax(a[3], a[4], False), 6: a[0], 7: a[1], 8: a[2], 9: a[3]}
+
+
+def _barrier_input(g, n):
+    groups = g.uniform(0.1, 1.0, (n, 256)).astype(np.float32)
+    groups[1::2] *= -1  # odd groups sum below 0: the `else` branch
+    return [groups.reshape(-1), np.zeros(256 * n, np.float32), 256 * n]
+
+
+def _barrier_ref(data):
+    d = data.astype(np.float64).reshape(-1, 256)
+    total = d.sum(axis=1, keepdims=True)
+    w = np.roll(d, -1, axis=1) + 2.0
+    return np.where(total > 0, w / total, -d).reshape(-1)
+
+
 def _casts_ref(a):
     return {1: a.astype(np.int8), 2: a.astype(np.uint8), 3: a.astype(np.uint8).astype(np.int64),
             4: a.astype(np.int8).astype(np.uint64),
@@ -188,4 +259,7 @@ EXTRA_CASES = [
          lambda a: {2: _int_misc_ref(a[0], a[1])}),
     Case("lazy_guards", lazy_guards, lambda g, n: [_f32(g, n), np.zeros(n, np.float32), n],
          lambda a: {1: _lazy_ref(a[0], a[2])}, rtol=1e-6, atol=1e-6),
+    Case("atomic_returns", atomic_returns, _atomic_inputs, _atomic_ref),
+    Case("barrier_shapes", barrier_shapes, _barrier_input, lambda a: {1: _barrier_ref(a[0])},
+         sizes=(1, 2, 5), rtol=1e-5, atol=1e-6, tags={"workgroups"}),
 ]

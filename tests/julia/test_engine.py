@@ -118,6 +118,20 @@ def test_f64_refused_where_the_backend_has_none(fake):
     rj.JuliaEngine("metal").compile(_saxpy())
 
 
+def test_64_bit_atomics_refused_on_metal(fake):
+    from tack.compiler import specialize
+
+    fake.packages = {"Metal"}
+    case = next(c for c in ALL_CASES if c.name == "histogram")
+    host = case.make(np.random.default_rng(0), 7)
+    tack.set_default_device("cpu")
+    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
+    rj.JuliaEngine("metal").compile(case_ir(case))  # Int32 atomics: fine
+    with pytest.raises(TypeError, match="debug mode's i64 counters need 64-bit atomics.*'metal'"):
+        rj.JuliaEngine("metal").compile(specialize(case.kernel, args, debug=True))
+    rj.JuliaEngine("cpu").compile(specialize(case.kernel, args, debug=True))
+
+
 def test_each_source_is_evaluated_once(fake):
     eng = rj.JuliaEngine("cpu")
     k1, k2 = eng.compile(_saxpy()), rj.JuliaEngine("cpu").compile(_saxpy())

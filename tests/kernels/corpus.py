@@ -212,6 +212,59 @@ def bit_ops(a, b, out):
         out[i] = ((a[i] << s) ^ (a[i] >> 1)) | (~a[i] & 0xFF)
 
 
+@tack.kernel
+def row_energy(data, out):
+    for row in range(data.shape[0]):
+        scratch = tack.local_array_like(data, PAIR * data.shape[1])
+        for column in range(data.shape[1]):
+            x = data[row, column]
+            scratch[PAIR * column] = x
+            scratch[PAIR * column + 1] = x * x
+        total = 0.0
+        for column in range(PAIR * data.shape[1]):
+            total += scratch[column]
+        out[row] = total
+
+
+@tack.kernel
+def histogram(data, bins, n):
+    for i in range(n):
+        idx = int(data[i] * 10.0)
+        tack.atomic_add(bins, idx, 1)
+
+
+@tack.kernel
+def count_positive_slots(values, flags, count):
+    for i in range(values.shape[0]):
+        if values[i] > 0.0:
+            slot = tack.atomic_add(count, 0, 1)
+            flags[i] = slot + 1
+
+
+@tack.kernel
+def atomic_extremes(x, lo, hi):
+    for i in range(x.shape[0]):
+        tack.atomic_min(lo, 0, x[i])
+        tack.atomic_max(hi, 0, x[i])
+
+
+@tack.kernel
+def block_reduce(data, partial_sums, n):
+    for i in range(n):
+        smem = tack.shared(tack.f32, 256)
+        tid = tack.thread_id()
+        smem[tid] = data[i]
+        tack.barrier()
+        stride = 128
+        while stride > 0:
+            if tid < stride:
+                smem[tid] = smem[tid] + smem[tid + stride]
+            tack.barrier()
+            stride = stride // 2
+        if tid == 0:
+            tack.atomic_add(partial_sums, 0, smem[0])
+
+
 def _f32(rng, n):
     return rng.normal(size=n).astype(np.float32)
 
@@ -350,6 +403,30 @@ CASES = [
     Case("bit_ops", bit_ops, lambda g, n: [_i32(g, n, -5000, 5000), _i32(g, n, 0, 100),
                                            np.zeros(n, np.int32)],
          lambda a: {2: _bits_ref(a[0], a[1])}),
+]
+
+
+CASES += [
+    Case("row_energy", row_energy,
+         lambda g, n: [g.integers(-20, 20, size=(n, 7)).astype(np.float32),
+                       np.zeros(n, np.float32)],
+         lambda a: {1: (a[0] + a[0] * a[0]).sum(axis=1)}),
+    Case("histogram", histogram,
+         lambda g, n: [g.uniform(0, 1, n).astype(np.float32), np.zeros(10, np.int32), n],
+         lambda a: {1: np.bincount((a[0] * np.float32(10)).astype(np.int32), minlength=10)}),
+    Case("atomic_extremes", atomic_extremes,
+         lambda g, n: [g.normal(size=n).astype(np.float32), np.full(1, np.inf, np.float32),
+                       np.full(1, -np.inf, np.float32)],
+         lambda a: {1: a[0].min(keepdims=True), 2: a[0].max(keepdims=True)}),
+]
+
+# Kernels that need workgroups (GPU engines): rendered and run where the engine supports them.
+WORKGROUP_CASES = [
+    Case("block_reduce", block_reduce,
+         lambda g, n: [g.normal(size=256 * n).astype(np.float32), np.zeros(1, np.float32),
+                       256 * n],
+         lambda a: {1: a[0].astype(np.float64).sum(keepdims=True)}, sizes=(1, 4, 33),
+         rtol=1e-4, atol=1e-3),
 ]
 
 

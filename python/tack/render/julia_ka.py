@@ -2,9 +2,10 @@
 
 A printer (ARCHITECTURE §8): `OPS` maps each `Op` to a template, `JL_TYPES` is the type map, and a
 few methods print statements. What Julia needs structurally is decided as IR rewrites, listed once
-in `REWRITES`. Every construct emitted here is justified in docs/design/003-julia-rendering.md.
+in `REWRITES` (julia_ka_rewrites.py). Every construct emitted here is justified in
+docs/design/003-julia-rendering.md.
 
-Scheme (JULIA_NOTES §1.11, §1.12, §2.1):
+Scheme (JULIA_NOTES §1.11, §1.12, §2.1, §2.5):
 * arrays arrive as flat 1-D vectors; the IR's one flat 0-based i64 index gets `+ 1` in the brackets;
 * `Op.LAUNCH` is `tk_t = @index(Global, Linear) - 1` (the `@index` alone on the right of a top-level
   assignment, as KA's CPU lowering requires), and the body runs under `if tk_t < tk_n`;
@@ -12,11 +13,16 @@ Scheme (JULIA_NOTES §1.11, §1.12, §2.1):
 * every local is declared, typed and zeroed at the top: Julia's loops open scopes, Python's don't;
 * no `return` (KA 0.9 rejects it) and no `continue` outside a loop (see `lift_parallel_continue`);
 * Base functions that throw on some inputs (sqrt, log, sin, `^`, ...) go through NaN-returning
-  helpers of julia/src/TackRuntime.jl (`tk_*`), the only non-Base, non-KA names used.
+  helpers of julia/src/TackRuntime.jl (`tk_*`), the only non-Base, non-KA names used; so do the
+  atomics (`tk_atomic_add!` ..., Atomix underneath);
+* scratch arrays are `@private` (local) and `@localmem` (shared) top-level statements, lane ids
+  `@index(Local, Linear) - 1`, and a kernel using either is launched with a static workgroup of 256;
+* a kernel with barriers has no `tk_t` and no guard: its body is cut into the segments KA's CPU
+  backend runs as separate work-item loops, each local is declared in the one segment that uses it
+  (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 
@@ -26,6 +32,7 @@ from .. import dtypes as dt
 from ..errors import RenderError, format_at
 from ..ir.nodes import (
     Assign,
+    Barrier,
     Break,
     Continue,
     Expr,
@@ -37,7 +44,19 @@ from ..ir.nodes import (
     Store,
     While,
 )
-from ..ir.ops import Op
+from ..ir.ops import ATOMIC, Op
+from .julia_ka_rewrites import (
+    GENERATED,
+    barrier_cells,
+    barrier_loops_to_while,
+    declared,
+    lift_parallel_continue,
+    local_refs,
+    segments,
+    stmt_exprs,
+    uniform_barrier_conditions,
+    uses_barriers,
+)
 
 JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
             dt.u32: "UInt32", dt.i64: "Int64", dt.u64: "UInt64", dt.f32: "Float32",
@@ -102,58 +121,21 @@ def _typ(t) -> str:
         raise RenderError(f"no Julia type for dtype {t!r}") from None
 
 
-# -- IR rewrites this target needs, applied in order by `render_julia` -------------------------
-
-def _top_continues(body) -> int:
-    """How many `Continue`s target the parallel loop (not inside a For/While)."""
-    n = 0
-    for s in body:
-        if isinstance(s, Continue):
-            n += 1
-        elif isinstance(s, If):
-            n += _top_continues(s.then) + _top_continues(s.orelse)
-    return n
+REWRITES = (lift_parallel_continue, barrier_loops_to_while, uniform_barrier_conditions,
+            barrier_cells)
+WORKGROUP = 256  # lanes per workgroup (ops.py THREAD_ID); the kernel's static KA workgroup size
+LANE = "((tk_li % Int32) - Int32(1))"  # THREAD_ID: `%` wraps whatever integer type KA gives
+ATOMICS = {Op.ATOMIC_ADD: "tk_atomic_add!", Op.ATOMIC_MIN: "tk_atomic_min!",
+           Op.ATOMIC_MAX: "tk_atomic_max!"}
+SCRATCH = {"local": "@private", "shared": "@localmem"}
 
 
-def lift_parallel_continue(kir: KernelIR) -> KernelIR:
-    """`continue` of the parallel loop → structured code, since Julia has no loop there
-    (JULIA_NOTES §1.11 rule 5). `if c: ...; continue` + rest becomes `if c ... else rest end`;
-    anything else is wrapped in a one-trip `while true ... break end` whose `break` replaces it."""
-    if not _top_continues(kir.body):
-        return kir
-
-    def nest(body):
-        for i, s in enumerate(body):
-            if isinstance(s, Continue):  # what follows an unconditional continue is dead
-                return body[:i]
-            if not isinstance(s, If) or not _top_continues([s]):
-                continue
-            rest = body[i + 1:]
-            for a, b in ((s.then, s.orelse), (s.orelse, s.then)):
-                if a and isinstance(a[-1], Continue) and _top_continues([s]) == 1:
-                    other = nest(b + rest)
-                    if other is None:
-                        return None
-                    then, orelse = (a[:-1], other) if a is s.then else (other, a[:-1])
-                    if not then:  # `if c continue end; rest` → `if !c rest end`
-                        cond = Expr(Op.NOT, dt.bool_, (s.cond,), None, s.cond.loc)
-                        return body[:i] + [If(s.loc, cond, orelse, [])]
-                    return body[:i] + [If(s.loc, s.cond, then, orelse)]
-            return None
-        return body
-
-    body = nest(list(kir.body))
-    if body is None:
-        def brk(b):
-            return [Break(s.loc) if isinstance(s, Continue) else
-                    dataclasses.replace(s, then=brk(s.then), orelse=brk(s.orelse))
-                    if isinstance(s, If) else s for s in b]
-        true = Expr(Op.CONST, dt.bool_, (), 1, kir.loc)
-        body = [While(kir.body[0].loc, true, brk(kir.body) + [Break(kir.body[-1].loc)])]
-    return dataclasses.replace(kir, body=body)
-
-
-REWRITES = (lift_parallel_continue,)
+def workgroup_size(kir: KernelIR) -> int | None:
+    """The static workgroup size a kernel must be launched with: 256 when it uses scratch arrays
+    (`@private`/`@localmem`, sized at compile time) or lane ids or barriers, else None (KA picks)."""
+    uses = kir.scratch or uses_barriers(kir) or any(
+        x.op is Op.THREAD_ID for s in _walk(kir.body) for x in stmt_exprs(s))
+    return WORKGROUP if uses else None
 
 
 # -- literals --------------------------------------------------------------------------------
@@ -224,19 +206,31 @@ def _strip(s: str) -> str:
 
 # -- the printer -----------------------------------------------------------------------------
 
+def _julia_name(n: str) -> str:
+    if _IDENT.match(n) and n.strip("_") and n not in RESERVED and not n.startswith("tk_"):
+        return n
+    return "tk_v_" + re.sub(r"[^A-Za-z0-9_]", lambda m: f"u{ord(m.group()):x}", n)
+
+
 class _Printer:
     def __init__(self, kir: KernelIR):
         self.kir = kir
+        self.types = declared(kir)  # every local, loop variables the typechecker left out too
+        self.barriers = uses_barriers(kir)
+        keep = kir.notes.get(GENERATED, frozenset())
         self.names: dict[str, str] = {}
         taken = set()
-        for n in [p.name for p in kir.params] + list(kir.locals):
-            j = n if _IDENT.match(n) and n.strip("_") and n not in RESERVED \
-                and not n.startswith("tk_") else "tk_v_" + re.sub(
-                    r"[^A-Za-z0-9_]", lambda m: f"u{ord(m.group()):x}", n)
+        for n in [p.name for p in kir.params] + list(self.types) + list(kir.scratch):
+            j = n if n in keep else _julia_name(n)
             while j in taken:
                 j += "_"
             taken.add(j)
             self.names[n] = j
+        # Without barriers `tk_t` is a local of the one work-item loop; with them it would not
+        # survive a segment, so the launch index is spelled where it is used.
+        self.launch = "(Int64(tk_gi) - Int64(1))" if self.barriers else "tk_t"
+        self.decls = {id(stmts[0]): [n for n in self.types if n in local_refs(stmts)]
+                      for stmts, _ in segments(kir.body)} if self.barriers else {}
         self.lines: list[str] = []
         self.loops = 0  # depth of enclosing For/While: `break`/`continue` need one
 
@@ -254,10 +248,15 @@ class _Printer:
         if op in (Op.VAR, Op.PARAM):
             return self.names[e.arg]
         if op is Op.LAUNCH:
-            return "tk_t"
+            return self.launch
+        if op is Op.THREAD_ID:
+            return LANE
         if op is Op.LOAD:
             return f"{self.names[e.arg]}[{self.index(e.args)}]"
         args = [self.expr(a) for a in e.args]
+        if op in ATOMIC:  # the old value, like ops.py's atomics (TackRuntime, Atomix)
+            return f"{ATOMICS[op]}({self.names[e.arg]}, {self.index(e.args[:1])}, " \
+                   f"{_strip(args[1])})"
         if op is Op.CAST:
             return _cast(e, args[0])
         kind = e.args[0].dtype.kind if e.args else e.dtype.kind
@@ -271,8 +270,12 @@ class _Printer:
         return tpl.format(*args)
 
     def index(self, idx) -> str:
+        """The 1-based Julia index of the IR's one flat 0-based i64 index (a constant is folded:
+        an `Int64` literal is exactly the index type)."""
         if len(idx) != 1 or idx[0].dtype is not dt.i64:
             self.fail(idx[0], "an access without one flat i64 index (run passes.linearize)")
+        if idx[0].op is Op.CONST and 0 <= int(idx[0].arg) < dt.i64.max():
+            return str(int(idx[0].arg) + 1)
         return f"{self.expr(idx[0])} + 1"
 
     def fail(self, e, what: str):
@@ -283,13 +286,20 @@ class _Printer:
     # statements
     def block(self, body: list[Stmt], depth: int) -> None:
         for s in body:
+            for n in self.decls.get(id(s), ()):  # a segment starts: its locals (barrier kernels)
+                self.declare(n, depth, s.loc)
             getattr(self, "stmt_" + type(s).__name__)(s, depth)
+
+    def declare(self, n: str, depth: int, loc) -> None:
+        t = _typ(self.types[n])
+        self.emit(depth, f"local {self.names[n]}::{t} = zero({t})", loc)
 
     def stmt_Assign(self, s: Assign, d: int) -> None:
         self.emit(d, f"{self.names[s.name]} = {_strip(self.expr(s.value))}", s.loc)
 
     def stmt_Store(self, s: Store, d: int) -> None:
-        if s.value.dtype is not self.kir.param(s.array).dtype:
+        sc = self.kir.scratch.get(s.array)
+        if s.value.dtype is not (sc.dtype if sc else self.kir.param(s.array).dtype):
             self.fail(s.value, f"a store of {s.value.dtype.name} into {s.array}")
         self.emit(d, f"{self.names[s.array]}[{self.index(s.indices)}] = "
                      f"{_strip(self.expr(s.value))}", s.loc)
@@ -297,7 +307,8 @@ class _Printer:
     def stmt_If(self, s: If, d: int, word: str = "if") -> None:
         self.emit(d, f"{word} {_strip(self.expr(s.cond))}", s.loc)
         self.block(s.then, d + 1)
-        if len(s.orelse) == 1 and isinstance(s.orelse[0], If):
+        if len(s.orelse) == 1 and isinstance(s.orelse[0], If) and not self.decls.get(
+                id(s.orelse[0])):
             return self.stmt_If(s.orelse[0], d, "elseif")
         if s.orelse:
             self.emit(d, "else")
@@ -348,6 +359,9 @@ class _Printer:
     def stmt_ExprStmt(self, s: ExprStmt, d: int) -> None:
         self.emit(d, _strip(self.expr(s.value)), s.loc)
 
+    def stmt_Barrier(self, s: Barrier, d: int) -> None:
+        self.emit(d, "@synchronize()", s.loc)
+
     # the kernel
     def kernel(self) -> list[str]:
         k = self.kir
@@ -360,18 +374,24 @@ class _Printer:
         self.emit(0, f"# Tack kernel `{k.name}`, specialization ({sig})")
         self.emit(0, f"@kernel function @NAME@({', '.join(args)})", k.loc)
         self.emit(1, "tk_gi = @index(Global, Linear)", k.loc)
-        self.emit(1, "tk_t = Int64(tk_gi) - Int64(1)", k.loc)
-        decl = dict(k.locals)
-        for s in _walk(k.body):  # a loop variable the typechecker did not list
-            if isinstance(s, For) and s.var not in decl:
-                decl[s.var] = s.start.dtype
-                self.names.setdefault(s.var, s.var)
-        for n, t in decl.items():
-            self.emit(1, f"local {self.names[n]}::{_typ(t)} = zero({_typ(t)})", k.loc)
-        self.emit(1, "if tk_t < tk_n", k.loc)
-        self.block(k.body, 2)
-        self.emit(1, "end")
+        if any(x.op is Op.THREAD_ID for s in _walk(k.body) for x in stmt_exprs(s)):
+            self.emit(1, "tk_li = @index(Local, Linear)", k.loc)
+        for sc in k.scratch.values():  # top-level statements: KA hoists them (NOTES §1.5)
+            self.emit(1, f"{self.names[sc.name]} = {SCRATCH[sc.space]} {_typ(sc.dtype)} "
+                         f"({sc.size},)", k.loc)
+        if self.barriers:  # KA masks the lanes past the ndrange (`__validindex`, NOTES §1.11)
+            self.block(k.body, 1)
+        else:
+            self.emit(1, "tk_t = Int64(tk_gi) - Int64(1)", k.loc)
+            for n in self.types:
+                self.declare(n, 1, k.loc)
+            self.emit(1, "if tk_t < tk_n", k.loc)
+            self.block(k.body, 2)
+            self.emit(1, "end")
         self.emit(0, "end")
+        if workgroup_size(k):
+            self.emit(0, f"TackRuntime.tk_workgroupsize(::typeof(@NAME@)) = {workgroup_size(k)}",
+                      k.loc)
         return self.lines
 
 
@@ -392,7 +412,9 @@ def kernel_name(kir: KernelIR, text: str) -> str:
 def render_julia(kir: KernelIR) -> str:
     """The KernelAbstractions.jl source of one specialization. It expects `using
     KernelAbstractions` and `using .TackRuntime` (julia/src/TackRuntime.jl) in scope; launch it
-    as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays."""
+    as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays, or with
+    `k(backend, 256)` when it defines `TackRuntime.tk_workgroupsize` (`workgroup_size`);
+    `TackRuntime.launch!` does either."""
     for rewrite in REWRITES:
         kir = rewrite(kir)
     text = "\n".join(_Printer(kir).kernel()) + "\n"

@@ -250,10 +250,14 @@ class LLVMRenderer:
         return self.b.load(ptr, align=align)
 
     def atomic(self, e: Expr) -> ir.Value:
-        """Relaxed read-modify-write of a global array element; the result is the old value."""
+        """Relaxed read-modify-write of a global or shared array element; the result is the old
+        value."""
         p = self.params.get(e.arg, (None,))[0]
+        sc = self.kir.scratch.get(e.arg)
         op = _ATOMIC.get((e.op, e.dtype.kind))
-        self.need(e, p is not None and p.kind == "array" and p.dtype is e.dtype and op is not None)
+        target = (p is not None and p.kind == "array" and p.dtype is e.dtype) or (
+            sc is not None and sc.space == "shared" and sc.dtype is e.dtype)
+        self.need(e, target and op is not None)
         ptr, _ = self.element_ptr(e.loc, e.arg, e.args[:1])  # Python order: index, then value
         return self.b.atomic_rmw(op, ptr, self.expr(e.args[1]), "monotonic")
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
+from ..ir.ops import ATOMIC
 from ..ir.walk import iter_exprs, iter_stmts
 
 # device → (Julia package, its UUID, backend constructor). JULIA_NOTES §1.10 and appendix.
@@ -151,6 +152,7 @@ class JuliaEngine:
 
         session = self._session()
         self._check_f64(session, kir)
+        self._check_atomics(kir)
         source = render_julia(kir)
         try:
             fn = session.define(source)
@@ -166,6 +168,20 @@ class JuliaEngine:
         if not bool(session.jl.seval("KernelAbstractions.supports_float64")(self._backend)):
             raise TackTypeError(f"Kernel '{kir.name}' uses tack.f64, which the Julia engine's "
                                 f"'{self.device}' device does not support")
+
+    def _check_atomics(self, kir: KernelIR) -> None:
+        """Metal has 32-bit atomics only (Atomix's Metal extension, JULIA_NOTES §1.9); debug
+        kernels count skipped accesses in an i64 array, so they need 64-bit ones too."""
+        if self.device != "metal":
+            return
+        from ..render.julia_ka_rewrites import stmt_exprs
+
+        for x in (x for s in iter_stmts(kir.body) for x in stmt_exprs(s)):
+            if x.op in ATOMIC and x.dtype.bits > 32:
+                what = "debug mode's i64 counters" if x.arg == "__dbg" else \
+                    f"an atomic on the {x.dtype.name} array '{x.arg}'"
+                raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
+                                    "the Julia engine's 'metal' device lacks")
 
     def sync(self) -> None:
         """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""

@@ -1,0 +1,23 @@
+# tack_barrier_shapes(data, out, n): a 256-lane workgroup kernel with `@synchronize` inside a `for`
+# (rendered as a `while` over counters), inside a `while` whose barrier sits in an `if`, and inside
+# an `if`/`else` whose condition the whole group shares. Per group of 256 values d with sum s:
+# out = (d shifted left by one lane + 2) / s when s > 0, else -d. Even groups are positive, odd
+# groups negative, so both branches run.
+include(joinpath(KERNEL_DIR, "barrier_shapes.jl"))
+
+function test_barrier_shapes(b)
+    @test TackRuntime.tk_workgroupsize(tack_barrier_shapes) == 256
+    @testset "barrier_shapes groups=$g" for g in (1, 2, 5)
+        D = 0.1f0 .+ 0.9f0 .* rand(Xoshiro(g), Float32, 256, g)   # column = one workgroup
+        D[:, 2:2:end] .*= -1
+        out = zeros(Float32, 256 * g)
+        run!(tack_barrier_shapes, b, 256 * g, vec(D), out, Int32(256 * g))
+        ref = similar(D, Float64)
+        for j in 1:g
+            d = Float64.(D[:, j])
+            s = sum(d)
+            ref[:, j] = s > 0 ? (circshift(d, -1) .+ 2) ./ s : -d
+        end
+        @test allclose(out, vec(ref); rtol = 1e-5, atol = 1e-6)
+    end
+end
