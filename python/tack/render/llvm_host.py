@@ -1,31 +1,186 @@
-"""The host CPU as an LLVM target, and the O3 pipeline (`optimize`) the CPU engine and
-`tack.inspect(..., mode="optimized")` run."""
+"""The host CPU as an LLVM target, the O3 pipeline (`optimize`) the CPU engine and
+`tack.inspect(..., mode="optimized")` run, and the object code the CPU engine loads.
+
+llvmlite's binding (LLVM itself: ~20-35 ms to import) is loaded only when something is compiled.
+A process whose kernels all come from the disk cache never loads it: `host_info()` (the target
+triple, CPU name and features that go into cache keys) is then read from the cache too, under a
+fingerprint of the CPU (/proc/cpuinfo) and of the llvmlite build (docs/design/005-disk-cache.md).
+"""
 from __future__ import annotations
 
 import functools
+import os
+import sys
+import threading
 
-import llvmlite.binding as llvm
+# What turns IR into object code besides LLVM and the target: part of every CPU cache key.
+PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
+            "loop_interleaving; codegen opt=3 jit codemodel=jitdefault; emit_object elf")
+
+_llvm = None
+_init_lock = threading.Lock()
+compile_lock = threading.RLock()  # LLVM's global context is not thread-safe: one compile at a time
+
+
+def binding():
+    """llvmlite.binding with the native target initialized (loaded on first use)."""
+    global _llvm
+    if _llvm is None:
+        with _init_lock:
+            if _llvm is None:
+                import llvmlite.binding as llvm
+
+                llvm.initialize_native_target()
+                llvm.initialize_native_asmprinter()
+                llvm.initialize_native_asmparser()
+                _llvm = llvm
+    return _llvm
+
+
+# ---- the host as LLVM sees it ------------------------------------------------------------------
+def live_host_info() -> dict:
+    """{triple, cpu, features, llvm}: asks LLVM (loads the binding)."""
+    llvm = binding()
+    return {"triple": llvm.get_process_triple(), "cpu": llvm.get_host_cpu_name(),
+            "features": llvm.get_host_cpu_features().flatten(),
+            "llvm": ".".join(map(str, llvm.llvm_version_info))}
+
+
+_CPUINFO_VOLATILE = (b"processor", b"cpu mhz", b"bogomips", b"core id", b"apicid",
+                     b"initial apicid", b"siblings", b"cpu cores", b"physical id", b"microcode",
+                     b"power management", b"clock", b"serial", b"hardware", b"revision", b"bugs")
+
+
+def _cpuinfo(first_block: bool) -> bytes:
+    """The lines of /proc/cpuinfo that describe the CPU (not its clock or numbering). On x86 the
+    first processor's block is enough (every core reports the same model and flags) and avoids
+    generating the whole file, whose `cpu MHz` lines can be slow on big machines."""
+    fd = os.open("/proc/cpuinfo", os.O_RDONLY)
+    try:
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+            if first_block and b"\n\n" in b:
+                break
+    finally:
+        os.close(fd)
+    text = b"".join(chunks)
+    if first_block:
+        text = text.split(b"\n\n", 1)[0]
+    keep = set()
+    for line in text.splitlines():
+        k = line.split(b":", 1)[0].strip().lower()
+        if k and k not in _CPUINFO_VOLATILE:
+            keep.add(b" ".join(line.split()))
+    return b"\n".join(sorted(keep))
 
 
 @functools.cache
-def _init_native() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    llvm.initialize_native_asmparser()
+def _llvmlite_build() -> list:
+    import llvmlite
+
+    out = [llvmlite.__version__]
+    d = os.path.join(os.path.dirname(llvmlite.__file__), "binding")
+    try:
+        for name in sorted(os.listdir(d)):
+            if name.startswith(("libllvmlite", "llvmlite")) and not name.endswith(".py"):
+                st = os.stat(os.path.join(d, name))
+                out.append([name, st.st_size, st.st_mtime_ns])
+    except OSError:
+        pass
+    return out
 
 
-def host_target_machine(opt: int = 3, jit: bool = False) -> llvm.TargetMachine:
+def host_fingerprint() -> list | None:
+    """What LLVM's host detection depends on, read without loading LLVM; None where unknown."""
+    if not sys.platform.startswith("linux"):
+        return None
+    machine = os.uname().machine
+    try:
+        cpu = _cpuinfo(first_block=machine in ("x86_64", "amd64", "i686", "i386"))
+    except OSError:
+        return None
+    if not cpu:
+        return None
+    return [sys.platform, machine, cpu.decode("utf-8", "replace"), _llvmlite_build()]
+
+
+_host: dict | None = None
+_host_key: str | None = None
+_confirmed = False
+_HOST_FIELDS = ("triple", "cpu", "features", "llvm")
+
+
+def host_info() -> dict:
+    """{triple, cpu, features, llvm} of this process's CPU target: from the disk cache when an
+    earlier process recorded it for this CPU and llvmlite, else from LLVM (and then recorded)."""
+    global _host, _host_key
+    if _host is None:
+        from .. import cache
+
+        info = None
+        fp = host_fingerprint() if cache.enabled() else None
+        if fp is not None:
+            _host_key = cache.make_key("host", fp)
+            entry = cache.load("host", _host_key)  # payload: the fields, one a line
+            got = entry.data.decode("utf-8", "replace").split("\n") if entry else []
+            if len(got) == len(_HOST_FIELDS) and all(got):
+                info = dict(zip(_HOST_FIELDS, got))
+        if info is None:
+            info = live_host_info()
+            _set_host(info)
+        else:
+            _host = info
+    return _host
+
+
+def _set_host(info: dict) -> None:
+    global _host, _confirmed
+    from .. import cache
+
+    _host, _confirmed = info, True
+    if _host_key is not None:
+        cache.store("host", _host_key, "\n".join(info[k] for k in _HOST_FIELDS).encode())
+
+
+def confirm_host_info() -> bool:
+    """Once LLVM is loaded anyway (to compile): check the recorded host info against LLVM's and
+    replace it if it differs. True if it changed (cache keys made before are then stale)."""
+    global _confirmed
+    if _confirmed:
+        return False
+    old = host_info()
+    if _confirmed:  # host_info just asked LLVM itself
+        return False
+    live = live_host_info()
+    if live == old:
+        _confirmed = True
+        return False
+    _set_host(live)
+    return True
+
+
+def process_triple() -> str:
+    """The host's target triple (for renderers), without loading LLVM when it is recorded."""
+    return host_info()["triple"]
+
+
+def host_target_machine(opt: int = 3, jit: bool = False):
     """A target machine for this CPU with all its features (AVX2/AVX-512 where present)."""
-    _init_native()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
-                                        opt=opt, jit=jit, codemodel="jitdefault" if jit else
-                                        "default")
+    llvm = binding()
+    confirm_host_info()
+    info = host_info()
+    target = llvm.Target.from_triple(info["triple"])
+    return target.create_target_machine(cpu=info["cpu"], features=info["features"], opt=opt,
+                                        jit=jit, codemodel="jitdefault" if jit else "default")
 
 
-def optimize_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> llvm.ModuleRef:
+def optimize_module(mod, tm=None):
     tm = tm or host_target_machine()
+    llvm = binding()
     mod.triple = tm.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
@@ -39,5 +194,26 @@ def optimize_module(mod: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -
 
 def optimize(llvm_ir: str) -> str:
     """LLVM IR text → O3-optimized text for the host CPU (loop and SLP vectorization on)."""
-    _init_native()
-    return str(optimize_module(llvm.parse_assembly(llvm_ir)))
+    llvm = binding()
+    with compile_lock:
+        return str(optimize_module(llvm.parse_assembly(llvm_ir)))
+
+
+def compile_object(llvm_ir: str) -> bytes:
+    """LLVM IR text → O3 → a relocatable object file for this CPU (ELF on Linux), in the code
+    model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation)."""
+    llvm = binding()
+    with compile_lock:
+        mod = optimize_module(llvm.parse_assembly(llvm_ir), host_target_machine())
+        return host_target_machine(jit=True).emit_object(mod)
+
+
+def code_key(source) -> str:
+    """The disk-cache key of object code made from `source` — ["ir", LLVM IR text], or
+    ["kir", digest of a KernelIR] for the CPU engine — for this target: the target triple, CPU
+    and features, LLVM and llvmlite, the pipeline, and Tack's own modules (so that a changed
+    renderer or pipeline can never reuse stale code)."""
+    from .. import cache
+
+    return cache.make_key("cpu", source, host_info(), PIPELINE, _llvmlite_build(),
+                          cache.package_fingerprint())

@@ -1,7 +1,7 @@
-"""The native CPU engine: KernelIR → LLVM IR → O3 → MCJIT, launched through a ctypes caller.
+"""The native CPU engine: KernelIR → LLVM IR → O3 → object code, launched through a ctypes caller.
 
     engine = CPUEngine(num_threads=None)      # None: TACK_CPU_THREADS, else os.cpu_count()
-    kernel = engine.compile(kir)              # CPUKernel; .llvm_ir, .optimized_ir
+    kernel = engine.compile(kir)              # CPUKernel; .llvm_ir, .optimized_ir (lazy)
     kernel.launch(args, n)                    # args in kir.params order: array → data address
                                               # (int), scalar → Python/NumPy int or float
 
@@ -11,7 +11,13 @@ makes one GIL-releasing ctypes call: the kernel entry itself on the calling thre
 (docs/design/002-cpu-engine.md): per pool, the fan-out cost F of a parallel launch is measured
 once; per kernel, the first two launches time serial prefixes (~10 µs each) for the cost per
 iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * F / (c (1 - 1/P)):
-one compare per launch.
+one compare per launch. The pool is started, and F measured, by the first launch that may go
+parallel (n >= 64), so a process that only makes small launches never pays for them.
+
+The object code comes from runtime/objload.py: from the disk cache (tack.cache) when an earlier
+process compiled the same KernelIR for this target with this Tack, mapped without rendering and
+without loading LLVM at all; otherwise rendered, compiled by llvmlite and stored
+(docs/design/005-disk-cache.md).
 """
 from __future__ import annotations
 
@@ -19,17 +25,14 @@ import ctypes
 import functools
 import math
 import os
-import statistics
 import struct
 import threading
 import time
 
-import llvmlite.binding as llvm
-
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
-from ..render.llvm import entry_name, host_target_machine, optimize_module, render
-from . import cpu_pool
+from ..render import llvm_host
+from . import cpu_pool, objload
 
 PREFIX_NS = 10_000  # serial work timed per calibrating launch (the rest of it runs parallel)
 SAMPLE_NS = 2_000  # a prefix timed this long gives a per-iteration sample (timer noise << 5%)
@@ -61,7 +64,9 @@ def _median_ns(fn, reps: int) -> float:
         t0 = time.perf_counter_ns()
         fn()
         xs.append(time.perf_counter_ns() - t0)
-    return statistics.median(xs)
+    xs.sort()
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
 @functools.cache
@@ -97,7 +102,11 @@ class CPUEngine:
     def __init__(self, num_threads: int | None = None):
         n = default_num_threads() if num_threads is None else int(num_threads)
         self.num_threads = max(1, n)
-        self.pool = cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
+
+    @property
+    def pool(self) -> cpu_pool.Pool | None:
+        """The native pool, made (and its code loaded) by the first launch that needs it."""
+        return cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
 
     def compile(self, kir: KernelIR) -> CPUKernel:
         from ..capabilities import workgroup_features
@@ -116,13 +125,13 @@ class CPUKernel:
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
         self.kir, self.name, self.num_threads = kir, kir.name, engine.num_threads
-        self.llvm_ir = render(kir)
-        mod = optimize_module(llvm.parse_assembly(self.llvm_ir), host_target_machine())
-        self.optimized_ir = str(mod)
-        cpu_pool.load_system_libraries()
-        self._engine = llvm.create_mcjit_compiler(mod, host_target_machine(jit=True))
-        self._engine.finalize_object()
-        self.entry_address = self._engine.get_function_address(entry_name(kir))
+        self.engine = engine
+        self._llvm_ir: str | None = None
+        self._optimized_ir: str | None = None
+        entry = entry_symbol(kir)
+        self._code = objload.load_code(self._render, [entry], kir.name,
+                                        source=lambda: _source(kir))
+        self.entry_address = self._code.address(entry)
         self._entry = _ENTRY(self.entry_address)
         # Native mode ("@"): C conversions (f32 overflow gives inf, as in C); every field starts at
         # a multiple of 8, so native alignment adds no padding (checked).
@@ -138,13 +147,36 @@ class CPUKernel:
         self.ns_per_iter: float | None = None
         self._acc_ns = self._acc_iters = self._timed = 0
         self._c_min, self._probe = math.inf, FIRST_PROBE
-        if engine.pool is None:
-            self._run = self._run_serial
-        else:
-            self._pool_ptr, self._fanout = engine.pool.ptr, fanout_ns(self.num_threads)
-            self._call_ns = call_overhead_ns()
-            self._pool_launch = cpu_pool.native().launch
-            self._run = self._run_calibrating
+        self._pool_ptr = None  # the pool and the costs the policy needs: at the first launch
+        self._run = self._run_serial if self.num_threads == 1 else self._run_calibrating
+
+    def _render(self) -> str:
+        if self._llvm_ir is None:
+            self._llvm_ir = render(self.kir)
+        return self._llvm_ir
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR rendered from the kernel's IR (on demand: a kernel from the disk cache
+        never renders it)."""
+        return self._render()
+
+    @property
+    def optimized_ir(self) -> str:
+        """The O3 LLVM IR the object code was made from (recomputed on demand: a kernel from
+        the disk cache has only its object code)."""
+        if self._optimized_ir is None:
+            self._optimized_ir = llvm_host.optimize(self.llvm_ir)
+        return self._optimized_ir
+
+    def _attach_pool(self) -> None:
+        """Start the pool (its code comes from the disk cache too) and measure its costs, on the
+        first launch that may go parallel: a kernel only ever launched small never pays."""
+        pool = self.engine.pool
+        self._fanout = fanout_ns(self.num_threads)
+        self._call_ns = call_overhead_ns()
+        self._pool_launch = cpu_pool.native().launch
+        self._pool_ptr = pool.ptr
 
     # ---- the hot path --------------------------------------------------------------------------
     def launch(self, args, n: int) -> None:
@@ -189,6 +221,8 @@ class CPUKernel:
         must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._entry(0, n, addr)
+        if self._pool_ptr is None:
+            self._attach_pool()
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
             self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
@@ -224,6 +258,8 @@ class CPUKernel:
     def _finish(self) -> None:
         self._calibrated = True
         if self.num_threads > 1:
+            if self._pool_ptr is None:
+                self._attach_pool()
             self._run = self._run_policy
 
     def set_policy(self, n_par: int, grain: int = 1) -> None:
@@ -246,6 +282,34 @@ class CPUKernel:
                 raise TackTypeError(f"kernel {self.name!r}: argument {p.name!r} "
                                     f"({p.kind} {p.dtype.name}) cannot take {v!r}: {exc}") from None
         self._pack(buf, 0, *values)
+
+
+def entry_symbol(kir: KernelIR) -> str:
+    """render.llvm.entry_name, without importing the renderer (a cache hit never renders)."""
+    return f"tack_{kir.name}"
+
+
+def render(kir: KernelIR) -> str:
+    """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed)."""
+    from ..render.llvm import LLVMRenderer, entry_name
+
+    assert entry_name(kir) == entry_symbol(kir)
+    r = LLVMRenderer()
+    r.triple = llvm_host.process_triple()
+    return r.render(kir)
+
+
+def _source(kir: KernelIR):
+    """What identifies the kernel's code in the disk cache: the KernelIR by value (everything
+    the renderer reads: the body with every inlined function and constant, parameter kinds,
+    dtypes, baked extents, debug checks); None (key on the rendered IR) if it holds something
+    cache.digest_object cannot digest."""
+    from .. import cache
+
+    try:
+        return ["kir", cache.digest_object(kir)]
+    except (TypeError, RecursionError):
+        return None
 
 
 def _convert(p, v):
@@ -280,10 +344,12 @@ def _saxpy_kernel() -> KernelIR:
 
 
 def _report() -> None:
+    import statistics
+
     import numpy as np
 
     kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
-    print(f"host: {llvm.get_host_cpu_name()}, {cpus} CPUs; call overhead "
+    print(f"host: {llvm_host.host_info()['cpu']}, {cpus} CPUs; call overhead "
           f"{call_overhead_ns():.0f} ns")
     threads = sorted({p for p in (2, 4, 8, 16, 32, 64, cpus) if p <= cpus})
     nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)

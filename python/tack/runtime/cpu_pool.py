@@ -17,7 +17,7 @@ entry) over [begin, end):
     waking a sleeping worker took 100-450 µs on the test VM.
 Workers poll `open` (acquire) for `spin` rounds of `pause`, then sleep on `cond` under `mutex` (the
 publish holds `mutex`, so no wakeup is lost): back-to-back launches find them spinning.
-The state (`%Pool`, calloc'ed) and the engine holding this code are never freed, so no thread can
+The state (`%Pool`, calloc'ed) and the pages holding this code are never freed, so no thread can
 ever touch freed memory or code, even during interpreter teardown. atexit: `tack_pool_shutdown`
 keeps `dispatch` locked (later launches run serially) and lets the workers exit. fork(): the child
 re-initializes the state in place and restarts its workers on its first parallel launch.
@@ -26,16 +26,10 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import ctypes.util
 import functools
 import os
-import platform
 import re
 import threading
-
-import llvmlite.binding as llvm
-
-from ..render.llvm import host_target_machine, optimize_module
 
 # %Pool's fields; `$name` in the IR below becomes a GEP to that field of %p. The three hot words
 # (open, next, active) get 64-byte lines of their own. pthread objects get 128 bytes each: enough
@@ -393,7 +387,12 @@ def _pool_ir(pause: str) -> str:
 
 def _pause_asm() -> str:
     """A spin-wait hint: x86 `pause`, AArch64 `yield`; nothing elsewhere."""
-    m = platform.machine().lower()
+    if hasattr(os, "uname"):
+        m = os.uname().machine.lower()
+    else:  # pragma: no cover - Windows
+        import platform
+
+        m = platform.machine().lower()
     if m in ("x86_64", "amd64", "i386", "i686"):
         return 'call void asm sideeffect "pause", "~{memory}"()'
     if m in ("aarch64", "arm64"):
@@ -403,7 +402,13 @@ def _pause_asm() -> str:
 
 @functools.cache
 def load_system_libraries() -> None:
-    """Make libm/libc/libpthread symbols resolvable by MCJIT (tanf, fmod, pthread_create...)."""
+    """Make libm/libc/libpthread symbols resolvable by MCJIT (tanf, fmod, pthread_create...);
+    only the MCJIT fallback of objload needs this (ElfImage resolves them with dlsym)."""
+    import ctypes.util
+
+    from ..render.llvm_host import binding
+
+    llvm = binding()
     for name in ("m", "c", "pthread"):
         path = ctypes.util.find_library(name)
         if path:
@@ -413,21 +418,20 @@ def load_system_libraries() -> None:
                 pass
 
 
-_LEAKED: list = []  # engines whose code must outlive every thread (never freed)
+_SYMBOLS = ("tack_pool_create", "tack_pool_init", "tack_pool_workers", "tack_pool_shutdown",
+            "tack_pool_noop", "tack_pool_probe", "tack_pool_launch")
 _c = ctypes
 
 
 class _Native:
-    """The JIT-compiled pool functions, compiled once per process."""
+    """The pool functions, compiled once per machine: a later process maps them from the disk
+    cache. Their code is never unmapped (workers may run it during interpreter teardown)."""
 
     def __init__(self):
-        load_system_libraries()
-        mod = optimize_module(llvm.parse_assembly(_pool_ir(_pause_asm())), host_target_machine())
-        engine = llvm.create_mcjit_compiler(mod, host_target_machine(jit=True))
-        engine.finalize_object()
-        _LEAKED.append(engine)
-        _c.pythonapi.Py_IncRef(_c.py_object(engine))  # survives module teardown at exit too
-        addr = engine.get_function_address
+        from .objload import load_ir
+
+        self.code = load_ir(_pool_ir(_pause_asm()), _SYMBOLS, "tack_pool", keep=True)
+        addr = self.code.address
         i64, ptr = _c.c_int64, _c.c_void_p
         self.create = _c.CFUNCTYPE(ptr, i64, i64)(addr("tack_pool_create"))
         self.init = _c.CFUNCTYPE(None, ptr, i64, i64)(addr("tack_pool_init"))

@@ -1,0 +1,104 @@
+"""First call of the seed's `transform` (32 f32 elements) in fresh processes: cold compile
+(TACK_CACHE=off) and loaded from the disk cache. `import tack` is timed separately and not
+included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this.
+
+    PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
+
+Without --cache-dir a temporary cache directory is used (the user's cache is left alone). Run
+it with bytecode caching on, as an installed package has it (PYTHONDONTWRITEBYTECODE unset):
+otherwise the modules a first call imports are compiled from source in every run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+SCRIPT = r'''
+import sys, time
+t0 = time.perf_counter()
+import numpy as np
+import tack
+t_import = time.perf_counter() - t0
+tack.set_default_device("cpu"{threads})
+rng = np.random.default_rng(42)
+host_x = rng.normal(size=32).astype(np.float32)
+x = tack.array(host_x)
+out = tack.empty(host_x.shape)
+
+@tack.kernel
+def transform(x, out):
+    for i in range(x.shape[0]):
+        out[i] = sqrt(abs(x[i]))
+
+start = time.perf_counter()
+transform(x, out)
+first = time.perf_counter() - start
+for _ in range(5):
+    transform(x, out)
+times = []
+for _ in range(30):
+    s = time.perf_counter()
+    transform(x, out)
+    times.append(time.perf_counter() - s)
+np.testing.assert_allclose(out.numpy(), np.sqrt(np.abs(host_x)), rtol=2e-6, atol=1e-7)
+try:
+    from tack.runtime.objload import counts
+except ImportError:  # a Tack before the disk cache
+    counts = {{"compiled": "?", "cached": "?"}}
+import json
+print(json.dumps({{"first_ms": first * 1e3, "import_ms": t_import * 1e3,
+                  "warm_us": float(np.median(times)) * 1e6, "code": counts,
+                  "llvm_loaded": "llvmlite.binding" in sys.modules}}))
+'''
+
+
+def run(script: str, env: dict) -> dict:
+    res = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env,
+                         check=False)
+    if res.returncode:
+        sys.exit(res.stderr)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=None, help="num_threads (default: all)")
+    ap.add_argument("--cache-dir", default=None)
+    a = ap.parse_args()
+    script = SCRIPT.format(threads="" if a.threads is None else f", num_threads={a.threads}")
+    with tempfile.TemporaryDirectory(prefix="tack-bench-") as tmp:
+        path = os.path.join(tmp, "seed_transform.py")  # kernels are compiled from a file
+        with open(path, "w") as f:
+            f.write(script)
+        script = path
+        env = dict(os.environ, TACK_CACHE_DIR=a.cache_dir or os.path.join(tmp, "cache"))
+        env.pop("TACK_CACHE", None)
+        modes = (("cold (TACK_CACHE=off)", dict(env, TACK_CACHE="off")), ("cached", env))
+        rows = {name: [] for name, _ in modes}
+        run(script, env)  # fills the cache (and warms the OS file cache for both modes)
+        for _ in range(a.runs):  # interleaved, so that machine noise hits both alike
+            for name, e in modes:
+                rows[name].append(run(script, e))
+    import platform
+
+    print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; "
+          f"{a.runs} fresh processes per row, medians (min-max)")
+    for name, rs in rows.items():
+        first = [r["first_ms"] for r in rs]
+        imp = [r["import_ms"] for r in rs]
+        warm = [r["warm_us"] for r in rs]
+        print(f"{name:22s} first call {statistics.median(first):7.2f} ms "
+              f"({min(first):.2f}-{max(first):.2f}); import tack "
+              f"{statistics.median(imp):6.1f} ms; warm call {statistics.median(warm):5.2f} µs; "
+              f"compiled {rs[-1]['code']['compiled']}, from cache {rs[-1]['code']['cached']}, "
+              f"LLVM loaded: {rs[-1]['llvm_loaded']}")
+
+
+if __name__ == "__main__":
+    main()
