@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import glob
 import os
-import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -286,7 +285,8 @@ class PTXModule:
     per_thread: int = 1  # launch indices per GPU thread (`coarsening`): grid = n / (256 * this)
 
 
-_lock = threading.Lock()  # LLVM contexts are not thread-safe under llvmlite's global context
+# LLVM's global context is shared with the CPU engine's compiles: one lock for both.
+from .llvm_host import compile_lock as _lock  # noqa: E402
 
 
 @functools.cache
