@@ -295,6 +295,16 @@ def test_multi_and_flat_indices():
     assert ref1(k_2d, m, np.zeros(2, np.int32)).tolist() == [12, 45]
 
 
+@tack.kernel
+def k_zero_d(s, out):
+    for i in range(out.shape[0]):
+        out[i] = s[None] + s[0] + i
+
+
+def test_zero_dimensional_arrays():
+    assert ref1(k_zero_d, np.array(5.0), np.zeros(3)).tolist() == [10.0, 11.0, 12.0]
+
+
 def test_out_of_bounds_is_outside_the_domain():
     with pytest.raises(OutsideDomain, match="outside"):
         reference(k_2d, np.zeros((2, 2), np.int32), np.zeros(2, np.int32))
@@ -391,6 +401,24 @@ def test_awkward_sizes_and_edge_values():
 def test_check_kernel_passes_on_the_cpu_engine():
     ref = check_kernel(k_loops, 9, np.zeros(9, np.int64))
     assert ref.iterations == 3
+
+
+@tack.kernel
+def k_zero_d_flat(s, out):
+    for i in range(1):
+        out[0] = s[0] * 2
+
+
+def test_zero_dimensional_arrays_by_flat_index_on_the_engine():
+    ref = check_kernel(k_zero_d_flat, np.array(5.0), np.array(0, np.int16))
+    assert ref.arrays[1].shape == () and int(ref.arrays[1]) == 10
+    assert len(ref.mismatches([ref.arrays[0], np.array(11, np.int16)])) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="Tack gap: `a[None]` (§1.22, a 0-d array's element) is "
+                                       "rejected: 'constant of type NoneType'")
+def test_known_zero_dimensional_index_on_the_engine():
+    check_kernel(k_zero_d, np.array(5.0), np.zeros(3))
 
 
 def test_check_kernel_catches_a_wrong_answer(monkeypatch):

@@ -744,6 +744,10 @@ class Runtime:
                 raise Rejected(f"index of type {typeof(i)} into '{arr.name}'")
         if self.typing:
             return 0
+        if not idx:
+            if arr.ndim:
+                raise Rejected(f"'{arr.name}[None]' of a {arr.ndim}-dimensional array")
+            return 0
         if len(idx) == 1:
             k = int(idx[0])
             if not 0 <= k < arr.size:
@@ -1094,6 +1098,8 @@ class _Rewriter:
 
     def indices(self, node: ast.Subscript) -> ast.Tuple:
         sl = node.slice
+        if isinstance(sl, ast.Constant) and sl.value is None:  # a[None]: a 0-d array's element
+            return ast.Tuple([], ast.Load())
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         if any(isinstance(e, ast.Slice) for e in elts):
             raise self.rejected(node, "slice")
@@ -1386,7 +1392,8 @@ class Reference:
                     if 0 <= v < ref.shape[0]:
                         skip[v] = True
             bad = _disagree(act, ref, tol.reshape(ref.shape)) & ~skip
-            for pos in zip(*np.nonzero(bad)):
+            where = [()] if ref.ndim == 0 and bad else zip(*np.nonzero(bad)) if ref.ndim else []
+            for pos in where:
                 if len(out) >= limit:
                     break
                 t = tol.reshape(ref.shape)[pos]
