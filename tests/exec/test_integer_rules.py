@@ -367,6 +367,34 @@ def test_float_floordiv_mod_match_cpython(dt):
     assert not bad, "\n".join(bad)
 
 
+@tack.kernel
+def k_float_classes(x, o):
+    for i in range(x.shape[0]):
+        o[i, 0] = x[i] * 0.0
+        o[i, 1] = x[i] - x[i]
+        o[i, 2] = x[i] + 0.0
+        o[i, 3] = 0.0 - x[i]
+        o[i, 4] = -x[i]
+        o[i, 5] = x[i] != x[i]
+        o[i, 6] = 1.0 if x[i] else 2.0
+        o[i, 7] = x[i] / x[i]
+        o[i, 8] = -(0.0 - x[i])
+        o[i, 9] = x[i] - 0.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_float_classes_and_signed_zeros_preserved(dt):
+    """No fast-math: x*0, x-x, x+0, 0-x are not folded; NaN != NaN; NaN is truthy."""
+    x = np.array([-3.0, 0.0, -0.0, math.inf, -math.inf, math.nan, 2.5], dt)
+    got = run_kernel(k_float_classes, x, np.zeros((7, 10), dt))[1]
+    z = dt(0.0)
+    with np.errstate(all="ignore"):
+        exp = np.stack([x * z, x - x, x + z, z - x, -x, (x != x).astype(dt),
+                        np.where(np.isnan(x) | (x != 0), dt(1), dt(2)), x / x, -(z - x), x - z], 1)
+    same = ((got == exp) & (np.signbit(got) == np.signbit(exp))) | (np.isnan(got) & np.isnan(exp))
+    assert same.all(), [(float(x[r]), int(c), got[r, c], exp[r, c]) for r, c in np.argwhere(~same)]
+
+
 # -- conversions -----------------------------------------------------------------------------------
 def _cast_source(src, dst, n=N):
     rng = np.random.default_rng(11)
