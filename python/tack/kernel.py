@@ -106,20 +106,22 @@ class Kernel:
         n, hidden = pk.host_range.launch(args, self.name)
         if pk.paths is not None:
             args = pk.expand(args)
-        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
+        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked]) if spec.baked else ()
         variant = spec.variants.get(shape_key)
         if variant is None:
             variant = self._compile(dev, spec, args)
-        if dev.engine_name == "native":
-            values = [a._ptr if a.__class__ is Array else a for a in args]
-        else:  # the Julia engine takes the arrays themselves (it wraps their NumPy buffers)
-            values = list(args)
-        for a in args:
-            if a.__class__ is Array and a._device is not dev and not (
-                    a._device.is_host and dev.is_host):
-                raise TackRuntimeError(
-                    f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but the "
-                    f"default device is {dev!r}; re-create the array after set_default_device")
+        native = dev.engine_name == "native"  # the Julia engine takes the arrays themselves
+        values = []
+        for a in args:  # one pass: the launch values, and arrays checked to be on this device
+            if a.__class__ is Array:
+                if a._device is not dev and not (a._device.is_host and dev.is_host):
+                    raise TackRuntimeError(
+                        f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but "
+                        f"the default device is {dev!r}; re-create the array after "
+                        "set_default_device")
+                values.append(a._ptr if native else a)
+            else:
+                values.append(a)
         values += hidden
         if spec.collective and n % 256:
             raise TackValueError(partial_group_message(self.name, n))
