@@ -7,76 +7,76 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `barrier_shapes`, specialization (data: f32[?], out: f32[?], n: i32)
-@kernel function tk_barrier_shapes_7cc52123(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:119
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:119
-    tk_li = @index(Local, Linear)  # extra_kernels.py:119
-    sh = @localmem Float32 (256,)  # extra_kernels.py:119
-    tk_u = @localmem Bool (4,)  # extra_kernels.py:119
-    i = @private Int32 (1,)  # extra_kernels.py:119
-    tid = @private Int32 (1,)  # extra_kernels.py:119
-    total = @private Float32 (1,)  # extra_kernels.py:119
-    rounds = @private Int32 (1,)  # extra_kernels.py:119
-    w = @private Float32 (1,)  # extra_kernels.py:119
-    tk_k1 = @private Int32 (1,)  # extra_kernels.py:119
-    tk_e1 = @private Int32 (1,)  # extra_kernels.py:119
-    i[1] = Int32(0)  # extra_kernels.py:119
-    tid[1] = Int32(0)  # extra_kernels.py:119
-    total[1] = 0.0f0  # extra_kernels.py:119
-    rounds[1] = Int32(0)  # extra_kernels.py:119
-    w[1] = 0.0f0  # extra_kernels.py:119
-    tk_k1[1] = Int32(0)  # extra_kernels.py:119
-    tk_e1[1] = Int32(0)  # extra_kernels.py:119
-    i[1] = (Int64(tk_gi) - Int64(1)) % Int32  # extra_kernels.py:120
-    tid[1] = (tk_li % Int32) - Int32(1)  # extra_kernels.py:122
-    sh[(tid[1] % Int64) + 1] = data[(i[1] % Int64) + 1]  # extra_kernels.py:123
-    @synchronize()  # extra_kernels.py:124
-    tk_k1[1] = Int32(0)  # extra_kernels.py:125
-    tk_e1[1] = Int32(8)  # extra_kernels.py:125
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # extra_kernels.py:125
+@kernel function tk_barrier_shapes_6b826957(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:120
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:120
+    tk_li = @index(Local, Linear)  # extra_kernels.py:120
+    sh = @localmem Float32 (256,)  # extra_kernels.py:120
+    tk_u = @localmem Bool (4,)  # extra_kernels.py:120
+    i = @private Int32 (1,)  # extra_kernels.py:120
+    tid = @private Int32 (1,)  # extra_kernels.py:120
+    total = @private Float32 (1,)  # extra_kernels.py:120
+    rounds = @private Int32 (1,)  # extra_kernels.py:120
+    w = @private Float32 (1,)  # extra_kernels.py:120
+    tk_k1 = @private Int32 (1,)  # extra_kernels.py:120
+    tk_e1 = @private Int32 (1,)  # extra_kernels.py:120
+    i[1] = Int32(0)  # extra_kernels.py:120
+    tid[1] = Int32(0)  # extra_kernels.py:120
+    total[1] = 0.0f0  # extra_kernels.py:120
+    rounds[1] = Int32(0)  # extra_kernels.py:120
+    w[1] = 0.0f0  # extra_kernels.py:120
+    tk_k1[1] = Int32(0)  # extra_kernels.py:120
+    tk_e1[1] = Int32(0)  # extra_kernels.py:120
+    i[1] = (Int64(tk_gi) - Int64(1)) % Int32  # extra_kernels.py:121
+    tid[1] = (tk_li % Int32) - Int32(1)  # extra_kernels.py:123
+    sh[(tid[1] % Int64) + 1] = data[(i[1] % Int64) + 1]  # extra_kernels.py:124
     @synchronize()  # extra_kernels.py:125
-    while tk_u[1]  # extra_kernels.py:125
-        local level::Int32 = zero(Int32)  # extra_kernels.py:125
-        local half::Int32 = zero(Int32)  # extra_kernels.py:125
-        level = tk_k1[1]  # extra_kernels.py:125
-        half = Int32(128) >> (level & Int32(31))  # extra_kernels.py:126
-        if tid[1] < half  # extra_kernels.py:127
-            sh[(tid[1] % Int64) + 1] = sh[(tid[1] % Int64) + 1] + sh[((tid[1] + half) % Int64) + 1]  # extra_kernels.py:128
+    tk_k1[1] = Int32(0)  # extra_kernels.py:126
+    tk_e1[1] = Int32(8)  # extra_kernels.py:126
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # extra_kernels.py:126
+    @synchronize()  # extra_kernels.py:126
+    while tk_u[1]  # extra_kernels.py:126
+        local level::Int32 = zero(Int32)  # extra_kernels.py:126
+        local half::Int32 = zero(Int32)  # extra_kernels.py:126
+        level = tk_k1[1]  # extra_kernels.py:126
+        half = Int32(128) >> (level & Int32(31))  # extra_kernels.py:127
+        if tid[1] < half  # extra_kernels.py:128
+            sh[(tid[1] % Int64) + 1] = sh[(tid[1] % Int64) + 1] + sh[((tid[1] + half) % Int64) + 1]  # extra_kernels.py:129
         end
-        @synchronize()  # extra_kernels.py:129
-        tk_k1[1] = tk_k1[1] + Int32(1)  # extra_kernels.py:125
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # extra_kernels.py:125
-        @synchronize()  # extra_kernels.py:125
+        @synchronize()  # extra_kernels.py:130
+        tk_k1[1] = tk_k1[1] + Int32(1)  # extra_kernels.py:126
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # extra_kernels.py:126
+        @synchronize()  # extra_kernels.py:126
     end
-    total[1] = sh[1]  # extra_kernels.py:130
-    @synchronize()  # extra_kernels.py:131
-    rounds[1] = Int32(0)  # extra_kernels.py:132
-    tk_u[2] = rounds[1] < Int32(3)  # extra_kernels.py:133
-    @synchronize()  # extra_kernels.py:133
-    while tk_u[2]  # extra_kernels.py:133
-        @synchronize()  # extra_kernels.py:133
-        tk_u[3] = rounds[1] != Int32(1)  # extra_kernels.py:134
+    total[1] = sh[1]  # extra_kernels.py:131
+    @synchronize()  # extra_kernels.py:132
+    rounds[1] = Int32(0)  # extra_kernels.py:133
+    tk_u[2] = rounds[1] < Int32(3)  # extra_kernels.py:134
+    @synchronize()  # extra_kernels.py:134
+    while tk_u[2]  # extra_kernels.py:134
         @synchronize()  # extra_kernels.py:134
-        if tk_u[3]  # extra_kernels.py:134
-            sh[(tid[1] % Int64) + 1] = data[(i[1] % Int64) + 1] + Float32(rounds[1])  # extra_kernels.py:135
-            @synchronize()  # extra_kernels.py:136
+        tk_u[3] = rounds[1] != Int32(1)  # extra_kernels.py:135
+        @synchronize()  # extra_kernels.py:135
+        if tk_u[3]  # extra_kernels.py:135
+            sh[(tid[1] % Int64) + 1] = data[(i[1] % Int64) + 1] + Float32(rounds[1])  # extra_kernels.py:136
+            @synchronize()  # extra_kernels.py:137
         end
-        rounds[1] = rounds[1] + Int32(1)  # extra_kernels.py:137
-        tk_u[2] = rounds[1] < Int32(3)  # extra_kernels.py:133
-        @synchronize()  # extra_kernels.py:133
+        rounds[1] = rounds[1] + Int32(1)  # extra_kernels.py:138
+        tk_u[2] = rounds[1] < Int32(3)  # extra_kernels.py:134
+        @synchronize()  # extra_kernels.py:134
     end
-    tk_u[4] = total[1] > 0.0f0  # extra_kernels.py:138
-    @synchronize()  # extra_kernels.py:138
-    if tk_u[4]  # extra_kernels.py:138
-        local _cse1::Int32 = zero(Int32)  # extra_kernels.py:139
-        _cse1 = rem(tid[1] + Int32(1), Int32(256))  # extra_kernels.py:139
-        w[1] = sh[(ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(256), _cse1) % Int64) + 1]  # extra_kernels.py:139
-        @synchronize()  # extra_kernels.py:140
-        out[(i[1] % Int64) + 1] = w[1] / total[1]  # extra_kernels.py:141
+    tk_u[4] = n > Int32(256)  # extra_kernels.py:139
+    @synchronize()  # extra_kernels.py:139
+    if tk_u[4]  # extra_kernels.py:139
+        local _cse1::Int32 = zero(Int32)  # extra_kernels.py:140
+        _cse1 = rem(tid[1] + Int32(1), Int32(256))  # extra_kernels.py:140
+        w[1] = sh[(ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(256), _cse1) % Int64) + 1]  # extra_kernels.py:140
+        @synchronize()  # extra_kernels.py:141
+        out[(i[1] % Int64) + 1] = w[1] / total[1]  # extra_kernels.py:142
     else
-        out[(i[1] % Int64) + 1] = -data[(i[1] % Int64) + 1]  # extra_kernels.py:143
-        @synchronize()  # extra_kernels.py:138
+        out[(i[1] % Int64) + 1] = -data[(i[1] % Int64) + 1]  # extra_kernels.py:144
+        @synchronize()  # extra_kernels.py:139
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_barrier_shapes_7cc52123)) = 256  # extra_kernels.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk_barrier_shapes_6b826957)) = 256  # extra_kernels.py:120
 
-const tack_barrier_shapes = tk_barrier_shapes_7cc52123
+const tack_barrier_shapes = tk_barrier_shapes_6b826957

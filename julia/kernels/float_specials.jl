@@ -7,27 +7,27 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `float_specials`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_float_specials_210885ea(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:62
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:62
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:62
-    local i::Int64 = zero(Int64)  # extra_kernels.py:62
-    local v::Float32 = zero(Float32)  # extra_kernels.py:62
-    local r::Float32 = zero(Float32)  # extra_kernels.py:62
-    if tk_t < tk_n  # extra_kernels.py:62
-        i = tk_t  # extra_kernels.py:63
-        v = x[i + 1]  # extra_kernels.py:64
-        r = 0.0f0  # extra_kernels.py:65
-        if v != v  # extra_kernels.py:66
-            r = -Inf32  # extra_kernels.py:67
-        elseif v > 3.0f38  # extra_kernels.py:68
-            r = Inf32  # extra_kernels.py:69
-        elseif v == 0.0f0  # extra_kernels.py:70
-            r = copysign(1.0f-7, v)  # extra_kernels.py:71
+@kernel function tk_float_specials_05fe5cec(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:63
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:63
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:63
+    local i::Int64 = zero(Int64)  # extra_kernels.py:63
+    local v::Float32 = zero(Float32)  # extra_kernels.py:63
+    local r::Float32 = zero(Float32)  # extra_kernels.py:63
+    if tk_t < tk_n  # extra_kernels.py:63
+        i = tk_t  # extra_kernels.py:64
+        v = x[i + 1]  # extra_kernels.py:65
+        r = 0.0f0  # extra_kernels.py:66
+        if v != v  # extra_kernels.py:67
+            r = -Inf32  # extra_kernels.py:68
+        elseif v > 3.0f38  # extra_kernels.py:69
+            r = Inf32  # extra_kernels.py:70
+        elseif v == 0.0f0  # extra_kernels.py:71
+            r = copysign(1.0f-7, v)  # extra_kernels.py:72
         else
-            r = (v * 1.5f-7) + 2500000.0f0  # extra_kernels.py:73
+            r = (v * 1.5f-7) + 2500000.0f0  # extra_kernels.py:74
         end
-        out[i + 1] = r  # extra_kernels.py:74
+        out[i + 1] = r  # extra_kernels.py:75
     end
 end
 
-const tack_float_specials = tk_float_specials_210885ea
+const tack_float_specials = tk_float_specials_05fe5cec

@@ -7,20 +7,20 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `int_casts`, specialization (a: i32[?], o8: i8[?], ou8: u8[?], o64: i64[?], ou64: u64[?], of: f32[?])
-@kernel function tk_int_casts_dd3b9eca(a::AbstractVector{Int32}, o8::AbstractVector{Int8}, ou8::AbstractVector{UInt8}, o64::AbstractVector{Int64}, ou64::AbstractVector{UInt64}, of::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:44
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:44
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:44
-    local i::Int64 = zero(Int64)  # extra_kernels.py:44
-    local v::Int32 = zero(Int32)  # extra_kernels.py:44
-    if tk_t < tk_n  # extra_kernels.py:44
-        i = tk_t  # extra_kernels.py:45
-        v = a[i + 1]  # extra_kernels.py:46
-        o8[i + 1] = v % Int8  # extra_kernels.py:47
-        ou8[i + 1] = v % UInt8  # extra_kernels.py:48
-        o64[i + 1] = (v % UInt8) % Int64  # extra_kernels.py:49
-        ou64[i + 1] = (v % Int8) % UInt64  # extra_kernels.py:50
-        of[i + 1] = Float32(v) / 3.0f0  # extra_kernels.py:51
+@kernel function tk_int_casts_097ae6ff(a::AbstractVector{Int32}, o8::AbstractVector{Int8}, ou8::AbstractVector{UInt8}, o64::AbstractVector{Int64}, ou64::AbstractVector{UInt64}, of::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:45
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:45
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:45
+    local i::Int64 = zero(Int64)  # extra_kernels.py:45
+    local v::Int32 = zero(Int32)  # extra_kernels.py:45
+    if tk_t < tk_n  # extra_kernels.py:45
+        i = tk_t  # extra_kernels.py:46
+        v = a[i + 1]  # extra_kernels.py:47
+        o8[i + 1] = v % Int8  # extra_kernels.py:48
+        ou8[i + 1] = v % UInt8  # extra_kernels.py:49
+        o64[i + 1] = (v % UInt8) % Int64  # extra_kernels.py:50
+        ou64[i + 1] = (v % Int8) % UInt64  # extra_kernels.py:51
+        of[i + 1] = Float32(v) / 3.0f0  # extra_kernels.py:52
     end
 end
 
-const tack_int_casts = tk_int_casts_dd3b9eca
+const tack_int_casts = tk_int_casts_097ae6ff

@@ -7,16 +7,16 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `int_misc`, specialization (a: i32[?], e: i32[?], out: i32[?])
-@kernel function tk_int_misc_e43920e0(a::AbstractVector{Int32}, e::AbstractVector{Int32}, out::AbstractVector{Int32}, tk_n::Int64)  # extra_kernels.py:94
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:94
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:94
-    local i::Int64 = zero(Int64)  # extra_kernels.py:94
-    local v::Int32 = zero(Int32)  # extra_kernels.py:94
-    if tk_t < tk_n  # extra_kernels.py:94
-        i = tk_t  # extra_kernels.py:95
-        v = a[i + 1]  # extra_kernels.py:96
-        out[i + 1] = (((tk_ipow(v, e[i + 1]) + min(v, Int32(7))) - max(v, Int32(-7))) + abs(v)) + xor(v, typemin(Int32))  # extra_kernels.py:97
+@kernel function tk_int_misc_cc5d3a09(a::AbstractVector{Int32}, e::AbstractVector{Int32}, out::AbstractVector{Int32}, tk_n::Int64)  # extra_kernels.py:95
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:95
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:95
+    local i::Int64 = zero(Int64)  # extra_kernels.py:95
+    local v::Int32 = zero(Int32)  # extra_kernels.py:95
+    if tk_t < tk_n  # extra_kernels.py:95
+        i = tk_t  # extra_kernels.py:96
+        v = a[i + 1]  # extra_kernels.py:97
+        out[i + 1] = (((tk_ipow(v, e[i + 1]) + min(v, Int32(7))) - max(v, Int32(-7))) + abs(v)) + xor(v, typemin(Int32))  # extra_kernels.py:98
     end
 end
 
-const tack_int_misc = tk_int_misc_e43920e0
+const tack_int_misc = tk_int_misc_cc5d3a09

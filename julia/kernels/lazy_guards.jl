@@ -7,19 +7,19 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `lazy_guards`, specialization (x: f32[?], out: f32[?], n: i32)
-@kernel function tk_lazy_guards_563d4363(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:101
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:101
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:101
-    local i::Int32 = zero(Int32)  # extra_kernels.py:101
-    local r::Float32 = zero(Float32)  # extra_kernels.py:101
-    if tk_t < tk_n  # extra_kernels.py:101
-        i = tk_t % Int32  # extra_kernels.py:102
-        r = ((i + Int32(1)) < n) ? x[((i + Int32(1)) % Int64) + 1] : (-1.0f0)  # extra_kernels.py:103
-        if ((i + Int32(1)) < n) && (x[((i + Int32(1)) % Int64) + 1] > 0.0f0)  # extra_kernels.py:104
-            r = r + 10.0f0  # extra_kernels.py:105
+@kernel function tk_lazy_guards_e971da65(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:102
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:102
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:102
+    local i::Int32 = zero(Int32)  # extra_kernels.py:102
+    local r::Float32 = zero(Float32)  # extra_kernels.py:102
+    if tk_t < tk_n  # extra_kernels.py:102
+        i = tk_t % Int32  # extra_kernels.py:103
+        r = ((i + Int32(1)) < n) ? x[((i + Int32(1)) % Int64) + 1] : (-1.0f0)  # extra_kernels.py:104
+        if ((i + Int32(1)) < n) && (x[((i + Int32(1)) % Int64) + 1] > 0.0f0)  # extra_kernels.py:105
+            r = r + 10.0f0  # extra_kernels.py:106
         end
-        out[(i % Int64) + 1] = r  # extra_kernels.py:106
+        out[(i % Int64) + 1] = r  # extra_kernels.py:107
     end
 end
 
-const tack_lazy_guards = tk_lazy_guards_563d4363
+const tack_lazy_guards = tk_lazy_guards_e971da65

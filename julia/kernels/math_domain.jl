@@ -7,25 +7,25 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `math_domain`, specialization (x: f32[?], out: f32[?, 10])
-@kernel function tk_math_domain_0e4b754c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:78
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:78
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:78
-    local i::Int64 = zero(Int64)  # extra_kernels.py:78
-    local v::Float32 = zero(Float32)  # extra_kernels.py:78
-    if tk_t < tk_n  # extra_kernels.py:78
-        i = tk_t  # extra_kernels.py:79
-        v = x[i + 1]  # extra_kernels.py:80
-        out[((i * Int64(10)) + Int64(0)) + 1] = tk_sqrt(v)  # extra_kernels.py:81
-        out[((i * Int64(10)) + Int64(1)) + 1] = tk_log(v)  # extra_kernels.py:82
-        out[((i * Int64(10)) + Int64(2)) + 1] = tk_log2(v)  # extra_kernels.py:83
-        out[((i * Int64(10)) + Int64(3)) + 1] = tk_log10(v)  # extra_kernels.py:84
-        out[((i * Int64(10)) + Int64(4)) + 1] = tk_asin(v)  # extra_kernels.py:85
-        out[((i * Int64(10)) + Int64(5)) + 1] = tk_acos(v)  # extra_kernels.py:86
-        out[((i * Int64(10)) + Int64(6)) + 1] = tk_sin(v)  # extra_kernels.py:87
-        out[((i * Int64(10)) + Int64(7)) + 1] = tk_cos(v)  # extra_kernels.py:88
-        out[((i * Int64(10)) + Int64(8)) + 1] = tk_pow(v, 0.5f0)  # extra_kernels.py:89
-        out[((i * Int64(10)) + Int64(9)) + 1] = tk_pow(v, 3.0f0)  # extra_kernels.py:90
+@kernel function tk_math_domain_19fa6b4a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:79
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:79
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:79
+    local i::Int64 = zero(Int64)  # extra_kernels.py:79
+    local v::Float32 = zero(Float32)  # extra_kernels.py:79
+    if tk_t < tk_n  # extra_kernels.py:79
+        i = tk_t  # extra_kernels.py:80
+        v = x[i + 1]  # extra_kernels.py:81
+        out[((i * Int64(10)) + Int64(0)) + 1] = tk_sqrt(v)  # extra_kernels.py:82
+        out[((i * Int64(10)) + Int64(1)) + 1] = tk_log(v)  # extra_kernels.py:83
+        out[((i * Int64(10)) + Int64(2)) + 1] = tk_log2(v)  # extra_kernels.py:84
+        out[((i * Int64(10)) + Int64(3)) + 1] = tk_log10(v)  # extra_kernels.py:85
+        out[((i * Int64(10)) + Int64(4)) + 1] = tk_asin(v)  # extra_kernels.py:86
+        out[((i * Int64(10)) + Int64(5)) + 1] = tk_acos(v)  # extra_kernels.py:87
+        out[((i * Int64(10)) + Int64(6)) + 1] = tk_sin(v)  # extra_kernels.py:88
+        out[((i * Int64(10)) + Int64(7)) + 1] = tk_cos(v)  # extra_kernels.py:89
+        out[((i * Int64(10)) + Int64(8)) + 1] = tk_pow(v, 0.5f0)  # extra_kernels.py:90
+        out[((i * Int64(10)) + Int64(9)) + 1] = tk_pow(v, 3.0f0)  # extra_kernels.py:91
     end
 end
 
-const tack_math_domain = tk_math_domain_0e4b754c
+const tack_math_domain = tk_math_domain_19fa6b4a

@@ -7,27 +7,27 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `nested_continue`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_nested_continue_9389dd1f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:31
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:31
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:31
-    local i::Int64 = zero(Int64)  # extra_kernels.py:31
-    local v::Float32 = zero(Float32)  # extra_kernels.py:31
-    if tk_t < tk_n  # extra_kernels.py:31
-        while true  # extra_kernels.py:32
-            i = tk_t  # extra_kernels.py:32
-            v = x[i + 1]  # extra_kernels.py:33
-            if v > 0.0f0  # extra_kernels.py:34
-                if v > 1.0f0  # extra_kernels.py:35
-                    break  # extra_kernels.py:36
+@kernel function tk_nested_continue_e506032e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:32
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:32
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:32
+    local i::Int64 = zero(Int64)  # extra_kernels.py:32
+    local v::Float32 = zero(Float32)  # extra_kernels.py:32
+    if tk_t < tk_n  # extra_kernels.py:32
+        while true  # extra_kernels.py:33
+            i = tk_t  # extra_kernels.py:33
+            v = x[i + 1]  # extra_kernels.py:34
+            if v > 0.0f0  # extra_kernels.py:35
+                if v > 1.0f0  # extra_kernels.py:36
+                    break  # extra_kernels.py:37
                 end
-                v = v * 2.0f0  # extra_kernels.py:37
+                v = v * 2.0f0  # extra_kernels.py:38
             else
-                v = v - 1.0f0  # extra_kernels.py:39
+                v = v - 1.0f0  # extra_kernels.py:40
             end
-            out[i + 1] = v  # extra_kernels.py:40
-            break  # extra_kernels.py:40
+            out[i + 1] = v  # extra_kernels.py:41
+            break  # extra_kernels.py:41
         end
     end
 end
 
-const tack_nested_continue = tk_nested_continue_9389dd1f
+const tack_nested_continue = tk_nested_continue_e506032e

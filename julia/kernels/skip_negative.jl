@@ -7,18 +7,18 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `skip_negative`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_skip_negative_91e75d68(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:22
-    tk_gi = @index(Global, Linear)  # extra_kernels.py:22
-    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:22
-    local i::Int64 = zero(Int64)  # extra_kernels.py:22
-    local v::Float32 = zero(Float32)  # extra_kernels.py:22
-    if tk_t < tk_n  # extra_kernels.py:22
-        i = tk_t  # extra_kernels.py:23
-        v = x[i + 1]  # extra_kernels.py:24
-        if !(v < 0.0f0)  # extra_kernels.py:25
-            out[i + 1] = tk_sqrt(v)  # extra_kernels.py:27
+@kernel function tk_skip_negative_0f3e676a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:23
+    tk_gi = @index(Global, Linear)  # extra_kernels.py:23
+    tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:23
+    local i::Int64 = zero(Int64)  # extra_kernels.py:23
+    local v::Float32 = zero(Float32)  # extra_kernels.py:23
+    if tk_t < tk_n  # extra_kernels.py:23
+        i = tk_t  # extra_kernels.py:24
+        v = x[i + 1]  # extra_kernels.py:25
+        if !(v < 0.0f0)  # extra_kernels.py:26
+            out[i + 1] = tk_sqrt(v)  # extra_kernels.py:28
         end
     end
 end
 
-const tack_skip_negative = tk_skip_negative_91e75d68
+const tack_skip_negative = tk_skip_negative_0f3e676a

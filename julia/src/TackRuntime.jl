@@ -77,7 +77,8 @@ end
 # -- atomics -----------------------------------------------------------------------------------
 
 # Tack's atomic_add/min/max (ir/ops.py): the element's value just before the update, relaxed
-# ordering (`:monotonic`, LLVM's name for C's relaxed). `Atomix.@atomic A[i] op v` lowers to
+# ordering (`:monotonic`, LLVM's name for C's relaxed). `A` is a kernel's array argument or a
+# `@localmem` array (Atomix takes its `pointer`: an `MArray` on KA's CPU backend). `Atomix.@atomic A[i] op v` lowers to
 # `Atomix.modify!`, which returns `old => new` (Atomix src/sugar.jl; the CUDA extension returns
 # `old => op(old, x)` too), so `first` is the old value. Integer `min`/`max` are atomic
 # read-modify-write operations on every backend; UnsafeAtomics picks `umin`/`umax` for unsigned

@@ -3,7 +3,8 @@ in the parallel loop (both rewrites), integer casts and shifts by signedness, ty
 literals, math outside its real domain (NaN, never a Julia DomainError), lazy `if`-expressions and
 `and` guarding out-of-range loads (Julia's bounds checks would catch an eager arm); the old values
 atomics return (integer, unsigned and the float compare-and-swap path, NaN included); and barriers
-inside `for`, `while` and `if` (`barrier_shapes`, which needs workgroups: Julia engine only).
+inside `for`, `while` and `if` and the library's block reductions (`barrier_shapes`, `block_stats`:
+they need workgroups, so the Julia engine only).
 
 Cases use the shared corpus's `Case`, so any engine can run them against their NumPy references.
 """
@@ -135,12 +136,22 @@ def barrier_shapes(data, out, n):
                 sh[tid] = data[i] + rounds
                 tack.barrier()
             rounds += 1
-        if total > 0.0:  # an if holding a barrier (the whole group agrees on total)
+        if n > 256:  # an if holding a barrier (a scalar argument: uniform, as barriers need)
             w = sh[(tid + 1) % 256]
             tack.barrier()
             out[i] = w / total
         else:
             out[i] = -data[i]
+
+
+@tack.kernel
+def block_stats(data, sums, maxs, n):
+    for i in range(n):
+        s = tack.block_sum(data[i])  # library reductions: Tack code with shared memory + barriers
+        m = tack.block_max(data[i])
+        if tack.thread_id() == 0:
+            sums[i // 256] = s
+            maxs[i // 256] = m
 
 
 def _f32(g, n):
@@ -211,7 +222,7 @@ def _atomic_ref(a):
 
 def _barrier_input(g, n):
     groups = g.uniform(0.1, 1.0, (n, 256)).astype(np.float32)
-    groups[1::2] *= -1  # odd groups sum below 0: the `else` branch
+    groups[1::2] *= -1  # sums of either sign, never near 0
     return [groups.reshape(-1), np.zeros(256 * n, np.float32), 256 * n]
 
 
@@ -219,7 +230,7 @@ def _barrier_ref(data):
     d = data.astype(np.float64).reshape(-1, 256)
     total = d.sum(axis=1, keepdims=True)
     w = np.roll(d, -1, axis=1) + 2.0
-    return np.where(total > 0, w / total, -d).reshape(-1)
+    return (w / total if d.size > 256 else -d).reshape(-1)
 
 
 def _casts_ref(a):
@@ -261,5 +272,11 @@ EXTRA_CASES = [
          lambda a: {1: _lazy_ref(a[0], a[2])}, rtol=1e-6, atol=1e-6),
     Case("atomic_returns", atomic_returns, _atomic_inputs, _atomic_ref),
     Case("barrier_shapes", barrier_shapes, _barrier_input, lambda a: {1: _barrier_ref(a[0])},
-         sizes=(1, 2, 5), rtol=1e-5, atol=1e-6, tags={"workgroups"}),
+         sizes=(1, 2, 5), rtol=1e-5, atol=1e-6, tags={"workgroups"}),  # 1 group: `else`
+    Case("block_stats", block_stats,
+         lambda g, n: [_f32(g, 256 * n), np.zeros(n, np.float32), np.zeros(n, np.float32),
+                       256 * n],
+         lambda a: {1: a[0].astype(np.float64).reshape(-1, 256).sum(1),
+                    2: a[0].reshape(-1, 256).max(1)},
+         sizes=(1, 3), rtol=1e-5, atol=1e-5, tags={"workgroups"}),
 ]

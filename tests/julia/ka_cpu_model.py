@@ -169,7 +169,7 @@ class Model:
         if op is Op.LOAD:
             return convert(self.array(e.arg)[args[0]].item(), e.dtype)
         if op in ATOMIC:
-            arr, k, v = self.arrays[e.arg], args[0], args[1]
+            arr, k, v = self.array(e.arg), args[0], args[1]  # global or shared
             old = convert(arr[k].item(), e.dtype)
             if op is Op.ATOMIC_ADD:
                 new = convert(old + v, e.dtype) if e.dtype.is_float else old + v

@@ -264,13 +264,29 @@ def local_refs(stmts) -> set[str]:
     return names
 
 
-def _assigned_first(stmts, name: str) -> bool:
-    """The first top-level statement that mentions `name` assigns it without reading it."""
+def _assigned_first(stmts, name: str) -> tuple[bool, bool]:
+    """(safe, assigned): no path through `stmts` reads `name` before assigning it, and every
+    path assigns it. A segment a loop re-enters needs no cell for a `safe` local."""
+    assigned = False
     for s in stmts:
-        if name in local_refs([s]):
-            return isinstance(s, N.Assign) and s.name == name and name not in local_refs(
-                [N.ExprStmt(s.loc, s.value)])
-    return True
+        if assigned:
+            break
+        if name not in local_refs([s]):
+            continue
+        if isinstance(s, N.Assign) and s.name == name:
+            safe, done = name not in local_refs([N.ExprStmt(s.loc, s.value)]), True
+        elif isinstance(s, N.If) and name not in {x.arg for x in iter_exprs(s.cond)
+                                                  if x.op is Op.VAR}:
+            (st, at), (se, ae) = _assigned_first(s.then, name), _assigned_first(s.orelse, name)
+            safe, done = st and se, at and ae
+        elif isinstance(s, N.For) and s.var == name:  # Tack: never read after its loop
+            safe, done = True, False
+        else:
+            safe, done = False, False
+        if not safe:
+            return False, False
+        assigned = done
+    return True, assigned
 
 
 def declared(kir: KernelIR) -> dict:
@@ -287,7 +303,7 @@ def cell_locals(kir: KernelIR) -> set[str]:
     for stmts, in_loop in segments(kir.body):
         for name in local_refs(stmts):
             seen[name] = seen.get(name, 0) + 1
-            if seen[name] > 1 or (in_loop and not _assigned_first(stmts, name)):
+            if seen[name] > 1 or (in_loop and not _assigned_first(stmts, name)[0]):
                 cells.add(name)
     return cells & set(declared(kir))
 
