@@ -543,6 +543,8 @@ class Runtime:
         x, y = float(a.v), float(b.v)
         if name == "copysign":
             v = np.copysign(a.v, b.v)
+            if math.isnan(y):  # a NaN's sign bit is the producer's choice (outside the domain)
+                return F(v, max(2 * abs(x) + a.e, float(np.spacing(type(v)(0)))))
             if b.e and (y - b.e <= 0 <= y + b.e or not math.isfinite(b.e)):
                 return F(v, self._prop(v, 2 * abs(x) + a.e, t))
             return F(v, a.e)
