@@ -1,7 +1,7 @@
 """`tack.inspect(kernel, *args, mode=...)`: every stage's artifact, without running anything."""
 from __future__ import annotations
 
-from .devices import default_device
+from .devices import default_device, make_device
 from .errors import TackTypeError, TackValueError
 
 MODES = ("ir", "source", "optimized")
@@ -20,6 +20,8 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
     from .ir.printer import kernel_str
 
     dev = default_device()
+    if engine is not None and engine != dev.engine_name:  # check what that engine can run
+        dev = make_device(dev.arch, engine)
     kir = specialize(kernel, args, dev)
     from .capabilities import has_collectives
 

@@ -840,6 +840,8 @@ class Parser:
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple)
                                          and any(isinstance(e, ast.Slice) for e in sl.elts)):
             raise self.unsupported(sl, "slice", "kernels index one element at a time")
+        if isinstance(sl, ast.Constant) and sl.value is None:  # a[None]: a 0-d array's element
+            return arr, ()
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         return arr, tuple(self.expr(e) for e in elts)
 

@@ -674,6 +674,8 @@ class TypeChecker(VectorRules):
             x = self.expr(i)
             typed_idx += x.comps if isinstance(x, VecVal) else [x]
         idx = tuple(typed(x) for x in typed_idx)
+        if not idx and spec.ndim == 0:  # a[None]
+            return (Expr(Op.CONST, dt.i64, (), 0, e.loc),)
         if len(idx) not in (1, spec.ndim):
             raise self.type_error(e, f"{len(idx)} indices for the {spec.ndim}-dimensional "
                                      f"array '{name}'",

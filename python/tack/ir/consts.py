@@ -26,7 +26,10 @@ def convert(value, dt: DType):
         if dt.bits == 32 and isinstance(value, int) and abs(value) > 1 << 53:
             return _int_to_f32(value)  # through a double would round twice
         v = float(value)
-        return float(np.float32(v)) if dt.bits == 32 else v
+        if dt.bits != 32:
+            return v
+        with np.errstate(over="ignore"):  # an f32 overflow is inf, as at run time
+            return float(np.float32(v))
     if isinstance(value, float):
         if not math.isfinite(value):
             return 0  # float→int of a non-finite value is outside the portable domain

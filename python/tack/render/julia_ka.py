@@ -357,6 +357,14 @@ class _Printer:
         self.emit(d, "continue", s.loc)
 
     def stmt_ExprStmt(self, s: ExprStmt, d: int) -> None:
+        if s.value.op is Op.PRINT:  # KA's @print (JULIA_NOTES §1.8, §2.5): items, spaces, "\n"
+            vals = iter(s.value.args)
+            items = [_julia_str(p) if p is not None else _strip(self.expr(next(vals)))
+                     for p in s.value.arg]
+            spaced = [x for k, item in enumerate(items) for x in ((item,) if k == 0
+                                                                    else ('" "', item))]
+            self.emit(d, f"@print({', '.join(spaced + [_julia_str(chr(10))])})", s.loc)
+            return
         self.emit(d, _strip(self.expr(s.value)), s.loc)
 
     def stmt_Barrier(self, s: Barrier, d: int) -> None:
@@ -419,3 +427,9 @@ def render_julia(kir: KernelIR) -> str:
         kir = rewrite(kir)
     text = "\n".join(_Printer(kir).kernel()) + "\n"
     return text.replace("@NAME@", kernel_name(kir, text))
+
+
+def _julia_str(text: str) -> str:
+    """A Julia string literal (no interpolation: `$` is escaped)."""
+    esc = text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+    return '"' + esc.replace("\n", "\\n") + '"'
