@@ -38,6 +38,7 @@ import weakref
 from ..errors import TackError, TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..render.ptx import BLOCK, compile_ptx
+from .cuda_cache import cached_ptx
 from .cpu import _PACK_ERRORS, _SLOT, _convert
 
 try:
@@ -283,7 +284,7 @@ class CUDAKernel:
 
     def __init__(self, engine: CUDAEngine, kir: KernelIR):
         self.engine, self.kir, self.name = engine, kir, kir.name
-        built = compile_ptx(kir, engine.arch)
+        built = cached_ptx(kir, engine.arch)
         self.ptx, self.llvm_ir, self.optimized_ir = built.ptx, built.llvm_ir, built.optimized_ir
         self.entry = built.name
         self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
