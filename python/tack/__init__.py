@@ -28,7 +28,7 @@ __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
-    "Matrix", "select", "ndrange", "block_sum", "block_min", "block_max", "Texture3D", "texture3d",
+    "Matrix", "select", "ndrange", "from_dlpack", "block_sum", "block_min", "block_max", "Texture3D", "texture3d",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",
