@@ -56,7 +56,6 @@ def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
 
     With a device, its capability checks run on the typed IR first. A debug specialization checks
     every array index (`passes.bounds`)."""
-    from . import capabilities
 
     kernel.check_arity(args)
     pk = kernel.parse_for(args)
