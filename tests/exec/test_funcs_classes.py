@@ -293,3 +293,41 @@ def test_rejections():
     with pytest.raises(TypeError):
         tack.func(3)
     np.testing.assert_array_equal(out.numpy(), np.zeros(2))
+
+
+@tack.device_class
+class Inner:
+    k = 2
+
+    def __init__(self, values):
+        self.values = values
+
+    @tack.func
+    def at(self, i):
+        return self.values[i] * self.k
+
+
+@tack.device_class
+class Outer:
+    def __init__(self, inner, bias):
+        self.inner = inner
+        self.bias = bias
+
+    @tack.func
+    def value(self, i):
+        return self.inner.at(i) + self.bias
+
+
+@tack.kernel
+def nested_objects(o, out):
+    for i in range(out.shape[0]):
+        out[i] = o.value(i) + o.inner.k
+
+
+def test_nested_device_classes():
+    h = np.arange(5, dtype=np.float32)
+    out = tack.zeros(5)
+    nested_objects(Outer(Inner(tack.array(h)), 0.5), out)
+    np.testing.assert_array_equal(out.numpy(), h * 2 + 0.5 + 2)
+    assert "o__inner__values" in tack.inspect(nested_objects, Outer(Inner(tack.array(h)), 0.5),
+                                              out, mode="ir")
