@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `nbody`, specialization (pos: f32[?, 4], acc: f32[?, 3], n: i32, eps2: f32)
-@kernel function tk_nbody_3e100d32(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
+@kernel function tk_nbody_9bf83771(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
     tk_gi = @index(Global, Linear)  # corpus.py:53
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:53
     local i::Int32 = zero(Int32)  # corpus.py:53
@@ -22,7 +22,7 @@ using .TackRuntime
     local dy::Float32 = zero(Float32)  # corpus.py:53
     local dz::Float32 = zero(Float32)  # corpus.py:53
     local r2::Float32 = zero(Float32)  # corpus.py:53
-    local inv::Float32 = zero(Float32)  # corpus.py:53
+    local tk_v_inv::Float32 = zero(Float32)  # corpus.py:53
     local s::Float32 = zero(Float32)  # corpus.py:53
     if tk_t < tk_n  # corpus.py:53
         i = tk_t % Int32  # corpus.py:54
@@ -38,8 +38,8 @@ using .TackRuntime
                 dy = pos[(((j % Int64) * Int64(4)) + Int64(1)) + 1] - yi  # corpus.py:63
                 dz = pos[(((j % Int64) * Int64(4)) + Int64(2)) + 1] - zi  # corpus.py:64
                 r2 = (((dx * dx) + (dy * dy)) + (dz * dz)) + eps2  # corpus.py:65
-                inv = 1.0f0 / tk_sqrt(r2)  # corpus.py:66
-                s = ((pos[(((j % Int64) * Int64(4)) + Int64(3)) + 1] * inv) * inv) * inv  # corpus.py:67
+                tk_v_inv = 1.0f0 / tk_sqrt(r2)  # corpus.py:66
+                s = ((pos[(((j % Int64) * Int64(4)) + Int64(3)) + 1] * tk_v_inv) * tk_v_inv) * tk_v_inv  # corpus.py:67
                 ax = ax + (dx * s)  # corpus.py:68
                 ay = ay + (dy * s)  # corpus.py:69
                 az = az + (dz * s)  # corpus.py:70
@@ -51,4 +51,4 @@ using .TackRuntime
     end
 end
 
-const tack_nbody = tk_nbody_3e100d32
+const tack_nbody = tk_nbody_9bf83771

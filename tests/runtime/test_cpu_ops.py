@@ -460,6 +460,17 @@ def test_workgroup_kernels_are_rejected_before_rendering(engine, what):
         engine.compile(k)
 
 
+def test_rsqrt_op():
+    """RSQRT (fastmath kernels only): 1/sqrt to within the approximation LLVM may pick."""
+    x = np.array([4.0, 2.0, 0.25, 1e-3, 3e5], np.float32)
+    out = np.zeros_like(x)
+    k = kir("rs", [arr("x", D.f32), arr("o", D.f32, True)],
+            [st("o", E(Op.RSQRT, D.f32, ld("x", D.f32)))])
+    k.notes["fastmath"] = True
+    run(CPUEngine(num_threads=1), k, [x, out])
+    np.testing.assert_allclose(out, 1 / np.sqrt(x.astype(np.float64)), rtol=1e-5)
+
+
 def test_print_op(capfd):
     """PRINT: pieces and values of every kind, one line per launch index, flushed at once."""
     from tack.ir.nodes import ExprStmt

@@ -29,6 +29,7 @@ _MATH1 = {
     "cosh": (Op.COSH, "hyperbolic cosine"), "tanh": (Op.TANH, "hyperbolic tangent"),
     "floor": (Op.FLOOR, "round toward -inf (a float)"), "ceil": (Op.CEIL, "round toward +inf (a float)"),
     "trunc": (Op.TRUNC, "round toward zero (a float)"),
+    "rsqrt": (Op.RSQRT, "1/sqrt(x); approximate on GPUs in @tack.kernel(fastmath=True)"),
 }
 
 BUILTINS: dict[str, Builtin] = {

@@ -28,6 +28,8 @@ Math (float operand and result, same dtype)
   SQRT EXP EXP2 LOG LOG2 LOG10 SIN COS TAN ASIN ACOS ATAN SINH COSH TANH FLOOR CEIL TRUNC
   ATAN2 (binary), COPYSIGN (binary)
   ISNAN                      float operand, bool result.
+  RSQRT                      1/sqrt(x), only in fastmath kernels (elsewhere lowered to FDIV and
+                             SQRT): a target may use its approximate reciprocal square root.
 Comparisons (operands share a dtype; result dtype is bool)
   LT LE GT GE EQ NE          floats ordered (NE unordered: NaN != NaN is true).
 Logic (bool operands, bool result)
@@ -115,6 +117,7 @@ class Op(enum.Enum):
     ATAN2 = enum.auto()
     COPYSIGN = enum.auto()
     ISNAN = enum.auto()
+    RSQRT = enum.auto()
 
     LT = enum.auto()
     LE = enum.auto()
@@ -158,7 +161,7 @@ class Op(enum.Enum):
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
 MATH_UNARY = frozenset({
     Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
-    Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC,
+    Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT,
 })
 MATH_BINARY = frozenset({Op.ATAN2, Op.COPYSIGN, Op.POW})
 UNARY = frozenset({Op.NEG, Op.ABS, Op.INVERT, Op.NOT, Op.ISNAN}) | MATH_UNARY

@@ -11,8 +11,14 @@ from ..ir.walk import map_body
 from .build import B
 
 
-def lower_ops(body):
-    return map_body(body, _lower)
+def lower_ops(body, fastmath: bool = False):
+    def lower(e: Expr) -> Expr:
+        if e.op is Op.RSQRT and not fastmath:  # exactly 1/sqrt(x), two rounded operations
+            k = B(e.loc)
+            return k.bin(Op.FDIV, k.const(1.0, e.dtype), k.op(Op.SQRT, e.dtype, e.args[0]))
+        return _lower(e)
+
+    return map_body(body, lower)
 
 
 def _lower(e: Expr) -> Expr:

@@ -16,7 +16,7 @@ def lower(k: KernelIR, debug: bool = False) -> KernelIR:
         from .bounds import add_bounds_checks
 
         add_bounds_checks(k)
-    k.body = simplify(lower_ops(k.body))
+    k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))
     k.body = linearize(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
     k.body = cse(k.body, k.locals)

@@ -71,7 +71,7 @@ OPS = {
     Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
     Op.AND_: "({0} & {1})", Op.OR_: "({0} | {1})", Op.XOR: "xor({0}, {1})",
     Op.SHL: "({0} << {1})", Op.INVERT: "(~{0})",
-    Op.SQRT: "tk_sqrt({0})", Op.EXP: "exp({0})", Op.EXP2: "exp2({0})", Op.LOG: "tk_log({0})",
+    Op.SQRT: "tk_sqrt({0})", Op.RSQRT: "inv(tk_sqrt({0}))", Op.EXP: "exp({0})", Op.EXP2: "exp2({0})", Op.LOG: "tk_log({0})",
     Op.LOG2: "tk_log2({0})", Op.LOG10: "tk_log10({0})", Op.SIN: "tk_sin({0})",
     Op.COS: "tk_cos({0})", Op.TAN: "tk_tan({0})", Op.ASIN: "tk_asin({0})",
     Op.ACOS: "tk_acos({0})", Op.ATAN: "atan({0})", Op.SINH: "sinh({0})", Op.COSH: "cosh({0})",
@@ -93,7 +93,7 @@ KINDS = {**{op: _INT for op in (Op.IDIV, Op.IREM, Op.IPOW, Op.MIN, Op.MAX, Op.SH
          **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
                                   Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,
                                   Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH,
-                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC)},
+                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT)},
          **{op: "iuf" for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.ABS)},
          **{op: "iub" for op in (Op.AND_, Op.OR_, Op.XOR)},
          **{op: "b" for op in (Op.NOT, Op.LAND, Op.LOR)}}

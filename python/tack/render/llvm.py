@@ -85,7 +85,8 @@ class LLVMRenderer:
         Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
         Op.THREAD_ID: "thread_id", Op.PRINT: "print_",
         **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
-        **{op: "compare" for op in _CMP}, **{op: "math" for op in (*_INTRINSICS, *_LIBM)}}
+        **{op: "compare" for op in _CMP},
+        **{op: "math" for op in (*_INTRINSICS, *_LIBM, Op.RSQRT)}}
     STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
                             For: "for_", Break: "break_", Continue: "continue_",
                             ExprStmt: "expr_stmt", Barrier: "barrier"}
@@ -317,6 +318,10 @@ class LLVMRenderer:
 
     def math(self, e: Expr) -> ir.Value:
         args = self.operands(self.need(e, e.dtype.is_float))
+        if e.op is Op.RSQRT and Op.RSQRT not in self.LIBM:  # fastmath only: fast 1/sqrt
+            sqrt = self.intrinsic("llvm.sqrt", args[0].type, 1)
+            root = self.b.call(sqrt, args, fastmath=self.fflags)
+            return self.b.fdiv(ir.Constant(args[0].type, 1.0), root, flags=self.fflags)
         fn = self.math_function(e.op, e.dtype)
         if self.fflags != FFLAGS and fn.name.startswith("llvm."):
             return self.b.call(fn, args, fastmath=self.fflags)

@@ -50,13 +50,15 @@ SHARED = 3  # NVPTX address space of workgroup memory (arrays are in 1, global)
 _LIBDEVICE = {Op.EXP: "exp", Op.EXP2: "exp2", Op.LOG: "log", Op.LOG2: "log2", Op.LOG10: "log10",
               Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos",
               Op.ATAN: "atan", Op.SINH: "sinh", Op.COSH: "cosh", Op.TANH: "tanh",
-              Op.ATAN2: "atan2", Op.POW: "pow", Op.FREM: "fmod"}
+              Op.ATAN2: "atan2", Op.POW: "pow", Op.FREM: "fmod", Op.RSQRT: "rsqrt"}
 _KEEP_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
                    Op.TRUNC: "llvm.trunc", Op.COPYSIGN: "llvm.copysign"}
 
 
 class PTXRenderer(LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
+
+    LIBM = {**LLVMRenderer.LIBM, Op.RSQRT: "rsqrt"}  # __nv_rsqrtf: the approximate rsqrt
 
     triple = TRIPLE
     array_addrspace = 1  # arrays are global memory: ld.global / st.global / atom.global
