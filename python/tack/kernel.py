@@ -94,7 +94,9 @@ class Kernel:
                                    "in kernels") from NotImplementedError()
         dev = _global["device"] or default_device()
         try:
-            sig = tuple([a._sig if a.__class__ is Array else _scalar_key(a) for a in args])
+            sig = tuple([a._sig if a.__class__ is Array else (
+                _I32 if a.__class__ is int and -2147483648 <= a <= 2147483647 else _scalar_key(a))
+                for a in args])
         except TypeError:
             sig = None
         debug = _global["debug"]
@@ -218,6 +220,9 @@ class BoundKernel:
 
     def __repr__(self) -> str:
         return f"<bound tack.kernel {self.name} of {self.obj!r}>"
+
+
+_I32 = dt.i32
 
 
 def _scalar_key(v):

@@ -31,6 +31,9 @@ class HostRange:
     def launch(self, args, kernel_name: str) -> tuple[int, list]:
         """(number of launch indices, values of `hidden`) for one call."""
         got = self.evaluate(*args)
+        if self.form == "stop":  # range(n): the common case, kept cheap
+            n = got[1]
+            return (n if n > 0 else 0), []
         if self.form == "nd":
             exts = [max(0, e - s) for s, e in got]  # empty extents run nothing
             n = 1
