@@ -654,6 +654,19 @@ def test_regression_tuple_assignment_keeps_the_right_sides_precision():
     assert out[0] == 0.1  # was 0.10000000149011612 before 4fd2435
 
 
+@tack.kernel
+def k_fold_overflow(out):
+    for i in range(out.shape[0]):
+        out[i] = 1e30 * 1e30
+
+
+def test_regression_constant_folding_overflow_is_silent():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run_kernel(k_fold_overflow, np.zeros(1, np.float32))[0]
+    assert np.isinf(out[0])  # f32(1e30) * f32(1e30) is inf, and says nothing
+
+
 # -- known bugs: strict xfail, so that a fix shows as XPASS (then drop the marker) ----------------
 @tack.kernel
 def k_tuple_weak_choice(x, out):
@@ -677,13 +690,17 @@ def test_known_tuple_temporaries_are_transparent():
 
 
 @tack.kernel
-def k_fold_overflow(out):
-    for i in range(out.shape[0]):
-        out[i] = 1e30 * 1e30
+def k_weak_beside_bool(x, out):
+    for i in range(x.shape[0]):
+        out[0] = x[i] + (0.1 + True)
+        out[1] = x[i] + (0.1 + 1)
 
 
-def test_known_constant_folding_overflow_is_silent():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        out = run_kernel(k_fold_overflow, np.zeros(1, np.float32))[0]
-    assert np.isinf(out[0])  # f32(1e30) * f32(1e30) is inf, and says nothing
+@pytest.mark.xfail(strict=True, reason="Tack bug (since a9a2239): True/False no longer count as "
+                                       "integer literals, so `0.1 + True` is f32 while `0.1 + 1` "
+                                       "stays weak")
+def test_known_boolean_literal_keeps_a_float_literal_weak():
+    args = (np.array([3.0]), np.zeros(2))
+    assert reference(k_weak_beside_bool, *args).arrays[1].tolist() == [4.1, 4.1]
+    out = run_kernel(k_weak_beside_bool, *args)[1]
+    assert out.tolist() == [4.1, 4.1]  # Tack: [4.100000023841858, 4.1]

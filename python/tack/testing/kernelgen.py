@@ -82,7 +82,9 @@ CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),
 #  tuple_weak        `a, b = abs(0.1), 0` gave an f64 local `a` the f32 value (fixed in 4fd2435
 #                    for literal expressions; still open for other weak values such as
 #                    `(0.1 if c else 0.2)`: test_known_tuple_temporaries_are_transparent)
-AVOID: frozenset = frozenset({"tuple_weak"})
+#  weak_bool         since a9a2239 True/False no longer count as integer literals: `0.1 + True`
+#                    is f32, `0.1 + 1` weak (test_known_boolean_literal_keeps_a_float_literal_weak)
+AVOID: frozenset = frozenset({"tuple_weak", "weak_bool"})
 
 
 # -- randomness ------------------------------------------------------------------------------------
@@ -557,9 +559,12 @@ class KernelGen:
         return _lit(v)
 
     def weak_ok(self, e: E, other: E) -> E:
-        """Avoid `weak_typed_const`: a weak float meeting a cast integer literal gets a type."""
-        if "weak_typed_const" in self.avoid and e.t is WEAK and other.t.is_int and other.const \
-                and not other.lit:
+        """Avoid known bugs where a weak float meets an integer constant: give it a type."""
+        if e.t is not WEAK or not other.t.is_int:
+            return e
+        if "weak_typed_const" in self.avoid and other.const and not other.lit:
+            return self.cast(e, F32)
+        if "weak_bool" in self.avoid and other.code in ("True", "False"):
             return self.cast(e, F32)
         return e
 
@@ -730,6 +735,8 @@ class KernelGen:
     def math2(self, sub) -> E:
         name = self.ch.choose(MATH2)
         args = [sub(), sub()]
+        if "weak_bool" in self.avoid and any(x.code in ("True", "False") for x in args):
+            args = [self.cast(x, F32) if x.t is WEAK else x for x in args]
         floats = [x.t for x in args if x.t.is_float and x.t is not WEAK]
         t = WEAK
         for ft in floats:
