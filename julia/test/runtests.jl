@@ -12,6 +12,7 @@ using Test, Random
 using KernelAbstractions
 import KernelAbstractions as KA
 import NNlib
+import LinearAlgebra   # det, inv, tr in the references of the matrix kernels
 
 const JULIA_DIR = normpath(joinpath(@__DIR__, ".."))
 const KERNEL_DIR = joinpath(JULIA_DIR, "kernels")

@@ -34,8 +34,8 @@ using .TackRuntime
 
 
 def case_ir(case, n: int = GOLDEN_N):
+    tack.set_default_device("cpu")  # before `make`, which may create tack arrays
     host = case.make(np.random.default_rng(0), n)
-    tack.set_default_device("cpu")
     args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
     return specialize(case.kernel, args)
 

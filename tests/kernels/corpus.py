@@ -444,12 +444,439 @@ def _stepped_ref(a):
     return out
 
 
+def host_view(arg):
+    """What `expect` sees of an argument `make` built: a tack array as a NumPy copy, a
+    device-class object as a namespace of its attributes (arrays copied, objects recursively)."""
+    from types import SimpleNamespace
+
+    from tack.frontend.objects import is_device_class
+
+    if isinstance(arg, tack.Array):
+        return arg.numpy().copy()
+    if is_device_class(arg):
+        return SimpleNamespace(**{k: host_view(v) for k, v in vars(arg).items()},
+                               **{k: getattr(arg, k) for k in dir(type(arg))
+                                  if not k.startswith("_") and k not in vars(arg)
+                                  and isinstance(getattr(arg, k), (int, float))})
+    return arg
+
+
+def written(args, key):
+    """The array an `expect` key names: an argument position, or (position, attribute, ...) for
+    an array held by a device-class object."""
+    if isinstance(key, tuple):
+        obj = args[key[0]]
+        for name in key[1:]:
+            obj = getattr(obj, name)
+        return obj.numpy()
+    return args[key].numpy()
+
+
 def run_case(case: Case, n: int, seed: int = 0):
-    """Run a case on the current default device; returns (actual, expected) dicts."""
+    """Run a case on the current default device; returns (actual, expected) dicts. `make` may
+    return NumPy arrays (made tack arrays here), tack arrays (vector/matrix arrays) and
+    device-class objects holding tack arrays; `expect` sees them through `host_view`."""
     rng = np.random.default_rng(seed)
-    host = case.make(rng, n)
-    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
+    made = case.make(rng, n)
+    host = [host_view(a) for a in made]
+    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in made]
     case.kernel(*args)
     expected = case.expect(host)
-    actual = {k: args[k].numpy() for k in expected}
+    actual = {k: written(args, k) for k in expected}
     return actual, expected
+
+
+# -- language breadth (issue 5): vectors and matrices, device functions and classes, random
+# numbers, textures, ndrange, tack.math, vector/matrix constants ------------------------------
+from tack import math as tm
+from tack import random as trandom
+
+W3 = tack.constant((0.25, 0.5, 0.25))
+ROT90 = tack.constant(((0.0, -1.0), (1.0, 0.0)))
+PRIMES = tack.constant((2, 3, 5, 7), tack.i32)
+
+
+@tack.kernel
+def vec_geometry(a, b, out, dots, flags):
+    for i in range(a.shape[0]):
+        u = a[i]
+        v = b[i]
+        n = u.cross(v).normalized()
+        d = u.dot(v)
+        m = u > v
+        w = tack.select(m, u, v) + n * d
+        w.z = w.z + (u @ v) - d
+        out[i] = w
+        dots[i] = d + u.norm() * v.length()
+        flags[i] = any(m) + 2 * all(u < 0.5) + 4 * m.sum()
+
+
+@tack.kernel
+def mat2_solve(A, rhs, x, det):
+    for p in range(A.shape[0]):
+        M = A[p]
+        det[p] = M.determinant()
+        x[p] = M.inverse() @ rhs[p] + M.transpose() @ [1.0, 2.0]
+
+
+@tack.kernel
+def mat3_f64(F, u, F_inv, out):
+    for p in range(F.shape[0]):
+        A = F[p]
+        B = A @ A.transpose() + tack.Matrix.identity(3) * A.determinant()
+        F_inv[p] = A.inverse()
+        w = u[p]
+        out[p] = B @ w + w @ A + w.outer_product(w) @ w + A[1, 2] * A.trace()
+
+
+@tack.func
+def _square(x):
+    return x * x
+
+
+@tack.func
+def _sum_squares(a, b):
+    return _square(a) + _square(b)  # a nested call
+
+
+@tack.func
+def _ordered(a, b):
+    if a < b:
+        return a, b  # an early tuple return
+    return b, a
+
+
+@tack.func
+def _clip_magnitude(x, limit):
+    if abs(x) <= limit:
+        return x  # an early return
+    return copysign(limit, x)
+
+
+@tack.func
+def _fill_powers(buf, x, k):
+    p = 1.0
+    for j in range(k):
+        buf[j] = p  # writes the caller's local array
+        p = p * x
+
+
+@tack.kernel
+def device_funcs(x, y, lo, hi, out):
+    for i in range(x.shape[0]):
+        a = x[i]
+        b = y[i]
+        small, large = _ordered(a, b)
+        lo[i] = small
+        hi[i] = large
+        buf = tack.local_array(tack.f32, 4)
+        _fill_powers(buf, _clip_magnitude(a, 1.0), 4)
+        out[i] = _sum_squares(a, b) + buf[0] + buf[1] + buf[2] + buf[3]
+
+
+@tack.device_class
+class CellSetExplicit:
+    points_per_cell = 4  # fixed topology; compile-time allocation size
+
+    def __init__(self, connectivity, visits, weight):
+        self.connectivity = connectivity  # an array parameter
+        self.visits = visits  # an array the kernel writes
+        self.weight = weight  # a runtime scalar
+
+    @tack.func
+    def get_cell_points(self, cell_id, pts):
+        for v in range(self.points_per_cell):
+            pts[v] = self.connectivity[cell_id * self.points_per_cell + v]
+
+    @tack.func
+    def visit(self, point):
+        tack.atomic_add(self.visits, point, 1)
+
+
+@tack.kernel
+def cell_average(cs, data, out, n_cells):
+    for c in range(n_cells):
+        pts = tack.local_array(tack.i32, cs.points_per_cell)
+        cs.get_cell_points(c, pts)      # fills pts in one call
+        total = 0.0
+        for v in range(cs.points_per_cell):
+            total = total + data[pts[v]]
+            cs.visit(pts[v])
+        out[c] = cs.weight * total / float(cs.points_per_cell)
+
+
+@tack.kernel
+def init_particles(pos, vel, n, frame):
+    for i in range(n):
+        state = trandom.seed(i, frame)          # element i of this frame
+        u, state = trandom.uniform(state)       # f32 in [0, 1)
+        z, state = trandom.normal(state)        # standard normal
+        d, state = trandom.direction3(state)    # a unit 3-vector; direction2 for 2-D
+        pos[i] = d * (0.4 + 0.6 * u)
+        vel[i] = d * z
+
+
+@tack.kernel
+def random_bits(states, us, n, frame):
+    for i in range(n):
+        s = trandom.seed(i, frame)
+        states[i, 0] = s
+        u, s = trandom.uniform(s)
+        us[i, 0] = u
+        states[i, 1] = s
+        u, s = trandom.uniform(s)
+        us[i, 1] = u
+        states[i, 2] = s
+
+
+@tack.func
+def _probe(tex, u, v, w):
+    return tex.sample(u, v, w)
+
+
+@tack.kernel
+def texture_sample(tex, coords, out, outf):
+    for i in range(coords.shape[0]):
+        c = coords[i]
+        out[i] = tex.sample(c.x, c.y, c.z)
+        outf[i] = _probe(tex, c.z, c.x, c.y)  # sampling inside a @tack.func
+
+
+@tack.kernel
+def ndrange_2d(a, out):
+    for i, j in tack.ndrange(a.shape[0], a.shape[1]):
+        out[i, j] = a[i, j] * i - j
+
+
+@tack.kernel
+def ndrange_3d(out, a, b):
+    for i, j, k in tack.ndrange((1, a), (2, b), out.shape[2]):
+        out[i, j, k] = i * 100 + j * 10 + k
+
+
+@tack.kernel
+def tm_helpers(x, v, w, out, out3):
+    for i in range(x.shape[0]):
+        a = x[i]
+        out[i] = (tm.fract(a) + tm.mix(1.0, 3.0, a) + tm.clamp(a, -0.5, 0.75) + tm.saturate(a)
+                  + tm.smoothstep(-1.0, 1.0, a) + tm.step(0.25, a) + tm.sign(a)
+                  + tm.length(v[i]) + tm.distance(v[i], w[i]))
+        out3[i] = tm.normalize(v[i]) + tm.mix(v[i], w[i], 0.25) + tm.clamp(w[i], -0.5, 0.5) \
+            + tm.sign(v[i]) + tm.fract(w[i])
+
+
+@tack.kernel
+def vec_constants(v, k, out, outs):
+    for i in range(v.shape[0]):
+        p = v[i]
+        out[i] = ROT90 @ p + ROT90[k[i] % 2] * W3[k[i]]
+        w = W3
+        primes = PRIMES
+        outs[i] = W3[k[i]] + PRIMES[k[i]] + w.dot([p.x, p.y, 1.0]) + primes.sum()
+
+
+# references ----------------------------------------------------------------------------------
+
+def _vec_geometry_ref(a, b):
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    c = np.cross(a, b)
+    n = c / np.linalg.norm(c, axis=1, keepdims=True)
+    d = (a * b).sum(1)
+    m = a > b
+    w = np.where(m, a, b) + n * d[:, None]
+    dots = d + np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    flags = m.any(1) + 2 * (a < 0.5).all(1) + 4 * m.sum(1)
+    return {2: w, 3: dots, 4: flags.astype(np.int32)}
+
+
+def _mat2_ref(A, rhs):
+    A, rhs = A.astype(np.float64), rhs.astype(np.float64)
+    x = np.einsum("pij,pj->pi", np.linalg.inv(A), rhs) + A[:, 0, :] + 2 * A[:, 1, :]
+    return {2: x, 3: np.linalg.det(A)}
+
+
+def _mat3_ref(F, u):
+    det = np.linalg.det(F)
+    B = F @ np.transpose(F, (0, 2, 1)) + det[:, None, None] * np.eye(3)
+    out = (np.einsum("pij,pj->pi", B, u) + np.einsum("pi,pij->pj", u, F)
+           + u * (u * u).sum(1, keepdims=True)
+           + (F[:, 1, 2] * np.trace(F, axis1=1, axis2=2))[:, None])
+    return {2: np.linalg.inv(F), 3: out}
+
+
+def _device_funcs_ref(x, y):
+    a, b = x.astype(np.float64), y.astype(np.float64)
+    c = np.clip(a, -1.0, 1.0)
+    return {2: np.minimum(x, y), 3: np.maximum(x, y),
+            4: a * a + b * b + 1 + c + c * c + c ** 3}
+
+
+def _cell_average_ref(cs, data, n_cells):
+    conn = cs.connectivity.astype(np.int64)[:4 * n_cells].reshape(n_cells, 4)
+    visits = cs.visits.astype(np.int64).copy()
+    np.add.at(visits, conn.ravel(), 1)
+    return {2: cs.weight * data.astype(np.float64)[conn].sum(1) / 4,
+            (0, "visits"): visits.astype(np.int32)}
+
+
+def _pcg_advance(s: int) -> int:
+    """TACK_API §1.15 in Python integers: an LCG step, then the RXS-M-XS output."""
+    x = (s * 747796405 + 2891336453) & 0xFFFFFFFF
+    w = (((x >> ((x >> 28) + 4)) ^ x) * 277803737) & 0xFFFFFFFF
+    return (w >> 22) ^ w
+
+
+def _random_bits_ref(n, frame):
+    states = np.zeros((n, 3), np.uint32)
+    us = np.zeros((n, 2), np.float32)
+    for i in range(n):
+        s = _pcg_advance((i & 0xFFFFFFFF) ^ _pcg_advance(frame & 0xFFFFFFFF))
+        states[i, 0] = s
+        for k in range(2):
+            us[i, k] = (s >> 8) / 16777216.0  # exact in f32
+            s = _pcg_advance(s)
+            states[i, k + 1] = s
+    return {0: states, 1: us}
+
+
+def _init_particles_ref(n, frame):
+    s = trandom.np_seed(np.arange(n), frame)
+    u, s = trandom.np_uniform(s)
+    z, s = trandom.np_normal(s)
+    d, s = trandom.np_direction3(s)
+    d = d.astype(np.float64)
+    return {0: d * (0.4 + 0.6 * u.astype(np.float64))[:, None], 1: d * z[:, None]}
+
+
+def _trilinear_ref(vol, u, v, w):
+    """Trilinear sampling of a (D, H, W) volume, clamped to the edge, texel centres at 0 and 1."""
+    D, H, W = vol.shape
+    vol = vol.astype(np.float64)
+
+    def axis(c, m):
+        x = np.clip(c.astype(np.float64), 0.0, 1.0) * (m - 1)
+        i0 = np.minimum(np.floor(x).astype(np.int64), m - 1)
+        return i0, np.minimum(i0 + 1, m - 1), x - i0
+
+    i0, i1, fx = axis(u, W)
+    j0, j1, fy = axis(v, H)
+    k0, k1, fz = axis(w, D)
+    out = np.zeros(len(u))
+    for kk, wz in ((k0, 1 - fz), (k1, fz)):
+        for jj, wy in ((j0, 1 - fy), (j1, fy)):
+            for ii, wx in ((i0, 1 - fx), (i1, fx)):
+                out += wz * wy * wx * vol[kk, jj, ii]
+    return out
+
+
+def _texture_make(g, n):
+    vol = g.normal(size=(3, 4, 5)).astype(np.float32)  # (D, H, W)
+    tex = tack.texture3d(tack.array(vol.ravel()), shape=(5, 4, 3))
+    coords = g.uniform(-0.25, 1.25, (n, 3)).astype(np.float32)
+    return [tex, tack.array(coords, dtype=tack.vec3), np.zeros(n, np.float32),
+            np.zeros(n, np.float32)]
+
+
+def _texture_ref(a):
+    vol = a[0].data.reshape(a[0].D, a[0].H, a[0].W)
+    c = a[1]
+    return {2: _trilinear_ref(vol, c[:, 0], c[:, 1], c[:, 2]),
+            3: _trilinear_ref(vol, c[:, 2], c[:, 0], c[:, 1])}
+
+
+def _ndrange_3d_ref(out, a, b):
+    want = np.zeros_like(out)
+    for i in range(1, a):
+        for j in range(2, b):
+            for k in range(out.shape[2]):
+                want[i, j, k] = i * 100 + j * 10 + k
+    return want
+
+
+def _smoothstep(e0, e1, x):
+    t = np.clip((x - e0) / (e1 - e0), 0.0, 1.0)
+    return t * t * (3 - 2 * t)
+
+
+def _tm_ref(x, v, w):
+    x, v, w = (t.astype(np.float64) for t in (x, v, w))
+    out = (x - np.floor(x) + (1.0 * (1 - x) + 3.0 * x) + np.clip(x, -0.5, 0.75) + np.clip(x, 0, 1)
+           + _smoothstep(-1.0, 1.0, x) + (x >= 0.25) + np.sign(x)
+           + np.linalg.norm(v, axis=1) + np.linalg.norm(v - w, axis=1))
+    out3 = (v / np.linalg.norm(v, axis=1, keepdims=True) + v * 0.75 + w * 0.25
+            + np.clip(w, -0.5, 0.5) + np.sign(v) + (w - np.floor(w)))
+    return {3: out, 4: out3}
+
+
+def _vec_constants_ref(v, k):
+    w3 = np.array([0.25, 0.5, 0.25])
+    primes = np.array([2, 3, 5, 7])
+    rot = np.array([[0.0, -1.0], [1.0, 0.0]])
+    kc = np.minimum(k, 2)  # a runtime index outside the table reads its last value
+    v = v.astype(np.float64)
+    out = v @ rot.T + rot[k % 2] * w3[kc][:, None]
+    outs = w3[kc] + primes[np.minimum(k, 3)] + v[:, 0] * 0.25 + v[:, 1] * 0.5 + 0.25 + 17
+    return {2: out, 3: outs}
+
+
+def _vec3(g, n, scale=1.0):
+    return tack.array((g.normal(size=(n, 3)) * scale).astype(np.float32), dtype=tack.vec3)
+
+
+def _well_conditioned(g, n, k, dtype):
+    return (np.eye(k) * 3.0 + g.normal(scale=0.5, size=(n, k, k))).astype(dtype)
+
+
+CASES += [
+    Case("vec_geometry", vec_geometry,
+         lambda g, n: [_vec3(g, n), _vec3(g, n), tack.zeros(n, tack.vec3),
+                       np.zeros(n, np.float32), np.zeros(n, np.int32)],
+         lambda a: _vec_geometry_ref(a[0], a[1]), sizes=(1, 7, 257), rtol=1e-5, atol=1e-5),
+    Case("mat2_solve", mat2_solve,
+         lambda g, n: [tack.array(_well_conditioned(g, n, 2, np.float32), dtype=tack.mat2),
+                       tack.array(g.normal(size=(n, 2)).astype(np.float32), dtype=tack.vec2),
+                       tack.zeros(n, tack.vec2), np.zeros(n, np.float32)],
+         lambda a: _mat2_ref(a[0], a[1]), sizes=(1, 7, 257), rtol=1e-5, atol=1e-5),
+    Case("mat3_f64", mat3_f64,
+         lambda g, n: [tack.array(_well_conditioned(g, n, 3, np.float64),
+                                  dtype=tack.matrix(3, 3, tack.f64)),
+                       tack.array(g.normal(size=(n, 3)), dtype=tack.vector(3, tack.f64)),
+                       tack.zeros(n, tack.matrix(3, 3, tack.f64)),
+                       tack.zeros(n, tack.vector(3, tack.f64))],
+         lambda a: _mat3_ref(a[0], a[1]), sizes=(1, 7, 129), rtol=1e-10, atol=1e-10),
+    Case("device_funcs", device_funcs,
+         lambda g, n: [g.normal(scale=1.5, size=n).astype(np.float32),
+                       g.normal(size=n).astype(np.float32)] + [np.zeros(n, np.float32)] * 3,
+         lambda a: _device_funcs_ref(a[0], a[1]), rtol=1e-5, atol=1e-5),
+    Case("cell_average", cell_average,
+         lambda g, n: [CellSetExplicit(tack.array(g.integers(0, n + 3, 4 * n).astype(np.int32)),
+                                       tack.array(g.integers(0, 5, n + 3).astype(np.int32)),
+                                       0.5),
+                       g.normal(size=n + 3).astype(np.float32), np.zeros(n, np.float32), n],
+         lambda a: _cell_average_ref(a[0], a[1], a[3]), rtol=1e-6, atol=1e-6),
+    Case("init_particles", init_particles,
+         lambda g, n: [tack.zeros(n, tack.vec3), tack.zeros(n, tack.vec3), n, 7],
+         lambda a: _init_particles_ref(a[2], a[3]), rtol=1e-5, atol=1e-5),
+    Case("random_bits", random_bits,
+         lambda g, n: [np.zeros((n, 3), np.uint32), np.zeros((n, 2), np.float32), n, 123456],
+         lambda a: _random_bits_ref(a[2], a[3])),  # bit-exact: states and uniform
+    Case("texture_sample", texture_sample, _texture_make, _texture_ref, sizes=(1, 7, 513),
+         rtol=1e-5, atol=1e-5),
+    Case("ndrange_2d", ndrange_2d,
+         lambda g, n: [g.normal(size=(n, n + 2)).astype(np.float32),
+                       np.zeros((n, n + 2), np.float32)],
+         lambda a: {1: a[0].astype(np.float64) * np.arange(len(a[0]))[:, None]
+                    - np.arange(a[0].shape[1])}, sizes=(1, 5, 40), rtol=1e-6, atol=1e-6),
+    Case("ndrange_3d", ndrange_3d,
+         lambda g, n: [np.zeros((n + 1, n + 3, 3), np.int32), n, n + 2],
+         lambda a: {0: _ndrange_3d_ref(a[0], a[1], a[2])}, sizes=(1, 4, 16)),
+    Case("tm_helpers", tm_helpers,
+         lambda g, n: [g.normal(size=n).astype(np.float32), _vec3(g, n), _vec3(g, n, 2.0),
+                       np.zeros(n, np.float32), tack.zeros(n, tack.vec3)],
+         lambda a: _tm_ref(a[0], a[1], a[2]), rtol=1e-5, atol=1e-5),
+    Case("vec_constants", vec_constants,
+         lambda g, n: [tack.array(g.normal(size=(n, 2)).astype(np.float32), dtype=tack.vec2),
+                       g.integers(0, 6, n).astype(np.int32), tack.zeros(n, tack.vec2),
+                       np.zeros(n, np.float32)],
+         lambda a: _vec_constants_ref(a[0], a[1]), rtol=1e-6, atol=1e-6),
+]
