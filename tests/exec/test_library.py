@@ -149,3 +149,15 @@ def test_texture_errors():
         tack.texture3d(tack.zeros(8), shape=(2, 2, 2), interp="nearest")
     with pytest.raises(ValueError, match="3D shape"):
         tack.texture3d(tack.zeros(8))
+
+
+@tack.kernel
+def constant_methods(out):
+    for i in range(out.shape[0]):
+        out[i] = W3.dot([1.0, 2.0, 3.0]) + W3.sum() + W3.x + ROT.determinant() + ROT[1, 0]
+
+
+def test_vector_constants_have_methods_and_components():
+    out = tack.zeros(2)
+    constant_methods(out)
+    np.testing.assert_allclose(out.numpy(), 2.0 + 1.0 + 0.25 + 1.0 + 1.0)

@@ -715,7 +715,7 @@ class Parser:
             return self._lookup(node)
         if isinstance(node, ast.Attribute):
             base = self._resolve(node.value)
-            if base is _UNSET:
+            if base is _UNSET or _vector_constant(base):  # a value: its components, methods
                 return _UNSET
             try:
                 return getattr(base, node.attr)
@@ -727,7 +727,8 @@ class Parser:
         ref = self.objref(node.value)
         if ref is not None:
             return self.object_attr(ref, node)
-        if node.attr in _COMPONENTS and self._resolve(node.value) is _UNSET:
+        if node.attr in _COMPONENTS and (self._resolve(node.value) is _UNSET
+                                         or _vector_constant(self._resolve(node.value))):
             loc = self.src.loc(node)
             k = Expr(Op.CONST, None, (), _COMPONENTS[node.attr], loc)
             return Expr(Op.COMPONENT, None, (self.expr(node.value), k), None, loc)
@@ -1003,6 +1004,12 @@ def _is_docstring(s: ast.stmt) -> bool:
 def _stmt_name(s: ast.stmt) -> str:
     return {ast.AugAssign: "store", ast.Assign: "store", ast.Expr: "expression"}.get(
         type(s), type(s).__name__.lower() + " statement")
+
+
+def _vector_constant(obj) -> bool:
+    from ..constants import Constant
+
+    return isinstance(obj, tuple) and isinstance(obj, Constant)
 
 
 def _class_member(cls, name: str):
