@@ -696,9 +696,6 @@ def k_weak_beside_bool(x, out):
         out[1] = x[i] + (0.1 + 1)
 
 
-@pytest.mark.xfail(strict=True, reason="Tack bug (since a9a2239): True/False no longer count as "
-                                       "integer literals, so `0.1 + True` is f32 while `0.1 + 1` "
-                                       "stays weak")
 def test_known_boolean_literal_keeps_a_float_literal_weak():
     args = (np.array([3.0]), np.zeros(2))
     assert reference(k_weak_beside_bool, *args).arrays[1].tolist() == [4.1, 4.1]

@@ -552,8 +552,8 @@ class Parser:
 
     def expr_Constant(self, node):  # 1, 2.5, True
         v = node.value
-        if isinstance(v, bool):
-            return Expr(Op.CONST, dt.i32, (), int(v), self.src.loc(node))
+        if isinstance(v, bool):  # an integer literal 0/1 (i32), weak beside floats like `1`
+            return Expr(Op.CONST, None, (), int(v), self.src.loc(node))
         if isinstance(v, (int, float)):
             if isinstance(v, int) and dt.int_literal_dtype(v) is None:
                 raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
