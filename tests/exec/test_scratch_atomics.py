@@ -3,22 +3,7 @@ import numpy as np
 import pytest
 
 import tack
-
-PAIR = tack.constant(2)
-
-
-@tack.kernel
-def row_energy(data, out):
-    for row in range(data.shape[0]):
-        scratch = tack.local_array_like(data, PAIR * data.shape[1])
-        for column in range(data.shape[1]):
-            x = data[row, column]
-            scratch[PAIR * column] = x
-            scratch[PAIR * column + 1] = x * x
-        total = 0.0
-        for column in range(PAIR * data.shape[1]):
-            total += scratch[column]
-        out[row] = total
+from tests.kernels.corpus import block_reduce, histogram, row_energy
 
 
 @tack.kernel
@@ -27,13 +12,6 @@ def generic_process(data, out):
         buf = tack.local_array_like(data, 8)
         buf[0] = data[i]
         out[i] = buf[0]
-
-
-@tack.kernel
-def histogram(data, bins, n):
-    for i in range(n):
-        idx = int(data[i] * 10.0)
-        tack.atomic_add(bins, idx, 1)
 
 
 @tack.kernel
@@ -49,23 +27,6 @@ def extremes(x, lo, hi):
     for i in range(x.shape[0]):
         tack.atomic_min(lo, 0, x[i])
         tack.atomic_max(hi, (0, 1), x[i])
-
-
-@tack.kernel
-def block_reduce(data, partial_sums, n):
-    for i in range(n):
-        smem = tack.shared(tack.f32, 256)
-        tid = tack.thread_id()
-        smem[tid] = data[i]
-        tack.barrier()
-        stride = 128
-        while stride > 0:
-            if tid < stride:
-                smem[tid] = smem[tid] + smem[tid + stride]
-            tack.barrier()
-            stride = stride // 2
-        if tid == 0:
-            tack.atomic_add(partial_sums, 0, smem[0])
 
 
 @pytest.fixture(params=[1, 2], autouse=True)
