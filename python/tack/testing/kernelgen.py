@@ -82,9 +82,11 @@ CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),
 #  tuple_weak        `a, b = abs(0.1), 0` gave an f64 local `a` the f32 value (fixed in 4fd2435
 #                    for literal expressions; still open for other weak values such as
 #                    `(0.1 if c else 0.2)`: test_known_tuple_temporaries_are_transparent)
-#  weak_bool         since a9a2239 True/False no longer count as integer literals: `0.1 + True`
-#                    is f32, `0.1 + 1` weak (test_known_boolean_literal_keeps_a_float_literal_weak)
-AVOID: frozenset = frozenset({"tuple_weak", "weak_bool"})
+#  weak_bool         a9a2239..ff3e90c: True/False did not count as integer literals, so
+#                    `0.1 + True` was f32 and `0.1 + 1` weak
+#  math_int_literal  `sqrt(2)` is weak (f64 beside an f64) but `atan2(1, 2)` is f32; integer-only
+#                    arguments should give f32 like `1 / 3` (test_known_math_of_integer_literals)
+AVOID: frozenset = frozenset({"tuple_weak", "math_int_literal"})
 
 
 # -- randomness ------------------------------------------------------------------------------------
@@ -688,8 +690,9 @@ class KernelGen:
             return E(f"(-{e.code})", e.t)
         if kind == "math1":
             e = sub()
-            t = WEAK if e.t is WEAK or e.lit else (F32 if e.t.is_int else e.t)
-            return E(f"{ch.choose(MATH1)}({e.code})", t)
+            if "math_int_literal" in self.avoid and e.lit:
+                e = self.cast(e, F32)
+            return E(f"{ch.choose(MATH1)}({e.code})", F32 if e.t.is_int else e.t)
         if kind == "math2":
             return self.math2(sub)
         if kind == "boolop":
@@ -737,14 +740,10 @@ class KernelGen:
         args = [sub(), sub()]
         if "weak_bool" in self.avoid and any(x.code in ("True", "False") for x in args):
             args = [self.cast(x, F32) if x.t is WEAK else x for x in args]
-        floats = [x.t for x in args if x.t.is_float and x.t is not WEAK]
-        t = WEAK
-        for ft in floats:
-            t = promote(t, ft)
-        if t is WEAK and any(x.t.is_int and not x.lit for x in args):
+        if all(x.t.is_int for x in args):
             t = F32
-        if "math2_int_f32" in self.avoid and t is F64:
-            args = [self.cast(x, F64) if x.t.is_int and not x.lit else x for x in args]
+        else:
+            t = Runtime._pe(args[0].t, args[1].t, args[0].lit, args[1].lit)
         return E(f"{name}({args[0].code}, {args[1].code})", t)
 
     def leaf(self, scalars_only: bool = False) -> E:

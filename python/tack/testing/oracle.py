@@ -19,9 +19,9 @@ Model, as implemented here (the contract's rule in brackets where it is a choice
 * Promotion follows the contract's table; a signed type with u64 raises `Rejected` (Tack must
   reject the kernel). `/` of two integers is f32; `**` of two integers wraps in the base's type
   (negative exponent: outside the domain); `x ** 2` with a literal 2 and a float x is `x * x`.
-* Math builtins: an integer literal argument is weak, another integer argument is converted
-  directly to the result precision [§1.7 "integer arguments → f32 unless another argument is
-  f64"].
+* Math builtins: integer arguments only (literals included, as for `/`) give f32; otherwise the
+  arguments promote like an operator's operands, an integer converting straight to the result
+  precision [§1.7 "integer arguments → f32 unless another argument is f64"].
 * Locals: one type per local, joined over all its assignments by a type-only pass that walks every
   statement (both branches, loop bodies once) to a fixpoint, as the contract's "derived from all
   their assignments" says. A local assigned exactly once, from a weak value, stays weak
@@ -656,23 +656,20 @@ class Runtime:
         return wrap(abs(int(a)), typeof(a))
 
     def math(self, name: str, args: tuple, lits: tuple):
+        """Integer arguments only: f32 (as for `/`; literals too: write `sqrt(2.0)` for a weak
+        result). Otherwise the arguments promote like a binary operator's operands (an integer
+        converts straight to the result precision; a literal one leaves a float literal weak)."""
+        types = [typeof(x) for x in args]
+        if all(t.is_int for t in types):
+            fs = [self.to_float(x, F32) for x in args]
+            return self.fmath1(name, fs[0], F32) if name in MATH1 else self.fmath2(name, *fs, F32)
         if name in MATH1:
-            (a,), (la,) = args, lits
-            ta = typeof(a)
-            if ta.is_int:
-                a = weak_const(float(int(a))) if la else self.to_float(a, F32)
+            a = args[0]
             if isinstance(a, Weak):
                 return Weak(lambda t: self.fmath1(name, a.at(t), t))
-            return self.fmath1(name, a, typeof(a))
-        a, b = [weak_const(float(int(x))) if typeof(x).is_int and lx else x
-                for x, lx in zip(args, lits)]
-        floats = [typeof(x) for x in (a, b) if isinstance(x, F)]
-        ints = [x for x in (a, b) if typeof(x).is_int]
-        t = WEAK
-        for ft in floats:
-            t = promote(t, ft)
-        if t is WEAK and ints:
-            t = F32
+            return self.fmath1(name, a, types[0])
+        (a, b), (la, lb) = args, lits
+        t = self._pe(types[0], types[1], la, lb)
         if t is WEAK:
             return self._weak2(lambda x, y, tt: self.fmath2(name, x, y, tt), a, b)
         return self.fmath2(name, self.to_float(a, t), self.to_float(b, t), t)
