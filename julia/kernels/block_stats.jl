@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `block_stats`, specialization (data: f32[?], sums: f32[?], maxs: f32[?], n: i32)
-@kernel function tk_block_stats_58c615e6(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
+@kernel function tk_block_stats_50736540(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
     tk_gi = @index(Global, Linear)  # extra_kernels.py:148
     tk_li = @index(Local, Linear)  # extra_kernels.py:148
     __tree_smem5 = @localmem Float32 (256,)  # extra_kernels.py:148
@@ -83,7 +83,7 @@ using .TackRuntime
         if __tree_tid18[1] < __tree_stride17[1]  # reductions.py:18
             __nan_max_a20 = __tree_smem16[(__tree_tid18[1] % Int64) + 1]  # reductions.py:19
             __nan_max_b21 = __tree_smem16[((__tree_tid18[1] + __tree_stride17[1]) % Int64) + 1]  # reductions.py:19
-            __nan_max_ret22 = ifelse(__nan_max_a20 != __nan_max_a20, __nan_max_a20, ifelse(__nan_max_b21 != __nan_max_b21, __nan_max_b21, ifelse((__nan_max_a20 > __nan_max_b21) | isnan(__nan_max_b21), __nan_max_a20, __nan_max_b21)))  # reductions.py:39
+            __nan_max_ret22 = ifelse(__nan_max_a20 != __nan_max_a20, __nan_max_a20, ifelse(__nan_max_b21 != __nan_max_b21, __nan_max_b21, tk_maxnum(__nan_max_a20, __nan_max_b21)))  # reductions.py:39
             __tree_smem16[(__tree_tid18[1] % Int64) + 1] = __nan_max_ret22  # reductions.py:19
         end
         @synchronize()  # reductions.py:20
@@ -116,6 +116,6 @@ using .TackRuntime
         maxs[(ifelse((_cse7 != Int32(0)) & (_cse7 < Int32(0)), _cse8 - Int32(1), _cse8) % Int64) + 1] = m  # extra_kernels.py:154
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_58c615e6)) = 256  # extra_kernels.py:148
+TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_50736540)) = 256  # extra_kernels.py:148
 
-const tack_block_stats = tk_block_stats_58c615e6
+const tack_block_stats = tk_block_stats_50736540

@@ -7,20 +7,16 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `math_builtins`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_math_builtins_d0be8ea8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:192
+@kernel function tk_math_builtins_7037ce52(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:192
     tk_gi = @index(Global, Linear)  # corpus.py:192
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:192
     local i::Int64 = zero(Int64)  # corpus.py:192
     local v::Float32 = zero(Float32)  # corpus.py:192
-    local _cse1::Float32 = zero(Float32)  # corpus.py:192
-    local _cse2::Float32 = zero(Float32)  # corpus.py:192
     if tk_t < tk_n  # corpus.py:192
         i = tk_t  # corpus.py:193
         v = x[i + 1]  # corpus.py:194
-        _cse1 = ifelse(v < 0.25f0, v, 0.25f0)  # corpus.py:195
-        _cse2 = abs(v)  # corpus.py:195
-        out[i + 1] = (((((((tk_sin(v) + tk_cos(v)) + tanh(v)) + exp((-v) * v)) + tk_log(1.0f0 + (v * v))) + atan(v, 1.5f0)) + ifelse(_cse1 < 0.5f0, _cse1, 0.5f0)) + ifelse(_cse2 > 0.1f0, _cse2, 0.1f0)) + 3.1415927f0  # corpus.py:195
+        out[i + 1] = (((((((tk_sin(v) + tk_cos(v)) + tanh(v)) + exp((-v) * v)) + tk_log(1.0f0 + (v * v))) + atan(v, 1.5f0)) + tk_minnum(tk_minnum(v, 0.25f0), 0.5f0)) + tk_maxnum(abs(v), 0.1f0)) + 3.1415927f0  # corpus.py:195
     end
 end
 
-const tack_math_builtins = tk_math_builtins_d0be8ea8
+const tack_math_builtins = tk_math_builtins_7037ce52

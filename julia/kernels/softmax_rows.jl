@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `softmax_rows`, specialization (x: f32[?, 37], out: f32[?, 37])
-@kernel function tk_softmax_rows_be5f7795(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
+@kernel function tk_softmax_rows_cf75995f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
     tk_gi = @index(Global, Linear)  # corpus.py:77
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:77
     local r::Int64 = zero(Int64)  # corpus.py:77
@@ -16,14 +16,12 @@ using .TackRuntime
     local total::Float32 = zero(Float32)  # corpus.py:77
     local e::Float32 = zero(Float32)  # corpus.py:77
     local tk_v_inv::Float32 = zero(Float32)  # corpus.py:77
-    local _cse1::Float32 = zero(Float32)  # corpus.py:77
-    local _cse2::Int64 = zero(Int64)  # corpus.py:77
+    local _cse1::Int64 = zero(Int64)  # corpus.py:77
     if tk_t < tk_n  # corpus.py:77
         r = tk_t  # corpus.py:78
         m = x[((r * Int64(37)) + Int64(0)) + 1]  # corpus.py:79
         for outer c in Int64(1):Int64(36)  # corpus.py:80
-            _cse1 = x[((r * Int64(37)) + c) + 1]  # corpus.py:81
-            m = ifelse((m > _cse1) | isnan(_cse1), m, _cse1)  # corpus.py:81
+            m = tk_maxnum(m, x[((r * Int64(37)) + c) + 1])  # corpus.py:81
         end
         total = 0.0f0  # corpus.py:82
         for outer c in Int64(0):Int64(36)  # corpus.py:83
@@ -33,10 +31,10 @@ using .TackRuntime
         end
         tk_v_inv = 1.0f0 / total  # corpus.py:87
         for outer c in Int64(0):Int64(36)  # corpus.py:88
-            _cse2 = (r * Int64(37)) + c  # corpus.py:89
-            out[_cse2 + 1] = out[_cse2 + 1] * tk_v_inv  # corpus.py:89
+            _cse1 = (r * Int64(37)) + c  # corpus.py:89
+            out[_cse1 + 1] = out[_cse1 + 1] * tk_v_inv  # corpus.py:89
         end
     end
 end
 
-const tack_softmax_rows = tk_softmax_rows_be5f7795
+const tack_softmax_rows = tk_softmax_rows_cf75995f

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `texture_sample`, specialization (coords: f32[?, 3], out: f32[?], outf: f32[?], tex__data: f32[?])
-@kernel function tk_texture_sample_b9979d62(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
+@kernel function tk_texture_sample_ea6fa634(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
     tk_gi = @index(Global, Linear)  # corpus.py:638
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:638
     local i::Int64 = zero(Int64)  # corpus.py:638
@@ -75,12 +75,6 @@ using .TackRuntime
     local _cse6::Float32 = zero(Float32)  # corpus.py:638
     local _cse7::Float32 = zero(Float32)  # corpus.py:638
     local _cse8::Float32 = zero(Float32)  # corpus.py:638
-    local _cse9::Float32 = zero(Float32)  # corpus.py:638
-    local _cse10::Float32 = zero(Float32)  # corpus.py:638
-    local _cse11::Float32 = zero(Float32)  # corpus.py:638
-    local _cse12::Float32 = zero(Float32)  # corpus.py:638
-    local _cse13::Float32 = zero(Float32)  # corpus.py:638
-    local _cse14::Float32 = zero(Float32)  # corpus.py:638
     if tk_t < tk_n  # corpus.py:638
         i = tk_t  # corpus.py:639
         c__0 = coords[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:640
@@ -89,12 +83,9 @@ using .TackRuntime
         _sample_u1 = c__0  # corpus.py:641
         _sample_v2 = c__1  # corpus.py:641
         _sample_w3 = c__2  # corpus.py:641
-        _cse1 = ifelse(_sample_u1 > 0.0f0, _sample_u1, 0.0f0)  # texture.py:44
-        _sample_x23 = ifelse(_cse1 < 1.0f0, _cse1, 1.0f0) * 4.0f0  # texture.py:44
-        _cse2 = ifelse(_sample_v2 > 0.0f0, _sample_v2, 0.0f0)  # texture.py:45
-        _sample_y24 = ifelse(_cse2 < 1.0f0, _cse2, 1.0f0) * 3.0f0  # texture.py:45
-        _cse3 = ifelse(_sample_w3 > 0.0f0, _sample_w3, 0.0f0)  # texture.py:46
-        _sample_z25 = ifelse(_cse3 < 1.0f0, _cse3, 1.0f0) * 2.0f0  # texture.py:46
+        _sample_x23 = tk_minnum(tk_maxnum(_sample_u1, 0.0f0), 1.0f0) * 4.0f0  # texture.py:44
+        _sample_y24 = tk_minnum(tk_maxnum(_sample_v2, 0.0f0), 1.0f0) * 3.0f0  # texture.py:45
+        _sample_z25 = tk_minnum(tk_maxnum(_sample_w3, 0.0f0), 1.0f0) * 2.0f0  # texture.py:46
         _sample_i013 = unsafe_trunc(Int32, _sample_x23)  # texture.py:47
         _sample_j015 = unsafe_trunc(Int32, _sample_y24)  # texture.py:48
         _sample_k017 = unsafe_trunc(Int32, _sample_z25)  # texture.py:49
@@ -108,14 +99,14 @@ using .TackRuntime
         _sample_r0120 = ((_sample_k017 * Int32(4)) + _sample_j116) * Int32(5)  # texture.py:57
         _sample_r1021 = ((_sample_k118 * Int32(4)) + _sample_j015) * Int32(5)  # texture.py:58
         _sample_r1122 = ((_sample_k118 * Int32(4)) + _sample_j116) * Int32(5)  # texture.py:59
-        _cse4 = tex__data[((_sample_r0019 + _sample_i013) % Int64) + 1]  # texture.py:60
-        _sample_c005 = _cse4 + ((tex__data[((_sample_r0019 + _sample_i114) % Int64) + 1] - _cse4) * _sample_fx10)  # texture.py:60
-        _cse5 = tex__data[((_sample_r0120 + _sample_i013) % Int64) + 1]  # texture.py:61
-        _sample_c016 = _cse5 + ((tex__data[((_sample_r0120 + _sample_i114) % Int64) + 1] - _cse5) * _sample_fx10)  # texture.py:61
-        _cse6 = tex__data[((_sample_r1021 + _sample_i013) % Int64) + 1]  # texture.py:62
-        _sample_c108 = _cse6 + ((tex__data[((_sample_r1021 + _sample_i114) % Int64) + 1] - _cse6) * _sample_fx10)  # texture.py:62
-        _cse7 = tex__data[((_sample_r1122 + _sample_i013) % Int64) + 1]  # texture.py:63
-        _sample_c119 = _cse7 + ((tex__data[((_sample_r1122 + _sample_i114) % Int64) + 1] - _cse7) * _sample_fx10)  # texture.py:63
+        _cse1 = tex__data[((_sample_r0019 + _sample_i013) % Int64) + 1]  # texture.py:60
+        _sample_c005 = _cse1 + ((tex__data[((_sample_r0019 + _sample_i114) % Int64) + 1] - _cse1) * _sample_fx10)  # texture.py:60
+        _cse2 = tex__data[((_sample_r0120 + _sample_i013) % Int64) + 1]  # texture.py:61
+        _sample_c016 = _cse2 + ((tex__data[((_sample_r0120 + _sample_i114) % Int64) + 1] - _cse2) * _sample_fx10)  # texture.py:61
+        _cse3 = tex__data[((_sample_r1021 + _sample_i013) % Int64) + 1]  # texture.py:62
+        _sample_c108 = _cse3 + ((tex__data[((_sample_r1021 + _sample_i114) % Int64) + 1] - _cse3) * _sample_fx10)  # texture.py:62
+        _cse4 = tex__data[((_sample_r1122 + _sample_i013) % Int64) + 1]  # texture.py:63
+        _sample_c119 = _cse4 + ((tex__data[((_sample_r1122 + _sample_i114) % Int64) + 1] - _cse4) * _sample_fx10)  # texture.py:63
         _sample_c04 = _sample_c005 + ((_sample_c016 - _sample_c005) * _sample_fy11)  # texture.py:64
         _sample_c17 = _sample_c108 + ((_sample_c119 - _sample_c108) * _sample_fy11)  # texture.py:65
         _sample_ret26 = _sample_c04 + ((_sample_c17 - _sample_c04) * _sample_fz12)  # texture.py:66
@@ -123,12 +114,9 @@ using .TackRuntime
         __probe_u27 = c__2  # corpus.py:642
         __probe_v28 = c__0  # corpus.py:642
         __probe_w29 = c__1  # corpus.py:642
-        _cse8 = ifelse(__probe_u27 > 0.0f0, __probe_u27, 0.0f0)  # texture.py:44
-        _sample_x50 = ifelse(_cse8 < 1.0f0, _cse8, 1.0f0) * 4.0f0  # texture.py:44
-        _cse9 = ifelse(__probe_v28 > 0.0f0, __probe_v28, 0.0f0)  # texture.py:45
-        _sample_y51 = ifelse(_cse9 < 1.0f0, _cse9, 1.0f0) * 3.0f0  # texture.py:45
-        _cse10 = ifelse(__probe_w29 > 0.0f0, __probe_w29, 0.0f0)  # texture.py:46
-        _sample_z52 = ifelse(_cse10 < 1.0f0, _cse10, 1.0f0) * 2.0f0  # texture.py:46
+        _sample_x50 = tk_minnum(tk_maxnum(__probe_u27, 0.0f0), 1.0f0) * 4.0f0  # texture.py:44
+        _sample_y51 = tk_minnum(tk_maxnum(__probe_v28, 0.0f0), 1.0f0) * 3.0f0  # texture.py:45
+        _sample_z52 = tk_minnum(tk_maxnum(__probe_w29, 0.0f0), 1.0f0) * 2.0f0  # texture.py:46
         _sample_i040 = unsafe_trunc(Int32, _sample_x50)  # texture.py:47
         _sample_j042 = unsafe_trunc(Int32, _sample_y51)  # texture.py:48
         _sample_k044 = unsafe_trunc(Int32, _sample_z52)  # texture.py:49
@@ -142,14 +130,14 @@ using .TackRuntime
         _sample_r0147 = ((_sample_k044 * Int32(4)) + _sample_j143) * Int32(5)  # texture.py:57
         _sample_r1048 = ((_sample_k145 * Int32(4)) + _sample_j042) * Int32(5)  # texture.py:58
         _sample_r1149 = ((_sample_k145 * Int32(4)) + _sample_j143) * Int32(5)  # texture.py:59
-        _cse11 = tex__data[((_sample_r0046 + _sample_i040) % Int64) + 1]  # texture.py:60
-        _sample_c0032 = _cse11 + ((tex__data[((_sample_r0046 + _sample_i141) % Int64) + 1] - _cse11) * _sample_fx37)  # texture.py:60
-        _cse12 = tex__data[((_sample_r0147 + _sample_i040) % Int64) + 1]  # texture.py:61
-        _sample_c0133 = _cse12 + ((tex__data[((_sample_r0147 + _sample_i141) % Int64) + 1] - _cse12) * _sample_fx37)  # texture.py:61
-        _cse13 = tex__data[((_sample_r1048 + _sample_i040) % Int64) + 1]  # texture.py:62
-        _sample_c1035 = _cse13 + ((tex__data[((_sample_r1048 + _sample_i141) % Int64) + 1] - _cse13) * _sample_fx37)  # texture.py:62
-        _cse14 = tex__data[((_sample_r1149 + _sample_i040) % Int64) + 1]  # texture.py:63
-        _sample_c1136 = _cse14 + ((tex__data[((_sample_r1149 + _sample_i141) % Int64) + 1] - _cse14) * _sample_fx37)  # texture.py:63
+        _cse5 = tex__data[((_sample_r0046 + _sample_i040) % Int64) + 1]  # texture.py:60
+        _sample_c0032 = _cse5 + ((tex__data[((_sample_r0046 + _sample_i141) % Int64) + 1] - _cse5) * _sample_fx37)  # texture.py:60
+        _cse6 = tex__data[((_sample_r0147 + _sample_i040) % Int64) + 1]  # texture.py:61
+        _sample_c0133 = _cse6 + ((tex__data[((_sample_r0147 + _sample_i141) % Int64) + 1] - _cse6) * _sample_fx37)  # texture.py:61
+        _cse7 = tex__data[((_sample_r1048 + _sample_i040) % Int64) + 1]  # texture.py:62
+        _sample_c1035 = _cse7 + ((tex__data[((_sample_r1048 + _sample_i141) % Int64) + 1] - _cse7) * _sample_fx37)  # texture.py:62
+        _cse8 = tex__data[((_sample_r1149 + _sample_i040) % Int64) + 1]  # texture.py:63
+        _sample_c1136 = _cse8 + ((tex__data[((_sample_r1149 + _sample_i141) % Int64) + 1] - _cse8) * _sample_fx37)  # texture.py:63
         _sample_c031 = _sample_c0032 + ((_sample_c0133 - _sample_c0032) * _sample_fy38)  # texture.py:64
         _sample_c134 = _sample_c1035 + ((_sample_c1136 - _sample_c1035) * _sample_fy38)  # texture.py:65
         _sample_ret53 = _sample_c031 + ((_sample_c134 - _sample_c031) * _sample_fz39)  # texture.py:66
@@ -158,4 +146,4 @@ using .TackRuntime
     end
 end
 
-const tack_texture_sample = tk_texture_sample_b9979d62
+const tack_texture_sample = tk_texture_sample_ea6fa634

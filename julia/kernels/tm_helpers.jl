@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `tm_helpers`, specialization (x: f32[?], v: f32[?, 3], w: f32[?, 3], out: f32[?], out3: f32[?, 3])
-@kernel function tk_tm_helpers_deebbfa0(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
+@kernel function tk_tm_helpers_68afe0cc(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
     tk_gi = @index(Global, Linear)  # corpus.py:658
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:658
     local i::Int64 = zero(Int64)  # corpus.py:658
@@ -79,13 +79,6 @@ using .TackRuntime
     local _fract_ret34__0::Float32 = zero(Float32)  # corpus.py:658
     local _fract_ret34__1::Float32 = zero(Float32)  # corpus.py:658
     local _fract_ret34__2::Float32 = zero(Float32)  # corpus.py:658
-    local _cse1::Float32 = zero(Float32)  # corpus.py:658
-    local _cse2::Float32 = zero(Float32)  # corpus.py:658
-    local _cse3::Float32 = zero(Float32)  # corpus.py:658
-    local _cse4::Float32 = zero(Float32)  # corpus.py:658
-    local _cse5::Float32 = zero(Float32)  # corpus.py:658
-    local _cse6::Float32 = zero(Float32)  # corpus.py:658
-    local _cse7::Float32 = zero(Float32)  # corpus.py:658
     if tk_t < tk_n  # corpus.py:658
         i = tk_t  # corpus.py:659
         a = x[i + 1]  # corpus.py:660
@@ -95,15 +88,11 @@ using .TackRuntime
         _mix_ret4 = (1.0f0 * (1.0f0 - a)) + (3.0f0 * a)  # math.py:17
         _clamp_lo5 = -0.5f0  # corpus.py:661
         _clamp_hi6 = 0.75f0  # corpus.py:661
-        _cse1 = ifelse(a > (-0.5f0), a, -0.5f0)  # math.py:22
-        _clamp_ret7 = ifelse(_cse1 < 0.75f0, _cse1, 0.75f0)  # math.py:22
-        _cse2 = ifelse(a > 0.0f0, a, 0.0f0)  # math.py:27
-        _saturate_ret8 = ifelse(_cse2 < 1.0f0, _cse2, 1.0f0)  # math.py:27
+        _clamp_ret7 = tk_minnum(tk_maxnum(a, -0.5f0), 0.75f0)  # math.py:22
+        _saturate_ret8 = tk_minnum(tk_maxnum(a, 0.0f0), 1.0f0)  # math.py:27
         _smoothstep_e09 = -1.0f0  # corpus.py:662
         _smoothstep_e110 = 1.0f0  # corpus.py:662
-        _cse3 = (a - (-1.0f0)) / 2.0f0  # math.py:32
-        _cse4 = ifelse(_cse3 > 0.0f0, _cse3, 0.0f0)  # math.py:32
-        _smoothstep_t11 = ifelse(_cse4 < 1.0f0, _cse4, 1.0f0)  # math.py:32
+        _smoothstep_t11 = tk_minnum(tk_maxnum((a - (-1.0f0)) / 2.0f0, 0.0f0), 1.0f0)  # math.py:32
         _smoothstep_ret12 = (_smoothstep_t11 * _smoothstep_t11) * (3.0f0 - (2.0f0 * _smoothstep_t11))  # math.py:33
         _step_edge13 = 0.25f0  # corpus.py:662
         _step_ret14 = ifelse(a < 0.25f0, 0.0f0, 1.0f0)  # math.py:38
@@ -146,12 +135,9 @@ using .TackRuntime
         _clamp_x27__2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
         _clamp_lo28 = -0.5f0  # corpus.py:664
         _clamp_hi29 = 0.5f0  # corpus.py:664
-        _cse5 = ifelse(_clamp_x27__0 > (-0.5f0), _clamp_x27__0, -0.5f0)  # math.py:22
-        _clamp_ret30__0 = ifelse(_cse5 < 0.5f0, _cse5, 0.5f0)  # math.py:22
-        _cse6 = ifelse(_clamp_x27__1 > (-0.5f0), _clamp_x27__1, -0.5f0)  # math.py:22
-        _clamp_ret30__1 = ifelse(_cse6 < 0.5f0, _cse6, 0.5f0)  # math.py:22
-        _cse7 = ifelse(_clamp_x27__2 > (-0.5f0), _clamp_x27__2, -0.5f0)  # math.py:22
-        _clamp_ret30__2 = ifelse(_cse7 < 0.5f0, _cse7, 0.5f0)  # math.py:22
+        _clamp_ret30__0 = tk_minnum(tk_maxnum(_clamp_x27__0, -0.5f0), 0.5f0)  # math.py:22
+        _clamp_ret30__1 = tk_minnum(tk_maxnum(_clamp_x27__1, -0.5f0), 0.5f0)  # math.py:22
+        _clamp_ret30__2 = tk_minnum(tk_maxnum(_clamp_x27__2, -0.5f0), 0.5f0)  # math.py:22
         _sign_x31__0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:665
         _sign_x31__1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:665
         _sign_x31__2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:665
@@ -170,4 +156,4 @@ using .TackRuntime
     end
 end
 
-const tack_tm_helpers = tk_tm_helpers_deebbfa0
+const tack_tm_helpers = tk_tm_helpers_68afe0cc

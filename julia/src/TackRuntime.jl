@@ -21,7 +21,12 @@ import KernelAbstractions as KA
 import Atomix
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
-    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!
+    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum, tk_maxnum
+
+# Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number. Base's
+# min/max return NaN when either argument is NaN (base/math.jl), so they are not used.
+@inline tk_minnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a < b) | isnan(b), a, b)
+@inline tk_maxnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a > b) | isnan(b), a, b)
 
 # A NaN of the argument's type with no Float64 constant anywhere (Metal has no Float64).
 @inline tk_nan(::Type{Float32}) = NaN32

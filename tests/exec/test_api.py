@@ -177,3 +177,20 @@ def test_fastmath_is_opt_in_per_kernel():
     np.testing.assert_allclose(a2.numpy(), a1.numpy(), rtol=1e-4, atol=1e-4)
     assert " fast " in tack.inspect(fast, p, a2, n, 0.01, mode="source")
     assert " fast " not in tack.inspect(nbody, p, a1, n, 0.01, mode="source")
+
+
+@tack.kernel
+def fminmax(a, b, lo, hi):
+    for i in range(a.shape[0]):
+        lo[i] = min(a[i], b[i])
+        hi[i] = max(a[i], b[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_min_max_let_a_number_win_over_nan(dtype):
+    a = np.array([1.0, np.nan, 3.0, np.nan, -0.0, 2.0] * 50, dtype)
+    b = np.array([np.nan, 2.0, -1.0, np.nan, 0.0, 2.0] * 50, dtype)
+    lo, hi = tack.zeros(len(a), dtype), tack.zeros(len(a), dtype)
+    fminmax(tack.array(a), tack.array(b), lo, hi)
+    np.testing.assert_array_equal(lo.numpy(), np.fmin(a, b))  # equal: NaN == NaN, -0.0 == 0.0
+    np.testing.assert_array_equal(hi.numpy(), np.fmax(a, b))

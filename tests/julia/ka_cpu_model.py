@@ -181,6 +181,8 @@ class Model:
             return old
         if op is Op.SELECT:
             return args[1] if args[0] else args[2]
+        if op in (Op.MIN, Op.MAX) and e.dtype.is_float:  # a NaN loses (TackRuntime.tk_minnum)
+            return _fmin(args[0], args[1], op is Op.MIN)
         if op is Op.FDIV:
             return convert(args[0] / args[1] if args[1] else math.copysign(math.inf, args[0]),
                            e.dtype)

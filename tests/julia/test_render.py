@@ -407,7 +407,7 @@ def test_parallel_continue_fallback_loop(jl_parser):
 
 
 @pytest.mark.parametrize("make,what", [
-    (lambda: op(Op.MIN, dt.f32, var("x", dt.f32), var("x", dt.f32)), "MIN on f32"),
+    (lambda: op(Op.MIN, dt.bool_, c(1, dt.bool_), c(0, dt.bool_)), "MIN on bool"),
     (lambda: op(Op.FLOORDIV, dt.f32, var("x", dt.f32), var("x", dt.f32)), "FLOORDIV"),
     (lambda: op(Op.SQRT, dt.i32, c(4, dt.i32)), "SQRT on i32"),
 ])
@@ -416,6 +416,12 @@ def test_unspellable_ops_raise_render_error(make, what):
     with pytest.raises(RenderError, match=what) as info:
         render_julia(kir)
     assert str(info.value).startswith("k.py:3:5: the Julia renderer cannot spell")
+
+
+def test_float_min_max_let_the_number_win(jl_parser):
+    kir = kernel([N.Assign(L(12), "x", op(Op.MIN, dt.f32, var("x", dt.f32), c(0.5, dt.f32)))],
+                 {"x": dt.f32})
+    assert "tk_minnum(x, 0.5f0)" in render_julia(kir)
 
 
 def test_break_outside_a_loop_is_a_render_error():

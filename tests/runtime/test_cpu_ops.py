@@ -384,8 +384,8 @@ def test_var_and_param(engine):
 
 def test_missing_op_raises_render_error(engine):
     bad = kir("bad", [arr("a", D.f32), arr("o", D.f32, True)],
-              [st("o", E(Op.MIN, D.f32, ld("a", D.f32), ld("a", D.f32)))])
-    with pytest.raises(RenderError, match=r"t.py:1:1: .*MIN on f32"):
+              [st("o", E(Op.CAST, D.f32, E(Op.SQRT, D.i32, C(4, D.i32))))])
+    with pytest.raises(RenderError, match=r"t.py:1:1: .*SQRT on i32"):
         engine.compile(bad)
 
 

@@ -18,8 +18,9 @@ Arithmetic (operands and result share `dtype` unless stated; integer ops wrap mo
   POW                        float pow (both operands `dtype`).
   IPOW                       integer power, exponent >= 0 of any integer dtype (args[1]), result the
                              base's dtype, wrapping (by squaring).
-  MIN MAX                    integer only after lowering (exact, by signedness). Float min/max are
-                             lowered to CMP + SELECT by `passes.lower_ops`, so NaN rules are IR.
+  MIN MAX                    integers: exact, by signedness. Floats: a NaN loses to a number
+                             (C fmin/fmax, LLVM minnum/maxnum, PTX min/max.f32); either zero on a
+                             tie of +0 and -0.
   ABS                        ints: wrapping (MIN stays MIN); floats: fabs.
   AND_ OR_ XOR SHL SHR       bitwise on ints; SHR is arithmetic for signed, logical for unsigned.
                              Shift counts are already masked to [0, bits) by the IR.

@@ -1,10 +1,9 @@
-"""Python's `//` and `%`, float min/max NaN rules, shift counts and safe integer division.
+"""Python's `//` and `%`, shift counts, small integer powers and safe integer division.
 
 Decided here once, as IR, so every renderer spells only plain target ops.
 """
 from __future__ import annotations
 
-from .. import dtypes as dt
 from ..ir.nodes import Expr
 from ..ir.ops import Op
 from ..ir.walk import map_body
@@ -28,12 +27,6 @@ def _lower(e: Expr) -> Expr:
         if e.dtype.is_float:
             return _float_divmod(e, a, b, op is Op.FLOORDIV)
         return _int_divmod(e, a, b, op is Op.FLOORDIV)
-    if op in (Op.MIN, Op.MAX) and e.dtype.is_float:
-        a, b = e.args
-        k = B(e.loc)
-        # The number wins over a NaN (C fmin/fmax, LLVM minnum/maxnum); ties give either zero.
-        better = k.cmp(Op.LT if op is Op.MIN else Op.GT, a, b)
-        return k.sel(k.either(better, k.op(Op.ISNAN, dt.bool_, b)), a, b)
     if op in (Op.SHL, Op.SHR):
         a, c = e.args
         k = B(e.loc)

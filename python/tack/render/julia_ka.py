@@ -83,12 +83,15 @@ OPS = {
     Op.SELECT: "ifelse({0}, {1}, {2})", Op.IFEXP: "({0} ? {1} : {2})",
 }
 # Templates that depend on the operand's kind: `>>` is arithmetic, `>>>` logical (Base int.jl).
-OPS_BY_KIND = {(Op.SHR, "i"): "({0} >> {1})", (Op.SHR, "u"): "({0} >>> {1})"}
+OPS_BY_KIND = {(Op.SHR, "i"): "({0} >> {1})", (Op.SHR, "u"): "({0} >>> {1})",
+               # Base's min/max propagate NaN; the IR's float MIN/MAX let the number win.
+               (Op.MIN, "f"): "tk_minnum({0}, {1})", (Op.MAX, "f"): "tk_maxnum({0}, {1})"}
 
 # The dtype kinds each op may see (checked on the first operand): a wrong kind is an IR bug that
 # would otherwise print valid-looking but wrong Julia (e.g. a float MIN that should be lowered).
 _INT, _FLOAT = "iu", "f"
-KINDS = {**{op: _INT for op in (Op.IDIV, Op.IREM, Op.IPOW, Op.MIN, Op.MAX, Op.SHL, Op.SHR,
+KINDS = {**{op: "iuf" for op in (Op.MIN, Op.MAX)},
+         **{op: _INT for op in (Op.IDIV, Op.IREM, Op.IPOW, Op.SHL, Op.SHR,
                                  Op.INVERT)},
          **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
                                   Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,

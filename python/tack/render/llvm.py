@@ -311,9 +311,10 @@ class LLVMRenderer:
         return self.b.fcmp_unordered("uno", a, a)
 
     def minmax(self, e: Expr) -> ir.Value:
-        if not e.dtype.is_int:
-            raise self.missing(e, " (float min/max must be lowered to CMP + SELECT)")
         a, b = self.operands(e)
+        if e.dtype.is_float:  # minnum/maxnum: a NaN loses (and LLVM vectorizes the reduction)
+            fn = self.intrinsic("llvm.minnum" if e.op is Op.MIN else "llvm.maxnum", a.type, 2)
+            return self.b.call(fn, [a, b])
         return self.b.call(self.intrinsic(_MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
 
     def math(self, e: Expr) -> ir.Value:
