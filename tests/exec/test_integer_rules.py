@@ -711,9 +711,6 @@ def k_math_int_literals(x, out):
         out[2] = x[i] * sqrt(2.0)
 
 
-@pytest.mark.xfail(strict=True, reason="Tack bug: a math builtin of an integer literal is weak "
-                                       "(`sqrt(2)` computes in f64 beside an f64) while "
-                                       "`atan2(1, 2)` is f32; integer arguments give f32")
 def test_known_math_of_integer_literals_is_f32():
     import math as m
 

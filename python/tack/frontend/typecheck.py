@@ -751,9 +751,7 @@ class TypeChecker(VectorRules):
         e = self.bool_to_int(e)
         if e.dtype.is_float:
             return e
-        if e.op is Op.CONST:
-            return Expr(Op.CONST, WEAK, (), float(e.arg), e.loc)
-        return self.coerce(e, dt.f32)
+        return self.coerce(e, dt.f32)  # integer arguments (literals too) are f32 (§1.7)
 
     def to_bool(self, e: Expr) -> Expr:
         if isinstance(e, VecVal):
