@@ -693,9 +693,6 @@ def k_tuple_weak_choice(x, out):
         out[i + 1] = c
 
 
-@pytest.mark.xfail(strict=True, reason="Tack bug: a tuple assignment's hidden temporary is a "
-                                       "once-assigned local, so a weak right side that is not a "
-                                       "literal expression (here a choice of literals) becomes f32")
 def test_known_tuple_temporaries_are_transparent():
     args = (np.array([3.0]), np.zeros(2))
     assert reference(k_tuple_weak_choice, *args).arrays[1].tolist() == [0.1, 0.1]

@@ -371,7 +371,15 @@ class Parser:
         if isinstance(target, ast.Tuple):
             if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
                 raise self.unsupported(node, "tuple assignment without a matching tuple of values")
-            # The whole right side first, then targets left to right.
+            # The whole right side first, then targets left to right. When no value reads a
+            # target (no swap), assigning in order is the same and needs no temporaries.
+            names = {t.id for t in target.elts if isinstance(t, ast.Name)}
+            reads = {n.id for v in value_node.elts for n in ast.walk(v) if isinstance(n, ast.Name)}
+            if len(names) == len(target.elts) and not names & reads:
+                out = []
+                for tgt, v in zip(target.elts, value_node.elts):
+                    out += self._store_to(tgt, self.expr(v), node)
+                return out
             temps, out = [], []
             for v in value_node.elts:
                 t = self.fresh("t")
