@@ -7,6 +7,7 @@ Tests named test_regression_* pin bugs this suite found (fixed in a9a2239). A ne
 a strict xfail (`@pytest.mark.xfail(strict=True, reason=...)`), so that its fix shows as XPASS.
 """
 import math
+import time
 import warnings
 
 import numpy as np
@@ -717,3 +718,22 @@ def test_known_math_of_integer_literals_is_f32():
     assert reference(k_math_int_literals, *args).arrays[1].tolist() == exp
     out = run_kernel(k_math_int_literals, *args)[1]
     assert out.tolist() == exp  # Tack: [1.4142135623730951, ...]: sqrt(2) in f64
+
+
+@tack.kernel
+def k_nested_floordiv(a, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] // (a[i] // (a[i] // (a[i] // (a[i] | 1) | 1) | 1) | 1)
+
+
+@pytest.mark.xfail(strict=True, reason="Tack bug: lowering `//` copies its operands, so nested "
+                                       "floor divisions compile in exponential time (depth 3: "
+                                       "0.5 s, depth 4: 12 s, depth 5: minutes)")
+def test_known_nested_floor_division_compiles_quickly():
+    a = np.array([7, -7, 100, -100, 1], np.int32)
+    t0 = time.perf_counter()
+    out = run_kernel(k_nested_floordiv, a, np.zeros(5, np.int32))[1]
+    elapsed = time.perf_counter() - t0
+    exp = [x // (x // (x // (x // (x | 1) | 1) | 1) | 1) for x in ints(a)]
+    assert ints(out) == exp
+    assert elapsed < 3.0, f"compiling took {elapsed:.1f} s"
