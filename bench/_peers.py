@@ -123,7 +123,7 @@ def numba_kernels(fastmath: bool):
     one = F32(1.0)
     fifth = F32(0.2)
     zero = F32(0.0)
-    opts = dict(parallel=True, fastmath=fastmath)
+    opts = {"parallel": True, "fastmath": fastmath}
 
     @njit(**opts)
     def saxpy(a, x, y, out):
@@ -183,8 +183,8 @@ def numba_kernels(fastmath: bool):
         for i in prange(x.shape[0]):
             out[i] = np.sqrt(np.abs(x[i]))
 
-    ks = dict(saxpy=saxpy, stencil=stencil, nbody=nbody, softmax=softmax, transform=transform,
-              numba=numba)
+    ks = {"saxpy": saxpy, "stencil": stencil, "nbody": nbody, "softmax": softmax,
+          "transform": transform, "numba": numba}
     _NUMBA_CACHE[fastmath] = ks
     return ks
 
@@ -234,7 +234,7 @@ class NumbaPeer:
 def taichi_init(threads=None, offline_cache=True):
     import taichi as ti
 
-    kw = dict(arch=ti.cpu, log_level=ti.WARN, offline_cache=offline_cache)
+    kw = {"arch": ti.cpu, "log_level": ti.WARN, "offline_cache": offline_cache}
     if threads:
         kw["cpu_max_num_threads"] = threads
     ti.init(**kw)
@@ -315,7 +315,7 @@ class TaichiPeer:
     def __init__(self, threads=None):
         self.ti = taichi_init(threads)
         self.k = taichi_kernels(self.ti)
-        self.note = (f"ti.cpu, default fast_math=True, NumPy arrays as ndarray args"
+        self.note = ("ti.cpu, default fast_math=True, NumPy arrays as ndarray args"
                      + (f", cpu_max_num_threads={threads}" if threads else ""))
 
     def prepare(self, name, inp):

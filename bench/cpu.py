@@ -50,10 +50,10 @@ sys.path.insert(0, HERE)
 if importlib.util.find_spec("tack") is None:  # not on PYTHONPATH: use this checkout's
     sys.path.insert(0, os.path.join(ROOT, "python"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 _t0 = time.perf_counter()
-import tack  # noqa: E402
+import tack
 
 TACK_IMPORT_S = time.perf_counter() - _t0
 
@@ -123,8 +123,8 @@ def transform(x, out):
         out[i] = sqrt(abs(x[i]))  # noqa: F821 (a Tack builtin)
 
 
-TACK_KERNELS = dict(saxpy=saxpy, stencil=stencil, nbody=nbody, softmax=softmax,
-                    transform=transform)
+TACK_KERNELS = {"saxpy": saxpy, "stencil": stencil, "nbody": nbody, "softmax": softmax,
+                "transform": transform}
 
 
 class TackPeer:
@@ -174,9 +174,10 @@ class TackPeer:
 # ----------------------------------------------------------------------------------------------
 NAMES = ("saxpy", "stencil", "nbody", "softmax", "transform")
 SIZES = {
-    "full": dict(saxpy=1 << 24, stencil=4096, nbody=8192, softmax=(4096, 1024),
-                 transform=1 << 24),
-    "quick": dict(saxpy=1 << 16, stencil=256, nbody=512, softmax=(256, 128), transform=1 << 16),
+    "full": {"saxpy": 1 << 24, "stencil": 4096, "nbody": 8192, "softmax": (4096, 1024),
+             "transform": 1 << 24},
+    "quick": {"saxpy": 1 << 16, "stencil": 256, "nbody": 512, "softmax": (256, 128),
+              "transform": 1 << 16},
 }
 
 
@@ -184,25 +185,25 @@ def make_inputs(name, size, seed=1234):
     rng = np.random.default_rng(seed)
     if name == "saxpy":
         n = size
-        inp = dict(a=2.5, x=rng.standard_normal(n, F32), y=rng.standard_normal(n, F32))
+        inp = {"a": 2.5, "x": rng.standard_normal(n, F32), "y": rng.standard_normal(n, F32)}
         return inp, f"n={n}", 12.0 * n, "GB/s"
     if name == "stencil":
         n = size
-        inp = dict(a=rng.standard_normal((n, n), F32))
+        inp = {"a": rng.standard_normal((n, n), F32)}
         return inp, f"{n}x{n} (interior {n - 2}x{n - 2})", 8.0 * (n - 2) ** 2, "GB/s"
     if name == "nbody":
         n = size
         pos = rng.uniform(-1.0, 1.0, (n, 3)).astype(F32)
         mass = rng.uniform(0.5, 1.5, n).astype(F32) / F32(n)
-        inp = dict(pos=pos, mass=mass, eps2=0.01)
+        inp = {"pos": pos, "mass": mass, "eps2": 0.01}
         return inp, f"n={n} bodies, eps2=0.01", 20.0 * n * n, "GFLOP/s"
     if name == "softmax":
         r, c = size
-        inp = dict(x=(rng.standard_normal((r, c), F32) * F32(2.0)))
+        inp = {"x": (rng.standard_normal((r, c), F32) * F32(2.0))}
         return inp, f"{r}x{c}", 8.0 * r * c, "GB/s"
     if name == "transform":
         n = size
-        inp = dict(x=rng.standard_normal(n, F32))
+        inp = {"x": rng.standard_normal(n, F32)}
         return inp, f"n={n}", 8.0 * n, "GB/s"
     raise KeyError(name)
 
@@ -539,7 +540,8 @@ def run_cold(engine, env_extra, timeout=300):
     env["PYTHONPATH"] = py + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [sys.executable, os.path.abspath(__file__), "--cold-child", engine]
     t0 = perf()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                       check=False)
     wall = perf() - t0
     for line in p.stdout.splitlines():
         if line.startswith("COLD "):
@@ -583,7 +585,7 @@ def machine_info():
         except Exception:  # noqa: BLE001
             vers[mod] = "not installed"
     try:
-        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=False,
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = "?"
