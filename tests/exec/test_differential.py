@@ -3,7 +3,7 @@ reference of `tack.testing.oracle` (the kernels' own Python source, executed ser
 contract's scalar rules).
 
 Profiles (environment variable HYPOTHESIS_PROFILE): "ci" (default; derandomized, so every run
-draws the same kernels, about a minute on two cores) and "dev" (many more, random kernels; a
+draws the same 400 kernels, about a minute on two cores) and "dev" (many more, random kernels; a
 failure prints the kernel's source, the size and the data seed, which reproduce it).
 Integers compare exactly; floats within the oracle's running error bound (0 where no product or
 libm call is involved); iterations whose control flow hinges on a rounding-sensitive decision are
@@ -23,7 +23,7 @@ from tack.testing.shapes import noncontiguous
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 _PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]  # no explain
 PROFILES = {
-    "ci": {"max_examples": 200, "derandomize": True, "deadline": None, "database": None,
+    "ci": {"max_examples": 400, "derandomize": True, "deadline": None, "database": None,
            "suppress_health_check": _HEALTH, "print_blob": True, "phases": _PHASES},
     "dev": {"max_examples": 4000, "derandomize": False, "deadline": None,
             "suppress_health_check": _HEALTH, "print_blob": True, "phases": _PHASES},
