@@ -88,7 +88,7 @@ CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),
 #                    arguments should give f32 like `1 / 3` (test_known_math_of_integer_literals)
 #  nested_divmod     `//` or `%` nested in an operand of `//` or `%` compiles in time exponential
 #                    in the depth (lowering copies operands; depth 4 takes ~12 s): kept out so CI
-#                    stays fast (test_known_nested_floor_division_compiles_quickly)
+#                    stays fast (test_known_nested_floor_division_compiles_in_linear_time)
 AVOID: frozenset = frozenset({"tuple_weak", "math_int_literal", "nested_divmod"})
 
 
