@@ -194,3 +194,28 @@ def test_float_min_max_let_a_number_win_over_nan(dtype):
     fminmax(tack.array(a), tack.array(b), lo, hi)
     np.testing.assert_array_equal(lo.numpy(), np.fmin(a, b))  # equal: NaN == NaN, -0.0 == 0.0
     np.testing.assert_array_equal(hi.numpy(), np.fmax(a, b))
+
+
+def test_float_max_reductions_of_every_width_compile(tmp_path):
+    """A row max over widths whose vectorized reduction made llvmlite 0.50's LLVM assert (and
+    abort Python) with llvm.maxnum; run in a subprocess so a regression cannot kill the suite."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "rowmax.py"
+    script.write_text(
+        "import numpy as np, tack\n"
+        "@tack.kernel\n"
+        "def rowmax(x, out):\n"
+        "    for i in range(x.shape[0]):\n"
+        "        m = x[i, 0]\n"
+        "        for j in range(1, x.shape[1]):\n"
+        "            m = max(m, x[i, j])\n"
+        "        out[i] = m\n"
+        "for w in (72, 88, 96, 128, 191, 192):\n"
+        "    h = np.random.default_rng(w).random((3, w), dtype=np.float32)\n"
+        "    o = tack.zeros(3)\n"
+        "    rowmax(tack.array(h), o)\n"
+        "    assert (o.numpy() == h.max(axis=1)).all(), w\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -240,7 +240,7 @@ def test_optimize_returns_parseable_text():
 @pytest.mark.parametrize("op", [Op.MIN, Op.MAX])
 def test_float_min_max_are_minnum_maxnum(op):
     text = render(binary_kernel(op, D.f32))
-    assert f"llvm.{op.name.lower()}num.f32" in text  # a NaN loses to a number
+    assert "fcmp uno" in text and "select" in text  # a NaN loses to a number
 
 
 @pytest.mark.parametrize("bad", [

@@ -9,13 +9,23 @@ from .nodes import Expr
 ExprFn = Callable[[Expr], Expr]
 
 
-def map_expr(e: Expr, fn: ExprFn) -> Expr:
-    """Bottom-up: children first, then `fn` on the rebuilt node."""
+def map_expr(e: Expr, fn: ExprFn, memo: dict | None = None) -> Expr:
+    """Bottom-up: children first, then `fn` on the rebuilt node. Lowering shares subtrees (an
+    operand of `//` is used several times), so each node is mapped once: the expression is a
+    DAG, and mapping it as a tree would take exponential time."""
+    if memo is None:
+        memo = {}
+    done = memo.get(id(e))
+    if done is not None:
+        return done[1]
+    orig = e
     if e.args:
-        args = tuple(map_expr(a, fn) for a in e.args)
+        args = tuple(map_expr(a, fn, memo) for a in e.args)
         if any(x is not y for x, y in zip(args, e.args)):
             e = e.replace(args=args)
-    return fn(e)
+    out = fn(e)
+    memo[id(orig)] = (orig, out)  # keeps `orig` alive, so its id is not reused meanwhile
+    return out
 
 
 def map_body(body: list[N.Stmt], fn: ExprFn) -> list[N.Stmt]:

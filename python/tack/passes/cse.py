@@ -10,17 +10,34 @@ from __future__ import annotations
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import ATOMIC, LAZY, Op
-from ..ir.walk import iter_exprs
 
 _TRIVIAL = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH})
 
 
-def _key(e: Expr, memo: dict) -> tuple:
-    k = memo.get(id(e))
-    if k is None:
-        k = (e.op, e.dtype, e.arg, tuple(_key(a, memo) for a in e.args))
-        memo[id(e)] = k
-    return k
+def _key(e: Expr, memo: dict) -> int:
+    """A small integer naming `e`'s structure (hash-consing: equal structures, equal keys). The
+    keys of the children stand for them, so a key is hashed in O(arity), not O(tree size)."""
+    got = memo.get(id(e))
+    if got is None:
+        sig = (e.op, e.dtype, e.arg, tuple(_key(a, memo) for a in e.args))
+        table = memo.setdefault("__intern__", {})
+        got = memo[id(e)] = table.setdefault(sig, len(table))
+        memo.setdefault("__alive__", []).append(e)  # ids stay unique while memo lives
+    return got
+
+
+def _has_atomic(exprs) -> bool:
+    """Whether any expression holds an atomic, visiting shared subexpressions once."""
+    seen, todo = set(), list(exprs)
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if x.op in ATOMIC:
+            return True
+        todo.extend(x.args)
+    return False
 
 
 def _trivial(e: Expr) -> bool:
@@ -55,7 +72,7 @@ class CSE:
         return name
 
     def bind(self, exprs: list[Expr], loc) -> tuple[list[N.Stmt], list[Expr]]:
-        if any(x.op in ATOMIC for e in exprs for x in iter_exprs(e)):
+        if _has_atomic(exprs):
             return [], exprs  # an update's position in evaluation order must not move
         memo, counts, first = {}, {}, {}
         for e in exprs:

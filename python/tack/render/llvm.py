@@ -312,9 +312,13 @@ class LLVMRenderer:
 
     def minmax(self, e: Expr) -> ir.Value:
         a, b = self.operands(e)
-        if e.dtype.is_float:  # minnum/maxnum: a NaN loses (and LLVM vectorizes the reduction)
-            fn = self.intrinsic("llvm.minnum" if e.op is Op.MIN else "llvm.maxnum", a.type, 2)
-            return self.b.call(fn, [a, b])
+        if e.dtype.is_float:
+            # A NaN loses: select((a < b) | isnan(b), a, b). Not llvm.minnum/maxnum: llvmlite
+            # 0.50's LLVM asserts (aborting Python) vectorizing some of their reductions; nor
+            # minimumnum/maximumnum, whose x86 lowering gave wrong results in a differential test.
+            better = self.b.fcmp_ordered("<" if e.op is Op.MIN else ">", a, b)
+            nan_b = self.b.fcmp_unordered("uno", b, b)
+            return self.b.select(self.b.or_(better, nan_b), a, b)
         return self.b.call(self.intrinsic(_MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
 
     def math(self, e: Expr) -> ir.Value:
