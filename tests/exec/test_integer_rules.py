@@ -396,6 +396,36 @@ def test_float_classes_and_signed_zeros_preserved(dt):
     assert same.all(), [(float(x[r]), int(c), got[r, c], exp[r, c]) for r, c in np.argwhere(~same)]
 
 
+@tack.kernel
+def k_nan_minmax(a, b, o):
+    for i in range(a.shape[0]):
+        q = (a[i] / (i - i)) // -0.5  # a NaN from a computation, not a load
+        o[i, 0] = min(a[i], b[i])
+        o[i, 1] = max(b[i], a[i])
+        o[i, 2] = min(q, b[i])
+        o[i, 3] = max(b[i], q)
+        o[i, 4] = min(q, b[i], a[i])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_min_max_prefer_the_number_over_nan(dt):
+    a = np.array([math.nan, 1.0, math.nan, 0.0, -3.0], dt)
+    b = np.array([2.0, math.nan, math.nan, -1.0, 5.0], dt)
+    got = run_kernel(k_nan_minmax, a, b, np.zeros((5, 5), dt))[2]
+
+    def pick(f, *xs):
+        nums = [x for x in xs if not math.isnan(x)]
+        return f(nums) if nums else math.nan
+
+    for r, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+        q = math.nan  # x / 0 is ±inf or NaN, and ±inf // -0.5 is NaN (CPython's rule)
+        exp = [pick(min, x, y), pick(max, y, x), pick(min, q, y), pick(max, y, q),
+               pick(min, q, y, x)]
+        for c, e in enumerate(exp):
+            g = float(got[r, c])
+            assert (math.isnan(g) and math.isnan(e)) or g == e, (r, c, g, e)
+
+
 # -- conversions -----------------------------------------------------------------------------------
 def _cast_source(src, dst, n=N):
     rng = np.random.default_rng(11)
