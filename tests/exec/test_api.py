@@ -219,3 +219,20 @@ def test_float_max_reductions_of_every_width_compile(tmp_path):
         "    assert (o.numpy() == h.max(axis=1)).all(), w\n")
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+@tack.kernel
+def loop_over_u64(out, n):
+    for i in range(out.shape[0]):
+        t = 0
+        for j in range(n):
+            t += 1
+        out[i] = t
+
+
+def test_sequential_range_takes_its_bounds_type():
+    out = tack.zeros(2, tack.i64)
+    loop_over_u64(out, 7)
+    np.testing.assert_array_equal(out.numpy(), [7, 7])
+    ir = tack.inspect(loop_over_u64, out, 2 ** 63 + 2, mode="ir")
+    assert "j: u64" in ir  # range(n) of a u64 n: the implicit 0 is a literal

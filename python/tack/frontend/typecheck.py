@@ -459,12 +459,20 @@ class TypeChecker(VectorRules):
         start, stop = self.expr(s.start), self.expr(s.stop)
         step = self.expr(s.step) if s.step is not None else None
         parts = [start, stop] + ([step] if step is not None else [])
-        t = dt.i32
+        t = None
         for p in parts:
             if not (p.dtype.is_int or p.dtype is dt.bool_):
                 raise self.type_error(p, f"range() argument of type {dt.concrete(p.dtype)!r}",
                                       "range() takes integers; convert with int(...)")
-            t = self._promote(t, dt.concrete(p.dtype), p)
+            if id(p) in self._literals:
+                continue  # a literal (range(n)'s implicit 0 too) takes the other bounds' type
+            pt = dt.concrete(p.dtype)
+            t = pt if t is None else self._promote(t, pt, p)
+        if t is None or (t.bits < 32 and t.kind in "iu"):
+            t = dt.i32 if t is None else (self._promote(t, dt.i32, s))
+        for p in parts:  # the literals must fit the loop variable's type
+            if id(p) in self._literals and not t.min() <= p.arg <= t.max():
+                t = self._promote(t, dt.concrete(p.dtype), p)
         self.types[s.var] = self._join(self.types[s.var], t, s) if s.var in self.types else t
         vt = self.types[s.var]
         self.dead.discard(s.var)
