@@ -7,6 +7,8 @@ import threading
 from . import dtypes as dt
 from .arrays import Array
 from .devices import _global, default_device
+from .dispatch import MISS
+from .dispatch import build as build_fast
 from .errors import (CapabilityError, TackError, TackIndexError, TackRuntimeError,
                      TackTypeError, TackValueError)
 from .frontend.parser import Parser
@@ -17,7 +19,7 @@ class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
     __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
-                 "collective")
+                 "collective", "fast")
 
     def __init__(self, baked, hidden, debug=False, parsed=None):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -28,6 +30,7 @@ class _Spec:
         self.sites = {}  # debug: shape key -> check sites of that variant
         self.epilogues = {}  # shape key -> compiled return-value epilogue
         self.collective = False  # barriers: launches must fill whole 256-lane groups
+        self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
 
 
 class Kernel:
@@ -42,6 +45,7 @@ class Kernel:
         self.source = capture(fn)  # fails now, with advice, if the source cannot be read
         self._parsed = {}  # object structure key -> ParsedKernel
         self._specs: dict = {}
+        self._fast = None  # the prebuilt call path of the variant called last (tack.dispatch)
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -88,6 +92,13 @@ class Kernel:
 
     # -- calls ----------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs and fast(args) is not MISS:
+            return None
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: find or build the specialization, check, launch."""
         if kwargs:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on "
                                    f"{default_device().label}: Keyword arguments not supported "
@@ -132,6 +143,10 @@ class Kernel:
                 self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
             else:
                 variant.launch(values, n)
+        fast = spec.fast.get(shape_key, MISS)
+        if fast is MISS:
+            fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, args)
+        self._fast = fast
         if pk.epilogue is not None:
             return self._return_value(dev, spec, shape_key, args)
 

@@ -301,3 +301,25 @@ def test_arrays_of_another_device_are_rejected():
     tack.set_default_device("cuda")
     with pytest.raises(RuntimeError, match="re-create the array"):
         fill_index(host, 4)
+
+
+@pytest.mark.parametrize("path", ["_launch_native", "_launch_bindings", "_launch_ctypes"])
+def test_every_launch_path_runs_the_kernel(path):
+    """The native trampoline (the default), cuda-bindings and ctypes calls of cuLaunchKernel
+    (TACK_CUDA_LAUNCH selects one) launch the same grid over the same parameter block."""
+    n = 256 * 3 + 7
+    out = tack.full(n + 5, -1, tack.i64)
+    fill_index(out, 1)
+    variant = next(iter(next(iter(fill_index._specs.values())).variants.values()))
+    getattr(variant, path)([out._ptr, n], n)
+    np.testing.assert_array_equal(out.numpy(), np.r_[np.arange(n), np.full(5, -1)])
+
+
+def test_warm_calls_on_the_prebuilt_path_follow_each_argument():
+    a, b = tack.full(300, -1, tack.i64), tack.full(1030, -1, tack.i64)
+    for _ in range(3):  # the prebuilt call path (tack.dispatch) after the first call
+        fill_index(a, 300)
+        fill_index(b, 1025)
+        fill_index(a, 1)
+    np.testing.assert_array_equal(a.numpy(), np.arange(300))
+    np.testing.assert_array_equal(b.numpy(), np.r_[np.arange(1025), np.full(5, -1)])

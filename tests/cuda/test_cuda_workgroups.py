@@ -181,3 +181,14 @@ def test_atomic_add_float_sums():
     acc = tack.zeros(1, tack.f64)
     total(tack.array(h), acc)
     np.testing.assert_allclose(acc.numpy()[0], h.sum(), rtol=1e-12)
+
+
+def test_partial_groups_rejected_after_warm_calls():
+    """A kernel with collectives keeps checking complete groups on the prebuilt call path."""
+    h = np.ones(256 * 2, np.float32)
+    data, sums = tack.array(h), tack.zeros(2)
+    block_reduce(data, sums, 512)
+    block_reduce(data, sums, 512)
+    with pytest.raises(ValueError, match="complete 256-lane groups"):
+        block_reduce(data, sums, 300)
+    np.testing.assert_array_equal(sums.numpy(), [256, 256])

@@ -14,11 +14,12 @@ goes to one stream per engine, created blocking (it orders against the legacy de
 that CuPy and PyTorch use by default).
 
 The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
-8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants);
-a launch is one `struct.pack_into` and one `cuLaunchKernel` through cuda-bindings, with the
-prebuilt `void**` passed as an address (measured on the H200: 5.0 µs of host time per launch,
-against 6.1 µs for a ctypes call of libcuda's `cuLaunchKernel` and 5.2 µs for CuPy's RawKernel;
-`TACK_CUDA_LAUNCH=ctypes` selects the ctypes path). Launches
+8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants)
+and a launch record for the native trampoline of `runtime.cuda_launch`; a launch is one
+`struct.pack_into` and one ctypes call with one pointer argument, the trampoline calling
+`cuLaunchKernel`. `TACK_CUDA_LAUNCH=bindings` (cuda-bindings' `cuLaunchKernel` with the prebuilt
+`void**` as an address) and `=ctypes` (libcuda's `cuLaunchKernel` through ctypes argtypes) select
+the other two paths; bench/gpu.py measures all three. Launches
 of one kernel from several threads serialize on a per-kernel lock (TACK_API §5 item 28).
 Blocks are 256 threads; each thread runs `per_thread` consecutive launch indices (1, or 2-8 for
 cheap elementwise kernels: render.ptx.coarsening), so the grid is ceil(n / (256 * per_thread))
@@ -39,6 +40,7 @@ from ..errors import TackError, TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..render.ptx import BLOCK, compile_ptx
 from .cuda_cache import cached_ptx
+from .cuda_launch import Record, trampoline
 from .cpu import _PACK_ERRORS, _SLOT, _convert
 
 try:
@@ -47,7 +49,8 @@ except ImportError:  # pragma: no cover - older cuda-python layout
     from cuda import cuda as drv  # type: ignore[no-redef]
 
 LABEL = "CUDABackend"
-LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "bindings")  # or "ctypes" (bench/gpu.py compares)
+# "native" (the trampoline of runtime.cuda_launch), "bindings" or "ctypes"; bench/gpu.py compares
+LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "native")
 _SUCCESS = 0
 _OK = drv.CUresult.CUDA_SUCCESS
 _INVALID_CONTEXT = 201
@@ -106,6 +109,7 @@ class _Native:
         self.set_current = lib.cuCtxSetCurrent
         self.set_current.argtypes = [vp]
         self.set_current.restype = ctypes.c_int
+        self.launch_addr = ctypes.cast(lib.cuLaunchKernel, vp).value  # for the trampoline
 
 
 class CUDABuffer:
@@ -311,10 +315,29 @@ class CUDAKernel:
         self._stream = engine.stream_ptr
         self._pending_add = engine._pending.add
         self._cu_launch, self._stream_obj = drv.cuLaunchKernel, engine.stream
-        self.launch = self._launch_ctypes if LAUNCH_VIA == "ctypes" else self._launch_bindings
+        self._record = Record(engine.native.launch_addr, self.fn_ptr, self._span, self._stream,
+                              self.params_ptr, base + 8 * (nslots - 1))  # the last slot: n
+        self._tramp, self._rec = trampoline(), self._record.address
+        self.launch = {"ctypes": self._launch_ctypes, "bindings": self._launch_bindings}.get(
+            LAUNCH_VIA, self._launch_native)
 
     def __repr__(self) -> str:
         return f"<CUDAKernel {self.name} on {self.engine.arch}>"
+
+    def _launch_native(self, args, n: int) -> None:
+        """Queue one launch over [0, n) through the native trampoline (runtime.cuda_launch):
+        pack the parameter block, whose last slot is `n`, then one ctypes call."""
+        if n > self._max or n <= 0:
+            return self._odd_size(args, n)
+        with self._lock:
+            try:
+                self._pack(self._buf, 0, *args, n)
+            except _PACK_ERRORS:
+                self._pack_slow(args, n)
+            code = self._tramp(self._rec)
+        if code:
+            self._failed(code, args, n)
+        self._pending_add(self.name)
 
     def _launch_ctypes(self, args, n: int) -> None:
         """The same through a ctypes call of libcuda's cuLaunchKernel."""
