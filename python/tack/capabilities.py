@@ -38,8 +38,13 @@ def check(k: KernelIR, device) -> None:
     if device is None or supports_workgroups(device):
         check_uniform_participation(k)
         return
-    used = workgroup_features(k)
-    if used:
+    reject_workgroups(k, workgroup_features(k), device)
+
+
+def reject_workgroups(k: KernelIR, used: list[str], device) -> None:
+    """Raise for a device without workgroups if `used` (workgroup_features of the typed IR of
+    `k`) is not empty."""
+    if used and not supports_workgroups(device):
         raise CapabilityError(
             f"CPU backend does not support workgroup execution required by {', '.join(used)} "
             f"(kernel '{k.name}' at {k.loc}). Workgroup primitives need a GPU device; for scratch "

@@ -66,8 +66,14 @@ def specialize_parsed(kernel, pk, values, device=None, debug: bool = False) -> K
     """`specialize` for a parse and the values of its IR parameters."""
     from . import capabilities
 
+    typed = typecheck(kernel, pk, values, debug)
+    capabilities.check(typed, device)
+    return lower(typed, debug)
+
+
+def typecheck(kernel, pk, values, debug: bool = False) -> KernelIR:
+    """The typed IR (before the passes) of a parse for the values of its IR parameters."""
     typed = TypeChecker(pk, arg_specs(kernel, pk.params, values), debug=debug).run()
     if getattr(kernel, "options", {}).get("fastmath"):
         typed.notes["fastmath"] = True
-    capabilities.check(typed, device)
-    return lower(typed, debug)
+    return typed

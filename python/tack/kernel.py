@@ -19,7 +19,7 @@ class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
     __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
-                 "collective", "fast")
+                 "collective", "fast", "first")
 
     def __init__(self, baked, hidden, debug=False, parsed=None):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -31,6 +31,7 @@ class _Spec:
         self.epilogues = {}  # shape key -> compiled return-value epilogue
         self.collective = False  # barriers: launches must fill whole 256-lane groups
         self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
+        self.first = None  # (shape key, final IR, workgroup features): the spec's own IR, reused
 
 
 class Kernel:
@@ -178,11 +179,17 @@ class Kernel:
             raise TackIndexError(msg)
 
     def _new_spec(self, key, args, debug: bool) -> _Spec:
-        from .compiler import specialize
+        from .capabilities import check_uniform_participation, workgroup_features
+        from .compiler import typecheck
+        from .passes.pipeline import lower
 
-        kir = specialize(self, args, debug=debug)  # raises the typed errors for bad arguments
+        self.check_arity(args)
         pk = self.parse_for(args)
         values = pk.expand(args)
+        typed = typecheck(self, pk, values, debug)  # raises the typed errors for bad arguments
+        check_uniform_participation(typed)
+        features = workgroup_features(typed)
+        kir = lower(typed, debug)
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
@@ -190,6 +197,8 @@ class Kernel:
         from .capabilities import has_collectives
 
         spec.collective = has_collectives(kir)
+        # The first variant compiles from this IR: the device check is all that is left to do.
+        spec.first = (tuple([values[i].shape[ax] for i, ax in baked]), kir, features)
         if key[1] is not None:
             with self._lock:
                 self._specs[key] = spec
@@ -197,10 +206,17 @@ class Kernel:
 
     def _compile(self, dev, spec: _Spec, args):
         """Compile for the expanded arguments `args` (one value per IR parameter)."""
+        from .capabilities import reject_workgroups
         from .compiler import specialize_parsed
 
+        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
+        first, spec.first = spec.first, None
         try:
-            kir = specialize_parsed(self, spec.parsed, args, dev, spec.debug)
+            if first is not None and first[0] == shape_key:
+                kir = first[1]
+                reject_workgroups(kir, first[2], dev)
+            else:
+                kir = specialize_parsed(self, spec.parsed, args, dev, spec.debug)
         except CapabilityError as exc:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
         try:
@@ -210,7 +226,6 @@ class Kernel:
         except Exception as exc:  # a backend failure names the kernel once
             raise TackRuntimeError(f"Kernel '{self.name}' failed to compile on {dev.label}: "
                                    f"{exc}") from exc
-        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         with self._lock:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
             spec.variants[shape_key] = variant

@@ -96,8 +96,8 @@ def test_one_variant_serves_every_length_and_is_cached(monkeypatch):
     from tack import compiler
 
     calls = []
-    real = compiler.specialize
-    monkeypatch.setattr(compiler, "specialize", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    real = compiler.typecheck
+    monkeypatch.setattr(compiler, "typecheck", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     for n in (3, 17, 3):
         k(tack.zeros(n), tack.zeros(n))
     first = len(calls)
