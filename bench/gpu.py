@@ -155,7 +155,7 @@ def nbody_tiled(pos, acc, n, eps2):
             for c in range(4):
                 tile[4 * tid + c] = pos[base + tid, c]
             tack.barrier()
-            for j in range(256):
+            for j in tack.unroll(range(256), 8):  # as the CUDA C peer's `#pragma unroll 8`
                 dx = tile[4 * j] - xi
                 dy = tile[4 * j + 1] - yi
                 dz = tile[4 * j + 2] - zi
@@ -451,15 +451,15 @@ def bench_launch():
     row("launch", "tack kernel call tiny(x, out, n)",
         host_cost(lambda: tiny(x, out, n), tack_sync) * 1e6, "µs",
         peer and peer * 1e6, "cupy RawKernel")
-    row("launch", "tack engine launch (ctypes)",
-        host_cost(lambda: variant._launch_ctypes(values, n), tack_sync) * 1e6, "µs",
-        peer and peer * 1e6, "cupy RawKernel")
-    try:
-        row("launch", "tack engine launch (cuda-bindings)",
-            host_cost(lambda: variant._launch_bindings(values, n), tack_sync) * 1e6, "µs",
-            peer and peer * 1e6, "cupy RawKernel")
-    except Exception as exc:  # noqa: BLE001
-        print(f"  cuda-bindings launch path failed: {exc}")
+    paths = (("native trampoline, the default", variant._launch_native),
+             ("ctypes", variant._launch_ctypes), ("cuda-bindings", variant._launch_bindings))
+    for label, path in paths:
+        try:
+            row("launch", f"tack engine launch ({label})",
+                host_cost(lambda p=path: p(values, n), tack_sync) * 1e6, "µs",
+                peer and peer * 1e6, "cupy RawKernel")
+        except Exception as exc:  # noqa: BLE001
+            print(f"  {label} launch path failed: {exc}")
     check("tiny", out.numpy(), np.ones(n), 0, 0)
     del tc
 

@@ -13,7 +13,7 @@ from .errors import (IRVerificationError, RenderError, TackError, TackIndexError
                      UnsupportedSyntaxError)
 from .inspection import inspect
 from .intrinsics import (Matrix, Vector, ndrange, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
-                         local_array_like, shared, shared_like, thread_id)
+                         local_array_like, shared, shared_like, thread_id, unroll)
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
 from .kernel import Kernel, kernel
@@ -28,7 +28,7 @@ __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
-    "Matrix", "select", "ndrange", "from_dlpack", "block_sum", "block_min", "block_max",
+    "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
     "Texture3D", "texture3d", "math", "random",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",

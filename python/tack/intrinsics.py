@@ -2,7 +2,7 @@
 identity; called from Python they raise, naming themselves."""
 from __future__ import annotations
 
-from .errors import TackRuntimeError
+from .errors import TackRuntimeError, TackTypeError, TackValueError
 
 
 def _device_only(name: str, doc: str):
@@ -34,6 +34,24 @@ atomic_max = _device_only(
 ndrange = _device_only(
     "ndrange", "for i, j in ndrange(a, b): the parallel loop over a 2-D/3-D domain; each argument "
                "a size or a (start, end) pair; the last index varies fastest.")
+
+
+def unroll(r, factor=None):
+    """for j in unroll(range(...), factor): a sequential loop inside a kernel, unrolled `factor`
+    times (1: not unrolled), or fully (no factor) when its trip count is a compile-time constant.
+    A pure performance hint: results are those of the plain loop.
+
+    Unlike the functions above it also works from Python, returning `r` unchanged, so that a
+    kernel body run as plain Python (tack.testing, a user's own check) still runs."""
+    if not isinstance(r, range):
+        raise TackTypeError(f"unroll() takes a range, got {type(r).__name__}")
+    if factor is not None and (type(factor) is bool or not isinstance(factor, int) or factor < 1):
+        raise TackValueError(f"unroll() factor must be an int >= 1, got {factor!r}")
+    return r
+
+
+unroll.__tack_intrinsic__ = "unroll"  # the parser recognises it by this, like the others
+
 select = _device_only(
     "select", "select(mask, a, b): per component, a where mask is true, else b.")
 Vector = _device_only("Vector", "Vector([a, b, c]): a vector value (a list works too).")
@@ -44,5 +62,5 @@ expect_dtype = _device_only(
     "expect_dtype", "expect_dtype(x, dtype, what): x, or a TypeError naming `what` when x's dtype "
                     "differs (library code checks its inputs with it).")
 
-ALL = (expect_dtype, ndrange, select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
+ALL = (expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
        atomic_min, atomic_max)

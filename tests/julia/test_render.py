@@ -60,6 +60,14 @@ def _is_index_literal(n) -> bool:
     return p.type == "assignment" and b"tk_workgroupsize" in p.children[0].text
 
 
+def _is_unroll_count(n) -> bool:
+    """The N of `KernelAbstractions.Extras.@unroll N for ...`: the macro wants a literal Integer
+    (`N isa Integer` when it expands), so this one is untyped on purpose."""
+    p = n.parent
+    return p.type == "macro_argument_list" and p.named_children[0].id == n.id and any(
+        c.type == "macro_identifier" and c.text == b"@unroll" for c in p.parent.children)
+
+
 def literal_problems(parser, text: str) -> list[str]:
     """A literal is typed when it is a Float32 literal (`0.5f0`), the argument of a type
     constructor (`Int32(3)`, `Float64(0.1)`), or an index (`_is_index_literal`)."""
@@ -74,7 +82,7 @@ def literal_problems(parser, text: str) -> list[str]:
         if args is not None and args.type == "argument_list" and \
                 args.parent.children[0].text.decode() in TYPE_NAMES:
             continue
-        if n.type == "integer_literal" and _is_index_literal(n):
+        if n.type == "integer_literal" and (_is_index_literal(n) or _is_unroll_count(n)):
             continue
         bad.append(f"untyped literal {lit} at {n.start_point}")
     return bad

@@ -880,3 +880,51 @@ CASES += [
                        np.zeros(n, np.float32)],
          lambda a: _vec_constants_ref(a[0], a[1]), rtol=1e-6, atol=1e-6),
 ]
+
+
+# -- performance hints: tack.unroll (results are those of the plain loops) ---------------------
+UNROLL_BY = tack.constant(2)
+
+
+@tack.kernel
+def unroll_hints(x, out, steps, n):
+    for i in range(x.shape[0]):
+        acc = 0.0
+        for j in tack.unroll(range(n), 4):  # a count, a runtime trip count
+            acc = acc * 0.5 + x[(i + j) % n]
+        for c in tack.unroll(range(3)):  # full: a constant trip count
+            acc += c * x[i]
+        t = 0
+        for k in tack.unroll(range(i, -1, -3), UNROLL_BY):  # a negative step, continue, break
+            if k % 5 == 0:
+                continue
+            if t > 600:
+                break
+            t += k
+        out[i] = acc
+        steps[i] = t
+
+
+def _unroll_ref(x, n):
+    """acc = Σ_j x[(i + j) % n] / 2^(n-1-j) + 3·x[i]; t sums k in range(i, -1, -3) that 5 does
+    not divide, stopping once above 600."""
+    i, j = np.arange(len(x))[:, None], np.arange(n)[None, :]
+    acc = (x.astype(np.float64)[(i + j) % n] * 0.5 ** (n - 1 - j)).sum(axis=1) + 3.0 * x
+    steps = []
+    for i in range(len(x)):
+        t = 0
+        for k in range(i, -1, -3):
+            if k % 5 == 0:
+                continue
+            if t > 600:
+                break
+            t += k
+        steps.append(t)
+    return {1: acc, 2: np.array(steps, np.int32)}
+
+
+CASES += [
+    Case("unroll_hints", unroll_hints,
+         lambda g, n: [_f32(g, n), np.zeros(n, np.float32), np.zeros(n, np.int32), n],
+         lambda a: _unroll_ref(a[0], a[3]), rtol=1e-5, atol=1e-5),
+]

@@ -165,6 +165,11 @@ class Parser:
         if loop.orelse:
             raise self.unsupported(loop, "for-else")
         nd = 0
+        if isinstance(loop.iter, ast.Call) and self._intrinsic(loop.iter.func) == "unroll":
+            raise self.unsupported(loop.iter, "unroll() of the parallel loop",
+                                   "tack.unroll applies to sequential loops nested inside the "
+                                   "parallel loop; the parallel loop's iterations are spread "
+                                   "over threads, not unrolled")
         if isinstance(loop.iter, ast.Call) and self._intrinsic(loop.iter.func) == "ndrange":
             nd = len(loop.iter.args)
             names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
@@ -501,12 +506,14 @@ class Parser:
             return [While(loc, Expr(Op.CONST, dt.i32, (), 1, loc), cpre + [stop] + body)]
         return [While(loc, cond, body)]
 
-    def visit_For(self, node):  # for v in range(stop) | range(start, stop[, step])
+    def visit_For(self, node):  # for v in range(...) | tack.unroll(range(...)[, factor])
         if node.orelse:
             raise self.unsupported(node, "for-else")
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "loop target that is not a single name")
-        it = node.iter
+        it, unroll = node.iter, None
+        if isinstance(it, ast.Call) and self._intrinsic(it.func) == "unroll":
+            it, unroll = self._unroll(it)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and not it.keywords and 1 <= len(it.args) <= 3):
             raise self.unsupported(it, "loop over something other than range(...)",
@@ -525,7 +532,32 @@ class Parser:
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
-        return [For(loc, var, start, stop, step, body)]
+        return [For(loc, var, start, stop, step, body, unroll=unroll)]
+
+    def _unroll(self, call: ast.Call) -> tuple[ast.expr, int | str]:
+        """`tack.unroll(range(...), factor)`: the range call and the IR's hint (an int >= 1, or
+        "full" without a factor). The factor becomes loop metadata, so it must be known now."""
+        kw = {k.arg: k.value for k in call.keywords}
+        args = list(call.args) + ([kw.pop("factor")] if "factor" in kw else [])
+        usage = ("write `for j in tack.unroll(range(n), 8)` (unroll by 8) or "
+                 "`tack.unroll(range(4))` (unroll fully)")
+        if kw or not 1 <= len(args) <= 2:
+            raise self.unsupported(call, "unroll() takes a range and an optional factor", usage)
+        rng = args[0]
+        if not (isinstance(rng, ast.Call) and isinstance(rng.func, ast.Name)
+                and rng.func.id == "range"):
+            raise self.unsupported(rng, "unroll() of something other than range(...)", usage)
+        if len(args) == 1:
+            return rng, "full"
+        k = self.expr(args[1])
+        if k.op is not Op.CONST or type(k.arg) is not int:
+            raise self.unsupported(args[1], "unroll() factor that is not a compile-time integer",
+                                   "the factor is fixed when the kernel is compiled: an integer "
+                                   "literal or a tack.constant")
+        if not 1 <= k.arg <= 2**31 - 1:  # LLVM's unroll count is an i32
+            raise self.unsupported(args[1], f"unroll() factor {k.arg}",
+                                   "the factor is an integer >= 1 (1 means do not unroll)")
+        return rng, k.arg
 
     def visit_Break(self, node):  # break
         if self.loop_depth == 0:

@@ -479,7 +479,7 @@ class TypeChecker(VectorRules):
         body = self.block(s.body)
         self.dead.add(s.var)
         return N.For(s.loc, s.var, self.coerce(start, vt), self.coerce(stop, vt),
-                     None if step is None else self.coerce(step, vt), body)
+                     None if step is None else self.coerce(step, vt), body, unroll=s.unroll)
 
     def declare_scratch(self, s: DeclScratch) -> None:
         t = s.dtype if isinstance(s.dtype, DType) else self._array(s.dtype, s).dtype

@@ -111,13 +111,19 @@ class While(Stmt):
 class For(Stmt):
     """A sequential loop. In the final IR: `var` takes start, start+1, ..., stop-1 (unit step, `stop`
     evaluated once at entry, `start` and `stop` of `var`'s dtype). The frontend form keeps Python's
-    `step` (any non-zero value); `passes.loops` normalizes it."""
+    `step` (any non-zero value); `passes.loops` normalizes it.
+
+    `unroll` is a pure performance hint (`tack.unroll`): None leaves unrolling to the compiler, an
+    int N >= 1 asks for N copies of the body per trip (1: do not unroll), "full" for every
+    iteration when the trip count is a compile-time constant. Every pass that rebuilds a For
+    carries it."""
 
     var: str = ""
     start: Expr | None = None
     stop: Expr | None = None
     step: Expr | None = None
     body: list[Stmt] = field(default_factory=list)
+    unroll: int | str | None = None
 
 
 @dataclass

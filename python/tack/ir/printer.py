@@ -66,8 +66,10 @@ def stmts_str(body: list[Stmt], indent: int = 1) -> list[str]:
             out += stmts_str(s.body, indent + 1) or [pad + "    pass"]
         elif isinstance(s, For):
             step = "" if s.step is None else f", {expr_str(s.step)}"
-            out.append(f"{pad}for {s.var} in range({expr_str(s.start)}, {expr_str(s.stop)}{step}):"
-                       f"{_line(s)}")
+            rng = f"range({expr_str(s.start)}, {expr_str(s.stop)}{step})"
+            if s.unroll is not None:  # the hint as written: tack.unroll(range(...), 8 | "full")
+                rng = f"unroll({rng}, {s.unroll!r})"
+            out.append(f"{pad}for {s.var} in {rng}:{_line(s)}")
             out += stmts_str(s.body, indent + 1) or [pad + "    pass"]
         elif isinstance(s, Break):
             out.append(f"{pad}break{_line(s)}")

@@ -50,3 +50,6 @@ def verify(k: KernelIR, final: bool = True) -> None:
             _fail(s, f"{s.name} declared {k.locals.get(s.name)} but assigned {s.value.dtype}")
         if final and isinstance(s, N.For) and s.step is not None:
             _fail(s, "For with a step survived loop normalization")
+        if isinstance(s, N.For) and not (s.unroll is None or s.unroll == "full" or (
+                type(s.unroll) is int and s.unroll >= 1)):
+            _fail(s, f"For with unroll hint {s.unroll!r} (None, an int >= 1 or 'full')")

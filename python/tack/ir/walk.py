@@ -45,7 +45,7 @@ def map_body(body: list[N.Stmt], fn: ExprFn) -> list[N.Stmt]:
         elif isinstance(s, N.For):
             out.append(N.For(s.loc, s.var, map_expr(s.start, fn), map_expr(s.stop, fn),
                              None if s.step is None else map_expr(s.step, fn),
-                             map_body(s.body, fn)))
+                             map_body(s.body, fn), unroll=s.unroll))
         elif isinstance(s, N.ExprStmt):
             out.append(N.ExprStmt(s.loc, map_expr(s.value, fn)))
         else:

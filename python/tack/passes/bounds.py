@@ -98,7 +98,7 @@ class Bounds:
                 s = N.If(s.loc, self.guard(s.cond, pre), self.body(s.then), self.body(s.orelse))
             elif isinstance(s, N.For):
                 s = N.For(s.loc, s.var, self.guard(s.start, pre), self.guard(s.stop, pre), s.step,
-                          self.body(s.body))
+                          self.body(s.body), unroll=s.unroll)
             elif isinstance(s, N.While):  # flatten left no memory access in the condition
                 s = N.While(s.loc, s.cond, self.body(s.body))
             out += pre

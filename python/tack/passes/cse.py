@@ -118,7 +118,8 @@ class CSE:
                 out += pre + [N.If(s.loc, c, self.body(s.then), self.body(s.orelse))]
             elif isinstance(s, N.For):
                 pre, (a, b) = self.bind([s.start, s.stop], s.loc)
-                out += pre + [N.For(s.loc, s.var, a, b, s.step, self.body(s.body))]
+                out += pre + [N.For(s.loc, s.var, a, b, s.step, self.body(s.body),
+                                    unroll=s.unroll)]
             elif isinstance(s, N.While):
                 out.append(N.While(s.loc, s.cond, self.body(s.body)))
             else:

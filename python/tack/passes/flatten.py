@@ -69,7 +69,7 @@ class Flatten:
                 s = N.If(s.loc, self.lift(s.cond, pre), self.body(s.then), self.body(s.orelse))
             elif isinstance(s, N.For):
                 s = N.For(s.loc, s.var, self.lift(s.start, pre), self.lift(s.stop, pre), s.step,
-                          self.body(s.body))
+                          self.body(s.body), unroll=s.unroll)
             elif isinstance(s, N.While):
                 cpre: list[N.Stmt] = []
                 c = self.lift(s.cond, cpre)

@@ -46,7 +46,7 @@ def _assigns(body, name: str) -> bool:
 def _normalize(s: N.For, fresh) -> list[N.Stmt]:
     unit = s.step is None or (s.step.op is Op.CONST and s.step.arg == 1)
     if unit and not _assigns(s.body, s.var):
-        return [N.For(s.loc, s.var, s.start, s.stop, None, s.body)]
+        return [N.For(s.loc, s.var, s.start, s.stop, None, s.body, unroll=s.unroll)]
     k = B(s.loc)
     t = s.start.dtype
     step = s.step if s.step is not None else k.const(1, t)
@@ -81,4 +81,5 @@ def _normalize(s: N.For, fresh) -> list[N.Stmt]:
     head = N.Assign(s.loc, s.var, k.cast(k.bin(Op.ADD, var(v0), k.bin(Op.MUL, counter, var(st))),
                                          t))
     trips_var = N.Expr(Op.VAR, dt.i64, (), n, s.loc)
-    return pre + [N.For(s.loc, c, zero, trips_var, None, [head] + s.body)]
+    # The counted loop runs the same iterations in the same order: the unroll hint applies to it.
+    return pre + [N.For(s.loc, c, zero, trips_var, None, [head] + s.body, unroll=s.unroll)]

@@ -340,11 +340,12 @@ class _Printer:
                 if int(s.stop.arg) > t.min() else None
             if last is None:  # range(lo, typemin) is empty
                 return
-            self.emit(d, f"for outer {self.names[s.var]} in {lo}:{last}", s.loc)
+            self.emit(d, f"{_unroll(s)}for outer {self.names[s.var]} in {lo}:{last}", s.loc)
             self.loop(s.body, d + 1)
             return self.emit(d, "end")
         self.emit(d, f"if {lo} < {hi}", s.loc)
-        self.emit(d + 1, f"for outer {self.names[s.var]} in {lo}:({hi} - {_typ(t)}(1))", s.loc)
+        self.emit(d + 1, f"{_unroll(s)}for outer {self.names[s.var]} in {lo}:({hi} - {_typ(t)}(1))",
+                  s.loc)
         self.loop(s.body, d + 2)
         self.emit(d + 1, "end")
         self.emit(d, "end")
@@ -404,6 +405,16 @@ class _Printer:
             self.emit(0, f"TackRuntime.tk_workgroupsize(::typeof(@NAME@)) = {workgroup_size(k)}",
                       k.loc)
         return self.lines
+
+
+def _unroll(s: For) -> str:
+    """KA's `@unroll` before a loop with a `tack.unroll` hint (docs/design/003: it appends the
+    `llvm.loop.unroll.count`/`.full` loopinfo to the loop's body). Qualified: `Extras` exports
+    `@unroll` but KernelAbstractions does not re-export it."""
+    if s.unroll is None:
+        return ""
+    count = "" if s.unroll == "full" else f"{s.unroll} "
+    return f"KernelAbstractions.Extras.@unroll {count}"
 
 
 def _walk(body):

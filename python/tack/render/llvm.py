@@ -66,6 +66,30 @@ _LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SI
          Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
 
 
+class _LoopID(ir.values.MDValue):
+    """A loop ID: a metadata node whose first operand is itself. `Module.add_metadata` cannot make
+    one: a node cannot name itself before it exists, and it merges equal operand lists, while every
+    loop needs its own ID. So the node is created empty, then pointed at itself; it compares and
+    hashes by identity (by operands, the self-reference would recurse) and is printed `distinct`,
+    as clang prints loop IDs."""
+
+    def __init__(self, module: ir.Module, properties: list):
+        super().__init__(module, (), name=str(len(module.metadata)))
+        self.operands = (self, *properties)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    __hash__ = object.__hash__
+
+    def descr(self, buf):
+        buf.append("distinct ")
+        super().descr(buf)
+
+
 def entry_name(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
 
@@ -531,8 +555,22 @@ class LLVMRenderer:
         self.b.position_at_end(latch)
         i = self.b.load(counter)
         self.b.store(self.b.add(i, ir.Constant(i.type, 1)), counter)
-        self.b.branch(head)
+        backedge = self.b.branch(head)
+        if s.unroll is not None:  # LLVM reads a loop's hints from its latch's terminator
+            backedge.set_metadata("llvm.loop", self.loop_id(s.unroll))
         self.b.position_at_end(end)
+
+    def loop_id(self, unroll: int | str) -> ir.values.MDValue:
+        """The `llvm.loop` node of one loop with a `tack.unroll` hint (LangRef, "llvm.loop"):
+        `distinct !{!self, !{!"llvm.loop.unroll.count", i32 k}}`; k = 1 is
+        `llvm.loop.unroll.disable`, a full unroll `llvm.loop.unroll.full`."""
+        if unroll == "full":
+            hint = ["llvm.loop.unroll.full"]
+        elif unroll == 1:
+            hint = ["llvm.loop.unroll.disable"]
+        else:
+            hint = ["llvm.loop.unroll.count", ir.Constant(ir.IntType(32), unroll)]
+        return _LoopID(self.module, [self.module.add_metadata(hint)])
 
     def barrier(self, s: Barrier) -> None:
         raise RenderError(format_at(s.loc, "the LLVM CPU renderer has no workgroup barrier"))

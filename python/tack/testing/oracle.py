@@ -28,7 +28,8 @@ Model, as implemented here (the contract's rule in brackets where it is a choice
   (`weak_locals="spec"`, the 0.4.0 rule of §1.7); `weak_locals="f32"` makes it f32 instead.
 * Sequential `range()` variables are i32 widened by the bounds' types; the parallel loop variable is
   i32 widened by the types of the parameters its bounds read (arrays count as i64) — the contract
-  is silent on this, so this choice mirrors the documented host-range behaviour.
+  is silent on this, so this choice mirrors the documented host-range behaviour. A loop over
+  `tack.unroll(range(...), k)` is the plain `range` loop: the hint changes no result.
 * A conditional expression has the promoted type of both arms (computed by the type pass); only the
   selected arm is evaluated.
 
@@ -946,6 +947,12 @@ class _Rewriter:
                 raise self.rejected(node, f"unknown attribute .{node.attr}") from None
         raise self.rejected(node, f"unsupported {type(node).__name__}")
 
+    def _is_unroll(self, func) -> bool:
+        try:
+            return getattr(self.resolve(func), "__tack_intrinsic__", None) == "unroll"
+        except Rejected:
+            return False
+
     def literal_float_expr(self, node) -> bool:
         """Float literals combined by + - * / // % **, unary minus, abs/min/max/pow and the math
         builtins: a local assigned once to such a value stays weak. (A conditional expression
@@ -1255,6 +1262,8 @@ class _Rewriter:
 
     def range_args(self, s) -> list:
         it = s.iter
+        if isinstance(it, ast.Call) and it.args and self._is_unroll(it.func):
+            it = it.args[0]  # tack.unroll(range(...), k): a performance hint, the same iterations
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
                 and it.func.id == "range" and not it.keywords and 1 <= len(it.args) <= 3):
             raise self.rejected(s, "loop over something other than range(...)")
