@@ -1,7 +1,10 @@
 """Sequential `range` loops → unit-step loops whose variable the body does not assign.
 
 Python evaluates range's arguments once and the body cannot change the iteration; a loop with a
-step other than 1, or whose body assigns its variable, gets a hidden i64 counter over the trip count.
+step other than 1, or whose body assigns its variable, gets a hidden counter over the trip count.
+The trip count is computed in i64; the counter is u32 when the variable has 32 bits or fewer (its
+range holds at most 2^32 - 1 values), so a GPU keeps one register for it, not two (the tiled
+n-body's outer loop needed 33 registers with an i64 counter, and 32 give full occupancy).
 """
 from __future__ import annotations
 
@@ -50,7 +53,8 @@ def _normalize(s: N.For, fresh) -> list[N.Stmt]:
     k = B(s.loc)
     t = s.start.dtype
     step = s.step if s.step is not None else k.const(1, t)
-    n, c = fresh("trips", dt.i64), fresh("k", dt.i64)
+    ct = dt.u32 if t.bits <= 32 else dt.i64  # the counter's type
+    n, c = fresh("trips", ct), fresh("k", ct)
     pre = []
 
     def once(e, prefix):  # range() evaluates its arguments once, at loop entry
@@ -76,10 +80,11 @@ def _normalize(s: N.For, fresh) -> list[N.Stmt]:
                  k.sel(k.cmp(Op.LT, var(st), zero), k.op(Op.NEG, dt.i64, var(st)), one))
     count = k.sel(k.cmp(Op.GT, var(st), zero), up,
                   k.sel(k.cmp(Op.LT, var(st), zero), down, zero))
-    pre.append(N.Assign(s.loc, n, count))
-    counter = N.Expr(Op.VAR, dt.i64, (), c, s.loc)
+    pre.append(N.Assign(s.loc, n, k.cast(count, ct)))
+    counter = k.cast(N.Expr(Op.VAR, ct, (), c, s.loc), dt.i64)
     head = N.Assign(s.loc, s.var, k.cast(k.bin(Op.ADD, var(v0), k.bin(Op.MUL, counter, var(st))),
                                          t))
-    trips_var = N.Expr(Op.VAR, dt.i64, (), n, s.loc)
+    trips_var = N.Expr(Op.VAR, ct, (), n, s.loc)
     # The counted loop runs the same iterations in the same order: the unroll hint applies to it.
-    return pre + [N.For(s.loc, c, zero, trips_var, None, [head] + s.body, unroll=s.unroll)]
+    return pre + [N.For(s.loc, c, k.const(0, ct), trips_var, None, [head] + s.body,
+                        unroll=s.unroll)]
