@@ -20,14 +20,16 @@ written once):
              (local_array + one atomic per bin), CUDA C global atomics and CUDA C privatized in
              shared memory                                                   GB/s (4 B/value)
   launch     host cost of one launch of a tiny kernel, warm: the Tack kernel call, the engine's
-             launch alone (ctypes and cuda-bindings), CuPy RawKernel, PyTorch torch.add   µs
+             launch alone (native trampoline, ctypes, cuda-bindings), CuPy RawKernel,
+             PyTorch torch.add, measured in interleaved blocks                     µs
   first call compile + load + launch of the seed's `transform` in a fresh process       s
 
 Timing: every implementation is called once and checked against a NumPy reference, warmed up,
 then timed as the median of 7 blocks of calls, each block ended by a device synchronize, with the
 host clock (per-call times are milliseconds, so the clock and the sync are negligible).
 Launch cost: blocks of 500 back-to-back launches of a 256-thread kernel without a sync inside
-(fewer than the driver's queue holds), host time per launch, median of 21 blocks.
+(fewer than the driver's queue holds), host time per launch, median of 21 blocks; the blocks of
+all launch paths alternate, so that a change of the host's speed during the run reaches each.
 """
 from __future__ import annotations
 
@@ -101,6 +103,24 @@ def host_cost(fn, sync, calls: int = 500, blocks: int = 21) -> float:
         out.append((time.perf_counter() - t0) / calls)
         sync()
     return statistics.median(out)
+
+
+def host_costs(cands: dict, calls: int = 500, blocks: int = 21) -> dict:
+    """`host_cost` of several launch paths, their blocks interleaved round-robin so that a drift
+    of the host's speed during the run reaches every path alike."""
+    for fn, sync in cands.values():
+        for _ in range(200):
+            fn()
+        sync()
+    times: dict = {name: [] for name in cands}
+    for _ in range(blocks):
+        for name, (fn, sync) in cands.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - t0) / calls)
+            sync()
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def row(bench, impl, value, unit, peer=None, peer_name=""):
@@ -381,6 +401,10 @@ def bench_nbody(n):
     tf = per_call(lambda: nbody_tiled_fast(pos, acc, n, 0.01), tack_sync, 3, 5)
     row("nbody", "tack tiles, rsqrt, fastmath=True", tflop / tf, "TFLOP/s",
         peers.get("nbody_rsqrt"), "CUDA C rsqrtf")
+    for k in (nbody_tiled, nbody_tiled_fast):
+        v = next(iter(next(iter(k._specs.values())).variants.values()))
+        print(f"  ({k.name}{' fastmath' if k.options['fastmath'] else ''}: {v.registers} "
+              f"registers, .maxnreg {v.max_registers}, {v.blocks_per_sm} blocks/SM)")
     plain = per_call(lambda: nbody(pos, acc, n, 0.01), tack_sync, 1, 3)
     row("nbody", "tack plain corpus kernel", tflop / plain, "TFLOP/s", peers.get("nbody_rsqrt"),
         "CUDA C rsqrtf")
@@ -434,34 +458,28 @@ def bench_launch():
     tack.sync()
     variant = next(iter(next(iter(tiny._specs.values())).variants.values()))
     values = [x._ptr, out._ptr, n]
-    from tack.runtime import cuda as tc
-
-    res = {}
+    cands = {}  # name -> (launch, its sync); timed in interleaved blocks (drift hits all)
     if cp:
         k = rawfn("tiny")
         cx, co = cp.zeros(n, cp.float32), cp.zeros(n, cp.float32)
         nn = np.int32(n)
-        res["cupy RawKernel"] = host_cost(lambda: k((1,), (256,), (cx, co, nn)), cupy_sync)
-        row("launch", "cupy RawKernel", res["cupy RawKernel"] * 1e6, "µs")
+        cands["cupy RawKernel"] = (lambda: k((1,), (256,), (cx, co, nn)), cupy_sync)
     if torch:
         tx, to = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
-        res["torch"] = host_cost(lambda: torch.add(tx, 1.0, out=to), torch_sync)
-        row("launch", "torch.add(out=)", res["torch"] * 1e6, "µs")
-    peer = res.get("cupy RawKernel")
-    row("launch", "tack kernel call tiny(x, out, n)",
-        host_cost(lambda: tiny(x, out, n), tack_sync) * 1e6, "µs",
-        peer and peer * 1e6, "cupy RawKernel")
-    paths = (("native trampoline, the default", variant._launch_native),
-             ("ctypes", variant._launch_ctypes), ("cuda-bindings", variant._launch_bindings))
-    for label, path in paths:
-        try:
-            row("launch", f"tack engine launch ({label})",
-                host_cost(lambda p=path: p(values, n), tack_sync) * 1e6, "µs",
-                peer and peer * 1e6, "cupy RawKernel")
-        except Exception as exc:  # noqa: BLE001
-            print(f"  {label} launch path failed: {exc}")
+        cands["torch.add(out=)"] = (lambda: torch.add(tx, 1.0, out=to), torch_sync)
+    cands["tack kernel call tiny(x, out, n)"] = (lambda: tiny(x, out, n), tack_sync)
+    for label, path in (("native trampoline, the default", variant._launch_native),
+                        ("ctypes", variant._launch_ctypes),
+                        ("cuda-bindings", variant._launch_bindings)):
+        cands[f"tack engine launch ({label})"] = (lambda p=path: p(values, n), tack_sync)
+    costs = host_costs(cands)
+    peer = costs.get("cupy RawKernel")
+    for name, cost in costs.items():
+        if name.startswith("tack"):
+            row("launch", name, cost * 1e6, "µs", peer and peer * 1e6, "cupy RawKernel")
+        else:
+            row("launch", name, cost * 1e6, "µs")
     check("tiny", out.numpy(), np.ones(n), 0, 0)
-    del tc
 
 
 FIRST_CALL = textwrap.dedent("""

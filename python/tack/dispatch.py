@@ -13,6 +13,8 @@ path every time).
 """
 from __future__ import annotations
 
+import ast
+
 MISS = object()  # "not this variant": take the general path
 
 
@@ -28,8 +30,8 @@ def build(kernel, dev, spec, shape_key, variant, args):
     native = dev.engine_name == "native"
     names = [f"a{k}" for k in range(len(args))]
     env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
-           "hr": pk.host_range.evaluate, "hrl": pk.host_range.launch, "name": kernel.name,
-           "I32": _I32, "sk": _safe_key(_scalar_key)}
+           "hrl": pk.host_range.launch, "name": kernel.name, "I32": _I32,
+           "sk": _safe_key(_scalar_key)}
     lines = ["def fast(args):",
              f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug']:",
              "        return MISS"]
@@ -59,10 +61,13 @@ def build(kernel, dev, spec, shape_key, variant, args):
             values.append(nm)
         lines.append(f"    if {' or '.join(conds)}:")
         lines.append("        return MISS")
-    call = ", ".join(names)
     hidden = ""
-    if pk.host_range.form == "stop":
-        lines.append(f"    n = hr({call})[1]")
+    stop = _inline_stop(pk.host_range, names)
+    if stop is not None:
+        from .frontend.hostrange import _as_int, _shape
+
+        env.update(_i=_as_int, _s=_shape)
+        lines.append(f"    n = {stop}")
         lines.append("    if n <= 0:")
         lines.append("        return None")
     else:
@@ -73,9 +78,31 @@ def build(kernel, dev, spec, shape_key, variant, args):
     if spec.collective:
         lines.append("    if n % 256:")
         lines.append("        return MISS")  # the general path raises the contract's ValueError
-    lines.append(f"    launch([{', '.join(values)}]{hidden}, n)")
+    inline = getattr(variant, "inline_launch", None)  # the engine's launch, spelled inline
+    body = inline(values, env) if inline is not None and not hidden else None
+    if body is None:
+        body = [f"launch([{', '.join(values)}]{hidden}, n)"]
+    lines += ["    " + line for line in body]
     exec(compile("\n".join(lines), f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
     return env["fast"]
+
+
+def _inline_stop(host_range, names):
+    """The launch count of `range(stop)` as an expression over `names`, else None (the other
+    forms call HostRange.launch). The bound's own helpers (_i, _s) keep their errors."""
+    if host_range.form != "stop":
+        return None
+    lam = ast.parse(host_range.source, mode="eval").body
+    params = [a.arg for a in lam.args.args]
+    if len(params) != len(names) or {"_i", "_s"} & set(params):
+        return None
+    rename = dict(zip(params, names))
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return ast.copy_location(ast.Name(rename.get(node.id, node.id), node.ctx), node)
+
+    return ast.unparse(Rename().visit(lam.body.elts[1]))
 
 
 def _fits_i32(v: int) -> bool:

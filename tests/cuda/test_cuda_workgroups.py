@@ -192,3 +192,21 @@ def test_partial_groups_rejected_after_warm_calls():
     with pytest.raises(ValueError, match="complete 256-lane groups"):
         block_reduce(data, sums, 300)
     np.testing.assert_array_equal(sums.numpy(), [256, 256])
+
+
+def test_register_budget_is_within_the_occupancy_the_kernel_had():
+    """runtime.cuda_occupancy: a kernel loaded with a `.maxnreg` budget keeps its blocks per SM
+    and its results (the tiled n-body above is register-limited; a copy is thread-limited)."""
+    from tack.runtime.cuda_occupancy import register_budget
+
+    variant = next(iter(next(iter(nbody_tiled._specs.values())).variants.values()))
+    eng = variant.engine
+    assert variant.blocks_per_sm >= 1
+    if variant.max_registers is not None:
+        assert variant.registers <= variant.max_registers
+        assert eng.regs_per_sm // (variant.max_registers * 256) >= variant.blocks_per_sm
+    else:
+        assert register_budget(variant.registers, variant.blocks_per_sm, 256, eng.regs_per_sm,
+                               eng.threads_per_sm) is None
+    light = next(iter(next(iter(lanes._specs.values())).variants.values()))
+    assert light.max_registers is None and light.blocks_per_sm * 256 == eng.threads_per_sm

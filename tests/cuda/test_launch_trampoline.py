@@ -40,3 +40,43 @@ def test_trampoline_reads_n_at_each_call():
         slot[0] = n
         trampoline()(rec.address)
     assert grids == [1, 2, 3, 391]
+
+
+def test_dispatch_inlines_the_native_launch():
+    """tack.dispatch's generated call path packs the parameter block and calls the trampoline
+    itself: the stand-in driver sees the grid and the packed values of each warm call."""
+    import struct
+    import threading
+
+    import numpy as np
+
+    import tack
+    from tack import dispatch
+    from tack.devices import default_device
+    from tack.runtime.cuda import CUDAKernel
+
+    @tack.kernel
+    def axpy(y, a, x, n):
+        for i in range(n):
+            y[i] = a * x[i] + y[i]
+
+    x, y = tack.array(np.ones(4, np.float32)), tack.zeros(4)
+    axpy(y, 2.0, x, 4)  # builds the specialization on the CPU
+    spec = next(iter(axpy._specs.values()))
+    seen = []
+    cb = _LAUNCH(lambda f, gx, *rest: seen.append(gx) or 0)
+    # A CUDAKernel without a GPU: only what the native launch path reads.
+    k = object.__new__(CUDAKernel)
+    k.name, k._lock, k._max, k._pending_add = "axpy", threading.Lock(), 10**6, set().add
+    fmt = struct.Struct("@QfQiq")
+    k._pack, k._buf = fmt.pack_into, ctypes.create_string_buffer(fmt.size)
+    base = ctypes.addressof(k._buf)
+    k._record = Record(ctypes.cast(cb, ctypes.c_void_p).value, 1, 256, 0, 0, base + 32)
+    k._tramp, k._rec = trampoline(), k._record.address
+    k.launch = k._launch_native
+    fast = dispatch.build(axpy, default_device(), spec, (), k, [y, 2.0, x, 4])
+    assert fast((y, 0.5, x, 1000)) is None
+    assert seen == [4] and fmt.unpack(k._buf.raw) == (y._ptr, 0.5, x._ptr, 1000, 1000)
+    assert fast((y, 0.5, x, 0)) is None and seen == [4]  # nothing to launch
+    assert fast((y, 0.5, x, 10**7)) is dispatch.MISS  # beyond one launch: the general path
+    assert fast((y, 0.5, x, 2**40)) is dispatch.MISS  # not an i32: another specialization

@@ -41,6 +41,7 @@ from ..ir.nodes import KernelIR
 from ..render.ptx import BLOCK, compile_ptx
 from .cuda_cache import cached_ptx
 from .cuda_launch import Record, trampoline
+from .cuda_occupancy import limit_registers, register_budget
 from .cpu import _PACK_ERRORS, _SLOT, _convert
 
 try:
@@ -172,6 +173,9 @@ class CUDAEngine:
         self.max_grid_x = self._attr(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)
         self.max_iterations = self.max_grid_x * BLOCK
         self.sm_count = self._attr(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        self.regs_per_sm = self._attr(attr.CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
+        self.threads_per_sm = self._attr(
+            attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
         err, name = drv.cuDeviceGetName(256, self.device)
         self.name = name.split(b"\0")[0].decode() if isinstance(name, bytes) else str(name)
         self._pending: set[str] = set()  # kernels launched since the last successful wait
@@ -293,10 +297,13 @@ class CUDAKernel:
         self.entry = built.name
         self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
         self._span = BLOCK * built.per_thread  # launch indices per block
-        self.module = engine.call(drv.cuModuleLoadData, built.ptx.encode() + b"\0",
-                                  what=f"loading kernel '{self.name}' (cuModuleLoadData)")
-        self.function = engine.call(drv.cuModuleGetFunction, self.module, self.entry.encode(),
-                                    what="cuModuleGetFunction")
+        self.module, self.function = self._load(built.ptx)
+        self.registers, self.blocks_per_sm = self._occupancy()
+        self.max_registers = None  # the `.maxnreg` budget it was loaded with, if any
+        budget = register_budget(self.registers, self.blocks_per_sm, BLOCK, engine.regs_per_sm,
+                                 engine.threads_per_sm)
+        if budget is not None:
+            self._reload_with(built.ptx, budget)
         self.fn_ptr = int(self.function)
         # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
         fmt = "@" + "".join("Q" if p.kind == "array" else _SLOT[p.dtype.name]
@@ -323,6 +330,59 @@ class CUDAKernel:
 
     def __repr__(self) -> str:
         return f"<CUDAKernel {self.name} on {self.engine.arch}>"
+
+    def _load(self, ptx: str):
+        module = self.engine.call(drv.cuModuleLoadData, ptx.encode() + b"\0",
+                                  what=f"loading kernel '{self.name}' (cuModuleLoadData)")
+        function = self.engine.call(drv.cuModuleGetFunction, module, self.entry.encode(),
+                                    what="cuModuleGetFunction")
+        return module, function
+
+    def _occupancy(self, function=None) -> tuple[int, int]:
+        """(registers per thread, resident 256-thread blocks per SM) of the loaded function."""
+        function = function or self.function
+        regs = self.engine.call(drv.cuFuncGetAttribute,
+                                drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, function,
+                                what="cuFuncGetAttribute")
+        blocks = self.engine.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, function,
+                                  BLOCK, 0, what="cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return int(regs), int(blocks)
+
+    def _reload_with(self, ptx: str, budget: int) -> None:
+        """Load again with `.maxnreg budget` (runtime.cuda_occupancy); keep the new module if
+        it runs at least as many blocks per SM, else the first."""
+        module, function = self._load(limit_registers(ptx, self.entry, budget))
+        regs, blocks = self._occupancy(function)
+        if blocks < self.blocks_per_sm:
+            drv.cuModuleUnload(module)
+            return
+        drv.cuModuleUnload(self.module)
+        self.module, self.function = module, function
+        self.registers, self.blocks_per_sm, self.max_registers = regs, blocks, budget
+
+    def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
+        """`_launch_native` as lines for tack.dispatch's generated call path, whose `n` and
+        argument expressions `values` are checked already; an odd size or a value the block
+        cannot hold returns MISS (the general path raises). None: not on the native path."""
+        if self.launch != self._launch_native:
+            return None
+        from ..dispatch import MISS
+
+        env.update(_lock=self._lock, _pack=self._pack, _buf=self._buf, _tramp=self._tramp,
+                   _rec=self._rec, _failed=self._failed, _pending=self._pending_add,
+                   _name=self.name, _pack_errors=_PACK_ERRORS, MISS=MISS)
+        vals = ", ".join(values)
+        return [f"if n > {self._max}:",
+                "    return MISS",
+                "with _lock:",
+                "    try:",
+                f"        _pack(_buf, 0, {vals}, n)",
+                "    except _pack_errors:",
+                "        return MISS",
+                "    code = _tramp(_rec)",
+                "if code:",
+                f"    _failed(code, [{vals}], n)",
+                "_pending(_name)"]
 
     def _launch_native(self, args, n: int) -> None:
         """Queue one launch over [0, n) through the native trampoline (runtime.cuda_launch):
