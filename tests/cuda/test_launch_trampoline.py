@@ -50,6 +50,8 @@ def test_dispatch_inlines_the_native_launch():
 
     import numpy as np
 
+    pytest.importorskip("cuda.bindings", reason="tack.runtime.cuda imports cuda-bindings")
+
     import tack
     from tack import dispatch
     from tack.devices import default_device
