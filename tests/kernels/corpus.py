@@ -928,3 +928,39 @@ CASES += [
          lambda g, n: [_f32(g, n), np.zeros(n, np.float32), np.zeros(n, np.int32), n],
          lambda a: _unroll_ref(a[0], a[3]), rtol=1e-5, atol=1e-5),
 ]
+
+
+# -- `for c in obj` over a device-class object that declares __tack_iterate__ ------------------
+@tack.device_class
+class Plate:
+    """A (ny, nx) field iterated cell by cell: c[0] runs over nx (fastest), c[1] over ny."""
+
+    __tack_iterate__ = ("nx", "ny")
+
+    def __init__(self, temp, out):
+        self.temp = temp
+        self.out = out
+        self.ny, self.nx = temp.shape  # instance ints: runtime sizes
+
+
+@tack.kernel
+def iterate_plate(p, scale):
+    for c in p:
+        p.out[c[1], c[0]] = p.temp[c[1], c[0]] * scale + (c.x - 2 * c.y)
+
+
+def _plate_make(g, n):
+    temp = tack.array(g.normal(size=(n, n + 2)).astype(np.float32))
+    return [Plate(temp, tack.zeros((n, n + 2))), 0.5]
+
+
+def _plate_ref(a):
+    p = a[0]
+    y, x = np.indices(p.temp.shape)
+    return {(0, "out"): p.temp.astype(np.float64) * a[1] + (x - 2 * y)}
+
+
+CASES += [
+    Case("iterate_plate", iterate_plate, _plate_make, _plate_ref, sizes=(1, 7, 40),
+         rtol=1e-6, atol=1e-6),
+]

@@ -78,7 +78,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
     else:
         literal_step = 1
     src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
-    fn = eval(src, {"_i": _as_int, "_s": _shape})  # noqa: S307 - built from checked AST only
+    fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
     return HostRange(form, literal_step, fn, frozenset(uses), src)
 
 
@@ -90,12 +90,22 @@ def _as_int(v, name):
                         f"got {type(v).__name__}") from None
 
 
+def _attr(obj, path, name):
+    """An integer attribute of a device-class argument, read at every call."""
+    for a in path:
+        obj = getattr(obj, a)
+    return _as_int(obj, name)
+
+
 def _shape(v, k, name):
     try:
         return v.shape[k]
     except (AttributeError, IndexError):
         raise TypeError(f"the parallel loop's bound uses {name}.shape[{k}], but '{name}' is "
                         f"{type(v).__name__} with no dimension {k}") from None
+
+
+_HELPERS = {"_i": _as_int, "_s": _shape, "_a": _attr}
 
 
 def _converter(parser, prologue):
@@ -129,6 +139,15 @@ def _converter(parser, prologue):
                 and type(node.slice.value) is int):
             uses.add(node.value.value.id)
             return f"_s({node.value.value.id}, {node.slice.value}, {node.value.value.id!r})"
+        if isinstance(node, ast.Attribute):  # obj.n, obj.inner.n: a device-class integer
+            ref = parser.objref(node.value)
+            if ref is not None and node.attr in ref.info.constants and isinstance(
+                    ref.info.constants[node.attr], int):  # fixed per parse, like a literal
+                return repr(int(ref.info.constants[node.attr]))
+            if ref is not None and node.attr in ref.info.ints:
+                uses.add(parser.object_param(ref, node.attr))  # its IR parameter types the loop
+                path = ref.path + (node.attr,)
+                return f"_a({path[0]}, {path[1:]!r}, {'.'.join(path)!r})"
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id == "len" and len(node.args) == 1
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in parser.params):
@@ -137,7 +156,7 @@ def _converter(parser, prologue):
         raise parser.unsupported(
             node, "Cannot resolve loop range expression",
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
-            "literals and + - * // of those")
+            "literals, integer attributes of device-class objects and + - * // of those")
 
 
     return conv, uses
@@ -155,5 +174,5 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
         else:
             pairs.append(f"(0, {conv(a)})")
     src = f"lambda {', '.join(parser.params)}: ({', '.join(pairs)},)"
-    fn = eval(src, {"_i": _as_int, "_s": _shape})  # noqa: S307 - built from checked AST only
+    fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
     return HostRange("nd", 1, fn, frozenset(uses), src, dims)

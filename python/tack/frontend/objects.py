@@ -42,6 +42,7 @@ class ObjInfo:
     constants: dict = field(default_factory=dict)  # name -> Python value
     arrays: set = field(default_factory=set)
     scalars: set = field(default_factory=set)
+    ints: set = field(default_factory=set)  # the instance scalars holding integers (or bools)
     funcs: dict = field(default_factory=dict)  # name -> Func held by the instance
     objects: dict = field(default_factory=dict)  # name -> ObjInfo
 
@@ -63,6 +64,8 @@ def info_of(obj) -> ObjInfo:
             info.arrays.add(name)
         elif isinstance(v, bool) or isinstance(v, (int, float, np.integer, np.floating)):
             info.scalars.add(name)
+            if isinstance(v, (int, np.integer)):  # a bool is an int (keyed as i32)
+                info.ints.add(name)
         elif isinstance(v, Func):
             info.funcs[name] = v
         elif is_device_class(v):

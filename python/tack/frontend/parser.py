@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from .. import dtypes as dt
-from ..errors import TackNameError, UnsupportedSyntaxError, format_at
+from ..errors import TackNameError, TackTypeError, UnsupportedSyntaxError, format_at
 from ..ir.nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, If, Loc, Stmt,
                         Store, While)
 from ..ir.ops import Op
@@ -53,6 +53,17 @@ class SetComponent(Stmt):
     container: Expr | None = None
     index: tuple = ()
     value: Expr | None = None
+
+
+@dataclass
+class TupleTemp(Assign):
+    """Frontend-only: a hidden temporary of a tuple assignment (`d, e = 0.1, d`), which holds one
+    value until every value is computed. `target` is the statement that later stores it (an
+    Assign, Store or SetComponent reading this temporary). The typechecker gives the temporary
+    the type its target gives the value, so that the program types as if the target were
+    assigned the value directly (a weak float stays weak until it meets the target's type)."""
+
+    target: Stmt | None = None
 
 
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -170,7 +181,19 @@ class Parser:
                                    "tack.unroll applies to sequential loops nested inside the "
                                    "parallel loop; the parallel loop's iterations are spread "
                                    "over threads, not unrolled")
-        if isinstance(loop.iter, ast.Call) and self._intrinsic(loop.iter.func) == "ndrange":
+        it, vector = loop.iter, None
+        if self.objref(it) is not None:  # `for c in obj`: desugared to range/ndrange
+            it, nd, loop_vars, vector = self._object_loop(loop)
+        elif isinstance(it, (ast.Name, ast.Attribute)):
+            what = ast.unparse(it)
+            example = (f"`for i in range({what}.shape[0])`" if what in self.params
+                       else "`for i in range(n)`")
+            raise self.unsupported(it, f"parallel loop over '{what}', which is not a "
+                                       "device-class argument",
+                                   f"loop over indices instead: {example}; only an "
+                                   "@tack.device_class object whose class declares "
+                                   "__tack_iterate__ can be iterated itself")
+        elif isinstance(it, ast.Call) and self._intrinsic(it.func) == "ndrange":
             nd = len(loop.iter.args)
             names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
             if not 1 <= nd <= 3 or loop.iter.keywords or len(names) != nd or not all(
@@ -184,10 +207,12 @@ class Parser:
                                    "use `for i in range(n)`")
         else:
             loop_vars = (loop.target.id,)
-        host = build_host_range(self, loop.iter, stmts[:k], nd)
+        host = build_host_range(self, it, stmts[:k], nd)
         var = loop_vars[0]
         self.assigned.update(loop_vars)
         body: list[Stmt] = [s for st in prologue for s in st]
+        if vector is not None:  # c = [fastest index, ...]
+            body += vector
         body += self.block(loop.body)
         params, paths = self.params, None
         objs = [p for p in self.params if isinstance(self.rename.get(p), ObjRef)]
@@ -202,6 +227,69 @@ class Parser:
         if ret is not None:
             self._return_epilogue(pk, ret, [s for st in prologue for s in st])
         return pk
+
+    def _object_loop(self, loop: ast.For):
+        """`for c in obj` over a device-class object whose class declares `__tack_iterate__`
+        (one to three integer attribute names, fastest first): (the equivalent `range(obj.n)`
+        or `tack.ndrange(obj.<slowest>, ..., obj.<fastest>)` AST, ndrange dims or 0, the loop
+        variables, the statements that bind `c`). With several names `c` is an integer vector
+        whose component k is the index over the k-th name, so `c[0]` varies fastest."""
+        it = loop.iter
+        ref = self.objref(it)
+        cls, obj = ref.info.cls, ast.unparse(it)
+        loc = self.src.loc(it)
+        at = f"at line {loc.line}, column {loc.col}"
+        names = declared = getattr(cls, "__tack_iterate__", None)
+        if names is None:
+            raise TackTypeError(format_at(
+                loc, f"{self.title}: a {cls.__name__} cannot be iterated in a kernel: its class "
+                     f"declares no __tack_iterate__, so `for ... in {obj}` {at} has no index "
+                     "space",
+                "declare the sizes to iterate over in the class body, fastest first, e.g. "
+                "__tack_iterate__ = ('nx', 'ny'), or loop over range(...) explicitly"))
+        if isinstance(names, str):
+            names = (names,)
+
+        def bad(why: str):
+            return TackTypeError(format_at(
+                loc, f"{self.title}: `for ... in {obj}` {at}: {cls.__name__}.__tack_iterate__ "
+                     f"= {declared!r} {why}",
+                "__tack_iterate__ names one to three integer attributes (sizes), fastest "
+                "first: __tack_iterate__ = ('n',) or ('nx', 'ny') or ('nx', 'ny', 'nz')"))
+
+        if not isinstance(names, (tuple, list)) or not 1 <= len(names) <= 3:
+            raise bad("must be a tuple of one to three attribute names")
+        for n in names:
+            if not isinstance(n, str):
+                raise bad(f"holds {n!r}, which is not an attribute name")
+            v = ref.info.constants.get(n)
+            if not (n in ref.info.ints or isinstance(v, int)):
+                kind = ("a float" if n in ref.info.constants or n in ref.info.scalars else
+                        "an array" if n in ref.info.arrays else
+                        "not an integer attribute of the object")
+                raise bad(f"names '{n}', which is {kind}; each name must be an integer size")
+        target = loop.target
+        if not isinstance(target, ast.Name):
+            raise self.unsupported(target, f"loop over device-class object '{obj}' whose "
+                                           "target is not a single name",
+                                   f"write `for c in {obj}`: with several sizes c is a vector "
+                                   "of indices, c[0] the fastest")
+
+        def size(n):
+            return ast.copy_location(ast.Attribute(it, n, ast.Load()), it)
+
+        if len(names) == 1:
+            call = ast.Call(ast.Name("range", ast.Load()), [size(names[0])], [])
+            return ast.copy_location(call, it), 0, (target.id,), None
+        idx = [self.fresh(f"{target.id}_{k}_") for k in range(len(names))]  # fastest first
+        nd_fn = ast.Attribute(ast.Name("tack", ast.Load()), "ndrange", ast.Load())
+        call = ast.copy_location(ast.Call(nd_fn, [size(n) for n in reversed(names)], []), it)
+        loop_loc = self.src.loc(loop)
+        vec = Expr(Op.VECTOR, None, tuple(Expr(Op.VAR, None, (), v, loop_loc) for v in idx),
+                   None, loop_loc)
+        name = self.local_name(target)
+        self.assigned.add(name)
+        return call, len(names), tuple(reversed(idx)), [Assign(loop_loc, name, vec)]
 
     def _return_epilogue(self, pk: ParsedKernel, ret: ast.Return, prologue: list) -> None:
         """`return expr` after the parallel loop, typed by the kernel's return annotation."""
@@ -387,11 +475,12 @@ class Parser:
                 return out
             temps, out = [], []
             for v in value_node.elts:
-                t = self.fresh("t")
-                out.append(Assign(loc, t, self.expr(v)))
-                temps.append(t)
-            for tgt, t in zip(target.elts, temps):
-                out += self._store_to(tgt, Expr(Op.VAR, None, (), t, loc), node)
+                temps.append(TupleTemp(loc, self.fresh("t"), self.expr(v)))
+            out += temps
+            for tgt, temp in zip(target.elts, temps):
+                stores = self._store_to(tgt, Expr(Op.VAR, None, (), temp.name, loc), node)
+                temp.target = stores[0]
+                out += stores
             return out
         if isinstance(value_node, ast.Call) and self._intrinsic(value_node.func) in _SCRATCH:
             return self._scratch_decl(target, value_node, node)

@@ -17,7 +17,7 @@ from ..ir import nodes as N
 from ..ir.consts import convert
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
-from .parser import DeclScratch, SetComponent
+from .parser import DeclScratch, SetComponent, TupleTemp
 from .vectors import ELEMENTWISE, VecVal, VectorRules, comp_name, typed
 
 WEAK = dt.weak_float
@@ -69,12 +69,16 @@ class TypeChecker(VectorRules):
 
         counts: dict[str, int] = {}
         values: dict[str, Expr] = {}
+        # A tuple assignment's target is assigned its value, not the hidden temporary holding it.
+        temps = {st.name: st.value for st in iter_stmts(self.pk.body) if isinstance(st, TupleTemp)}
         for st in iter_stmts(self.pk.body):
             name = st.name if isinstance(st, N.Assign) else getattr(st, "var", None)
             if name is None:
                 continue
             counts[name] = counts.get(name, 0) + 1
             v = getattr(st, "value", None)
+            if isinstance(v, Expr) and v.op is Op.VAR and v.arg in temps:
+                v = temps[v.arg]
             if isinstance(st, N.Assign) and _literal_float_expr(v):
                 values[name] = v
         return {n: v for n, v in values.items()
@@ -196,6 +200,8 @@ class TypeChecker(VectorRules):
         return out
 
     def stmt(self, s) -> list[N.Stmt]:
+        if isinstance(s, TupleTemp):
+            return self.tuple_temp(s)
         if isinstance(s, N.Assign):
             return self.assign(s)
         if isinstance(s, N.Store):
@@ -239,6 +245,51 @@ class TypeChecker(VectorRules):
         if isinstance(new, VecType):
             return self.assign_vector(s, name, new, value)
         return [N.Assign(s.loc, name, self.coerce(value, dt.concrete(new)))]
+
+    def tuple_temp(self, s: TupleTemp) -> list[N.Stmt]:
+        """A tuple assignment's hidden temporary takes the type its target gives the value: the
+        value is converted once, exactly as storing it directly would convert it (a weak float
+        meeting an f64 target is computed in f64, not rounded to f32 first)."""
+        value = self.expr(s.value)
+        t = self._target_type(s.target, value)
+        if t is None:  # a target that rejects the value: its own statement raises the error
+            t = value.vtype() if isinstance(value, VecVal) else value.dtype
+        self.types[s.name] = t  # assigned once: no join (it follows its target's type)
+        if isinstance(t, VecType):
+            return self.assign_vector(s, s.name, t, value)
+        return [N.Assign(s.loc, s.name, self.coerce(value, dt.concrete(t)))]
+
+    def _target_type(self, target, value) -> DType | VecType | None:
+        """The type `target` converts `value` to: a local's type joined with the value's, an
+        array's or scratch array's element type, a vector's component type; None if it cannot
+        take the value."""
+        vec = isinstance(value, VecVal)
+        if isinstance(target, N.Assign):
+            name = self.rename.get(target.name, target.name)
+            vt = value.vtype() if vec else value.dtype
+            old = self.types.get(name)
+            return vt if old is None else self._join(old, vt, target)
+        t = None
+        if isinstance(target, N.Store):
+            if target.array in self.scratch:
+                t = self.scratch[target.array].dtype
+            elif target.array in self.types and target.array not in self.specs:
+                t = self.types[target.array]  # a local vector: v[k] = e
+                t = t.elem if isinstance(t, VecType) else None
+            elif target.array in self.specs and self.specs[target.array].kind == "array":
+                t = self.specs[target.array].dtype
+                if isinstance(t, VecType) and not vec:
+                    t = t.elem  # a scalar stored into every component
+        elif isinstance(target, SetComponent):
+            c = target.container
+            if c.op is Op.VAR:
+                t = self.types.get(self.rename.get(c.arg, c.arg))
+            elif c.op is Op.LOAD and c.arg in self.specs and self.specs[c.arg].kind == "array":
+                t = self.specs[c.arg].dtype
+            t = t.elem if isinstance(t, VecType) else None
+        if t is None or vec != isinstance(t, VecType) or (vec and value.shape != t.shape):
+            return None
+        return t
 
     def assign_vector(self, s, name: str, t: VecType, value: VecVal) -> list[N.Stmt]:
         targets = [comp_name(name, k) for k in range(t.size)]
