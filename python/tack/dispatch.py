@@ -63,17 +63,26 @@ def build(kernel, dev, spec, shape_key, variant, args):
         lines.append("        return MISS")
     hidden = ""
     stop = _inline_stop(pk.host_range, names)
+    lo, hi = spec.index_range or (None, None)  # indices outside: the general path raises
     if stop is not None:
-        from .frontend.hostrange import _as_int, _shape
+        from .frontend.hostrange import _HELPERS
 
-        env.update(_i=_as_int, _s=_shape)
+        env.update(_HELPERS)
         lines.append(f"    n = {stop}")
         lines.append("    if n <= 0:")
         lines.append("        return None")
+        if hi is not None:
+            lines.append(f"    if n > {hi + 1}:")
+            lines.append("        return MISS")
     else:
+        env["span"] = pk.host_range.index_span
         lines.append("    n, hidden = hrl(args, name)")
         lines.append("    if not n:")
         lines.append("        return None")
+        if hi is not None:
+            lines.append("    lo, hi = span(n, hidden)")
+            lines.append(f"    if lo < {lo} or hi > {hi}:")
+            lines.append("        return MISS")
         hidden = " + hidden"
     if spec.collective:
         lines.append("    if n % 256:")
@@ -94,7 +103,9 @@ def _inline_stop(host_range, names):
         return None
     lam = ast.parse(host_range.source, mode="eval").body
     params = [a.arg for a in lam.args.args]
-    if len(params) != len(names) or {"_i", "_s"} & set(params):
+    from .frontend.hostrange import _HELPERS
+
+    if len(params) != len(names) or set(_HELPERS) & set(params):
         return None
     rename = dict(zip(params, names))
 

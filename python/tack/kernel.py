@@ -19,7 +19,7 @@ class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
     __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
-                 "collective", "fast", "first")
+                 "collective", "fast", "first", "index_range")
 
     def __init__(self, baked, hidden, debug=False, parsed=None):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -32,6 +32,7 @@ class _Spec:
         self.collective = False  # barriers: launches must fill whole 256-lane groups
         self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
         self.first = None  # (shape key, final IR, workgroup features): the spec's own IR, reused
+        self.index_range = None  # (min, max) of the parallel loop variable's type
 
 
 class Kernel:
@@ -118,6 +119,8 @@ class Kernel:
             spec = self._new_spec(key, args, debug)
         pk = spec.parsed
         n, hidden = pk.host_range.launch(args, self.name)
+        if n and spec.index_range is not None:
+            self._check_index_span(spec, n, hidden)
         if pk.paths is not None:
             args = pk.expand(args)
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked]) if spec.baked else ()
@@ -150,6 +153,18 @@ class Kernel:
         self._fast = fast
         if pk.epilogue is not None:
             return self._return_value(dev, spec, shape_key, args)
+
+    def _check_index_span(self, spec: _Spec, n: int, hidden) -> None:
+        """The loop variable takes its bounds' types, computed on the host in Python integers:
+        a launch whose indices leave that type would wrap, so it is refused before it runs."""
+        lo, hi = spec.parsed.host_range.index_span(n, hidden)
+        tmin, tmax = spec.index_range
+        if lo < tmin or hi > tmax:
+            bad = lo if lo < tmin else hi
+            raise TackValueError(
+                f"Kernel '{self.name}': the parallel loop's index reaches {bad}, outside the "
+                f"range of its type [{tmin}, {tmax}] (the loop variable takes the type of the "
+                "range's arguments); pass a bound as a 64-bit integer, e.g. np.int64(n)")
 
     def _return_value(self, dev, spec: _Spec, shape_key, args):
         """Run the one-iteration epilogue that computes a kernel's return value."""
@@ -197,6 +212,9 @@ class Kernel:
         from .capabilities import has_collectives
 
         spec.collective = has_collectives(kir)
+        var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
+        if var is not None and var.is_int:
+            spec.index_range = (var.min(), var.max())
         # The first variant compiles from this IR: the device check is all that is left to do.
         spec.first = (tuple([values[i].shape[ax] for i, ax in baked]), kir, features)
         if key[1] is not None:

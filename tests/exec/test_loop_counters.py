@@ -50,3 +50,36 @@ def test_u32_loop_over_the_top_of_the_range():
     out = tack.zeros(4, tack.u32)
     reassigned_u32(out, np.uint32(2**32 - 3), np.uint32(2**32 - 1))
     assert list(out.numpy()) == [2**32 - 3, 2**32 - 2, 0, 2]
+
+
+@tack.kernel
+def parallel_literal(out):
+    for i in range(4999999990, 5000000000):
+        out[i - 4999999990] = i
+
+
+@tack.kernel
+def parallel_scaled(out, n):
+    for i in range(n * 4):
+        if i < out.shape[0]:
+            out[i] = i
+
+
+def test_parallel_loop_variable_holds_literal_bounds():
+    out = tack.zeros(10, tack.i64)
+    parallel_literal(out)
+    assert list(out.numpy()) == list(range(4999999990, 5000000000))
+
+
+def test_parallel_indices_outside_the_variable_type_are_refused():
+    out = tack.zeros(8, tack.i64)
+    for _ in range(2):  # the general path, then the prebuilt one
+        parallel_scaled(out, 2)
+    assert list(out.numpy()) == list(range(8))
+    with pytest.raises(ValueError, match="index reaches 2147483651, outside the range"):
+        parallel_scaled(out, 2**29 + 1)  # 4n - 1 does not fit the i32 index
+    with pytest.raises(ValueError, match="outside the range"):
+        parallel_scaled(out, 2**29 + 1)
+    big = tack.zeros(4, tack.i64)
+    parallel_scaled(big, np.int64(1))  # an i64 bound gives an i64 index
+    assert list(big.numpy()) == [0, 1, 2, 3]

@@ -18,6 +18,7 @@ class HostRange:
     uses: frozenset  # parameter names the bounds read
     source: str
     dims: int = 1
+    literals: tuple = ()  # the integer literals of the bounds: the loop variable must hold them
 
     def __post_init__(self):
         if self.form == "nd":
@@ -48,6 +49,21 @@ class HostRange:
                                  f"positive, got {step}")
         return len(range(start, stop, step)), [start, step][:self._nh]
 
+    def index_span(self, n: int, hidden) -> tuple[int, int]:
+        """(least, greatest) value of a loop variable over a launch of n > 0 indices."""
+        if self.form == "stop":
+            return 0, n - 1
+        if self.form == "nd":
+            starts, exts = hidden[:self.dims], list(hidden[self.dims:])
+            inner = 1
+            for e in exts:
+                inner *= e
+            exts.insert(0, n // inner)
+            return min(starts), max(s + e - 1 for s, e in zip(starts, exts))
+        start = hidden[0]
+        last = start + (n - 1) * (hidden[1] if len(hidden) > 1 else self.literal_step)
+        return min(start, last), max(start, last)
+
 
 _OK_BIN = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
 
@@ -60,7 +76,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
         raise parser.unsupported(it, "parallel loop over something other than range(...)",
                                  "write `for i in range(n)`, `range(start, stop)` or "
                                  "`range(start, stop, step)`")
-    conv, uses = _converter(parser, prologue)
+    conv, uses, literals = _converter(parser, prologue)
     parts = [conv(a) for a in it.args]
     if len(parts) == 1:
         parts = ["0", parts[0], "1"]
@@ -79,7 +95,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
         literal_step = 1
     src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
     fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
-    return HostRange(form, literal_step, fn, frozenset(uses), src)
+    return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals))
 
 
 def _as_int(v, name):
@@ -115,11 +131,13 @@ def _converter(parser, prologue):
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             subst[s.targets[0].id] = s.value
     uses: set[str] = set()
+    literals: list[int] = []
 
     def conv(node: ast.expr, depth=0) -> str:
         if depth > 50:
             raise parser.unsupported(node, "Cannot resolve loop range expression (too deep)")
         if isinstance(node, ast.Constant) and type(node.value) is int:
+            literals.append(node.value)
             return repr(node.value)
         if isinstance(node, ast.Name):
             if node.id in subst and node.id not in parser.params:
@@ -159,12 +177,12 @@ def _converter(parser, prologue):
             "literals, integer attributes of device-class objects and + - * // of those")
 
 
-    return conv, uses
+    return conv, uses, literals
 
 
 def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
     """`tack.ndrange(a, b[, c])`: each argument a size or a (start, end) pair."""
-    conv, uses = _converter(parser, prologue)
+    conv, uses, literals = _converter(parser, prologue)
     pairs = []
     for a in it.args:
         if isinstance(a, ast.Tuple):
@@ -175,4 +193,4 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
             pairs.append(f"(0, {conv(a)})")
     src = f"lambda {', '.join(parser.params)}: ({', '.join(pairs)},)"
     fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
-    return HostRange("nd", 1, fn, frozenset(uses), src, dims)
+    return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals))

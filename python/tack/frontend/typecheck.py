@@ -140,7 +140,12 @@ class TypeChecker(VectorRules):
             s = self.specs[name]
             u = dt.i64 if s.kind == "array" else s.dtype
             t = dt.promote(t, u) or dt.i64
-        return t if t.is_int else dt.i64
+        t = t if t.is_int else dt.i64
+        for v in self.pk.host_range.literals:  # range(4999999990, 5000000000) needs an i64
+            if not t.min() <= v <= t.max():
+                u = dt.int_literal_dtype(v)
+                t = (dt.promote(t, u) if u is not None else None) or dt.i64
+        return t
 
     def _prefix_nd(self, var_dt: DType) -> list[N.Stmt]:
         """ndrange: t → (i, j[, k]), the last index fastest."""
