@@ -22,7 +22,7 @@ from .lib import random  # noqa: F401 - `from tack import random`
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 __all__ = [
     "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",

@@ -33,6 +33,7 @@ import sys
 import threading
 import time
 import warnings
+from ._version import __version__
 
 try:  # the builtin module: no OpenSSL to load on the first-call path
     from _blake2 import blake2b
@@ -202,7 +203,6 @@ def make_key(kind: str, *parts) -> str:
     """A 256-bit hex key over the kind, FORMAT, Tack's version and `parts`: str, bytes, int,
     float, bool, None, and lists/tuples and str-keyed dicts of these, in an unambiguous
     length-prefixed encoding (a dict's items sorted by key)."""
-    from . import __version__
 
     h = blake2b(digest_size=32, person=b"tack-cache-key")
     _feed(h, [kind, FORMAT, __version__, list(parts)])

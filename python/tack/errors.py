@@ -2,7 +2,21 @@
 
 
 class TackError(Exception):
-    """Root of every error Tack raises on purpose."""
+    """Root of every error Tack raises on purpose.
+
+    An error about a place in a kernel's source keeps that place as data in `.loc` (an
+    `ir.nodes.Loc`: `file`, `line`, `col`, `end_line`, `end_col`) beside the formatted text, so
+    tools can point at it without parsing the message; `.loc` is None otherwise."""
+
+    def __init__(self, *args, loc=None):
+        super().__init__(*args)
+        self.loc = loc
+
+    @classmethod
+    def at(cls, loc, message: str, hint: str | None = None) -> "TackError":
+        """The error for `message` at source position `loc`: formatted by `format_at`, with
+        `.loc` set."""
+        return cls(format_at(loc, message, hint), loc=loc)
 
 
 class UnsupportedSyntaxError(TackError, NotImplementedError):

@@ -17,7 +17,7 @@ from ..ir import nodes as N
 from ..ir.consts import convert
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
-from .parser import DeclScratch, SetComponent, TupleTemp
+from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import ELEMENTWISE, VecVal, VectorRules, comp_name, typed
 
 WEAK = dt.weak_float

@@ -70,6 +70,8 @@ from __future__ import annotations
 
 import enum
 
+WORKGROUP = 256  # lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it
+
 
 class Op(enum.Enum):
     CONST = enum.auto()
