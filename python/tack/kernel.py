@@ -12,7 +12,7 @@ from .dispatch import build as build_fast
 from .errors import (CapabilityError, TackError, TackIndexError, TackRuntimeError,
                      TackTypeError, TackValueError)
 from .frontend.parser import Parser
-from .frontend.source import capture
+from .frontend.source import capture, closure_values
 
 
 class _Spec:
@@ -68,13 +68,7 @@ class Kernel:
         key = tuple((i, object_key(a)) for i, a in objs.items())
         pk = self._parsed.get(key)
         if pk is None:
-            closure = {}
-            if self.fn.__closure__:
-                for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
-                    try:
-                        closure[name] = cell.cell_contents
-                    except ValueError:
-                        pass
+            closure = closure_values(self.fn)
             names = [a.arg for a in self.source.tree.args.args]
             objects = {names[i]: info_of(a) for i, a in objs.items() if i < len(names)}
             pk = Parser(self.source, self.fn.__globals__, closure,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..errors import TackRuntimeError, TackTypeError
 from ..ir.nodes import Assign, Expr
 from ..ir.ops import Op
-from .source import capture
+from .source import capture, closure_values
 
 
 class Func:
@@ -37,14 +37,7 @@ class Func:
 
     @property
     def closure(self) -> dict:
-        out = {}
-        if self.fn.__closure__:
-            for name, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
-                try:
-                    out[name] = cell.cell_contents
-                except ValueError:
-                    pass
-        return out
+        return closure_values(self.fn)
 
 
 def func(fn) -> Func:

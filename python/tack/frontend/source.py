@@ -46,3 +46,15 @@ def capture(fn) -> Source:
     module = ast.parse(dedented)
     tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
     return Source(file, first, indent, tuple(ln.rstrip("\n") for ln in lines), tree)
+
+
+def closure_values(fn) -> dict:
+    """The values of `fn`'s closure cells by name; a cell not yet assigned is left out (the name
+    then resolves like any other unknown name)."""
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the enclosing function has not assigned it yet
+            pass
+    return out
