@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..errors import TackValueError
+
 
 @dataclass
 class HostRange:
@@ -43,8 +45,6 @@ class HostRange:
             return n, [s for s, _ in got] + exts[1:]
         start, stop, step = got
         if step <= 0:
-            from ..errors import TackValueError
-
             raise TackValueError(f"Kernel '{kernel_name}': the parallel loop's step must be "
                                  f"positive, got {step}")
         return len(range(start, stop, step)), [start, step][:self._nh]
@@ -85,16 +85,16 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
     form = {1: "stop", 2: "start", 3: "step"}[len(it.args)]
     literal_step = None
     if len(it.args) == 3:
-        try:
-            literal_step = int(eval(parts[2], {"__builtins__": {}}))  # noqa: S307 - literals only
-        except Exception:
-            literal_step = None
+        try:  # a step made of literals folds now
+            literal_step = int(eval(parts[2], {"__builtins__": {}}))  # no helpers: literals only
+        except (NameError, ArithmeticError):  # it reads an argument (a `_i`/`_s`/`_a` helper),
+            literal_step = None  # or divides by zero: evaluated, and failing, at each call
         if literal_step is not None and literal_step <= 0:
             raise parser.unsupported(it.args[2], "parallel range with a step that is not positive")
     else:
         literal_step = 1
     src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
-    fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
+    fn = eval(src, _HELPERS)  # built from checked AST only
     return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals))
 
 
@@ -176,7 +176,6 @@ def _converter(parser, prologue):
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
             "literals, integer attributes of device-class objects and + - * // of those")
 
-
     return conv, uses, literals
 
 
@@ -192,5 +191,5 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
         else:
             pairs.append(f"(0, {conv(a)})")
     src = f"lambda {', '.join(parser.params)}: ({', '.join(pairs)},)"
-    fn = eval(src, _HELPERS)  # noqa: S307 - built from checked AST only
+    fn = eval(src, _HELPERS)  # built from checked AST only
     return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals))

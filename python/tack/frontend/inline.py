@@ -1,4 +1,8 @@
-"""`@tack.func` device functions, inlined where they are called (at the AST → IR step).
+"""`@tack.func` device functions, and how a call binds the callee's names when it is inlined.
+
+The parser inlines a call where it meets it (at the AST → IR step, `Calls.inline_call`), parsing
+the body with the names `bind_arguments` gives; this module only knows the parser's interface,
+never its class.
 
 A call binds each parameter to the caller's value: an object, or a name the callee only reads
 (arrays and scratch arrays are thereby aliased, written in place), or else a fresh local holding
@@ -12,9 +16,8 @@ import ast
 from dataclasses import dataclass
 
 from ..errors import TackRuntimeError, TackTypeError
-from ..ir.nodes import Assign, Expr
-from ..ir.ops import Op
-from .source import capture, closure_values
+from ..ir.nodes import Assign
+from .source import assigned_names, capture, closure_values
 
 
 class Func:
@@ -55,7 +58,8 @@ class ObjRef:
     info: object  # objects.ObjInfo
 
 
-def _returns(tree: ast.FunctionDef) -> list[ast.Return]:
+def function_returns(tree: ast.FunctionDef) -> list[ast.Return]:
+    """The function's own `return` statements (not those of nested definitions)."""
     out = []
 
     def walk(node):
@@ -71,7 +75,7 @@ def _returns(tree: ast.FunctionDef) -> list[ast.Return]:
     return out
 
 
-def _arity(parser, tree, returns) -> int:
+def return_arity(parser, tree, returns) -> int:
     """How many values every return gives (0: none)."""
     counts = set()
     for r in returns:
@@ -87,18 +91,12 @@ def _arity(parser, tree, returns) -> int:
     return counts.pop() if counts else 0
 
 
-def inline_call(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> list[Expr]:
-    """Inline `fn(*arg_nodes)` into `parser`'s current statement; return its result values."""
-    from .parser import Parser, _assigned_names
-
+def bind_arguments(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> dict:
+    """The names `fn`'s body is parsed with, for the call `fn(*arg_nodes)` that `parser` is
+    parsing at `node`: each parameter bound to an object, a device function, an alias of the
+    caller's array or read-only local, or else a fresh local assigned the argument's value
+    (that assignment goes to `parser.root.pre`); each other local of `fn` a fresh name."""
     root = parser.root
-    if parser.lazy_depth:
-        raise parser.unsupported(node, f"call of device function '{fn.name}' inside `and`, `or`"
-                                       " or a conditional expression",
-                                 "assign the call's result to a local first")
-    if fn in root.stack:
-        raise parser.unsupported(node, f"recursive call of device function '{fn.name}'",
-                                 "device functions are inlined, so they cannot recurse")
     tree = fn.source.tree
     pnames = [a.arg for a in tree.args.args]
     if tree.args.vararg or tree.args.kwarg or tree.args.kwonlyargs or tree.args.defaults:
@@ -108,9 +106,8 @@ def inline_call(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> list[
     if len(bound) != len(pnames):
         raise parser.unsupported(node, f"device function '{fn.name}' takes {len(pnames)} "
                                        f"arguments, got {len(bound)}")
-    assigned = _assigned_names(tree)
+    assigned = assigned_names(tree)
     rename: dict = {}
-    loc = parser.src.loc(node)
     for pname, arg in zip(pnames, bound):
         if isinstance(arg, ObjRef):
             rename[pname] = arg
@@ -128,27 +125,4 @@ def inline_call(parser, fn: Func, arg_nodes: list, node, self_ref=None) -> list[
         rename[pname] = tmp
     for name in sorted(assigned - set(pnames)):
         rename[name] = root.fresh(f"{fn.name}_{name}")
-    returns = _returns(tree)
-    n = _arity(parser, tree, returns)
-    results = [root.fresh(f"{fn.name}_ret") for _ in range(n)]
-    nested = any(not any(r is s for s in tree.body) for r in returns)
-    done = root.fresh(f"{fn.name}_done") if nested else None
-    sub = Parser(fn.source, fn.fn.__globals__, fn.closure, kind="Device function", root=root,
-                 rename=rename, inlined_into=root.name)
-    sub.ret_names, sub.done_flag = results, done
-    root.stack.append(fn)
-    root.call_locs.append(loc)
-    try:
-        body = sub.block([s for s in tree.body if not _is_doc(s)])
-    finally:
-        root.stack.pop()
-        root.call_locs.pop()
-    if done is not None:
-        root.pre.append(Assign(loc, done, Expr(Op.CONST, None, (), 0, loc)))
-    root.pre.extend(body)
-    return [Expr(Op.VAR, None, (), r, loc) for r in results]
-
-
-def _is_doc(s) -> bool:
-    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(
-        s.value.value, str)
+    return rename

@@ -1,4 +1,5 @@
-"""Source capture: the function's text, its AST, and `Loc`s in file coordinates."""
+"""Source capture: the function's text, its AST, `Loc`s in file coordinates, and AST facts
+shared by the kernel and device-function parses."""
 from __future__ import annotations
 
 import ast
@@ -58,3 +59,15 @@ def closure_values(fn) -> dict:
         except ValueError:  # an empty cell: the enclosing function has not assigned it yet
             pass
     return out
+
+
+def is_docstring(s: ast.stmt) -> bool:
+    """A bare string statement (a docstring, or a string used as a comment): no effect."""
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(
+        s.value.value, str)
+
+
+def assigned_names(tree: ast.FunctionDef) -> frozenset:
+    """Every name the function stores to anywhere: its locals, by Python's scoping rule."""
+    return frozenset(n.id for n in ast.walk(tree)
+                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))

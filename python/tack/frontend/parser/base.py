@@ -1,0 +1,115 @@
+"""The parser's shared state, its error helpers, and the dispatch of `ast` nodes to visitors.
+
+Every statement goes through `visit` and every expression through `expr`; each looks up
+`visit_<ast class>` / `expr_<ast class>` on the parser (the class namespace is the dispatch
+table) and rejects a node without one at its position. A foreign exception raised while a node
+is visited is a bug in tack: it is wrapped once, at the innermost node, as an
+`InternalCompilerError` whose `.loc` is that node's position and whose cause is the original.
+"""
+from __future__ import annotations
+
+import ast
+
+from ...errors import TackError, TackNameError, UnsupportedSyntaxError
+from ...ir.nodes import Stmt
+from ..inline import ObjRef
+from ..source import Source, assigned_names
+
+
+class InternalCompilerError(TackError, RuntimeError):
+    """An unexpected exception inside the parser: a bug in tack, reported at the kernel source
+    position being parsed, with the original exception as its cause."""
+
+
+class ParserBase:
+    """State for one kernel body, or for one inlined device function (`root` is then the
+    kernel's parser, which holds the state shared by the whole kernel)."""
+
+    def __init__(self, source: Source, fn_globals: dict, closure: dict, kind: str = "Kernel",
+                 root: ParserBase | None = None, rename: dict | None = None,
+                 inlined_into: str | None = None, objects: dict | None = None):
+        self.src = source
+        self.globals = fn_globals
+        self.closure = closure
+        self.kind = kind
+        self.name = source.tree.name
+        self.params = [a.arg for a in source.tree.args.args]
+        self.root = root or self
+        self.rename: dict = dict(rename or {})
+        self.inlined_into = inlined_into
+        self.lazy_depth = 0
+        self.ret_names = None  # device functions: the variables their returns assign
+        self.done_flag = None
+        if root is None:
+            self.assigned: set[str] = set()
+            self.pre: list[Stmt] = []  # statements an inlined call puts before the current one
+            self.stack: list = []  # device functions being inlined (recursion check)
+            self.call_locs: list = []  # where each of them was called
+            self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
+            self.counter = 0
+            for pname, info in (objects or {}).items():
+                self.rename[pname] = ObjRef((pname,), info)
+        else:
+            self.assigned = root.assigned
+        self.local_names = assigned_names(source.tree)
+        self.scratch_names, self.local_scratch = self._scan_scratch(source.tree)
+        self.loop_depth = 0
+
+    # -- errors ---------------------------------------------------------------------------------
+    @property
+    def title(self) -> str:
+        extra = f" (inlined into kernel '{self.inlined_into}')" if self.inlined_into else ""
+        return f"{self.kind} '{self.name}'{extra}"
+
+    def unsupported(self, node: ast.AST, what: str, hint: str | None = None):
+        loc = self.src.loc(node)
+        msg = f"{self.title}: {what} at line {loc.line}, column {loc.col}"
+        return UnsupportedSyntaxError.at(loc, msg, hint)
+
+    def name_error(self, node: ast.AST, name: str):
+        loc = self.src.loc(node)
+        msg = (f"{self.title}: name '{name}' at line {loc.line}, column {loc.col} is not "
+               "defined in the kernel")
+        hint = ("kernels capture no Python values: pass it as an argument, or declare it with "
+                f"tack.constant (e.g. {name} = tack.constant(...)) at module scope")
+        return TackNameError.at(loc, msg, hint)
+
+    def internal_error(self, node: ast.AST, exc: Exception) -> InternalCompilerError:
+        loc = self.src.loc(node)
+        msg = (f"{self.title}: internal error while parsing the {type(node).__name__} at line "
+               f"{loc.line}, column {loc.col}: {type(exc).__name__}: {exc}")
+        return InternalCompilerError.at(loc, msg, "this is a bug in tack, not in the kernel; "
+                                                  "please report it with this message")
+
+    # -- dispatch -------------------------------------------------------------------------------
+    def visit(self, node: ast.stmt) -> list[Stmt]:
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"unsupported {type(node).__name__}",
+                                   "see docs/language.md for the statements kernels accept")
+        return self.guarded(method, node)
+
+    def expr(self, node: ast.expr):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.unsupported(node, f"unsupported {type(node).__name__}",
+                                   f"`ast.{type(node).__name__}` is not supported in tack kernels")
+        return self.guarded(method, node)
+
+    def guarded(self, step, node: ast.AST):
+        """`step(node)`, with a foreign exception wrapped at `node` (a TackError, raised on
+        purpose or already wrapped at an inner node, passes through untouched)."""
+        try:
+            return step(node)
+        except TackError:
+            raise
+        except Exception as exc:
+            raise self.internal_error(node, exc) from exc
+
+    def fresh(self, prefix: str) -> str:
+        """A new local name, unique in the kernel."""
+        root = self.root
+        root.counter += 1
+        name = f"_{prefix}{root.counter}"
+        root.assigned.add(name)
+        return name

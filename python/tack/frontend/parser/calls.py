@@ -1,0 +1,227 @@
+"""Calls: builtins (`sqrt`, `min`, casts), tack intrinsics, `print`, and `@tack.func` device
+functions, which are inlined here: their body is parsed by a sub-parser sharing the kernel's
+state, with the parameters bound by `inline.bind_arguments`."""
+from __future__ import annotations
+
+import ast
+
+from ... import dtypes as dt
+from ...errors import TackValueError
+from ...ir.nodes import Assign, Expr
+from ...ir.ops import Op
+from ..builtins import BUILTINS, builtin_for
+from ..inline import Func, bind_arguments, function_returns, return_arity
+from ..source import is_docstring
+from .names import UNSET, BuiltinName, class_member
+
+# Scratch arrays: the intrinsic that declares one -> its memory space.
+SCRATCH = {"local_array": "local", "local_array_like": "local", "shared": "shared",
+           "shared_like": "shared"}
+ATOMICS = {"atomic_add": Op.ATOMIC_ADD, "atomic_min": Op.ATOMIC_MIN, "atomic_max": Op.ATOMIC_MAX}
+
+
+class Calls:
+    """The call half of the expression parser."""
+
+    def expr_Call(self, node):  # sqrt(x), min(a, b, c), int(x), tack.f64(x), len(a), f(x)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, "keyword or starred call arguments",
+                                   "pass arguments by position")
+        callee = self._callee(node)
+        if callee is not None:
+            vals = self.inline_call(callee[0], node.args, node, callee[1])
+            if len(vals) != 1:
+                raise self.unsupported(node, f"device function '{callee[0].name}' returns "
+                                             f"{len(vals)} values where one is needed",
+                                       "unpack them: a, b = f(...)" if vals else None)
+            return vals[0]
+        fn = self._resolve(node.func)
+        loc = self.src.loc(node)
+        if fn is UNSET and isinstance(node.func, ast.Attribute):  # v.dot(w), m.transpose()
+            args = (self.expr(node.func.value),) + tuple(self.expr(a) for a in node.args)
+            return Expr(Op.METHOD, None, args, node.func.attr, loc)
+        if isinstance(fn, dt.VecType):  # tack.vec3(x, y, z)
+            return Expr(Op.VECTOR, None, self._vector_items(node.args), fn, loc)
+        intrinsic = getattr(fn, "__tack_intrinsic__", None)
+        if intrinsic is not None:
+            return self._intrinsic_call(intrinsic, node, loc)
+        if isinstance(fn, dt.DType):
+            if len(node.args) != 1:
+                raise self.unsupported(node, f"{fn!r}() takes exactly one argument")
+            return Expr(Op.CAST, None, (self.expr(node.args[0]),), fn, loc)
+        if fn is any or fn is all or (isinstance(fn, BuiltinName) and fn.name in ("any", "all")):
+            if len(node.args) != 1:
+                raise self.unsupported(node, "any()/all() take one mask")
+            op = Op.ANY if (fn is any or getattr(fn, "name", "") == "any") else Op.ALL
+            return Expr(op, None, (self.expr(node.args[0]),), None, loc)
+        return self._builtin_call(fn, node, loc)
+
+    def _builtin_call(self, fn, node: ast.Call, loc) -> Expr:
+        """A kernel builtin from the registry: `sqrt(x)`, `min(a, b, c)`, `int(x)`, `len(a)`."""
+        b = BUILTINS.get(fn.name) if isinstance(fn, BuiltinName) else builtin_for(fn)
+        if b is None:
+            what = ast.unparse(node.func)
+            raise self.unsupported(node, f"call to '{what}'",
+                                   "kernels call builtins (sqrt, min, ...), casts (int, float, "
+                                   "tack.f32, ...) and @tack.func functions")
+        lo, hi = b.arity
+        n = len(node.args)
+        if n < lo or (hi >= 0 and n > hi):
+            raise self.unsupported(node, f"{b.name}() with {n} argument(s)")
+        if b.rule == "len":
+            return self._shape(node.args[0], ast.Constant(0), node)
+        args = tuple(self.expr(a) for a in node.args)
+        if b.rule == "minmax":
+            out = args[0]
+            for a in args[1:]:
+                out = Expr(b.op, None, (out, a), None, loc)
+            return out
+        if b.rule in ("cast_int", "cast_float"):
+            return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
+        return Expr(b.op, None, args, None, loc)
+
+    def _vector_items(self, args) -> tuple:
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            args = args[0].elts
+        return tuple(self.expr(a) for a in args)
+
+    # -- print ----------------------------------------------------------------------------------
+    def _is_print(self, func) -> bool:
+        if not (isinstance(func, ast.Name) and func.id == "print") or func.id in self.rename:
+            return False
+        obj = self._lookup(func)
+        return obj is print or isinstance(obj, BuiltinName)
+
+    def _print(self, node: ast.Call) -> Expr:
+        """print("label:", value, ...): one line, items separated by spaces (CPU: printf)."""
+        if node.keywords:
+            raise self.unsupported(node, "print() with keyword arguments",
+                                   "print(\"label:\", value) prints one line")
+        pieces, values = [], []
+        for a in node.args:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                pieces.append(a.value)
+            else:
+                pieces.append(None)
+                values.append(self.expr(a))
+        return Expr(Op.PRINT, dt.i32, tuple(values), tuple(pieces), self.src.loc(node))
+
+    # -- intrinsics -----------------------------------------------------------------------------
+    def _intrinsic_call(self, name: str, node: ast.Call, loc) -> Expr:
+        if name in ("Vector", "Matrix", "identity"):
+            return self._matrix_literal(name, node, loc)
+        if name in ATOMICS:
+            return self._atomic(name, node, loc)
+        if name == "expect_dtype":
+            if len(node.args) != 3 or not isinstance(node.args[2], ast.Constant):
+                raise self.unsupported(node, "expect_dtype(x, dtype, 'what')")
+            want = self._resolve(node.args[1])
+            where = self.root.call_locs[0] if self.root.call_locs else loc  # the user's call
+            return Expr(Op.TYPED, None, (self.expr(node.args[0]),), ("expect", want,
+                                                                     node.args[2].value), where)
+        if name == "select":
+            if len(node.args) != 3:
+                raise self.unsupported(node, "select(mask, a, b) takes three arguments")
+            return Expr(Op.SELECT, None, tuple(self.expr(a) for a in node.args), None, loc)
+        if name == "thread_id":
+            if node.args:
+                raise self.unsupported(node, "thread_id() takes no arguments")
+            return Expr(Op.THREAD_ID, dt.i32, (), None, loc)
+        if name in SCRATCH:
+            raise self.unsupported(node, f"{name}() outside an assignment",
+                                   f"bind it to a name: tmp = tack.{name}(...)")
+        raise self.unsupported(node, f"{name}() used as a value")
+
+    def _matrix_literal(self, name: str, node: ast.Call, loc) -> Expr:
+        """`tack.Vector([...])`, `tack.Matrix([[...], ...])`, `tack.Matrix.identity(n)`."""
+        if name != "identity":
+            if len(node.args) != 1:
+                raise self.unsupported(node, f"tack.{name}() takes one list")
+            return self.expr_List(node.args[0]) if isinstance(node.args[0], (ast.List, ast.Tuple)) \
+                else Expr(Op.VECTOR, None, (self.expr(node.args[0]),), None, loc)
+        n = node.args[0] if len(node.args) == 1 else None
+        if not (isinstance(n, ast.Constant) and type(n.value) is int and 1 <= n.value <= 4):
+            raise self.unsupported(node, "Matrix.identity(n) needs a literal n in 1..4")
+        k = n.value
+        one = lambda v: Expr(Op.CONST, None, (), v, loc)
+        rows = tuple(Expr(Op.VECTOR, None, tuple(one(1.0 if r == c else 0.0)
+                                                  for c in range(k)), None, loc)
+                     for r in range(k))
+        return Expr(Op.VECTOR, None, rows, None, loc)
+
+    def _atomic(self, name: str, node: ast.Call, loc) -> Expr:
+        """`tack.atomic_add(a, i, v)` (and min/max) on an array parameter or a shared array."""
+        if len(node.args) != 3:
+            raise self.unsupported(node, f"{name}() takes (array, index, value)")
+        arr, idx, val = node.args
+        target = self.array_name(arr)
+        if target is None or target in self.root.local_scratch or (
+                isinstance(arr, ast.Name) and arr.id in self.local_scratch):
+            raise self.unsupported(arr, f"{name}() on something that is neither an array "
+                                        "parameter nor a shared array",
+                                   "atomics update arrays passed to the kernel or "
+                                   "tack.shared arrays; a local array is private to its "
+                                   "iteration and needs none")
+        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        args = tuple(self.expr(e) for e in elts) + (self.expr(val),)
+        return Expr(ATOMICS[name], None, args, target, loc)
+
+    # -- device functions -----------------------------------------------------------------------
+    def _callee(self, call: ast.Call):
+        """(Func, self ObjRef or None) when `call` calls a device function, else None."""
+        f = call.func
+        if isinstance(f, ast.Name) and isinstance(self.rename.get(f.id), Func):
+            return self.rename[f.id], None
+        if isinstance(f, ast.Attribute):
+            base = self.objref(f.value)
+            if base is not None:
+                return self._method(base, f)
+        obj = self._resolve(f)
+        return (obj, None) if isinstance(obj, Func) else None
+
+    def _method(self, base, f: ast.Attribute):
+        """`obj.f(...)` on a device-class object: a held function, a static or bound method."""
+        if f.attr in base.info.funcs:
+            return base.info.funcs[f.attr], None
+        member = class_member(base.info.cls, f.attr)
+        if isinstance(member, staticmethod) and isinstance(member.__func__, Func):
+            return member.__func__, None
+        if isinstance(member, Func):
+            return member, base
+        loc = self.src.loc(f)
+        raise TackValueError.at(
+            loc, f"{self.title}: {ast.unparse(f)} at line {loc.line}, column {loc.col} "
+                 f"is not a @tack.func method of {base.info.cls.__name__}")
+
+    def inline_call(self, fn: Func, arg_nodes: list, node, self_ref=None) -> list[Expr]:
+        """Inline `fn(*arg_nodes)` into the current statement; return its result values. The
+        body's statements go to `root.pre`, before the statement being parsed."""
+        root = self.root
+        if self.lazy_depth:
+            raise self.unsupported(node, f"call of device function '{fn.name}' inside `and`, "
+                                         "`or` or a conditional expression",
+                                   "assign the call's result to a local first")
+        if fn in root.stack:
+            raise self.unsupported(node, f"recursive call of device function '{fn.name}'",
+                                   "device functions are inlined, so they cannot recurse")
+        tree = fn.source.tree
+        loc = self.src.loc(node)
+        rename = bind_arguments(self, fn, arg_nodes, node, self_ref)
+        returns = function_returns(tree)
+        results = [root.fresh(f"{fn.name}_ret") for _ in range(return_arity(self, tree, returns))]
+        nested = any(not any(r is s for s in tree.body) for r in returns)
+        done = root.fresh(f"{fn.name}_done") if nested else None
+        sub = type(self)(fn.source, fn.fn.__globals__, fn.closure, kind="Device function",
+                         root=root, rename=rename, inlined_into=root.name)
+        sub.ret_names, sub.done_flag = results, done
+        root.stack.append(fn)
+        root.call_locs.append(loc)
+        try:
+            body = sub.block([s for s in tree.body if not is_docstring(s)])
+        finally:
+            root.stack.pop()
+            root.call_locs.pop()
+        if done is not None:
+            root.pre.append(Assign(loc, done, Expr(Op.CONST, None, (), 0, loc)))
+        root.pre.extend(body)
+        return [Expr(Op.VAR, None, (), r, loc) for r in results]

@@ -1,0 +1,138 @@
+"""Expressions: literals, operators, comparisons, conditional expressions and subscripts.
+
+Each `expr_X` turns one `ast` expression into an untyped `Expr` (types come later, from the
+typechecker). Operands that may not be evaluated (`and`/`or`, `a if c else b`, the later links
+of a chained comparison) are parsed with `lazy`, where no device function may be inlined.
+"""
+from __future__ import annotations
+
+import ast
+
+from ... import dtypes as dt
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+
+BINOPS = {
+    ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV,
+    ast.FloorDiv: Op.FLOORDIV, ast.Mod: Op.MOD, ast.Pow: Op.POW, ast.BitAnd: Op.AND_,
+    ast.BitOr: Op.OR_, ast.BitXor: Op.XOR, ast.LShift: Op.SHL, ast.RShift: Op.SHR,
+    ast.MatMult: Op.MATMUL,
+}
+CMPOPS = {ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE, ast.Eq: Op.EQ,
+          ast.NotEq: Op.NE}
+
+
+class Expressions:
+    """The operator and subscript half of the expression parser."""
+
+    def expr_Constant(self, node):  # 1, 2.5, True
+        v = node.value
+        if isinstance(v, bool):  # an integer literal 0/1 (i32), weak beside floats like `1`
+            return Expr(Op.CONST, None, (), int(v), self.src.loc(node))
+        if isinstance(v, (int, float)):
+            if isinstance(v, int) and dt.int_literal_dtype(v) is None:
+                raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
+            return Expr(Op.CONST, None, (), v, self.src.loc(node))
+        raise self.unsupported(node, f"constant of type {type(v).__name__}",
+                               "kernels compute with numbers only")
+
+    def expr_BinOp(self, node):  # a + b, a // b, a ** b, a << b, ...
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            raise self.unsupported(node, f"operator {type(node.op).__name__}")
+        return Expr(op, None, (self.expr(node.left), self.expr(node.right)), None,
+                    self.src.loc(node))
+
+    def expr_UnaryOp(self, node):  # -a, +a, ~a, not a
+        a = self.expr(node.operand)
+        loc = self.src.loc(node)
+        if isinstance(node.op, ast.UAdd):
+            return a
+        if isinstance(node.op, ast.USub) and a.op is Op.CONST and a.dtype is None:
+            v = -a.arg
+            if isinstance(v, int) and dt.int_literal_dtype(v) is None:
+                raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
+            return Expr(Op.CONST, None, (), v, loc)
+        op = {ast.USub: Op.NEG, ast.Invert: Op.INVERT, ast.Not: Op.NOT}[type(node.op)]
+        return Expr(op, None, (a,), None, loc)
+
+    def expr_BoolOp(self, node):  # a and b and c, a or b
+        op = Op.LAND if isinstance(node.op, ast.And) else Op.LOR
+        vals = [self.expr(node.values[0])] + [self.lazy(v) for v in node.values[1:]]
+        out = vals[-1]
+        for v in reversed(vals[:-1]):
+            out = Expr(op, None, (v, out), None, self.src.loc(node))
+        return out
+
+    def expr_Compare(self, node):  # a < b, a < b <= c (middle operands evaluated once)
+        loc = self.src.loc(node)
+        left = self.expr(node.left)
+        links = []
+        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+            cop = CMPOPS.get(type(op))
+            if cop is None:
+                raise self.unsupported(node, f"comparison {type(op).__name__}",
+                                       "`is`, `in` and their negations are not supported")
+            r = self.expr(right) if k == 0 else self.lazy(right)
+            links.append(Expr(cop, None, (left, r), None, loc))
+            left = r
+        out = links[-1]
+        for link in reversed(links[:-1]):
+            out = Expr(Op.LAND, None, (link, out), None, loc)
+        return out
+
+    def expr_IfExp(self, node):  # a if c else b
+        return Expr(Op.IFEXP, None, (self.expr(node.test), self.lazy(node.body),
+                                     self.lazy(node.orelse)), None, self.src.loc(node))
+
+    def lazy(self, node) -> Expr:
+        """An operand that may not be evaluated (no device function may be inlined there)."""
+        self.lazy_depth += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.lazy_depth -= 1
+
+    def expr_List(self, node):  # [a, b, c] (a vector), [[a, b], [c, d]] (a matrix)
+        if not node.elts:
+            raise self.unsupported(node, "empty list", "a vector has 1 to 4 components")
+        return Expr(Op.VECTOR, None, tuple(self.expr(e) for e in node.elts), None,
+                    self.src.loc(node))
+
+    def expr_Tuple(self, node):  # (a, b) outside a tuple assignment: rejected
+        raise self.unsupported(node, "tuple value", "tuples are allowed only in tuple assignment")
+
+    # -- subscripts -----------------------------------------------------------------------------
+    def expr_Subscript(self, node):  # a[i], a[i, j], a.shape[k], v[k], m[i, j]
+        v = node.value
+        if isinstance(v, ast.Attribute) and v.attr == "shape":
+            return self._shape(v.value, node.slice, node)
+        if self.array_name(v) is None:  # a vector/matrix value: v[k], m[i, j], vf[i][c]
+            sl = node.slice
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
+                        None, self.src.loc(node))
+        arr, idx = self._subscript(node)
+        return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
+
+    def _shape(self, arr_node, k_node, node) -> Expr:
+        arr = self.array_name(arr_node)
+        if arr is None:
+            raise self.unsupported(node, "shape of something that is not an array parameter")
+        if not (isinstance(k_node, ast.Constant) and type(k_node.value) is int):
+            raise self.unsupported(k_node, "shape index that is not an integer literal",
+                                   "write a.shape[0], a.shape[1], ...")
+        return Expr(Op.SHAPE, None, (), (arr, k_node.value), self.src.loc(node))
+
+    def _subscript(self, node: ast.Subscript) -> tuple[str, tuple[Expr, ...]]:
+        arr = self.array_name(node.value)
+        if arr is None:
+            raise self.unsupported(node.value, "indexing something that is not an array parameter")
+        sl = node.slice
+        if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple)
+                                         and any(isinstance(e, ast.Slice) for e in sl.elts)):
+            raise self.unsupported(sl, "slice", "kernels index one element at a time")
+        if isinstance(sl, ast.Constant) and sl.value is None:  # a[None]: a 0-d array's element
+            return arr, ()
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        return arr, tuple(self.expr(e) for e in elts)

@@ -1,0 +1,269 @@
+"""The kernel's shape: its signature, the statements before the parallel loop, the parallel
+loop itself (`range`, `tack.ndrange`, or `for c in obj` over a device class), and a return
+value after it (see docs/language.md, "Kernels and calls" and "Parallel loop").
+
+A kernel body is: local assignments (the prologue, run once per iteration), exactly one
+parallel loop whose range is evaluated on the host at every call, and optionally `return expr`
+(with a return annotation), which becomes a one-iteration epilogue kernel.
+"""
+from __future__ import annotations
+
+import ast
+
+from ... import dtypes as dt
+from ...errors import TackTypeError
+from ...ir.nodes import Assign, Barrier, Expr, ExprStmt, Stmt, Store
+from ...ir.ops import Op
+from ..hostrange import HostRange, build_host_range
+from ..inline import ObjRef
+from ..source import is_docstring
+from ..untyped import ParsedKernel
+from .calls import ATOMICS, SCRATCH
+from .names import BuiltinName
+
+_OUTSIDE = ("statements before the parallel loop run an undefined number of times; move it "
+            "into the loop")
+
+
+class KernelStructure:
+    """The kernel-level half of the parser: what `parse_kernel` checks and assembles."""
+
+    def parse_kernel(self) -> ParsedKernel:
+        """The kernel's untyped IR. A foreign exception from a step that visits no particular
+        node is reported at the kernel's `def`."""
+        return self.guarded(self._parse_kernel, self.src.tree)
+
+    def _parse_kernel(self, fn: ast.FunctionDef) -> ParsedKernel:
+        self._check_signature(fn)
+        stmts = [s for s in fn.body if not is_docstring(s)]
+        loop = self._find_parallel_loop(fn, stmts)
+        k = stmts.index(loop)
+        prologue = [st for s in stmts[:k] for st in self._prologue_stmt(s)]
+        tail = stmts[k + 1:]
+        ret = tail.pop() if tail and isinstance(tail[-1], ast.Return) else None
+        for s in tail:
+            self._check_epilogue(s)
+        it, nd, loop_vars, vector = self._loop_form(loop)
+        host = build_host_range(self, it, stmts[:k], nd)
+        self.assigned.update(loop_vars)
+        body = prologue + (vector or []) + self.block(loop.body)  # vector: c = [i, j, ...]
+        params, paths = self._ir_params()
+        pk = ParsedKernel(self.name, params, self.src, self.src.loc(fn), loop_vars[0],
+                          self.src.loc(loop), host, body, set(self.assigned), paths,
+                          len(self.params), loop_vars)
+        if ret is not None:
+            self._return_epilogue(pk, ret, prologue)
+        return pk
+
+    def _check_signature(self, fn: ast.FunctionDef) -> None:
+        a = fn.args
+        if isinstance(fn, ast.AsyncFunctionDef):
+            raise self.unsupported(fn, "async def")
+        for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
+            if bad is not None:
+                raise self.unsupported(bad, f"{what} parameter")
+        if a.kwonlyargs or a.posonlyargs or a.defaults:
+            raise self.unsupported(fn, "keyword-only, positional-only or default parameters")
+
+    def _find_parallel_loop(self, fn: ast.FunctionDef, stmts: list[ast.stmt]) -> ast.For:
+        loops = [s for s in stmts if isinstance(s, ast.For)]
+        if not loops:
+            raise self.unsupported(fn, "definition has no parallel loop",
+                                   "a kernel's body holds one `for i in range(...)` loop whose "
+                                   "iterations run in parallel")
+        for extra in loops[1:]:
+            raise self.unsupported(extra, "for loop is outside the parallel loop",
+                                   "a kernel has one parallel loop; nest sequential loops inside it")
+        return loops[0]
+
+    def _ir_params(self) -> tuple[list[str], list | None]:
+        """The IR's parameters, and with device-class arguments the (argument position,
+        attribute path) each one is fetched from: the other parameters, then one per object
+        attribute the body used."""
+        objs = [p for p in self.params if isinstance(self.rename.get(p), ObjRef)]
+        if not objs:
+            return self.params, None
+        params = [p for p in self.params if p not in objs] + list(self.extra)
+        pos = {p: i for i, p in enumerate(self.params)}
+        paths = [(pos[p], ()) for p in self.params if p not in objs]
+        paths += [(pos[path[0]], path[1:]) for path in self.extra.values()]
+        return params, paths
+
+    # -- before and after the parallel loop -----------------------------------------------------
+    def _prologue_stmt(self, s: ast.stmt) -> list[Stmt]:
+        # Before the parallel loop: only local assignments (and array loads within them).
+        if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+            for n in ast.walk(s.value):
+                if isinstance(n, ast.Call) and self._intrinsic(n.func) in ATOMICS:
+                    raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
+                                              "parallel loop", _OUTSIDE)
+            got = self.block([s])
+            for st in got:
+                if isinstance(st, (Store, ExprStmt, Barrier)):
+                    what = "store" if isinstance(st, Store) else (
+                        "barrier()" if isinstance(st, Barrier) else "atomic update")
+                    raise self.unsupported(s, f"{what} (at {st.loc}, through a device function) "
+                                              "is outside the parallel loop", _OUTSIDE)
+            return got
+        if isinstance(s, ast.Pass):
+            return []
+        what = "store" if isinstance(s, (ast.Assign, ast.AugAssign)) else _stmt_name(s)
+        raise self.unsupported(s, f"{what} is outside the parallel loop",
+                               "statements before the parallel loop run an undefined number of "
+                               "times, so only local assignments are allowed there")
+
+    def _check_epilogue(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Pass) or is_docstring(s):
+            return
+        raise self.unsupported(s, f"{_stmt_name(s)} is outside the parallel loop",
+                               "put the work inside the parallel loop")
+
+    def _return_epilogue(self, pk: ParsedKernel, ret: ast.Return, prologue: list) -> None:
+        """`return expr` after the parallel loop, typed by the kernel's return annotation."""
+        fn = self.src.tree
+        if ret.value is None:
+            raise self.unsupported(ret, "return without a value in a kernel")
+        if fn.returns is None:
+            raise self.unsupported(ret, "kernel return value without a return annotation",
+                                   "annotate the kernel: def k(...) -> tack.f32:")
+        t = self._resolve(fn.returns)
+        if isinstance(t, BuiltinName):
+            t = {"float": float, "int": int}.get(t.name, t)
+        t = {float: dt.f32, int: dt.i32}.get(t, t)
+        if not isinstance(t, dt.DType):
+            raise self.unsupported(fn.returns, "return annotation that is not a dtype, float or "
+                                               "int")
+        loc = self.src.loc(ret)
+        value = Expr(Op.CAST, None, (self.expr(ret.value),), t, loc)
+        zero = Expr(Op.CONST, None, (), 0, loc)
+        body = list(prologue) + [Store(loc, "__ret", (zero,), value, "return")]
+        one = HostRange("stop", 1, lambda *a: (0, 1, 1), frozenset(), "", 1)
+        pk.epilogue = ParsedKernel(f"{self.name}_return", pk.params + ["__ret"], self.src,
+                                   pk.loc, "__epilogue", loc, one, body,
+                                   set(self.assigned) | {"__epilogue"}, None, 0,
+                                   ("__epilogue",))
+        pk.ret_dtype = t
+
+    # -- the parallel loop ----------------------------------------------------------------------
+    def _loop_form(self, loop: ast.For):
+        """(the range or ndrange call whose bounds the host evaluates, ndrange dims or 0, the
+        loop variables, the statements binding `c` of `for c in obj` or None)."""
+        if loop.orelse:
+            raise self.unsupported(loop, "for-else")
+        it = loop.iter
+        if isinstance(it, ast.Call) and self._intrinsic(it.func) == "unroll":
+            raise self.unsupported(it, "unroll() of the parallel loop",
+                                   "tack.unroll applies to sequential loops nested inside the "
+                                   "parallel loop; the parallel loop's iterations are spread "
+                                   "over threads, not unrolled")
+        if self.objref(it) is not None:  # `for c in obj`: desugared to range/ndrange
+            return self._object_loop(loop)
+        if isinstance(it, (ast.Name, ast.Attribute)):
+            what = ast.unparse(it)
+            example = (f"`for i in range({what}.shape[0])`" if what in self.params
+                       else "`for i in range(n)`")
+            raise self.unsupported(it, f"parallel loop over '{what}', which is not a "
+                                       "device-class argument",
+                                   f"loop over indices instead: {example}; only an "
+                                   "@tack.device_class object whose class declares "
+                                   "__tack_iterate__ can be iterated itself")
+        if isinstance(it, ast.Call) and self._intrinsic(it.func) == "ndrange":
+            nd = len(it.args)
+            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+            if not 1 <= nd <= 3 or it.keywords or len(names) != nd or not all(
+                    isinstance(t, ast.Name) for t in names):
+                raise self.unsupported(loop.target, "ndrange loop whose targets do not match its "
+                                                    "1 to 3 arguments",
+                                       "write `for i, j in tack.ndrange(n, m)`")
+            return it, nd, tuple(t.id for t in names), None
+        if not isinstance(loop.target, ast.Name):
+            raise self.unsupported(loop.target, "parallel loop target that is not a single name",
+                                   "use `for i in range(n)`")
+        return it, 0, (loop.target.id,), None
+
+    def _object_loop(self, loop: ast.For):
+        """`for c in obj` over a device-class object whose class declares `__tack_iterate__`:
+        `_loop_form`'s answer for the equivalent `range(obj.n)` or
+        `tack.ndrange(obj.<slowest>, ..., obj.<fastest>)`. With several names `c` is an integer
+        vector whose component k is the index over the k-th name, so `c[0]` varies fastest."""
+        it = loop.iter
+        names = self._iterate_names(self.objref(it), it)
+        target = loop.target
+        if not isinstance(target, ast.Name):
+            obj = ast.unparse(it)
+            raise self.unsupported(target, f"loop over device-class object '{obj}' whose "
+                                           "target is not a single name",
+                                   f"write `for c in {obj}`: with several sizes c is a vector "
+                                   "of indices, c[0] the fastest")
+
+        def size(n):
+            return ast.copy_location(ast.Attribute(it, n, ast.Load()), it)
+
+        if len(names) == 1:
+            call = ast.Call(ast.Name("range", ast.Load()), [size(names[0])], [])
+            return ast.copy_location(call, it), 0, (target.id,), None
+        idx = [self.fresh(f"{target.id}_{k}_") for k in range(len(names))]  # fastest first
+        nd_fn = ast.Attribute(ast.Name("tack", ast.Load()), "ndrange", ast.Load())
+        call = ast.copy_location(ast.Call(nd_fn, [size(n) for n in reversed(names)], []), it)
+        loop_loc = self.src.loc(loop)
+        vec = Expr(Op.VECTOR, None, tuple(Expr(Op.VAR, None, (), v, loop_loc) for v in idx),
+                   None, loop_loc)
+        name = self.local_name(target)
+        self.assigned.add(name)
+        return call, len(names), tuple(reversed(idx)), [Assign(loop_loc, name, vec)]
+
+    def _iterate_names(self, ref: ObjRef, it: ast.expr) -> tuple:
+        """The sizes `for ... in obj` iterates over: the one to three integer attributes that
+        the object's class names in `__tack_iterate__`, fastest first."""
+        cls, obj = ref.info.cls, ast.unparse(it)
+        loc = self.src.loc(it)
+        at = f"at line {loc.line}, column {loc.col}"
+        names = declared = getattr(cls, "__tack_iterate__", None)
+        if names is None:
+            raise TackTypeError.at(
+                loc, f"{self.title}: a {cls.__name__} cannot be iterated in a kernel: its class "
+                     f"declares no __tack_iterate__, so `for ... in {obj}` {at} has no index "
+                     "space",
+                "declare the sizes to iterate over in the class body, fastest first, e.g. "
+                "__tack_iterate__ = ('nx', 'ny'), or loop over range(...) explicitly")
+        if isinstance(names, str):
+            names = (names,)
+
+        def bad(why: str):
+            return TackTypeError.at(
+                loc, f"{self.title}: `for ... in {obj}` {at}: {cls.__name__}.__tack_iterate__ "
+                     f"= {declared!r} {why}",
+                "__tack_iterate__ names one to three integer attributes (sizes), fastest "
+                "first: __tack_iterate__ = ('n',) or ('nx', 'ny') or ('nx', 'ny', 'nz')")
+
+        if not isinstance(names, (tuple, list)) or not 1 <= len(names) <= 3:
+            raise bad("must be a tuple of one to three attribute names")
+        for n in names:
+            if not isinstance(n, str):
+                raise bad(f"holds {n!r}, which is not an attribute name")
+            v = ref.info.constants.get(n)
+            if not (n in ref.info.ints or isinstance(v, int)):
+                kind = ("a float" if n in ref.info.constants or n in ref.info.scalars else
+                        "an array" if n in ref.info.arrays else
+                        "not an integer attribute of the object")
+                raise bad(f"names '{n}', which is {kind}; each name must be an integer size")
+        return names
+
+    def _scan_scratch(self, tree) -> tuple[set[str], set[str]]:
+        """Names bound to scratch arrays anywhere in the function (they index like arrays), and
+        those of them that are per-iteration `local` arrays."""
+        out, local = set(), set()
+        for n in ast.walk(tree):
+            if (isinstance(n, ast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)):
+                fn = self._intrinsic(n.value.func)
+                if fn in SCRATCH:
+                    out.add(n.targets[0].id)
+                    if SCRATCH[fn] == "local":
+                        local.add(n.targets[0].id)
+        return out, local
+
+
+def _stmt_name(s: ast.stmt) -> str:
+    return {ast.AugAssign: "store", ast.Assign: "store", ast.Expr: "expression"}.get(
+        type(s), type(s).__name__.lower() + " statement")
