@@ -5,7 +5,6 @@ import os
 
 import numpy as np
 import pytest
-
 import tack
 from tack.errors import TackError
 from tack.frontend.parser import InternalCompilerError, Parser
