@@ -1,0 +1,70 @@
+"""The package keeps its shape: one direction of dependency, no import cycles, small pieces.
+
+The layer table and the measurements are in tools/architecture.py; docs/design/006-layers.md
+explains them. `python tools/architecture.py` prints the same findings as a report.
+"""
+import importlib.util
+import os
+import sys
+
+import pytest
+
+_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
+                     "architecture.py")
+_spec = importlib.util.spec_from_file_location("tack_architecture", _PATH)
+arch = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = arch  # dataclasses look their module up by name
+_spec.loader.exec_module(arch)
+
+
+@pytest.fixture(scope="module")
+def edges():
+    return arch.graph()
+
+
+def test_every_module_has_a_layer():
+    for mod in arch.modules():
+        arch.layer_of(mod)  # raises KeyError naming the module
+
+
+def test_imports_go_down_the_layers(edges):
+    bad = arch.violations(edges)
+    assert not bad, "\n".join(bad)
+
+
+def test_no_import_cycles(edges):
+    loops = [" <-> ".join(c) for c in arch.cycles(edges)
+             if frozenset(c) not in arch.ALLOWED_CYCLES]
+    assert not loops, "\n".join(loops)
+
+
+def test_allowed_cycles_are_still_needed(edges):
+    """An allow-list entry that no longer matches a real cycle is removed, not kept 'just in
+    case'."""
+    real = {frozenset(c) for c in arch.cycles(edges)}
+    stale = [sorted(c) for c in arch.ALLOWED_CYCLES if c not in real]
+    assert not stale, stale
+
+
+def test_modules_and_functions_stay_small():
+    mods, fns = arch.sizes()
+    over = [f"{n} lines: {m}" for n, m in mods if n > arch.MAX_MODULE_LINES]
+    over += [f"{n} lines: {f}" for n, f in fns if n > arch.MAX_FUNCTION_LINES]
+    assert not over, "\n".join(over)
+
+
+# The checker itself, on a made-up package: it must see what it claims to see.
+def test_checker_sees_an_upward_import_and_a_cycle():
+    e = [arch.Edge("tack.ir.nodes", "tack.kernel", 3, False),
+         arch.Edge("tack.kernel", "tack.ir.nodes", 4, False),
+         arch.Edge("tack.frontend.parser", "tack.render.llvm", 5, True),
+         arch.Edge("tack.arrays", "tack", 6, False),
+         arch.Edge("tack.testing.oracle", "tack", 7, False)]
+    bad = arch.violations(e)
+    assert any("tack.ir.nodes (layer 1) imports tack.kernel (layer 8)" in b for b in bad)
+    assert any("independent" in b and "tack.frontend.parser" in b for b in bad)
+    assert any("tack.arrays" in b and "package face" in b for b in bad)
+    assert not any("tack.testing.oracle" in b for b in bad)
+    assert arch.cycles(e) == [["tack.ir.nodes", "tack.kernel"]]
+    assert arch.layer_of("tack.runtime.cuda") == (5, "tack.runtime")
+    assert arch.layer_of("tack") == (8, "tack")

@@ -1,0 +1,204 @@
+"""The package's shape as data: its layer table, its import graph and its largest pieces.
+
+`tests/test_architecture.py` enforces what this module measures (docs/design/006-layers.md says
+why the layers are what they are); `python tools/architecture.py` prints the report CI shows:
+layer violations, import cycles, and the largest modules and functions.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "python" / "tack"
+
+# Bottom first. A module belongs to the first entry whose name is it or a package above it; it
+# may import from its own layer or lower (docs/design/006-layers.md).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("tack.errors", "tack.dtypes", "tack.conversions", "tack._version"),
+    ("tack.ir", "tack.constants", "tack.intrinsics"),
+    ("tack.passes", "tack.capabilities"),
+    ("tack.frontend", "tack.render", "tack.cache"),
+    ("tack.toolchain",),
+    ("tack.runtime",),
+    ("tack.devices", "tack.arrays", "tack.signature", "tack.interop"),
+    ("tack.compiler", "tack.dispatch"),
+    ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack"),
+    ("tack.testing",),
+)
+
+# Groups of one layer that must not import each other: a printer needs no parser, the frontend
+# no printer, neither the disk cache.
+INDEPENDENT = (("tack.frontend", "tack.render", "tack.cache"),)
+
+# Import cycles we accept, each with the reason. A cycle not listed fails the test.
+ALLOWED_CYCLES: dict[frozenset, str] = {
+    frozenset({"tack.ir.nodes", "tack.ir.printer"}):
+        "Expr.__repr__ prints through ir.printer, imported lazily inside __repr__; the printer "
+        "needs the node classes. One package, one concern, no import-time edge.",
+}
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+
+
+@dataclass(frozen=True)
+class Edge:
+    importer: str
+    imported: str
+    line: int
+    lazy: bool  # inside a function (still a dependency: it runs whenever that function does)
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package's name is its __init__)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _target(name: str, known: dict) -> str | None:
+    """The package module an import of `name` loads last (a name inside a module → the module)."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imports(mod: str, path: Path, known: dict):
+    tree = ast.parse(path.read_text(), str(path))
+    lazy_lines = {n.lineno for f in ast.walk(tree)
+                  if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for n in ast.walk(f) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")
+                up = up[:len(up) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            names = [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            target = _target(name, known)
+            if target is not None and target != mod and target.split(".")[0] == "tack":
+                yield Edge(mod, target, node.lineno, node.lineno in lazy_lines)
+
+
+def graph() -> list[Edge]:
+    known = modules()
+    return [e for mod, path in known.items() for e in _imports(mod, path, known)]
+
+
+def layer_of(mod: str) -> tuple[int, str]:
+    """(layer number, the table entry) of a module: the longest entry that is it or above it."""
+    best = None
+    for k, names in enumerate(LAYERS):
+        for name in names:
+            if mod == name or mod.startswith(name + "."):
+                if best is None or len(name) > len(best[1]):
+                    best = (k, name)
+    if best is None:
+        raise KeyError(f"{mod} is in no layer of tools/architecture.py's LAYERS: add it")
+    return best
+
+
+def violations(edges: list[Edge]) -> list[str]:
+    """Imports from a higher layer, from the package face, or between independent groups."""
+    out = []
+    for e in edges:
+        (li, gi), (lj, gj) = layer_of(e.importer), layer_of(e.imported)
+        where = f"{e.importer} (layer {li}) imports {e.imported} (layer {lj}), line {e.line}"
+        if e.imported == "tack" and li < len(LAYERS) - 1:
+            out.append(f"{where}: only tack.testing, above it, imports the package face")
+        elif lj > li:
+            out.append(f"{where}: an import from a higher layer")
+        elif li == lj and gi != gj and any(gi in g and gj in g for g in INDEPENDENT):
+            out.append(f"{where}: {gi} and {gj} are independent")
+    return list(dict.fromkeys(out))
+
+
+def cycles(edges: list[Edge]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    succ: dict[str, set] = {}
+    for e in edges:
+        succ.setdefault(e.importer, set()).add(e.imported)
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(succ.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    for v in sorted(succ):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def sizes() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(lines, module) and (lines, 'module:line name') for every module and function, largest
+    first. A function's lines run from its `def` to its last line, docstring and nested
+    functions included."""
+    mods, fns = [], []
+    for mod, path in modules().items():
+        text = path.read_text()
+        mods.append((text.count("\n"), str(path.relative_to(ROOT))))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                fns.append((n, f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"))
+    return sorted(mods, reverse=True), sorted(fns, reverse=True)
+
+
+def report(top: int = 10) -> int:
+    """Print the report; the exit status is 1 if anything breaks the rules."""
+    edges = graph()
+    bad = violations(edges)
+    loops = [c for c in cycles(edges) if frozenset(c) not in ALLOWED_CYCLES]
+    mods, fns = sizes()
+    print(f"{len(modules())} modules, {len(edges)} imports inside the package "
+          f"({sum(e.lazy for e in edges)} inside functions)")
+    for line in bad:
+        print("LAYER   ", line)
+    for c in loops:
+        print("CYCLE   ", " <-> ".join(c))
+    print(f"largest modules (limit {MAX_MODULE_LINES} lines):")
+    for n, name in mods[:top]:
+        print(f"  {n:5d}  {name}")
+    print(f"largest functions (limit {MAX_FUNCTION_LINES} lines):")
+    for n, name in fns[:top]:
+        print(f"  {n:5d}  {name}")
+    over = [m for m in mods if m[0] > MAX_MODULE_LINES] + [f for f in fns
+                                                           if f[0] > MAX_FUNCTION_LINES]
+    return 1 if bad or loops or over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(report(int(sys.argv[1]) if len(sys.argv) > 1 else 10))
