@@ -70,7 +70,8 @@ from __future__ import annotations
 
 import enum
 
-WORKGROUP = 256  # lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it
+# Lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it.
+WORKGROUP = 256
 
 
 class Op(enum.Enum):
@@ -177,6 +178,6 @@ LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
 LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
-WORKGROUP = frozenset({Op.THREAD_ID})
+WORKGROUP_OPS = frozenset({Op.THREAD_ID})  # ops that need a workgroup launch (GPU engines)
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED})
