@@ -56,8 +56,9 @@ array's dtype; the result is the element's value just before the update; relaxed
                              compare-and-swap loop on most targets. Before `passes.linearize` args are
                              (*indices, value).
 Workgroups (GPU engines only; the CPU engine rejects kernels that use them before rendering)
-  THREAD_ID                  i32 lane index in [0, 256) within the 256-lane workgroup; launch index
-                             t belongs to workgroup t // 256 at lane t % 256.
+  THREAD_ID                  i32 lane index in [0, WORKGROUP) within the workgroup (WORKGROUP = 256
+                             lanes); launch index t belongs to workgroup t // WORKGROUP at lane
+                             t % WORKGROUP.
   The `Barrier` statement synchronizes the lanes of one workgroup (shared and global memory).
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str

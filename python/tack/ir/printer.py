@@ -1,8 +1,20 @@
 """Readable text of the IR: what `tack.inspect(..., mode="ir")` shows."""
 from __future__ import annotations
 
-from .nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Stmt,
-                    Store, While)
+from .nodes import (
+    Assign,
+    Barrier,
+    Break,
+    Continue,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    KernelIR,
+    Stmt,
+    Store,
+    While,
+)
 from .ops import ATOMIC, Op
 
 _INFIX = {
