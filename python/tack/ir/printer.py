@@ -59,6 +59,8 @@ def _line(s: Stmt) -> str:
 
 
 def stmts_str(body: list[Stmt], indent: int = 1) -> list[str]:
+    """The lines of `body`. Recurses by hand, not through `ir.walk`: each block is printed under
+    its own header (`if`/`else:`/`while`/`for`) one level deeper."""
     pad = "    " * indent
     out: list[str] = []
     for s in body:

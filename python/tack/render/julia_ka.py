@@ -292,7 +292,7 @@ class _Printer:
         raise RenderError.at(e.loc, f"the Julia renderer cannot spell {what}"
                              + (f" (dtype {t.name})" if t is not None else ""))
 
-    # statements
+    # statements: each kind prints its own blocks (`block`, `loop`) one level under its header
     def block(self, body: list[Stmt], depth: int) -> None:
         for s in body:
             for n in self.decls.get(id(s), ()):  # a segment starts: its locals (barrier kernels)
