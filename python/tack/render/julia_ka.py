@@ -434,7 +434,8 @@ def render_julia(kir: KernelIR) -> str:
     """The KernelAbstractions.jl source of one specialization. It expects `using
     KernelAbstractions` and `using .TackRuntime` (julia/src/TackRuntime.jl) in scope; launch it
     as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays, or with
-    `k(backend, 256)` (`ir.ops.WORKGROUP`) when it defines `TackRuntime.tk_workgroupsize` (`workgroup_size`);
+    `k(backend, 256)` (`ir.ops.WORKGROUP`) when it defines `TackRuntime.tk_workgroupsize`
+    (`workgroup_size`);
     `TackRuntime.launch!` does either."""
     for rewrite in REWRITES:
         kir = rewrite(kir)
