@@ -6,7 +6,7 @@ has `dtype=None` on expressions; the typed IR has a dtype on every expression.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from ..dtypes import DType
 from .ops import Op
@@ -43,7 +43,7 @@ class Loc:
 class Expr:
     """One expression node: op, dtype, operands, a static payload and a location."""
 
-    __slots__ = ("op", "dtype", "args", "arg", "loc")
+    __slots__ = ("op", "dtype", "args", "arg", "loc")  # noqa: RUF023 - the constructor's order
 
     def __init__(self, op: Op, dtype: DType | None, args: tuple = (), arg: Any = None,
                  loc: Loc | None = None):
@@ -51,7 +51,7 @@ class Expr:
             raise TypeError(f"an IR node needs a Loc ({op})")
         self.op, self.dtype, self.args, self.arg, self.loc = op, dtype, tuple(args), arg, loc
 
-    def replace(self, **kw) -> "Expr":
+    def replace(self, **kw) -> Expr:
         return Expr(kw.get("op", self.op), kw.get("dtype", self.dtype), kw.get("args", self.args),
                     kw.get("arg", self.arg), kw.get("loc", self.loc))
 
@@ -68,6 +68,10 @@ def _need_loc(node) -> None:
 
 @dataclass
 class Stmt:
+    """A statement. `BLOCKS` names the fields holding nested statement lists, in program order:
+    `ir.walk` recurses through them, so a new statement kind with a block only declares it."""
+
+    BLOCKS: ClassVar[tuple[str, ...]] = ()
     loc: Loc
 
     def __post_init__(self):
@@ -96,6 +100,7 @@ class Store(Stmt):
 
 @dataclass
 class If(Stmt):
+    BLOCKS: ClassVar[tuple[str, ...]] = ("then", "orelse")
     cond: Expr | None = None
     then: list[Stmt] = field(default_factory=list)
     orelse: list[Stmt] = field(default_factory=list)
@@ -103,6 +108,7 @@ class If(Stmt):
 
 @dataclass
 class While(Stmt):
+    BLOCKS: ClassVar[tuple[str, ...]] = ("body",)
     cond: Expr | None = None
     body: list[Stmt] = field(default_factory=list)
 
@@ -118,6 +124,7 @@ class For(Stmt):
     iteration when the trip count is a compile-time constant. Every pass that rebuilds a For
     carries it."""
 
+    BLOCKS: ClassVar[tuple[str, ...]] = ("body",)
     var: str = ""
     start: Expr | None = None
     stop: Expr | None = None
@@ -151,7 +158,8 @@ class Barrier(Stmt):
 @dataclass
 class Scratch:
     """A scratch array: `local` (private to one launch index, like a stack array) or `shared`
-    (one per 256-lane workgroup). `size` is a compile-time element count. Uninitialized."""
+    (one per workgroup of `ops.WORKGROUP` lanes). `size` is a compile-time element count.
+    Uninitialized."""
 
     name: str
     dtype: DType

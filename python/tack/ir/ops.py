@@ -56,8 +56,9 @@ array's dtype; the result is the element's value just before the update; relaxed
                              compare-and-swap loop on most targets. Before `passes.linearize` args are
                              (*indices, value).
 Workgroups (GPU engines only; the CPU engine rejects kernels that use them before rendering)
-  THREAD_ID                  i32 lane index in [0, 256) within the 256-lane workgroup; launch index
-                             t belongs to workgroup t // 256 at lane t % 256.
+  THREAD_ID                  i32 lane index in [0, WORKGROUP) within the workgroup (WORKGROUP = 256
+                             lanes); launch index t belongs to workgroup t // WORKGROUP at lane
+                             t % WORKGROUP.
   The `Barrier` statement synchronizes the lanes of one workgroup (shared and global memory).
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
@@ -70,7 +71,8 @@ from __future__ import annotations
 
 import enum
 
-WORKGROUP = 256  # lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it
+# Lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it.
+WORKGROUP = 256
 
 
 class Op(enum.Enum):
@@ -177,6 +179,6 @@ LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
 LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
-WORKGROUP = frozenset({Op.THREAD_ID})
+WORKGROUP_OPS = frozenset({Op.THREAD_ID})  # ops that need a workgroup launch (GPU engines)
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED})

@@ -1,8 +1,20 @@
 """Readable text of the IR: what `tack.inspect(..., mode="ir")` shows."""
 from __future__ import annotations
 
-from .nodes import (Assign, Barrier, Break, Continue, Expr, ExprStmt, For, If, KernelIR, Stmt,
-                    Store, While)
+from .nodes import (
+    Assign,
+    Barrier,
+    Break,
+    Continue,
+    Expr,
+    ExprStmt,
+    For,
+    If,
+    KernelIR,
+    Stmt,
+    Store,
+    While,
+)
 from .ops import ATOMIC, Op
 
 _INFIX = {
@@ -47,6 +59,8 @@ def _line(s: Stmt) -> str:
 
 
 def stmts_str(body: list[Stmt], indent: int = 1) -> list[str]:
+    """The lines of `body`. Recurses by hand, not through `ir.walk`: each block is printed under
+    its own header (`if`/`else:`/`while`/`for`) one level deeper."""
     pad = "    " * indent
     out: list[str] = []
     for s in body:

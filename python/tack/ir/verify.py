@@ -5,11 +5,11 @@ from ..errors import IRVerificationError
 from . import nodes as N
 from .nodes import Expr, KernelIR
 from .ops import ATOMIC, COMPARISON, FRONTEND_ONLY, Op
-from .walk import iter_exprs, iter_stmts
+from .walk import iter_stmts, stmt_exprs
 
 
 def _fail(e, msg: str):
-    raise IRVerificationError(f"{e.loc}: internal IR error: {msg}")
+    raise IRVerificationError(f"{e.loc}: internal IR error: {msg}", loc=e.loc)
 
 
 def verify(k: KernelIR, final: bool = True) -> None:
@@ -18,34 +18,28 @@ def verify(k: KernelIR, final: bool = True) -> None:
     arrays = globals_ | set(k.scratch)
     scalars = {p.name for p in k.params if p.kind == "scalar"}
 
-    def check(e: Expr):
-        for x in iter_exprs(e):
-            if x.dtype is None or x.dtype.name == "weak_float":
-                _fail(x, f"{x.op.name} has no concrete dtype")
-            if final and x.op in FRONTEND_ONLY:
-                _fail(x, f"{x.op.name} survived lowering")
-            if x.op is Op.VAR and x.arg not in k.locals:
-                _fail(x, f"undeclared local {x.arg}")
-            if x.op is Op.PARAM and x.arg not in scalars:
-                _fail(x, f"unknown scalar parameter {x.arg}")
-            if x.op is Op.LOAD and (x.arg not in arrays or (final and len(x.args) != 1)):
-                _fail(x, f"bad load of {x.arg}")
-            if x.op in ATOMIC and (x.arg not in globals_ or (final and len(x.args) != 2)
-                                   or x.args[-1].dtype is not x.dtype):
-                _fail(x, f"bad atomic on {x.arg}")
-            if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
-                _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
+    def check(x: Expr):
+        if x.dtype is None or x.dtype.name == "weak_float":
+            _fail(x, f"{x.op.name} has no concrete dtype")
+        if final and x.op in FRONTEND_ONLY:
+            _fail(x, f"{x.op.name} survived lowering")
+        if x.op is Op.VAR and x.arg not in k.locals:
+            _fail(x, f"undeclared local {x.arg}")
+        if x.op is Op.PARAM and x.arg not in scalars:
+            _fail(x, f"unknown scalar parameter {x.arg}")
+        if x.op is Op.LOAD and (x.arg not in arrays or (final and len(x.args) != 1)):
+            _fail(x, f"bad load of {x.arg}")
+        if x.op in ATOMIC and (x.arg not in globals_ or (final and len(x.args) != 2)
+                               or x.args[-1].dtype is not x.dtype):
+            _fail(x, f"bad atomic on {x.arg}")
+        if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
+            _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
 
     for s in iter_stmts(k.body):
-        for name in ("value", "cond", "start", "stop", "step"):
-            e = getattr(s, name, None)
-            if isinstance(e, Expr):
-                check(e)
-        if isinstance(s, N.Store):
-            for i in s.indices:
-                check(i)
-            if s.array not in arrays:
-                _fail(s, f"store to unknown array {s.array}")
+        for x in stmt_exprs(s):
+            check(x)
+        if isinstance(s, N.Store) and s.array not in arrays:
+            _fail(s, f"store to unknown array {s.array}")
         if isinstance(s, N.Assign) and s.value.dtype is not k.locals.get(s.name):
             _fail(s, f"{s.name} declared {k.locals.get(s.name)} but assigned {s.value.dtype}")
         if final and isinstance(s, N.For) and s.step is not None:

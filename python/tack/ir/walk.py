@@ -1,12 +1,20 @@
-"""Generic rebuilding of IR: apply a function to every expression or statement list."""
+"""Generic walks over the IR: every statement, every block, every expression, visited or rebuilt.
+
+The passes and renderers recurse into nested statement lists only through these functions, so
+which statement holds which blocks is known in one place (`Stmt.BLOCKS` in `ir/nodes.py`).
+"""
 from __future__ import annotations
 
-from typing import Callable
+import dataclasses
+from collections.abc import Callable, Iterator
 
 from . import nodes as N
 from .nodes import Expr
 
 ExprFn = Callable[[Expr], Expr]
+# The fields that hold a statement's own expressions (not those of its blocks), in the order
+# they are visited; `indices` (a Store's) holds a tuple of them.
+EXPR_FIELDS = ("value", "cond", "start", "stop", "step")
 
 
 def map_expr(e: Expr, fn: ExprFn, memo: dict | None = None) -> Expr:
@@ -28,42 +36,73 @@ def map_expr(e: Expr, fn: ExprFn, memo: dict | None = None) -> Expr:
     return out
 
 
+def blocks(s: N.Stmt) -> list[list[N.Stmt]]:
+    """The statement lists `s` holds (an If's then and orelse, a loop's body), in program order."""
+    return [getattr(s, f) for f in s.BLOCKS]
+
+
+def map_blocks(s: N.Stmt, fn: Callable[[list[N.Stmt]], list[N.Stmt]]) -> N.Stmt:
+    """`s` with each of its blocks replaced by `fn(block)`; `s` itself when it holds none."""
+    if not s.BLOCKS:
+        return s
+    return dataclasses.replace(s, **{f: fn(getattr(s, f)) for f in s.BLOCKS})
+
+
+def map_stmts(body: list[N.Stmt], fn, *, top_down: bool = False) -> list[N.Stmt]:
+    """Rebuild a statement list, recursing into every block of every statement.
+
+    Each statement, nested ones included, is replaced by what `fn` returns: a statement, or a
+    list of statements spliced in its place. By default (bottom-up) `fn(s)` gets `s` with its
+    blocks already rebuilt. With `top_down=True`, `fn(s, walk)` gets `s` as it stands and
+    rebuilds the blocks it keeps itself, with `map_blocks(s, walk)` or `walk(block)`: for a pass
+    that numbers what it creates in program order (a statement's own expressions before its
+    blocks) or that must not revisit the statements it adds."""
+    def walk(stmts: list[N.Stmt]) -> list[N.Stmt]:
+        out: list[N.Stmt] = []
+        for s in stmts:
+            r = fn(s, walk) if top_down else fn(map_blocks(s, walk))
+            if isinstance(r, list):
+                out += r
+            else:
+                out.append(r)
+        return out
+
+    return walk(body)
+
+
+def map_stmt_exprs(s: N.Stmt, fn: Callable[[Expr], Expr]) -> N.Stmt:
+    """`s` with each of its own expressions (not those of its blocks) replaced by `fn(e)`."""
+    kw = {f: fn(getattr(s, f)) for f in EXPR_FIELDS if isinstance(getattr(s, f, None), Expr)}
+    if getattr(s, "indices", None):
+        kw["indices"] = tuple(fn(i) for i in s.indices)
+    return dataclasses.replace(s, **kw) if kw else s
+
+
 def map_body(body: list[N.Stmt], fn: ExprFn) -> list[N.Stmt]:
     """Every expression of every statement through `map_expr(…, fn)`."""
-    out = []
-    for s in body:
-        if isinstance(s, N.Assign):
-            out.append(N.Assign(s.loc, s.name, map_expr(s.value, fn)))
-        elif isinstance(s, N.Store):
-            out.append(N.Store(s.loc, s.array, tuple(map_expr(i, fn) for i in s.indices),
-                               map_expr(s.value, fn), s.text))
-        elif isinstance(s, N.If):
-            out.append(N.If(s.loc, map_expr(s.cond, fn), map_body(s.then, fn),
-                            map_body(s.orelse, fn)))
-        elif isinstance(s, N.While):
-            out.append(N.While(s.loc, map_expr(s.cond, fn), map_body(s.body, fn)))
-        elif isinstance(s, N.For):
-            out.append(N.For(s.loc, s.var, map_expr(s.start, fn), map_expr(s.stop, fn),
-                             None if s.step is None else map_expr(s.step, fn),
-                             map_body(s.body, fn), unroll=s.unroll))
-        elif isinstance(s, N.ExprStmt):
-            out.append(N.ExprStmt(s.loc, map_expr(s.value, fn)))
-        else:
-            out.append(s)
-    return out
+    return map_stmts(body, lambda s: map_stmt_exprs(s, lambda e: map_expr(e, fn)))
 
 
-def iter_stmts(body: list[N.Stmt]):
+def iter_stmts(body: list[N.Stmt]) -> Iterator[N.Stmt]:
     """Every statement, nested ones included, in program order."""
     for s in body:
         yield s
-        for sub in ("then", "orelse", "body"):
-            child = getattr(s, sub, None)
-            if child:
-                yield from iter_stmts(child)
+        for b in blocks(s):
+            yield from iter_stmts(b)
 
 
-def iter_exprs(e: Expr):
+def stmt_exprs(s: N.Stmt) -> Iterator[Expr]:
+    """Every expression node of `s`'s own expressions (not of its blocks), each tree in order."""
+    for f in EXPR_FIELDS:
+        e = getattr(s, f, None)
+        if isinstance(e, Expr):
+            yield from iter_exprs(e)
+    for i in getattr(s, "indices", ()):
+        yield from iter_exprs(i)
+
+
+def iter_exprs(e: Expr) -> Iterator[Expr]:
+    """`e` and every node below it, pre-order (a shared subexpression once per use)."""
     yield e
     for a in e.args:
         yield from iter_exprs(a)

@@ -8,13 +8,19 @@ Runs after `flatten`, so every expression is evaluated eagerly where it stands.
 """
 from __future__ import annotations
 
+import dataclasses
+import os
 from dataclasses import dataclass
+
+import numpy as np
 
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, Op
+from ..ir.walk import map_blocks, map_stmts
 from .build import B
+from .flatten import flatten
 
 DBG = "__dbg"
 I64_MAX = (1 << 63) - 1
@@ -81,45 +87,33 @@ class Bounds:
             return Expr(Op.IFEXP, e.dtype, (ok, e, zero), None, e.loc)
         return e
 
-    def body(self, stmts: list[N.Stmt]) -> list[N.Stmt]:
-        out: list[N.Stmt] = []
-        for s in stmts:
-            pre: list[N.Stmt] = []
-            if isinstance(s, N.Assign):
-                s = N.Assign(s.loc, s.name, self.guard(s.value, pre))
-            elif isinstance(s, N.Store):
-                idx = tuple(self.guard(i, pre) for i in s.indices)
-                value = self.guard(s.value, pre)
-                ok = self.checks(s.array, idx, s.text, s.loc, "store", pre)
-                s = N.If(s.loc, ok, [N.Store(s.loc, s.array, idx, value, s.text)], [])
-            elif isinstance(s, N.ExprStmt):
-                s = N.ExprStmt(s.loc, self.guard(s.value, pre))
-            elif isinstance(s, N.If):
-                s = N.If(s.loc, self.guard(s.cond, pre), self.body(s.then), self.body(s.orelse))
-            elif isinstance(s, N.For):
-                s = N.For(s.loc, s.var, self.guard(s.start, pre), self.guard(s.stop, pre), s.step,
-                          self.body(s.body), unroll=s.unroll)
-            elif isinstance(s, N.While):  # flatten left no memory access in the condition
-                s = N.While(s.loc, s.cond, self.body(s.body))
-            out += pre
-            out.append(s)
-        return out
+    def stmt(self, s: N.Stmt, walk) -> list[N.Stmt]:
+        """The checks of `s`'s own accesses, then `s` guarded; its blocks are rebuilt after them,
+        so sites are numbered in source order."""
+        pre: list[N.Stmt] = []
+        if isinstance(s, N.Store):
+            idx = tuple(self.guard(i, pre) for i in s.indices)
+            value = self.guard(s.value, pre)
+            ok = self.checks(s.array, idx, s.text, s.loc, "store", pre)
+            return pre + [N.If(s.loc, ok, [N.Store(s.loc, s.array, idx, value, s.text)], [])]
+        # A While's condition is left alone: flatten left no memory access in it. A For's
+        # `step` stays as is, as flatten leaves it.
+        if isinstance(s, (N.Assign, N.ExprStmt, N.If, N.For)):
+            s = dataclasses.replace(s, **{f: self.guard(getattr(s, f), pre) for f in
+                                          ("value", "cond", "start", "stop") if hasattr(s, f)})
+        return pre + [map_blocks(s, walk)]
 
 
 def add_bounds_checks(k: KernelIR) -> KernelIR:
-    from .flatten import flatten
-
     k.body = flatten(k.body, k.locals)
     b = Bounds(k)
-    k.body = b.body(k.body)
+    k.body = map_stmts(k.body, b.stmt, top_down=True)
     k.params.append(Param(DBG, "array", dt.i64, 1, (1 + 2 * len(b.sites),), True))
     k.notes["debug_sites"] = b.sites
     return k
 
 
 def initial_buffer(nsites: int):
-    import numpy as np
-
     buf = np.zeros(1 + 2 * nsites, np.int64)
     buf[1::2] = I64_MAX
     buf[2::2] = I64_MIN
@@ -128,8 +122,6 @@ def initial_buffer(nsites: int):
 
 def report(kernel_name: str, sites: list[Site], buf) -> str | None:
     """The IndexError message for a launch's `__dbg` contents, or None when nothing was skipped."""
-    import os
-
     total = int(buf[0])
     if total == 0:
         return None

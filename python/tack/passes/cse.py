@@ -7,9 +7,13 @@ unguarded, and `while` conditions are left alone because they run on every itera
 """
 from __future__ import annotations
 
+import dataclasses
+
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import ATOMIC, LAZY, Op
+from ..ir.walk import map_blocks, map_stmts
+from .names import Names
 
 _TRIVIAL = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH})
 
@@ -60,16 +64,7 @@ def _count(e: Expr, memo, counts, first):
 
 class CSE:
     def __init__(self, locals_: dict):
-        self.locals = locals_
-        self.n = 0
-
-    def _fresh(self, t) -> str:
-        self.n += 1
-        name = f"_cse{self.n}"
-        while name in self.locals:
-            name += "_"
-        self.locals[name] = t
-        return name
+        self.names = Names(locals_, "cse")
 
     def bind(self, exprs: list[Expr], loc) -> tuple[list[N.Stmt], list[Expr]]:
         if _has_atomic(exprs):
@@ -96,7 +91,7 @@ class CSE:
                 args = tuple(sub(a) for a in args)
             e2 = e.replace(args=args) if args != e.args else e
             if counts.get(k, 0) > 1:
-                name = self._fresh(e.dtype)
+                name = self.names.fresh(e.dtype)
                 pre.append(N.Assign(loc, name, e2))
                 names[k] = Expr(Op.VAR, e.dtype, (), name, e.loc)
                 return names[k]
@@ -104,28 +99,23 @@ class CSE:
 
         return pre, [sub(e) for e in exprs]
 
-    def body(self, stmts: list[N.Stmt]) -> list[N.Stmt]:
-        out: list[N.Stmt] = []
-        for s in stmts:
-            if isinstance(s, N.Assign):
-                pre, (v,) = self.bind([s.value], s.loc)
-                out += pre + [N.Assign(s.loc, s.name, v)]
-            elif isinstance(s, N.Store):
-                pre, es = self.bind(list(s.indices) + [s.value], s.loc)
-                out += pre + [N.Store(s.loc, s.array, tuple(es[:-1]), es[-1], s.text)]
-            elif isinstance(s, N.If):
-                pre, (c,) = self.bind([s.cond], s.loc)
-                out += pre + [N.If(s.loc, c, self.body(s.then), self.body(s.orelse))]
-            elif isinstance(s, N.For):
-                pre, (a, b) = self.bind([s.start, s.stop], s.loc)
-                out += pre + [N.For(s.loc, s.var, a, b, s.step, self.body(s.body),
-                                    unroll=s.unroll)]
-            elif isinstance(s, N.While):
-                out.append(N.While(s.loc, s.cond, self.body(s.body)))
-            else:
-                out.append(s)
-        return out
+    def stmt(self, s: N.Stmt, walk) -> list[N.Stmt]:
+        """`s` after the bindings of its own repeated subexpressions; its blocks are rebuilt after
+        them, so names are numbered in program order."""
+        if isinstance(s, N.Assign):
+            pre, (v,) = self.bind([s.value], s.loc)
+            return pre + [N.Assign(s.loc, s.name, v)]
+        if isinstance(s, N.Store):
+            pre, es = self.bind(list(s.indices) + [s.value], s.loc)
+            return pre + [N.Store(s.loc, s.array, tuple(es[:-1]), es[-1], s.text)]
+        if isinstance(s, N.If):
+            pre, (c,) = self.bind([s.cond], s.loc)
+            return pre + [map_blocks(dataclasses.replace(s, cond=c), walk)]
+        if isinstance(s, N.For):
+            pre, (a, b) = self.bind([s.start, s.stop], s.loc)
+            return pre + [map_blocks(dataclasses.replace(s, start=a, stop=b), walk)]
+        return [map_blocks(s, walk)]  # a While's condition runs every iteration: left alone
 
 
 def cse(body: list[N.Stmt], locals_: dict) -> list[N.Stmt]:
-    return CSE(locals_).body(body)
+    return map_stmts(body, CSE(locals_).stmt, top_down=True)

@@ -6,24 +6,19 @@ must insert statements before the point an expression runs (debug-mode bounds ch
 """
 from __future__ import annotations
 
+import dataclasses
+
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr
-from ..ir.ops import Op
+from ..ir.ops import ATOMIC, Op
+from ..ir.walk import iter_exprs, map_blocks, map_stmts
+from .names import Names
 
 
 class Flatten:
     def __init__(self, locals_: dict):
-        self.locals = locals_
-        self.n = 0
-
-    def fresh(self, t) -> str:
-        self.n += 1
-        name = f"_lz{self.n}"
-        while name in self.locals:
-            name += "_"
-        self.locals[name] = t
-        return name
+        self.fresh = Names(locals_, "lz").fresh
 
     def lift(self, e: Expr, pre: list) -> Expr:
         """`e` with its lazy parts turned into statements appended to `pre`."""
@@ -54,44 +49,36 @@ class Flatten:
         args = tuple(self.lift(a, pre) for a in e.args)
         return e.replace(args=args) if args != e.args else e
 
-    def body(self, stmts: list[N.Stmt]) -> list[N.Stmt]:
-        out: list[N.Stmt] = []
-        for s in stmts:
-            pre: list[N.Stmt] = []
-            if isinstance(s, N.Assign):
-                s = N.Assign(s.loc, s.name, self.lift(s.value, pre))
-            elif isinstance(s, N.Store):
-                idx = tuple(self.lift(i, pre) for i in s.indices)
-                s = N.Store(s.loc, s.array, idx, self.lift(s.value, pre), s.text)
-            elif isinstance(s, N.ExprStmt):
-                s = N.ExprStmt(s.loc, self.lift(s.value, pre))
-            elif isinstance(s, N.If):
-                s = N.If(s.loc, self.lift(s.cond, pre), self.body(s.then), self.body(s.orelse))
-            elif isinstance(s, N.For):
-                s = N.For(s.loc, s.var, self.lift(s.start, pre), self.lift(s.stop, pre), s.step,
-                          self.body(s.body), unroll=s.unroll)
-            elif isinstance(s, N.While):
-                cpre: list[N.Stmt] = []
-                c = self.lift(s.cond, cpre)
-                body = self.body(s.body)
-                if cpre or _reads_memory(c):
-                    not_c = Expr(Op.NOT, dt.bool_, (c,), None, s.loc)
-                    true = Expr(Op.CONST, dt.bool_, (), 1, s.loc)
-                    s = N.While(s.loc, true, cpre + [N.If(s.loc, not_c, [N.Break(s.loc)], [])]
-                                + body)
-                else:
-                    s = N.While(s.loc, c, body)
-            out += pre
-            out.append(s)
-        return out
+    def stmt(self, s: N.Stmt, walk) -> list[N.Stmt]:
+        """The statements computing `s`'s own lazy parts, then `s` with its blocks rebuilt (after
+        them, so temporaries are numbered in program order)."""
+        pre: list[N.Stmt] = []
+        if isinstance(s, N.While):
+            return [self.loop(s, walk)]
+        if isinstance(s, N.Store):
+            idx = tuple(self.lift(i, pre) for i in s.indices)
+            s = dataclasses.replace(s, indices=idx, value=self.lift(s.value, pre))
+        elif isinstance(s, (N.Assign, N.ExprStmt, N.If, N.For)):  # a For's `step` stays as is
+            s = dataclasses.replace(s, **{f: self.lift(getattr(s, f), pre) for f in
+                                          ("value", "cond", "start", "stop") if hasattr(s, f)})
+        return pre + [map_blocks(s, walk)]
+
+    def loop(self, s: N.While, walk) -> N.While:
+        """A condition that needs statements, or reads memory, is tested inside the loop:
+        `while True: <pre>; if not c: break; body`."""
+        cpre: list[N.Stmt] = []
+        c = self.lift(s.cond, cpre)
+        body = walk(s.body)
+        if cpre or _reads_memory(c):
+            not_c = Expr(Op.NOT, dt.bool_, (c,), None, s.loc)
+            true = Expr(Op.CONST, dt.bool_, (), 1, s.loc)
+            return N.While(s.loc, true, cpre + [N.If(s.loc, not_c, [N.Break(s.loc)], [])] + body)
+        return N.While(s.loc, c, body)
 
 
 def _reads_memory(e: Expr) -> bool:
-    from ..ir.ops import ATOMIC
-    from ..ir.walk import iter_exprs
-
     return any(x.op is Op.LOAD or x.op in ATOMIC for x in iter_exprs(e))
 
 
 def flatten(body: list[N.Stmt], locals_: dict) -> list[N.Stmt]:
-    return Flatten(locals_).body(body)
+    return map_stmts(body, Flatten(locals_).stmt, top_down=True)

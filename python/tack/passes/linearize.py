@@ -9,7 +9,7 @@ from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import ATOMIC, Op
-from ..ir.walk import map_body
+from ..ir.walk import map_body, map_stmts
 from .build import B
 
 
@@ -31,15 +31,9 @@ def linearize(k: KernelIR) -> list[N.Stmt]:
             return e.replace(args=flat(e.args[:-1], e.arg, e.loc) + (e.args[-1],))
         return e
 
-    def on_stores(body):
-        out = []
-        for s in body:
-            if isinstance(s, N.Store):
-                s = N.Store(s.loc, s.array, flat(s.indices, s.array, s.loc), s.value, s.text)
-            for sub in ("then", "orelse", "body"):
-                if hasattr(s, sub):
-                    setattr(s, sub, on_stores(getattr(s, sub)))
-            out.append(s)
-        return out
+    def on_store(s: N.Stmt) -> N.Stmt:
+        if isinstance(s, N.Store):
+            return N.Store(s.loc, s.array, flat(s.indices, s.array, s.loc), s.value, s.text)
+        return s
 
-    return on_stores(map_body(k.body, on_expr))
+    return map_stmts(map_body(k.body, on_expr), on_store)

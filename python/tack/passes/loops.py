@@ -11,34 +11,15 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.ops import Op
-from ..ir.walk import iter_stmts
+from ..ir.walk import iter_stmts, map_stmts
 from .build import B
+from .names import Names
 
 
 def normalize_loops(body, locals_: dict) -> list[N.Stmt]:
-    counter = [0]
-
-    def fresh(prefix: str, t) -> str:
-        counter[0] += 1
-        name = f"_{prefix}{counter[0]}"
-        while name in locals_:
-            name += "_"
-        locals_[name] = t
-        return name
-
-    def walk(stmts):
-        out = []
-        for s in stmts:
-            for sub in ("then", "orelse", "body"):
-                if hasattr(s, sub):
-                    setattr(s, sub, walk(getattr(s, sub)))
-            if isinstance(s, N.For):
-                out += _normalize(s, fresh)
-            else:
-                out.append(s)
-        return out
-
-    return walk(body)
+    """Bottom-up, so an inner loop's hidden names are numbered before its outer loop's."""
+    fresh = Names(locals_).fresh
+    return map_stmts(body, lambda s: _normalize(s, fresh) if isinstance(s, N.For) else s)
 
 
 def _assigns(body, name: str) -> bool:
@@ -54,21 +35,21 @@ def _normalize(s: N.For, fresh) -> list[N.Stmt]:
     t = s.start.dtype
     step = s.step if s.step is not None else k.const(1, t)
     ct = dt.u32 if t.bits <= 32 else dt.i64  # the counter's type
-    n, c = fresh("trips", ct), fresh("k", ct)
+    n, c = fresh(ct, "trips"), fresh(ct, "k")
     pre = []
 
     def once(e, prefix):  # range() evaluates its arguments once, at loop entry
         e = k.cast(e, dt.i64)
         if e.op is Op.CONST:
             return lambda _: e
-        name = fresh(prefix, dt.i64)
+        name = fresh(dt.i64, prefix)
         pre.append(N.Assign(s.loc, name, e))
         return lambda _: N.Expr(Op.VAR, dt.i64, (), name, s.loc)
 
     v0 = once(s.start, "start")
     stop = k.cast(s.stop, dt.i64)
     st = once(step, "step")
-    var = lambda f: f(None)  # noqa: E731
+    var = lambda f: f(None)
     zero, one = k.const(0, dt.i64), k.const(1, dt.i64)
 
     def trips(span, stp):  # ceil(max(span, 0) / stp) for stp > 0

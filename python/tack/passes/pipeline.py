@@ -3,18 +3,17 @@ from __future__ import annotations
 
 from ..ir.nodes import KernelIR
 from ..ir.verify import verify
+from .bounds import add_bounds_checks
+from .cse import cse
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
-from .cse import cse
 from .simplify import simplify
 
 
 def lower(k: KernelIR, debug: bool = False) -> KernelIR:
     verify(k, final=False)
     if debug:
-        from .bounds import add_bounds_checks
-
         add_bounds_checks(k)
     k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))
     k.body = linearize(k)

@@ -5,7 +5,7 @@ from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import Op
 from ..ir.semantics import evaluate
-from ..ir.walk import map_body, map_expr
+from ..ir.walk import map_body, map_expr, map_stmts
 
 
 def _fold(e: Expr) -> Expr:
@@ -22,9 +22,9 @@ def _fold(e: Expr) -> Expr:
             if x.op is Op.CONST:
                 keep = (op is Op.AND_) == bool(x.arg)
                 return y if keep else x
-    if op in (Op.NE, Op.EQ) and args[0].dtype.kind == "b" and args[1].op is Op.CONST:
-        if bool(args[1].arg) == (op is Op.EQ):
-            return args[0]
+    if (op in (Op.NE, Op.EQ) and args[0].dtype.kind == "b" and args[1].op is Op.CONST
+            and bool(args[1].arg) == (op is Op.EQ)):
+        return args[0]
     if args and all(a.op is Op.CONST for a in args):
         v = evaluate(op, e.dtype, [a.arg for a in args], args[0].dtype)
         if v is not None:
@@ -37,14 +37,10 @@ def simplify_expr(e: Expr) -> Expr:
 
 
 def simplify(body: list[N.Stmt]) -> list[N.Stmt]:
-    body = map_body(body, _fold)
-    out: list[N.Stmt] = []
-    for s in body:
+    """Every expression folded; an `if` on a constant replaced by the branch it takes."""
+    def select(s: N.Stmt):
         if isinstance(s, N.If) and s.cond.op is Op.CONST:
-            out += simplify(s.then if s.cond.arg else s.orelse)
-            continue
-        for sub in ("then", "orelse", "body"):
-            if hasattr(s, sub):
-                setattr(s, sub, simplify(getattr(s, sub)))
-        out.append(s)
-    return out
+            return s.then if s.cond.arg else s.orelse
+        return s
+
+    return map_stmts(map_body(body, _fold), select)

@@ -1,11 +1,13 @@
 """Final `KernelIR` → KernelAbstractions.jl source: one `@kernel` function per specialization.
 
-A printer (ARCHITECTURE §8): `OPS` maps each `Op` to a template, `JL_TYPES` is the type map, and a
-few methods print statements. What Julia needs structurally is decided as IR rewrites, listed once
-in `REWRITES` (julia_ka_rewrites.py). Every construct emitted here is justified in
-docs/design/003-julia-rendering.md.
+Only a printer: `OPS` maps each `Op` to a template, `JL_TYPES` is the type map, and a few methods
+print statements. What Julia needs structurally is decided as IR rewrites, not `if`s here, listed
+once in `REWRITES` (julia_ka_rewrites.py). Every construct emitted here is justified in
+docs/design/003-julia-rendering.md, whose table gives each one's upstream source; KA's files
+(`src/macros.jl`, ...) are named by their path in https://github.com/JuliaGPU/KernelAbstractions.jl
+on branch `release-0.9`, the series Tack pins.
 
-Scheme (JULIA_NOTES §1.11, §1.12, §2.1, §2.5):
+Scheme (docs/design/003-julia-rendering.md, "The scheme, on one kernel" and "Barriers"):
 * arrays arrive as flat 1-D vectors; the IR's one flat 0-based i64 index gets `+ 1` in the brackets;
 * `Op.LAUNCH` is `tk_t = @index(Global, Linear) - 1` (the `@index` alone on the right of a top-level
   assignment, as KA's CPU lowering requires), and the body runs under `if tk_t < tk_n`;
@@ -16,7 +18,8 @@ Scheme (JULIA_NOTES §1.11, §1.12, §2.1, §2.5):
   helpers of julia/src/TackRuntime.jl (`tk_*`), the only non-Base, non-KA names used; so do the
   atomics (`tk_atomic_add!` ..., Atomix underneath);
 * scratch arrays are `@private` (local) and `@localmem` (shared) top-level statements, lane ids
-  `@index(Local, Linear) - 1`, and a kernel using either is launched with a static workgroup of 256;
+  `@index(Local, Linear) - 1`, and a kernel using either is launched with a static workgroup of
+  `ir.ops.WORKGROUP` (256) lanes;
 * a kernel with barriers has no `tk_t` and no guard: its body is cut into the segments KA's CPU
   backend runs as separate work-item loops, each local is declared in the one segment that uses it
   (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself.
@@ -29,7 +32,7 @@ import re
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import RenderError, format_at
+from ..errors import RenderError
 from ..ir.nodes import (
     Assign,
     Barrier,
@@ -44,7 +47,8 @@ from ..ir.nodes import (
     Store,
     While,
 )
-from ..ir.ops import ATOMIC, Op
+from ..ir.ops import ATOMIC, WORKGROUP, Op
+from ..ir.walk import iter_stmts, stmt_exprs
 from .julia_ka_rewrites import (
     GENERATED,
     barrier_cells,
@@ -53,7 +57,6 @@ from .julia_ka_rewrites import (
     lift_parallel_continue,
     local_refs,
     segments,
-    stmt_exprs,
     uniform_barrier_conditions,
     uses_barriers,
 )
@@ -126,7 +129,6 @@ def _typ(t) -> str:
 
 REWRITES = (lift_parallel_continue, barrier_loops_to_while, uniform_barrier_conditions,
             barrier_cells)
-WORKGROUP = 256  # lanes per workgroup (ops.py THREAD_ID); the kernel's static KA workgroup size
 LANE = "((tk_li % Int32) - Int32(1))"  # THREAD_ID: `%` wraps whatever integer type KA gives
 ATOMICS = {Op.ATOMIC_ADD: "tk_atomic_add!", Op.ATOMIC_MIN: "tk_atomic_min!",
            Op.ATOMIC_MAX: "tk_atomic_max!"}
@@ -134,11 +136,15 @@ SCRATCH = {"local": "@private", "shared": "@localmem"}
 
 
 def workgroup_size(kir: KernelIR) -> int | None:
-    """The static workgroup size a kernel must be launched with: 256 when it uses scratch arrays
-    (`@private`/`@localmem`, sized at compile time) or lane ids or barriers, else None (KA picks)."""
-    uses = kir.scratch or uses_barriers(kir) or any(
-        x.op is Op.THREAD_ID for s in _walk(kir.body) for x in stmt_exprs(s))
+    """The static workgroup size a kernel must be launched with: `WORKGROUP` when it uses scratch
+    arrays (`@private`/`@localmem`, sized at compile time) or lane ids or barriers, else None (KA
+    picks)."""
+    uses = kir.scratch or uses_barriers(kir) or uses_lane_ids(kir)
     return WORKGROUP if uses else None
+
+
+def uses_lane_ids(kir: KernelIR) -> bool:
+    return any(x.op is Op.THREAD_ID for s in iter_stmts(kir.body) for x in stmt_exprs(s))
 
 
 # -- literals --------------------------------------------------------------------------------
@@ -283,10 +289,10 @@ class _Printer:
 
     def fail(self, e, what: str):
         t = getattr(e, "dtype", None)
-        raise RenderError(format_at(e.loc, f"the Julia renderer cannot spell {what}"
-                                    + (f" (dtype {t.name})" if t is not None else "")))
+        raise RenderError.at(e.loc, f"the Julia renderer cannot spell {what}"
+                             + (f" (dtype {t.name})" if t is not None else ""))
 
-    # statements
+    # statements: each kind prints its own blocks (`block`, `loop`) one level under its header
     def block(self, body: list[Stmt], depth: int) -> None:
         for s in body:
             for n in self.decls.get(id(s), ()):  # a segment starts: its locals (barrier kernels)
@@ -361,7 +367,7 @@ class _Printer:
         self.emit(d, "continue", s.loc)
 
     def stmt_ExprStmt(self, s: ExprStmt, d: int) -> None:
-        if s.value.op is Op.PRINT:  # KA's @print (JULIA_NOTES §1.8, §2.5): items, spaces, "\n"
+        if s.value.op is Op.PRINT:  # KA's @print (src/KernelAbstractions.jl): items, " ", "\n"
             vals = iter(s.value.args)
             items = [_julia_str(p) if p is not None else _strip(self.expr(next(vals)))
                      for p in s.value.arg]
@@ -386,12 +392,12 @@ class _Printer:
         self.emit(0, f"# Tack kernel `{k.name}`, specialization ({sig})")
         self.emit(0, f"@kernel function @NAME@({', '.join(args)})", k.loc)
         self.emit(1, "tk_gi = @index(Global, Linear)", k.loc)
-        if any(x.op is Op.THREAD_ID for s in _walk(k.body) for x in stmt_exprs(s)):
+        if uses_lane_ids(k):
             self.emit(1, "tk_li = @index(Local, Linear)", k.loc)
-        for sc in k.scratch.values():  # top-level statements: KA hoists them (NOTES §1.5)
+        for sc in k.scratch.values():  # top-level: KA's `split` hoists only those (src/macros.jl)
             self.emit(1, f"{self.names[sc.name]} = {SCRATCH[sc.space]} {_typ(sc.dtype)} "
                          f"({sc.size},)", k.loc)
-        if self.barriers:  # KA masks the lanes past the ndrange (`__validindex`, NOTES §1.11)
+        if self.barriers:  # KA masks the lanes past the ndrange (`__validindex`, src/macros.jl)
             self.block(k.body, 1)
         else:
             self.emit(1, "tk_t = Int64(tk_gi) - Int64(1)", k.loc)
@@ -417,16 +423,9 @@ def _unroll(s: For) -> str:
     return f"KernelAbstractions.Extras.@unroll {count}"
 
 
-def _walk(body):
-    for s in body:
-        yield s
-        for sub in ("then", "orelse", "body"):
-            yield from _walk(getattr(s, sub, ()))
-
-
 def kernel_name(kir: KernelIR, text: str) -> str:
     """Stable and unique per specialization: the kernel's name and a hash of its Julia text
-    (KA's constructors are only defined once per name, JULIA_NOTES §1.2)."""
+    (`@kernel` defines a name's constructors only `if !@isdefined(name)`, KA's src/macros.jl)."""
     base = re.sub(r"\W", "_", kir.name)
     return f"tk_{base}_{hashlib.sha1(text.encode()).hexdigest()[:8]}"
 
@@ -435,7 +434,8 @@ def render_julia(kir: KernelIR) -> str:
     """The KernelAbstractions.jl source of one specialization. It expects `using
     KernelAbstractions` and `using .TackRuntime` (julia/src/TackRuntime.jl) in scope; launch it
     as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays, or with
-    `k(backend, 256)` when it defines `TackRuntime.tk_workgroupsize` (`workgroup_size`);
+    `k(backend, 256)` (`ir.ops.WORKGROUP`) when it defines `TackRuntime.tk_workgroupsize`
+    (`workgroup_size`);
     `TackRuntime.launch!` does either."""
     for rewrite in REWRITES:
         kir = rewrite(kir)

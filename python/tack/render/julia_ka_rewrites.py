@@ -4,11 +4,12 @@ Each takes and returns a `KernelIR` and never modifies its input. Names a rewrit
 with `tk_` (a prefix user names never keep, see julia_ka's naming) and are listed in
 `kir.notes[GENERATED]`, so the printer keeps them as they are.
 
-Kernels with a `Barrier` are shaped for KernelAbstractions' `@synchronize` (JULIA_NOTES §1.6,
-§1.11; docs/design/003-julia-rendering.md, "Barriers"). KA 0.9's CPU backend cuts the kernel body at
-every statement that contains an `@synchronize` into *segments*, each run as its own loop over the
-work-items of a group, while the statement holding the `@synchronize` (an `if`/`while`) runs once
-per group, outside those loops. Hence:
+Kernels with a `Barrier` are shaped for KernelAbstractions' `@synchronize`
+(docs/design/003-julia-rendering.md, "Barriers"). KA 0.9's CPU backend (`split` and `emit_cpu` in
+https://github.com/JuliaGPU/KernelAbstractions.jl/blob/release-0.9/src/macros.jl) cuts the kernel
+body at every statement that contains an `@synchronize` into *segments*, each run as its own loop
+over the work-items of a group, while the statement holding the `@synchronize` (an `if`/`while`)
+runs once per group, outside those loops. Hence:
 * `barrier_loops_to_while`: a `for` holding a barrier becomes a `while` over a counter;
 * `uniform_barrier_conditions`: the condition of an `if`/`while` holding a barrier is computed by
   the lanes into its own slot of a shared Bool array `tk_u` (`@localmem`), then `@synchronize()`, and
@@ -22,11 +23,11 @@ from __future__ import annotations
 import dataclasses
 
 from .. import dtypes as dt
-from ..errors import RenderError, format_at
+from ..errors import RenderError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import Op
-from ..ir.walk import iter_exprs, iter_stmts, map_body
+from ..ir.walk import iter_exprs, iter_stmts, map_blocks, map_body, map_stmts, stmt_exprs
 
 GENERATED = "julia_names"
 SLOTS = "tk_u"  # the shared Bool array holding the conditions of barrier statements
@@ -38,7 +39,9 @@ def _with(kir: KernelIR, names=(), **kw) -> KernelIR:
 
 
 def _fresh(kir: KernelIR, base: str, taken=()) -> str:
-    """`base`, or `base_2`, ... when a parameter, local or scratch array already has that name."""
+    """`base`, or `base_2`, ... when a parameter, local or scratch array already has that name.
+    Not `passes.names`: these names are printed as they are in the Julia text, numbered by the
+    rewrite (`tk_k1`/`tk_e1` per loop), and kept even where a user local would be renamed."""
     used = {p.name for p in kir.params} | set(kir.locals) | set(kir.scratch) | set(taken)
     name, k = base, 1
     while name in used:
@@ -56,13 +59,14 @@ def uses_barriers(kir: KernelIR) -> bool:
 
 
 def _fail(node, what: str):
-    raise RenderError(format_at(node.loc, f"the Julia renderer cannot spell {what}"))
+    raise RenderError.at(node.loc, f"the Julia renderer cannot spell {what}")
 
 
 # -- continue of the parallel loop ---------------------------------------------------------------
 
 def _top_continues(body) -> int:
-    """How many `Continue`s target the parallel loop (not inside a For/While)."""
+    """How many `Continue`s target the parallel loop (not inside a For/While). Recurses into
+    `if` branches only, by hand: a loop's blocks hold that loop's own `continue`s."""
     n = 0
     for s in body:
         if isinstance(s, N.Continue):
@@ -95,10 +99,12 @@ def _nest(body):
 
 
 def lift_parallel_continue(kir: KernelIR) -> KernelIR:
-    """`continue` of the parallel loop → structured code, since Julia has no loop there
-    (JULIA_NOTES §1.11 rule 5). `if c: ...; continue` + rest becomes `if c ... else rest end`;
-    anything else is wrapped in a one-trip `while true ... break end` whose `break` replaces it.
-    In a kernel with barriers a lane that leaves the iteration early would skip them: refused."""
+    """`continue` of the parallel loop → structured code, since Julia has no loop there (KA
+    0.9's CPU lowering would continue its hidden work-item loop, and on GPUs it is a syntax
+    error: docs/design/003-julia-rendering.md, "IR rewrites the renderer declares"). `if c: ...;
+    continue` + rest becomes `if c ... else rest end`; anything else is wrapped in a one-trip
+    `while true ... break end` whose `break` replaces it. In a kernel with barriers a lane that
+    leaves the iteration early would skip them: refused."""
     if not _top_continues(kir.body):
         return kir
     if uses_barriers(kir):
@@ -107,7 +113,7 @@ def lift_parallel_continue(kir: KernelIR) -> KernelIR:
                      "would skip the barriers the rest of its workgroup waits in)")
     body = _nest(list(kir.body))
     if body is None:
-        def brk(b):
+        def brk(b):  # into `if` branches only: a `continue` inside a loop is that loop's
             return [N.Break(s.loc) if isinstance(s, N.Continue) else
                     dataclasses.replace(s, then=brk(s.then), orelse=brk(s.orelse))
                     if isinstance(s, N.If) else s for s in b]
@@ -120,8 +126,9 @@ def lift_parallel_continue(kir: KernelIR) -> KernelIR:
 
 def _check_exits(loop) -> None:
     """A `break`/`continue` of a loop holding a barrier would leave the CPU's work-item loop
-    instead (the loop's body is cut into work-item loops, JULIA_NOTES §1.11 rule 3)."""
-    def walk(body):
+    instead: the loop runs once per group and its body is cut into work-item loops
+    (docs/design/003-julia-rendering.md, "Barriers")."""
+    def walk(body):  # into `if` branches only: an inner loop's exits stay in that loop
         for s in body:
             if isinstance(s, (N.Break, N.Continue)):
                 _fail(s, f"a {type(s).__name__.lower()} of a loop that contains a barrier")
@@ -139,31 +146,24 @@ def barrier_loops_to_while(kir: KernelIR) -> KernelIR:
         return kir
     locals_, names = dict(kir.locals), []
 
-    def walk(body):
-        out = []
-        for s in body:
-            if isinstance(s, (N.For, N.While)) and has_barrier(s):
-                _check_exits(s)
-            if isinstance(s, N.For) and has_barrier(s):
-                j = len(names) // 2 + 1
-                k = _fresh(kir, f"tk_k{j}", names)
-                e, t = _fresh(kir, f"tk_e{j}", names), s.start.dtype
-                names.extend((k, e))
-                locals_[k] = locals_[e] = t
-                kv, ev = (Expr(Op.VAR, t, (), x, s.loc) for x in (k, e))
-                one = Expr(Op.CONST, t, (), 1, s.loc)
-                step = N.Assign(s.loc, k, Expr(Op.ADD, t, (kv, one), None, s.loc))
-                cond = Expr(Op.LT, dt.bool_, (kv, ev), None, s.loc)
-                out += [N.Assign(s.loc, k, s.start), N.Assign(s.loc, e, s.stop),
-                        N.While(s.loc, cond, [N.Assign(s.loc, s.var, kv)] + walk(s.body) + [step])]
-            elif isinstance(s, (N.If, N.While, N.For)):
-                out.append(dataclasses.replace(s, **{f: walk(getattr(s, f)) for f in
-                                                     ("then", "orelse", "body") if hasattr(s, f)}))
-            else:
-                out.append(s)
-        return out
+    def stmt(s, walk):  # top-down: an outer loop's counter is numbered before its inner loops'
+        if isinstance(s, (N.For, N.While)) and has_barrier(s):
+            _check_exits(s)
+        if not (isinstance(s, N.For) and has_barrier(s)):
+            return map_blocks(s, walk)
+        j = len(names) // 2 + 1
+        k = _fresh(kir, f"tk_k{j}", names)
+        e, t = _fresh(kir, f"tk_e{j}", names), s.start.dtype
+        names.extend((k, e))
+        locals_[k] = locals_[e] = t
+        kv, ev = (Expr(Op.VAR, t, (), x, s.loc) for x in (k, e))
+        one = Expr(Op.CONST, t, (), 1, s.loc)
+        step = N.Assign(s.loc, k, Expr(Op.ADD, t, (kv, one), None, s.loc))
+        cond = Expr(Op.LT, dt.bool_, (kv, ev), None, s.loc)
+        return [N.Assign(s.loc, k, s.start), N.Assign(s.loc, e, s.stop),
+                N.While(s.loc, cond, [N.Assign(s.loc, s.var, kv)] + walk(s.body) + [step])]
 
-    body = walk(kir.body)
+    body = map_stmts(kir.body, stmt, top_down=True)
     return _with(kir, names, body=body, locals=locals_) if names else kir
 
 
@@ -196,25 +196,18 @@ def uniform_barrier_conditions(kir: KernelIR) -> KernelIR:
         write = [N.Store(loc, name, (idx,), cond, "condition"), N.Barrier(loc)]
         return write, Expr(Op.LOAD, dt.bool_, (idx,), name, loc)
 
-    def walk(body):
-        out = []
-        for s in body:
-            if isinstance(s, N.If) and has_barrier(s):
-                write, read = slot(s.cond, s.loc)
-                out += write + [N.If(s.loc, read, _split_branch(walk(s.then), s.loc),
-                                     _split_branch(walk(s.orelse), s.loc))]
-            elif isinstance(s, N.While) and has_barrier(s):
-                write, read = slot(s.cond, s.loc)
-                lead = [] if any(isinstance(x, N.Barrier) for x in s.body) else [N.Barrier(s.loc)]
-                out += write + [N.While(s.loc, read, lead + walk(s.body) + write)]
-            elif isinstance(s, (N.If, N.While, N.For)):
-                out.append(dataclasses.replace(s, **{f: walk(getattr(s, f)) for f in
-                                                     ("then", "orelse", "body") if hasattr(s, f)}))
-            else:
-                out.append(s)
-        return out
+    def stmt(s, walk):  # top-down: a statement's slot is numbered before those of its blocks
+        if isinstance(s, N.If) and has_barrier(s):
+            write, read = slot(s.cond, s.loc)
+            return write + [N.If(s.loc, read, _split_branch(walk(s.then), s.loc),
+                                 _split_branch(walk(s.orelse), s.loc))]
+        if isinstance(s, N.While) and has_barrier(s):
+            write, read = slot(s.cond, s.loc)
+            lead = [] if any(isinstance(x, N.Barrier) for x in s.body) else [N.Barrier(s.loc)]
+            return write + [N.While(s.loc, read, lead + walk(s.body) + write)]
+        return map_blocks(s, walk)
 
-    body = walk(kir.body)
+    body = map_stmts(kir.body, stmt, top_down=True)
     if not slots:
         return kir
     scratch = {**kir.scratch, name: N.Scratch(name, dt.bool_, len(slots), "shared")}
@@ -225,7 +218,8 @@ def uniform_barrier_conditions(kir: KernelIR) -> KernelIR:
 
 def segments(body, in_loop: bool = False):
     """The segments of a barrier kernel, as KA's CPU lowering cuts them: (statements, in_loop),
-    where `in_loop` says the segment is re-entered by a `while` that holds a barrier."""
+    where `in_loop` says the segment is re-entered by a `while` that holds a barrier. Recurses by
+    hand: only into the blocks of statements holding a barrier, which are cut the same way."""
     current = []
     for s in body:
         if not has_barrier(s):
@@ -243,15 +237,6 @@ def segments(body, in_loop: bool = False):
         yield current, in_loop
 
 
-def stmt_exprs(s):
-    for name in ("value", "cond", "start", "stop", "step"):
-        e = getattr(s, name, None)
-        if isinstance(e, Expr):
-            yield from iter_exprs(e)
-    for i in getattr(s, "indices", ()):
-        yield from iter_exprs(i)
-
-
 def local_refs(stmts) -> set[str]:
     """The locals the statements (nested ones included) read, assign or loop over."""
     names = set()
@@ -266,7 +251,8 @@ def local_refs(stmts) -> set[str]:
 
 def _assigned_first(stmts, name: str) -> tuple[bool, bool]:
     """(safe, assigned): no path through `stmts` reads `name` before assigning it, and every
-    path assigns it. A segment a loop re-enters needs no cell for a `safe` local."""
+    path assigns it. A segment a loop re-enters needs no cell for a `safe` local. Recurses by
+    hand into `if` branches, whose paths it joins; a loop may run zero times (not `safe`)."""
     assigned = False
     for s in stmts:
         if assigned:
@@ -329,26 +315,21 @@ def barrier_cells(kir: KernelIR) -> KernelIR:
             return Expr(Op.LOAD, e.dtype, zero_idx(e.loc), e.arg, e.loc)
         return e
 
-    def walk(body):
-        out = []
-        for s in map_body(body, load):
-            if isinstance(s, N.Assign) and s.name in cells:
-                s = N.Store(s.loc, s.name, zero_idx(s.loc), s.value, s.name)
-            elif isinstance(s, N.For) and s.var in cells:
-                fresh = _fresh(kir, f"tk_f{len(names) + 1}", names)
-                names.append(fresh)
-                locals_[fresh] = types[s.var]
-                copy = N.Store(s.loc, s.var, zero_idx(s.loc),
-                               Expr(Op.VAR, types[s.var], (), fresh, s.loc), s.var)
-                s = dataclasses.replace(s, var=fresh, body=[copy] + walk(s.body))
-            elif isinstance(s, (N.If, N.While, N.For)):
-                s = dataclasses.replace(s, **{f: walk(getattr(s, f)) for f in
-                                              ("then", "orelse", "body") if hasattr(s, f)})
-            out.append(s)
-        return out
+    def stmt(s, walk):  # top-down: an outer loop's `tk_fJ` is numbered before its inner loops'
+        if isinstance(s, N.Assign) and s.name in cells:
+            return N.Store(s.loc, s.name, zero_idx(s.loc), s.value, s.name)
+        if isinstance(s, N.For) and s.var in cells:
+            fresh = _fresh(kir, f"tk_f{len(names) + 1}", names)
+            names.append(fresh)
+            locals_[fresh] = types[s.var]
+            copy = N.Store(s.loc, s.var, zero_idx(s.loc),
+                           Expr(Op.VAR, types[s.var], (), fresh, s.loc), s.var)
+            return dataclasses.replace(s, var=fresh, body=[copy] + walk(s.body))
+        return map_blocks(s, walk)
 
     order = [n for n in types if n in cells]
     zeros = [N.Store(kir.loc, n, zero_idx(kir.loc), Expr(Op.CONST, types[n], (), 0, kir.loc),
                      n) for n in order]
     scratch = {**kir.scratch, **{n: N.Scratch(n, types[n], 1, "local") for n in order}}
-    return _with(kir, names, body=zeros + walk(kir.body), locals=locals_, scratch=scratch)
+    body = map_stmts(map_body(kir.body, load), stmt, top_down=True)
+    return _with(kir, names, body=zeros + body, locals=locals_, scratch=scratch)
