@@ -182,7 +182,8 @@ class Statements:
             bare = e.code.strip("()") in FLOAT_LITERALS or e.code.strip("()") in (
                 "-" + f for f in FLOAT_LITERALS)
             if self.ch.flip(0.5) and (bare or "weak_local_expr" not in self.avoid):
-                # assigned once to float literals: the local stays weak (§1.7, since 0.4.0)
+                # assigned once to float literals: the local stays weak (since 0.4.0;
+                # docs/language.md "Integer and float rules")
                 self.declare(name, WEAK, mutable=False)
                 return f"{name} = {e.code}"
             e = self.cast(e, self.ch.choose(FLOAT_TYPES))

@@ -65,10 +65,13 @@ def _host_range(it, prologue, params, pyargs):
     for a in it.args:
         node = ast.fix_missing_locations(ast.Expression(Sub().visit(
             ast.parse(ast.unparse(a), mode="eval").body)))
+        code = compile(node, "<range>", "eval")  # outside the try: our own rewriting
         try:
-            v = eval(compile(node, "<range>", "eval"), {"__builtins__": {"len": len}}, env)
-            vals.append(operator.index(v))
-        except Exception as exc:  # noqa: BLE001 - any failure means Tack cannot resolve it either
+            vals.append(operator.index(eval(code, {"__builtins__": {"len": len}}, env)))
+        # only the kernel's own bound expression runs here, over its arguments: whatever it
+        # raises (NameError, TypeError, IndexError, ZeroDivisionError, ...) is a bound Tack
+        # cannot resolve either, so the kernel must be rejected
+        except Exception as exc:  # noqa: BLE001
             raise Rejected(f"cannot resolve the parallel loop's range: {exc}") from None
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals + [1])[:3]
     if step <= 0:

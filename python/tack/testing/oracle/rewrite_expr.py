@@ -181,7 +181,8 @@ class _ExprRewriter:
         """A bare integer literal (or True/False, or an untyped integer tack.constant).
 
         A weak float beside one stays weak (NEP 50: two Python scalars stay weak); beside any other
-        integer, typed casts of literals included, it is f32 (§1.7 "`i * 0.1` is f32").
+        integer, typed casts of literals included, it is f32 (`i * 0.1` is f32: docs/language.md,
+        "Integer and float rules").
         """
         if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
             return True
