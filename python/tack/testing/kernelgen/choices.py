@@ -27,7 +27,7 @@ class HypothesisChoices:
     """Draws through a hypothesis `data` object: shrinking moves toward the first options."""
 
     def __init__(self, data):
-        from hypothesis import strategies as st
+        from hypothesis import strategies as st  # here: hypothesis is only a test dependency
 
         self.data, self.st = data, st
 

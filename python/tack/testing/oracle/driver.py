@@ -4,11 +4,14 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import operator
 import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
+
+import tack
 
 from .errors import OutsideDomain, Rejected, _Pending
 from .rewrite_expr import _P, _R
@@ -262,8 +265,6 @@ def _where(exc, file) -> str:
         tb = tb.tb_next
     if line is None:
         return file
-    import linecache
-
     return f"{file}:{line}: {linecache.getline(file, line).strip()}"
 
 
@@ -277,8 +278,6 @@ def check_kernel(kernel, *args, rows_of_tainted: bool = False, weak_locals: str 
 
     Returns the `Reference`; raises AssertionError listing the disagreeing elements.
     """
-    import tack
-
     ref = reference(kernel, *args, weak_locals=weak_locals)
     targs = [tack.array(a) if isinstance(a, np.ndarray) else a for a in args]
     kernel(*targs)

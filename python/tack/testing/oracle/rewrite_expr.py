@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ...constants import Constant
 from .errors import Rejected
 from .floats import MATH1, MATH2
 from .scalars import BY_NAME
@@ -57,10 +58,6 @@ def _tack_kinds(obj):
     """('dtype', name) for tack.f32-like objects, ('const', obj) for tack.constant values."""
     if type(obj).__name__ == "DType" and getattr(obj, "name", None) in BY_NAME:
         return "dtype", obj.name
-    try:
-        from ...constants import Constant
-    except ImportError:  # pragma: no cover
-        return None, None
     if isinstance(obj, Constant):
         return "const", obj
     return None, None
