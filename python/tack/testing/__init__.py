@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import tack
+
 __all__ = ["run_kernel"]
 
 
 def run_kernel(kernel, *args) -> list:
     """Call `kernel` (NumPy arrays become tack arrays); return every array argument's contents."""
-    import tack
-
     targs = [tack.array(a) if isinstance(a, np.ndarray) else a for a in args]
     kernel(*targs)
     return [a.numpy() for a in targs if isinstance(a, tack.Array)]

@@ -2,10 +2,11 @@
 
 `run_reference(kernel, *args)` parses the ORIGINAL source of a `@tack.kernel` (`kernel.fn`),
 rewrites its AST so that every literal, operator, cast, builtin, load and store goes through a
-helper implementing the Tack contract (TACK_API.md §1.5-1.8, §1.22), and executes it as plain
-Python over NumPy copies of the array arguments, one parallel-loop iteration after another. It
-uses nothing of Tack's parser, typechecker, IR or passes: only the language contract. (It imports
-`tack` solely to recognise `tack.f32`-style cast objects and `tack.constant` values.)
+helper implementing the Tack contract (the language rules of docs/language.md: "Kernels and
+calls", "Parallel loop", "Integer and float rules", "Builtins", "Array access"), and executes
+it as plain Python over NumPy copies of the array arguments, one parallel-loop iteration after
+another. It uses nothing of Tack's parser, typechecker, IR or passes: only the language contract.
+(It imports `tack` solely to recognise `tack.f32`-style cast objects and `tack.constant` values.)
 
 Model, as implemented here (the contract's rule in brackets where it is a choice):
 
@@ -21,11 +22,11 @@ Model, as implemented here (the contract's rule in brackets where it is a choice
   (negative exponent: outside the domain); `x ** 2` with a literal 2 and a float x is `x * x`.
 * Math builtins: integer arguments only (literals included, as for `/`) give f32; otherwise the
   arguments promote like an operator's operands, an integer converting straight to the result
-  precision [§1.7 "integer arguments → f32 unless another argument is f64"].
+  precision ["Integer and float rules": integer arguments → f32 unless another is f64].
 * Locals: one type per local, joined over all its assignments by a type-only pass that walks every
   statement (both branches, loop bodies once) to a fixpoint, as the contract's "derived from all
   their assignments" says. A local assigned exactly once, from a weak value, stays weak
-  (`weak_locals="spec"`, the 0.4.0 rule of §1.7); `weak_locals="f32"` makes it f32 instead.
+  (`weak_locals="spec"`, the rule since Tack 0.4.0); `weak_locals="f32"` makes it f32 instead.
 * Sequential `range()` variables are i32 widened by the bounds' types; the parallel loop variable is
   i32 widened by the types of the parameters its bounds read (arrays count as i64) — the contract
   is silent on this, so this choice mirrors the documented host-range behaviour. A loop over

@@ -4,11 +4,14 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import operator
 import textwrap
 from dataclasses import dataclass, field
 
 import numpy as np
+
+import tack
 
 from .errors import OutsideDomain, Rejected, _Pending
 from .rewrite_expr import _P, _R
@@ -65,10 +68,13 @@ def _host_range(it, prologue, params, pyargs):
     for a in it.args:
         node = ast.fix_missing_locations(ast.Expression(Sub().visit(
             ast.parse(ast.unparse(a), mode="eval").body)))
+        code = compile(node, "<range>", "eval")  # outside the try: our own rewriting
         try:
-            v = eval(compile(node, "<range>", "eval"), {"__builtins__": {"len": len}}, env)
-            vals.append(operator.index(v))
-        except Exception as exc:  # noqa: BLE001 - any failure means Tack cannot resolve it either
+            vals.append(operator.index(eval(code, {"__builtins__": {"len": len}}, env)))
+        # only the kernel's own bound expression runs here, over its arguments: whatever it
+        # raises (NameError, TypeError, IndexError, ZeroDivisionError, ...) is a bound Tack
+        # cannot resolve either, so the kernel must be rejected
+        except Exception as exc:  # noqa: BLE001
             raise Rejected(f"cannot resolve the parallel loop's range: {exc}") from None
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals + [1])[:3]
     if step <= 0:
@@ -140,6 +146,41 @@ def reference(kernel, *args, weak_locals: str = "spec") -> Reference:
     params = [a.arg for a in fdef.args.args]
     if len(args) != len(params):
         raise Rejected(f"kernel '{fdef.name}' expects {len(params)} arguments, got {len(args)}")
+    prologue, loop = _kernel_parts(fdef)
+    values, pyargs, arrays = _bind(params, args)
+    start, stop, step, uses = _host_range(loop.iter, prologue, params, pyargs)
+    vt = _loop_type([values[params.index(u)] for u in uses])
+
+    rw = _Rewriter(fdef, fn.__globals__, closure)
+    assigned_params = [p for p in params if p in rw.locals and not isinstance(
+        values[params.index(p)], _Arr)]
+    mod = rw.functions(prologue, loop, assigned_params)
+    R = Runtime(weak_locals)
+    ns = {_R: R, _P: _Pending}
+    exec(compile(mod, file, "exec"), ns)  # noqa: S102 - the kernel's own, rewritten source
+    types = {loop.target.id: vt,
+             **{p: typeof(values[params.index(p)]) for p in assigned_params}}
+    with np.errstate(all="ignore"):
+        _settle_types(R, ns["_tack_types_"], values, types)
+        R.loop_plan = (start, stop, step, vt)
+        try:
+            ns["_tack_value_"](*values)
+        except OutsideDomain as exc:
+            raise OutsideDomain(f"{exc} ({_where(exc, file)})") from None
+        R.finish()
+
+    loop_values = list(builtins.range(start, stop, step))
+    return Reference(
+        names=[n for n, _, _ in arrays], positions=[params.index(n) for n, _, _ in arrays],
+        arrays=[a.data for _, _, a in arrays],
+        tolerance=[_tolerances(a) for _, _, a in arrays],
+        unverified=[a.unverified for _, _, a in arrays],
+        tainted=[int(wrap(loop_values[k], vt)) for k in R.tainted_iters],
+        iterations=len(loop_values))
+
+
+def _kernel_parts(fdef):
+    """(prologue, parallel loop): the statements before the first `for`, and that `for`."""
     body = [s for s in fdef.body if not (isinstance(s, ast.Expr) and isinstance(
         s.value, ast.Constant) and isinstance(s.value.value, str))]
     loops = [k for k, s in enumerate(body) if isinstance(s, ast.For)]
@@ -151,7 +192,12 @@ def reference(kernel, *args, weak_locals: str = "spec") -> Reference:
         raise Rejected("statements after the parallel loop")
     if not isinstance(loop.target, ast.Name) or loop.orelse:
         raise Rejected("the parallel loop's target must be a single name")
+    return prologue, loop
 
+
+def _bind(params, args):
+    """The oracle's value of each argument, the Python value the loop bounds see, and the
+    (name, position, `_Arr`) of each array argument (the same array twice is one buffer)."""
     any_f64 = any(_is_array(a) and np.dtype(getattr(a.dtype, "np", a.dtype)) == np.float64
                   for a in args)
     values, pyargs, arrays, seen = [], [], [], {}
@@ -177,54 +223,34 @@ def reference(kernel, *args, weak_locals: str = "spec") -> Reference:
             pyargs.append(float(a))
         else:
             raise Rejected(f"unsupported argument type for '{name}': {type(a).__name__}")
+    return values, pyargs, arrays
 
-    start, stop, step, uses = _host_range(loop.iter, prologue, params, pyargs)
+
+def _loop_type(bound_values):
+    """The parallel loop variable's type: i32 widened by the arguments its bounds read (an
+    array counts as i64)."""
     vt = I32
-    for u in uses:
-        v = values[params.index(u)]
+    for v in bound_values:
         try:
             vt = promote(vt, I64 if isinstance(v, _Arr) else typeof(v))
         except Rejected:
             vt = I64
-    if not vt.is_int:
-        vt = I64
+    return vt if vt.is_int else I64
 
-    rw = _Rewriter(fdef, fn.__globals__, closure)
-    var = loop.target.id
-    assigned_params = [p for p in params if p in rw.locals and not isinstance(
-        values[params.index(p)], _Arr)]
-    mod = rw.functions(prologue, loop, assigned_params)
-    R = Runtime(weak_locals)
-    ns = {_R: R, _P: _Pending}
-    exec(compile(mod, file, "exec"), ns)  # noqa: S102 - the kernel's own, rewritten source
 
-    with np.errstate(all="ignore"):
-        R.typing = True
-        dummies = [v if isinstance(v, _Arr) else R.dummy(typeof(v)) for v in values]
-        R.types = {var: vt, **{p: typeof(values[params.index(p)]) for p in assigned_params}}
-        for _ in range(64):
-            before = (dict(R.types), dict(R.ifx))
-            ns["_tack_types_"](*dummies)
-            if before == (dict(R.types), dict(R.ifx)):
-                break
-        else:  # pragma: no cover
-            raise Rejected("local types do not settle")
-        R.typing = False
-        R.loop_plan = (start, stop, step, vt)
-        try:
-            ns["_tack_value_"](*values)
-        except OutsideDomain as exc:
-            raise OutsideDomain(f"{exc} ({_where(exc, file)})") from None
-        R.finish()
-
-    loop_values = list(builtins.range(start, stop, step))
-    return Reference(
-        names=[n for n, _, _ in arrays], positions=[params.index(n) for n, _, _ in arrays],
-        arrays=[a.data for _, _, a in arrays],
-        tolerance=[_tolerances(a) for _, _, a in arrays],
-        unverified=[a.unverified for _, _, a in arrays],
-        tainted=[int(wrap(loop_values[k], vt)) for k in R.tainted_iters],
-        iterations=len(loop_values))
+def _settle_types(R, types_fn, values, types) -> None:
+    """Run the type-only pass to a fixpoint: every local gets the join of all its assignments."""
+    R.typing = True
+    dummies = [v if isinstance(v, _Arr) else R.dummy(typeof(v)) for v in values]
+    R.types = types
+    for _ in range(64):
+        before = (dict(R.types), dict(R.ifx))
+        types_fn(*dummies)
+        if before == (dict(R.types), dict(R.ifx)):
+            break
+    else:  # pragma: no cover
+        raise Rejected("local types do not settle")
+    R.typing = False
 
 
 def _tolerances(arr: _Arr) -> np.ndarray:
@@ -239,8 +265,6 @@ def _where(exc, file) -> str:
         tb = tb.tb_next
     if line is None:
         return file
-    import linecache
-
     return f"{file}:{line}: {linecache.getline(file, line).strip()}"
 
 
@@ -254,8 +278,6 @@ def check_kernel(kernel, *args, rows_of_tainted: bool = False, weak_locals: str 
 
     Returns the `Reference`; raises AssertionError listing the disagreeing elements.
     """
-    import tack
-
     ref = reference(kernel, *args, weak_locals=weak_locals)
     targs = [tack.array(a) if isinstance(a, np.ndarray) else a for a in args]
     kernel(*targs)

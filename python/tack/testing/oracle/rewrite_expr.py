@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ...constants import Constant
 from .errors import Rejected
 from .floats import MATH1, MATH2
 from .scalars import BY_NAME
@@ -57,10 +58,6 @@ def _tack_kinds(obj):
     """('dtype', name) for tack.f32-like objects, ('const', obj) for tack.constant values."""
     if type(obj).__name__ == "DType" and getattr(obj, "name", None) in BY_NAME:
         return "dtype", obj.name
-    try:
-        from ...constants import Constant
-    except ImportError:  # pragma: no cover
-        return None, None
     if isinstance(obj, Constant):
         return "const", obj
     return None, None
@@ -181,7 +178,8 @@ class _ExprRewriter:
         """A bare integer literal (or True/False, or an untyped integer tack.constant).
 
         A weak float beside one stays weak (NEP 50: two Python scalars stay weak); beside any other
-        integer, typed casts of literals included, it is f32 (§1.7 "`i * 0.1` is f32").
+        integer, typed casts of literals included, it is f32 (`i * 0.1` is f32: docs/language.md,
+        "Integer and float rules").
         """
         if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
             return True

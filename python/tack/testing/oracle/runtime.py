@@ -368,7 +368,8 @@ class Runtime(FloatArith):
         self.types[name] = t if old is None else promote(old, t)
 
     def _stays_weak(self, name: str) -> bool:
-        """Assigned exactly once, to an expression of float literals (§1.7, since 0.4.0)."""
+        """Assigned exactly once, to an expression of float literals: such a local stays weak
+        (since 0.4.0; "Integer and float rules" in docs/language.md)."""
         sites = self.sites.get(name, {})
         return self.weak_locals == "spec" and len(sites) == 1 and all(sites.values())
 

@@ -1,0 +1,168 @@
+"""Cache keys: an unambiguous hash of an engine's key parts, of IR by value, of Tack's own code.
+
+Engines decide what goes into a key (the CPU engine: the kernel's final IR by value
+(`digest_object`), Tack's own code (`package_fingerprint`), the target and compiler versions);
+this module only makes the digests canonical: equal inputs give equal keys in every process,
+whatever the hash seed, and different inputs never collide by encoding.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import sys
+
+from .._version import __version__
+from .entry import FORMAT, blake2b
+
+
+def make_key(kind: str, *parts) -> str:
+    """A 256-bit hex key over the kind, FORMAT, Tack's version and `parts`: str, bytes, int,
+    float, bool, None, and lists/tuples and str-keyed dicts of these, in an unambiguous
+    length-prefixed encoding (a dict's items sorted by key)."""
+
+    h = blake2b(digest_size=32, person=b"tack-cache-key")
+    _feed(h, [kind, FORMAT, __version__, list(parts)])
+    return h.hexdigest()
+
+
+def _feed(h, p) -> None:
+    if isinstance(p, str):
+        b = p.encode("utf-8", "surrogatepass")
+        h.update(b"s%d:" % len(b))
+        h.update(b)
+    elif isinstance(p, (bytes, bytearray, memoryview)):
+        b = bytes(p)
+        h.update(b"b%d:" % len(b))
+        h.update(b)
+    elif p is None or isinstance(p, bool):
+        h.update(b"n" if p is None else b"T" if p else b"F")
+    elif isinstance(p, int):
+        h.update(b"i%d;" % p)
+    elif isinstance(p, float):
+        h.update(b"f" + repr(p).encode() + b";")
+    elif isinstance(p, (list, tuple)):
+        h.update(b"l%d:" % len(p))
+        for x in p:
+            _feed(h, x)
+    elif isinstance(p, dict):
+        h.update(b"d%d:" % len(p))
+        for k in sorted(p):
+            if not isinstance(k, str):
+                raise TypeError(f"cache key dict with a {type(k).__name__} key")
+            _feed(h, k)
+            _feed(h, p[k])
+    else:
+        raise TypeError(f"cache key part of type {type(p).__name__}")
+
+
+# ---- IR by value --------------------------------------------------------------------------------
+_FIELDS: dict = {}  # class -> names of its compared fields, or "dtype" / "scalar" for NumPy's
+
+
+def digest_object(obj) -> str:
+    """A BLAKE2b-256 hex digest of a tree of IR objects by value: dataclasses (their compared
+    fields, so `Loc.source` is skipped), `__slots__` classes, enums, str/bytes/numbers/None,
+    lists, tuples, dicts, sets, NumPy dtypes and scalars, each tagged with its class name.
+    Anything else raises TypeError (the caller then keys on something else)."""
+    h = blake2b(digest_size=32, person=b"tack-cache-obj")
+    _walk(h.update, obj)
+    return h.hexdigest()
+
+
+def _walk(put, o) -> None:
+    t = type(o)
+    if o is None or t is bool or t is int or t is float or t is str or t is bytes:
+        put(b"%s=%s;" % (t.__name__.encode(), repr(o).encode()))
+        return
+    if t is list or t is tuple:
+        put(b"%s%d[" % (t.__name__.encode(), len(o)))
+        for x in o:
+            _walk(put, x)
+        put(b"]")
+        return
+    name = f"{t.__module__}.{t.__qualname__}".encode()
+    if isinstance(o, enum.Enum):
+        put(b"%s.%s;" % (name, o.name.encode()))
+        return
+    for base in (bool, int, float, str, bytes):  # subclasses, e.g. tack.constant values
+        if isinstance(o, base):
+            put(b"%s=%s;" % (name, repr(base(o)).encode()))
+            if hasattr(o, "__dict__"):
+                _walk(put, dict(vars(o)))
+            return
+    if t is dict or t is set or t is frozenset:
+        _walk_mapping(put, o, t, name)
+        return
+    fields = _FIELDS.get(t)
+    if fields is None:
+        fields = _FIELDS[t] = _fields_of(o, t)
+    if fields == "dtype":
+        put(b"%s=%s;" % (name, o.str.encode()))
+    elif fields == "scalar":
+        put(b"%s=%s:%s;" % (name, o.dtype.str.encode(), repr(o.item()).encode()))
+    else:
+        put(name + b"(")
+        for f in fields:
+            put(f.encode() + b":")
+            _walk(put, getattr(o, f, None))
+        put(b")")
+
+
+def _walk_mapping(put, o, t, name: bytes) -> None:
+    """A dict, set or frozenset, its items in an order that does not depend on the hash seed."""
+    items = list(o.items()) if t is dict else [(x, None) for x in o]
+    if not all(type(k) in (str, int, bool, float, tuple) or k is None for k, _ in items):
+        raise TypeError(f"{t.__name__} with {type(items[0][0]).__name__} keys")
+    put(b"%s%d{" % (name, len(items)))
+    for k, v in sorted(items, key=lambda kv: (type(kv[0]).__name__, repr(kv[0]))):
+        _walk(put, k)
+        if t is dict:
+            _walk(put, v)
+    put(b"}")
+
+
+def _fields_of(o, t):
+    """What `_walk` digests of a `t`: its compared dataclass fields, its slots, or a NumPy tag."""
+    if dataclasses.is_dataclass(t):
+        return tuple(f.name for f in dataclasses.fields(t) if f.compare)
+    np = sys.modules.get("numpy")  # a NumPy value can only exist once NumPy is imported
+    if np is not None and isinstance(o, np.dtype):
+        return "dtype"
+    if np is not None and isinstance(o, np.generic):
+        return "scalar"
+    fields = tuple(a for c in t.__mro__ for a in getattr(c, "__slots__", ())
+                   if a not in ("__weakref__", "__dict__"))
+    if not fields or hasattr(o, "__dict__"):
+        raise TypeError(f"cannot digest a {t.__qualname__}")
+    return fields
+
+
+# ---- Tack's own code ----------------------------------------------------------------------------
+_package: list | None = None
+
+
+def package_fingerprint() -> list:
+    """(path, size, mtime) of every module of the tack package: part of code keys, so that any
+    change to Tack's own code (a renderer, the pipeline) can never reuse stale code. Computed
+    once per process (~0.3 ms)."""
+    global _package
+    if _package is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
+        out: list = []
+
+        def walk(d):
+            for e in sorted(os.scandir(d), key=lambda e: e.name):
+                if e.is_dir(follow_symlinks=False):
+                    if e.name != "__pycache__":
+                        walk(e.path)
+                elif e.name.endswith(".py"):
+                    st = e.stat()
+                    out.append([os.path.relpath(e.path, root), st.st_size, st.st_mtime_ns])
+
+        try:
+            walk(root)
+        except OSError:
+            pass
+        _package = [root, out]
+    return _package

@@ -1,0 +1,223 @@
+"""Storage: lookup, atomic write, and keeping the directory bounded and free of leftovers.
+
+One subdirectory per kind, one file per entry (`<kind>/<key>.bin`). A write goes to a private
+temporary file in the same directory, then `os.replace`: readers see the old entry or the new one,
+never a partial one, whatever other processes do, so no lock is needed. A damaged or foreign entry
+is ignored by `load` and replaced by the next `store`. Over TACK_CACHE_SIZE a store deletes the
+least recently used entries down to 3/4 of it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+import time
+
+from .config import _check_dir, _insecure, _warn_once, default_directory, directory, max_size, mode
+from .entry import SUFFIX, Entry, decode, encode
+
+_KIND = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
+_KEY = re.compile(r"[0-9a-f]{16,128}\Z")
+_TMP_MAX_AGE = 600.0  # seconds after which a writer's leftover temporary file is removed
+
+_stats = {"hits": 0, "misses": 0, "rejected": 0, "stores": 0, "store_errors": 0}
+_written = {"bytes": 0, "stores": 0}  # since the last prune: a store prunes every limit/16 bytes
+
+
+def stats() -> dict:
+    """This process's counts: hits, misses, rejected (present but unusable), stores, errors."""
+    return dict(_stats)
+
+
+def _path(root: str, kind: str, key: str) -> str:
+    if not _KIND.match(kind):
+        raise ValueError(f"bad cache kind {kind!r}")
+    if not _KEY.match(key):
+        raise ValueError(f"bad cache key {key!r}")
+    return os.path.join(root, kind, key + SUFFIX)
+
+
+# ---- lookup -------------------------------------------------------------------------------------
+def load(kind: str, key: str) -> Entry | None:
+    """The entry stored under (kind, key), verified; None if absent, unusable or the cache off."""
+    root = directory(create=False)
+    if root is None:
+        return None
+    path = _path(root, kind, key)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) |
+                     getattr(os, "O_BINARY", 0))
+    except OSError:
+        _stats["misses"] += 1
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or _insecure(path, st) is not None:
+            _stats["rejected"] += 1
+            return None
+        blob = _read_all(fd, st.st_size)
+    except OSError:
+        _stats["rejected"] += 1
+        return None
+    finally:
+        os.close(fd)
+    got = decode(kind, key, blob)
+    if got is None:
+        _stats["rejected"] += 1
+        return None
+    _stats["hits"] += 1
+    if time.time() - st.st_mtime > 3600 and mode() == "readwrite":
+        try:  # least-recently-used order for pruning: a hit renews the entry (hourly at most)
+            os.utime(path)
+        except OSError:
+            pass
+    return Entry(got[0], got[1], path)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks, want = [], size + 1  # one byte more than stat said: a growing file is not intact
+    while want > 0:
+        b = os.read(fd, want)
+        if not b:
+            break
+        chunks.append(b)
+        want -= len(b)
+    return b"".join(chunks)
+
+
+# ---- atomic write -------------------------------------------------------------------------------
+def store(kind: str, key: str, data: bytes, meta: dict | None = None) -> bool:
+    """Write the entry atomically (temporary file + os.replace). Never raises for I/O problems:
+    returns False (with one warning per process) if the cache cannot be written."""
+    if mode() != "readwrite":
+        return False
+    root = directory(create=True)
+    if root is None:
+        return False
+    path = _path(root, kind, key)
+    sub = os.path.dirname(path)
+    blob = encode(kind, key, data, meta)
+    reason = _check_dir(sub, create=True)
+    if reason is not None:
+        _warn_once(("dir", sub), f"not writing to {sub}: {reason}")
+        return False
+    try:
+        _write_replace(path, f".tmp-{key[:16]}-{os.getpid()}-{os.urandom(6).hex()}", blob)
+    except OSError as exc:
+        _stats["store_errors"] += 1
+        _warn_once(("write", root), f"cannot write to {root}: {exc.strerror or exc}; kernels "
+                   "still run, without being kept on disk")
+        return False
+    _stats["stores"] += 1
+    _written["bytes"] += len(blob)
+    _written["stores"] += 1
+    limit = max_size()
+    if limit > 0 and (_written["stores"] == 1 or _written["bytes"] > limit // 16):
+        _written["bytes"] = 0
+        prune(limit)
+    return True
+
+
+def _write_replace(path: str, tmp_name: str, blob: bytes) -> None:
+    """Write `blob` to a new private file `tmp_name` beside `path`, then move it onto `path`;
+    the temporary file is removed whatever interrupts that."""
+    tmp = os.path.join(os.path.dirname(path), tmp_name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    moved = False
+    try:
+        try:
+            view = memoryview(blob)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        moved = True
+    finally:
+        if not moved:
+            _unlink(tmp)
+
+
+# ---- maintenance --------------------------------------------------------------------------------
+def _entries(root: str):
+    """(path, size, mtime, kind) of every entry file and leftover temporary file under root."""
+    try:
+        kinds = [d for d in os.scandir(root) if _KIND.match(d.name) and
+                 d.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for d in kinds:
+        try:
+            files = list(os.scandir(d.path))
+        except OSError:
+            continue
+        for f in files:
+            if not (f.name.endswith(SUFFIX) or f.name.startswith(".tmp-")):
+                continue
+            try:
+                st = f.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if f.is_file(follow_symlinks=False):
+                yield f.path, st.st_size, st.st_mtime, d.name
+
+
+def prune(limit: int | None = None) -> int:
+    """Delete the least recently used entries until the cache is under 3/4 of `limit` (default
+    TACK_CACHE_SIZE) if it is over `limit`, and leftover temporary files; returns files removed."""
+    root = directory(create=False)
+    if root is None or mode() != "readwrite":
+        return 0
+    limit = max_size() if limit is None else limit
+    now, removed, live = time.time(), 0, []
+    for path, size, mtime, _ in _entries(root):
+        if os.path.basename(path).startswith(".tmp-"):
+            if now - mtime > _TMP_MAX_AGE:
+                removed += _unlink(path)
+        else:
+            live.append((mtime, size, path))
+    total = sum(s for _, s, _ in live)
+    if limit > 0 and total > limit:
+        live.sort()
+        for _, size, path in live:
+            if total <= limit * 3 // 4:
+                break
+            removed += _unlink(path)
+            total -= size
+    return removed
+
+
+def _unlink(path: str) -> int:
+    try:
+        os.unlink(path)
+        return 1
+    except OSError:
+        return 0
+
+
+def clear() -> int:
+    """Delete every entry (and temporary file) in the cache directory; returns files removed.
+    Only Tack's own files are touched, whatever else the directory holds."""
+    root = directory(create=False)
+    if root is None:
+        return 0
+    return sum(_unlink(path) for path, _, _, _ in list(_entries(root)))
+
+
+def info() -> dict:
+    """The cache's configuration and contents: directory, mode, state, size limit, per kind the
+    number of entries and bytes."""
+    path, m = default_directory(), mode()
+    out = {"directory": path, "mode": m, "max_size": max_size(), "kinds": {}}
+    reason = None if m == "off" else _check_dir(path, create=False)
+    out["state"] = ("disabled (TACK_CACHE=off)" if m == "off" else "empty (not created yet)"
+                    if reason == "missing" else "ok" if reason is None else f"refused: {reason}")
+    if m != "off" and reason is None:
+        for p, size, _, kind in _entries(path):
+            if p.endswith(SUFFIX):
+                k = out["kinds"].setdefault(kind, {"entries": 0, "bytes": 0})
+                k["entries"] += 1
+                k["bytes"] += size
+    out["entries"] = sum(k["entries"] for k in out["kinds"].values())
+    out["bytes"] = sum(k["bytes"] for k in out["kinds"].values())
+    return out
