@@ -14,7 +14,7 @@ from ..dtypes import DType
 from ..dtypes import VecType
 from ..errors import TackNameError, TackTypeError, UnsupportedSyntaxError, format_at
 from ..ir import nodes as N
-from ..ir.consts import convert
+from ..dtypes import convert
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
 from .untyped import DeclScratch, SetComponent, TupleTemp
