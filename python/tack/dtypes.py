@@ -16,7 +16,7 @@ from .errors import TackTypeError, TackValueError
 class DType:
     """A scalar type. `kind` is 'i' (signed), 'u' (unsigned), 'f' (float) or 'b' (internal bool)."""
 
-    __slots__ = ("name", "kind", "bits", "np")
+    __slots__ = ("bits", "kind", "name", "np")
 
     def __init__(self, name: str, kind: str, bits: int, np_dtype):
         self.name, self.kind, self.bits = name, kind, bits
