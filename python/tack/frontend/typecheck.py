@@ -31,6 +31,9 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, Promotion):
+    """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
+    locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
+
     def __init__(self, pk, specs: dict[str, ArgSpec], kind: str = "Kernel", debug: bool = False):
         self.pk = pk
         self.debug = debug  # debug variants bake every extent, for the bounds checks
