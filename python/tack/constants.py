@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from . import dtypes as dt
+from .dtypes import convert
 from .errors import TackTypeError
-from .ir.consts import convert
 
 
 class Constant:

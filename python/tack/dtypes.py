@@ -1,13 +1,22 @@
-"""The ten storage dtypes, plus the internal `bool` of comparisons and the weak float of literals."""
+"""The ten storage dtypes, plus the internal `bool` of comparisons and the weak float of literals.
+
+Also the exact conversion of a Python number to a dtype's value (`convert`): one rule decides what
+a literal becomes in the typechecker, what the constant folder computes and what `tack.f32(x)`
+returns on the host.
+"""
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .errors import TackTypeError, TackValueError
 
 
 class DType:
     """A scalar type. `kind` is 'i' (signed), 'u' (unsigned), 'f' (float) or 'b' (internal bool)."""
 
-    __slots__ = ("name", "kind", "bits", "np")
+    __slots__ = ("bits", "kind", "name", "np")
 
     def __init__(self, name: str, kind: str, bits: int, np_dtype):
         self.name, self.kind, self.bits = name, kind, bits
@@ -42,10 +51,13 @@ class DType:
         return (1 << (self.bits - 1)) - 1 if self.kind == "i" else (1 << self.bits) - 1
 
     def __call__(self, value):
-        # Used from host code: the same conversion the kernel language applies.
-        from .frontend.host_casts import host_cast
-
-        return host_cast(self, value)
+        """`tack.f32(x)` and friends called from host code: the kernel language's conversion."""
+        if isinstance(value, np.ndarray):
+            raise TypeError(f"{self!r}() converts one number; use array.astype({self.np.name})")
+        if not isinstance(value, (int, float, np.integer, np.floating, bool)):
+            raise TypeError(f"{self!r}() takes a number, got {type(value).__name__}")
+        v = value.item() if isinstance(value, np.generic) else value
+        return self.np.type(convert(v, self))
 
 
 i8 = DType("i8", "i", 8, np.int8)
@@ -74,8 +86,6 @@ def by_name(name: str) -> DType:
 
 def from_numpy(np_dtype) -> DType:
     """The Tack dtype of a NumPy dtype, or TypeError naming it."""
-    from .errors import TackTypeError
-
     try:
         dt = np.dtype(np_dtype)
     except TypeError as exc:
@@ -94,8 +104,6 @@ def as_dtype(value) -> DType:
     """Accept a tack dtype, a NumPy dtype or a Python type (float → f32? no: NumPy's rules)."""
     if isinstance(value, DType):
         if value not in STORAGE:
-            from .errors import TackTypeError
-
             raise TackTypeError(f"{value!r} is not a storage dtype")
         return value
     return from_numpy(value)
@@ -148,6 +156,45 @@ def int_literal_dtype(value: int) -> DType | None:
         if dt.min() <= value <= dt.max():
             return dt
     return None
+
+
+def wrap_int(value: int, dt: DType) -> int:
+    """Reduce modulo 2^bits and reinterpret with the dtype's signedness."""
+    bits = dt.bits
+    v = int(value) & ((1 << bits) - 1)
+    if dt.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def convert(value, dt: DType):
+    """`value` (Python int/float/bool) as a value of `dt`, with Tack's cast rules."""
+    if dt.kind == "b":
+        return 1 if value else 0
+    if dt.is_float:
+        if dt.bits == 32 and isinstance(value, int) and abs(value) > 1 << 53:
+            return _int_to_f32(value)  # through a double would round twice
+        v = float(value)
+        if dt.bits != 32:
+            return v
+        with np.errstate(over="ignore"):  # an f32 overflow is inf, as at run time
+            return float(np.float32(v))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return 0  # float→int of a non-finite value is outside the portable domain
+        value = math.trunc(value)
+    return wrap_int(int(value), dt)
+
+
+def _int_to_f32(value: int) -> float:
+    """A Python int rounded once, to nearest even, to a 24-bit significand."""
+    sign, m = (-1 if value < 0 else 1), abs(value)
+    shift = m.bit_length() - 24
+    q, r = divmod(m, 1 << shift)
+    half = 1 << (shift - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return float(np.float32(sign * float(q) * 2.0 ** shift))
 
 
 class VecType:
@@ -203,8 +250,6 @@ class VecType:
 def vector(n: int, dtype: DType = f32) -> VecType:
     """The type of n-component vectors of `dtype` (2 <= n <= 4)."""
     if not isinstance(n, int) or not 1 <= n <= 4:
-        from .errors import TackValueError
-
         raise TackValueError(f"vectors have 1 to 4 components, got {n!r}")
     return VecType(as_dtype(dtype), (n,))
 
@@ -212,8 +257,6 @@ def vector(n: int, dtype: DType = f32) -> VecType:
 def matrix(n: int, m: int, dtype: DType = f32) -> VecType:
     """The type of n×m matrices of `dtype` (up to 4×4), stored row-major."""
     if not all(isinstance(k, int) and 1 <= k <= 4 for k in (n, m)):
-        from .errors import TackValueError
-
         raise TackValueError(f"matrices are at most 4×4, got {n!r}×{m!r}")
     return VecType(as_dtype(dtype), (n, m))
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from tack.dtypes import convert
 from tack.ir import nodes as N
-from tack.ir.consts import convert
 from tack.ir.ops import ATOMIC, Op
 from tack.ir.semantics import evaluate
 from tack.render.julia_ka_rewrites import has_barrier

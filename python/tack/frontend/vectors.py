@@ -4,13 +4,15 @@ A vector or matrix value is a `VecVal`: its shape and one typed scalar expressio
 (row-major). Every vector operation is built from scalar operations typed by the scalar rules (so
 literal typing and promotion are the same per component); a vector local `v` is one scalar local
 per component (`v__0`, `v__1`, ...); a vector array is a scalar array with trailing component
-dimensions. Nothing after the typechecker sees a vector (TACK_API.md §1.9).
+dimensions. Nothing after the typechecker sees a vector. Up to 4 components, 4×4 for matrices;
+arithmetic, comparisons and math apply per component, scalars broadcast. See docs/language.md,
+"Vectors and matrices".
 """
 from __future__ import annotations
 
 from .. import dtypes as dt
 from ..dtypes import VecType
-from ..errors import TackTypeError, UnsupportedSyntaxError, format_at
+from ..errors import UnsupportedSyntaxError
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
@@ -26,7 +28,7 @@ _TRIVIAL = frozenset({Op.CONST, Op.VAR, Op.PARAM})
 class VecVal:
     """A vector/matrix value during type checking: shape and typed scalar components."""
 
-    __slots__ = ("shape", "comps", "loc")
+    __slots__ = ("comps", "loc", "shape")
 
     def __init__(self, shape: tuple, comps: list, loc):
         self.shape, self.comps, self.loc = tuple(shape), list(comps), loc
@@ -54,23 +56,30 @@ def comp_name(local: str, k: int) -> str:
     return f"{local}__{k}"
 
 
+def lift(rule):
+    """The rule of an elementwise op: its operands typed first; with a vector among them, the
+    scalar rule applies per component (scalars broadcast), else to the typed operands."""
+    def lifted(tc, e: Expr):
+        args = [tc.expr(a) for a in e.args]
+        if any(isinstance(a, VecVal) for a in args):
+            return tc.elementwise(e, args)
+        return rule(tc, e.replace(args=tuple(typed(a) for a in args)))
+
+    lifted.__name__ = lifted.__qualname__ = f"lift({rule.__name__})"
+    return lifted
+
+
 class VectorRules:
-    """Mixed into the TypeChecker: the vector/matrix parts of the language."""
+    """Mixed into the TypeChecker (`frontend/typecheck.py`): the vector/matrix parts of the
+    language; `frontend/rules.py` maps the vector ops here."""
 
-    # -- errors and helpers ---------------------------------------------------------------------
-    def vec_error(self, e, msg: str, hint: str | None = None):
-        loc = e.loc
-        return TackTypeError(format_at(loc, f"{self.kind} '{self.pk.name}': {msg} at line "
-                                            f"{loc.line}, column {loc.col}", hint))
-
+    # -- helpers --------------------------------------------------------------------------------
     def scalar(self, x, e, what: str = "a value"):
         """`x` if it is a scalar; a vector where one value is required is rejected."""
         if isinstance(x, VecVal):
-            loc = e.loc
-            raise UnsupportedSyntaxError(format_at(
-                loc, f"{self.kind} '{self.pk.name}': a vector or matrix where {what} is required "
-                     f"at line {loc.line}, column {loc.col}",
-                "use a component (v.x, v[k]), or any()/all() for a mask"))
+            raise UnsupportedSyntaxError.at(
+                e.loc, self.message(e.loc, f"a vector or matrix where {what} is required"),
+                "use a component (v.x, v[k]), or any()/all() for a mask")
         return x
 
     def op_typed(self, op: Op, loc, *args, arg=None):
@@ -98,31 +107,31 @@ class VectorRules:
         if all(isinstance(x, VecVal) for x in items):  # rows of a matrix
             widths = {x.shape for x in items}
             if len(widths) != 1 or len(next(iter(widths))) != 1:
-                raise self.vec_error(e, "matrix rows must be vectors of one width")
+                raise self.type_error(e, "matrix rows must be vectors of one width")
             out = VecVal((len(items), items[0].shape[0]), [c for x in items for c in x.comps],
                          e.loc)
         elif any(isinstance(x, VecVal) for x in items):
-            raise self.vec_error(e, "a vector mixes vectors and scalars",
-                                 "nested lists make matrices: [[a, b], [c, d]]")
+            raise self.type_error(e, "a vector mixes vectors and scalars",
+                                  "nested lists make matrices: [[a, b], [c, d]]")
         else:
             out = VecVal((len(items),), [self.numeric(x) for x in items], e.loc)
         if target is not None:
             if len(out.comps) == 1 and target.size > 1:  # tack.vec3(0.0): every component
                 out = VecVal(target.shape, out.comps * target.size, e.loc)
             if out.shape != target.shape:
-                raise self.vec_error(e, f"{target!r} built from {len(out.comps)} values")
+                raise self.type_error(e, f"{target!r} built from {len(out.comps)} values")
             out = VecVal(out.shape, [self.coerce(c, target.elem, explicit=True)
                                      for c in out.comps], e.loc)
         if len(out.comps) > 16 or any(d > 4 for d in out.shape):
-            raise self.vec_error(e, "vectors have at most 4 components, matrices at most 4×4")
+            raise self.type_error(e, "vectors have at most 4 components, matrices at most 4×4")
         return out
 
     def component(self, e: Expr):
         v = self.expr(e.args[0])
         idx = [self.scalar(self.expr(i), e, "an index") for i in e.args[1:]]
         if not isinstance(v, VecVal):
-            raise self.vec_error(e, "indexing a scalar", "only arrays, vectors and matrices "
-                                                         "are indexed")
+            raise self.type_error(e, "indexing a scalar", "only arrays, vectors and matrices "
+                                                          "are indexed")
         if v.is_matrix and len(idx) == 1:  # m[i]: row i
             n, m = v.shape
             rows = [VecVal((m,), v.comps[r * m:(r + 1) * m], e.loc) for r in range(n)]
@@ -132,7 +141,7 @@ class VectorRules:
                                      for c in range(m)], e.loc)
             return rows[k]
         if len(idx) != len(v.shape):
-            raise self.vec_error(e, f"{len(idx)} indices for a value of shape {v.shape}")
+            raise self.type_error(e, f"{len(idx)} indices for a value of shape {v.shape}")
         flat, static = Expr(Op.CONST, dt.i32, (), 0, e.loc), 0
         for d, i in enumerate(idx):
             k = self._static_index(i, v.shape[d], e)
@@ -152,7 +161,7 @@ class VectorRules:
             return None
         k = i.arg + n if i.arg < 0 else i.arg  # literals count from the end, like Python
         if not 0 <= k < n:
-            raise self.vec_error(e, f"component index {i.arg} out of range for {n} components")
+            raise self.type_error(e, f"component index {i.arg} out of range for {n} components")
         return k
 
     def _pick(self, comps: list, idx: Expr, e) -> Expr:
@@ -177,8 +186,8 @@ class VectorRules:
         shape = vecs[0].shape
         for v in vecs[1:]:
             if v.shape != shape:
-                raise self.vec_error(e, f"operation mixes shapes {shape} and {v.shape}",
-                                     "vectors combine with vectors of their width, or scalars")
+                raise self.type_error(e, f"operation mixes shapes {shape} and {v.shape}",
+                                      "vectors combine with vectors of their width, or scalars")
         n = len(vecs[0].comps)
         args = [self.bind(a) if not isinstance(a, VecVal) and n > 1 else a for a in args]
         comps = []
@@ -194,7 +203,7 @@ class VectorRules:
             return self.scalar_select(mask, a, b, e)
         shape = vecs[0].shape
         if any(v.shape != shape for v in vecs):
-            raise self.vec_error(e, "select() mixes shapes")
+            raise self.type_error(e, "select() mixes shapes")
         out = []
         for k in range(len(vecs[0].comps)):
             m, x, y = (v.comps[k] if isinstance(v, VecVal) else v for v in (mask, a, b))
@@ -203,8 +212,8 @@ class VectorRules:
 
     def ifexp_values(self, e: Expr, c: Expr, a, b):
         if not (isinstance(a, VecVal) and isinstance(b, VecVal)) or a.shape != b.shape:
-            raise self.vec_error(e, "a conditional expression mixes a vector and a scalar or "
-                                    "vectors of different shapes")
+            raise self.type_error(e, "a conditional expression mixes a vector and a scalar or "
+                                     "vectors of different shapes")
         return VecVal(a.shape, [self.op_typed(Op.IFEXP, e.loc, c, x, y)
                                 for x, y in zip(a.comps, b.comps)], e.loc)
 
@@ -223,14 +232,13 @@ class VectorRules:
         name, recv = e.arg, self.expr(e.args[0])
         args = [self.expr(a) for a in e.args[1:]]
         if not isinstance(recv, VecVal):
-            raise self.vec_error(e, f"method .{name}() on a scalar")
+            raise self.type_error(e, f"method .{name}() on a scalar")
         fn = getattr(self, f"m_{_METHOD_ALIASES.get(name, name)}", None)
         if fn is None:
-            raise UnsupportedSyntaxError(format_at(
-                e.loc, f"{self.kind} '{self.pk.name}': unknown vector method .{name}() at line "
-                       f"{e.loc.line}, column {e.loc.col}",
+            raise UnsupportedSyntaxError.at(
+                e.loc, self.message(e.loc, f"unknown vector method .{name}()"),
                 "vectors offer dot, cross, norm/length, norm_sqr, normalized/normalize, sum, "
-                "min, max, outer_product/outer; matrices transpose, trace, determinant, inverse"))
+                "min, max, outer_product/outer; matrices transpose, trace, determinant, inverse")
         return fn(e, self.bind_all(recv), *args)
 
     def _sum(self, e, terms: list) -> Expr:
@@ -241,7 +249,7 @@ class VectorRules:
 
     def m_dot(self, e, v: VecVal, w) -> Expr:
         if not isinstance(w, VecVal) or w.shape != v.shape:
-            raise self.vec_error(e, "dot() of vectors of different widths")
+            raise self.type_error(e, "dot() of vectors of different widths")
         w = self.bind_all(w)
         return self._sum(e, [self.op_typed(Op.MUL, e.loc, a, b)
                              for a, b in zip(v.comps, w.comps)])
@@ -263,11 +271,11 @@ class VectorRules:
 
     def m_cross(self, e, a: VecVal, b) -> VecVal:
         if a.shape != (3,) or not isinstance(b, VecVal) or b.shape != (3,):
-            raise self.vec_error(e, "cross() needs two 3-vectors")
+            raise self.type_error(e, "cross() needs two 3-vectors")
         b = self.bind_all(b)
         (a0, a1, a2), (b0, b1, b2) = a.comps, b.comps
-        m = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)  # noqa: E731
-        s = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)  # noqa: E731
+        m = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)
+        s = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)
         return VecVal((3,), [s(m(a1, b2), m(a2, b1)), s(m(a2, b0), m(a0, b2)),
                              s(m(a0, b1), m(a1, b0))], e.loc)
 
@@ -288,19 +296,19 @@ class VectorRules:
 
     def m_outer_product(self, e, u: VecVal, w) -> VecVal:
         if not isinstance(w, VecVal) or u.is_matrix or w.is_matrix:
-            raise self.vec_error(e, "outer_product() of two vectors")
+            raise self.type_error(e, "outer_product() of two vectors")
         w = self.bind_all(w)
         return VecVal((u.shape[0], w.shape[0]), [self.op_typed(Op.MUL, e.loc, a, b)
                                                  for a in u.comps for b in w.comps], e.loc)
 
     def _square(self, e, m: VecVal, what: str) -> int:
         if not m.is_matrix or m.shape[0] != m.shape[1]:
-            raise self.vec_error(e, f"{what}() needs a square matrix")
+            raise self.type_error(e, f"{what}() needs a square matrix")
         return m.shape[0]
 
     def m_transpose(self, e, m: VecVal) -> VecVal:
         if not m.is_matrix:
-            raise self.vec_error(e, "transpose() of a vector")
+            raise self.type_error(e, "transpose() of a vector")
         n, k = m.shape
         return VecVal((k, n), [m.comps[r * k + c] for c in range(k) for r in range(n)], e.loc)
 
@@ -311,8 +319,8 @@ class VectorRules:
     def m_determinant(self, e, m: VecVal) -> Expr:
         n = self._square(e, m, "determinant")
         c = m.comps
-        mul = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)  # noqa: E731
-        sub = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)  # noqa: E731
+        mul = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)
+        sub = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)
         if n == 1:
             return c[0]
         if n == 2:
@@ -322,7 +330,7 @@ class VectorRules:
                       sub(mul(c[3], c[7]), mul(c[4], c[6]))]
             return self.op_typed(Op.ADD, e.loc, sub(mul(c[0], minors[0]), mul(c[1], minors[1])),
                                  mul(c[2], minors[2]))
-        raise self.vec_error(e, "determinant() is provided for 2×2 and 3×3 matrices")
+        raise self.type_error(e, "determinant() is provided for 2×2 and 3×3 matrices")
 
     def m_inverse(self, e, m: VecVal) -> VecVal:
         n = self._square(e, m, "inverse")
@@ -330,9 +338,9 @@ class VectorRules:
         inv = self.bind(self.op_typed(Op.TRUEDIV, e.loc, Expr(Op.CONST, dt.weak_float, (), 1.0,
                                                              e.loc),
                                       self.m_determinant(e, m)))
-        mul = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)  # noqa: E731
-        sub = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)  # noqa: E731
-        neg = lambda x: self.op_typed(Op.NEG, e.loc, x)  # noqa: E731
+        mul = lambda x, y: self.op_typed(Op.MUL, e.loc, x, y)
+        sub = lambda x, y: self.op_typed(Op.SUB, e.loc, x, y)
+        neg = lambda x: self.op_typed(Op.NEG, e.loc, x)
         if n == 2:
             adj = [c[3], neg(c[1]), neg(c[2]), c[0]]
         elif n == 3:
@@ -345,20 +353,20 @@ class VectorRules:
 
             adj = [cof(k, r) for r in range(3) for k in range(3)]  # the transposed cofactors
         else:
-            raise self.vec_error(e, "inverse() is provided for 2×2 and 3×3 matrices")
+            raise self.type_error(e, "inverse() is provided for 2×2 and 3×3 matrices")
         return VecVal(m.shape, [mul(a, inv) for a in adj], e.loc)
 
     def matmul(self, e: Expr):
         a, b = (self.expr(x) for x in e.args)
         if not (isinstance(a, VecVal) and isinstance(b, VecVal)):
-            raise self.vec_error(e, "@ needs two vectors or matrices")
+            raise self.type_error(e, "@ needs two vectors or matrices")
         a, b = self.bind_all(a), self.bind_all(b)
         if not a.is_matrix and not b.is_matrix:
             return self.m_dot(e, a, b)
         ra, ca = a.shape if a.is_matrix else (1, a.shape[0])  # a vector on the left is a row
         rb, cb = b.shape if b.is_matrix else (b.shape[0], 1)  # on the right, a column
         if ca != rb:
-            raise self.vec_error(e, f"@ of shapes {a.shape} and {b.shape}")
+            raise self.type_error(e, f"@ of shapes {a.shape} and {b.shape}")
         comps = [self._sum(e, [self.op_typed(Op.MUL, e.loc, a.comps[i * ca + k],
                                              b.comps[k * cb + j]) for k in range(ca)])
                  for i in range(ra) for j in range(cb)]

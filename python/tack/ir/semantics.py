@@ -8,8 +8,7 @@ from __future__ import annotations
 import math
 import operator
 
-from ..dtypes import DType
-from .consts import convert, wrap_int
+from ..dtypes import DType, convert, wrap_int
 from .ops import Op
 
 

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from .. import dtypes as dt
-from ..dtypes import DType
-from ..ir.consts import convert
+from ..dtypes import DType, convert
 from ..ir.nodes import Expr, Loc
 from ..ir.ops import Op
 

@@ -1,0 +1,54 @@
+"""The typing rules table: each untyped-IR `Op` → the rule that types it.
+
+A rule is a function `(checker, expr) → typed Expr | VecVal`; most are methods of the
+TypeChecker's rule mixins (`rules_*.py`, `vectors.py`). An elementwise op's rule is wrapped by
+`vectors.lift`, which types the operands first and applies the rule per component when one of them
+is a vector. An op missing here (one only passes produce) is an internal error.
+"""
+from __future__ import annotations
+
+from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from .rules_arith import ArithRules as Arith
+from .rules_logic import LogicRules as Logic
+from .rules_memory import ArrayAccess as Memory
+from .rules_values import ValueRules as Values
+from .vectors import ELEMENTWISE, lift
+from .vectors import VectorRules as Vectors
+
+
+def _each(ops, rule) -> dict:
+    return dict.fromkeys(ops, rule)
+
+
+_SCALAR = {
+    Op.TYPED: Values.typed_value,
+    Op.CONST: Values.const,
+    Op.VAR: Values.var,
+    Op.CAST: Values.cast,
+    Op.PRINT: Values.print_,
+    Op.THREAD_ID: Values.as_is,
+    Op.SHAPE: Memory.shape,
+    Op.LOAD: Memory.load,
+    **_each(ATOMIC, Memory.atomic),
+    **_each((Op.ADD, Op.SUB, Op.MUL, Op.FLOORDIV, Op.MOD, Op.MIN, Op.MAX), Arith.arith),
+    Op.TRUEDIV: Arith.truediv,
+    **_each((Op.AND_, Op.OR_, Op.XOR), Arith.bitwise),
+    **_each((Op.SHL, Op.SHR), Arith.shift),
+    **_each((Op.NEG, Op.ABS), Arith.same_type),
+    Op.INVERT: Arith.invert,
+    **_each(MATH_UNARY, Arith.math_unary),
+    **_each(MATH_BINARY, Arith.math_binary),
+    Op.POW: Arith.power,  # in MATH_BINARY too: integer powers and x**2 are its own
+    **_each(COMPARISON, Logic.compare),
+    **_each((Op.LAND, Op.LOR), Logic.short_circuit),
+    Op.NOT: Logic.not_,
+    Op.IFEXP: Logic.ifexp,
+    Op.VECTOR: Vectors.vector_literal,
+    Op.COMPONENT: Vectors.component,
+    Op.METHOD: Vectors.method,
+    Op.MATMUL: Vectors.matmul,
+    **_each((Op.ANY, Op.ALL), Vectors.reduce_mask),
+    Op.SELECT: Vectors.select_values,
+}
+
+RULES = {op: lift(rule) if op in ELEMENTWISE else rule for op, rule in _SCALAR.items()}

@@ -1,0 +1,89 @@
+"""Typing rules of literals, names, explicit casts, `print` and already typed operands.
+
+An integer literal is the narrowest of i32, i64, u64 that holds it; a float literal is weak (it
+takes the floating type it meets, f32 alone); a name has its local's one type or its parameter's
+spec; a cast of a literal folds it. See docs/language.md, "Integer and float rules".
+"""
+from __future__ import annotations
+
+from .. import dtypes as dt
+from ..dtypes import VecType, convert
+from ..errors import TackNameError
+from ..ir.nodes import Expr
+from ..ir.ops import Op
+from .promotion import WEAK
+from .vectors import VecVal, comp_name
+
+
+class Pending(Exception):
+    """A local's type is not known yet in this inference round."""
+
+
+class ValueRules:
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps ops here."""
+
+    def typed_value(self, e: Expr):
+        """An operand typed already (`vectors.typed`), or `expect_dtype(x, dtype, what)`."""
+        if not isinstance(e.arg, tuple):
+            return e.arg
+        _, want, what = e.arg
+        x = self.expr(e.args[0])
+        got = x.vtype() if isinstance(x, VecVal) else dt.concrete(x.dtype)
+        if got is not want:
+            raise self.type_error(e, f"{what} requires {want.name} input, got "
+                                     f"{got.name}; use an explicit {want.name} cast",
+                                  f"write {what}(tack.{want.name}(x))")
+        return self.settle(x) if not isinstance(x, VecVal) else x
+
+    def const(self, e: Expr) -> Expr:
+        if e.dtype is not None:  # typed constant (tack.constant(..., dtype), True/False)
+            return Expr(Op.CONST, e.dtype, (), convert(e.arg, e.dtype), e.loc)
+        v = e.arg
+        if isinstance(v, float):
+            return Expr(Op.CONST, WEAK, (), v, e.loc)
+        out = Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+        self._literals[id(out)] = out  # an integer literal: a weak float beside it stays weak
+        return out
+
+    def var(self, e: Expr):
+        name = e.arg
+        if name in self.rename:
+            name = self.rename[name]
+        elif name in self.specs and name not in self.pk.assigned:
+            s = self.specs[name]
+            if s.kind == "array":
+                raise self.type_error(e, f"array '{name}' used as a value",
+                                      f"index it, e.g. {name}[i]")
+            return Expr(Op.PARAM, s.dtype, (), name, e.loc)
+        if name in self.weak_locals:
+            return self.expr(self.weak_locals[name])
+        if name in self.scratch:
+            raise self.type_error(e, f"scratch array '{name}' used as a value",
+                                  "index it, or pass it to a @tack.func; it cannot be bound to "
+                                  "another name")
+        t = self.types.get(name)
+        if t is None or name in self.dead:
+            if not self.final:
+                raise Pending()
+            what = ("a for loop's variable read after its loop" if name in self.dead
+                    else "used before it is assigned")
+            raise TackNameError.at(e.loc, self.message(e.loc, f"name '{name}'") + f" is {what}",
+                                   "assign it first")
+        if isinstance(t, VecType):
+            return VecVal(t.shape, [Expr(Op.VAR, t.elem, (), comp_name(name, k), e.loc)
+                                    for k in range(t.size)], e.loc)
+        return Expr(Op.VAR, dt.concrete(t), (), name, e.loc)
+
+    def cast(self, e: Expr) -> Expr:
+        a = self.expr(e.args[0])
+        out = self.coerce(a, e.arg, explicit=True)
+        return out.replace() if out is a else out  # a cast literal is no longer a literal
+
+    def print_(self, e: Expr) -> Expr:
+        vals = [self.settle(self.bool_to_int(self.scalar(self.expr(a), e, "one printed value")))
+                for a in e.args]
+        return e.replace(args=tuple(vals))
+
+    def as_is(self, e: Expr) -> Expr:
+        """An expression the parser typed already (`thread_id()`)."""
+        return e
