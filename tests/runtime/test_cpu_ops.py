@@ -13,7 +13,7 @@ import pytest
 from tack import dtypes as D
 from tack.errors import RenderError, TackRuntimeError
 from tack.ir.nodes import Assign, Barrier, For, If, Param, Scratch
-from tack.ir.ops import FRONTEND_ONLY, WORKGROUP, Op
+from tack.ir.ops import FRONTEND_ONLY, WORKGROUP_OPS, Op
 from tack.runtime.cpu import CPUEngine
 
 from tests.runtime.irbuild import (C, FLOATS, INTS, TESTED, E, L, T, arr, edge_ints, ints_array,
@@ -421,6 +421,6 @@ def test_every_final_op_is_tested():
     are GPU-only: the CPU engine rejects them, tested above)."""
     if len(TESTED) < 20:
         pytest.skip("only meaningful when the whole file runs")
-    want = set(Op) - FRONTEND_ONLY - WORKGROUP
+    want = set(Op) - FRONTEND_ONLY - WORKGROUP_OPS
     assert want - TESTED == set()
 

@@ -177,6 +177,6 @@ LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
 LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
-WORKGROUP = frozenset({Op.THREAD_ID})
+WORKGROUP_OPS = frozenset({Op.THREAD_ID})
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED})
