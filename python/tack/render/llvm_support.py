@@ -12,25 +12,28 @@ I1 = ir.IntType(1)
 
 # ---- the LLVM spelling of each op (IRBuilder method, predicate, intrinsic or libm name) ---------
 INT_BIN = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.AND_: "and_", Op.OR_: "or_",
-            Op.XOR: "xor", Op.SHL: "shl"}
+           Op.XOR: "xor", Op.SHL: "shl"}
 SIGNED_BIN = {Op.IDIV: ("sdiv", "udiv"), Op.IREM: ("srem", "urem"), Op.SHR: ("ashr", "lshr")}
 FLOAT_BIN = {Op.ADD: "fadd", Op.SUB: "fsub", Op.MUL: "fmul", Op.FDIV: "fdiv", Op.FREM: "frem"}
 CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
 MINMAX = {(Op.MIN, True): "llvm.smin", (Op.MIN, False): "llvm.umin",
-           (Op.MAX, True): "llvm.smax", (Op.MAX, False): "llvm.umax"}
+          (Op.MAX, True): "llvm.smax", (Op.MAX, False): "llvm.umax"}
 # atomicrmw by (op, dtype kind); float min/max are minnum/maxnum, as the IR's float MIN/MAX
-ATOMIC_RMW = {(Op.ATOMIC_ADD, "i"): "add", (Op.ATOMIC_ADD, "u"): "add", (Op.ATOMIC_ADD, "f"): "fadd",
-           (Op.ATOMIC_MIN, "i"): "min", (Op.ATOMIC_MIN, "u"): "umin", (Op.ATOMIC_MIN, "f"): "fmin",
-           (Op.ATOMIC_MAX, "i"): "max", (Op.ATOMIC_MAX, "u"): "umax", (Op.ATOMIC_MAX, "f"): "fmax"}
+ATOMIC_RMW = {
+    (Op.ATOMIC_ADD, "i"): "add", (Op.ATOMIC_ADD, "u"): "add", (Op.ATOMIC_ADD, "f"): "fadd",
+    (Op.ATOMIC_MIN, "i"): "min", (Op.ATOMIC_MIN, "u"): "umin", (Op.ATOMIC_MIN, "f"): "fmin",
+    (Op.ATOMIC_MAX, "i"): "max", (Op.ATOMIC_MAX, "u"): "umax", (Op.ATOMIC_MAX, "f"): "fmax"}
 
-MATH_INTRINSICS = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
-               Op.TRUNC: "llvm.trunc", Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log",
-               Op.LOG2: "llvm.log2", Op.LOG10: "llvm.log10", Op.SIN: "llvm.sin",
-               Op.COS: "llvm.cos", Op.POW: "llvm.pow", Op.COPYSIGN: "llvm.copysign"}
+MATH_INTRINSICS = {
+    Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil", Op.TRUNC: "llvm.trunc",
+    Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log", Op.LOG2: "llvm.log2",
+    Op.LOG10: "llvm.log10", Op.SIN: "llvm.sin", Op.COS: "llvm.cos", Op.POW: "llvm.pow",
+    Op.COPYSIGN: "llvm.copysign"}
 MATH_LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh",
-         Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
+             Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
 
 
+# ---- CAST ------------------------------------------------------------------------------------
 def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -> ir.Value | None:
     """`v` (of dtype `src`) as `dst` (LLVM type `ty`) by CAST's rules; None where none applies."""
     if dst.kind == "b":  # `!= 0`; NaN is true, as in Python
