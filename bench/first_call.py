@@ -47,9 +47,12 @@ for _ in range(30):
     times.append(time.perf_counter() - s)
 np.testing.assert_allclose(out.numpy(), np.sqrt(np.abs(host_x)), rtol=2e-6, atol=1e-7)
 try:
-    from tack.runtime.objload import counts
-except ImportError:  # a Tack before the disk cache
-    counts = {{"compiled": "?", "cached": "?"}}
+    from tack.toolchain.objload import counts
+except ImportError:
+    try:
+        from tack.runtime.objload import counts  # a Tack before the toolchain package
+    except ImportError:  # a Tack before the disk cache
+        counts = {{"compiled": "?", "cached": "?"}}
 import json
 print(json.dumps({{"first_ms": first * 1e3, "import_ms": t_import * 1e3,
                   "warm_us": float(np.median(times)) * 1e6, "code": counts,

@@ -46,7 +46,8 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
         raise TackValueError(f"inspect mode 'optimized' is CPU only: the {dev.arch} engine "
                              "shows mode='source'")
     if dev.arch == "cpu":
-        from .render.llvm import optimize, render_llvm
+        from .render.llvm import render_llvm
+        from .toolchain.llvm_host import optimize
 
         text = render_llvm(kir)
         return optimize(text) if mode == "optimized" else text

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.ptx import compile_ptx, find_libdevice
+from tack.toolchain.nvptx import compile_ptx, find_libdevice
 
 from tests.kernels.corpus import CASES
 

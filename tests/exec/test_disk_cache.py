@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 import tack
 from tack import cache
-from tack.render import llvm_host
-from tack.runtime import objload
+from tack.toolchain import llvm_host, objload
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYPATH = os.path.join(ROOT, "python")
@@ -64,7 +63,7 @@ sys.path[:0] = [{pypath!r}, {here!r}]
 import numpy as np
 import tack
 from tack import cache
-from tack.runtime import objload
+from tack.toolchain import objload
 import kmod
 
 tack.set_default_device("cpu"{threads})
@@ -175,7 +174,7 @@ def test_debug_kernels_are_separate_entries_and_still_report(tmp_path, cdir):
         import sys, json
         sys.path.insert(0, {PYPATH!r})
         import numpy as np, tack
-        from tack.runtime import objload
+        from tack.toolchain import objload
         tack.set_default_device("cpu")
 
         @tack.kernel

@@ -26,7 +26,8 @@ from tack.ir.nodes import (
     While,
 )
 from tack.ir.ops import Op
-from tack.render.llvm import LLVMRenderer, optimize, render
+from tack.render.llvm import LLVMRenderer, render
+from tack.toolchain.llvm_host import optimize
 
 L = Loc("t.py", 3, 5, 3, 9, source=("", "", "    y[i] = min(a, b)",), first_line=1)
 T = Expr(Op.LAUNCH, D.i64, (), None, L)

@@ -12,7 +12,8 @@ import pytest
 import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
-from tack.render.llvm import optimize, render
+from tack.render.llvm import render
+from tack.toolchain.llvm_host import optimize
 
 
 @pytest.fixture(autouse=True)
@@ -198,7 +199,7 @@ def test_full_unroll_of_a_constant_trip_count():
 
 # -- PTX (the NVPTX renderer inherits the loop metadata) ---------------------------------------
 def _ptx(kernel):
-    from tack.render.ptx import compile_ptx
+    from tack.toolchain.nvptx import compile_ptx
 
     pos = tack.array(np.ones(512, np.float32))
     return compile_ptx(specialize(kernel, [pos, tack.zeros(512), 512]), "sm_90").ptx
@@ -213,7 +214,7 @@ def test_ptx_inner_loop_unrolled(kernel, factor):
 def test_bench_nbody_tiled_matches_the_cuda_peer():
     # bench/gpu.py's tiled n-body unrolls its inner loop by 8, as its CUDA C peer's
     # `#pragma unroll 8`: 8 approximate rsqrts per trip of the loop.
-    from tack.render.ptx import compile_ptx
+    from tack.toolchain.nvptx import compile_ptx
 
     from bench.gpu import nbody_tiled_fast
 

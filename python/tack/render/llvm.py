@@ -1,4 +1,4 @@
-"""Final `KernelIR` → LLVM IR text (llvmlite.ir); `optimize` (llvm_host.py) runs O3 on it.
+"""Final `KernelIR` → LLVM IR text (llvmlite.ir); toolchain/llvm_host.py optimizes and compiles it.
 
 CPU entry ABI (what `runtime.cpu` calls; see docs/design/002-cpu-engine.md):
 
@@ -26,7 +26,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..dtypes import DType, i64
-from ..errors import RenderError, format_at
+from ..errors import RenderError
 from ..ir.nodes import (
     Assign,
     Barrier,
@@ -41,54 +41,23 @@ from ..ir.nodes import (
     While,
 )
 from ..ir.ops import Op
-from .llvm_host import host_target_machine, optimize, optimize_module  # noqa: F401 (re-exported)
+from .llvm_support import (
+    ATOMIC_RMW,
+    CMP,
+    FLOAT_BIN,
+    INT_BIN,
+    MATH_INTRINSICS,
+    MATH_LIBM,
+    MINMAX,
+    SIGNED_BIN,
+    convert,
+    ipow_function,
+    loop_id,
+)
+from .printf import format_line, string_constant
 
 I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
 FFLAGS = ("contract",)
-
-_INT_BIN = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.AND_: "and_", Op.OR_: "or_",
-            Op.XOR: "xor", Op.SHL: "shl"}
-_SIGNED_BIN = {Op.IDIV: ("sdiv", "udiv"), Op.IREM: ("srem", "urem"), Op.SHR: ("ashr", "lshr")}
-_FLOAT_BIN = {Op.ADD: "fadd", Op.SUB: "fsub", Op.MUL: "fmul", Op.FDIV: "fdiv", Op.FREM: "frem"}
-_CMP = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
-_MINMAX = {(Op.MIN, True): "llvm.smin", (Op.MIN, False): "llvm.umin",
-           (Op.MAX, True): "llvm.smax", (Op.MAX, False): "llvm.umax"}
-# atomicrmw by (op, dtype kind); float min/max are minnum/maxnum, as the IR's float MIN/MAX
-_ATOMIC = {(Op.ATOMIC_ADD, "i"): "add", (Op.ATOMIC_ADD, "u"): "add", (Op.ATOMIC_ADD, "f"): "fadd",
-           (Op.ATOMIC_MIN, "i"): "min", (Op.ATOMIC_MIN, "u"): "umin", (Op.ATOMIC_MIN, "f"): "fmin",
-           (Op.ATOMIC_MAX, "i"): "max", (Op.ATOMIC_MAX, "u"): "umax", (Op.ATOMIC_MAX, "f"): "fmax"}
-
-_INTRINSICS = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
-               Op.TRUNC: "llvm.trunc", Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log",
-               Op.LOG2: "llvm.log2", Op.LOG10: "llvm.log10", Op.SIN: "llvm.sin",
-               Op.COS: "llvm.cos", Op.POW: "llvm.pow", Op.COPYSIGN: "llvm.copysign"}
-_LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh",
-         Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
-
-
-class _LoopID(ir.values.MDValue):
-    """A loop ID: a metadata node whose first operand is itself. `Module.add_metadata` cannot make
-    one: a node cannot name itself before it exists, and it merges equal operand lists, while every
-    loop needs its own ID. So the node is created empty, then pointed at itself; it compares and
-    hashes by identity (by operands, the self-reference would recurse) and is printed `distinct`,
-    as clang prints loop IDs."""
-
-    def __init__(self, module: ir.Module, properties: list):
-        super().__init__(module, (), name=str(len(module.metadata)))
-        self.operands = (self, *properties)
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return self is not other
-
-    __hash__ = object.__hash__
-
-    def descr(self, buf):
-        buf.append("distinct ")
-        super().descr(buf)
-
 
 def entry_name(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
@@ -99,8 +68,8 @@ class LLVMRenderer:
 
     triple: str | None = None  # None: the host process triple
     array_addrspace = 0
-    INTRINSICS: ClassVar[dict] = _INTRINSICS
-    LIBM: ClassVar[dict] = _LIBM
+    INTRINSICS: ClassVar[dict] = MATH_INTRINSICS
+    LIBM: ClassVar[dict] = MATH_LIBM
     EMIT: ClassVar[dict] = {
         Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
         Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
@@ -108,9 +77,9 @@ class LLVMRenderer:
         Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
         Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
         Op.THREAD_ID: "thread_id", Op.PRINT: "print_",
-        **{op: "binary" for op in (*_INT_BIN, *_SIGNED_BIN, *_FLOAT_BIN)},
-        **{op: "compare" for op in _CMP},
-        **{op: "math" for op in (*_INTRINSICS, *_LIBM, Op.RSQRT)}}
+        **{op: "binary" for op in (*INT_BIN, *SIGNED_BIN, *FLOAT_BIN)},
+        **{op: "compare" for op in CMP},
+        **{op: "math" for op in (*MATH_INTRINSICS, *MATH_LIBM, Op.RSQRT)}}
     STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
                             For: "for_", Break: "break_", Continue: "continue_",
                             ExprStmt: "expr_stmt", Barrier: "barrier"}
@@ -197,8 +166,8 @@ class LLVMRenderer:
         """A pointer to element 0 of a scratch array: `local` ones live on the stack (one per
         launch index); `shared` ones need workgroups, which the CPU does not have."""
         if sc.space != "local":
-            raise RenderError(format_at(self.kir.loc, f"the LLVM CPU renderer has no workgroups "
-                                                      f"for {sc.space} array {sc.name!r}"))
+            raise RenderError.at(self.kir.loc, f"the LLVM CPU renderer has no workgroups for "
+                                               f"{sc.space} array {sc.name!r}")
         arr = self.alloca(ir.ArrayType(self.ll_type(sc.dtype), sc.size), sc.name)
         zero = ir.Constant(ir.IntType(32), 0)
         return self.allocas.gep(arr, [zero, zero], inbounds=True, name=f"{sc.name}.0")
@@ -218,7 +187,7 @@ class LLVMRenderer:
     def missing(self, e: Expr, why: str = "") -> RenderError:
         dt = e.dtype.name if e.dtype is not None else "untyped"
         msg = f"the LLVM renderer cannot render {e.op.name} on {dt}{why}"
-        return RenderError(format_at(e.loc, msg))
+        return RenderError.at(e.loc, msg)
 
     def intrinsic(self, name: str, ty: ir.Type, nargs: int, *extra: ir.Type) -> ir.Function:
         return self.module.declare_intrinsic(
@@ -265,8 +234,8 @@ class LLVMRenderer:
         """GEP to one element of an array parameter or scratch array, and its alignment."""
         dt, ptr = self.arrays.get(array, (None, None))
         if dt is None or len(indices) != 1:
-            raise RenderError(format_at(loc, f"the LLVM renderer needs an array and one flat i64 "
-                                             f"index, got {array!r}[{len(indices)} indices]"))
+            raise RenderError.at(loc, f"the LLVM renderer needs an array and one flat i64 index, "
+                                      f"got {array!r}[{len(indices)} indices]")
         idx = self.cast(self.expr(indices[0]), indices[0].dtype, i64)
         return self.b.gep(ptr, [idx], inbounds=True), dt.itemsize
 
@@ -279,7 +248,7 @@ class LLVMRenderer:
         value."""
         p = self.params.get(e.arg, (None,))[0]
         sc = self.kir.scratch.get(e.arg)
-        op = _ATOMIC.get((e.op, e.dtype.kind))
+        op = ATOMIC_RMW.get((e.op, e.dtype.kind))
         target = (p is not None and p.kind == "array" and p.dtype is e.dtype) or (
             sc is not None and sc.space == "shared" and sc.dtype is e.dtype)
         self.need(e, target and op is not None)
@@ -292,19 +261,19 @@ class LLVMRenderer:
     def binary(self, e: Expr) -> ir.Value:
         a, b = self.operands(e)
         dt = e.dtype
-        if dt.is_float and e.op in _FLOAT_BIN:
-            return getattr(self.b, _FLOAT_BIN[e.op])(a, b, flags=self.fflags)
-        if dt.is_int and e.op in _SIGNED_BIN:
-            return getattr(self.b, _SIGNED_BIN[e.op][0 if dt.is_signed else 1])(a, b)
+        if dt.is_float and e.op in FLOAT_BIN:
+            return getattr(self.b, FLOAT_BIN[e.op])(a, b, flags=self.fflags)
+        if dt.is_int and e.op in SIGNED_BIN:
+            return getattr(self.b, SIGNED_BIN[e.op][0 if dt.is_signed else 1])(a, b)
         if (dt.is_int or (dt.kind == "b" and e.op in (Op.AND_, Op.OR_, Op.XOR))) \
-                and e.op in _INT_BIN:
-            return getattr(self.b, _INT_BIN[e.op])(a, b)
+                and e.op in INT_BIN:
+            return getattr(self.b, INT_BIN[e.op])(a, b)
         raise self.missing(e)
 
     def compare(self, e: Expr) -> ir.Value:
         a, b = self.operands(e)
         dt = e.args[0].dtype
-        op = _CMP[e.op]
+        op = CMP[e.op]
         if dt.is_float:  # ordered, except != which is true on NaN
             fcmp = self.b.fcmp_unordered if e.op is Op.NE else self.b.fcmp_ordered
             return fcmp(op, a, b)
@@ -343,7 +312,7 @@ class LLVMRenderer:
             better = self.b.fcmp_ordered("<" if e.op is Op.MIN else ">", a, b)
             nan_b = self.b.fcmp_unordered("uno", b, b)
             return self.b.select(self.b.or_(better, nan_b), a, b)
-        return self.b.call(self.intrinsic(_MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
+        return self.b.call(self.intrinsic(MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
 
     def math(self, e: Expr) -> ir.Value:
         args = self.operands(self.need(e, e.dtype.is_float))
@@ -367,34 +336,7 @@ class LLVMRenderer:
 
     def ipow(self, e: Expr) -> ir.Value:
         base, exp = self.operands(self.need(e, e.dtype.is_int and e.args[1].dtype.is_int))
-        return self.b.call(self.ipow_function(base.type, exp.type), [base, exp])
-
-    def ipow_function(self, bty: ir.IntType, ety: ir.IntType) -> ir.Function:
-        """`tack.ipow.iB.iE(b, e)`: wrapping power by squaring; the IR guarantees e >= 0."""
-        name = f"tack.ipow.i{bty.width}.i{ety.width}"
-        if name in self.module.globals:
-            return self.module.globals[name]
-        fn = ir.Function(self.module, ir.FunctionType(bty, [bty, ety]), name=name)
-        fn.linkage = "internal"
-        b0, e0 = fn.args
-        entry, loop, body, done = (fn.append_basic_block(n) for n in
-                                   ("entry", "loop", "body", "done"))
-        b = ir.IRBuilder(entry)
-        b.branch(loop)
-        b.position_at_end(loop)
-        r, base, x = b.phi(bty, "r"), b.phi(bty, "base"), b.phi(ety, "e")
-        b.cbranch(b.icmp_unsigned("==", x, ir.Constant(ety, 0)), done, body)
-        b.position_at_end(body)
-        odd = b.trunc(x, I1)
-        r2 = b.select(odd, b.mul(r, base), r)
-        base2, x2 = b.mul(base, base), b.lshr(x, ir.Constant(ety, 1))
-        b.branch(loop)
-        for phi, init, nxt in ((r, ir.Constant(bty, 1), r2), (base, b0, base2), (x, e0, x2)):
-            phi.add_incoming(init, entry)
-            phi.add_incoming(nxt, body)
-        b.position_at_end(done)
-        b.ret(r)
-        return fn
+        return self.b.call(ipow_function(self.module, base.type, exp.type), [base, exp])
 
     def select(self, e: Expr) -> ir.Value:
         c, a, b = self.operands(e)
@@ -430,28 +372,10 @@ class LLVMRenderer:
         return self.cast(self.expr(e.args[0]), e.args[0].dtype, e.dtype, e)
 
     def cast(self, v: ir.Value, src: DType, dst: DType, e: Expr | None = None) -> ir.Value:
-        b, ty = self.b, self.ll_type(dst)
-        if dst.kind == "b":  # `!= 0`; NaN is true, as in Python
-            if src.is_float:
-                return b.fcmp_unordered("!=", v, ir.Constant(v.type, 0.0))
-            return v if src.kind == "b" else b.icmp_unsigned("!=", v, ir.Constant(v.type, 0))
-        if dst.is_int and not src.is_float:  # int/bool → int: the SOURCE's signedness extends
-            if src.bits >= dst.bits:
-                return v if src.bits == dst.bits else b.trunc(v, ty)
-            return b.sext(v, ty) if src.is_signed else b.zext(v, ty)
-        if dst.is_float and not src.is_float:
-            return b.sitofp(v, ty) if src.is_signed else b.uitofp(v, ty)
-        if dst.is_int and src.is_float:
-            # Saturating forms: an unrepresentable value gives some value (the contract leaves it
-            # unspecified) instead of poison, which could turn into UB downstream.
-            name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
-            fn = self.module.declare_intrinsic(name, [ty, v.type], ir.FunctionType(ty, [v.type]))
-            return b.call(fn, [v])
-        if dst.is_float and src.is_float:
-            if src.bits == dst.bits:
-                return v
-            return (b.fpext if dst.bits > src.bits else b.fptrunc)(v, ty)
-        raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
+        out = convert(self.b, v, src, dst, self.ll_type(dst))
+        if out is None:
+            raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
+        return out
 
     # ---- statements ----------------------------------------------------------------------------
     def stmts(self, body) -> None:
@@ -460,8 +384,8 @@ class LLVMRenderer:
                 self.b.position_at_end(self.block("dead"))
             name = self.STMT.get(type(s))
             if name is None:
-                raise RenderError(format_at(s.loc, f"the LLVM renderer cannot render a "
-                                                   f"{type(s).__name__} statement"))
+                raise RenderError.at(s.loc, f"the LLVM renderer cannot render a "
+                                            f"{type(s).__name__} statement")
             getattr(self, name)(s)
 
     def branch_to(self, target: ir.Block) -> None:
@@ -481,26 +405,9 @@ class LLVMRenderer:
 
     def print_(self, e: Expr) -> ir.Value:
         """printf of one line, then fflush, so output interleaves sanely with Python's."""
-        parts, values = [], iter(e.args)
-        args = []
-        for piece in e.arg:
-            if piece is not None:
-                parts.append(piece.replace("%", "%%"))
-                continue
-            v = next(values)
-            x = self.expr(v)
-            if v.dtype.is_float:
-                parts.append("%.7g" if v.dtype.bits == 32 else "%.16g")
-                args.append(self.b.fpext(x, ir.DoubleType()) if v.dtype.bits == 32 else x)
-            else:
-                parts.append("%lld" if v.dtype.is_signed else "%llu")
-                wide = self.b.sext if v.dtype.is_signed else self.b.zext
-                args.append(wide(x, I64) if v.dtype.bits < 64 else x)
-        text = (" ".join(parts) + "\n").encode() + b"\0"
+        text, args = format_line(self, e)
         name = f".fmt{len([g for g in self.module.global_values if g.name.startswith('.fmt')])}"
-        const = ir.Constant(ir.ArrayType(ir.IntType(8), len(text)), bytearray(text))
-        gv = ir.GlobalVariable(self.module, const.type, name=name)
-        gv.global_constant, gv.linkage, gv.initializer = True, "internal", const
+        gv = string_constant(self.module, name, text)
         i8p = ir.IntType(8).as_pointer()
         printf = self.module.globals.get("printf") or ir.Function(
             self.module, ir.FunctionType(ir.IntType(32), [i8p], var_arg=True), name="printf")
@@ -557,23 +464,11 @@ class LLVMRenderer:
         self.b.store(self.b.add(i, ir.Constant(i.type, 1)), counter)
         backedge = self.b.branch(head)
         if s.unroll is not None:  # LLVM reads a loop's hints from its latch's terminator
-            backedge.set_metadata("llvm.loop", self.loop_id(s.unroll))
+            backedge.set_metadata("llvm.loop", loop_id(self.module, s.unroll))
         self.b.position_at_end(end)
 
-    def loop_id(self, unroll: int | str) -> ir.values.MDValue:
-        """The `llvm.loop` node of one loop with a `tack.unroll` hint (LangRef, "llvm.loop"):
-        `distinct !{!self, !{!"llvm.loop.unroll.count", i32 k}}`; k = 1 is
-        `llvm.loop.unroll.disable`, a full unroll `llvm.loop.unroll.full`."""
-        if unroll == "full":
-            hint = ["llvm.loop.unroll.full"]
-        elif unroll == 1:
-            hint = ["llvm.loop.unroll.disable"]
-        else:
-            hint = ["llvm.loop.unroll.count", ir.Constant(ir.IntType(32), unroll)]
-        return _LoopID(self.module, [self.module.add_metadata(hint)])
-
     def barrier(self, s: Barrier) -> None:
-        raise RenderError(format_at(s.loc, "the LLVM CPU renderer has no workgroup barrier"))
+        raise RenderError.at(s.loc, "the LLVM CPU renderer has no workgroup barrier")
 
     def break_(self, s: Break) -> None:
         self.b.branch(self._loop(s)[1])
@@ -586,7 +481,7 @@ class LLVMRenderer:
 
     def _loop(self, s) -> tuple[ir.Block, ir.Block]:
         if not self.loops:
-            raise RenderError(format_at(s.loc, f"{type(s).__name__.lower()} outside a loop"))
+            raise RenderError.at(s.loc, f"{type(s).__name__.lower()} outside a loop")
         return self.loops[-1]
 
 

@@ -1,13 +1,14 @@
-"""Final `KernelIR` → LLVM IR for NVPTX → PTX, sharing the CPU renderer (`render.llvm`).
+"""Final `KernelIR` → LLVM IR for NVPTX, sharing the CPU renderer (`render.llvm`).
 
 `PTXRenderer` overrides only what differs from the CPU (docs/design/004-cuda-engine.md):
 
-- module triple `nvptx64-nvidia-cuda`, the NVPTX data layout (set by `optimize_module`);
+- module triple `nvptx64-nvidia-cuda`, the NVPTX data layout (set by the toolchain's O3);
 - the entry: a `ptx_kernel` function `void @tack_<name>(params..., i64 %n)` (PTX `.visible
   .entry`) that computes its launch index in 64 bits, `t = zext(ctaid.x) * zext(ntid.x) +
   zext(tid.x)` (widened BEFORE the multiply: no wrap at 2^32 threads), guards `t < n` and calls
-  the CPU renderer's `alwaysinline` body. Blocks are `BLOCK` = 256 threads. Scalar bool
-  parameters travel as one byte (`i8`, truncated to `i1`);
+  the CPU renderer's `alwaysinline` body. A block is one workgroup (`ir.ops.WORKGROUP` = 256
+  threads). Cheap elementwise kernels run `per_thread` consecutive indices per thread
+  (passes/coarsen.py). Scalar bool parameters travel as one byte (`i8`, truncated to `i1`);
 - math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), except ops that
   NVPTX lowers to exact instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
   copysign, fabs). No fast-math anywhere: `fdiv` stays IEEE (`div.rn`), the module flag
@@ -18,17 +19,10 @@
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
-`compile_ptx(kir, arch)` runs the pipeline: render → parse → link libdevice only when the module
-calls `__nv_*` (every linked definition but the entry made `internal`, so O3 drops what is unused)
-→ O3 for NVPTX → PTX text. `find_libdevice()` looks in CUDA_HOME / CUDA_PATH, /usr/local/cuda and
-the `nvidia-nvvm` / `nvidia-cuda-nvcc` wheels (through cuda-pathfinder when installed).
+toolchain/nvptx.py turns the text into PTX (libdevice linking, O3 for NVPTX, code generation).
 """
 from __future__ import annotations
 
-import functools
-import glob
-import os
-from dataclasses import dataclass
 from typing import ClassVar
 
 import llvmlite.binding as llvm
@@ -38,10 +32,10 @@ from ..dtypes import DType
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..ir.ops import Op
+from ..passes.coarsen import coarsening
 from .llvm import I64, LLVMRenderer, entry_name
-from .llvm_host import optimize_module
+from .printf import format_line, string_constant
 
-BLOCK = 256  # threads per block: the 256-lane workgroup of TACK_API §1.13
 TRIPLE = "nvptx64-nvidia-cuda"
 I8, I32 = ir.IntType(8), ir.IntType(32)
 SHARED = 3  # NVPTX address space of workgroup memory (arrays are in 1, global)
@@ -57,8 +51,6 @@ _KEEP_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.
 
 class PTXRenderer(LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
-
-    LIBM = {**LLVMRenderer.LIBM, Op.RSQRT: "rsqrt"}  # __nv_rsqrtf: the approximate rsqrt
 
     triple = TRIPLE
     array_addrspace = 1  # arrays are global memory: ld.global / st.global / atom.global
@@ -97,7 +89,7 @@ class PTXRenderer(LLVMRenderer):
             args.append(b.trunc(v, ir.IntType(1)) if v.type == I8 and p.dtype.kind == "b" else v)
         block, size = (b.zext(self.sreg(b, r), I64) for r in ("ctaid.x", "ntid.x"))
         g = b.add(b.mul(block, size), b.zext(self.sreg(b, "tid.x"), I64), name="g")
-        self.per_thread = coarsening(kir)
+        self.per_thread = coarsening(kir, _LIBDEVICE)
         done = fn.append_basic_block("done")
         if self.per_thread == 1:
             run = fn.append_basic_block("run")
@@ -113,7 +105,7 @@ class PTXRenderer(LLVMRenderer):
 
     def emit_coarse(self, fn, b, body, kir, g, args, n, done) -> None:
         """K = `per_thread` consecutive launch indices per thread (elementwise kernels, see
-        `coarsening`). Fast path, when all K are in range and every array is 16-byte aligned:
+        passes/coarsen.py). Fast path, when all K are in range and every array is 16-byte aligned:
         K inlined bodies whose memory accesses carry scoped-noalias metadata saying that different
         iterations do not alias (parallel iterations that did would race, so the claim holds for
         every race-free kernel); the load/store vectorizer then merges them into 16-byte
@@ -178,24 +170,8 @@ class PTXRenderer(LLVMRenderer):
         """The CPU renderer's line format through CUDA's `vprintf(format, argument buffer)`: each
         value widened to 8 bytes (i64 / double) in a stack buffer. The driver prints the device's
         buffered output at the next wait."""
-        parts, values, args = [], iter(e.args), []
-        for piece in e.arg:
-            if piece is not None:
-                parts.append(piece.replace("%", "%%"))
-                continue
-            v = next(values)
-            x = self.expr(v)
-            if v.dtype.is_float:
-                parts.append("%.7g" if v.dtype.bits == 32 else "%.16g")
-                args.append(self.b.fpext(x, ir.DoubleType()) if v.dtype.bits == 32 else x)
-            else:
-                parts.append("%lld" if v.dtype.is_signed else "%llu")
-                wide = self.b.sext if v.dtype.is_signed else self.b.zext
-                args.append(wide(x, I64) if v.dtype.bits < 64 else x)
-        text = (" ".join(parts) + "\n").encode() + b"\0"
-        const = ir.Constant(ir.ArrayType(I8, len(text)), bytearray(text))
-        gv = ir.GlobalVariable(self.module, const.type, name=f"tack.fmt{len(self.module.globals)}")
-        gv.global_constant, gv.linkage, gv.initializer = True, "internal", const
+        text, args = format_line(self, e)
+        gv = string_constant(self.module, f"tack.fmt{len(self.module.globals)}", text)
         i8p = I8.as_pointer()
         buf = ir.Constant(i8p, None)
         if args:
@@ -210,7 +186,7 @@ class PTXRenderer(LLVMRenderer):
 
     # ---- workgroups -----------------------------------------------------------------------------
     def thread_id(self, e) -> ir.Value:
-        """The lane in the 256-thread block (i32), `tid.x`."""
+        """The lane in the block (one workgroup of `ir.ops.WORKGROUP` threads; i32), `tid.x`."""
         return self.sreg(self.b, "tid.x")
 
     def barrier(self, s) -> None:
@@ -232,159 +208,3 @@ class PTXRenderer(LLVMRenderer):
         g.align = 16
         zero = ir.Constant(I32, 0)
         return g.gep([zero, zero])
-
-
-def coarsening(kir: KernelIR) -> int:
-    """Launch indices per GPU thread: K > 1 only for cheap elementwise kernels, where it turns K
-    4-byte accesses into one 16-byte access: no workgroup features, scratch, atomics, hidden
-    parameters (start 0, step 1), control flow or library math (whose code K copies would
-    bloat), and every array index is the launch index itself (or an i64 local assigned only
-    from it). K = 16 bytes / the smallest element, at most 8."""
-    from ..capabilities import workgroup_features
-    from ..ir.nodes import Assign, ExprStmt, Store
-    from ..ir.ops import ATOMIC, LAZY
-    from ..ir.walk import iter_exprs
-
-    if kir.hidden or kir.scratch or workgroup_features(kir):
-        return 1
-    arrays = [p for p in kir.params if p.kind == "array"]
-    if not arrays or any(not isinstance(s, (Assign, Store, ExprStmt)) for s in kir.body):
-        return 1
-    t_vars = {s.name for s in kir.body if isinstance(s, Assign) and s.value.op is Op.LAUNCH}
-    t_vars -= {s.name for s in kir.body if isinstance(s, Assign) and s.value.op is not Op.LAUNCH}
-
-    def is_t(e) -> bool:
-        return e.op is Op.LAUNCH or (e.op is Op.VAR and e.arg in t_vars and e.dtype.bits == 64)
-
-    roots = [s.value for s in kir.body] + [i for s in kir.body if isinstance(s, Store)
-                                           for i in s.indices]
-    for s in kir.body:
-        if isinstance(s, Store) and not (len(s.indices) == 1 and is_t(s.indices[0])):
-            return 1
-    for root in roots:
-        for e in iter_exprs(root):
-            if e.op in ATOMIC or e.op in LAZY or e.op in _LIBDEVICE or e.op in _HEAVY or (
-                    e.op is Op.LOAD and not (
-                    len(e.args) == 1 and is_t(e.args[0]))):
-                return 1
-    return max(1, min(8, 16 // min(p.dtype.itemsize for p in arrays)))
-
-
-_HEAVY = frozenset({Op.IPOW, Op.IDIV, Op.IREM})  # long instruction sequences
-
-
-# ---- the pipeline: render → link libdevice → O3 → PTX ----------------------------------------
-@dataclass
-class PTXModule:
-    """Every stage of one kernel's compilation: what `tack.inspect` and the engine read."""
-
-    name: str  # the entry symbol
-    llvm_ir: str
-    optimized_ir: str
-    ptx: str
-    arch: str
-    libdevice: bool  # whether libdevice was linked in
-    per_thread: int = 1  # launch indices per GPU thread (`coarsening`): grid = n / (256 * this)
-
-
-# LLVM's global context is shared with the CPU engine's compiles: one lock for both.
-from .llvm_host import compile_lock as _lock  # noqa: E402
-
-
-@functools.cache
-def _init_nvptx() -> None:
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
-
-
-@functools.cache
-def target_machine(arch: str = "sm_90") -> llvm.TargetMachine:
-    """The NVPTX target machine for `arch` (e.g. sm_90); LLVM picks the least PTX ISA it needs."""
-    _init_nvptx()
-    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, opt=3)
-
-
-def find_libdevice() -> str | None:
-    """Path of libdevice.10.bc: $TACK_LIBDEVICE, CUDA_HOME/CUDA_PATH, /usr/local/cuda, the
-    nvidia-nvvm / nvidia-cuda-nvcc wheels (cuda-pathfinder or site-packages), else None."""
-    return _find_libdevice()
-
-
-@functools.cache
-def _find_libdevice() -> str | None:
-    env = os.environ.get("TACK_LIBDEVICE")
-    if env and os.path.isfile(env):
-        return env
-    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
-    for root in filter(None, roots):
-        for path in glob.glob(os.path.join(root, "nvvm", "libdevice", "libdevice*.bc")):
-            return path
-    try:
-        from cuda import pathfinder
-
-        return pathfinder.find_bitcode_lib("device")
-    except Exception:  # not installed, or it found nothing
-        pass
-    import site
-    import sys
-
-    dirs = [*getattr(site, "getsitepackages", list)(), *sys.path]
-    for d in dirs:
-        for pat in ("nvidia/cu*/nvvm/libdevice/libdevice*.bc", "nvidia/cuda_nvcc/nvvm/libdevice/"
-                    "libdevice*.bc", "nvidia/nvvm/libdevice/libdevice*.bc"):
-            hits = sorted(glob.glob(os.path.join(d, pat)))
-            if hits:
-                return hits[-1]
-    return None
-
-
-@functools.cache
-def _libdevice_bitcode() -> bytes:
-    path = find_libdevice()
-    if path is None:
-        raise RenderError("this kernel needs libdevice (CUDA's math library, libdevice.10.bc) "
-                          "and none was found: set CUDA_HOME, or pip install nvidia-nvvm "
-                          "(or set TACK_LIBDEVICE to the .bc file)")
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _link_libdevice(mod: llvm.ModuleRef, entry: str, tm: llvm.TargetMachine) -> None:
-    """Link all of libdevice, make everything but the entry internal and drop what is unused
-    before O3 (which would otherwise first simplify every one of libdevice's ~500 functions).
-    Parsing the bitcode each time (~25 ms) is cheaper than cloning a cached parse."""
-    lib = llvm.parse_bitcode(_libdevice_bitcode())
-    lib.triple, lib.data_layout = mod.triple, mod.data_layout
-    mod.link_in(lib)
-    for fn in mod.functions:
-        if not fn.is_declaration and fn.name != entry:
-            fn.linkage = "internal"
-    for g in mod.global_variables:
-        if not g.is_declaration:
-            g.linkage = "internal"
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
-    pm = llvm.create_new_module_pass_manager()
-    pm.add_global_dead_code_eliminate_pass()
-    pm.run(mod, pb)
-
-
-def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
-    """Render, link libdevice if the kernel calls it, optimize at O3 and emit PTX for `arch`."""
-    renderer = PTXRenderer()
-    text = renderer.render(kir)
-    entry = entry_name(kir)
-    tm = target_machine(arch)
-    with _lock:
-        mod = llvm.parse_assembly(text)
-        mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
-        needs = any(f.is_declaration and f.name.startswith("__nv_") for f in mod.functions)
-        if needs:
-            _link_libdevice(mod, entry, tm)
-        optimize_module(mod, tm)
-        return PTXModule(entry, text, str(mod), tm.emit_assembly(mod), arch, needs,
-                         renderer.per_thread)
-
-
-def render_ptx(kir: KernelIR, arch: str = "sm_90") -> str:
-    """The PTX text of one final KernelIR (what `tack.inspect(..., mode="source")` shows)."""
-    return compile_ptx(kir, arch).ptx

@@ -31,8 +31,8 @@ import time
 
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
-from ..render import llvm_host
-from . import cpu_pool, objload
+from ..toolchain import llvm_host, objload
+from . import cpu_pool
 
 PREFIX_NS = 10_000  # serial work timed per calibrating launch (the rest of it runs parallel)
 SAMPLE_NS = 2_000  # a prefix timed this long gives a per-iteration sample (timer noise << 5%)

@@ -31,6 +31,8 @@ import os
 import re
 import threading
 
+from ..toolchain.objload import load_ir
+
 # %Pool's fields; `$name` in the IR below becomes a GEP to that field of %p. The three hot words
 # (open, next, active) get 64-byte lines of their own. pthread objects get 128 bytes each: enough
 # for glibc, musl and macOS.
@@ -400,24 +402,6 @@ def _pause_asm() -> str:
     return ""
 
 
-@functools.cache
-def load_system_libraries() -> None:
-    """Make libm/libc/libpthread symbols resolvable by MCJIT (tanf, fmod, pthread_create...);
-    only the MCJIT fallback of objload needs this (ElfImage resolves them with dlsym)."""
-    import ctypes.util
-
-    from ..render.llvm_host import binding
-
-    llvm = binding()
-    for name in ("m", "c", "pthread"):
-        path = ctypes.util.find_library(name)
-        if path:
-            try:
-                llvm.load_library_permanently(path)
-            except RuntimeError:  # e.g. libpthread folded into libc: nothing to load
-                pass
-
-
 _SYMBOLS = ("tack_pool_create", "tack_pool_init", "tack_pool_workers", "tack_pool_shutdown",
             "tack_pool_noop", "tack_pool_probe", "tack_pool_launch")
 _c = ctypes
@@ -428,8 +412,6 @@ class _Native:
     cache. Their code is never unmapped (workers may run it during interpreter teardown)."""
 
     def __init__(self):
-        from .objload import load_ir
-
         self.code = load_ir(_pool_ir(_pause_asm()), _SYMBOLS, "tack_pool", keep=True)
         addr = self.code.address
         i64, ptr = _c.c_int64, _c.c_void_p

@@ -38,7 +38,8 @@ import weakref
 
 from ..errors import TackError, TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
-from ..render.ptx import BLOCK, compile_ptx
+from ..ir.ops import WORKGROUP as BLOCK
+from ..toolchain.nvptx import compile_ptx
 from .cuda_cache import cached_ptx
 from .cuda_launch import Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget

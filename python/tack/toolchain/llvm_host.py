@@ -13,6 +13,8 @@ import os
 import sys
 import threading
 
+from .. import cache
+
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
             "loop_interleaving; codegen opt=3 jit codemodel=jitdefault; emit_object elf")
@@ -119,8 +121,6 @@ def host_info() -> dict:
     earlier process recorded it for this CPU and llvmlite, else from LLVM (and then recorded)."""
     global _host, _host_key
     if _host is None:
-        from .. import cache
-
         info = None
         fp = host_fingerprint() if cache.enabled() else None
         if fp is not None:
@@ -139,8 +139,6 @@ def host_info() -> dict:
 
 def _set_host(info: dict) -> None:
     global _host, _confirmed
-    from .. import cache
-
     _host, _confirmed = info, True
     if _host_key is not None:
         cache.store("host", _host_key, "\n".join(info[k] for k in _HOST_FIELDS).encode())
@@ -213,7 +211,5 @@ def code_key(source) -> str:
     ["kir", digest of a KernelIR] for the CPU engine — for this target: the target triple, CPU
     and features, LLVM and llvmlite, the pipeline, and Tack's own modules (so that a changed
     renderer or pipeline can never reuse stale code)."""
-    from .. import cache
-
     return cache.make_key("cpu", source, host_info(), PIPELINE, _llvmlite_build(),
                           cache.package_fingerprint())
