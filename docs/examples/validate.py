@@ -18,7 +18,7 @@ import tack
 
 
 def example_transform():
-    """Seed 000, "Compare a complete calculation", as written."""
+    """The user's guide's "Compare a complete calculation", as written."""
     rng = np.random.default_rng(42)
     host_x = rng.normal(size=32).astype(np.float32)
     x = tack.array(host_x)
@@ -38,7 +38,7 @@ def example_transform():
 
 
 def example_timed_transform():
-    """Seed 000, "Measure first-call and warm time separately"."""
+    """The user's guide's "Measure first-call and warm time separately" (docs/debugging.md)."""
     from time import perf_counter
 
     rng = np.random.default_rng(42)

@@ -88,7 +88,7 @@ def test_arrays_copyto_fill_full_and_odd_shapes():
     z = tack.zeros(0)
     assert z.numpy().shape == (0,) and z._ptr == 0
     assert tack.array(np.zeros((0, 3))).numpy().shape == (0, 3)
-    s = tack.array(np.float32(3.5))  # 0-d: TACK_API §5 item 27
+    s = tack.array(np.float32(3.5))  # 0-d (docs/language.md, "Known corner cases")
     assert s.numpy().shape == () and s.numpy() == np.float32(3.5)
     b = tack.array(a)  # device → host → device copy
     np.testing.assert_array_equal(b.numpy(), a.numpy())

@@ -1,5 +1,6 @@
-"""Workgroup primitives and atomics on the GPU (seed 001; TACK_API §1.13, §1.14): shared arrays,
-barriers, thread ids, the seed's block_reduce, a tiled n-body against the plain one and a float64
+"""Workgroup primitives and atomics on the GPU (docs/language.md, "Workgroup contract" and
+"Atomics"): shared arrays, barriers, thread ids, the user's-guide block_reduce
+(tests/kernels/corpus.py), a tiled n-body against the plain one and a float64
 NumPy reference, and atomics returning the old value."""
 import numpy as np
 import pytest

@@ -29,7 +29,8 @@ def test_case(cpu, case, n):
 
 
 def test_seed_transform_as_written():
-    # ../shared/seeds/000: "Compare a complete calculation", verbatim.
+    # The user's-guide example "Compare a complete calculation" (docs/examples/validate.py),
+    # verbatim.
     tack.set_default_device("cpu")
     rng = np.random.default_rng(42)
     host_x = rng.normal(size=32).astype(np.float32)

@@ -1,4 +1,5 @@
-"""Debug mode (seed 000 "Check every index with debug mode"): checks, skips, the message."""
+"""Debug mode (docs/debugging.md, "Check every index with debug mode"): checks, skips, the
+message."""
 import os
 
 import numpy as np

@@ -1,4 +1,5 @@
-"""@tack.func device functions and @tack.device_class objects (seed 001, TACK_API §1.10–1.11)."""
+"""@tack.func device functions and @tack.device_class objects (docs/language.md, "Device
+functions: `@tack.func`" and "Device classes: `@tack.device_class`")."""
 import numpy as np
 import pytest
 

@@ -1,7 +1,8 @@
 # ruff: noqa: F821, PLR0133  (kernel builtins are unbound in Python; constant comparisons are
 #   deliberate: they test the kernel language's literal rules)
-"""The integer, conversion and division rules of TACK_API.md §1.7, checked on the CPU engine
-against Python's big integers and CPython's float `//` and `%` (not against Tack's own code).
+"""The integer, conversion and division rules (docs/language.md, "Integer and float rules"),
+checked on the CPU engine against Python's big integers and CPython's float `//` and `%` (not
+against Tack's own code).
 
 Tests named test_regression_* pin bugs this suite found (fixed in a9a2239). A newly found bug gets
 a strict xfail (`@pytest.mark.xfail(strict=True, reason=...)`), so that its fix shows as XPASS.
@@ -604,7 +605,7 @@ def k_math2_int(out, n):
 
 def test_regression_math_builtin_int_argument_converts_to_result_precision():
     out = run_kernel(k_math2_int, np.array([0.0, 1.0, 0.0]), 16777217)[0]
-    assert out[0] == 16777217.0  # §1.7: integer arguments → f32 unless another argument is f64
+    assert out[0] == 16777217.0  # integer arguments → f32 unless another argument is f64
 
 
 @tack.kernel
@@ -629,7 +630,7 @@ def k_weak_local(x, out):
 
 def test_once_assigned_literal_local_adapts():
     out = run_kernel(k_weak_local, np.array([3.0]), np.zeros(1))[1]
-    assert out[0] == 3.0 * 0.1  # §1.7 (0.4.0): takes the precision of what it meets
+    assert out[0] == 3.0 * 0.1  # a local assigned once to a float literal stays weak
 
 
 @tack.kernel

@@ -1,4 +1,5 @@
-"""`for c in obj` over a device-class object whose class declares `__tack_iterate__` (TACK_API §1.6):
+"""`for c in obj` over a device-class object whose class declares `__tack_iterate__`
+(docs/language.md, "Parallel loop"):
 one name → `c` is an integer over range(obj.name); two or three names (fastest first) → `c` is the
 vector of indices over an ndrange, `c[0]` the index over the first name, varying fastest."""
 import numpy as np

@@ -1,5 +1,6 @@
 """Library code written in Tack's kernel language: tack.math, tack.random, tack.texture3d,
-vector/matrix constants (seed 001; TACK_API §1.8, §1.12, §1.15, §1.16)."""
+vector/matrix constants (docs/language.md: "Builtins", "Constants", "Random numbers",
+"Textures")."""
 import numpy as np
 import pytest
 
@@ -86,7 +87,7 @@ def test_uniform_and_states_bit_identical():
     np.testing.assert_array_equal(states.numpy(), np.stack([s0, s1, s2], axis=1))
     np.testing.assert_array_equal(us.numpy(), u)
     np.testing.assert_allclose(d2.numpy(), d, rtol=1e-6, atol=1e-6)
-    # The algorithm of TACK_API §1.15, checked against Python integers.
+    # The algorithm of docs/language.md, "Random numbers", checked against Python integers.
     def adv(s):
         x = (s * 747796405 + 2891336453) & 0xFFFFFFFF
         w = (((x >> ((x >> 28) + 4)) ^ x) * 277803737) & 0xFFFFFFFF

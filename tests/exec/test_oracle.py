@@ -2,7 +2,8 @@
 """The reference itself (tack.testing.oracle) on hand-checked cases, so that it can fail.
 
 No engine runs here except in the two `check_kernel` tests at the end: every expected value below
-was worked out by hand from TACK_API.md §1.5-1.8.
+was worked out by hand from docs/language.md ("Kernels and calls", "Parallel loop", "Integer
+and float rules", "Builtins").
 """
 import math
 

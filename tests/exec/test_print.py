@@ -1,4 +1,4 @@
-"""print inside kernels (seed 001 "Printing (Debug)"): printf on the CPU, captured at the fd."""
+"""print inside kernels (docs/language.md, "print"): printf on the CPU, captured at the fd."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""Kernel return values (TACK_API §1.5): a final `return expr` with a return annotation."""
+"""Kernel return values (docs/language.md, "Kernels and calls"): a final `return expr` with a
+return annotation."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""Scratch arrays, atomics and the CPU's rejection of workgroup primitives (seed 001)."""
+"""Scratch arrays, atomics and the CPU's rejection of workgroup primitives (docs/language.md,
+"Workgroup contract" and "Atomics")."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""Vectors, matrices and masks (TACK_API §1.9, seed 001 atomics with vectors, §5 items 1–3)."""
+"""Vectors, matrices and masks (docs/language.md, "Vectors and matrices"), atomics with vectors,
+and the vector cases of "Known corner cases"."""
 import numpy as np
 import pytest
 
@@ -39,7 +40,7 @@ def test_seed_scatter():
 def rotate_components(v3, out):
     for i in range(v3.shape[0]):
         v = v3[i]
-        v = [v[1], v[2], v[0]]            # reads the old components (§5 item 1)
+        v = [v[1], v[2], v[0]]            # reads the old components (a known corner case)
         w = v3[i]
         w += w.cross(v)
         out[i] = w
@@ -59,7 +60,7 @@ def test_self_overwrite_rules():
 @tack.kernel
 def scalar_into_vector_array(vf, k):
     for i in range(vf.shape[0]):
-        vf[i] = 0.0                        # every component (§5 item 2)
+        vf[i] = 0.0                        # every component (a known corner case)
         vf[i].y = k
         vf[i][2] += 1.0
 

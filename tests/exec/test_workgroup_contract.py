@@ -1,5 +1,6 @@
-"""The workgroup contract, checked before anything runs (TACK_API §1.13); GPU execution of these
-kernels is tested in tests/cuda. `tack.inspect` applies the same checks without a GPU."""
+"""The workgroup contract (docs/language.md, "Workgroup contract"), checked before anything
+runs; GPU execution of these kernels is tested in tests/cuda. `tack.inspect` applies the same
+checks without a GPU."""
 import numpy as np
 import pytest
 

@@ -2,8 +2,9 @@
 check the barrier rewrites (render/julia_ka_rewrites.py) end to end without Julia.
 
 `run(kir, args, n)` takes the IR *after* `julia_ka.REWRITES` and executes it the way KA's
-`split`/`emit_cpu` (src/macros.jl, JULIA_NOTES §1.11) execute the rendered kernel, group by group
-(256 lanes, the kernel's static workgroup size):
+`split`/`emit_cpu` (https://github.com/JuliaGPU/KernelAbstractions.jl/blob/main/src/macros.jl;
+explained in docs/design/003-julia-rendering.md, "Barriers") execute the rendered kernel, group
+by group (256 lanes, the kernel's static workgroup size):
 
 * the statements between two statements holding an `@synchronize` form a segment, run as one loop
   over the active lanes of the group (lane t < n); each segment starts with fresh plain locals,

@@ -69,7 +69,8 @@ def test_missing_juliacall_says_what_to_install(monkeypatch, fresh_session):
 
 
 class _NoJulia(importlib.abc.MetaPathFinder):
-    """`import juliacall` as it fails without Julia and without network (JULIA_NOTES)."""
+    """`import juliacall` as it fails without Julia and without network: juliapkg's attempt to
+    download Julia raises `urllib.error.URLError` at once."""
 
     calls = 0
 

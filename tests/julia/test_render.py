@@ -181,11 +181,11 @@ def _defs(node) -> set[bytes]:
 
 
 def ka_split_problems(parser, text: str) -> list[str]:
-    """What KA 0.9's CPU backend would break (JULIA_NOTES §1.11): `@index`/`@private`/`@localmem`
-    only as top-level assignments; a plain variable bound in one segment and used in another
-    (each segment is its own work-item loop: the value is gone); a condition of an `if`/`while`
-    holding `@synchronize` (run once per group, outside the work-item loops) reading anything but
-    `@localmem` arrays and arguments."""
+    """What KA 0.9's CPU backend would break (docs/design/003-julia-rendering.md, "Barriers"):
+    `@index`/`@private`/`@localmem` only as top-level assignments; a plain variable bound in one
+    segment and used in another (each segment is its own work-item loop: the value is gone); a
+    condition of an `if`/`while` holding `@synchronize` (run once per group, outside the work-item
+    loops) reading anything but `@localmem` arrays and arguments."""
     root = parser.parse(text.encode()).root_node
     fn = next(n for n in _nodes(root) if n.type == "function_definition")
     bad, top, shared = [], set(), set()

@@ -720,7 +720,7 @@ def _cell_average_ref(cs, data, n_cells):
 
 
 def _pcg_advance(s: int) -> int:
-    """TACK_API §1.15 in Python integers: an LCG step, then the RXS-M-XS output."""
+    """docs/language.md, "Random numbers", in Python integers: an LCG step, then RXS-M-XS."""
     x = (s * 747796405 + 2891336453) & 0xFFFFFFFF
     w = (((x >> ((x >> 28) + 4)) ^ x) * 277803737) & 0xFFFFFFFF
     return (w >> 22) ^ w

@@ -1,7 +1,7 @@
 """Shader helpers with GLSL definitions, as device functions (`from tack import math as tm`).
 
 They work on scalars and, component by component, on vectors, because every operation they use
-does (TACK_API.md §1.8).
+does (docs/language.md, "Builtins").
 """
 from ..frontend.inline import func
 from ..intrinsics import select

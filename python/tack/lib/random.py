@@ -3,8 +3,8 @@ kernel language, plus NumPy mirrors (`np_seed`, `np_uniform`, ...) that draw the
 
 The state is a u32; every draw returns its value and the next state, so a kernel draws the same
 numbers on every engine and in any thread order. The generator is a PCG RXS-M-XS output over an
-LCG step (TACK_API.md §1.15): `uniform` and the states agree to the bit with the mirrors, `normal`
-and the directions to the rounding of log, sqrt, cos and sin.
+LCG step (written out in docs/language.md, "Random numbers"): `uniform` and the states agree to
+the bit with the mirrors, `normal` and the directions to the rounding of log, sqrt, cos and sin.
 """
 import numpy as np
 
