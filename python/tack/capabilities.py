@@ -1,8 +1,11 @@
 """What each engine can run, checked on the typed IR before any pass or renderer sees it, so a
-kernel is rejected for what it contains (even in a branch that constant folding would remove)."""
+kernel is rejected for what it contains (even in a branch that constant folding would remove).
+
+A device answers what its engine can run (`device.capabilities`, from runtime.registry, known
+before the engine starts); the checks here read it and never name an engine."""
 from __future__ import annotations
 
-from .errors import CapabilityError
+from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
 from .ir.ops import Op
@@ -28,9 +31,10 @@ def workgroup_features(k: KernelIR) -> list[str]:
 
 
 def supports_workgroups(device) -> bool:
-    """GPU devices, and every device of the Julia engine: KernelAbstractions runs workgroups
-    (`@localmem`, `@synchronize`, `@index(Local)`) on its CPU backend too."""
-    return device is not None and (device.arch != "cpu" or device.engine_name == "julia")
+    """Whether `device`'s engine runs workgroups: GPU devices, and every device of the Julia
+    engine (KernelAbstractions runs `@localmem`, `@synchronize`, `@index(Local)` on its CPU
+    backend too)."""
+    return device is not None and device.capabilities.workgroups
 
 
 def check(k: KernelIR, device) -> None:
@@ -52,7 +56,7 @@ def reject_workgroups(k: KernelIR, used: list[str], device) -> None:
             "which work on every device.")
 
 
-# ---- the workgroup contract (TACK_API.md §1.13) -------------------------------------------------
+# ---- the workgroup contract (docs/language.md, "Workgroup contract") ---------------------------
 _VARYING_OPS = frozenset({Op.LAUNCH, Op.THREAD_ID, Op.LOAD, Op.ATOMIC_ADD, Op.ATOMIC_MIN,
                           Op.ATOMIC_MAX})
 
@@ -96,8 +100,6 @@ def _varying_locals(k: KernelIR) -> set[str]:
 def check_uniform_participation(k: KernelIR) -> None:
     """Reject a barrier that not every lane of a group may reach (a lane-varying branch, loop,
     or an earlier lane-varying break/continue)."""
-    from .errors import TackValueError
-
     varying = _varying_locals(k)
 
     def vary(e) -> bool:
