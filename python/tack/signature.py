@@ -128,7 +128,7 @@ def object_info(obj) -> ObjInfo:
             continue
         if isinstance(v, Array):
             info.arrays.add(name)
-        elif isinstance(v, bool) or isinstance(v, (int, float, np.integer, np.floating)):
+        elif isinstance(v, (bool, int, float, np.integer, np.floating)):
             info.scalars.add(name)
             if isinstance(v, (int, np.integer)):  # a bool is an int (keyed as i32)
                 info.ints.add(name)
@@ -216,8 +216,8 @@ def guard(nm: str, a, k: int, env: dict) -> list[str]:
         return [f"{nm}.__class__ is not A", f"{nm}._device is not dev", f"{nm}._sig != S{k}"]
     s = env[f"S{k}"] = I32 if a.__class__ is int and fits_i32(a) else arg_key(a)
     if s is I32:
-        return [f"not ({nm}.__class__ is int and {I32_MIN} <= {nm} <= {I32_MAX}"
-                f" or sk({nm}) == S{k})"]
+        return [(f"not ({nm}.__class__ is int and {I32_MIN} <= {nm} <= {I32_MAX}"
+                 f" or sk({nm}) == S{k})")]
     if s == FLOAT:
         return [f"{nm}.__class__ is not float and sk({nm}) != S{k}"]
     return [f"sk({nm}) != S{k}"]

@@ -28,9 +28,12 @@ import os
 import threading
 import time
 
+from .. import cache
+from .. import dtypes as d
 from ..capabilities import workgroup_features
 from ..errors import TackRuntimeError, TackValueError
-from ..ir.nodes import KernelIR
+from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
+from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..render import llvm_host
 from . import cpu_pool, objload
@@ -290,7 +293,7 @@ def entry_symbol(kir: KernelIR) -> str:
 
 def render(kir: KernelIR) -> str:
     """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed)."""
-    from ..render.llvm import LLVMRenderer, entry_name
+    from ..render.llvm import LLVMRenderer, entry_name  # llvmlite loads on first render
 
     assert entry_name(kir) == entry_symbol(kir)
     r = LLVMRenderer()
@@ -303,8 +306,6 @@ def _source(kir: KernelIR):
     the renderer reads: the body with every inlined function and constant, parameter kinds,
     dtypes, baked extents, debug checks); None (key on the rendered IR) if it holds something
     cache.digest_object cannot digest."""
-    from .. import cache
-
     try:
         return ["kir", cache.digest_object(kir)]
     except (TypeError, RecursionError):
@@ -313,10 +314,6 @@ def _source(kir: KernelIR):
 
 # ---- `python -m tack.runtime.cpu`: the numbers docs/design/002-cpu-engine.md quotes -------------
 def _saxpy_kernel() -> KernelIR:
-    from .. import dtypes as d
-    from ..ir.nodes import Expr, Loc, Param, Store
-    from ..ir.ops import Op
-
     loc = Loc("saxpy.py", 1, 1, 1, 2)
 
     def e(op, *args, arg=None, dt=d.f32):
