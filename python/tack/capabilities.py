@@ -53,7 +53,7 @@ def reject_workgroups(k: KernelIR, used: list[str], device) -> None:
             f"CPU backend does not support workgroup execution required by {', '.join(used)} "
             f"(kernel '{k.name}' at {k.loc}). Workgroup primitives need a GPU device; for scratch "
             "storage private to each iteration use tack.local_array or tack.local_array_like, "
-            "which work on every device.")
+            "which work on every device.", loc=k.loc)
 
 
 # ---- the workgroup contract (docs/language.md, "Workgroup contract") ---------------------------
@@ -66,13 +66,18 @@ def has_collectives(k: KernelIR) -> bool:
     return any(isinstance(st, N.Barrier) for st in iter_stmts(k.body))
 
 
+def _varies(e, varying: set[str]) -> bool:
+    """Whether `e` may differ between the lanes of a group (given the lane-varying locals)."""
+    return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
+                                 for x in iter_exprs(e))
+
+
 def _varying_locals(k: KernelIR) -> set[str]:
     """Locals whose value may differ between the lanes of a group, proved conservatively."""
     varying: set[str] = set()
 
     def vary(e) -> bool:
-        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
-                                     for x in iter_exprs(e))
+        return _varies(e, varying)
 
     def walk(body, ctrl: bool) -> None:
         for st in body:
@@ -103,8 +108,7 @@ def check_uniform_participation(k: KernelIR) -> None:
     varying = _varying_locals(k)
 
     def vary(e) -> bool:
-        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
-                                     for x in iter_exprs(e))
+        return _varies(e, varying)
 
     def fail(barrier, culprit, why):
         raise TackValueError(
@@ -112,7 +116,7 @@ def check_uniform_participation(k: KernelIR) -> None:
             f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "
             "array loads or values computed from them). Scalar arguments may control collective "
             "branches and loops; to reduce a subset, let every lane contribute the identity "
-            "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).")
+            "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).", loc=barrier.loc)
 
     def walk(body, culprit, why) -> object:
         """Returns the statement after which lanes may have left (a varying exit), or None."""

@@ -202,7 +202,8 @@ class Kernel:
                 specs = signature.specs(self.name, spec.parsed.params, args)
                 kir = compiler.specialize_parsed(self, spec.parsed, specs, dev, spec.debug)
         except CapabilityError as exc:
-            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}",
+                                   loc=exc.loc) from exc
         try:
             variant = dev.engine.compile(kir)
         except TackError:
