@@ -178,7 +178,8 @@ class Kernel:
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
-        spec = _Spec(baked, kir.hidden, debug, pk, key[0].capabilities.takes_pointers)
+        dev = key[0]
+        spec = _Spec(baked, kir.hidden, debug, pk, dev.capabilities.takes_pointers)
         spec.collective = has_collectives(kir)
         var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
         if var is not None and var.is_int:
