@@ -14,7 +14,6 @@ import numpy as np
 from . import dtypes as dt
 from .devices import Device, default_device
 from .errors import TackTypeError, TackValueError
-from .runtime import cuda_dlpack as dlpack
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -131,20 +130,27 @@ class Array:
         if self._host is not None:
             raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
                                  "(use numpy() or __dlpack__)")
-        return dlpack.cuda_array_interface(self._device.engine, self._ptr, self._phys,
-                                           self._scalar())
+        return _dlpack().cuda_array_interface(self._device.engine, self._ptr, self._phys,
+                                              self._scalar())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
         if self._host is not None:
-            return dlpack.export_host(self._host, stream, max_version, dl_device, copy)
-        return dlpack.export(self._device.engine, self._ptr, self._phys, self._scalar(), self,
-                             stream, max_version, dl_device, copy)
+            return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
+        return _dlpack().export(self._device.engine, self._ptr, self._phys, self._scalar(),
+                                self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         if self._host is not None:
-            return (dlpack.kDLCPU, 0)
-        return (dlpack.kDLCUDA, self._device.engine.index)
+            return (_dlpack().kDLCPU, 0)
+        return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+def _dlpack():
+    """runtime.cuda_dlpack, imported on first use: `import tack` does not load it."""
+    from .runtime import cuda_dlpack
+
+    return cuda_dlpack
 
 
 def _check_host_source(src) -> np.ndarray:
@@ -220,6 +226,7 @@ def from_dlpack(obj, device: Device | None = None) -> Array:
         raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
                         f"{type(obj).__name__}")
     device = device or default_device()
+    dlpack = _dlpack()
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
     if dev_type in dlpack.HOST_TYPES and device.is_host:
         return Array(dlpack.host_array(obj), device)

@@ -3,14 +3,13 @@
 `specialize_parsed` is the single path every engine and `tack.inspect` share: a parse and its
 argument specs → typechecked IR → the capability checks of the device → the IR passes of
 `passes.pipeline`. The compiler sees specs only; `specialize` takes a call's actual arguments and
-has `tack.signature` type them first.
+has `tack.signature` type them first. The type checker and the passes are imported at the first
+compile, so `import tack` does not load them.
 """
 from __future__ import annotations
 
 from . import capabilities, signature
-from .frontend.typecheck import ArgSpec, TypeChecker
 from .ir.nodes import KernelIR
-from .passes.pipeline import lower
 
 
 def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
@@ -24,17 +23,33 @@ def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
     return specialize_parsed(kernel, pk, specs, device, debug)
 
 
-def specialize_parsed(kernel, pk, specs: dict[str, ArgSpec], device=None,
-                      debug: bool = False) -> KernelIR:
-    """`specialize` for a parse and the specs of its IR parameters."""
+def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False) -> KernelIR:
+    """`specialize` for a parse and the specs (`ArgSpec`s) of its IR parameters."""
     typed = typecheck(kernel, pk, specs, debug)
     capabilities.check(typed, device)
     return lower(typed, debug)
 
 
-def typecheck(kernel, pk, specs: dict[str, ArgSpec], debug: bool = False) -> KernelIR:
+def first_ir(kernel, pk, specs: dict, debug: bool = False) -> tuple[KernelIR, list[str]]:
+    """A new specialization's final IR, and the workgroup features of its typed IR (the check
+    against a device that lacks workgroups waits for the device: `reject_workgroups`)."""
+    typed = typecheck(kernel, pk, specs, debug)  # raises the typed errors
+    capabilities.check_uniform_participation(typed)
+    return lower(typed, debug), capabilities.workgroup_features(typed)
+
+
+def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
     """The typed IR (before the passes) of a parse for the specs of its IR parameters."""
+    from .frontend.typecheck import TypeChecker  # loaded at the first compile (see above)
+
     typed = TypeChecker(pk, specs, debug=debug).run()
     if getattr(kernel, "options", {}).get("fastmath"):
         typed.notes["fastmath"] = True
     return typed
+
+
+def lower(typed: KernelIR, debug: bool = False) -> KernelIR:
+    """The IR passes (`passes.pipeline.lower`) on a typed IR."""
+    from .passes import pipeline  # loaded at the first compile (see above)
+
+    return pipeline.lower(typed, debug)

@@ -6,8 +6,7 @@ import threading
 
 from . import compiler, signature
 from .arrays import array, zeros
-from .capabilities import (check_uniform_participation, has_collectives, reject_workgroups,
-                           workgroup_features)
+from .capabilities import has_collectives, reject_workgroups
 from .devices import _global, default_device
 from .dispatch import MISS
 from .dispatch import build as build_fast
@@ -15,8 +14,6 @@ from .errors import (CapabilityError, TackError, TackIndexError, TackRuntimeErro
                      TackTypeError, TackValueError)
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
-from .passes.bounds import initial_buffer, report
-from .passes.pipeline import lower
 
 
 class _Spec:
@@ -160,6 +157,8 @@ class Kernel:
 
     def _launch_debug(self, dev, spec: _Spec, variant, values, n, sites) -> None:
         """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""
+        from .passes.bounds import initial_buffer, report  # with the checks it reports on
+
         buf = array(initial_buffer(len(sites)), device=dev)
         variant.launch(values + [signature.launch_value(buf, spec.pointers)], n)
         msg = report(self.name, sites, buf.numpy())
@@ -171,10 +170,7 @@ class Kernel:
         pk = self.parse_for(args)
         values = signature.expand(pk.paths, args)
         specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
-        typed = compiler.typecheck(self, pk, specs, debug)  # raises the typed errors
-        check_uniform_participation(typed)
-        features = workgroup_features(typed)
-        kir = lower(typed, debug)
+        kir, features = compiler.first_ir(self, pk, specs, debug)
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]

@@ -22,7 +22,6 @@ from .arrays import Array
 from .errors import TackRuntimeError, TackTypeError
 from .frontend.inline import Func
 from .frontend.objects import ObjInfo, is_device_class
-from .frontend.typecheck import ArgSpec
 
 I32 = dt.i32
 FLOAT = "float"  # a float scalar's key before the f32/f64 choice (made by `specs`)
@@ -165,8 +164,10 @@ def expand(paths, args) -> list:
 
 
 # ---- what the compiler and the engine receive ---------------------------------------------------
-def specs(name: str, params, values) -> dict[str, ArgSpec]:
-    """The specs of the IR parameters `params` from their values (objects expanded)."""
+def specs(name: str, params, values) -> dict:
+    """The `ArgSpec`s of the IR parameters `params` from their values (objects expanded)."""
+    from .frontend.typecheck import ArgSpec  # with the type checker, at the first compile
+
     any_f64 = any(isinstance(a, Array) and getattr(a.dtype, "elem", a.dtype) is dt.f64
                   for a in values)
     out = {}
