@@ -7,11 +7,11 @@
                                           # scalar → Python/NumPy number; queued, returns at once
     engine.sync()                         # waits; errors of queued launches surface here
 
-Storage (arrays.py's contract): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed by a finalizer;
-zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier buffers intact),
-`upload`, `download` (waits first, so errors of queued kernels name them), `memset0`. All work
-goes to one stream per engine, created blocking (it orders against the legacy default stream
-that CuPy and PyTorch use by default).
+Storage (the engine contract, runtime/base.py): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed
+by a finalizer; zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier
+buffers intact), `upload`, `download` (waits first, so errors of queued kernels name them),
+`memset0`, `copy`, `adopt` (DLPack import). All work goes to one stream per engine, created
+blocking (it orders against the legacy default stream that CuPy and PyTorch use by default).
 
 The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
 8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants)
