@@ -1,10 +1,9 @@
 """`tack.Array`: typed, C-contiguous storage that kernels read and write.
 
-On the CPU an array owns a NumPy buffer that kernels use in place (no copy on launch). On a GPU
-device it owns a device buffer from the device's engine, which must provide
-`alloc(nbytes) -> buffer` (with `.ptr`, the device address), `upload(buffer, ndarray)`,
-`download(buffer, ndarray)` (waits for queued work) and `memset0(buffer)`.
-`numpy()` always returns a new array.
+On a device with host memory (the CPU) an array owns a NumPy buffer that kernels use in place
+(no copy on launch). Elsewhere it owns a buffer from the device's engine (`alloc`, `upload`,
+`download`, `memset0` of the engine contract, runtime/base.py); `from_dlpack` wraps foreign
+memory the engine `adopt`s. `numpy()` always returns a new array.
 """
 from __future__ import annotations
 
@@ -36,7 +35,9 @@ class Array:
 
     def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None):
         self._host = host  # host devices: C-contiguous, native byte order, owned
-        self._buf = buf  # GPU devices: the engine's buffer
+        # The engine's buffer (on a host device: the NumPy array): the launch value of an
+        # engine that does not take pointers (signature.launch_values).
+        self._buf = buf if host is None else host
         self._device = device
         self.dtype = dtype if dtype is not None else dt.from_numpy(host.dtype)
         phys = host.shape if host is not None else tuple(shape)  # storage shape
@@ -119,23 +120,37 @@ class Array:
             self._device.engine.upload(self._buf, host)
 
     # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
+    def _scalar(self):
+        """A vector/matrix array exchanges its components as trailing dimensions."""
+        return getattr(self.dtype, "elem", self.dtype)
+
     @property
     def __cuda_array_interface__(self) -> dict:
         """Version 3, GPU arrays only: the device pointer and Tack's stream (consumers sync)."""
-        from .runtime.cuda_dlpack import cuda_array_interface
-
-        return cuda_array_interface(self)
+        if self._host is not None:
+            raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
+                                 "(use numpy() or __dlpack__)")
+        return _dlpack().cuda_array_interface(self._device.engine, self._ptr, self._phys,
+                                              self._scalar())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
-        from .runtime.cuda_dlpack import export
-
-        return export(self, stream, max_version, dl_device, copy)
+        if self._host is not None:
+            return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
+        return _dlpack().export(self._device.engine, self._ptr, self._phys, self._scalar(),
+                                self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
-        from .runtime.cuda_dlpack import device_of
+        if self._host is not None:
+            return (_dlpack().kDLCPU, 0)
+        return (_dlpack().kDLCUDA, self._device.engine.index)
 
-        return device_of(self)
+
+def _dlpack():
+    """runtime.cuda_dlpack, imported on first use: `import tack` does not load it."""
+    from .runtime import cuda_dlpack
+
+    return cuda_dlpack
 
 
 def _check_host_source(src) -> np.ndarray:
@@ -205,6 +220,23 @@ def copyto(dst: Array, src) -> None:
 def from_dlpack(obj, device: Device | None = None) -> Array:
     """A Tack array sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, ...): CPU
     tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made."""
-    from .runtime.cuda_dlpack import from_dlpack as _from_dlpack
-
-    return _from_dlpack(obj, device)
+    if isinstance(obj, Array):
+        return obj
+    if not hasattr(obj, "__dlpack__"):
+        raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
+                        f"{type(obj).__name__}")
+    device = device or default_device()
+    dlpack = _dlpack()
+    dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
+    if dev_type in dlpack.HOST_TYPES and device.is_host:
+        return Array(dlpack.host_array(obj), device)
+    if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda":
+        engine = device.engine
+        if dev_id != engine.index:
+            raise BufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
+                              f"cuda:{engine.index}; select it with set_default_device"
+                              f"('cuda:{dev_id}')")
+        ptr, nbytes, shape, dtype, owner = dlpack.import_cuda(obj, engine)
+        return Array(None, device, engine.adopt(ptr, nbytes, owner), shape, dtype)
+    raise BufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type {dev_type} "
+                      f"with {device!r} without a copy; use tack.array(...) to copy it")

@@ -1,8 +1,11 @@
 """What each engine can run, checked on the typed IR before any pass or renderer sees it, so a
-kernel is rejected for what it contains (even in a branch that constant folding would remove)."""
+kernel is rejected for what it contains (even in a branch that constant folding would remove).
+
+A device answers what its engine can run (`device.capabilities`, from runtime.registry, known
+before the engine starts); the checks here read it and never name an engine."""
 from __future__ import annotations
 
-from .errors import CapabilityError
+from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
 from .ir.ops import Op
@@ -28,9 +31,10 @@ def workgroup_features(k: KernelIR) -> list[str]:
 
 
 def supports_workgroups(device) -> bool:
-    """GPU devices, and every device of the Julia engine: KernelAbstractions runs workgroups
-    (`@localmem`, `@synchronize`, `@index(Local)`) on its CPU backend too."""
-    return device is not None and (device.arch != "cpu" or device.engine_name == "julia")
+    """Whether `device`'s engine runs workgroups: GPU devices, and every device of the Julia
+    engine (KernelAbstractions runs `@localmem`, `@synchronize`, `@index(Local)` on its CPU
+    backend too)."""
+    return device is not None and device.capabilities.workgroups
 
 
 def check(k: KernelIR, device) -> None:
@@ -49,10 +53,10 @@ def reject_workgroups(k: KernelIR, used: list[str], device) -> None:
             f"CPU backend does not support workgroup execution required by {', '.join(used)} "
             f"(kernel '{k.name}' at {k.loc}). Workgroup primitives need a GPU device; for scratch "
             "storage private to each iteration use tack.local_array or tack.local_array_like, "
-            "which work on every device.")
+            "which work on every device.", loc=k.loc)
 
 
-# ---- the workgroup contract (TACK_API.md §1.13) -------------------------------------------------
+# ---- the workgroup contract (docs/language.md, "Workgroup contract") ---------------------------
 _VARYING_OPS = frozenset({Op.LAUNCH, Op.THREAD_ID, Op.LOAD, Op.ATOMIC_ADD, Op.ATOMIC_MIN,
                           Op.ATOMIC_MAX})
 
@@ -62,13 +66,18 @@ def has_collectives(k: KernelIR) -> bool:
     return any(isinstance(st, N.Barrier) for st in iter_stmts(k.body))
 
 
+def _varies(e, varying: set[str]) -> bool:
+    """Whether `e` may differ between the lanes of a group (given the lane-varying locals)."""
+    return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
+                                 for x in iter_exprs(e))
+
+
 def _varying_locals(k: KernelIR) -> set[str]:
     """Locals whose value may differ between the lanes of a group, proved conservatively."""
     varying: set[str] = set()
 
     def vary(e) -> bool:
-        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
-                                     for x in iter_exprs(e))
+        return _varies(e, varying)
 
     def walk(body, ctrl: bool) -> None:
         for st in body:
@@ -96,13 +105,10 @@ def _varying_locals(k: KernelIR) -> set[str]:
 def check_uniform_participation(k: KernelIR) -> None:
     """Reject a barrier that not every lane of a group may reach (a lane-varying branch, loop,
     or an earlier lane-varying break/continue)."""
-    from .errors import TackValueError
-
     varying = _varying_locals(k)
 
     def vary(e) -> bool:
-        return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
-                                     for x in iter_exprs(e))
+        return _varies(e, varying)
 
     def fail(barrier, culprit, why):
         raise TackValueError(
@@ -110,7 +116,7 @@ def check_uniform_participation(k: KernelIR) -> None:
             f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "
             "array loads or values computed from them). Scalar arguments may control collective "
             "branches and loops; to reduce a subset, let every lane contribute the identity "
-            "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).")
+            "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).", loc=barrier.loc)
 
     def walk(body, culprit, why) -> object:
         """Returns the statement after which lanes may have left (a varying exit), or None."""

@@ -1,54 +1,15 @@
-"""From a kernel and its arguments to the final IR one engine renders.
+"""From argument specs to the final IR one engine renders.
 
-`specialize` is the single path every engine and `tack.inspect` share: argument kinds and dtypes →
-typechecked IR → the IR passes of `passes.pipeline`.
+`specialize_parsed` is the single path every engine and `tack.inspect` share: a parse and its
+argument specs → typechecked IR → the capability checks of the device → the IR passes of
+`passes.pipeline`. The compiler sees specs only; `specialize` takes a call's actual arguments and
+has `tack.signature` type them first. The type checker and the passes are imported at the first
+compile, so `import tack` does not load them.
 """
 from __future__ import annotations
 
-import numpy as np
-
-from . import dtypes as dt
-from .arrays import Array
-from .errors import TackTypeError
-from .frontend.typecheck import ArgSpec, TypeChecker
+from . import capabilities, signature
 from .ir.nodes import KernelIR
-from .passes.pipeline import lower
-
-FLOAT = "float"  # a float scalar's signature before the f32/f64 choice
-
-
-def scalar_sig(v):
-    """The signature of a scalar argument: i32 if it fits, else i64, else u64; floats are FLOAT."""
-    if isinstance(v, (bool, np.bool_)):
-        return dt.i32
-    if isinstance(v, (int, np.integer)):
-        t = dt.int_literal_dtype(int(v))
-        if t is None:
-            raise TypeError(f"integer argument {int(v)} is outside [-2**63, 2**64 - 1]")
-        return t
-    if isinstance(v, (float, np.floating)):
-        return FLOAT
-    return None
-
-
-def arg_specs(kernel, params, args) -> dict[str, ArgSpec]:
-    """Specs of the IR parameters `params` from their values `args` (objects expanded)."""
-    any_f64 = any(isinstance(a, Array) and getattr(a.dtype, "elem", a.dtype) is dt.f64
-                  for a in args)
-    specs = {}
-    for name, a in zip(params, args):
-        if isinstance(a, Array):
-            specs[name] = ArgSpec("array", a.dtype, a.ndim, a.shape)
-            continue
-        try:
-            s = scalar_sig(a)
-        except TypeError as exc:
-            raise TackTypeError(f"Kernel '{kernel.name}': parameter '{name}': {exc}") from None
-        if s is None:
-            raise TackTypeError(f"Kernel '{kernel.name}': Unsupported argument type for parameter "
-                                f"'{name}': {type(a)}")
-        specs[name] = ArgSpec("scalar", (dt.f64 if any_f64 else dt.f32) if s is FLOAT else s)
-    return specs
 
 
 def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
@@ -56,24 +17,39 @@ def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
 
     With a device, its capability checks run on the typed IR first. A debug specialization checks
     every array index (`passes.bounds`)."""
-
     kernel.check_arity(args)
     pk = kernel.parse_for(args)
-    return specialize_parsed(kernel, pk, pk.expand(args), device, debug)
+    specs = signature.specs(kernel.name, pk.params, signature.expand(pk.paths, args))
+    return specialize_parsed(kernel, pk, specs, device, debug)
 
 
-def specialize_parsed(kernel, pk, values, device=None, debug: bool = False) -> KernelIR:
-    """`specialize` for a parse and the values of its IR parameters."""
-    from . import capabilities
-
-    typed = typecheck(kernel, pk, values, debug)
+def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False) -> KernelIR:
+    """`specialize` for a parse and the specs (`ArgSpec`s) of its IR parameters."""
+    typed = typecheck(kernel, pk, specs, debug)
     capabilities.check(typed, device)
     return lower(typed, debug)
 
 
-def typecheck(kernel, pk, values, debug: bool = False) -> KernelIR:
-    """The typed IR (before the passes) of a parse for the values of its IR parameters."""
-    typed = TypeChecker(pk, arg_specs(kernel, pk.params, values), debug=debug).run()
+def first_ir(kernel, pk, specs: dict, debug: bool = False) -> tuple[KernelIR, list[str]]:
+    """A new specialization's final IR, and the workgroup features of its typed IR (the check
+    against a device that lacks workgroups waits for the device: `reject_workgroups`)."""
+    typed = typecheck(kernel, pk, specs, debug)  # raises the typed errors
+    capabilities.check_uniform_participation(typed)
+    return lower(typed, debug), capabilities.workgroup_features(typed)
+
+
+def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
+    """The typed IR (before the passes) of a parse for the specs of its IR parameters."""
+    from .frontend.typecheck import TypeChecker  # loaded at the first compile (see above)
+
+    typed = TypeChecker(pk, specs, debug=debug).run()
     if getattr(kernel, "options", {}).get("fastmath"):
         typed.notes["fastmath"] = True
     return typed
+
+
+def lower(typed: KernelIR, debug: bool = False) -> KernelIR:
+    """The IR passes (`passes.pipeline.lower`) on a typed IR."""
+    from .passes import pipeline  # loaded at the first compile (see above)
+
+    return pipeline.lower(typed, debug)

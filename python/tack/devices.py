@@ -1,18 +1,21 @@
 """Devices: which engine runs kernels and where arrays live.
 
 A `Device` names a backend ("cpu", "cuda", ...) and an engine ("native" — Tack's own LLVM code
-generator — or "julia" — KernelAbstractions.jl through juliacall). Engines are created lazily, so
-`import tack` loads no compiler, GPU library or Julia.
+generator — or "julia" — KernelAbstractions.jl through juliacall). Its engine kind comes from
+runtime.registry, which answers what the engine can run (`capabilities`, `stages`) before it
+starts; the engine itself is created lazily, so `import tack` loads no compiler, GPU library or
+Julia.
 """
 from __future__ import annotations
 
 import os
 import threading
 
-from .errors import TackRuntimeError, TackValueError
+from .errors import TackValueError
+from .runtime import registry
+from .runtime.base import Capabilities, Engine
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal")
-ENGINES = ("native", "julia")
 _OPTIONS = {"cpu": {"num_threads"}}
 
 
@@ -29,49 +32,39 @@ class Device:
         return f"tack.Device({self.arch!r}{extra})"
 
     @property
+    def kind(self) -> registry.EngineKind:
+        """The registered engine for this arch (TackRuntimeError if the engine does not
+        target it)."""
+        return registry.find(self.engine_name, self.arch)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this device's engine can run, known without starting it."""
+        return self.kind.capabilities[self.arch]
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """What `tack.inspect` can show for this device."""
+        return self.kind.stages
+
+    @property
     def is_host(self) -> bool:
         """Arrays of this device are plain host memory."""
-        return self.arch == "cpu"
+        return self.capabilities.host_memory
 
     @property
     def label(self) -> str:
         return {"cpu": "CPUBackend", "cuda": "CUDABackend"}.get(self.arch, self.arch)
 
     @property
-    def engine(self):
+    def engine(self) -> Engine:
         if self._engine is None:
             with self._lock:
                 if self._engine is None:
-                    self._engine = self._make_engine()
+                    self._engine = self.kind.create(self.arch, self.options)
         return self._engine
 
-    def _make_engine(self):
-        if self.engine_name == "julia":
-            try:
-                from .runtime.julia import JuliaEngine
-            except ImportError as exc:  # pragma: no cover - depends on the julia helper module
-                raise TackRuntimeError(f"Cannot initialize the Julia engine: {exc}") from exc
-            return JuliaEngine(self.arch)
-        if self.arch == "cpu":
-            from .runtime.cpu import CPUEngine
 
-            n = self.options.get("num_threads")
-            return CPUEngine(num_threads=n)  # None: TACK_CPU_THREADS, else every core
-        if self.arch == "cuda":
-            try:
-                from .runtime.cuda import CUDAEngine
-            except ImportError as exc:
-                raise TackRuntimeError(
-                    "Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
-                    f"pip install 'tack-kernels[cuda]' ({exc})") from exc
-            return CUDAEngine(self.options.get("index", 0))
-        raise TackRuntimeError(
-            f"Cannot initialize '{self.arch}' backend: Tack's native engine does not target it; "
-            f"use set_default_device({self.arch!r}, engine='julia') with Julia and the matching "
-            "GPU package installed")
-
-
-_state = threading.local()
 _global = {"device": None, "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
            in ("1", "true", "yes", "on")}  # TACK_DEBUG is read once, at import
 
@@ -96,8 +89,9 @@ def _parse_name(name: str) -> tuple[str, int]:
 def make_device(name: str, engine: str | None = None, **options) -> Device:
     arch, index = _parse_name(name)
     engine = engine or os.environ.get("TACK_ENGINE") or "native"
-    if engine not in ENGINES:
-        raise TackValueError(f"Unknown engine: {engine!r}. Available: {', '.join(ENGINES)}")
+    names = registry.engine_names()
+    if engine not in names:
+        raise TackValueError(f"Unknown engine: {engine!r}. Available: {', '.join(names)}")
     allowed = _OPTIONS.get(arch, set())
     bad = sorted(set(options) - allowed)
     if bad:
@@ -137,5 +131,5 @@ def default_device() -> Device:
 def sync(device: Device | None = None) -> None:
     """Wait for queued work on a device (the CPU's kernel calls return finished)."""
     dev = device or _global["device"]
-    if dev is not None and dev._engine is not None and hasattr(dev._engine, "sync"):
+    if dev is not None and dev._engine is not None:  # an engine never started has no work
         dev._engine.sync()

@@ -4,8 +4,9 @@ from __future__ import annotations
 import functools
 import threading
 
-from . import dtypes as dt
-from .arrays import Array
+from . import compiler, signature
+from .arrays import array, zeros
+from .capabilities import has_collectives, reject_workgroups
 from .devices import _global, default_device
 from .dispatch import MISS
 from .dispatch import build as build_fast
@@ -19,10 +20,11 @@ class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
     __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
-                 "collective", "fast", "first", "index_range")
+                 "collective", "fast", "first", "index_range", "pointers")
 
-    def __init__(self, baked, hidden, debug=False, parsed=None):
+    def __init__(self, baked, hidden, debug=False, parsed=None, pointers=True):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
+        self.pointers = pointers  # the engine takes arrays as addresses (else as buffers)
         self.baked = baked  # [(arg position, axis)] extents baked into the code
         self.variants = {}
         self.hidden = hidden
@@ -62,15 +64,12 @@ class Kernel:
 
     def parse_for(self, args):
         """The parsed kernel for these arguments: device-class arguments shape the parse."""
-        from .frontend.objects import info_of, is_device_class, object_key
-
-        objs = {i: a for i, a in enumerate(args) if is_device_class(a)}
-        key = tuple((i, object_key(a)) for i, a in objs.items())
+        key = signature.objects_key(args)
         pk = self._parsed.get(key)
         if pk is None:
             closure = closure_values(self.fn)
             names = [a.arg for a in self.source.tree.args.args]
-            objects = {names[i]: info_of(a) for i, a in objs.items() if i < len(names)}
+            objects = signature.object_infos(args, names)
             pk = Parser(self.source, self.fn.__globals__, closure,
                         objects=objects).parse_kernel()
             self._parsed[key] = pk
@@ -100,12 +99,7 @@ class Kernel:
                                    f"{default_device().label}: Keyword arguments not supported "
                                    "in kernels") from NotImplementedError()
         dev = _global["device"] or default_device()
-        try:
-            sig = tuple([a._sig if a.__class__ is Array else (
-                _I32 if a.__class__ is int and -2147483648 <= a <= 2147483647 else _scalar_key(a))
-                for a in args])
-        except TypeError:
-            sig = None
+        sig = signature.key(args)
         debug = _global["debug"]
         key = (dev, sig, True) if debug else (dev, sig)
         spec = self._specs.get(key) if sig is not None else None
@@ -115,38 +109,26 @@ class Kernel:
         n, hidden = pk.host_range.launch(args, self.name)
         if n and spec.index_range is not None:
             self._check_index_span(spec, n, hidden)
-        if pk.paths is not None:
-            args = pk.expand(args)
-        shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked]) if spec.baked else ()
+        values = args if pk.paths is None else signature.expand(pk.paths, args)
+        shape_key = tuple([values[i].shape[ax] for i, ax in spec.baked]) if spec.baked else ()
         variant = spec.variants.get(shape_key)
         if variant is None:
-            variant = self._compile(dev, spec, args)
-        native = dev.engine_name == "native"  # the Julia engine takes the arrays themselves
-        values = []
-        for a in args:  # one pass: the launch values, and arrays checked to be on this device
-            if a.__class__ is Array:
-                if a._device is not dev and not (a._device.is_host and dev.is_host):
-                    raise TackRuntimeError(
-                        f"Kernel '{self.name}': an argument array belongs to {a._device!r}, but "
-                        f"the default device is {dev!r}; re-create the array after "
-                        "set_default_device")
-                values.append(a._ptr if native else a)
-            else:
-                values.append(a)
-        values += hidden
+            variant = self._compile(dev, spec, values)
+        launch = signature.launch_values(self.name, dev, values, spec.pointers)
+        launch += hidden
         if spec.collective and n % 256:
             raise TackValueError(partial_group_message(self.name, n))
         if n:
             if spec.debug:
-                self._launch_debug(dev, variant, values, n, spec.sites[shape_key])
+                self._launch_debug(dev, spec, variant, launch, n, spec.sites[shape_key])
             else:
-                variant.launch(values, n)
+                variant.launch(launch, n)
         fast = spec.fast.get(shape_key, MISS)
         if fast is MISS:
-            fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, args)
+            fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, values)
         self._fast = fast
         if pk.epilogue is not None:
-            return self._return_value(dev, spec, shape_key, args)
+            return self._return_value(dev, spec, shape_key, values)
 
     def _check_index_span(self, spec: _Spec, n: int, hidden) -> None:
         """The loop variable takes its bounds' types, computed on the host in Python integers:
@@ -162,49 +144,38 @@ class Kernel:
 
     def _return_value(self, dev, spec: _Spec, shape_key, args):
         """Run the one-iteration epilogue that computes a kernel's return value."""
-        from .arrays import zeros
-        from .compiler import specialize_parsed
-
-        pk = spec.parsed
-        ret = zeros(1, pk.ret_dtype, device=dev)
+        epi_pk = spec.parsed.epilogue
+        ret = zeros(1, spec.parsed.ret_dtype, device=dev)
         vals = list(args) + [ret]
         epi = spec.epilogues.get(shape_key)
         if epi is None:
-            kir = specialize_parsed(self, pk.epilogue, vals, dev)
+            specs = signature.specs(self.name, epi_pk.params, vals)
+            kir = compiler.specialize_parsed(self, epi_pk, specs, dev)
             epi = spec.epilogues[shape_key] = dev.engine.compile(kir)
-        native = dev.engine_name == "native"
-        epi.launch([a._ptr if native and a.__class__ is Array else a for a in vals], 1)
+        epi.launch(signature.launch_values(self.name, dev, vals, spec.pointers), 1)
         return ret.numpy()[0].item()
 
-    def _launch_debug(self, dev, variant, values, n, sites) -> None:
+    def _launch_debug(self, dev, spec: _Spec, variant, values, n, sites) -> None:
         """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""
-        from .arrays import array
-        from .passes.bounds import initial_buffer, report
+        from .passes.bounds import initial_buffer, report  # with the checks it reports on
 
         buf = array(initial_buffer(len(sites)), device=dev)
-        variant.launch(values + [buf._ptr if dev.engine_name == "native" else buf], n)
+        variant.launch(values + [signature.launch_value(buf, spec.pointers)], n)
         msg = report(self.name, sites, buf.numpy())
         if msg is not None:
             raise TackIndexError(msg)
 
     def _new_spec(self, key, args, debug: bool) -> _Spec:
-        from .capabilities import check_uniform_participation, workgroup_features
-        from .compiler import typecheck
-        from .passes.pipeline import lower
-
         self.check_arity(args)
         pk = self.parse_for(args)
-        values = pk.expand(args)
-        typed = typecheck(self, pk, values, debug)  # raises the typed errors for bad arguments
-        check_uniform_participation(typed)
-        features = workgroup_features(typed)
-        kir = lower(typed, debug)
+        values = signature.expand(pk.paths, args)
+        specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
+        kir, features = compiler.first_ir(self, pk, specs, debug)
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
-        spec = _Spec(baked, kir.hidden, debug, pk)
-        from .capabilities import has_collectives
-
+        dev = key[0]
+        spec = _Spec(baked, kir.hidden, debug, pk, dev.capabilities.takes_pointers)
         spec.collective = has_collectives(kir)
         var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
         if var is not None and var.is_int:
@@ -218,9 +189,6 @@ class Kernel:
 
     def _compile(self, dev, spec: _Spec, args):
         """Compile for the expanded arguments `args` (one value per IR parameter)."""
-        from .capabilities import reject_workgroups
-        from .compiler import specialize_parsed
-
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         first, spec.first = spec.first, None
         try:
@@ -228,9 +196,11 @@ class Kernel:
                 kir = first[1]
                 reject_workgroups(kir, first[2], dev)
             else:
-                kir = specialize_parsed(self, spec.parsed, args, dev, spec.debug)
+                specs = signature.specs(self.name, spec.parsed.params, args)
+                kir = compiler.specialize_parsed(self, spec.parsed, specs, dev, spec.debug)
         except CapabilityError as exc:
-            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}") from exc
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}",
+                                   loc=exc.loc) from exc
         try:
             variant = dev.engine.compile(kir)
         except TackError:
@@ -262,23 +232,6 @@ class BoundKernel:
 
     def __repr__(self) -> str:
         return f"<bound tack.kernel {self.name} of {self.obj!r}>"
-
-
-_I32 = dt.i32
-
-
-def _scalar_key(v):
-    t = type(v)
-    if t is int:
-        return dt.i32 if -2147483648 <= v <= 2147483647 else ("int", dt.int_literal_dtype(v))
-    if t is float:
-        return "float"
-    from .compiler import scalar_sig
-    from .frontend.objects import is_device_class, object_key
-
-    if is_device_class(v):
-        return ("object", object_key(v))
-    return scalar_sig(v) or (_ for _ in ()).throw(TypeError())
 
 
 def kernel(fn=None, *, fastmath: bool = False):

@@ -72,7 +72,7 @@ def test_block_reductions_need_f32():
 
 def test_partial_groups_rejected_before_launch(monkeypatch):
     monkeypatch.setattr("tack.inspection.default_device", lambda: GPU)
-    monkeypatch.setattr(GPU, "_engine", type("E", (), {"render_source": lambda s, k: "ptx"})())
+    monkeypatch.setattr(GPU, "_engine", type("E", (), {"stage": lambda s, k, name: "ptx"})())
     data, out = tack.zeros(300), tack.zeros(2)
     with pytest.raises(ValueError, match="complete 256-lane groups; iteration count 300"):
         tack.inspect(group_sums, data, out, 300, mode="source")

@@ -65,11 +65,3 @@ class ParsedKernel:
     # stores the value into a hidden one-element array `__ret` after the main launch.
     epilogue: "ParsedKernel | None" = None
     ret_dtype: object = None
-
-    def expand(self, args) -> list:
-        """The IR parameters' values for the kernel's arguments."""
-        if self.paths is None:
-            return list(args)
-        from .objects import fetch
-
-        return [fetch(args[i], attrs) for i, attrs in self.paths]

@@ -14,7 +14,7 @@ iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * 
 one compare per launch. The pool is started, and F measured, by the first launch that may go
 parallel (n >= 64), so a process that only makes small launches never pays for them.
 
-The object code comes from runtime/objload.py: from the disk cache (tack.cache) when an earlier
+The object code comes from toolchain/objload.py: from the disk cache (tack.cache) when an earlier
 process compiled the same KernelIR for this target with this Tack, mapped without rendering and
 without loading LLVM at all; otherwise rendered, compiled by llvmlite and stored
 (docs/design/005-disk-cache.md).
@@ -25,14 +25,22 @@ import ctypes
 import functools
 import math
 import os
-import struct
 import threading
 import time
 
-from ..errors import TackRuntimeError, TackTypeError, TackValueError
-from ..ir.nodes import KernelIR
+from .. import cache
+from .. import dtypes as d
+from ..capabilities import workgroup_features
+from ..errors import TackRuntimeError, TackValueError
+from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
+from ..ir.ops import Op
+from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
 from . import cpu_pool
+from .base import Engine, Launchable
+from .host import HostMemory
+from .packing import PACK_ERRORS, layout, pack_slow
+from .registry import NATIVE_CPU
 
 PREFIX_NS = 10_000  # serial work timed per calibrating launch (the rest of it runs parallel)
 SAMPLE_NS = 2_000  # a prefix timed this long gives a per-iteration sample (timer noise << 5%)
@@ -42,9 +50,6 @@ GRAIN_NS = 4_000  # least work per chunk of a parallel launch: chunk hand-out st
 SAFETY = 1.0  # F already includes moving a chunk's cache lines (see fanout_ns); c is the warm cost
 NEVER = 1 << 62  # n_par meaning "always serial"
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
-_SLOT = {"i8": "b7x", "u8": "B7x", "i16": "h6x", "u16": "H6x", "i32": "i4x", "u32": "I4x",
-         "i64": "q", "u64": "Q", "f32": "f4x", "f64": "d", "bool": "?7x"}
-_PACK_ERRORS = (struct.error, OverflowError, TypeError, ValueError)
 
 
 def default_num_threads() -> int:
@@ -96,12 +101,20 @@ def fanout_ns(num_threads: int) -> float:
     return max(par - ser / num_threads, 100.0)
 
 
-class CPUEngine:
-    """Compiles final KernelIR for this CPU; `num_threads` workers per parallel launch."""
+class CPUEngine(HostMemory, Engine):
+    """Compiles final KernelIR for this CPU; `num_threads` workers per parallel launch. Arrays
+    are host memory (NumPy buffers used in place); launches return finished."""
+
+    capabilities = NATIVE_CPU.capabilities["cpu"]
+    stages = NATIVE_CPU.stages
 
     def __init__(self, num_threads: int | None = None):
         n = default_num_threads() if num_threads is None else int(num_threads)
         self.num_threads = max(1, n)
+
+    @classmethod
+    def create(cls, arch: str, options: dict) -> CPUEngine:
+        return cls(num_threads=options.get("num_threads"))  # None: TACK_CPU_THREADS, else all
 
     @property
     def pool(self) -> cpu_pool.Pool | None:
@@ -109,18 +122,28 @@ class CPUEngine:
         return cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
 
     def compile(self, kir: KernelIR) -> CPUKernel:
-        from ..capabilities import workgroup_features
-
         needs = workgroup_features(kir)
-        if needs:  # checked on the structure, before rendering (TACK_API §1.13)
+        if needs:  # checked on the structure, before rendering (no workgroups on the CPU)
             raise TackRuntimeError(
                 f"Kernel '{kir.name}' failed on CPUBackend: CPU backend does not support "
                 f"workgroup execution required by {', '.join(needs)}; use tack.local_array / "
                 f"tack.local_array_like for per-iteration scratch")
         return CPUKernel(self, kir)
 
+    def sync(self) -> None:
+        """Launches return finished: nothing is ever queued."""
 
-class CPUKernel:
+    def stage(self, kir: KernelIR, name: str) -> str:
+        if name == "ir":
+            return kernel_str(kir)
+        from ..render.llvm import render_llvm  # llvmlite loads on first use
+        from ..toolchain.llvm_host import optimize
+
+        text = render_llvm(kir)
+        return optimize(text) if name == "optimized" else text
+
+
+class CPUKernel(Launchable):
     """One compiled specialization. `launch(args, n)` runs the body for t in [0, n)."""
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
@@ -133,12 +156,7 @@ class CPUKernel:
                                         source=lambda: _source(kir))
         self.entry_address = self._code.address(entry)
         self._entry = _ENTRY(self.entry_address)
-        # Native mode ("@"): C conversions (f32 overflow gives inf, as in C); every field starts at
-        # a multiple of 8, so native alignment adds no padding (checked).
-        layout = struct.Struct("@" + "".join(
-            "Q" if p.kind == "array" else _SLOT[p.dtype.name] for p in kir.params))
-        assert layout.size == 8 * len(kir.params)
-        self._pack = layout.pack_into
+        self._pack = layout(kir.params).pack_into
         self._size = 8 * max(1, len(kir.params))
         self._buf = ctypes.create_string_buffer(self._size)
         self._addr = ctypes.addressof(self._buf)
@@ -186,8 +204,8 @@ class CPUKernel:
         try:
             try:
                 self._pack(self._buf, 0, *args)
-            except _PACK_ERRORS:
-                self._pack_slow(self._buf, args)
+            except PACK_ERRORS:
+                pack_slow(self.name, self.kir.params, self._pack, self._buf, args)
             self._run(self._addr, n)
         finally:
             self._lock.release()
@@ -196,8 +214,8 @@ class CPUKernel:
         buf = ctypes.create_string_buffer(self._size)
         try:
             self._pack(buf, 0, *args)
-        except _PACK_ERRORS:
-            self._pack_slow(buf, args)
+        except PACK_ERRORS:
+            pack_slow(self.name, self.kir.params, self._pack, buf, args)
         self._run(ctypes.addressof(buf), n)
 
     def _run_serial(self, addr: int, n: int) -> None:
@@ -268,21 +286,6 @@ class CPUKernel:
         self.n_par, self.grain = min(NEVER, int(n_par)), max(1, min(NEVER, int(grain)))
         self._finish()
 
-    # ---- argument conversion off the fast path -------------------------------------------------
-    def _pack_slow(self, buf, args) -> None:
-        params = self.kir.params
-        if len(args) != len(params):
-            raise TackTypeError(f"kernel {self.name!r} takes {len(params)} arguments "
-                                f"({', '.join(p.name for p in params)}), got {len(args)}")
-        values = []
-        for p, v in zip(params, args):
-            try:
-                values.append(_convert(p, v))
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise TackTypeError(f"kernel {self.name!r}: argument {p.name!r} "
-                                    f"({p.kind} {p.dtype.name}) cannot take {v!r}: {exc}") from None
-        self._pack(buf, 0, *values)
-
 
 def entry_symbol(kir: KernelIR) -> str:
     """render.llvm.entry_name, without importing the renderer (a cache hit never renders)."""
@@ -291,7 +294,7 @@ def entry_symbol(kir: KernelIR) -> str:
 
 def render(kir: KernelIR) -> str:
     """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed)."""
-    from ..render.llvm import LLVMRenderer, entry_name
+    from ..render.llvm import LLVMRenderer, entry_name  # llvmlite loads on first render
 
     assert entry_name(kir) == entry_symbol(kir)
     r = LLVMRenderer()
@@ -304,33 +307,14 @@ def _source(kir: KernelIR):
     the renderer reads: the body with every inlined function and constant, parameter kinds,
     dtypes, baked extents, debug checks); None (key on the rendered IR) if it holds something
     cache.digest_object cannot digest."""
-    from .. import cache
-
     try:
         return ["kir", cache.digest_object(kir)]
     except (TypeError, RecursionError):
         return None
 
 
-def _convert(p, v):
-    """C conversion of one argument: ints wrap modulo 2**bits (floats give ints by truncation)."""
-    if p.kind == "array":
-        return 0 if v is None else int(v)
-    dt = p.dtype
-    if dt.is_float:
-        return float(v)
-    if dt.kind == "b":
-        return bool(v)
-    v = int(v) & ((1 << dt.bits) - 1)
-    return v - (1 << dt.bits) if dt.is_signed and v >> (dt.bits - 1) else v
-
-
 # ---- `python -m tack.runtime.cpu`: the numbers docs/design/002-cpu-engine.md quotes -------------
 def _saxpy_kernel() -> KernelIR:
-    from .. import dtypes as d
-    from ..ir.nodes import Expr, Loc, Param, Store
-    from ..ir.ops import Op
-
     loc = Loc("saxpy.py", 1, 1, 1, 2)
 
     def e(op, *args, arg=None, dt=d.f32):

@@ -7,11 +7,11 @@
                                           # scalar → Python/NumPy number; queued, returns at once
     engine.sync()                         # waits; errors of queued launches surface here
 
-Storage (arrays.py's contract): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed by a finalizer;
-zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier buffers intact),
-`upload`, `download` (waits first, so errors of queued kernels name them), `memset0`. All work
-goes to one stream per engine, created blocking (it orders against the legacy default stream
-that CuPy and PyTorch use by default).
+Storage (the engine contract, runtime/base.py): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed
+by a finalizer; zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier
+buffers intact), `upload`, `download` (waits first, so errors of queued kernels name them),
+`memset0`, `copy`, `adopt` (DLPack import). All work goes to one stream per engine, created
+blocking (it orders against the legacy default stream that CuPy and PyTorch use by default).
 
 The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
 8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants)
@@ -19,8 +19,9 @@ and a launch record for the native trampoline of `runtime.cuda_launch`; a launch
 `struct.pack_into` and one ctypes call with one pointer argument, the trampoline calling
 `cuLaunchKernel`. `TACK_CUDA_LAUNCH=bindings` (cuda-bindings' `cuLaunchKernel` with the prebuilt
 `void**` as an address) and `=ctypes` (libcuda's `cuLaunchKernel` through ctypes argtypes) select
-the other two paths; bench/gpu.py measures all three. Launches
-of one kernel from several threads serialize on a per-kernel lock (TACK_API §5 item 28).
+the other two paths (one launch body, `CUDAKernel.launch(args, n, via)`); bench/gpu.py
+measures all three. Launches of one kernel from several threads serialize on a per-kernel lock
+(docs/language.md, "Known corner cases").
 Blocks are 256 threads; each thread runs `per_thread` consecutive launch indices (1, or 2-8 for
 cheap elementwise kernels: render.ptx.coarsening), so the grid is ceil(n / (256 * per_thread))
 blocks and one launch indexes up to (2^31 - 1) * 256 * per_thread iterations with 64-bit
@@ -31,19 +32,21 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import struct
 import sys
 import threading
 import weakref
 
-from ..errors import TackError, TackRuntimeError, TackTypeError, TackValueError
+from ..errors import TackError, TackRuntimeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import WORKGROUP as BLOCK
+from ..ir.printer import kernel_str
 from ..toolchain.nvptx import compile_ptx
+from .base import Engine, Launchable
 from .cuda_cache import cached_ptx
 from .cuda_launch import Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget
-from .cpu import _PACK_ERRORS, _SLOT, _convert
+from .packing import PACK_ERRORS, layout, pack_slow
+from .registry import NATIVE_CUDA
 
 try:
     from cuda.bindings import driver as drv
@@ -53,6 +56,7 @@ except ImportError:  # pragma: no cover - older cuda-python layout
 LABEL = "CUDABackend"
 # "native" (the trampoline of runtime.cuda_launch), "bindings" or "ctypes"; bench/gpu.py compares
 LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "native")
+PATHS = ("native", "ctypes", "bindings")
 _SUCCESS = 0
 _OK = drv.CUresult.CUDA_SUCCESS
 _INVALID_CONTEXT = 201
@@ -72,7 +76,7 @@ def error_name(code: int) -> str:
         name = name.decode() if isinstance(name, bytes) else str(name)
         desc = desc.decode() if isinstance(desc, bytes) else str(desc)
         return f"{name} ({desc})"
-    except Exception:  # an unknown code
+    except (ValueError, TypeError):  # a code CUresult does not know
         return f"CUDA error {code}"
 
 
@@ -130,23 +134,23 @@ class CUDABuffer:
 def _free(ptr: int) -> None:
     try:
         drv.cuMemFree(ptr)
-    except Exception:  # interpreter shutdown
+    except Exception:  # noqa: BLE001 - a finalizer at interpreter shutdown: drv may be gone
         pass
 
 
-class CUDAEngine:
+class CUDAEngine(Engine):
     """One CUDA device: a context, a stream, allocation, compilation and launches."""
 
     label = LABEL
-    supports_workgroups = True
-    supports_f64 = True
     block = BLOCK
+    capabilities = NATIVE_CUDA.capabilities["cuda"]
+    stages = NATIVE_CUDA.stages
 
     def __init__(self, index: int = 0):
         self.index = int(index)
         try:
             self._init()
-        except Exception as exc:  # no driver library, no device, a driver error ...
+        except Exception as exc:  # no driver library, no device, a driver error: wrapped, once
             if str(exc).startswith("Cannot initialize"):
                 raise
             raise TackRuntimeError(f"Cannot initialize 'cuda' backend on {_platform()}: "
@@ -181,6 +185,10 @@ class CUDAEngine:
         self.name = name.split(b"\0")[0].decode() if isinstance(name, bytes) else str(name)
         self._pending: set[str] = set()  # kernels launched since the last successful wait
         self.broken: str | None = None  # set after a sticky error
+
+    @classmethod
+    def create(cls, arch: str, options: dict) -> CUDAEngine:
+        return cls(options.get("index", 0))
 
     def __repr__(self) -> str:
         return f"CUDAEngine({self.index}: {self.name}, {self.arch})"
@@ -236,7 +244,7 @@ class CUDAEngine:
     def make_current(self) -> None:
         self.native.set_current(self.ctx_ptr)
 
-    # ---- storage (arrays.py's contract) ------------------------------------------------------
+    # ---- storage (the engine contract, runtime/base.py) ----------------------------------------
     def alloc(self, nbytes: int) -> CUDABuffer:
         nbytes = int(nbytes)
         if nbytes <= 0:
@@ -268,6 +276,10 @@ class CUDAEngine:
             self.call(drv.cuMemcpyDtoDAsync, dst.ptr, src.ptr, nbytes, self.stream,
                       what="cuMemcpyDtoDAsync")
 
+    def adopt(self, ptr: int, nbytes: int, owner) -> CUDABuffer:
+        """Foreign device memory (DLPack import): `owner` frees it when the buffer goes."""
+        return CUDABuffer(ptr, nbytes, owner=owner)
+
     # ---- waits ---------------------------------------------------------------------------------
     def sync(self) -> None:
         """Wait for everything queued; a failure names the kernels launched since the last wait."""
@@ -283,12 +295,12 @@ class CUDAEngine:
     def compile(self, kir: KernelIR) -> CUDAKernel:
         return CUDAKernel(self, kir)
 
-    def render_source(self, kir: KernelIR) -> str:
-        """The PTX this engine loads for `kir` (`tack.inspect(..., mode="source")`)."""
-        return compile_ptx(kir, self.arch).ptx
+    def stage(self, kir: KernelIR, name: str) -> str:
+        """"ir", or "source": the PTX this engine loads for `kir`."""
+        return kernel_str(kir) if name == "ir" else compile_ptx(kir, self.arch).ptx
 
 
-class CUDAKernel:
+class CUDAKernel(Launchable):
     """One compiled specialization: a loaded module and its prebuilt launch parameters."""
 
     def __init__(self, engine: CUDAEngine, kir: KernelIR):
@@ -307,11 +319,8 @@ class CUDAKernel:
             self._reload_with(built.ptx, budget)
         self.fn_ptr = int(self.function)
         # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
-        fmt = "@" + "".join("Q" if p.kind == "array" else _SLOT[p.dtype.name]
-                            for p in kir.params) + "q"
-        self._struct = struct.Struct(fmt)
+        self._struct = layout(kir.params, "q")
         nslots = len(kir.params) + 1
-        assert self._struct.size == 8 * nslots
         self._buf = ctypes.create_string_buffer(8 * nslots)
         base = ctypes.addressof(self._buf)
         self._ptrs = (ctypes.c_void_p * nslots)(*[base + 8 * k for k in range(nslots)])
@@ -326,8 +335,8 @@ class CUDAKernel:
         self._record = Record(engine.native.launch_addr, self.fn_ptr, self._span, self._stream,
                               self.params_ptr, base + 8 * (nslots - 1))  # the last slot: n
         self._tramp, self._rec = trampoline(), self._record.address
-        self.launch = {"ctypes": self._launch_ctypes, "bindings": self._launch_bindings}.get(
-            LAUNCH_VIA, self._launch_native)
+        if LAUNCH_VIA in PATHS[1:]:  # another path by default: `self.launch` calls it
+            self.launch = getattr(self, f"_launch_{LAUNCH_VIA}")
 
     def __repr__(self) -> str:
         return f"<CUDAKernel {self.name} on {self.engine.arch}>"
@@ -367,11 +376,9 @@ class CUDAKernel:
         cannot hold returns MISS (the general path raises). None: not on the native path."""
         if self.launch != self._launch_native:
             return None
-        from ..dispatch import MISS
-
         env.update(_lock=self._lock, _pack=self._pack, _buf=self._buf, _tramp=self._tramp,
                    _rec=self._rec, _failed=self._failed, _pending=self._pending_add,
-                   _name=self.name, _pack_errors=_PACK_ERRORS, MISS=MISS)
+                   _name=self.name, _pack_errors=PACK_ERRORS)
         vals = ", ".join(values)
         return [f"if n > {self._max}:",
                 "    return MISS",
@@ -385,50 +392,39 @@ class CUDAKernel:
                 f"    _failed(code, [{vals}], n)",
                 "_pending(_name)"]
 
-    def _launch_native(self, args, n: int) -> None:
-        """Queue one launch over [0, n) through the native trampoline (runtime.cuda_launch):
-        pack the parameter block, whose last slot is `n`, then one ctypes call."""
+    def _launch(self, args, n: int, via: str = "native") -> None:
+        """Queue one launch over [0, n); returns at once. Packs the parameter block (its last
+        slot is `n`), then calls cuLaunchKernel by the path `via`: "native", the trampoline of
+        runtime.cuda_launch (one ctypes call with one pointer argument); "ctypes", libcuda's
+        entry through ctypes argtypes; "bindings", cuda-bindings' wrapper."""
         if n > self._max or n <= 0:
             return self._odd_size(args, n)
         with self._lock:
             try:
                 self._pack(self._buf, 0, *args, n)
-            except _PACK_ERRORS:
-                self._pack_slow(args, n)
-            code = self._tramp(self._rec)
+            except PACK_ERRORS:
+                pack_slow(self.name, self.kir.params, self._pack, self._buf, args, n)
+            if via == "native":
+                code = self._tramp(self._rec)
+            elif via == "ctypes":
+                code = self._native_launch(self.fn_ptr, -(-n // self._span), 1, 1, BLOCK, 1, 1,
+                                           0, self._stream, self.params_ptr, None)
+            else:
+                res = self._cu_launch(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
+                                      self._stream_obj, self.params_ptr, 0)
+                code = 0 if res[0] is _OK else _code(res)
         if code:
             self._failed(code, args, n)
         self._pending_add(self.name)
+
+    # The contract's launch, and each path by name (TACK_CUDA_LAUNCH, bench/gpu.py, tests/cuda).
+    launch = _launch_native = _launch
 
     def _launch_ctypes(self, args, n: int) -> None:
-        """The same through a ctypes call of libcuda's cuLaunchKernel."""
-        if n > self._max or n <= 0:
-            return self._odd_size(args, n)
-        with self._lock:
-            try:
-                self._pack(self._buf, 0, *args, n)
-            except _PACK_ERRORS:
-                self._pack_slow(args, n)
-            code = self._native_launch(self.fn_ptr, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
-                                       self._stream, self.params_ptr, None)
-        if code:
-            self._failed(code, args, n)
-        self._pending_add(self.name)
+        self._launch(args, n, "ctypes")
 
     def _launch_bindings(self, args, n: int) -> None:
-        """Queue one launch over [0, n) through cuda-bindings' cuLaunchKernel; returns at once."""
-        if n > self._max or n <= 0:
-            return self._odd_size(args, n)
-        with self._lock:
-            try:
-                self._pack(self._buf, 0, *args, n)
-            except _PACK_ERRORS:
-                self._pack_slow(args, n)
-            res = self._cu_launch(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
-                                  self._stream_obj, self.params_ptr, 0)
-        if res[0] is not _OK:
-            self._failed(_code(res), args, n)
-        self._pending_add(self.name)
+        self._launch(args, n, "bindings")
 
     def _odd_size(self, args, n: int) -> None:
         if n <= 0:
@@ -442,17 +438,3 @@ class CUDAKernel:
             return self.launch(args, n)
         self.engine.fail(code, f"launch of {-(-n // self._span)} blocks of {BLOCK} threads "
                                "(cuLaunchKernel)", {self.name})
-
-    def _pack_slow(self, args, n: int) -> None:
-        params = self.kir.params
-        if len(args) != len(params):
-            raise TackTypeError(f"kernel {self.name!r} takes {len(params)} arguments "
-                                f"({', '.join(p.name for p in params)}), got {len(args)}")
-        values = []
-        for p, v in zip(params, args):
-            try:
-                values.append(_convert(p, v))
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise TackTypeError(f"kernel {self.name!r}: argument {p.name!r} "
-                                    f"({p.kind} {p.dtype.name}) cannot take {v!r}: {exc}") from None
-        self._pack(self._buf, 0, *values, n)

@@ -2,6 +2,9 @@
 Kept apart from runtime/cuda.py so it imports without the CUDA driver bindings."""
 from __future__ import annotations
 
+import llvmlite
+
+from .. import cache
 from ..ir.nodes import KernelIR
 from ..toolchain.nvptx import PTXModule, compile_ptx
 
@@ -9,13 +12,9 @@ from ..toolchain.nvptx import PTXModule, compile_ptx
 def cached_ptx(kir: KernelIR, arch: str):
     """The kernel's PTX from the disk cache (tack.cache, kind "cuda"), or compiled and stored.
     Keyed like the CPU engine's entries: the KernelIR by value, Tack's modules, the target."""
-    from .. import cache
-
     if not cache.enabled():
         return compile_ptx(kir, arch)
     try:
-        import llvmlite
-
         key = cache.make_key("cuda", cache.package_fingerprint(), arch, llvmlite.__version__,
                              cache.digest_object(kir))
     except (TypeError, RecursionError):  # something the key cannot digest: no caching

@@ -1,4 +1,8 @@
-"""Zero-copy exchange of Tack arrays: `__cuda_array_interface__` (v3) and DLPack, both directions.
+"""Zero-copy exchange of memory: `__cuda_array_interface__` (v3) and DLPack, both directions.
+
+The ctypes side: capsules, tensors and their lifetimes, over addresses, shapes and dtypes.
+`arrays` (tack.Array's methods and `tack.from_dlpack`) calls it and wraps what it imports into
+a tack.Array through the engine's `adopt`; nothing here builds or reads a tack.Array.
 
 Export (`Array.__dlpack__`): a GPU array becomes a `dltensor` capsule (or `dltensor_versioned`
 when the consumer asks for DLPack >= 1.0) on kDLCUDA; before it is handed over, the consumer's
@@ -97,19 +101,12 @@ _capsule_destructor = _DELETER(_capsule_gone)
 _DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
 
 
-def _storage(array) -> tuple:
-    """(storage shape, scalar dtype): a vector/matrix array exports its components as trailing
-    dimensions."""
-    scalar = getattr(array.dtype, "elem", array.dtype)
-    return tuple(getattr(array, "_phys", array.shape)), scalar
-
-
-def _fill(t: DLTensor, array, device_type: int, device_id: int, keep: list) -> None:
-    phys, scalar = _storage(array)
+def _fill(t: DLTensor, ptr: int, phys: tuple, scalar, device_type: int, device_id: int,
+          keep: list) -> None:
     ndim = len(phys)
     shape = (ctypes.c_int64 * max(1, ndim))(*phys)
     keep.append(shape)
-    t.data = array._ptr or None
+    t.data = ptr or None
     t.device = DLDevice(device_type, device_id)
     t.ndim = ndim
     t.dtype = DLDataType(_CODES[scalar.kind], scalar.bits, 1)
@@ -122,7 +119,7 @@ def _wait_for_tack(engine, stream) -> None:
     """Make the consumer's `stream` wait for everything queued on Tack's stream."""
     if stream == -1:
         return
-    from cuda.bindings import driver as drv
+    from cuda.bindings import driver as drv  # cuda-bindings loads on first use (CUDA only)
 
     handle = 1 if stream is None else int(stream)  # None: the legacy default stream
     if handle == engine.stream_ptr:
@@ -136,25 +133,29 @@ def _wait_for_tack(engine, stream) -> None:
         drv.cuEventDestroy(event)
 
 
-def export(array, stream=None, max_version=None, dl_device=None, copy=None):
-    """`Array.__dlpack__`."""
-    if array._host is not None:  # a CPU array: NumPy does it
-        kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
-                                ("copy", copy)) if v is not None}
-        if stream is not None:
-            raise BufferError("stream must be None for a CPU array")
-        return array._host.__dlpack__(**kw)
-    engine = array._device.engine
+def export_host(host: np.ndarray, stream, max_version, dl_device, copy):
+    """`__dlpack__` of host memory: NumPy does it."""
+    kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                            ("copy", copy)) if v is not None}
+    if stream is not None:
+        raise BufferError("stream must be None for a CPU array")
+    return host.__dlpack__(**kw)
+
+
+def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version=None,
+           dl_device=None, copy=None):
+    """`__dlpack__` of the CUDA engine's memory at `ptr` (storage shape `phys`, of the scalar
+    dtype `scalar`); `keep` stays alive until the consumer releases the tensor."""
     here = (kDLCUDA, engine.index)
     if dl_device is not None and tuple(dl_device) != here:
         raise BufferError(f"tack.Array on cuda:{engine.index} cannot be exported to device "
                           f"{tuple(dl_device)} without a copy")
     if copy:
         raise BufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
-    if _storage(array)[1].kind not in _CODES:
-        raise BufferError(f"dtype {array.dtype.name} has no DLPack code")
+    if scalar.kind not in _CODES:
+        raise BufferError(f"dtype {scalar.name} has no DLPack code")
     _wait_for_tack(engine, stream)
-    keep: list = [array]
+    keep: list = [keep]
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     if versioned:
         m = DLManagedTensorVersioned()
@@ -162,7 +163,7 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
         m.flags = 0
     else:
         m = DLManagedTensor()
-    _fill(m.dl_tensor, array, *here, keep)
+    _fill(m.dl_tensor, ptr, phys, scalar, *here, keep)
     m.deleter = _DELETER_ADDR
     addr = ctypes.addressof(m)
     m.manager_ctx = addr
@@ -171,23 +172,10 @@ def export(array, stream=None, max_version=None, dl_device=None, copy=None):
     return _api.PyCapsule_New(addr, _NAME_V if versioned else _NAME, _DESTRUCTOR_ADDR)
 
 
-def device_of(array) -> tuple[int, int]:
-    """`Array.__dlpack_device__`."""
-    if array._host is not None:
-        return (kDLCPU, 0)
-    return (kDLCUDA, array._device.engine.index)
-
-
-def cuda_array_interface(array) -> dict:
-    """`Array.__cuda_array_interface__` (version 3) of a GPU array."""
-    if array._host is not None:
-        raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
-                             "(use numpy() or __dlpack__)")
-    engine = array._device.engine
-    phys, scalar = _storage(array)
-    return {"shape": phys, "typestr": scalar.np.str,
-            "data": (array._ptr, False), "version": 3, "strides": None,
-            "stream": engine.stream_ptr}
+def cuda_array_interface(engine, ptr: int, phys: tuple, scalar) -> dict:
+    """`__cuda_array_interface__` (version 3) of the CUDA engine's memory at `ptr`."""
+    return {"shape": phys, "typestr": scalar.np.str, "data": (ptr, False), "version": 3,
+            "strides": None, "stream": engine.stream_ptr}
 
 
 # ---- import ---------------------------------------------------------------------------------
@@ -203,7 +191,7 @@ class _Imported:
         if self.deleter:
             try:
                 _DELETER(self.deleter)(self.ptr)
-            except Exception:  # interpreter shutdown
+            except Exception:  # noqa: BLE001 - a finalizer at interpreter shutdown
                 pass
 
 
@@ -246,41 +234,22 @@ def _get_capsule(obj, stream):
         return obj.__dlpack__(stream=stream)
 
 
-def from_dlpack(obj, device=None):
-    """A Tack array sharing `obj`'s memory (CPU tensors on a CPU device, CUDA tensors on the
-    matching `cuda:N` device). `device` defaults to the default device."""
-    from ..arrays import Array
-    from ..devices import default_device
-
-    if isinstance(obj, Array):
-        return obj
-    if not hasattr(obj, "__dlpack__"):
-        raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
-                        f"{type(obj).__name__}")
-    device = device or default_device()
-    dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
-    if dev_type in (kDLCPU, kDLCUDAHost) and device.is_host:
-        host = np.from_dlpack(obj)
-        if not host.flags.c_contiguous:
-            raise BufferError("tack.from_dlpack needs a C-contiguous tensor; make it contiguous "
-                              "first")
-        dt.from_numpy(host.dtype)  # TypeError for dtypes Tack lacks
-        return Array(host, device)
-    if dev_type in (kDLCUDA, kDLCUDAManaged) and device.arch == "cuda":
-        engine = device.engine
-        if dev_id != engine.index:
-            raise BufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
-                              f"cuda:{engine.index}; select it with set_default_device"
-                              f"('cuda:{dev_id}')")
-        return _import_cuda(obj, device, engine)
-    raise BufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type {dev_type} "
-                      f"with {device!r} without a copy; use tack.array(...) to copy it")
+HOST_TYPES, CUDA_TYPES = (kDLCPU, kDLCUDAHost), (kDLCUDA, kDLCUDAManaged)
 
 
-def _import_cuda(obj, device, engine):
-    from ..arrays import Array
-    from .cuda import CUDABuffer
+def host_array(obj) -> np.ndarray:
+    """The NumPy array sharing the host memory of the DLPack producer `obj`."""
+    host = np.from_dlpack(obj)
+    if not host.flags.c_contiguous:
+        raise BufferError("tack.from_dlpack needs a C-contiguous tensor; make it contiguous "
+                          "first")
+    dt.from_numpy(host.dtype)  # TypeError for dtypes Tack lacks
+    return host
 
+
+def import_cuda(obj, engine) -> tuple:
+    """(address, nbytes, shape, dtype, owner) of the CUDA tensor of the producer `obj`, asked
+    for with the engine's stream; `owner` calls the producer's deleter when it goes."""
     capsule = _get_capsule(obj, engine.stream_ptr)
     ptr, t, deleter = _consume(capsule)
     try:
@@ -288,10 +257,9 @@ def _import_cuda(obj, device, engine):
         shape = tuple(t.shape[k] for k in range(t.ndim))
         strides = tuple(t.strides[k] for k in range(t.ndim)) if t.strides else None
         _check_contiguous(shape, strides)
-    except Exception:
-        _Imported(ptr, deleter, capsule)  # releases at once
+    except BaseException:
+        _Imported(ptr, deleter, capsule)  # releases the producer's tensor at once
         raise
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     data = (t.data or 0) + t.byte_offset
-    owner = _Imported(ptr, deleter, capsule)
-    return Array(None, device, CUDABuffer(data, nbytes, owner=owner), shape, dtype)
+    return data, nbytes, shape, dtype, _Imported(ptr, deleter, capsule)

@@ -23,9 +23,16 @@ import numpy as np
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
+from ..ir.printer import kernel_str
 from ..ir.walk import iter_exprs, iter_stmts
+from ..render.julia_ka import render_julia
+from ..render.julia_ka_rewrites import stmt_exprs
+from .base import Capabilities, Engine, Launchable
+from .host import HostMemory
+from .registry import JULIA
 
-# device → (Julia package, its UUID, backend constructor). JULIA_NOTES §1.10 and appendix.
+# device → (Julia package, its UUID in Julia's General registry, KernelAbstractions backend
+# constructor): docs/julia.md lists what to install for each.
 BACKENDS = {
     "cpu": (None, None, "KernelAbstractions.CPU()"),
     "cuda": ("CUDA", "052768ef-5323-5732-b1bb-66c8b64840ba", "CUDA.CUDABackend()"),
@@ -88,7 +95,7 @@ class _Session:
             self.jl.seval(f"Base.include(@__MODULE__, {_jl_str(str(RUNTIME_JL))})")
             self.jl.seval("using .TackRuntime")
             self.launch = self.jl.seval("TackRuntime.launch!")
-        except Exception as exc:
+        except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(
                 "Cannot initialize the Julia engine: loading KernelAbstractions.jl failed "
                 f"({exc}). Tack's Julia dependencies are declared in tack/juliapkg.json; juliapkg "
@@ -114,15 +121,16 @@ class _Session:
         try:
             self.jl.seval(f"import {pkg}")
             ok = bool(self.jl.seval(f"{pkg}.functional()"))
-        except Exception as exc:
+        except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(f"{where}: loading {pkg}.jl failed ({exc})") from exc
         if not ok:
             raise TackRuntimeError(f"{where}: {pkg}.jl is installed but {pkg}.functional() is "
                                    "false (no usable device or driver on this machine)")
 
     def define(self, source: str):
-        """The kernel constructor of `source`, evaluated the first time only (KA's constructors
-        are defined once per name; names are unique per source, JULIA_NOTES §1.2)."""
+        """The kernel constructor of `source`, evaluated the first time only: evaluating a
+        `@kernel` again would redefine its constructor, and render.julia_ka names each kernel
+        uniquely per source, so one source is one definition."""
         fn = self.kernels.get(source)
         if fn is None:
             name = re.search(r"@kernel function (\w+)\(", source).group(1)
@@ -131,8 +139,11 @@ class _Session:
         return fn
 
 
-class JuliaEngine:
-    """Runs kernels as KernelAbstractions.jl kernels on one KA backend."""
+class JuliaEngine(Engine):
+    """Runs kernels as KernelAbstractions.jl kernels on one KA backend. Launches return
+    finished (`launch!` synchronizes); on KA's CPU backend arrays are host memory."""
+
+    stages = JULIA.stages
 
     def __init__(self, device: str = "cpu"):
         if device not in BACKENDS:
@@ -141,6 +152,44 @@ class JuliaEngine:
         self.device = device
         self._backend = None
 
+    @classmethod
+    def create(cls, arch: str, options: dict) -> JuliaEngine:
+        return cls(arch)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return JULIA.capabilities[self.device]
+
+    # ---- storage: host memory on KA's CPU backend (docs/julia.md) --------------------------
+    def _host(self) -> HostMemory:
+        if not self.capabilities.host_memory:
+            raise TackRuntimeError(
+                f"The Julia engine's '{self.device}' device cannot hold tack.Arrays yet; use "
+                "tack.runtime.julia.JuliaEngine directly with NumPy arrays (docs/julia.md)")
+        return _HOST
+
+    def alloc(self, nbytes: int):
+        return self._host().alloc(nbytes)
+
+    def upload(self, buf, host) -> None:
+        self._host().upload(buf, host)
+
+    def download(self, buf, out) -> None:
+        self._host().download(buf, out)
+
+    def memset0(self, buf) -> None:
+        self._host().memset0(buf)
+
+    def copy(self, dst, src, nbytes: int) -> None:
+        self._host().copy(dst, src, nbytes)
+
+    def adopt(self, ptr: int, nbytes: int, owner):
+        return self._host().adopt(ptr, nbytes, owner)
+
+    def stage(self, kir: KernelIR, name: str) -> str:
+        """"ir", or "source": the KernelAbstractions.jl source (Julia does not start)."""
+        return kernel_str(kir) if name == "ir" else render_julia(kir)
+
     def _session(self) -> _Session:
         session = _Session.get()
         if self._backend is None:
@@ -148,36 +197,35 @@ class JuliaEngine:
         return session
 
     def compile(self, kir: KernelIR) -> JuliaKernel:
-        from ..render.julia_ka import render_julia
-
         session = self._session()
         self._check_f64(session, kir)
         self._check_atomics(kir)
         source = render_julia(kir)
         try:
             fn = session.define(source)
-        except Exception as exc:
+        except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(f"Kernel '{kir.name}' failed to compile on julia:{self.device}:"
                                    f" {exc}") from exc
         return JuliaKernel(self, kir, fn, source)
 
     def _check_f64(self, session: _Session, kir: KernelIR) -> None:
-        """Metal and oneAPI have no Float64 (KA.supports_float64): refuse before rendering."""
-        if self.device == "cpu" or not _uses_f64(kir):
+        """Metal and most oneAPI devices have no Float64 (KA.supports_float64): refuse before
+        rendering where the backend says so."""
+        if self.capabilities.f64 or not _uses_f64(kir):
             return
         if not bool(session.jl.seval("KernelAbstractions.supports_float64")(self._backend)):
             raise TackTypeError(f"Kernel '{kir.name}' uses tack.f64, which the Julia engine's "
                                 f"'{self.device}' device does not support")
 
     def _check_atomics(self, kir: KernelIR) -> None:
-        """Metal has 32-bit atomics only (Atomix's Metal extension, JULIA_NOTES §1.9); debug
+        """Metal has 32-bit atomics only (Atomix's Metal extension,
+        https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl); debug
         kernels count skipped accesses in an i64 array, so they need 64-bit ones too."""
-        if self.device != "metal":
+        bits = self.capabilities.atomic_bits
+        if bits >= 64:
             return
-        from ..render.julia_ka_rewrites import stmt_exprs
-
         for x in (x for s in iter_stmts(kir.body) for x in stmt_exprs(s)):
-            if x.op in ATOMIC and x.dtype.bits > 32:
+            if x.op in ATOMIC and x.dtype.bits > bits:
                 what = "debug mode's i64 counters" if x.arg == "__dbg" else \
                     f"an atomic on the {x.dtype.name} array '{x.arg}'"
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
@@ -185,6 +233,9 @@ class JuliaEngine:
 
     def sync(self) -> None:
         """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""
+
+
+_HOST = HostMemory()
 
 
 def _uses_f64(kir: KernelIR) -> bool:
@@ -196,7 +247,7 @@ def _uses_f64(kir: KernelIR) -> bool:
     return any(t is not None and t.name == "f64" for t in types)
 
 
-class JuliaKernel:
+class JuliaKernel(Launchable):
     """One compiled specialization. `launch(args, n)`: args in `kir.params` order."""
 
     def __init__(self, engine: JuliaEngine, kir: KernelIR, fn, source: str):
@@ -215,12 +266,12 @@ class JuliaKernel:
         session = self.engine._session()
         try:
             session.launch(self.fn, self.engine._backend, np.int64(n), self.written, *values)
-        except Exception as exc:
+        except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(f"Kernel '{self.name}' failed on julia:{self.engine.device}: "
                                    f"{exc}") from exc
 
     def _array(self, p, a) -> np.ndarray:
-        a = getattr(a, "_host", a)  # a tack.Array hands over its NumPy buffer
+        a = getattr(a, "_host", a)  # a direct caller may hand over a tack.Array: its buffer
         if not isinstance(a, np.ndarray):
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects an array, "
                                 f"got {type(a).__name__}")

@@ -1,0 +1,114 @@
+"""The engine contract: what every engine (CPU, CUDA, Julia, and any added later) provides.
+
+In the spirit of KernelAbstractions.jl's "must implement" functions
+(https://github.com/JuliaGPU/KernelAbstractions.jl/blob/main/src/KernelAbstractions.jl): each
+method below is documented here once, and a subclass that leaves one out fails loudly, naming
+itself and the method, at the first call (tests/runtime/test_engine_contract.py checks every
+engine). Engines see typed IR, addresses, buffers and NumPy arrays, never an API object: `arrays`
+wraps what `alloc` and `adopt` return into a `tack.Array`, and `signature` turns arrays into
+launch values (addresses when `capabilities.takes_pointers`, else the arrays' buffers).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir.nodes import KernelIR
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can run and how it takes arguments: known before the engine starts
+    (runtime.registry), so a kernel is checked against a GPU device on a machine without one."""
+
+    workgroups: bool  # barriers, shared memory, thread_id (docs/language.md "Workgroup contract")
+    takes_pointers: bool  # launch values of arrays are addresses (else: the arrays' buffers)
+    host_memory: bool  # arrays are NumPy arrays in host memory, used in place
+    f64: bool = True  # False: f64 kernels may be refused; the engine asks its device at compile
+    atomic_bits: int = 64  # the widest integer/float an atomic operation may update
+
+
+class Launchable:
+    """One compiled specialization: what `Engine.compile` returns."""
+
+    def launch(self, values: list, n: int) -> None:
+        """Run the kernel for launch indices [0, n). `values` are in `kir.params` order: an
+        array is an address (int) or, for an engine that does not take pointers, its buffer;
+        a scalar is a Python or NumPy number. May return before the work is done (`sync`)."""
+        _missing(self, "launch")
+
+    def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
+        """`launch` spelled as Python source lines for tack.dispatch's generated call path
+        (`values`: the launch values' expressions, already checked; `n` is bound; lines may
+        `return MISS` to take the general path). None (the default): call `launch`."""
+        return None
+
+
+class Engine:
+    """One device's engine. Un-overridden, every method raises NotImplementedError."""
+
+    # Every name a complete engine defines (the contract test checks each).
+    CONTRACT = ("create", "capabilities", "stages", "alloc", "upload", "download", "memset0",
+                "copy", "adopt", "compile", "sync", "stage")
+
+    @classmethod
+    def create(cls, arch: str, options: dict) -> Engine:
+        """The engine for a `tack.Device(arch, **options)` (the options its device accepts)."""
+        _missing(cls, "create")
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What this engine can run (the same value runtime.registry gives its device)."""
+        _missing(self, "capabilities")
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The artifacts `tack.inspect(..., mode=)` can show for this engine, e.g. "ir"."""
+        _missing(self, "stages")
+
+    # ---- storage: `arrays` calls these for devices without host memory --------------------
+    def alloc(self, nbytes: int):
+        """A new buffer of `nbytes` bytes (contents unspecified): an object with `.ptr`, the
+        address kernels use, and `.nbytes`; freed when the last reference to it goes."""
+        _missing(self, "alloc")
+
+    def upload(self, buf, host) -> None:
+        """Copy the C-contiguous NumPy array `host` into the start of `buf` (may be queued)."""
+        _missing(self, "upload")
+
+    def download(self, buf, out) -> None:
+        """Wait for queued work, then copy the start of `buf` into the NumPy array `out`."""
+        _missing(self, "download")
+
+    def memset0(self, buf) -> None:
+        """Zero every byte of `buf` (may be queued)."""
+        _missing(self, "memset0")
+
+    def copy(self, dst, src, nbytes: int) -> None:
+        """Copy `nbytes` bytes from buffer `src` to buffer `dst` (may be queued)."""
+        _missing(self, "copy")
+
+    def adopt(self, ptr: int, nbytes: int, owner):
+        """A buffer over foreign memory at `ptr` (DLPack import): not freed by the engine;
+        `owner` is kept alive as long as the buffer (its release frees the memory)."""
+        _missing(self, "adopt")
+
+    # ---- kernels ---------------------------------------------------------------------------
+    def compile(self, kir: KernelIR) -> Launchable:
+        """The launchable for a final KernelIR (after passes.pipeline). Raises for what this
+        engine cannot run, before rendering where it can."""
+        _missing(self, "compile")
+
+    def sync(self) -> None:
+        """Wait for every queued launch and copy; errors of queued work surface here."""
+        _missing(self, "sync")
+
+    def stage(self, kir: KernelIR, name: str) -> str:
+        """The text of stage `name` (one of `stages`) for a final KernelIR; nothing is run."""
+        _missing(self, "stage")
+
+
+def _missing(obj, method: str):
+    cls = obj if isinstance(obj, type) else type(obj)
+    part = "Launchable" if issubclass(cls, Launchable) else "Engine"
+    raise NotImplementedError(f"{cls.__name__} does not implement '{method}', which the engine "
+                              f"contract requires (tack.runtime.base.{part})")

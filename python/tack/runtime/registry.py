@@ -1,0 +1,104 @@
+"""Which engines exist: for each engine name and arch, where its class lives, what it can run and
+which stages `tack.inspect` shows, known before any engine starts.
+
+`tack.Device(arch, engine=...)` finds its kind here; nothing else names an engine. A kind's module
+is imported when the first engine of that kind is made, so `import tack` loads no compiler, GPU
+library or Julia, and a capability check against a GPU device needs no GPU. An engine added later
+(the simulator) is one more `register(EngineKind(...))` below and one more `Engine` subclass.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from ..errors import TackRuntimeError, TackValueError
+from .base import Capabilities, Engine
+
+
+@dataclass(frozen=True, eq=False)
+class EngineKind:
+    """One engine name and the arches it targets."""
+
+    name: str  # `Device(engine=name)`
+    module: str  # where the Engine subclass lives (imported on first use)
+    cls: str
+    capabilities: dict  # arch -> Capabilities: the arches this kind targets
+    stages: tuple[str, ...]  # what tack.inspect shows (the engine's `stage` makes each)
+    missing: str = "Cannot initialize the {name} engine: {exc}"  # its module does not import
+    refusal: str = "inspect mode {mode!r} is not available on the {name} engine for {arch!r}"
+    elsewhere: str = "Cannot initialize '{arch}' backend: the {name} engine does not target it"
+
+    def load(self) -> type[Engine]:
+        try:
+            module = importlib.import_module(self.module)
+        except ImportError as exc:
+            raise TackRuntimeError(self.missing.format(name=self.name, exc=exc)) from exc
+        return getattr(module, self.cls)
+
+    def create(self, arch: str, options: dict) -> Engine:
+        return self.load().create(arch, options)
+
+
+_KINDS: dict[tuple[str, str], EngineKind] = {}
+_NAMES: dict[str, EngineKind] = {}  # engine name -> its first kind (for `elsewhere`)
+
+
+def register(kind: EngineKind) -> EngineKind:
+    for arch in kind.capabilities:
+        _KINDS[kind.name, arch] = kind
+    _NAMES.setdefault(kind.name, kind)
+    return kind
+
+
+def engine_names() -> tuple[str, ...]:
+    return tuple(_NAMES)
+
+
+def find(name: str, arch: str) -> EngineKind:
+    """The kind of engine `name` on `arch`; TackRuntimeError if that engine does not target it."""
+    kind = _KINDS.get((name, arch))
+    if kind is None:
+        first = _NAMES.get(name)
+        if first is None:
+            raise TackValueError(f"Unknown engine: {name!r}. Available: {', '.join(_NAMES)}")
+        raise TackRuntimeError(first.elsewhere.format(name=name, arch=arch))
+    return kind
+
+
+# ---- the engines -------------------------------------------------------------------------------
+_NATIVE_ELSEWHERE = ("Cannot initialize '{arch}' backend: Tack's native engine does not target "
+                     "it; use set_default_device({arch!r}, engine='julia') with Julia and the "
+                     "matching GPU package installed")
+
+NATIVE_CPU = register(EngineKind(
+    "native", "tack.runtime.cpu", "CPUEngine",
+    {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True)},
+    ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE))
+
+NATIVE_CUDA = register(EngineKind(
+    "native", "tack.runtime.cuda", "CUDAEngine",
+    {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False)},
+    ("ir", "source"),
+    missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
+            "pip install 'tack-kernels[cuda]' ({exc})",
+    refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows mode='source'",
+    elsewhere=_NATIVE_ELSEWHERE))
+
+
+def _julia(arch: str) -> Capabilities:
+    """KernelAbstractions runs workgroups on every backend, its CPU one included. Float64 is
+    refused where `KernelAbstractions.supports_float64` is false (Metal, most oneAPI devices:
+    docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
+    (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl). GPU devices
+    cannot hold tack.Arrays yet (docs/julia.md): the engine is used with NumPy arrays there."""
+    return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
+                        f64=arch in ("cpu", "cuda", "hip"),
+                        atomic_bits=32 if arch == "metal" else 64)
+
+
+JULIA = register(EngineKind(
+    "julia", "tack.runtime.julia", "JuliaEngine",
+    {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
+    ("ir", "source"),
+    refusal="inspect mode {mode!r} is CPU only: it shows the native CPU engine's LLVM IR after "
+            "O3; the Julia engine's source is mode='source'"))

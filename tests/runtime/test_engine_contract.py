@@ -1,0 +1,173 @@
+"""The engine contract (tack.runtime.base), in the spirit of KernelAbstractions' backend tests: a
+bare engine fails loudly, naming itself and each method it lacks; every real engine implements
+the whole contract. The CPU engine runs here; the CUDA and Julia engines cannot, so their
+classes are checked statically (every contract member defined by the class itself)."""
+import ast
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tack
+from tack.devices import Device, make_device
+from tack.runtime import registry
+from tack import dtypes as D
+from tack.ir.ops import Op
+from tack.runtime.base import Capabilities, Engine, Launchable
+
+from tests.runtime.irbuild import C, E, T, arr, kir, st
+
+RUNTIME = Path(tack.__file__).parent / "runtime"
+
+
+def iota_kir():
+    return kir("iota", [arr("o", D.i64, True)], [st("o", E(Op.MUL, D.i64, T, C(3)))])
+
+
+class Bare(Engine):
+    pass
+
+
+class BareKernel(Launchable):
+    pass
+
+
+def _call(engine, name):
+    args = {"create": ("cpu", {}), "alloc": (8,), "upload": (None, None),
+            "download": (None, None), "memset0": (None,), "copy": (None, None, 0),
+            "adopt": (0, 0, None), "compile": (None,), "sync": (), "stage": (None, "ir")}
+    member = getattr(type(engine), name)
+    if isinstance(member, property):
+        return getattr(engine, name)
+    return getattr(engine, name)(*args[name])
+
+
+@pytest.mark.parametrize("name", Engine.CONTRACT)
+def test_a_bare_engine_names_each_missing_method(name):
+    with pytest.raises(NotImplementedError, match=f"Bare does not implement '{name}'.*Engine"):
+        _call(Bare(), name)
+
+
+def test_a_bare_launchable_must_launch_and_may_not_inline():
+    with pytest.raises(NotImplementedError, match="BareKernel does not implement 'launch'"):
+        BareKernel().launch([], 1)
+    assert BareKernel().inline_launch(["a0"], {}) is None  # the generic launch is called
+
+
+def _defined(cls_name: str, module: str) -> set[str]:
+    """Names the class body of `cls_name` in runtime/`module` defines (methods, properties,
+    class attributes), read from the source: the module may not import here."""
+    tree = ast.parse((RUNTIME / module).read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls_name)
+    names = set()
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+STORAGE = {"alloc", "upload", "download", "memset0", "copy", "adopt"}
+ENGINES = [("CPUEngine", "cpu.py", "CPUKernel", STORAGE),  # storage from runtime/host.py
+           ("CUDAEngine", "cuda.py", "CUDAKernel", set()),
+           ("JuliaEngine", "julia.py", "JuliaKernel", set())]
+
+
+@pytest.mark.parametrize("engine, module, kernel, inherited", ENGINES)
+def test_every_engine_defines_the_whole_contract(engine, module, kernel, inherited):
+    missing = set(Engine.CONTRACT) - _defined(engine, module) - inherited
+    assert not missing, f"{engine} lacks {sorted(missing)}"
+    assert "launch" in _defined(kernel, module)
+
+
+def test_every_registered_kind_names_a_real_engine_class():
+    for kind in set(registry._KINDS.values()):
+        path = RUNTIME / (kind.module.rsplit(".", 1)[1] + ".py")
+        assert kind.cls in {e for e, *_ in ENGINES} and path.is_file()
+        assert set(kind.stages) >= {"ir", "source"}
+        assert all(isinstance(c, Capabilities) for c in kind.capabilities.values())
+
+
+def test_the_cpu_engine_satisfies_the_contract():
+    from tack.runtime.cpu import CPUEngine
+
+    eng = CPUEngine.create("cpu", {"num_threads": 1})
+    for name in Engine.CONTRACT:
+        assert getattr(CPUEngine, name) is not getattr(Engine, name), name
+    assert eng.capabilities == make_device("cpu").capabilities
+    assert eng.capabilities.takes_pointers and eng.capabilities.host_memory
+    assert not eng.capabilities.workgroups
+    buf = eng.alloc(24)
+    eng.upload(buf, np.arange(3, dtype=np.int64))
+    other = eng.alloc(24)
+    eng.copy(other, buf, 24)
+    out = np.zeros(3, np.int64)
+    eng.download(other, out)
+    assert out.tolist() == [0, 1, 2]
+    eng.memset0(other)
+    eng.download(other, out)
+    assert out.tolist() == [0, 0, 0]
+    shared = eng.adopt(buf.ptr, 24, owner=buf)
+    assert shared.ptr == buf.ptr and shared.owner is buf
+    k = eng.compile(iota_kir())
+    assert isinstance(k, Launchable) and k.inline_launch(["a0"], {}) is None
+    o = np.full(4, -1, np.int64)
+    k.launch([o.ctypes.data], 3)
+    eng.sync()
+    assert o.tolist() == [0, 3, 6, -1]
+    for stage in eng.stages:
+        assert "iota" in eng.stage(iota_kir(), stage)
+
+
+def test_the_julia_engine_answers_without_starting_julia():
+    from tack.runtime.julia import BACKENDS, JuliaEngine
+
+    assert set(BACKENDS) == set(registry.JULIA.capabilities)
+    for name in Engine.CONTRACT:
+        assert getattr(JuliaEngine, name) is not getattr(Engine, name), name
+    cpu, metal = JuliaEngine.create("cpu", {}), JuliaEngine("metal")
+    assert not cpu.capabilities.takes_pointers and cpu.capabilities.workgroups
+    assert metal.capabilities.atomic_bits == 32 and not metal.capabilities.host_memory
+    buf = cpu.alloc(8)
+    cpu.memset0(buf)
+    assert buf.nbytes == 8
+    with pytest.raises(RuntimeError, match="'metal' device cannot hold tack.Arrays"):
+        metal.alloc(8)
+    assert "@kernel function" in cpu.stage(iota_kir(), "source")
+    cpu.sync()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cuda") is None, reason="cuda-bindings absent")
+def test_the_cuda_engine_class_overrides_the_contract():
+    from tack.runtime.cuda import CUDAEngine, CUDAKernel
+
+    for name in Engine.CONTRACT:
+        assert getattr(CUDAEngine, name) is not getattr(Engine, name), name
+    assert CUDAKernel.launch is CUDAKernel._launch_native
+    assert CUDAKernel.inline_launch is not Launchable.inline_launch
+
+
+def test_devices_answer_capabilities_without_starting_an_engine():
+    gpu = Device("cuda")
+    assert gpu.capabilities.workgroups and not gpu.is_host and gpu.stages == ("ir", "source")
+    assert gpu._engine is None
+    assert Device("hip", "julia").capabilities.workgroups
+    with pytest.raises(RuntimeError, match="native engine does not target it"):
+        Device("hip").capabilities
+    with pytest.raises(ValueError, match="Unknown engine: 'sim'"):
+        Device("cpu", "sim").capabilities
+
+
+def test_sync_asks_the_engine():
+    class Counting(Engine):
+        synced = 0
+
+        def sync(self):
+            type(self).synced += 1
+
+    dev = make_device("cpu")
+    dev._engine = Counting()
+    tack.sync(dev)
+    assert Counting.synced == 1
+    tack.sync(make_device("cpu"))  # an engine never started has nothing to wait for
