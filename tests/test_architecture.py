@@ -68,3 +68,15 @@ def test_checker_sees_an_upward_import_and_a_cycle():
     assert arch.cycles(e) == [["tack.ir.nodes", "tack.kernel"]]
     assert arch.layer_of("tack.runtime.cuda") == (5, "tack.runtime")
     assert arch.layer_of("tack") == (8, "tack")
+
+
+def test_block_reductions_use_one_slot_per_workgroup_lane():
+    """lib/reductions.py is kernel-language code, which reads no module globals, so its tree
+    spells the workgroup size as literals; they must be ir.ops.WORKGROUP's."""
+    import re
+
+    from tack.ir.ops import WORKGROUP
+
+    src = (arch.PACKAGE / "lib" / "reductions.py").read_text()
+    assert re.findall(r"shared\(f32, (\d+)\)", src) == [str(WORKGROUP)]
+    assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]

@@ -19,6 +19,7 @@ from . import signature
 from .arrays import Array
 from .devices import _global
 from .frontend.hostrange import _HELPERS
+from .ir.ops import WORKGROUP
 
 MISS = object()  # "not this variant": take the general path
 
@@ -72,7 +73,7 @@ def _count(spec, names, env) -> tuple[list[str], bool]:
             lines += ["    lo, hi = span(n, hidden)", f"    if lo < {lo} or hi > {hi}:",
                       "        return MISS"]
     if spec.collective:  # the general path raises the contract's ValueError
-        lines += ["    if n % 256:", "        return MISS"]
+        lines += [f"    if n % {WORKGROUP}:", "        return MISS"]
     return lines, stop is None
 
 

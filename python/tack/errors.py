@@ -51,6 +51,11 @@ class IRVerificationError(TackError, RuntimeError):
     """An internal IR invariant failed: a bug in Tack, not in the kernel."""
 
 
+class InternalCompilerError(TackError, RuntimeError):
+    """An unexpected exception inside the compiler: a bug in Tack, reported at the kernel source
+    position being compiled (`.loc`), with the original exception as its cause."""
+
+
 class RenderError(TackError, NotImplementedError):
     """A renderer met an op it cannot spell for its target."""
 

@@ -5,6 +5,7 @@ from .capabilities import has_collectives
 from .compiler import specialize
 from .devices import default_device, make_device
 from .errors import TackTypeError, TackValueError
+from .ir.ops import WORKGROUP
 from .ir.printer import kernel_str
 from .kernel import BoundKernel, Kernel, partial_group_message
 
@@ -27,7 +28,7 @@ def inspect(kernel, *args, mode: str = "source", engine: str | None = None) -> s
     kir = specialize(kernel, args, dev)
     if has_collectives(kir):  # the launch-count check of a call, without launching
         n, _ = kernel.parse_for(args).host_range.launch(args, kernel.name)
-        if n % 256:
+        if n % WORKGROUP:
             raise TackValueError(partial_group_message(kernel.name, n))
     kind = dev.kind
     if mode not in kind.stages:

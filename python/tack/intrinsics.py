@@ -23,7 +23,7 @@ shared = _device_only(
     "shared", "shared(dtype, size): workgroup memory (GPU engines only); compile-time size.")
 shared_like = _device_only("shared_like", "shared_like(array, size): shared with the array's dtype.")
 barrier = _device_only("barrier", "barrier(): synchronize the lanes of a workgroup (GPU only).")
-thread_id = _device_only("thread_id", "thread_id(): lane index in [0, 256) (GPU only).")
+thread_id = _device_only("thread_id", "thread_id(): lane index in [0, 256), the workgroup size (GPU only).")
 atomic_add = _device_only(
     "atomic_add", "atomic_add(array, index, value): add atomically; returns the old value.")
 atomic_min = _device_only(

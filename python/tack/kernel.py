@@ -10,17 +10,36 @@ from .capabilities import has_collectives, reject_workgroups
 from .devices import _global, default_device
 from .dispatch import MISS
 from .dispatch import build as build_fast
-from .errors import (CapabilityError, TackError, TackIndexError, TackRuntimeError,
-                     TackTypeError, TackValueError)
+from .errors import (
+    CapabilityError,
+    TackError,
+    TackIndexError,
+    TackRuntimeError,
+    TackTypeError,
+    TackValueError,
+)
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
+from .ir.ops import WORKGROUP
 
 
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
 
-    __slots__ = ("baked", "variants", "hidden", "debug", "sites", "parsed", "epilogues",
-                 "collective", "fast", "first", "index_range", "pointers")
+    __slots__ = (
+        "baked",
+        "collective",
+        "debug",
+        "epilogues",
+        "fast",
+        "first",
+        "hidden",
+        "index_range",
+        "parsed",
+        "pointers",
+        "sites",
+        "variants",
+    )
 
     def __init__(self, baked, hidden, debug=False, parsed=None, pointers=True):
         self.parsed = parsed  # the parse these arguments select (device classes shape it)
@@ -31,7 +50,7 @@ class _Spec:
         self.debug = debug  # debug variants check every index and report after each launch
         self.sites = {}  # debug: shape key -> check sites of that variant
         self.epilogues = {}  # shape key -> compiled return-value epilogue
-        self.collective = False  # barriers: launches must fill whole 256-lane groups
+        self.collective = False  # barriers: launches must fill whole workgroups
         self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
         self.first = None  # (shape key, final IR, workgroup features): the spec's own IR, reused
         self.index_range = None  # (min, max) of the parallel loop variable's type
@@ -116,7 +135,7 @@ class Kernel:
             variant = self._compile(dev, spec, values)
         launch = signature.launch_values(self.name, dev, values, spec.pointers)
         launch += hidden
-        if spec.collective and n % 256:
+        if spec.collective and n % WORKGROUP:
             raise TackValueError(partial_group_message(self.name, n))
         if n:
             if spec.debug:
@@ -215,7 +234,7 @@ class Kernel:
 
 
 def partial_group_message(name: str, n: int) -> str:
-    return (f"Kernel '{name}': workgroup collectives require complete 256-lane groups; "
+    return (f"Kernel '{name}': workgroup collectives require complete {WORKGROUP}-lane groups; "
             f"iteration count {n} would create a partial workgroup. Pad the data with the "
             "reduction's identity (0.0 for a sum, inf for a minimum, -inf for a maximum).")
 

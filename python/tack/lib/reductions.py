@@ -9,11 +9,11 @@ from ..intrinsics import barrier, expect_dtype, select, shared, thread_id
 
 @func
 def _tree(x, combine):
-    smem = shared(f32, 256)
+    smem = shared(f32, 256)  # one slot per lane of a workgroup (ir.ops.WORKGROUP)
     tid = thread_id()
     smem[tid] = x
     barrier()
-    stride = 128
+    stride = 128  # WORKGROUP // 2: literals, as the kernel language reads no module globals
     while stride > 0:
         if tid < stride:
             smem[tid] = combine(smem[tid], smem[tid + stride])

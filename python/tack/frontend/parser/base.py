@@ -10,15 +10,10 @@ from __future__ import annotations
 
 import ast
 
-from ...errors import TackError, TackNameError, UnsupportedSyntaxError
+from ...errors import InternalCompilerError, TackError, TackNameError, UnsupportedSyntaxError
 from ...ir.nodes import Stmt
 from ..inline import ObjRef
 from ..source import Source, assigned_names
-
-
-class InternalCompilerError(TackError, RuntimeError):
-    """An unexpected exception inside the parser: a bug in tack, reported at the kernel source
-    position being parsed, with the original exception as its cause."""
 
 
 class ParserBase:
