@@ -118,8 +118,8 @@ no backend has a float atomic min (UnsafeAtomics: float `+`/`-` only; CUDA.jl#21
 @inline tk_fmin(a::T, b::T) where {T<:AbstractFloat} = (a < b) | isnan(b) ? a : b
 @inline tk_fmax(a::T, b::T) where {T<:AbstractFloat} = (a > b) | isnan(b) ? a : b
 
-# Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between (JULIA_NOTES
-# §1.9). The first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
+# Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between
+# (docs/design/003-julia-rendering.md, ATOMIC_MIN/MAX row). The first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
 # stale guess only costs one more round. `===` compares bits, as the CAS itself does.
 @inline function tk_cas_loop!(f::F, A, i, v) where {F}
     old = A[i]

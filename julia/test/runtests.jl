@@ -1,4 +1,4 @@
-# Tack's Julia test suite (layout of seed 003). Each julia/test/test_<case>.jl includes the
+# Tack's Julia test suite (layout: docs/julia.md, "Tests"). Each julia/test/test_<case>.jl includes the
 # generated kernel julia/kernels/<case>.jl and defines `test_<case>(backend)`, which compares the
 # kernel with an independent Julia reference (NNlib where it applies, plain Julia otherwise).
 # `testsuite(backend)` runs them all, on CPU() always and on every functional GPU backend.
