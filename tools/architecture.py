@@ -17,7 +17,7 @@ PACKAGE = ROOT / "python" / "tack"
 # Bottom first. A module belongs to the first entry whose name is it or a package above it; it
 # may import from its own layer or lower (docs/design/006-layers.md).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("tack.errors", "tack.dtypes", "tack.conversions", "tack._version"),
+    ("tack.errors", "tack.dtypes", "tack._version"),
     ("tack.ir", "tack.constants", "tack.intrinsics"),
     ("tack.passes", "tack.capabilities"),
     ("tack.frontend", "tack.render", "tack.cache"),
