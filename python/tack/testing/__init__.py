@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .harness import Tier, test  # noqa: F401 - tack.testing.test: the testing harness
+
 __all__ = ["run_kernel"]
 
 
