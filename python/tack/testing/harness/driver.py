@@ -171,8 +171,7 @@ def test(subject, reference, signature, tier="fast", dtypes=("float32",), seed=0
         "kernel" if subjects.is_kernel(run.subject) else "callable")
     if records_dir is not False:
         records.write(record, records_dir)
-    if bar.enabled:
-        print(record.summary(), file=bar.stream, flush=True)
+    bar.say(record.summary())
     return record
 
 

@@ -44,8 +44,11 @@ class Bar:
             print(f"{self.phase_name} [{self.done:>{width}}/{self.total}] {label} {status}",
                   file=self.stream, flush=True)
 
-    def close(self, summary: str | None = None) -> None:
+    def close(self) -> None:
         if self.rich is not None:
             self.rich.stop()
-        if self.enabled and summary:
-            print(summary, file=self.stream, flush=True)
+
+    def say(self, text: str) -> None:
+        """A line after the bar (the run's verdict), when the bar is shown."""
+        if self.enabled:
+            print(text, file=self.stream, flush=True)

@@ -52,7 +52,8 @@ def table(headers: list[str], rows: list[list[str]], stream=None, title: str | N
         t = Table(*headers, title=title)
         for r in rows:
             t.add_row(*r)
-        Console(file=stream, width=max(100, Console(file=stream).width)).print(t)
+        wide = None if stream.isatty() else 160  # a log or a pipe: do not wrap at 80
+        Console(file=stream, width=wide).print(t)
         return
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
     if title:

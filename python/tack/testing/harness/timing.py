@@ -64,8 +64,10 @@ def _calls_per_block(fn, plan: Plan) -> int:
     return calls
 
 
-def measure(fn, plan: Plan = PLAN, between=None) -> Measurement:
-    """Time `fn()`; `between()`, if given, runs after every block (the clock sampler)."""
+def measure(fn, plan: Plan | None = None, between=None) -> Measurement:
+    """Time `fn()` under `plan` (default: `PLAN`, read at the call); `between()`, if given,
+    runs after every block (the clock sampler)."""
+    plan = plan or PLAN
     for _ in range(plan.warmup):
         fn()
     tack.sync()
