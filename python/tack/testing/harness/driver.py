@@ -56,7 +56,7 @@ def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
 
 def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fused_ops,
          tolerance_override, baseline) -> Run:
-    spelled = (repro.spell(subject), repro.spell(reference))
+    spelled = (repro.spell(subject), repro.spell(reference, "reference"))
     subject = subjects.load(subject) if isinstance(subject, str) else subject
     reference = subjects.load(reference) if isinstance(reference, str) else reference
     if isinstance(baseline, str):

@@ -47,7 +47,7 @@ def _integers(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
         out[neg] = -rng.integers(1, 101, int(neg.sum()))
     out[(u >= 0.15) & (u < 0.25)] = 0
     big = u >= 0.95
-    out[big] = rng.integers(hi // 4, hi // 2 + 1, int(big.sum()))
+    out[big] = rng.integers(hi // 2, hi + 1, int(big.sum()))
     if info.min < 0:
         out[big & (rng.random(n) < 0.5)] *= -1
     return out.astype(dtype)

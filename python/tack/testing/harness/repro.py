@@ -46,16 +46,23 @@ def _lambda_source(fn) -> str | None:
     return None
 
 
+def _shape_of(code) -> tuple:
+    # Not co_code: the interpreter may have specialized a running function's bytecode.
+    consts = tuple(c for c in code.co_consts if not hasattr(c, "co_code"))
+    return code.co_argcount, code.co_varnames, code.co_names, consts
+
+
 def _same_code(piece: str, fn) -> bool:
+    """Whether `piece` compiles to a lambda like `fn` (telling apart lambdas on one line)."""
     try:
         code = compile(piece, "<repro>", "eval").co_consts[0]
     except (SyntaxError, IndexError):
         return False
-    return getattr(code, "co_code", None) == fn.__code__.co_code
+    return hasattr(code, "co_code") and _shape_of(code) == _shape_of(fn.__code__)
 
 
-def spell(obj) -> str:
-    """How `obj` appears in a repro line."""
+def spell(obj, role: str = "subject") -> str:
+    """How `obj` appears in a repro line; `role` names what cannot be spelled otherwise."""
     if isinstance(obj, str):
         return repr(obj)
     module, qualname = located(obj)
@@ -71,7 +78,7 @@ def spell(obj) -> str:
         src = _lambda_source(obj)
         if src:
             return src
-    return qualname if qualname and "<" not in qualname else getattr(obj, "name", "subject")
+    return qualname if qualname and "<" not in qualname else role
 
 
 def line(subject: str, reference: str, signature: str, shape: str, dtype: str, seed: int,

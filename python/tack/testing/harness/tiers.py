@@ -159,12 +159,10 @@ def cases(sig: Signature, tier) -> list[Case]:
     if tier is Tier.CANONICAL:
         return _canonical(k)
     transposable = sig.max_input_rank() >= 2
-    specs = _fast_1d() if k == 1 else _fast_nd(k, transposable)
-    if tier is Tier.EXHAUSTIVE:
-        specs += _exhaustive(k, transposable)
-    if sig.max_input_rank() == 0:  # only literal-free scalars: layouts do not apply
-        specs = [(v, "contiguous") for v, _ in specs]
-    out: dict[Case, None] = {}
+    if tier is Tier.FAST:
+        specs, out = _fast_1d() if k == 1 else _fast_nd(k, transposable), {}
+    else:  # every FAST case (as FAST sizes it), then the sweep
+        specs, out = _exhaustive(k, transposable), dict.fromkeys(cases(sig, Tier.FAST))
     for values, layout in specs:
         dims = _fit(_with(k, values), set(values), BUDGET[tier.value])
         out.setdefault(Case(dims, layout))
