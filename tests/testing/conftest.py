@@ -1,6 +1,5 @@
 """Harness tests: records go to a temporary folder, and the device is a parameter."""
 import pytest
-
 import tack
 from tack.devices import default_device
 

@@ -6,8 +6,8 @@ into locals before the parallel loop (or used as loop bounds), so one compiled s
 serves every shape and the tests stay fast.
 """
 import numpy as np
-
 import tack
+
 
 def add_ref(x, y):
     return x + y

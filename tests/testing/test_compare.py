@@ -1,7 +1,6 @@
 """The tolerance table and the elementwise comparison with the reference."""
 import numpy as np
 import pytest
-
 import tack
 from tack.testing.harness.compare import compare
 from tack.testing.harness.tolerances import tolerance

@@ -2,7 +2,6 @@
 case fails when run alone, and the fixed twin passes."""
 import numpy as np
 import pytest
-
 import tack
 import tack.testing
 

@@ -3,7 +3,6 @@ import json
 import os
 
 import pytest
-
 import tack
 import tack.testing
 from tack.testing.harness import Record, load_all, records, timing

@@ -1,7 +1,6 @@
 """Shape tiers from a gufunc signature, and the inputs generated for each case."""
 import numpy as np
 import pytest
-
 import tack
 from tack.testing.harness import inputs
 from tack.testing.harness.signature import parse

@@ -4,7 +4,6 @@ import sys
 import types
 
 import pytest
-
 import tack
 import tack.testing
 from tack.testing.harness import clocks, timing

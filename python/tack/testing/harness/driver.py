@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -88,7 +88,7 @@ def check(run: Run, case, dtype: str) -> Failure | None:
         actual = subjects.run(run.subject, data, out_shapes, dtype)
     except subjects.ResultError as exc:
         return _failure(run, case, dtype, str(exc))
-    except Exception as exc:  # the subject raising fails this case; the error is recorded
+    except Exception as exc:  # noqa: BLE001 - any error of the subject fails its case, recorded
         text = f"{type(exc).__name__}: {exc}"
         return _failure(run, case, dtype, f"the subject raised {text}", error=text)
     atol, rtol = tolerance(dtype, run.op_class, run.fused_ops, run.override)
@@ -116,9 +116,9 @@ def _correctness(run: Run, cases: list, bar: Bar) -> tuple[list, list[CaseResult
     failed, results = [], []
     for dtype in run.dtypes:
         for case in cases:
-            t0 = datetime.now(timezone.utc)
+            t0 = datetime.now(UTC)
             failure = check(run, case, dtype)
-            seconds = (datetime.now(timezone.utc) - t0).total_seconds()
+            seconds = (datetime.now(UTC) - t0).total_seconds()
             results.append(CaseResult(f"{case.label}-{dtype}", dtype, failure is None, seconds))
             if failure is not None:
                 failed.append((case, dtype, failure))
@@ -167,7 +167,7 @@ def test(subject, reference, signature, tier="fast", dtypes=("float32",), seed=0
         "single case" if shape is not None else run.tier.value, list(run.dtypes), run.seed,
         run.op_class, list(run.fused_ops),
         {d: list(tolerance(d, run.op_class, run.fused_ops, run.override)) for d in run.dtypes},
-        results, datetime.now(timezone.utc).isoformat(timespec="microseconds"), run.spelled[0],
+        results, datetime.now(UTC).isoformat(timespec="microseconds"), run.spelled[0],
         "kernel" if subjects.is_kernel(run.subject) else "callable")
     if records_dir is not False:
         records.write(record, records_dir)

@@ -137,11 +137,11 @@ class Record:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Record":
+    def from_dict(cls, data: dict) -> Record:
         return _build(cls, data)
 
     @classmethod
-    def load(cls, path) -> "Record":
+    def load(cls, path) -> Record:
         with open(path, encoding="utf-8") as f:
             rec = cls.from_dict(json.load(f))
         rec.path = str(path)
