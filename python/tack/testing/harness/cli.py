@@ -10,6 +10,7 @@ its minimal case; its exit status is 1 when a subject failed, 2 when the command
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime
 
@@ -72,8 +73,12 @@ def parser() -> argparse.ArgumentParser:
 def _cmd_test(a) -> int:
     if a.name and len(a.targets) > 1:
         raise TackValueError("--name names one subject's record; give one target or no --name")
-    if a.device:
-        tack.set_default_device(a.device, a.engine)
+    if a.device or a.engine:
+        tack.set_default_device(a.device or "cpu", a.engine)
+    for spec in (*a.targets, a.reference, a.baseline or ""):
+        folder = os.path.dirname(os.path.abspath(spec.partition("::")[0])) if spec else None
+        if folder and folder not in sys.path:
+            sys.path.insert(0, folder)  # as for a script: the file's siblings import
     recs = []
     for target in a.targets:
         recs.append(run_test(
