@@ -7,9 +7,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-import tack
-
 from ...devices import default_device
+from ...dtypes import from_numpy
 from ...errors import TackValueError
 from . import inputs, records, repro, subjects, tiers
 from .compare import compare
@@ -47,7 +46,7 @@ def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
     for d in names:
         if kernel:
             try:
-                tack.dtypes.from_numpy(d)
+                from_numpy(d)
             except TypeError:
                 raise TackValueError(f"A @tack.kernel subject cannot be tested on {d}: Tack "
                                      "arrays hold i8..u64, f32 and f64") from None
@@ -61,7 +60,7 @@ def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fuse
     reference = subjects.load(reference) if isinstance(reference, str) else reference
     if isinstance(baseline, str):
         baseline = subjects.load(baseline)
-    fused = tuple(fused_ops or ())
+    fused = (fused_ops,) if isinstance(fused_ops, str) else tuple(fused_ops or ())
     tolerance("float32", op_class, fused, tolerance_override)  # rejects a bad class or pair now
     options = {k: v for k, v in (("op_class", op_class), ("fused_ops", fused),
                                  ("tolerance_override", tolerance_override), ("name", name))
