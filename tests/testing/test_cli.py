@@ -101,3 +101,13 @@ def test_plot_without_matplotlib_or_timed_runs_says_why(module, tmp_path, capsys
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert cli_run("runs", "--plot", tmp_path / "x.png") == 2
     assert "pip install 'tack-kernels[plot]'" in capsys.readouterr().err
+
+
+def test_a_named_file_imports_its_neighbours(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the command line prepends the folder
+    (tmp_path / "neighbour_ref.py").write_text("def triple(x):\n    return x * 3\n")
+    (tmp_path / "uses_neighbour.py").write_text(MODULE + "\nfrom neighbour_ref import triple\n")
+    mod = tmp_path / "uses_neighbour.py"
+    assert cli_run("test", f"{mod}::scale", "--reference", f"{mod}::triple", "--signature",
+                   "(n)->(n)", "--no-timing", "--no-progress", "--shape", "7-contiguous") == 0
+    assert str(tmp_path) in sys.path

@@ -78,6 +78,8 @@ def test_repro_repeats_the_settings_that_decide_the_verdict():
     assert "op_class='reduction'" in line and "fused_ops=('sum',)" in line
     assert "seed=11" in line and "name='rs'" in line and "shape='64x1-contiguous'" in line
     assert rec.tolerances["float32"] == [4e-3, 4e-3]
+    one = run(planted.add, fused_ops="gelu", shape="7-contiguous")
+    assert one.fused_ops == ["gelu"] and one.tolerances["float32"] == [2e-3, 2e-3]
 
 
 def test_tolerance_override_wins():
