@@ -56,7 +56,7 @@ def test_fast_catches_the_bug_with_its_minimal_case(device, bug, fixed, ref, sig
 def test_the_repro_line_fails_alone(device, caught, bug, fixed, ref, sig, op_class, minimal):
     line = caught[bug].minimal_case.repro
     assert line.startswith("tack.testing.test(") and "\n" not in line
-    assert "tests/testing/planted.py::" + bug in line
+    assert "planted.py::" + bug in line
     again = eval(line, {"tack": tack})
     assert again.shapes_total == 1 and again.shapes_failed == 1
     assert again.minimal_case.label == minimal

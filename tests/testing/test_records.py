@@ -89,3 +89,12 @@ def test_load_all_lists_oldest_first_and_skips_other_files(tmp_path):
     assert [r.name for r in recs] == ["one", "two"] and recs[0].path == first.path
     assert len(skipped) == 2 and all("not a harness record" in s for s in skipped)
     assert second.path in {r.path for r in recs}
+
+
+def test_commit_is_read_from_a_checkout_and_absent_outside(tmp_path):
+    from tack.testing.harness.environment import commit
+
+    here = commit(os.path.dirname(os.path.abspath(__file__)))
+    if os.path.exists(os.path.join(os.path.dirname(__file__), "..", "..", ".git")):
+        assert here is not None and len(here) == 40 and int(here, 16) >= 0
+    assert commit(str(tmp_path)) is None and commit(None) is None

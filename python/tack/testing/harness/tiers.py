@@ -25,10 +25,11 @@ LAYOUTS = ("contiguous", "strided", "transposed", "reversed")
 
 BASE = 64  # the extent of a dimension a case does not vary: aligned, so it is never the culprit
 TILE = (255, 256, 257, 1023, 1024)  # with 1025 below, the two tile boundaries
-SWEEP = (1, 2, 3, 5, 7, 13, 31, 63, 64, 65, 127, 128, 129, 255, 256, 257, 509, 511, 512, 513,
-         1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 4099, 8191, 16385, 65535, 65536,
-         65537)
+SWEEP = (1, 2, 3, 5, 7, 11, 13, 17, 31, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 509,
+         511, 512, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 4095, 4096, 4097, 4099, 8191,
+         16385, 65535, 65536, 65537, 1048575, 1048577)
 SWEEP_ND = (1, 2, 3, 7, 31, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4099)
+SWEEP_WIDE = (1, 2, 7, 31, 255, 256, 257, 1023, 1024, 1025, 4099)  # three names or more
 PRIMES_ND = (7, 31, 127, 13, 5, 3)
 BUDGET = {"fast": 1 << 22, "exhaustive": 1 << 24, "canonical": 1 << 22}  # elements per case
 CANONICAL_LOG2 = (16, 20, 22)  # total elements of the three canonical shapes, as powers of two
@@ -124,16 +125,20 @@ def _fast_nd(k: int, transposable: bool) -> list[tuple[dict, str]]:
     return out
 
 
+PAIRS = ((1, 1025), (1025, 1), (1, 1), (257, 255), (2, 4099), (4099, 2), (1, 7), (7, 1), (3, 5),
+         (255, 257), (1023, 1025), (255, 1025), (1025, 255), (1023, 1023), (31, 37))
+PAIRS_ND = 6  # with three or more names, every adjacent pair gets only the first PAIRS
+
+
 def _exhaustive(k: int, transposable: bool) -> list[tuple[dict, str]]:
     if k == 1:
         out = [({0: n}, "contiguous") for n in SWEEP]
         return out + [({0: n}, lay) for lay in ("strided", "reversed")
-                      for n in (1, 7, 256, 257, 1025, 4099, 65537)]
-    out = [({i: n}, "contiguous") for i in range(k) for n in SWEEP_ND]
+                      for n in (1, 7, 31, 256, 257, 1023, 1025, 4099, 65537)]
+    sweep = SWEEP_ND if k == 2 else SWEEP_WIDE
+    out = [({i: n}, "contiguous") for i in range(k) for n in sweep]
     for a, b in _pairs(k):
-        out += [({a: x, b: y}, "contiguous") for x, y in
-                ((1, 1025), (1025, 1), (1, 1), (257, 255), (255, 257), (1023, 1025), (2, 4099),
-                 (4099, 2), (31, 37))]
+        out += [({a: x, b: y}, "contiguous") for x, y in (PAIRS if k == 2 else PAIRS[:PAIRS_ND])]
     a, b = _pairs(k)[0]
     out += [({a: x, b: y}, lay) for lay in ("strided", "reversed")
             for x, y in ((1, 257), (257, 1), (31, 1025))]
