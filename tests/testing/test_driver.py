@@ -114,3 +114,9 @@ def test_progress_with_rich(capsys):
 def test_no_progress_prints_nothing(capsys):
     run(planted.add, progress=False, shape="7-strided")
     assert capsys.readouterr() == ("", "")
+
+
+def test_a_reference_with_the_wrong_outputs_is_refused():
+    with pytest.raises(tack.TackValueError, match="On case 7-contiguous-float32, the reference "
+                       "returned 2 array"):
+        run(planted.add, ref=lambda x, y: (x, y), shape="7-contiguous")

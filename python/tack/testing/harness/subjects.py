@@ -72,15 +72,15 @@ def name_of(obj) -> str:
     return getattr(obj, "__name__", None) or type(obj).__name__
 
 
-def _as_outputs(result, count: int) -> list[np.ndarray]:
+def _as_outputs(result, count: int, who: str = "the subject") -> list[np.ndarray]:
     items = list(result) if isinstance(result, (tuple, list)) else [result]
     if len(items) != count:
-        raise ResultError(f"the subject returned {len(items)} array(s); the signature has "
+        raise ResultError(f"{who} returned {len(items)} array(s); the signature has "
                           f"{count} output(s)")
     out = []
     for k, item in enumerate(items):
         if item is None:
-            raise ResultError(f"the subject returned None for output {k}")
+            raise ResultError(f"{who} returned None for output {k}")
         out.append(item.numpy() if isinstance(item, tack.Array) else np.asarray(item))
     return out
 
@@ -125,10 +125,9 @@ def run_reference(reference, inputs: list[np.ndarray], count: int, label: str) -
     """The reference's outputs on float64/int64 copies; a problem with it is the caller's."""
     try:
         with np.errstate(all="ignore"):  # exp(1e5) = inf and log(0) = -inf are results here
-            return _as_outputs(reference(*reference_inputs(inputs)), count)
+            return _as_outputs(reference(*reference_inputs(inputs)), count, "the reference")
     except ResultError as exc:
-        raise TackValueError(f"The reference on {label}: {str(exc).replace('subject', 'reference')}"
-                             ) from None
+        raise TackValueError(f"On case {label}, {exc}") from None
     except Exception as exc:  # the user's code: say which case, keep the original exception
         exc.add_note(f"(raised by the reference on case {label})")
         raise
