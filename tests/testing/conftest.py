@@ -2,6 +2,7 @@
 import pytest
 import tack
 from tack.devices import default_device
+from tack.testing.harness import tiers, timing
 
 # Every device the harness is checked on in CI. The GPU simulator joins with one more name here.
 DEVICES = ["cpu"]
@@ -18,11 +19,19 @@ def _name(dev) -> str:
     return f"{dev.arch}:{index}" if index else dev.arch
 
 
-@pytest.fixture(params=DEVICES)
+@pytest.fixture(params=DEVICES, scope="module")
 def device(request):
-    """Run the test with this device as Tack's default, then put the previous one back."""
+    """Run the tests with this device as Tack's default, then put the previous one back."""
     before = default_device()
     dev = tack.set_default_device(request.param)
     yield dev
     rest = {k: v for k, v in before.options.items() if k != "index"}
     tack.set_default_device(_name(before), before.engine_name, **rest)
+
+
+@pytest.fixture
+def quick_timing(monkeypatch):
+    """Timing that takes milliseconds: short blocks, canonical shapes of 2^10..2^12 elements.
+    What the phase does is under test here, not the machine's speed."""
+    monkeypatch.setattr(timing, "PLAN", timing.Plan(warmup=1, blocks=4, min_block_s=0.001))
+    monkeypatch.setattr(tiers, "CANONICAL_LOG2", (10, 11, 12))

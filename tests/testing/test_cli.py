@@ -5,7 +5,7 @@ import sys
 import textwrap
 
 import pytest
-from tack.testing.harness import cli, load_all, timing
+from tack.testing.harness import cli, load_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -38,19 +38,18 @@ def cli_run(*args):
     return cli.main([str(a) for a in args])
 
 
-def test_module_entry_point_in_a_fresh_process(module, tmp_path):
+def test_module_entry_point_in_a_fresh_process(module):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    base = [sys.executable, "-m", "tack.testing", "test", "--reference", f"{module}::ref",
-            "--signature", "(n)->(n)", "--no-timing", "--tier", "canonical"]
-    ok = subprocess.run(base + [f"{module}::scale"], capture_output=True, text=True, env=env,
-                        check=False, timeout=300)
-    assert ok.returncode == 0, ok.stderr
-    assert "scale" in ok.stdout and "PASS" in ok.stdout and "3/3" in ok.stdout
-    assert "correctness" in ok.stderr and "3/3" in ok.stderr  # the progress bar
-    bad = subprocess.run(base + [f"{module}::scale_short"], capture_output=True, text=True,
-                         env=env, check=False, timeout=300)
-    assert bad.returncode == 1
-    assert "FAIL scale_short 3/3 shapes" in bad.stdout and "repro: tack.testing.test(" in bad.stdout
+    cmd = [sys.executable, "-m", "tack.testing", "test", f"{module}::scale",
+           f"{module}::scale_short", "--reference", f"{module}::ref", "--signature", "(n)->(n)",
+           "--no-timing", "--tier", "canonical"]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=300)
+    assert done.returncode == 1, done.stderr  # one subject failed
+    assert "correctness" in done.stderr and "3/3" in done.stderr  # the progress bar
+    rows = [ln.replace("\u2502", " ").split()[:3] for ln in done.stdout.splitlines()]
+    assert ["scale", "PASS", "3/3"] in rows and ["scale_short", "FAIL", "0/3"] in rows
+    assert "FAIL scale_short 3/3 shapes" in done.stdout
+    assert "repro: tack.testing.test(" in done.stdout
 
 
 def test_summary_table_and_exit_status(module, capsys):
@@ -76,8 +75,7 @@ def test_usage_errors_exit_2(module, capsys):
         cli_run("test", f"{module}::scale")  # --reference and --signature are required
 
 
-def test_runs_lists_records_and_plots_history(module, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(timing, "PLAN", timing.Plan(warmup=1, blocks=3, min_block_s=0.001))
+def test_runs_lists_records_and_plots_history(module, tmp_path, capsys, quick_timing):
     for _ in range(2):
         assert cli_run("test", f"{module}::scale", "--reference", f"{module}::ref",
                        "--signature", "(n)->(n)", "--tier", "canonical", "--no-progress") == 0

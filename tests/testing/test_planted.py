@@ -33,15 +33,15 @@ def check(subject, ref, sig, op_class, **kw):
 
 
 @pytest.fixture(scope="module")
-def caught():
-    """Each planted bug's FAST record, computed once (on the default device)."""
+def caught(device):
+    """Each planted bug's FAST record on the device, computed once."""
     return {bug: check(getattr(planted, bug), ref, sig, op) for bug, _, ref, sig, op, _ in PLANTED}
 
 
 @pytest.mark.parametrize("bug,fixed,ref,sig,op_class,minimal", PLANTED, ids=IDS)
-def test_fast_catches_the_bug_with_its_minimal_case(device, bug, fixed, ref, sig, op_class,
+def test_fast_catches_the_bug_with_its_minimal_case(caught, bug, fixed, ref, sig, op_class,
                                                     minimal):
-    rec = check(getattr(planted, bug), ref, sig, op_class)
+    rec = caught[bug]
     assert not rec.passed and rec.comparison is None
     assert rec.minimal_case.label == minimal, rec.summary()
     assert 0 < rec.shapes_failed == len(rec.failures) <= rec.shapes_total
@@ -53,7 +53,7 @@ def test_fast_catches_the_bug_with_its_minimal_case(device, bug, fixed, ref, sig
 
 
 @pytest.mark.parametrize("bug,fixed,ref,sig,op_class,minimal", PLANTED, ids=IDS)
-def test_the_repro_line_fails_alone(device, caught, bug, fixed, ref, sig, op_class, minimal):
+def test_the_repro_line_fails_alone(caught, bug, fixed, ref, sig, op_class, minimal):
     line = caught[bug].minimal_case.repro
     assert line.startswith("tack.testing.test(") and "\n" not in line
     assert "planted.py::" + bug in line

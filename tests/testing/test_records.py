@@ -2,17 +2,11 @@
 import json
 import os
 
-import pytest
 import tack
 import tack.testing
-from tack.testing.harness import Record, load_all, records, timing
+from tack.testing.harness import Record, load_all, records
 
 from . import planted
-
-
-@pytest.fixture
-def quick_timing(monkeypatch):
-    monkeypatch.setattr(timing, "PLAN", timing.Plan(warmup=1, blocks=3, min_block_s=0.001))
 
 
 def failing(**kw):
