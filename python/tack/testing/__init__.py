@@ -10,7 +10,9 @@ import numpy as np
 
 import tack
 
-__all__ = ["run_kernel"]
+from .harness import Tier, test  # noqa: F401 - tack.testing.test: the testing harness
+
+__all__ = ["Tier", "run_kernel", "test"]
 
 
 def run_kernel(kernel, *args) -> list:
