@@ -10,7 +10,7 @@ import numpy as np
 
 import tack
 
-from .harness import Tier, test  # noqa: F401 - tack.testing.test: the testing harness
+from .harness import Tier, test  # tack.testing.test: the testing harness
 
 __all__ = ["Tier", "run_kernel", "test"]
 
