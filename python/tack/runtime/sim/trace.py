@@ -50,16 +50,18 @@ class BufferInfo:
 
 
 class Recorder:
-    """The simulator's observer: every method a no-op. Buffer ids: the same id for the same
-    memory (an array passed twice gives one id); shared scratch has one id per (declaration,
-    workgroup); local scratch one id per declaration (the lane tells the copies apart)."""
+    """The simulator's observer: every method a no-op.
+
+    Buffer ids: the same id for the same memory, so an array passed twice (or two views of one
+    NumPy array) gives one id, with indices counted from the start of the underlying array;
+    shared scratch has one id per (declaration, workgroup); local scratch one id per
+    declaration, its index counted within the lane's own copy (local memory is private to its
+    lane: it never races, but its bounds and uninitialized reads are reported)."""
 
     def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
         """A launch of kernel `name` over `n` lanes in `groups` workgroups begins. `buffers`
-        holds the global arrays; scratch buffers are announced by `scratch` when created."""
-
-    def scratch(self, buffer: int, info: BufferInfo) -> None:
-        """A shared or local scratch buffer was created (per workgroup for shared)."""
+        holds every buffer the launch may touch: the global arrays, each shared declaration
+        per workgroup, each local declaration."""
 
     def access(self, kind: str, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray,
                epoch: np.ndarray, site: Site) -> None:
