@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import tack
+
 from tests.cuda import test_cuda_workgroups as wg
 from tests.kernels.corpus import _nbody_ref
 
