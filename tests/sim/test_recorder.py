@@ -231,3 +231,33 @@ def test_debug_mode_reports_like_the_cpu_engine():
 def test_inspect_shows_the_final_ir():
     text = tack.inspect(staged, tack.zeros(256), tack.zeros(256), 256, mode="source")
     assert "barrier()" in text and "shared s" in text
+
+
+@tack.kernel
+def lane_trip_count(out, n):
+    for i in range(n):
+        tid = tack.thread_id()
+        k = 0
+        while k < tid % 3:
+            tack.barrier()
+            k += 1
+        out[i] = k
+
+
+def test_a_barrier_in_a_loop_with_lane_dependent_trips_is_reported_with_the_loop():
+    log = run(lane_trip_count, [tack.zeros(256, tack.i32), 256], 256)
+    found = log.of("barrier")
+    assert len(found) == 2  # iteration 1: lanes with tid % 3 >= 1; iteration 2: == 2
+    first_line = lane_trip_count.fn.__code__.co_firstlineno
+    assert all(e[5].line == first_line + 5 for e in found)  # the while (+0: the decorator)
+    assert len(found[0][3]) == sum(1 for t in range(256) if t % 3 >= 1)
+    assert len(found[1][3]) == sum(1 for t in range(256) if t % 3 == 2)
+
+
+def test_a_plain_sim_launch_raises_for_a_diverged_barrier():
+    args = [tack.zeros(256, tack.i32), 256]
+    pk = lane_trip_count.parse_for(args)
+    specs = signature.specs("lane_trip_count", pk.params, signature.expand(pk.paths, args))
+    k = SimEngine().compile(lower(typecheck(lane_trip_count, pk, specs)))
+    with pytest.raises(ValueError, match="170 of the 256 lanes of workgroup 0 reached it"):
+        k.launch([args[0]._host, 256], 256)

@@ -1,1 +1,4 @@
-"""The simulator engine: runs the final KernelIR lane-vectorized with NumPy (docs/design/008-simulator.md)."""
+"""The simulator engine: the final KernelIR run lane-vectorized with NumPy.
+
+See docs/design/008-simulator.md.
+"""

@@ -80,8 +80,7 @@ class Evaluator:
         if e.dtype.bits != 32 or not e.dtype.is_float or Op.MUL not in (a.op, b.op):
             return self.table(e, act)
         mul, other, sign = (a, b, 1.0) if a.op is Op.MUL else (b, a, -1.0)
-        x, y = (np.float64(self.ev(m, act)) if np.ndim(m) == 0 else
-                self.ev(m, act).astype(np.float64) for m in mul.args)
+        x, y = (np.asarray(self.ev(m, act), np.float64) for m in mul.args)
         c = self.ev(other, act)
         prod = x * y
         if e.op is Op.ADD:
@@ -123,7 +122,7 @@ class Evaluator:
         if np.ndim(a) == 0:
             return self.ev(e.args[1], act) if bool(a) == need else np.bool_(not need)
         out = np.array(a, bool)
-        mask = out if need else ~out
+        mask = out.copy() if need else ~out
         sub = act.where(mask)
         if sub.count:
             out[mask] = self.ev(e.args[1], sub)
