@@ -1,0 +1,93 @@
+"""What the simulator tells a checker while it runs: source sites, buffers and the Recorder hooks.
+
+The simulator (tack.runtime.sim) calls a Recorder at every memory access, bounds failure,
+uninitialized read and barrier; the base class does nothing, so a plain `sim` launch pays one
+method call per access site. A checker subclasses Recorder and analyses what it is told: the
+race analysis (barrier epochs) lives with the checker, not here. Lane and index arguments are
+int64 NumPy arrays over the active lanes of one vectorized step, in launch order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...ir.nodes import Loc
+
+SPACES = ("global", "shared", "local")
+KINDS = ("read", "write", "atomic")
+
+
+@dataclass(frozen=True)
+class Site:
+    """A source position of the kernel (from the IR node's Loc)."""
+
+    file: str
+    line: int
+    col: int
+
+    @classmethod
+    def of(cls, loc: Loc | None) -> Site:
+        if loc is None:
+            return UNKNOWN
+        return cls(loc.file, loc.line, loc.col)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+UNKNOWN = Site("<unknown>", 0, 0)
+
+
+@dataclass(frozen=True)
+class BufferInfo:
+    """One buffer of a launch, under the id the recorder's methods use."""
+
+    name: str  # the kernel parameter or scratch name
+    space: str  # "global" | "shared" | "local"
+    extent: int  # elements
+    uninitialized: bool  # global: the caller asked that reads before writes be reported
+
+
+class Recorder:
+    """The simulator's observer: every method a no-op.
+
+    Buffer ids: the same id for the same memory, so an array passed twice (or two views of one
+    NumPy array) gives one id, with indices counted from the start of the underlying array;
+    shared scratch has one id per (declaration, workgroup); local scratch one id per
+    declaration, its index counted within the lane's own copy (local memory is private to its
+    lane: it never races, but its bounds and uninitialized reads are reported)."""
+
+    def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
+        """A launch of kernel `name` over `n` lanes in `groups` workgroups begins. `buffers`
+        holds every buffer the launch may touch: the global arrays, each shared declaration
+        per workgroup, each local declaration."""
+
+    def access(self, kind: str, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray,
+               epoch: np.ndarray, site: Site) -> None:
+        """Lanes `lanes` (launch indices t) did a `kind` ("read" | "write" | "atomic") of the
+        flat elements `index` of `buffer`; `epoch[i]` is the number of barriers the workgroup
+        of lane i had completed. Only in-bounds accesses are reported here."""
+
+    def bounds(self, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray, extent: int,
+               site: Site) -> None:
+        """Lanes `lanes` indexed `buffer` out of [0, extent) at flat `index`: the access is
+        skipped (a read gives zero), as debug mode does."""
+
+    def uninitialized(self, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray,
+                      site: Site) -> None:
+        """Lanes `lanes` read elements `index` of `buffer` never written in this launch (local
+        or shared scratch; global arrays marked uninitialized by the caller): they read zero."""
+
+    def barrier(self, site: Site, group: int, arrived: np.ndarray, expected: np.ndarray,
+                diverged_at: Site | None) -> None:
+        """Workgroup `group` reached the barrier at `site` with lanes `arrived` (t % WORKGROUP)
+        while lanes `expected` were still live, or its lanes reached different barriers;
+        `diverged_at` is the branch or loop that split them, when known. The simulator releases
+        the barrier and keeps going."""
+
+    def finish(self) -> None:
+        """The launch is over (every access has been reported)."""
+
+
+NO_RECORDER = Recorder()
