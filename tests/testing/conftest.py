@@ -5,7 +5,7 @@ from tack.devices import default_device
 from tack.testing.harness import tiers, timing
 
 # Every device the harness is checked on in CI. The GPU simulator joins with one more name here.
-DEVICES = ["cpu"]
+DEVICES = ["cpu", "sim"]  # the harness on every engine CI has
 
 
 @pytest.fixture(autouse=True)
