@@ -19,6 +19,7 @@ from ..errors import TackRuntimeError
 # above each kernel's code; nvdisasm labels it ".text.name:".
 TOOLS = (("cuobjdump", ("-sass",)), ("nvdisasm", ()))
 TIMEOUT_S = 120
+DEFAULT_ROOT = "/usr/local/cuda"  # the toolkit's usual home, after CUDA_HOME and CUDA_PATH
 
 
 class MissingToolError(TackRuntimeError):
@@ -31,15 +32,20 @@ def find_tool(name: str) -> str | None:
     found = shutil.which(name)
     if found:
         return found
-    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + [DEFAULT_ROOT]
     candidates = [os.path.join(r, "bin", name) for r in roots if r]
-    for d in [*getattr(site, "getsitepackages", list)(), *sys.path]:
+    for d in package_dirs():
         for pat in ("nvidia/cu*/bin", "nvidia/cuda_cuobjdump/bin", "nvidia/cuda_nvdisasm/bin"):
             candidates += sorted(glob.glob(os.path.join(d, pat, name)))
     for path in candidates:
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
+
+
+def package_dirs() -> list[str]:
+    """Where pip puts packages (the NVIDIA wheels): site-packages and the import path."""
+    return [*getattr(site, "getsitepackages", list)(), *sys.path]
 
 
 def disassembler() -> tuple[str, tuple[str, ...]]:
