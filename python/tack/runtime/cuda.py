@@ -41,6 +41,8 @@ from ..ir.nodes import KernelIR
 from ..ir.ops import WORKGROUP as BLOCK
 from ..ir.printer import kernel_str
 from ..toolchain.nvptx import compile_ptx
+from ..toolchain.sass import disassemble, disassembler
+from . import cuda_inspect
 from .base import Engine, Launchable
 from .cuda_cache import cached_ptx
 from .cuda_launch import Record, trampoline
@@ -296,8 +298,23 @@ class CUDAEngine(Engine):
         return CUDAKernel(self, kir)
 
     def stage(self, kir: KernelIR, name: str) -> str:
-        """"ir", or "source": the PTX this engine loads for `kir`."""
-        return kernel_str(kir) if name == "ir" else compile_ptx(kir, self.arch).ptx
+        """"ir"; "source": the PTX this engine loads for `kir`; "resources" (JSON) and "sass":
+        of the kernel loaded as a launch loads it (runtime.cuda_inspect), then unloaded."""
+        if name == "ir":
+            return kernel_str(kir)
+        if name == "source":
+            return compile_ptx(kir, self.arch).ptx
+        if name not in self.stages:
+            raise TackValueError(f"the CUDA engine has no stage {name!r}: {self.stages}")
+        if name == "sass":
+            disassembler()  # no disassembler: say so before anything is loaded
+        kernel = self.compile(kir)
+        try:
+            if name == "resources":
+                return cuda_inspect.resources_text(kernel, drv)
+            return disassemble(cuda_inspect.cubin(kernel, drv), kernel.entry)
+        finally:
+            drv.cuModuleUnload(kernel.module)
 
 
 class CUDAKernel(Launchable):

@@ -9,7 +9,7 @@ library or Julia, and a capability check against a GPU device needs no GPU. An e
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import TackRuntimeError, TackValueError
 from .base import Capabilities, Engine
@@ -25,8 +25,16 @@ class EngineKind:
     capabilities: dict  # arch -> Capabilities: the arches this kind targets
     stages: tuple[str, ...]  # what tack.inspect shows (the engine's `stage` makes each)
     missing: str = "Cannot initialize the {name} engine: {exc}"  # its module does not import
-    refusal: str = "inspect mode {mode!r} is not available on the {name} engine for {arch!r}"
+    # a stage the kind lacks ({modes}: the ones it has)
+    refusal: str = ("inspect mode {mode!r} is not available on the {name} engine for {arch!r}: "
+                    "it shows {modes}")
     elsewhere: str = "Cannot initialize '{arch}' backend: the {name} engine does not target it"
+    # the file name suffix of each stage that `tack.inspect(..., outdir=)` writes
+    # ("<kernel>.<suffix>"); a stage not named here is written as "<kernel>.<stage>.txt"
+    files: dict = field(default_factory=dict)
+
+    def file_name(self, kernel: str, stage: str) -> str:
+        return f"{kernel}.{self.files.get(stage, stage + '.txt')}"
 
     def load(self) -> type[Engine]:
         try:
@@ -54,6 +62,16 @@ def engine_names() -> tuple[str, ...]:
     return tuple(_NAMES)
 
 
+def stage_names() -> tuple[str, ...]:
+    """Every stage some registered engine shows: the modes `tack.inspect` knows."""
+    return tuple(dict.fromkeys(s for kind in _KINDS.values() for s in kind.stages))
+
+
+def shown_by(stage: str) -> list[tuple[str, str]]:
+    """(engine name, arch) of every registered kind that shows `stage`."""
+    return [key for key, kind in _KINDS.items() if stage in kind.stages]
+
+
 def find(name: str, arch: str) -> EngineKind:
     """The kind of engine `name` on `arch`; TackRuntimeError if that engine does not target it."""
     kind = _KINDS.get((name, arch))
@@ -73,16 +91,18 @@ _NATIVE_ELSEWHERE = ("Cannot initialize '{arch}' backend: Tack's native engine d
 NATIVE_CPU = register(EngineKind(
     "native", "tack.runtime.cpu", "CPUEngine",
     {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True)},
-    ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE))
+    ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE,
+    files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}))
 
 NATIVE_CUDA = register(EngineKind(
     "native", "tack.runtime.cuda", "CUDAEngine",
     {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False)},
-    ("ir", "source"),
+    ("ir", "source", "resources", "sass"),  # runtime/cuda_inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install 'tack-kernels[cuda]' ({exc})",
-    refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows mode='source'",
-    elsewhere=_NATIVE_ELSEWHERE))
+    refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows {modes}",
+    elsewhere=_NATIVE_ELSEWHERE,
+    files={"ir": "ir.txt", "source": "ptx", "resources": "resources.json", "sass": "sass"}))
 
 
 def _julia(arch: str) -> Capabilities:
@@ -99,7 +119,7 @@ def _julia(arch: str) -> Capabilities:
 JULIA = register(EngineKind(
     "julia", "tack.runtime.julia", "JuliaEngine",
     {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
-    ("ir", "source"),
+    ("ir", "source"), files={"ir": "ir.txt", "source": "jl"},
     refusal="inspect mode {mode!r} is CPU only: it shows the native CPU engine's LLVM IR after "
             "O3; the Julia engine's source is mode='source'"))
 
