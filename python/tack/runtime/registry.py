@@ -119,9 +119,7 @@ def _julia(arch: str) -> Capabilities:
 JULIA = register(EngineKind(
     "julia", "tack.runtime.julia", "JuliaEngine",
     {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
-    ("ir", "source"), files={"ir": "ir.txt", "source": "jl"},
-    refusal="inspect mode {mode!r} is CPU only: it shows the native CPU engine's LLVM IR after "
-            "O3; the Julia engine's source is mode='source'"))
+    ("ir", "source"), files={"ir": "ir.txt", "source": "jl"}))
 
 
 # The simulator (docs/design/008-simulator.md): the GPU execution model on NumPy, on any host.
