@@ -1,6 +1,6 @@
 # tack_random_bits(states, us, n, frame): per element i, the state `random.seed(i, frame)` and
 # two `random.uniform` draws with the states after each (states is C-order (n, 3), us (n, 2)).
-# The reference ports Tack's generator (python/tack/lib/random.py, TACK_API §1.15: an LCG step,
+# The reference ports Tack's generator (python/tack/lib/random.py, docs/language.md "Random numbers": an LCG step,
 # then the PCG RXS-M-XS output) to UInt32 arithmetic; states and uniforms agree to the bit.
 # test_init_particles.jl uses these helpers too.
 include(joinpath(KERNEL_DIR, "random_bits.jl"))
