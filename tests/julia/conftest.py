@@ -77,15 +77,9 @@ def _julia153_session(julia153_process):
     """juliacall replaced, for the whole session, by a stand-in over the Julia 1.5.3 process; the
     engine's one Julia session is then that process's (compiled kernels stay valid across tests,
     as in a real process, so it is made once)."""
-    import sys
+    from tack.testing.julia.juliacall_pipe import installed
 
-    from tack.runtime import julia as rj
-    from tack.testing.julia.juliacall_pipe import juliacall_module
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(sys.modules, "juliacall", juliacall_module(julia153_process))
-        mp.setattr(rj._Session, "_current", None)
-        mp.setattr(rj._Session, "_failure", None)
+    with installed(julia153_process):
         yield julia153_process
 
 

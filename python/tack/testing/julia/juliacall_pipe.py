@@ -10,6 +10,8 @@ runs unchanged; only juliacall itself, and its zero-copy arrays, are not exercis
 """
 from __future__ import annotations
 
+import contextlib
+import sys
 import types
 
 from .process import JuliaError, JuliaProcess
@@ -33,3 +35,22 @@ def juliacall_module(process: JuliaProcess) -> types.ModuleType:
     mod.JuliaError = JuliaError
     mod.TACK_PIPE_STANDIN = True
     return mod
+
+
+@contextlib.contextmanager
+def installed(process: JuliaProcess):
+    """Within: `import juliacall` gives the stand-in over `process`, and Tack's Julia engine
+    starts its one session on it (any earlier session is set aside, and restored after)."""
+    from ...runtime import julia as rj
+
+    saved = (sys.modules.get("juliacall"), rj._Session._current, rj._Session._failure)
+    sys.modules["juliacall"] = juliacall_module(process)
+    rj._Session._current = rj._Session._failure = None
+    try:
+        yield process
+    finally:
+        if saved[0] is None:
+            sys.modules.pop("juliacall", None)
+        else:
+            sys.modules["juliacall"] = saved[0]
+        rj._Session._current, rj._Session._failure = saved[1], saved[2]
