@@ -14,3 +14,27 @@ def test_generated_kernels_agree_on_julia153(_julia153_session):
     tally = run(SLICE, seed=7, tally=Tally(), log=lines.append)
     assert tally.compared >= SLICE * 0.9, tally.line()
     assert not tally.mismatches, tally.line() + "\n" + "\n".join(lines)
+
+
+def test_a_wrong_julia_result_is_reported(monkeypatch):
+    """The comparison is not vacuous: a perturbed element of the 'Julia' results is reported
+    against the oracle and against the native engine (both runs native here, no Julia needed)."""
+    import tack
+    from tack.testing.julia import differential as d
+    from tack.testing.kernelgen import KernelGen, RandomChoices
+
+    real = d._run
+
+    def perturbed(kern, args, engine):
+        out = real(kern, args, "native")
+        if engine == "julia":
+            for a in out:
+                if isinstance(a, tack.Array) and a.size:
+                    tack.copyto(a, a.numpy() + a.numpy().dtype.type(1))
+        return out
+
+    monkeypatch.setattr(d, "_run", perturbed)
+    spec = KernelGen(RandomChoices(3)).generate()
+    bad = d.compare_one(spec, 7, 0)
+    assert bad and any(m.startswith("vs oracle") for m in bad)
+    assert any(m.startswith("vs native") for m in bad)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ...arrays import array
+from ...devices import set_default_device
 from ..kernelgen import KernelGen, RandomChoices
 from ..oracle import OutsideDomain, reference
 
@@ -39,21 +41,19 @@ class Tally:
 
 
 def _run(kern, args, engine: str) -> list:
-    """The kernel's array arguments after a call on the CPU device of `engine`."""
-    import tack
-
-    tack.set_default_device("cpu", engine=engine)
+    """The kernel's arguments after a call on the CPU device of `engine`."""
+    set_default_device("cpu", engine=engine)
     made = {}  # an aliased pair is one NumPy array, so one tack array too
     targs = []
     for a in args:
         if isinstance(a, np.ndarray):
-            targs.append(made.setdefault(id(a), tack.array(a)))
+            targs.append(made.setdefault(id(a), array(a)))
         else:
             targs.append(a)
     try:
         kern(*targs)
     finally:
-        tack.set_default_device("cpu")
+        set_default_device("cpu")
     return targs
 
 

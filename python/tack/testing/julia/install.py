@@ -91,8 +91,8 @@ def debian_mirror() -> str:
         "sources.list.d/*.sources"))]
     for text in texts:  # deb822 stanzas: the one serving Debian's main suites
         for stanza in text.split("\n\n"):
-            uris = re.search(r"^URIs:\s*(\S+)", stanza, re.M)
-            suites = re.search(r"^Suites:\s*(.+)$", stanza, re.M)
+            uris = re.search(r"^URIs:\s*(\S+)", stanza, re.MULTILINE)
+            suites = re.search(r"^Suites:\s*(.+)$", stanza, re.MULTILINE)
             if uris and suites and not any("security" in s for s in suites.group(1).split()):
                 return uris.group(1).rstrip("/")
     lists = [Path("/etc/apt/sources.list"), *Path("/etc/apt").glob("sources.list.d/*.list")]
@@ -109,7 +109,7 @@ def _apt(state: Path, *args: str, cwd: Path | None = None) -> None:
             f"Dir::State::Lists={state / 'lists'}", f"Dir::Cache={state / 'cache'}",
             "Dir::State::status=/dev/null", "Acquire::Retries=3",
             "APT::Sandbox::User=root"]  # files land in our folder, which _apt cannot write
-    _run(["apt-get", "-q", *sum((["-o", o] for o in opts), []), *args], cwd=cwd)
+    _run(["apt-get", "-q", *[w for o in opts for w in ("-o", o)], *args], cwd=cwd)
 
 
 def _host_soname(soname: str) -> str | None:

@@ -14,6 +14,7 @@ import contextlib
 import sys
 import types
 
+from ...runtime import julia as rj
 from .process import JuliaError, JuliaProcess
 
 
@@ -41,8 +42,6 @@ def juliacall_module(process: JuliaProcess) -> types.ModuleType:
 def installed(process: JuliaProcess):
     """Within: `import juliacall` gives the stand-in over `process`, and Tack's Julia engine
     starts its one session on it (any earlier session is set aside, and restored after)."""
-    from ...runtime import julia as rj
-
     saved = (sys.modules.get("juliacall"), rj._Session._current, rj._Session._failure)
     sys.modules["juliacall"] = juliacall_module(process)
     rj._Session._current = rj._Session._failure = None

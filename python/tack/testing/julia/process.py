@@ -67,13 +67,12 @@ class JuliaProcess:
     def _start(self) -> None:
         cmd_r, cmd_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        log = open(self.log_path, "ab")
         server = self.julia_dir / "tools" / "pipe_server.jl"
-        self.proc = subprocess.Popen(
-            [self.launcher, "--startup-file=no", "--history-file=no", str(server), str(cmd_r),
-             str(rep_w), self.scratch], stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w))
-        log.close()
+        with open(self.log_path, "ab") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(
+                [self.launcher, "--startup-file=no", "--history-file=no", str(server),
+                 str(cmd_r), str(rep_w), self.scratch], stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, pass_fds=(cmd_r, rep_w))
         os.close(cmd_r)
         os.close(rep_w)
         self._to, self._from = os.fdopen(cmd_w, "wb"), rep_r
