@@ -24,14 +24,15 @@ unsafe_free!(::AbstractArray) = nothing
 get_backend(::Array) = CPU()
 function get_backend(A::AbstractArray)
     P = parent(A)
-    P isa typeof(A) && throw(ArgumentError("Implement `KernelAbstractions.get_backend(::$(typeof(A)))`"))
+    P isa typeof(A) &&
+        throw(ArgumentError("Implement `KernelAbstractions.get_backend(::$(typeof(A)))`"))
     return get_backend(P)
 end
 
 allocate(::CPU, ::Type{T}, dims::Tuple) where {T} = Array{T}(undef, dims)
 allocate(backend::Backend, T::Type, dims...) = allocate(backend, T, dims)
-zeros(backend::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(backend, T, dims...), zero(T))
-ones(backend::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(backend, T, dims...), one(T))
+zeros(b::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(b, T, dims...), zero(T))
+ones(b::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(b, T, dims...), one(T))
 
 function copyto!(::CPU, A, B)
     length(A) == length(B) || error("Arrays must match in length")
@@ -139,11 +140,13 @@ end
 @inline function __global(ctx::Context{N}, I::CartesianIndex{N}) where {N}
     return CartesianIndex(ntuple(d -> (ctx.group.I[d] - 1) * size(ctx.items, d) + I.I[d], N))
 end
-@inline __validindex(ctx::Context, I::CartesianIndex) = !ctx.check || __global(ctx, I) in ctx.ndrange
+@inline __validindex(ctx::Context, I::CartesianIndex) =
+    !ctx.check || __global(ctx, I) in ctx.ndrange
 
 @inline __index_Local_Linear(ctx::Context, I::CartesianIndex) = LinearIndices(ctx.items)[I]
 @inline __index_Group_Linear(ctx::Context, ::CartesianIndex) = LinearIndices(ctx.groups)[ctx.group]
-@inline __index_Global_Linear(ctx::Context, I::CartesianIndex) = LinearIndices(ctx.ndrange)[__global(ctx, I)]
+@inline __index_Global_Linear(ctx::Context, I::CartesianIndex) =
+    LinearIndices(ctx.ndrange)[__global(ctx, I)]
 @inline __index_Local_Cartesian(::Context, I::CartesianIndex) = I
 @inline __index_Group_Cartesian(ctx::Context, ::CartesianIndex) = ctx.group
 @inline __index_Global_Cartesian(ctx::Context, I::CartesianIndex) = __global(ctx, I)

@@ -31,7 +31,7 @@ function split_function(ex)
     isexpr(ex, :function) || isexpr(ex, :(=)) || error("@kernel expects a function definition")
     call, body = ex.args[1], ex.args[2]
     wheres = Any[]
-    while isexpr(call, :where)
+    while isexpr(call, Symbol("where"))  # `:where` trips tree-sitter-julia
         append!(wheres, call.args[2:end])
         call = call.args[1]
     end
@@ -64,7 +64,7 @@ function __kernel(ex, generate_cpu::Bool, force_inbounds::Bool)
     force_inbounds && push!(stmts, Expr(:inbounds, :pop))
     push!(stmts, :(return nothing))
     call = Expr(:call, cpu_name, :__ctx__, args...)
-    isempty(wheres) || (call = Expr(:where, call, wheres...))
+    isempty(wheres) || (call = Expr(Symbol("where"), call, wheres...))
     cpu_fn = Expr(:function, call, Expr(:let, Expr(:block), Expr(:block, stmts...)))
     # KA defines the constructors once per name (`if !@isdefined(name)`), so a kernel evaluated
     # again under its old name keeps its first constructors

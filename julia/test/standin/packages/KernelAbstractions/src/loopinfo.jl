@@ -10,10 +10,12 @@ unroll_count(n) = (Symbol("llvm.loop.unroll.count"), convert(Int, n))
 unroll_full() = (Symbol("llvm.loop.unroll.full"), 1)
 
 function loopinfo(ex, nodes...)
-    isexpr(ex, :for) && length(ex.args) == 2 || error("Syntax error: loopinfo needs a for loop")
+    # `Symbol("for")`, not `:for`, which trips tree-sitter-julia
+    isexpr(ex, Symbol("for")) && length(ex.args) == 2 ||
+        error("Syntax error: loopinfo needs a for loop")
     head, body = ex.args
     stmts = isexpr(body, :block) ? body.args : Any[body]
-    return Expr(:for, head, Expr(:block, stmts..., Expr(:loopinfo, nodes...)))
+    return Expr(Symbol("for"), head, Expr(:block, stmts..., Expr(:loopinfo, nodes...)))
 end
 
 macro unroll(ex)
