@@ -17,7 +17,8 @@ See docs/design/003-julia-rendering.md for why each helper exists.
 """
 module TackRuntime
 
-import KernelAbstractions as KA
+import KernelAbstractions
+const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads this file too
 import Atomix
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
@@ -118,8 +119,9 @@ no backend has a float atomic min (UnsafeAtomics: float `+`/`-` only; CUDA.jl#21
 @inline tk_fmin(a::T, b::T) where {T<:AbstractFloat} = (a < b) | isnan(b) ? a : b
 @inline tk_fmax(a::T, b::T) where {T<:AbstractFloat} = (a > b) | isnan(b) ? a : b
 
-# Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between
-# (docs/design/003-julia-rendering.md, ATOMIC_MIN/MAX row). The first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
+# Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between (no backend
+# has a float atomic min/max: docs/language.md "Atomics", docs/design/003-julia-rendering.md). The
+# first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
 # stale guess only costs one more round. `===` compares bits, as the CAS itself does.
 @inline function tk_cas_loop!(f::F, A, i, v) where {F}
     old = A[i]

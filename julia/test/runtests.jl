@@ -1,18 +1,26 @@
-# Tack's Julia test suite (layout: docs/julia.md, "Tests"). Each julia/test/test_<case>.jl includes the
-# generated kernel julia/kernels/<case>.jl and defines `test_<case>(backend)`, which compares the
-# kernel with an independent Julia reference (NNlib where it applies, plain Julia otherwise).
-# `testsuite(backend)` runs them all, on CPU() always and on every functional GPU backend.
+# Tack's Julia test suite. Each julia/test/test_<case>.jl includes the generated kernel
+# julia/kernels/<case>.jl and defines `test_<case>(backend)`, which compares the kernel with an
+# independent Julia reference (NNlib where it applies, plain Julia otherwise). `testsuite(backend)`
+# runs them all, on CPU() always and on every functional GPU backend.
 #
 #   julia --project=. -e 'using Pkg; Pkg.instantiate()'    # once
 #   julia --project=. julia/test/runtests.jl
 #
 # GPU backends are used when their package is found (in this project or the default
 # environment) and functional; TACK_TEST_CUDA=no (METAL, AMDGPU, ONEAPI) turns one off.
-using Test, Random
-using KernelAbstractions
-import KernelAbstractions as KA
-import NNlib
+# Without KernelAbstractions.jl (Julia 1.5 from Debian, docs/julia.md) the suite runs on Tack's
+# stand-in (julia/test/standin) and says so; without NNlib its cases are skipped and counted.
+# The last line printed is `TACK_JULIA_SUITE files=… passed=… skipped=… standin=…`.
+using Test
+import Random          # the random inputs of every case (`test_rng`)
 import LinearAlgebra   # det, inv, tr in the references of the matrix kernels
+
+include(joinpath(@__DIR__, "standin", "load.jl"))
+using KernelAbstractions
+const KA = KernelAbstractions  # not `import ... as KA`: Julia 1.5 has no `as`
+
+const HAVE_NNLIB = Base.find_package("NNlib") !== nothing
+HAVE_NNLIB && import NNlib
 
 const JULIA_DIR = normpath(joinpath(@__DIR__, ".."))
 const KERNEL_DIR = joinpath(JULIA_DIR, "kernels")
@@ -23,23 +31,36 @@ using .TackRuntime
 
 make_backend(mod, ctor) = getproperty(mod, :functional)() ? getproperty(mod, ctor)() : nothing
 
-"""The KA backend of GPU package `pkg` if it is installed, wanted and functional."""
+"""The KA backend of GPU package `pkg` if it is installed, wanted and functional; a package that
+fails to load or to answer `functional()` is reported and left out, so the CPU tests still run."""
 function gpu_backend(pkg::Symbol, ctor::Symbol)
     get(ENV, "TACK_TEST_$(uppercase(String(pkg)))", "auto") == "no" && return nothing
     Base.find_package(String(pkg)) === nothing && return nothing
-    mod = Base.require(Main, pkg)                     # what `import CUDA` does
-    return Base.invokelatest(make_backend, mod, ctor) # its methods are newer than this function
+    try
+        mod = Base.require(Main, pkg)                     # what `import CUDA` does
+        return Base.invokelatest(make_backend, mod, ctor) # its methods are newer than this one
+    catch err
+        @warn "$pkg is installed but unusable; its backend is not tested" exception = err
+        return nothing
+    end
 end
 
 const BACKENDS = Any[CPU()]
-for (pkg, ctor) in ((:CUDA, :CUDABackend), (:Metal, :MetalBackend), (:AMDGPU, :ROCBackend),
-                    (:oneAPI, :oneAPIBackend))
-    b = gpu_backend(pkg, ctor)
-    b === nothing || push!(BACKENDS, b)
+if !TACK_STANDIN[]  # the stand-in has no GPU backend
+    for (pkg, ctor) in ((:CUDA, :CUDABackend), (:Metal, :MetalBackend), (:AMDGPU, :ROCBackend),
+                        (:oneAPI, :oneAPIBackend))
+        b = gpu_backend(pkg, ctor)
+        b === nothing || push!(BACKENDS, b)
+    end
 end
 backend_name(b) = string(nameof(typeof(b)))
 
 # -- helpers the test files share --------------------------------------------------------------
+
+"""The random stream of a case's inputs: `Xoshiro(seed)` where it exists (Julia >= 1.7), else
+`MersenneTwister(seed)`; each case compares with a reference computed from the same inputs."""
+test_rng(seed::Integer) = @static isdefined(Random, :Xoshiro) ? Random.Xoshiro(seed) :
+                                                                Random.MersenneTwister(seed)
 
 """
     run!(kernel, backend, n, args...)
@@ -64,6 +85,13 @@ function skip_without_f64(b)
     return true
 end
 
+"""True, after recording a skipped test, where NNlib is not installed (its references)."""
+function skip_without_nnlib()
+    HAVE_NNLIB && return false
+    @test_skip "NNlib is not installed"
+    return true
+end
+
 # -- the suite ---------------------------------------------------------------------------------
 
 const TEST_FILES = sort!(filter(f -> startswith(f, "test_") && endswith(f, ".jl"),
@@ -76,14 +104,21 @@ const CASE_TESTS = [getfield(@__MODULE__, Symbol(first(splitext(f)))) for f in T
 function testsuite(backend)
     @testset "$(backend_name(backend))" begin
         for t in CASE_TESTS
-            t(backend)
+            @testset "$(nameof(t))" begin  # one case's failure leaves the others running
+                t(backend)
+            end
         end
     end
 end
 
-@testset "Tack kernels (julia/kernels)" begin
+const SUITE = @testset "Tack kernels (julia/kernels)" begin
     @test length(CASE_TESTS) == length(filter(f -> endswith(f, ".jl"), readdir(KERNEL_DIR)))
     for b in BACKENDS
         testsuite(b)
     end
+end
+
+let c = Test.get_test_counts(SUITE)  # (pass, fail, error, broken, the same of children...)
+    println("TACK_JULIA_SUITE files=$(length(TEST_FILES)) passed=$(c[1] + c[5]) ",
+            "skipped=$(c[4] + c[8]) standin=$(TACK_STANDIN[]) julia=$(VERSION)")
 end

@@ -5,7 +5,7 @@ include(joinpath(KERNEL_DIR, "atomic_extremes.jl"))
 
 function test_atomic_extremes(b)
     @testset "atomic_extremes n=$n" for n in (1, 7, 1025, 100_000)
-        x = randn(Xoshiro(n), Float32, n)
+        x = randn(test_rng(n), Float32, n)
         n > 3 && (x[3] = NaN32)
         lo, hi = [Inf32], [-Inf32]
         run!(tack_atomic_extremes, b, n, x, lo, hi)

@@ -9,7 +9,7 @@ fmax_ref(a, b) = isnan(a) ? b : isnan(b) ? a : max(a, b)
 
 function test_atomic_returns(b)
     @testset "atomic_returns n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         a = rand(rng, typemin(Int32):(typemax(Int32) - Int32(3)), n)
         u, v = rand(rng, UInt32, n), rand(rng, UInt32, n)
         lo, hi, x = randn(rng, Float32, n), randn(rng, Float32, n), randn(rng, Float32, n)

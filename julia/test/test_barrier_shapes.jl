@@ -7,7 +7,7 @@ include(joinpath(KERNEL_DIR, "barrier_shapes.jl"))
 function test_barrier_shapes(b)
     @test TackRuntime.tk_workgroupsize(tack_barrier_shapes) == 256
     @testset "barrier_shapes groups=$g" for g in (1, 2, 5)
-        D = 0.1f0 .+ 0.9f0 .* rand(Xoshiro(g), Float32, 256, g)   # column = one workgroup
+        D = 0.1f0 .+ 0.9f0 .* rand(test_rng(g), Float32, 256, g)   # column = one workgroup
         D[:, 2:2:end] .*= -1
         out = zeros(Float32, 256 * g)
         run!(tack_barrier_shapes, b, 256 * g, vec(D), out, Int32(256 * g))

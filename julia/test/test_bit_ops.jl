@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "bit_ops.jl"))
 
 function test_bit_ops(b)
     @testset "bit_ops n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         a = rand(rng, Int32(-5000):Int32(4999), n)
         s = rand(rng, Int32(0):Int32(99), n)
         out = zeros(Int32, n)

@@ -8,7 +8,7 @@ function test_block_reduce(b)
     @test TackRuntime.tk_workgroupsize(tack_block_reduce) == 256
     @testset "block_reduce groups=$g" for g in (1, 4, 33)
         n = 256 * g
-        data = randn(Xoshiro(g), Float32, n)
+        data = randn(test_rng(g), Float32, n)
         partial = zeros(Float32, 1)
         run!(tack_block_reduce, b, n, data, partial, Int32(n))
         @test allclose(partial, [sum(Float64, data)]; rtol = 1e-4, atol = 1e-3)

@@ -6,7 +6,7 @@ include(joinpath(KERNEL_DIR, "block_stats.jl"))
 function test_block_stats(b)
     @test TackRuntime.tk_workgroupsize(tack_block_stats) == 256
     @testset "block_stats groups=$g" for g in (1, 3)
-        D = randn(Xoshiro(g), Float32, 256, g)   # column = one workgroup
+        D = randn(test_rng(g), Float32, 256, g)   # column = one workgroup
         sums, maxs = zeros(Float32, g), zeros(Float32, g)
         run!(tack_block_stats, b, 256 * g, vec(D), sums, maxs, Int32(256 * g))
         @test allclose(sums, vec(sum(Float64.(D); dims = 1)); rtol = 1e-5, atol = 1e-5)

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "casts_and_pow.jl"))
 
 function test_casts_and_pow(b)
     @testset "casts_and_pow n=$n" for n in (1, 7, 1025)
-        x = 40 .* rand(Xoshiro(n), Float32, n)
+        x = 40 .* rand(test_rng(n), Float32, n)
         out_i, out_f = zeros(Int32, n), zeros(Float32, n)
         run!(tack_casts_and_pow, b, n, x, out_i, out_f)
         k = trunc.(Int, x)                    # 0 <= k < 40: i8 and i32 hold k^3 and k exactly

@@ -9,7 +9,7 @@ include(joinpath(KERNEL_DIR, "cell_average.jl"))
 function test_cell_average(b)
     @test TackRuntime.tk_workgroupsize(tack_cell_average) == 256
     @testset "cell_average cells=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         npts = n + 3
         conn = rand(rng, Int32(0):Int32(npts - 1), 4 * n)
         visits = rand(rng, Int32(0):Int32(4), npts)

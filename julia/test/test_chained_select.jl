@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "chained_select.jl"))
 
 function test_chained_select(b)
     @testset "chained_select n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x = [rand(rng) < 0.1 ? NaN32 : randn(rng, Float32) for _ in 1:n]
         out = zeros(Float32, n)
         run!(tack_chained_select, b, n, x, out, -0.5f0, 0.5f0)

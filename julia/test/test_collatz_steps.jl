@@ -12,7 +12,7 @@ end
 
 function test_collatz_steps(b)
     @testset "collatz_steps n=$n" for n in (1, 7, 1025)
-        start = rand(Xoshiro(n), Int64(1):Int64(9999), n)
+        start = rand(test_rng(n), Int64(1):Int64(9999), n)
         steps = zeros(Int32, n)
         run!(tack_collatz_steps, b, n, start, steps)
         @test steps == Int32.(collatz.(start))

@@ -6,7 +6,7 @@ include(joinpath(KERNEL_DIR, "device_funcs.jl"))
 function test_device_funcs(b)
     @test TackRuntime.tk_workgroupsize(tack_device_funcs) == 256
     @testset "device_funcs n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x, y = 1.5f0 .* randn(rng, Float32, n), randn(rng, Float32, n)
         lo, hi, out = zeros(Float32, n), zeros(Float32, n), zeros(Float32, n)
         run!(tack_device_funcs, b, n, x, y, lo, hi, out)

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "float_divmod.jl"))
 function test_float_divmod(b)
     skip_without_f64(b) && return
     @testset "float_divmod n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x = 10 .* randn(rng, n)
         y = 3 .* randn(rng, n) .+ 0.1
         q, r = zeros(n), zeros(n)

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "histogram.jl"))
 
 function test_histogram(b)
     @testset "histogram n=$n" for n in (1, 7, 1025, 100_000)
-        data = rand(Xoshiro(n), Float32, n)
+        data = rand(test_rng(n), Float32, n)
         bins = zeros(Int32, 10)
         run!(tack_histogram, b, n, data, bins, Int32(n))
         ref = zeros(Int32, 10)

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "int_casts.jl"))
 
 function test_int_casts(b)
     @testset "int_casts n=$n" for n in (1, 7, 1025)
-        a = rand(Xoshiro(n), Int32(-70000):Int32(69999), n)
+        a = rand(test_rng(n), Int32(-70000):Int32(69999), n)
         o8, ou8, o64 = zeros(Int8, n), zeros(UInt8, n), zeros(Int64, n)
         ou64, of = zeros(UInt64, n), zeros(Float32, n)
         run!(tack_int_casts, b, n, a, o8, ou8, o64, ou64, of)

@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "int_divmod.jl"))
 
 function test_int_divmod(b)
     @testset "int_divmod n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x = rand(rng, Int32(-1000):Int32(999), n)
         y = rand(rng, [Int32(k) for k in -9:9 if k != 0], n)
         q, r = zeros(Int32, n), zeros(Int32, n)

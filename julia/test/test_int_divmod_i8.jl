@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "int_divmod_i8.jl"))
 
 function test_int_divmod_i8(b)
     @testset "int_divmod_i8 n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x = rand(rng, Int8, n)
         x[1] = typemin(Int8)
         y = rand(rng, [Int8(k) for k in -9:9 if k != 0], n)

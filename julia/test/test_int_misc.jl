@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "int_misc.jl"))
 
 function test_int_misc(b)
     @testset "int_misc n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         a, e = rand(rng, Int32(-50):Int32(49), n), rand(rng, Int32(0):Int32(8), n)
         out = zeros(Int32, n)
         run!(tack_int_misc, b, n, a, e, out)

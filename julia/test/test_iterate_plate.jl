@@ -10,7 +10,7 @@ include(joinpath(KERNEL_DIR, "iterate_plate.jl"))
 function test_iterate_plate(b)
     @testset "iterate_plate rows=$ny" for ny in (1, 5, 40)
         nx = 9
-        T = randn(Xoshiro(ny), Float32, nx, ny)    # T[x+1, y+1] is temp[y, x]
+        T = randn(test_rng(ny), Float32, nx, ny)    # T[x+1, y+1] is temp[y, x]
         out = zeros(Float32, nx, ny)
         run!(tack_iterate_plate, b, ny * nx, 0.5f0, Int32(ny), Int32(nx), vec(T), vec(out),
              Int64(0), Int64(0), Int64(nx))

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "lazy_guards.jl"))
 
 function test_lazy_guards(b)
     @testset "lazy_guards n=$n" for n in (1, 7, 1025)
-        x = randn(Xoshiro(n), Float32, n)
+        x = randn(test_rng(n), Float32, n)
         out = zeros(Float32, n)
         run!(tack_lazy_guards, b, n, x, out, Int32(n))
         ref = [i < n ? (x[i+1] > 0 ? x[i+1] + 10.0f0 : x[i+1]) : -1.0f0 for i in 1:n]

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "mat2_solve.jl"))
 
 function test_mat2_solve(b)
     @testset "mat2_solve n=$n" for n in (1, 7, 257)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         Ms = [Float32.([3 0; 0 3] .+ 0.5 .* randn(rng, 2, 2)) for _ in 1:n]
         A = zeros(Float32, 2, 2, n)       # A[c, r, p] is M_p[r, c]: row-major per matrix
         for p in 1:n

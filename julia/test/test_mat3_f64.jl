@@ -6,7 +6,7 @@ include(joinpath(KERNEL_DIR, "mat3_f64.jl"))
 function test_mat3_f64(b)
     skip_without_f64(b) && return
     @testset "mat3_f64 n=$n" for n in (1, 7, 129)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         As = [[3.0 0 0; 0 3 0; 0 0 3] .+ 0.5 .* randn(rng, 3, 3) for _ in 1:n]
         F = zeros(3, 3, n)
         for p in 1:n

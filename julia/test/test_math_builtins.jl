@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "math_builtins.jl"))
 
 function test_math_builtins(b)
     @testset "math_builtins n=$n" for n in (1, 7, 1025)
-        x = randn(Xoshiro(n), Float32, n)
+        x = randn(test_rng(n), Float32, n)
         out = zeros(Float32, n)
         run!(tack_math_builtins, b, n, x, out)
         v = Float64.(x)

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "nbody.jl"))
 
 function test_nbody(b)
     @testset "nbody n=$n" for n in (1, 7, 129)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         P = vcat(randn(rng, Float32, 3, n), 0.5f0 .+ 0.5f0 .* rand(rng, Float32, 1, n))
         A = zeros(Float32, 3, n)
         run!(tack_nbody, b, n, vec(P), vec(A), Int32(n), 0.01f0)

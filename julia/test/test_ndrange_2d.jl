@@ -7,7 +7,7 @@ include(joinpath(KERNEL_DIR, "ndrange_2d.jl"))
 function test_ndrange_2d(b)
     @testset "ndrange_2d rows=$rows" for rows in (1, 5, 40)
         cols = 9
-        A = randn(Xoshiro(rows), Float32, cols, rows)    # A[j+1, i+1] is a[i, j]
+        A = randn(test_rng(rows), Float32, cols, rows)    # A[j+1, i+1] is a[i, j]
         out = zeros(Float32, cols, rows)
         run!(tack_ndrange_2d, b, rows * cols, vec(A), vec(out), Int64(0), Int64(0), Int64(cols))
         ref = [Float64(A[j+1, i+1]) * i - j for j in 0:cols-1, i in 0:rows-1]

@@ -4,7 +4,7 @@ include(joinpath(KERNEL_DIR, "prologue_local.jl"))
 
 function test_prologue_local(b)
     @testset "prologue_local" begin
-        x = randn(Xoshiro(7), Float32, 7)
+        x = randn(test_rng(7), Float32, 7)
         out = zeros(Float32, 7)
         run!(tack_prologue_local, b, 7, x, out)
         @test allclose(out, 4 .* Float64.(x); rtol = 1e-7)

@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "saxpy.jl"))
 
 function test_saxpy(b)
     @testset "saxpy n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x, y = randn(rng, Float32, n), randn(rng, Float32, n)
         out = zeros(Float32, n)
         run!(tack_saxpy, b, n, 2.5f0, x, y, out)

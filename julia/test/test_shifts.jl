@@ -3,7 +3,7 @@ include(joinpath(KERNEL_DIR, "shifts.jl"))
 
 function test_shifts(b)
     @testset "shifts n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         a, u = rand(rng, Int32, n), rand(rng, UInt32, n)
         out_a, out_u = zeros(Int32, n), zeros(UInt32, n)
         run!(tack_shifts, b, n, a, u, Int32(5), out_a, out_u)

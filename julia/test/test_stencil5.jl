@@ -5,7 +5,7 @@ include(joinpath(KERNEL_DIR, "stencil5.jl"))
 
 function test_stencil5(b)
     @testset "stencil5 rows=$rows" for rows in (2, 9, 66)
-        U = randn(Xoshiro(rows), Float32, 10, rows)   # U[j+1, i+1] is u[i, j] (reversed dims)
+        U = randn(test_rng(rows), Float32, 10, rows)   # U[j+1, i+1] is u[i, j] (reversed dims)
         O = zeros(Float32, 10, rows)
         run!(tack_stencil5, b, rows - 2, vec(U), vec(O), Int64(1))
         ref = zeros(10, rows)

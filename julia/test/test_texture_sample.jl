@@ -26,7 +26,7 @@ end
 
 function test_texture_sample(b)
     @testset "texture_sample n=$n" for n in (1, 7, 513)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         vol = randn(rng, Float32, 5, 4, 3)
         coords = -0.25f0 .+ 1.5f0 .* rand(rng, Float32, 3, n)   # outside [0, 1] too
         out, outf = zeros(Float32, n), zeros(Float32, n)

@@ -6,7 +6,7 @@ include(joinpath(KERNEL_DIR, "tm_helpers.jl"))
 
 function test_tm_helpers(b)
     @testset "tm_helpers n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         x = randn(rng, Float32, n)
         V, W = randn(rng, Float32, 3, n), 2.0f0 .* randn(rng, Float32, 3, n)
         out, out3 = zeros(Float32, n), zeros(Float32, 3, n)

@@ -14,7 +14,7 @@ end
 
 function test_unroll_hints(b)
     @testset "unroll_hints n=$n" for n in (1, 7, 1025)
-        x = randn(Xoshiro(n), Float32, n)
+        x = randn(test_rng(n), Float32, n)
         out = zeros(Float32, n)
         steps = zeros(Int32, n)
         run!(tack_unroll_hints, b, n, x, out, steps, Int32(n))

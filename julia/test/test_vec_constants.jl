@@ -6,7 +6,7 @@ include(joinpath(KERNEL_DIR, "vec_constants.jl"))
 
 function test_vec_constants(b)
     @testset "vec_constants n=$n" for n in (1, 7, 1025)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         V = randn(rng, Float32, 2, n)
         k = rand(rng, Int32(0):Int32(5), n)
         out, outs = zeros(Float32, 2, n), zeros(Float32, n)

@@ -8,7 +8,7 @@ vec_geometry_cross(u, v) = [u[2] * v[3] - u[3] * v[2], u[3] * v[1] - u[1] * v[3]
 
 function test_vec_geometry(b)
     @testset "vec_geometry n=$n" for n in (1, 7, 257)
-        rng = Xoshiro(n)
+        rng = test_rng(n)
         A, B = randn(rng, Float32, 3, n), randn(rng, Float32, 3, n)
         out, dots, flags = zeros(Float32, 3, n), zeros(Float32, n), zeros(Int32, n)
         run!(tack_vec_geometry, b, n, vec(A), vec(B), vec(out), dots, flags)

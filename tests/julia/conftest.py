@@ -44,3 +44,51 @@ def julia_engine_available():
     reason = juliacall_skip_reason()
     if reason:
         pytest.skip(reason)
+
+
+# -- the Julia 1.5.3 tier (tack.testing.julia): runs wherever install_local.py has run ----------
+
+def julia153() -> str | None:
+    """The private Julia 1.5.3's launcher, or None (then the tier's tests skip)."""
+    from tack.testing.julia import launcher_path
+
+    found = launcher_path()
+    return str(found) if found else None
+
+
+@pytest.fixture(scope="session")
+def julia153_process():
+    """One Julia 1.5.3 process for the session's kernels (restarted by itself after a crash)."""
+    from tack.testing.julia import SKIP_REASON
+    from tack.testing.julia.process import JuliaProcess
+
+    from tests.julia.golden import ROOT
+
+    launcher = julia153()
+    if launcher is None:
+        pytest.skip(SKIP_REASON)
+    proc = JuliaProcess(launcher, ROOT / "julia")
+    yield proc
+    proc.close()
+
+
+@pytest.fixture(scope="session")
+def _julia153_session(julia153_process):
+    """juliacall replaced, for the whole session, by a stand-in over the Julia 1.5.3 process; the
+    engine's one Julia session is then that process's (compiled kernels stay valid across tests,
+    as in a real process, so it is made once)."""
+    from tack.testing.julia.juliacall_pipe import installed
+
+    with installed(julia153_process):
+        yield julia153_process
+
+
+@pytest.fixture
+def julia153_engine(_julia153_session):
+    """Tack's Julia engine, unchanged, on the Julia 1.5.3 process as the default device:
+    `kernel(*args)` runs there."""
+    import tack
+
+    tack.set_default_device("cpu", engine="julia")
+    yield _julia153_session
+    tack.set_default_device("cpu")

@@ -177,11 +177,18 @@ def _domain_input(g, n):
     return np.resize(np.concatenate([base, g.uniform(-3, 3, n).astype(np.float32)]), n)
 
 
+def _c_pow_half(v):
+    # C99's pow(-inf, 0.5) is +inf (Annex F.10.4.4, as math.pow and Tack's engines give);
+    # NumPy's power takes a sqrt shortcut for 0.5 and gives NaN
+    with np.errstate(all="ignore"):
+        return np.where(v == -np.inf, np.inf, np.power(v, 0.5))
+
+
 def _domain_ref(x):
     v = x.astype(np.float64)
     with np.errstate(all="ignore"):
         cols = [np.sqrt(v), np.log(v), np.log2(v), np.log10(v), np.arcsin(v), np.arccos(v),
-                np.sin(v), np.cos(v), np.power(v, 0.5), np.power(v, 3.0)]
+                np.sin(v), np.cos(v), _c_pow_half(v), np.power(v, 3.0)]
     return np.stack(cols, 1)
 
 

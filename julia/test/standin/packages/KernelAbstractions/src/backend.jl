@@ -1,0 +1,188 @@
+# Backends, the kernel object, the launch and what runs inside a work-group (KA v0.9.41
+# src/KernelAbstractions.jl, src/nditeration.jl, src/compiler.jl and src/cpu.jl).
+
+abstract type Backend end
+abstract type GPU <: Backend end
+
+"""`CPU(; static = false)`: KernelAbstractions' CPU backend (here: groups run serially)."""
+struct CPU <: Backend
+    static::Bool
+    CPU(; static::Bool = false) = new(static)
+end
+
+isgpu(::GPU) = true
+isgpu(::CPU) = false
+synchronize(::CPU) = nothing
+functional(::CPU) = true
+functional(::Backend) = missing
+supports_float64(::Backend) = true
+supports_atomics(::Backend) = true
+supports_unified(::CPU) = true
+pagelock!(::CPU, x) = nothing
+unsafe_free!(::AbstractArray) = nothing
+
+get_backend(::Array) = CPU()
+function get_backend(A::AbstractArray)
+    P = parent(A)
+    P isa typeof(A) &&
+        throw(ArgumentError("Implement `KernelAbstractions.get_backend(::$(typeof(A)))`"))
+    return get_backend(P)
+end
+
+allocate(::CPU, ::Type{T}, dims::Tuple) where {T} = Array{T}(undef, dims)
+allocate(backend::Backend, T::Type, dims...) = allocate(backend, T, dims)
+zeros(b::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(b, T, dims...), zero(T))
+ones(b::Backend, ::Type{T}, dims...) where {T} = fill!(allocate(b, T, dims...), one(T))
+
+function copyto!(::CPU, A, B)
+    length(A) == length(B) || error("Arrays must match in length")
+    Base.mightalias(A, B) && error("Arrays may not alias")
+    return Base.copyto!(A, B)
+end
+
+# -- the kernel object ---------------------------------------------------------------------
+
+"""A kernel bound to a backend: `WG`/`ND` are static sizes (tuples) or `nothing` (dynamic)."""
+struct Kernel{B<:Backend,F}
+    backend::B
+    f::F
+    workgroupsize::Union{Nothing,Tuple{Vararg{Int}}}
+    ndrange::Union{Nothing,Tuple{Vararg{Int}}}
+end
+
+backend(k::Kernel) = k.backend
+_tuple(x::Integer) = (Int(x),)
+_tuple(x::Tuple) = map(Int, x)
+_tuple(::Nothing) = nothing
+
+function construct(backend::Backend, f, wg, nd, generate_cpu::Bool)
+    isgpu(backend) && error("Tack's KernelAbstractions stand-in has no GPU backend")
+    generate_cpu || error("This kernel is unavailable for backend CPU")
+    return Kernel(backend, f, _tuple(wg), _tuple(nd))
+end
+
+const CPU_GRAINSIZE = 1024
+
+"""KA's default CPU workgroup: the whole ndrange up to 1024 work-items, else 1024 of them."""
+function default_cpu_workgroupsize(ndrange)
+    n = prod(ndrange)
+    iszero(n) && return map(one, ndrange)
+    n <= CPU_GRAINSIZE && return ndrange
+    available = Ref(CPU_GRAINSIZE)
+    return ntuple(length(ndrange)) do i
+        dim, remaining = ndrange[i], available[]
+        remaining == 0 && return 1
+        remaining <= dim && (available[] = 0; return remaining)
+        available[] = remaining ÷ dim
+        return dim
+    end
+end
+
+function partition_error(k::Kernel, ndrange, wg)
+    error("""
+        Can not partition kernel!
+
+        You created a dynamically sized kernel, but forgot to provide runtime
+        parameters for the kernel. Either provide them statically if known
+        or dynamically.
+        NDRange(Static):  $(k.ndrange)
+        NDRange(Dynamic): $(ndrange)
+        Workgroupsize(Static):  $(k.workgroupsize)
+        Workgroupsize(Dynamic): $(wg)
+    """)
+end
+
+"""The launch's ndrange, workgroup size (padded with ones), group grid and bounds check."""
+function launch_config(k::Kernel, ndrange, workgroupsize)
+    ndrange, wg = _tuple(ndrange), _tuple(workgroupsize)
+    if k.ndrange !== nothing
+        ndrange !== nothing && ndrange != k.ndrange &&
+            error("Static NDRange ($(k.ndrange)) and launch NDRange ($ndrange) differ")
+        ndrange = k.ndrange
+    end
+    if k.workgroupsize !== nothing
+        wg !== nothing && wg != k.workgroupsize &&
+            error("Static WorkgroupSize ($(k.workgroupsize)) and launch WorkgroupSize $(wg) differ")
+        wg = k.workgroupsize
+    elseif wg === nothing && ndrange !== nothing
+        wg = default_cpu_workgroupsize(ndrange)
+    end
+    (ndrange === nothing || wg === nothing) && partition_error(k, ndrange, wg)
+    @assert length(wg) <= length(ndrange)
+    wg = ntuple(i -> i <= length(wg) ? wg[i] : 1, length(ndrange))
+    groups = ntuple(i -> cld(ndrange[i], wg[i]), length(ndrange))
+    check = any(i -> mod(ndrange[i], wg[i]) != 0, 1:length(ndrange))
+    return ndrange, wg, groups, check
+end
+
+"""What `@index`, `@groupsize` and the work-item loops read inside one group."""
+struct Context{N}
+    group::CartesianIndex{N}
+    groups::CartesianIndices{N}
+    items::CartesianIndices{N}
+    ndrange::CartesianIndices{N}
+    check::Bool
+end
+
+function (k::Kernel{CPU})(args...; ndrange = nothing, workgroupsize = nothing)
+    nd, wg, groups, check = launch_config(k, ndrange, workgroupsize)
+    prod(groups) == 0 && return nothing
+    grid, items, range = CartesianIndices(groups), CartesianIndices(wg), CartesianIndices(nd)
+    for g in grid
+        k.f(Context(g, grid, items, range, check), args...)
+    end
+    return nothing
+end
+
+# -- inside a group (the names KA's macros call) ---------------------------------------------
+
+@inline __workitems_iterspace(ctx::Context) = ctx.items
+@inline function __global(ctx::Context{N}, I::CartesianIndex{N}) where {N}
+    return CartesianIndex(ntuple(d -> (ctx.group.I[d] - 1) * size(ctx.items, d) + I.I[d], N))
+end
+@inline __validindex(ctx::Context, I::CartesianIndex) =
+    !ctx.check || __global(ctx, I) in ctx.ndrange
+
+@inline __index_Local_Linear(ctx::Context, I::CartesianIndex) = LinearIndices(ctx.items)[I]
+@inline __index_Group_Linear(ctx::Context, ::CartesianIndex) = LinearIndices(ctx.groups)[ctx.group]
+@inline __index_Global_Linear(ctx::Context, I::CartesianIndex) =
+    LinearIndices(ctx.ndrange)[__global(ctx, I)]
+@inline __index_Local_Cartesian(::Context, I::CartesianIndex) = I
+@inline __index_Group_Cartesian(ctx::Context, ::CartesianIndex) = ctx.group
+@inline __index_Global_Cartesian(ctx::Context, I::CartesianIndex) = __global(ctx, I)
+@inline __index_Local_NTuple(ctx, I...) = Tuple(__index_Local_Cartesian(ctx, I...))
+@inline __index_Group_NTuple(ctx, I...) = Tuple(__index_Group_Cartesian(ctx, I...))
+@inline __index_Global_NTuple(ctx, I...) = Tuple(__index_Global_Cartesian(ctx, I...))
+
+groupsize(ctx::Context) = size(ctx.items)
+ndrange(ctx::Context) = ctx.ndrange
+
+# KA leaves `@localmem` and `@private` storage uninitialized (an `MArray(undef)`); the stand-in
+# fills it with a recognizable garbage pattern, so a kernel that reads it before writing fails
+# visibly instead of seeing zeros by luck.
+garbage(::Type{T}) where {T<:AbstractFloat} = T(NaN)
+garbage(::Type{Bool}) = true
+garbage(::Type{T}) where {T<:Integer} = 0x5a5a5a5a5a5a5a5a % T
+garbage(::Type{T}) where {T} = error("no garbage pattern for $T")
+uninitialized(::Type{T}, dims) where {T} = fill!(Array{T}(undef, dims), garbage(T))
+
+"""`@localmem T dims`: one array per work-group (KA: an `MArray` allocated per group)."""
+@inline SharedMemory(::Type{T}, ::Val{Dims}, ::Val) where {T,Dims} = uninitialized(T, Dims)
+
+"""`@private T dims` storage: `dims` per work-item, indexed by the local linear index."""
+struct ScratchArray{N,D}
+    data::D
+    ScratchArray{N}(data::D) where {N,D} = new{N,D}(data)
+end
+@inline Scratchpad(ctx::Context, ::Type{T}, ::Val{Dims}) where {T,Dims} =
+    ScratchArray{length(Dims)}(uninitialized(T, (Dims..., prod(groupsize(ctx)))))
+@inline Base.getindex(A::ScratchArray{N}, idx) where {N} = view(A.data, ntuple(_ -> :, N)..., idx)
+
+function __synchronize()
+    error("@synchronize used outside kernel or not captured")
+end
+
+@generated function __print(items...)
+    args = [T <: Val ? QuoteNode(T.parameters[1]) : :(items[$i]) for (i, T) in enumerate(items)]
+    return :(print($(args...)))
+end
