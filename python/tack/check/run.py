@@ -77,11 +77,8 @@ class Prepared:
         return capabilities.has_collectives(self.kir)
 
     def decls(self) -> dict:
-        """Declaration sites: scratch arrays where declared, array parameters at the kernel."""
-        out = {p.name: Site.of(self.kir.loc) for p in self.kir.params if p.kind == "array"}
-        out.update({s.name: Site.of(s.loc) for s in self.kir.scratch.values()
-                    if s.loc is not None})
-        return out
+        """Where each scratch array is declared (`tack.shared`, `tack.local_array`)."""
+        return {s.name: Site.of(s.loc) for s in self.kir.scratch.values() if s.loc is not None}
 
     def aliases(self) -> dict:
         """For an array passed under several names: its first name -> the other names."""
