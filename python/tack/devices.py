@@ -15,7 +15,7 @@ from .errors import TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
 
-ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal")
+ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
 _OPTIONS = {"cpu": {"num_threads"}}
 
 

@@ -71,7 +71,8 @@ def _defined(cls_name: str, module: str) -> set[str]:
 STORAGE = {"alloc", "upload", "download", "memset0", "copy", "adopt"}
 ENGINES = [("CPUEngine", "cpu.py", "CPUKernel", STORAGE),  # storage from runtime/host.py
            ("CUDAEngine", "cuda.py", "CUDAKernel", set()),
-           ("JuliaEngine", "julia.py", "JuliaKernel", set())]
+           ("JuliaEngine", "julia.py", "JuliaKernel", set()),
+           ("SimEngine", "sim/engine.py", "SimKernel", STORAGE)]
 
 
 @pytest.mark.parametrize("engine, module, kernel, inherited", ENGINES)
@@ -83,7 +84,7 @@ def test_every_engine_defines_the_whole_contract(engine, module, kernel, inherit
 
 def test_every_registered_kind_names_a_real_engine_class():
     for kind in set(registry._KINDS.values()):
-        path = RUNTIME / (kind.module.rsplit(".", 1)[1] + ".py")
+        path = RUNTIME.joinpath(*kind.module.split(".")[2:]).with_suffix(".py")
         assert kind.cls in {e for e, *_ in ENGINES} and path.is_file()
         assert set(kind.stages) >= {"ir", "source"}
         assert all(isinstance(c, Capabilities) for c in kind.capabilities.values())
@@ -114,6 +115,25 @@ def test_the_cpu_engine_satisfies_the_contract():
     assert isinstance(k, Launchable) and k.inline_launch(["a0"], {}) is None
     o = np.full(4, -1, np.int64)
     k.launch([o.ctypes.data], 3)
+    eng.sync()
+    assert o.tolist() == [0, 3, 6, -1]
+    for stage in eng.stages:
+        assert "iota" in eng.stage(iota_kir(), stage)
+
+
+def test_the_sim_engine_satisfies_the_contract():
+    from tack.runtime.sim.engine import SimEngine
+
+    eng = SimEngine.create("sim", {})
+    for name in Engine.CONTRACT:
+        assert getattr(SimEngine, name) is not getattr(Engine, name), name
+    assert eng.capabilities == make_device("sim").capabilities
+    assert eng.capabilities.workgroups and eng.capabilities.host_memory
+    assert not eng.capabilities.takes_pointers
+    assert make_device("cpu", engine="sim").capabilities == eng.capabilities
+    k = eng.compile(iota_kir())
+    o = np.full(4, -1, np.int64)
+    k.launch([o], 3)
     eng.sync()
     assert o.tolist() == [0, 3, 6, -1]
     for stage in eng.stages:
@@ -155,8 +175,10 @@ def test_devices_answer_capabilities_without_starting_an_engine():
     assert Device("hip", "julia").capabilities.workgroups
     with pytest.raises(RuntimeError, match="native engine does not target it"):
         Device("hip").capabilities
-    with pytest.raises(ValueError, match="Unknown engine: 'sim'"):
-        Device("cpu", "sim").capabilities
+    with pytest.raises(ValueError, match="Unknown engine: 'nosuch'"):
+        Device("cpu", "nosuch").capabilities
+    sim = Device("cpu", "sim")  # the simulator: workgroups on host memory
+    assert sim.capabilities.workgroups and sim.is_host and sim._engine is None
 
 
 def test_sync_asks_the_engine():

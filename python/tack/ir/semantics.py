@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 from ..dtypes import DType, convert, wrap_int
 from .ops import Op
 
@@ -67,3 +69,80 @@ def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
     if t.is_float and op is Op.NEG:
         return -args[0]
     return None
+
+
+# ---- the same ops over NumPy arrays: the simulator's table (tack.runtime.sim) ----------------
+# Every function takes operands already of the op's dtype (NumPy arrays or NumPy scalars) and
+# returns a value of that dtype; integer arithmetic wraps because NumPy's fixed-width arrays do.
+# Where a rule needs more than the NumPy ufunc (truncating division, the min/max NaN rule,
+# integer power), it is written once here; tests/sim/test_semantics.py checks this table against
+# `evaluate` above on every op both define.
+
+def np_tdiv(a, b):
+    """Integer division truncating toward zero (NumPy's // floors)."""
+    q = np.floor_divide(a, b)
+    if np.dtype(q.dtype).kind == "u":
+        return q
+    fix = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + fix.astype(q.dtype)
+
+
+def np_trem(a, b):
+    return a - b * np_tdiv(a, b)
+
+
+def np_ipow(base, exp):
+    """Integer power by squaring, wrapping at the base's width (exp >= 0, any integer dtype)."""
+    base = np.asarray(base)
+    exp = np.broadcast_to(np.asarray(exp).astype(np.uint64), np.broadcast(base, exp).shape)
+    out = np.ones(exp.shape, base.dtype)
+    b = np.broadcast_to(base, exp.shape).copy()
+    e = exp.copy()
+    while e.any():
+        odd = (e & np.uint64(1)).astype(bool)
+        out = np.where(odd, out * b, out)
+        b = b * b
+        e = e >> np.uint64(1)
+    return out
+
+
+def _minmax(ints, floats):
+    def f(a, b):
+        return (floats if np.result_type(a, b).kind == "f" else ints)(a, b)
+    return f
+
+
+def _rsqrt(x):
+    return np.divide(x.dtype.type(1) if hasattr(x, "dtype") else 1.0, np.sqrt(x))
+
+
+NUMPY = {
+    Op.NEG: np.negative, Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply,
+    Op.FDIV: np.divide, Op.IDIV: np_tdiv, Op.IREM: np_trem, Op.FREM: np.fmod, Op.POW: np.power,
+    Op.IPOW: np_ipow, Op.MIN: _minmax(np.minimum, np.fmin), Op.MAX: _minmax(np.maximum, np.fmax),
+    Op.ABS: np.abs, Op.AND_: np.bitwise_and, Op.OR_: np.bitwise_or, Op.XOR: np.bitwise_xor,
+    Op.SHL: np.left_shift, Op.SHR: np.right_shift, Op.INVERT: np.invert,
+    Op.SQRT: np.sqrt, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log, Op.LOG2: np.log2,
+    Op.LOG10: np.log10, Op.SIN: np.sin, Op.COS: np.cos, Op.TAN: np.tan, Op.ASIN: np.arcsin,
+    Op.ACOS: np.arccos, Op.ATAN: np.arctan, Op.SINH: np.sinh, Op.COSH: np.cosh,
+    Op.TANH: np.tanh, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.TRUNC: np.trunc,
+    Op.ATAN2: np.arctan2, Op.COPYSIGN: np.copysign, Op.ISNAN: np.isnan, Op.RSQRT: _rsqrt,
+    Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater, Op.GE: np.greater_equal,
+    Op.EQ: np.equal, Op.NE: np.not_equal, Op.NOT: np.logical_not,
+}
+BOOL_BITWISE = {Op.AND_: np.logical_and, Op.OR_: np.logical_or, Op.XOR: np.logical_xor}
+
+
+def np_cast(x, t: DType, src: DType):
+    """CAST to `t` (ops.py): NumPy's conversions truncate or extend by the source's signedness,
+    round int→float to nearest, truncate float→int; `!= 0` to bool."""
+    if t.kind == "b":
+        return np.not_equal(x, 0)
+    return np.asarray(x).astype(t.np) if np.ndim(x) else t.np.type(x)
+
+
+def np_evaluate(op: Op, t: DType, args: list):
+    """`op` over NumPy operands (of the op's operand dtype), or KeyError when not in the table."""
+    if t.kind == "b" and op in BOOL_BITWISE:
+        return BOOL_BITWISE[op](*args)
+    return NUMPY[op](*args)

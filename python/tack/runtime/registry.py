@@ -4,7 +4,7 @@ which stages `tack.inspect` shows, known before any engine starts.
 `tack.Device(arch, engine=...)` finds its kind here; nothing else names an engine. A kind's module
 is imported when the first engine of that kind is made, so `import tack` loads no compiler, GPU
 library or Julia, and a capability check against a GPU device needs no GPU. An engine added later
-(the simulator) is one more `register(EngineKind(...))` below and one more `Engine` subclass.
+(the simulator, below) is one more `register(EngineKind(...))` and one more `Engine` subclass.
 """
 from __future__ import annotations
 
@@ -102,3 +102,12 @@ JULIA = register(EngineKind(
     ("ir", "source"),
     refusal="inspect mode {mode!r} is CPU only: it shows the native CPU engine's LLVM IR after "
             "O3; the Julia engine's source is mode='source'"))
+
+
+# The simulator (docs/design/008-simulator.md): the GPU execution model on NumPy, on any host.
+# `Device("sim")` (Tack's own engine for that arch) and `Device("cpu", engine="sim")`. It runs
+# the final IR itself, so its "source" stage is that IR.
+_SIM_CAPS = Capabilities(workgroups=True, takes_pointers=False, host_memory=True)
+SIM = register(EngineKind("sim", "tack.runtime.sim.engine", "SimEngine",
+                          {"sim": _SIM_CAPS, "cpu": _SIM_CAPS}, ("ir", "source")))
+NATIVE_SIM = register(EngineKind("native", SIM.module, SIM.cls, {"sim": _SIM_CAPS}, SIM.stages))

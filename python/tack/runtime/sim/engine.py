@@ -1,0 +1,142 @@
+"""The simulator engine: `tack.set_default_device("sim")` runs kernels on NumPy with the GPU
+execution model (docs/design/008-simulator.md).
+
+It executes the final KernelIR, the IR every renderer prints, lane-vectorized: the launch runs
+in chunks of whole workgroups (`ir.ops.WORKGROUP` lanes each), every statement once per chunk
+over the lanes that are active. Arrays are host memory (the caller's NumPy buffers, used in
+place). `SimEngine.run` is the entry point for checkers: it takes a `trace.Recorder` that hears
+of every access, bad index, uninitialized read and diverged barrier. A plain launch (no
+checker) raises after the run: TackIndexError for an index outside its array (as debug mode
+does on the other engines) and TackValueError for a diverged barrier (as the static workgroup
+contract does).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import TackIndexError, TackTypeError, TackValueError
+from ...ir.nodes import KernelIR
+from ...ir.ops import WORKGROUP
+from ...ir.printer import kernel_str
+from ..base import Engine, Launchable
+from ..host import HostMemory
+from ..registry import SIM
+from .executor import Executor, exits
+from .lanes import npdtype
+from .memory import Memory
+from .printing import emit
+from .trace import NO_RECORDER, Recorder, Site
+
+CHUNK = 1 << 18  # lanes simulated at once (whole workgroups): bounds the locals' memory
+
+
+class SimEngine(HostMemory, Engine):
+    """Runs final KernelIR on NumPy; arrays are host memory; launches return finished."""
+
+    capabilities = SIM.capabilities["sim"]
+    stages = SIM.stages
+
+    @classmethod
+    def create(cls, arch: str, options: dict) -> SimEngine:
+        return cls()
+
+    def compile(self, kir: KernelIR) -> SimKernel:
+        return SimKernel(kir)
+
+    def sync(self) -> None:
+        """Nothing is queued: every launch returns finished."""
+
+    def stage(self, kir: KernelIR, name: str) -> str:
+        if name not in self.stages:
+            raise TackValueError(f"the sim engine has no stage {name!r}; it has {self.stages}")
+        return kernel_str(kir)  # "source" too: the simulator executes the final IR itself
+
+    def run(self, kir: KernelIR, values: list, n: int, recorder: Recorder = NO_RECORDER,
+            uninitialized=()) -> None:
+        """Run `kir` for launch indices [0, n), telling `recorder` what happens. `values` are in
+        `kir.params` order (arrays as NumPy arrays, written in place); `uninitialized` names the
+        array parameters whose reads before a write in this launch are reported."""
+        SimKernel(kir).run(values, n, recorder, uninitialized)
+
+
+class SimKernel(Launchable):
+    """One specialization: the IR and what is precomputed about its statements."""
+
+    def __init__(self, kir: KernelIR):
+        self.kir = kir
+        self.may_exit: dict[int, bool] = {}
+        exits(kir.body, self.may_exit)
+
+    def launch(self, values: list, n: int) -> None:
+        strict = Strict(self.kir.name)
+        self.run(values, n, strict, ())
+        strict.raise_first()
+
+    def run(self, values: list, n: int, recorder: Recorder, uninitialized) -> None:
+        kir = self.kir
+        if len(values) != len(kir.params):
+            raise TackTypeError(f"Kernel '{kir.name}' expects {len(kir.params)} arguments, "
+                                f"got {len(values)}")
+        params = {}
+        for p, v in zip(kir.params, values):
+            if p.kind == "array":
+                _check_array(kir.name, p, v)
+            else:
+                params[p.name] = npdtype(p.dtype).type(v)
+        n = int(n)
+        memory = Memory(kir, values, max(n, 0), recorder, set(uninitialized))
+        recorder.launch(kir.name, max(n, 0), memory.groups, memory.infos)
+        ex = Executor(kir, params, memory, recorder, self.may_exit)
+        with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on GPUs
+            for base in range(0, n, CHUNK):
+                lanes = min(CHUNK, n - base)
+                memory.new_chunk(lanes, -(-lanes // WORKGROUP))
+                ex.prints = []
+                ex.run_chunk(base, lanes)
+                emit(ex.prints)
+        recorder.finish()
+
+
+def _check_array(name: str, p, a) -> None:
+    if not isinstance(a, np.ndarray):
+        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' expects an array, got "
+                            f"{type(a).__name__}")
+    if a.dtype != p.dtype.np:
+        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' has dtype {a.dtype}, but "
+                            f"this specialization takes {p.dtype.np}")
+    if not a.flags.c_contiguous:
+        raise TackValueError(f"Kernel '{name}': parameter '{p.name}' must be C-contiguous "
+                             "(use numpy.ascontiguousarray)")
+
+
+class Strict(Recorder):
+    """A plain launch's recorder: keeps the first bad index and the first diverged barrier."""
+
+    def __init__(self, kernel: str):
+        self.kernel = kernel
+        self.first_bounds: str | None = None
+        self.skipped = 0
+        self.first_barrier: str | None = None
+
+    def bounds(self, buffer, space, lanes, index, extent, site) -> None:
+        self.skipped += len(lanes)
+        if self.first_bounds is None:
+            self.first_bounds = (f"Kernel '{self.kernel}': an access at {site} (launch index "
+                                 f"{int(lanes[0])}): index {int(index[0])} is outside [0, "
+                                 f"{extent}) of a {space} array. The access was skipped.")
+
+    def barrier(self, site: Site, group, arrived, expected, diverged_at) -> None:
+        if self.first_barrier is None:
+            why = f"; the lanes split at {diverged_at}" if diverged_at is not None else ""
+            self.first_barrier = (
+                f"Kernel '{self.kernel}': barrier at {site} requires uniform workgroup "
+                f"participation: {len(arrived)} of the {len(expected)} lanes of workgroup "
+                f"{group} reached it{why}.")
+
+    def raise_first(self) -> None:
+        if self.first_barrier is not None:
+            raise TackValueError(self.first_barrier)
+        if self.first_bounds is not None:
+            more = self.skipped - 1
+            tail = f"\n{more} more out-of-bounds accesses were skipped too." if more else ""
+            raise TackIndexError(self.first_bounds + tail)

@@ -1,0 +1,160 @@
+"""Statements of the final IR over lane masks: structured control flow in lockstep.
+
+`If` runs its two arms on the lanes that chose each; `While` and `For` iterate while any lane
+continues, each iteration on the lanes still in the loop. `Break` and `Continue` set per-lane
+flags of the innermost loop (or, outside any loop, of the kernel body: that launch index is
+done); after a statement that may have raised them, the lanes flagged leave the block. A `For`
+runs on a hidden counter from `start` to `stop` (both per lane, `stop` evaluated at entry), so
+a body that assigns the loop variable does not change the trip count, as on the other engines.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir import nodes as N
+from .expr import Evaluator
+from .lanes import Lanes, npdtype
+from .workgroups import Groups
+
+
+class Frame:
+    """Exit flags of one loop over the chunk's lanes."""
+
+    __slots__ = ("broken", "stopped")
+
+    def __init__(self, lanes: int):
+        self.broken = np.zeros(lanes, bool)  # left the loop
+        self.stopped = np.zeros(lanes, bool)  # done with this iteration (break or continue)
+
+
+def exits(body: list, out: dict) -> bool:
+    """Fill `out[id(stmt)]` with whether each statement may break/continue its enclosing loop."""
+    any_exit = False
+    for st in body:
+        if isinstance(st, (N.Break, N.Continue)):
+            e = True
+        elif isinstance(st, N.If):
+            e = exits(st.then, out) | exits(st.orelse, out)
+        else:
+            if isinstance(st, (N.While, N.For)):
+                exits(st.body, out)
+            e = False
+        out[id(st)] = e
+        any_exit |= e
+    return any_exit
+
+
+class Executor(Evaluator):
+    def __init__(self, kir, params: dict, memory, recorder, may_exit: dict):
+        super().__init__(params, memory)
+        self.kir, self.recorder, self.may_exit = kir, recorder, may_exit
+        self.frames: list[Frame] = []
+        self.groups: Groups | None = None
+        self.stmts = {N.Assign: Executor.assign, N.Store: Executor.store, N.If: Executor.if_,
+                      N.While: Executor.while_, N.For: Executor.for_,
+                      N.Break: Executor.break_, N.Continue: Executor.continue_,
+                      N.ExprStmt: Executor.expr_stmt, N.Barrier: Executor.barrier}
+
+    def run_chunk(self, base: int, lanes: int) -> None:
+        """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
+        self.locals = {name: np.zeros(lanes, npdtype(t)) for name, t in self.kir.locals.items()}
+        self.groups = Groups(base, lanes)
+        self.epoch = self.groups.epoch
+        self.frames = [Frame(lanes)]
+        self.block(self.kir.body, Lanes.all(base, lanes))
+
+    def block(self, body: list, act: Lanes) -> None:
+        for st in body:
+            if act.count == 0:
+                return
+            if isinstance(st, (N.Break, N.Continue)):
+                self.stmts[type(st)](self, st, act)
+                return
+            self.stmts[type(st)](self, st, act)
+            if self.may_exit[id(st)]:
+                act = act.without(self.frames[-1].stopped)
+
+    # ---- simple statements -------------------------------------------------------------------
+    def assign(self, st, act):
+        self.set_local(st.name, self.ev(st.value, act), act)
+
+    def set_local(self, name: str, value, act: Lanes) -> None:
+        arr = self.locals[name]
+        if act.full and isinstance(value, np.ndarray) and value.base is None \
+                and value.dtype == arr.dtype and value.shape == arr.shape:
+            self.locals[name] = value  # a fresh result: keep it instead of copying it
+        else:
+            arr[act.sel] = value
+
+    def store(self, st, act):
+        idx = self.ev(st.indices[0], act)
+        value = self.ev(st.value, act)
+        self.memory.store(st.array, idx, value, act, self.epoch, self.site(st))
+
+    def expr_stmt(self, st, act):
+        self.ev(st.value, act)
+
+    def barrier(self, st, act):
+        self.groups.barrier(act, self.site(st), self.recorder)
+
+    def break_(self, st, act):
+        frame = self.frames[-1]
+        frame.broken[act.pos] = True
+        frame.stopped[act.pos] = True
+
+    def continue_(self, st, act):
+        self.frames[-1].stopped[act.pos] = True
+
+    # ---- control flow ------------------------------------------------------------------------
+    def if_(self, st, act):
+        c = self.ev(st.cond, act)
+        if np.ndim(c) == 0:
+            self.block(st.then if c else st.orelse, act)
+            return
+        self.groups.stack.append((self.site(st), act))
+        self.block(st.then, act.where(c))
+        if st.orelse:
+            self.block(st.orelse, act.where(~c))
+        self.groups.stack.pop()
+
+    def while_(self, st, act):
+        def step(live):
+            return live.where(self.ev(st.cond, live))
+        self.loop(st, act, step, lambda live: None)
+
+    def for_(self, st, act):
+        dtype = npdtype(self.kir.locals[st.var])
+        n = len(self.frames[0].broken)
+        counter, stop = np.zeros(n, dtype), np.zeros(n, dtype)
+        counter[act.sel] = self.ev(st.start, act)
+        stop[act.sel] = self.ev(st.stop, act)
+
+        def step(live):
+            live = live.where(counter[live.pos] < stop[live.pos])
+            if live.count:
+                self.set_local(st.var, counter[live.pos], live)
+            return live
+
+        def advance(live):
+            counter[live.pos] += dtype.type(1)
+        self.loop(st, act, step, advance)
+
+    def loop(self, st, act: Lanes, step, advance) -> None:
+        """Iterate `st.body` while `step(live)` keeps lanes; `advance` ends each iteration."""
+        frame = Frame(len(self.frames[0].broken))
+        self.frames.append(frame)
+        self.groups.stack.append((self.site(st), act))
+        live = act
+        while True:
+            live = step(live)
+            if live.count == 0:
+                break
+            self.block(st.body, live)
+            frame.stopped[live.pos] = False
+            live = live.without(frame.broken)
+            advance(live)
+        self.groups.stack.pop()
+        self.frames.pop()
+
+
+

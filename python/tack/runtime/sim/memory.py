@@ -1,0 +1,153 @@
+"""The buffers of one simulated launch: global arrays, shared scratch per workgroup and local
+scratch per lane, addressed by flat element index with bounds and initialization checks.
+
+Global arrays are flat views of the caller's NumPy arrays (written in place, as on the CPU
+engine). A chunk of workgroups gets fresh zeroed scratch: `shared` arrays hold one copy per
+workgroup, `local` arrays one per lane. Every access goes through `address`, which reports an
+index outside [0, extent) to the recorder and drops that lane from the access (a read gives 0),
+so one run finds every bad index; without a checker the launch then raises (engine.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...ir.nodes import KernelIR
+from ...ir.ops import WORKGROUP
+from .lanes import Lanes, npdtype, spread
+from .trace import BufferInfo, Recorder
+
+
+@dataclass
+class Buffer:
+    """One array as the kernel addresses it."""
+
+    name: str
+    space: str  # "global" | "shared" | "local"
+    extent: int  # elements one lane (local), one workgroup (shared) or the launch sees
+    ident: int  # recorder id (shared: of the launch's first workgroup)
+    offset: int = 0  # global: elements from the start of the underlying memory
+    data: np.ndarray | None = None  # flat storage (scratch: every copy of the chunk)
+    written: np.ndarray | None = None  # per element of `data`, when initialization is tracked
+
+    def flat(self, idx: np.ndarray, act: Lanes) -> np.ndarray:
+        """Indices into `data` of element `idx` of each active lane's copy."""
+        if self.space == "shared":
+            return act.group_pos * self.extent + idx
+        if self.space == "local":
+            return act.pos * self.extent + idx
+        return idx
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+class Memory:
+    """Every buffer of one launch, and the recorder that hears about their accesses."""
+
+    def __init__(self, kir: KernelIR, values: list, n: int, recorder: Recorder,
+                 uninitialized=()):
+        self.recorder = recorder
+        cls = type(recorder)
+        self.tracing = cls.access is not Recorder.access
+        self.tracks_init = cls.uninitialized is not Recorder.uninitialized
+        self.groups = -(-n // WORKGROUP)
+        self.buffers: dict[str, Buffer] = {}
+        self.infos: dict[int, BufferInfo] = {}
+        roots: dict[int, int] = {}
+        for p, v in zip(kir.params, values):
+            if p.kind == "array":
+                self._global(p.name, v, roots, p.name in uninitialized)
+        for sc in kir.scratch.values():
+            ident = len(self.infos)
+            copies = self.groups if sc.space == "shared" else 1
+            for k in range(copies):
+                self.infos[ident + k] = BufferInfo(sc.name, sc.space, sc.size, True)
+            self.buffers[sc.name] = Buffer(sc.name, sc.space, sc.size, ident)
+        self.scratch = [(self.buffers[s.name], npdtype(s.dtype)) for s in kir.scratch.values()]
+
+    def _global(self, name: str, a: np.ndarray, roots: dict, uninit: bool) -> None:
+        root = _root(a)
+        ident = roots.setdefault(id(root), len(roots))
+        offset = (a.ctypes.data - root.ctypes.data) // a.itemsize if a.size else 0
+        flat = a.reshape(-1)
+        b = Buffer(name, "global", flat.size, ident, offset, flat)
+        if uninit and self.tracks_init:
+            b.written = np.zeros(flat.size, bool)
+        if ident not in self.infos:
+            self.infos[ident] = BufferInfo(name, "global", root.nbytes // max(a.itemsize, 1),
+                                           uninit)
+        self.buffers[name] = b
+
+    def new_chunk(self, lanes: int, groups: int) -> None:
+        """Fresh zeroed scratch for a chunk of `groups` workgroups (`lanes` lanes)."""
+        for b, dtype in self.scratch:
+            copies = groups if b.space == "shared" else lanes
+            b.data = np.zeros(copies * b.extent, dtype)
+            if self.tracks_init:
+                b.written = np.zeros(copies * b.extent, bool)
+
+    # ---- addressing -------------------------------------------------------------------------
+    def address(self, b: Buffer, idx, act: Lanes, site):
+        """(in-bounds mask or None when all are, the lanes and indices that access)."""
+        idx = spread(idx, act.count, np.int64)
+        if act.count == 0 or (idx.min() >= 0 and idx.max() < b.extent):
+            return None, act, idx
+        ok = (idx >= 0) & (idx < b.extent)
+        bad = act.where(~ok)
+        self._per_buffer(b, bad, idx[~ok], lambda ident, lanes, index: self.recorder.bounds(
+            ident, b.space, lanes.t, index + b.offset, b.extent, site))
+        return ok, act.where(ok), idx[ok]
+
+    def _per_buffer(self, b: Buffer, act: Lanes, idx: np.ndarray, report) -> None:
+        """Call `report(id, lanes, indices)` once per recorder buffer the lanes touch (one per
+        workgroup for shared scratch)."""
+        if b.space != "shared":
+            report(b.ident, act, idx)
+            return
+        gp = act.group_pos
+        cuts = np.flatnonzero(np.diff(gp)) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(gp)]):
+            sub = Lanes(act.pos[lo:hi], act.base, False)
+            report(b.ident + act.base // WORKGROUP + int(gp[lo]), sub, idx[lo:hi])
+
+    def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
+        if not self.tracing or act.count == 0:
+            return
+        self._per_buffer(b, act, idx, lambda ident, lanes, index: self.recorder.access(
+            kind, ident, b.space, lanes.t, index + b.offset, epoch[lanes.group_pos], site))
+
+    # ---- loads and stores ---------------------------------------------------------------------
+    def load(self, name: str, idx, act: Lanes, epoch, site, dtype) -> np.ndarray:
+        b = self.buffers[name]
+        ok, a, i = self.address(b, idx, act, site)
+        flat = b.flat(i, a)
+        vals = b.data[flat]
+        self.record("read", b, a, i, epoch, site)
+        if b.written is not None and a.count:
+            fresh = ~b.written[flat]
+            if fresh.any():
+                self._per_buffer(b, a.where(fresh), i[fresh], lambda ident, lanes, index:
+                                 self.recorder.uninitialized(ident, b.space, lanes.t,
+                                                             index + b.offset, site))
+                vals[fresh] = 0
+        if ok is None:
+            return vals
+        out = np.zeros(act.count, dtype)
+        out[ok] = vals
+        return out
+
+    def store(self, name: str, idx, value, act: Lanes, epoch, site) -> None:
+        b = self.buffers[name]
+        ok, a, i = self.address(b, idx, act, site)
+        if ok is not None and np.ndim(value):
+            value = value[ok]
+        flat = b.flat(i, a)
+        b.data[flat] = value
+        if b.written is not None:
+            b.written[flat] = True
+        self.record("write", b, a, i, epoch, site)
