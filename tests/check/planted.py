@@ -8,8 +8,8 @@ on a GPU under compute-sanitizer, to compare what each tool finds.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import tack

@@ -34,23 +34,43 @@ def races(kernel: str, log: AccessLog, buffers: dict, keep: int, aliases: dict) 
     return [_race(kernel, key[0], entries, keep, aliases) for key, entries in merged.items()]
 
 
+def _hint(ka: str, kb: str, same_site: bool, within: bool, across: bool) -> str:
+    """How the two accesses are unordered, and the usual fix."""
+    if across and not within:
+        how = ("in different workgroups: global memory is not ordered between workgroups "
+               "within a launch")
+    elif across:
+        how = "in one workgroup with no barrier between them, and across workgroups"
+    else:
+        how = "in the same workgroup with no barrier between them"
+    if "atomic" in (ka, kb):
+        fix = "make every access to the element atomic, or order them by a barrier or a launch"
+    elif same_site or (across and ka == kb == "write"):
+        fix = "use an atomic (tack.atomic_add) or give each lane its own element"
+    elif across:
+        fix = "split the kernel into two launches at this point"
+    else:
+        fix = "put a tack.barrier() between the two accesses"
+    return f"{how}: {fix}"
+
+
 def _race(kernel, array, entries, keep, aliases) -> Finding:
     space, sa, ka, sb, kb, _, wit = entries[0]
     per_buffer: dict[int, int] = {}
     witnesses = []
+    within = across = False
     for *_, pair, pw in entries:
         per_buffer[pair.buffer] = max(per_buffer.get(pair.buffer, 0), pair.count)
         witnesses += [w for w in pw if len(witnesses) < keep]
+        within, across = within or pair.within, across or pair.across
     count = sum(per_buffer.values())
-    index, ta, tb, epoch = wit[0]
-    how = ("in the same workgroup with no barrier between them: put a tack.barrier() between "
-           "the two accesses" if epoch is not None else
-           "in different workgroups: global memory is not ordered between workgroups within a "
-           "launch; split the kernel into two launches or use atomics")
-    what_a, what_b = _WHAT[ka], _WHAT[kb]
-    msg = (f"race on {_array_text(array, space, aliases)}: {what_a} at {sa} by lane "
-           f"{lane_text(ta)} and {what_b} at {sb} by lane {lane_text(tb)} of element "
-           f"{index}, {how} ({count} element{'s' * (count != 1)} affected)")
+    index, ta, tb, _ = wit[0]
+    how = _hint(ka, kb, sa == sb, within, across)
+    if aliases.get(array):
+        how += " (or pass separate arrays)"
+    msg = (f"race on {_array_text(array, space, aliases)}, element {index}: {_WHAT[ka]} at "
+           f"{sa} by {lane_text(ta)} and {_WHAT[kb]} at {sb} by {lane_text(tb)}, {how} "
+           f"({count} element{'s' * (count != 1)} affected)")
     lanes = []
     for _, a, b, _ in witnesses:
         lanes += [a, b]
@@ -65,7 +85,7 @@ def bounds(kernel, site, array, space, seen, decl, aliases) -> Finding:
     """Like debug mode: the smallest index past the end, else the negative one closest to 0."""
     index = seen.past_end if seen.past_end is not None else seen.negative
     msg = (f"{_array_text(array, space, aliases)} indexed at {site} with index {index}, outside "
-           f"[0, {seen.extent}) (lane {lane_text(seen.lanes[0])}; {seen.count} out-of-bounds "
+           f"[0, {seen.extent}) (by {lane_text(seen.lanes[0])}; {seen.count} out-of-bounds "
            "access" + "es" * (seen.count != 1) + "); the access was skipped (a load gives 0)")
     locs = (where(site),) + ((where(decl),) if decl is not None else ())
     return Finding("bounds", msg, locs, array, index, tuple(seen.lanes), seen.count,
@@ -77,7 +97,7 @@ def uninitialized(kernel, site, array, space, seen, decl, aliases) -> Finding:
     count = len(seen.elements)
     decl_text = f" (declared at {decl})" if decl is not None else ""
     msg = (f"{_array_text(array, space, aliases)}{decl_text} read at {site} before any write to "
-           f"element {seen.indices[0]} in this launch, by lane {lane_text(seen.lanes[0])} "
+           f"element {seen.indices[0]} in this launch, by {lane_text(seen.lanes[0])} "
            f"({count} element{'s' * (count != 1)} read uninitialized; the read gave 0 here, "
            "garbage on a GPU)")
     locs = (where(site),) + ((where(decl),) if decl is not None else ())

@@ -50,7 +50,7 @@ class Finding:
     def format(self) -> str:
         """The message, then each location with its source line."""
         lines = [f"{self.kind} ({self.severity}): {self.message}"]
-        for file, line, col in self.locations:
+        for file, line, col in dict.fromkeys(self.locations):  # one access twice: shown once
             lines.append(f"  at {file}:{line}:{col}")
             src = linecache.getline(file, line).rstrip("\n")
             if src:
@@ -65,7 +65,7 @@ def where(site) -> tuple[str, int, int]:
 
 def lane_text(t: int) -> str:
     """How a lane is named in messages: its launch index, workgroup and lane id."""
-    return f"t={t} (workgroup {t // WORKGROUP}, lane {t % WORKGROUP})"
+    return f"lane {t % WORKGROUP} of workgroup {t // WORKGROUP} (t={t})"
 
 
 def merge(findings: list[Finding]) -> list[Finding]:

@@ -44,6 +44,8 @@ class RacePair:
     b: int
     count: int  # distinct elements on which they race
     witnesses: tuple[Witness, ...]
+    within: bool = True  # some race is inside one workgroup (a barrier would order it)
+    across: bool = False  # some race is between workgroups (nothing in a launch orders it)
 
 
 def conflicting(ka: int, kb: int) -> bool:
@@ -193,7 +195,8 @@ def group_pairs(buffer: int, found, npoints: int, witnesses: int) -> list[RacePa
         firsts = s + np.flatnonzero(np.r_[True, el[1:] != el[:-1]])
         w = tuple(Witness(int(elem[x]), int(ta[x]), int(tb[x]),
                           None if ep[x] < 0 else int(ep[x])) for x in firsts[:witnesses])
-        out.append(RacePair(buffer, int(a[s]), int(b[s]), len(firsts), w))
+        out.append(RacePair(buffer, int(a[s]), int(b[s]), len(firsts), w,
+                            bool((ep[s:e] >= 0).any()), bool((ep[s:e] < 0).any())))
     return out
 
 
