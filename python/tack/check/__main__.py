@@ -31,7 +31,7 @@ def run_script(path: str, args: list[str]) -> int:
     sys.argv = [path, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     try:
-        runpy.run_path(path, run_name="__main__")
+        runpy.run_path(path, run_name="__main__")  # its file name as given, in messages
     except SystemExit as exc:
         code = exc.code
         if code is None or isinstance(code, int):
