@@ -21,7 +21,7 @@ def run(args, env=None):
     e = {k: v for k, v in os.environ.items() if k != "TACK_CHECK"}
     e.update(PYTHONPATH=str(ROOT / "python"), **(env or {}))
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=e,
-                          cwd=str(ROOT), timeout=300)
+                          check=False, cwd=str(ROOT), timeout=300)
 
 
 def test_cli_reports_per_kernel_and_fails_on_errors(tmp_path):
