@@ -60,9 +60,11 @@ class _Table:
         self.cols = None
         self.pending: list[tuple] = []
         self.size = 0
+        self.points: set[int] = set()  # the access points seen on this buffer
 
     def add(self, pt: int, lanes: np.ndarray, index: np.ndarray, epoch: np.ndarray) -> None:
         self.pending.append((pt, lanes, index, epoch))
+        self.points.add(pt)
         self.size += len(lanes)
         if self.size >= _COMPACT_AT:
             self.compact()
@@ -115,9 +117,9 @@ def reduce_rows(cols: list[np.ndarray], nkeys: int) -> list[np.ndarray]:
     """Merge rows equal in their first `nkeys` columns; the last two columns are the smallest
     and largest launch index (min and max over the merged rows). Result sorted by the keys."""
     order, starts = _order(cols[:nkeys])
+    if len(starts) == len(order):  # every row distinct (an elementwise access): no merging
+        return [c[order] for c in cols]
     keys = [c[order][starts] for c in cols[:nkeys]]
-    if len(order) == 0:
-        return keys + [np.zeros(0, np.int64), np.zeros(0, np.int64)]
     return keys + [np.minimum.reduceat(cols[-2][order], starts),
                    np.maximum.reduceat(cols[-1][order], starts)]
 
@@ -238,6 +240,8 @@ class AccessLog:
         kinds = np.array(self.kinds, np.int64)
         out = []
         for buffer, table in self.tables.items():
+            if all(kinds[p] == READ for p in table.points):
+                continue  # only reads: nothing to race with
             table.compact()
             if table.cols is None:
                 continue
