@@ -13,11 +13,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
 
-import numpy as np  # noqa: E402
-import tack  # noqa: E402
+import numpy as np
+import tack
 
-from tests.cuda.test_cuda_workgroups import nbody_tiled  # noqa: E402
-from tests.kernels.corpus import block_reduce, saxpy  # noqa: E402
+from tests.cuda.test_cuda_workgroups import nbody_tiled
+from tests.kernels.corpus import block_reduce, saxpy
 
 
 def rows():
@@ -42,9 +42,9 @@ def timed(fn) -> float:
 def main() -> int:
     print("| kernel | tack.check (s) | simulator alone (s) |\n|---|---|---|")
     for label, k, make in rows():
-        checked = timed(lambda: tack.check(k, *make()).require_clean())
+        checked = timed(lambda k=k, make=make: tack.check(k, *make()).require_clean())
         tack.set_default_device("sim")
-        plain = timed(lambda: k(*make()))
+        plain = timed(lambda k=k, make=make: k(*make()))
         tack.set_default_device("cpu")
         print(f"| {label} | {checked:.2f} | {plain:.2f} |")
     return 0
