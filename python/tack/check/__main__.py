@@ -11,7 +11,7 @@ import sys
 import traceback
 
 from .run import OPTIONS, kinds_of
-from .session import ENV, Session, install, uninstall
+from .session import ENV, Session, drop_env_session, install, uninstall
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     ns = parse(sys.argv[1:] if argv is None else argv)
     kinds, witnesses = kinds_of({opt: getattr(ns, opt) for opt in OPTIONS} |
                                 {"witnesses": ns.witnesses})
+    drop_env_session()
     os.environ[ENV] = ",".join(sorted(kinds)) or "none"  # child Python processes too
     session = install(Session(kinds, witnesses))
     try:

@@ -125,4 +125,16 @@ def install_from_env() -> Session | None:
     kinds, witnesses = kinds_of(options_from_env(value))
     session = install(Session(kinds, witnesses))
     atexit.register(_at_exit, session)
+    _from_env.append(session)
     return session
+
+
+_from_env: list[Session] = []  # the session TACK_CHECK installed at import, if any
+
+
+def drop_env_session() -> None:
+    """`python -m tack.check` reports itself: a TACK_CHECK session from the import is dropped."""
+    while _from_env:
+        atexit.unregister(_at_exit)
+        _from_env.pop()
+        uninstall()
