@@ -116,15 +116,16 @@ def _lanes_text(ts: list[int]) -> str:
 
 def barrier(kernel, site, split, d, keep) -> Finding:
     g = d.groups[0]
+    groups = len(set(d.groups))
     why = f"; the lanes diverged at {split}" if split is not None else ""
     msg = (f"barrier at {site} reached by {len(d.arrived)} of the {d.live} live lanes of "
            f"workgroup {g} ({_lanes_text(d.missing)} did not arrive){why} "
-           f"({len(d.groups)} workgroup{'s' * (len(d.groups) != 1)}); on a GPU this deadlocks "
+           f"({groups} workgroup{'s' * (groups != 1)}); on a GPU this deadlocks "
            "or corrupts shared memory. Every lane of a group must reach each barrier "
            "(docs/language.md, \"Workgroup contract\")")
     locs = (where(site),) + ((where(split),) if split is not None else ())
     lanes = tuple(d.missing[:keep] + d.arrived[:keep])
-    return Finding("barrier", msg, locs, None, None, lanes, len(d.groups), kernel=kernel,
+    return Finding("barrier", msg, locs, None, None, lanes, groups, kernel=kernel,
                    witnesses=({"workgroup": g, "arrived": d.arrived[:keep],
                                "missing": d.missing[:keep]},))
 
@@ -133,11 +134,14 @@ def refused(kernel, exc) -> Finding:
     """The static workgroup contract's refusal (capabilities.check_uniform_participation), as an
     advisory finding: Tack refuses the kernel for a normal launch. When the run diverged at that
     barrier too, the run's finding replaces this one (check/run.py)."""
-    locs = tuple(where(x) for x in (exc.loc, getattr(exc, "culprit", None)) if x is not None)
-    text = str(exc).split("\n", 1)[0]
-    return Finding("barrier", f"the workgroup contract refuses this kernel for a normal launch: "
-                   f"{text} In this run every lane reached the barrier; move it out of "
-                   "lane-dependent control flow.", locs, kernel=kernel, severity=ADVISORY)
+    culprit = getattr(exc, "culprit", None)
+    locs = tuple(where(x) for x in (exc.loc, culprit) if x is not None)
+    under = f" at {culprit}" if culprit is not None else ""
+    msg = (f"the workgroup contract refuses this kernel for a normal launch: the barrier at "
+           f"{exc.loc} is under lane-dependent control flow{under} (a ValueError at launch). In "
+           "this run every lane reached it; move the barrier out of lane-dependent control flow "
+           "(docs/language.md, \"Workgroup contract\")")
+    return Finding("barrier", msg, locs, kernel=kernel, severity=ADVISORY)
 
 
 def partial_group(kernel, n: int, site) -> Finding:
