@@ -7,6 +7,7 @@ and the refusal becomes a finding beside what the run shows (which lanes diverge
 from __future__ import annotations
 
 import functools
+import weakref
 
 from .. import capabilities, compiler, signature
 from ..arrays import Array, zeros
@@ -58,13 +59,7 @@ class Prepared:
         self.pk = pk = kernel.parse_for(args)
         self.values = signature.expand(pk.paths, args)
         self.specs = signature.specs(kernel.name, pk.params, self.values)
-        typed = compiler.typecheck(kernel, pk, self.specs)
-        self.refusal = None
-        try:
-            capabilities.check_uniform_participation(typed)
-        except TackValueError as exc:  # checked anyway: the run shows what diverges
-            self.refusal = exc
-        self.kir = compiler.lower(typed)
+        self.kir, self.refusal = specialized(kernel, pk, self.specs)
         self.n, self.hidden = pk.host_range.launch(args, kernel.name)
         self.names = [p.name for p in self.kir.params[:len(self.values)]]
 
@@ -99,6 +94,26 @@ class Prepared:
         if first is not None and self.n % WORKGROUP and self.refusal is None:
             out.append(describe.partial_group(self.name, self.n, Site.of(first.loc)))
         return out
+
+
+_SPECIALIZED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # kernel -> {key: ...}
+
+
+def specialized(kernel, pk, specs: dict) -> tuple:
+    """(final IR, the workgroup contract's refusal or None) for a parse and its argument specs,
+    kept per kernel: a program under `TACK_CHECK` launches the same specialization many times."""
+    key = (id(pk), tuple(sorted(specs.items(), key=lambda kv: kv[0])))
+    per_kernel = _SPECIALIZED.setdefault(kernel, {})
+    done = per_kernel.get(key)
+    if done is None:
+        typed = compiler.typecheck(kernel, pk, specs)
+        refusal = None
+        try:
+            capabilities.check_uniform_participation(typed)
+        except TackValueError as exc:  # checked anyway: the run shows what diverges
+            refusal = exc
+        done = per_kernel[key] = (compiler.lower(typed), refusal)
+    return done
 
 
 def _memory_key(a: Array) -> tuple:
