@@ -99,3 +99,19 @@ def test_uninstall_restores_normal_calls():
     case.fixed(x, out, n)  # on the CPU engine
     assert s.kernels == {}
     assert tack.check  # the function, not the package
+
+
+def test_a_launch_the_simulator_cannot_run_runs_on_its_device(session, monkeypatch):
+    from tack.check import run as R
+
+    class Refusing:
+        def run(self, *a, **k):
+            raise NotImplementedError("not simulated")
+
+    monkeypatch.setattr(R, "sim_engine", lambda: Refusing())
+    case = next(c for c in CASES if c.name == "uninitialized_local")
+    x, out, n = case.args()
+    case.fixed(x, out, n)  # the CPU engine ran it
+    np.testing.assert_allclose(out.numpy(), x.numpy() * 6)
+    (r,) = session.reports()
+    assert r.verdict == "incomplete" and "not simulated" in r.incomplete[0]

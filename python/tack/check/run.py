@@ -19,7 +19,6 @@ from ..ir.walk import iter_stmts
 from ..kernel import BoundKernel, Kernel
 from ..runtime.sim.trace import Site
 from . import describe
-from .findings import KINDS
 from .recorder import CheckRecorder
 from .report import CheckReport
 
@@ -185,5 +184,3 @@ def returned_value(prep: Prepared, values: list):
     sim_engine().run(kir, values + [ret._host], 1)
     return ret._host[0].item()
 
-
-__all__ = ["KINDS", "check"]
