@@ -25,7 +25,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.runtime",),
     ("tack.devices", "tack.arrays", "tack.signature", "tack.interop"),
     ("tack.compiler", "tack.dispatch"),
-    ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack"),
+    ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
+     "tack"),
     ("tack.testing",),
 )
 

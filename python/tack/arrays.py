@@ -31,7 +31,8 @@ def _shape(shape) -> tuple[int, ...]:
 class Array:
     """An n-dimensional array on one device."""
 
-    __slots__ = ("_host", "_buf", "_device", "dtype", "shape", "_sig", "_ptr", "__weakref__")
+    __slots__ = ("_host", "_buf", "_device", "dtype", "shape", "_sig", "_ptr", "_unwritten",
+                 "__weakref__")
 
     def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None):
         self._host = host  # host devices: C-contiguous, native byte order, owned
@@ -45,6 +46,9 @@ class Array:
         self.shape = phys[:len(phys) - k]  # vector/matrix components are not dimensions
         self._sig = (self.dtype, len(self.shape))  # what kernels specialize on (+ baked extents)
         self._ptr = host.ctypes.data if host is not None else buf.ptr
+        # Made by `tack.empty` and not written since (by fill, copyto or a kernel launch that
+        # takes it): `tack.check` reports the kernel's reads of it before writes.
+        self._unwritten = False
 
     @classmethod
     def _from_host(cls, host: np.ndarray, device: Device, dtype=None) -> "Array":
@@ -112,6 +116,7 @@ class Array:
 
     def fill(self, value) -> None:
         """Set every element; a vector/matrix array takes one element's value or a scalar."""
+        self._unwritten = False
         if self._host is not None:
             self._host[...] = value
         else:
@@ -178,8 +183,13 @@ def array(obj, dtype=None, device: Device | None = None) -> Array:
 
 
 def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
-    """A new array of `shape` (zero-filled: Tack never hands out uninitialized memory)."""
-    return zeros(shape, dtype, device)
+    """A new array of `shape` (zero-filled: Tack never hands out uninitialized memory).
+
+    It is marked "not yet written" until `fill`, `copyto` or a kernel launch that takes it:
+    `tack.check` then reports a kernel's reads of it before writes (docs/checking.md)."""
+    a = zeros(shape, dtype, device)
+    a._unwritten = True
+    return a
 
 
 def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
@@ -209,6 +219,7 @@ def copyto(dst: Array, src) -> None:
     a = _check_host_source(src)
     if a.shape != dst._phys:
         raise TackValueError(f"Shape mismatch: array is {dst._phys}, got {a.shape}")
+    dst._unwritten = False
     if dst._host is not None:
         np.copyto(dst._host, a, casting="unsafe")
     else:

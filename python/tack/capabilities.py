@@ -111,12 +111,14 @@ def check_uniform_participation(k: KernelIR) -> None:
         return _varies(e, varying)
 
     def fail(barrier, culprit, why):
-        raise TackValueError(
+        err = TackValueError(
             f"Kernel '{k.name}': barrier at {barrier.loc} requires uniform workgroup "
             f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "
             "array loads or values computed from them). Scalar arguments may control collective "
             "branches and loops; to reduce a subset, let every lane contribute the identity "
             "(e.g. tack.block_sum(x if x > 0.0 else 0.0)).", loc=barrier.loc)
+        err.culprit = culprit.loc  # both positions as data (tack.check reports them)
+        raise err
 
     def walk(body, culprit, why) -> object:
         """Returns the statement after which lanes may have left (a varying exit), or None."""

@@ -66,7 +66,8 @@ class Device:
 
 
 _global = {"device": None, "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
-           in ("1", "true", "yes", "on")}  # TACK_DEBUG is read once, at import
+           in ("1", "true", "yes", "on"),  # TACK_DEBUG is read once, at import
+           "intercept": None}  # tack.check's session: every kernel call goes to it instead
 
 
 def set_debug(flag: bool = True) -> None:

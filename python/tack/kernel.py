@@ -117,6 +117,9 @@ class Kernel:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on "
                                    f"{default_device().label}: Keyword arguments not supported "
                                    "in kernels") from NotImplementedError()
+        intercept = _global["intercept"]
+        if intercept is not None:  # TACK_CHECK / python -m tack.check (tack/check/session.py)
+            return intercept(self, args)
         dev = _global["device"] or default_device()
         sig = signature.key(args)
         debug = _global["debug"]

@@ -201,6 +201,7 @@ def launch_values(name: str, dev, values, takes_pointers: bool) -> list:
                 raise TackRuntimeError(
                     f"Kernel '{name}': an argument array belongs to {a._device!r}, but the "
                     f"default device is {dev!r}; re-create the array after set_default_device")
+            a._unwritten = False  # a launch may write it (tack.empty's mark, arrays.py)
             out.append(a._ptr if takes_pointers else a._buf)
         else:
             out.append(a)
@@ -214,7 +215,9 @@ def guard(nm: str, a, k: int, env: dict) -> list[str]:
     use go into `env` (A: Array, dev: the device, sk: safe_key)."""
     if a.__class__ is Array:
         env[f"S{k}"] = a._sig
-        return [f"{nm}.__class__ is not A", f"{nm}._device is not dev", f"{nm}._sig != S{k}"]
+        # An array still marked unwritten takes the general path once, which clears the mark.
+        return [f"{nm}.__class__ is not A", f"{nm}._device is not dev", f"{nm}._sig != S{k}",
+                f"{nm}._unwritten"]
     s = env[f"S{k}"] = I32 if a.__class__ is int and fits_i32(a) else arg_key(a)
     if s is I32:
         return [(f"not ({nm}.__class__ is int and {I32_MIN} <= {nm} <= {I32_MAX}"

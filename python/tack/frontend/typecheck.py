@@ -358,7 +358,7 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
                                   "expression of those and array dimensions (a.shape[k])")
         if size.arg < 1:
             raise self.type_error(s.size, f"{s.what}() size must be positive, got {size.arg}")
-        new = N.Scratch(s.name, t, int(size.arg), s.space)
+        new = N.Scratch(s.name, t, int(size.arg), s.space, loc=s.loc)
         old = self.scratch.get(s.name)
         if old is not None and old != new:
             raise self.type_error(s, f"'{s.name}' is declared twice with different types or "

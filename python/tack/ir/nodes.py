@@ -165,6 +165,7 @@ class Scratch:
     dtype: DType
     size: int
     space: str  # 'local' | 'shared'
+    loc: Loc | None = field(default=None, compare=False)  # the declaration (checker messages)
 
 
 @dataclass
