@@ -17,10 +17,6 @@ def _atomic_arrays(kir) -> set:
 ATOMIC_CASES = [c for c in ALL_CASES if _atomic_arrays(case_ir(c))]
 
 
-@pytest.mark.xfail(strict=True, reason="frontend/typecheck.py `_writes()` counts Store "
-                   "statements but not atomic_add/min/max, so an array written only through "
-                   "atomics is passed to TackRuntime.launch! as not written and is never copied "
-                   "back from a GPU (issue 17)")
 @pytest.mark.parametrize("case", ATOMIC_CASES, ids=[c.name for c in ATOMIC_CASES])
 def test_arrays_updated_by_atomics_count_as_written(case):
     kir = case_ir(case)

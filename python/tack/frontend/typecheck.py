@@ -14,8 +14,8 @@ from ..dtypes import DType, VecType
 from ..errors import TackTypeError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import MATH_BINARY, MATH_UNARY, Op
-from ..ir.walk import iter_exprs, iter_stmts
+from ..ir.ops import ATOMIC, MATH_BINARY, MATH_UNARY, Op
+from ..ir.walk import iter_exprs, iter_stmts, stmt_exprs
 from ..passes.simplify import simplify_expr
 from .argspec import ArgSpec
 from .promotion import Promotion
@@ -390,4 +390,11 @@ def _literal_float_expr(e: Expr) -> bool:
 
 
 def _writes(body, name: str) -> bool:
-    return any(isinstance(s, N.Store) and s.array == name for s in iter_stmts(body))
+    """Whether the kernel may change array `name`: a store, or an atomic update (engines that copy
+    arrays back from a device copy exactly the written ones)."""
+    for s in iter_stmts(body):
+        if isinstance(s, N.Store) and s.array == name:
+            return True
+        if any(x.op in ATOMIC and x.arg == name for e in stmt_exprs(s) for x in iter_exprs(e)):
+            return True
+    return False
