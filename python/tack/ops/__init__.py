@@ -1,0 +1,13 @@
+"""`tack.ops`: neural-network operations written once in Tack's kernel language.
+
+Each op takes NumPy or Tack arrays of float32/float64, checks shapes and dtypes before any
+launch (TypeError/ValueError naming the op and the argument) and returns Tack arrays on the
+current device. Where the device's engine runs workgroups (`Capabilities.workgroups`), the
+reductions use shared memory and block reductions; elsewhere a portable kernel runs one row per
+parallel iteration.
+"""
+from .elementwise import add, gelu, relu, silu
+from .norms import layer_norm, rms_norm
+from .softmax import log_softmax, softmax
+
+__all__ = ["add", "gelu", "layer_norm", "log_softmax", "relu", "rms_norm", "silu", "softmax"]
