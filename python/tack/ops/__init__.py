@@ -6,8 +6,11 @@ current device. Where the device's engine runs workgroups (`Capabilities.workgro
 reductions use shared memory and block reductions; elsewhere a portable kernel runs one row per
 parallel iteration.
 """
+from .attention import attention
 from .elementwise import add, gelu, relu, silu
+from .matmul import batched_matmul, matmul
 from .norms import layer_norm, rms_norm
 from .softmax import log_softmax, softmax
 
-__all__ = ["add", "gelu", "layer_norm", "log_softmax", "relu", "rms_norm", "silu", "softmax"]
+__all__ = ["add", "attention", "batched_matmul", "gelu", "layer_norm", "log_softmax", "matmul",
+           "relu", "rms_norm", "silu", "softmax"]
