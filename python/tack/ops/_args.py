@@ -73,7 +73,7 @@ def norm_axis(op: str, axis, ndim: int) -> int:
     return int(axis) % ndim
 
 
-def positive(op: str, name: str, value) -> float:
+def number(op: str, name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be a number, got {value!r}")
     return float(value)

@@ -109,7 +109,7 @@ def attention(q, k, v, scale=None, causal=False):
         raise _args.TackTypeError(f"tack.ops.{op}: argument 'causal' must be a bool, "
                                   f"got {causal!r}")
     b, h, s, d = qa.shape
-    sc = 1.0 / math.sqrt(d) if scale is None else _args.positive(op, "scale", scale)
+    sc = 1.0 / math.sqrt(d) if scale is None else _args.number(op, "scale", scale)
     out = _args.like(qa)
     if qa.size == 0:
         return out

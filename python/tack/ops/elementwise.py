@@ -18,7 +18,7 @@ def _add(x, y, out, alpha, n):
 def _relu(x, out, n):
     for i in range(n):
         v = x[i]
-        out[i] = v if v > 0.0 else v * 0.0  # NaN stays NaN; -0.0 and negatives give 0
+        out[i] = v if v > 0.0 or v != v else 0.0  # noqa: PLR0124 - NaN stays NaN; -0.0 gives 0
 
 
 @kernel
@@ -54,7 +54,7 @@ def _unary(op, k, x):
 def add(x, y, alpha=1.0):
     """x + alpha * y, elementwise, for x and y of one shape and one float dtype."""
     dev = _args.device()
-    a = _args.positive("add", "alpha", alpha)
+    a = _args.number("add", "alpha", alpha)
     xa = _args.as_array("add", "x", x, dev)
     ya = _args.as_array("add", "y", y, dev)
     _args.same_dtype("add", xa, y=ya)

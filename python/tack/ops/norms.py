@@ -151,7 +151,7 @@ def _prepare(op: str, x, params: dict, eps):
     """The input, its parameter vectors (a missing weight is ones, a missing bias zeros) and
     the kernels' integer sizes, all checked before any launch."""
     dev = _args.device()
-    eps = _args.positive(op, "eps", eps)
+    eps = _args.number(op, "eps", eps)
     xa = _args.as_array(op, "x", x, dev)
     if xa.ndim == 0 or xa.shape[-1] == 0:
         raise _args.TackValueError(f"tack.ops.{op}: argument 'x' needs a non-empty last axis, "
