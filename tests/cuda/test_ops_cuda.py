@@ -10,6 +10,7 @@ from tack import ops
 
 from tests.cuda import gpu
 from tests.ops import refs
+from tests.ops.test_arguments import test_out_is_written_and_returned  # noqa: F401
 from tests.ops.test_attention import test_attention, test_explicit_scale_and_large_scores  # noqa: F401
 from tests.ops.test_elementwise import (  # noqa: F401
     test_add,
@@ -71,3 +72,9 @@ def test_attention_bench_shape(device, causal):
 def test_matmul_large_unaligned(device):
     a, b = refs.rand((300, 1000), np.float32, 1, 1.0), refs.rand((1000, 77), np.float32, 2, 1.0)
     refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=100)
+
+
+def test_host_array_is_refused_on_the_gpu(device):
+    x = tack.array(np.zeros(4, np.float32), device=tack.Device("cpu"))
+    with pytest.raises(ValueError, match=r"relu: argument 'x' lives on"):
+        ops.relu(x)

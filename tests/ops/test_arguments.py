@@ -58,7 +58,23 @@ def test_errors_come_before_any_launch(monkeypatch):
     assert calls == []
 
 
-def test_array_on_another_device_is_refused():
-    x = tack.array(F, device=tack.Device("cpu", num_threads=1))
-    with pytest.raises(ValueError, match=r"relu: argument 'x' lives on"):
-        ops.relu(x)
+def test_out_is_written_and_returned(device):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    out = tack.full((2, 3), 9.0)
+    assert ops.relu(x, out=out) is out
+    assert (out.numpy() == np.maximum(x, 0)).all()
+    c = tack.full((2, 2), 5.0)
+    ops.matmul(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), out=c)
+    assert (c.numpy() == 3).all()  # the accumulating CPU kernel starts from zero
+    ops.softmax(x, out=out)
+    np.testing.assert_allclose(out.numpy().sum(-1), 1, rtol=1e-6)
+
+
+@pytest.mark.parametrize("out,err,match", [
+    (np.zeros((2, 3), np.float32), TypeError, r"relu: argument 'out' must be a tack.Array"),
+    (tack.zeros((2, 3), tack.f64), TypeError, r"relu: argument 'out' must be tack.f32"),
+    (tack.zeros((3, 2)), ValueError, r"relu: argument 'out' must have shape \(2, 3\)"),
+])
+def test_bad_out(device, out, err, match):
+    with pytest.raises(err, match=match):
+        ops.relu(F, out=out)

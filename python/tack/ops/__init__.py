@@ -2,7 +2,8 @@
 
 Each op takes NumPy or Tack arrays of float32/float64, checks shapes and dtypes before any
 launch (TypeError/ValueError naming the op and the argument) and returns Tack arrays on the
-current device. Where the device's engine runs workgroups (`Capabilities.workgroups`), the
+current device; `out=` names a Tack array to write instead (of the result's shape, dtype and
+device: no allocation, no zero-fill). Where the device's engine runs workgroups (`Capabilities.workgroups`), the
 reductions use shared memory and block reductions; elsewhere a portable kernel runs one row per
 parallel iteration.
 """

@@ -23,6 +23,12 @@ def workgroups(dev: Device) -> bool:
     return dev.capabilities.workgroups
 
 
+def on(a: Array, dev: Device) -> bool:
+    """Whether kernels on `dev` can use `a` (host arrays serve every host device, as in
+    signature.launch_values)."""
+    return a.device is dev or (a.device.is_host and dev.is_host)
+
+
 def as_array(op: str, name: str, x, dev: Device) -> Array:
     """`x` (a NumPy array, a Tack array or a nested sequence) as a float32/float64 Tack array on
     `dev`; TypeError naming the op and the argument for any other dtype."""
@@ -30,7 +36,7 @@ def as_array(op: str, name: str, x, dev: Device) -> Array:
         if x.dtype not in FLOATS:
             raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be float32 or float64, "
                             f"got {x.dtype!r}")
-        if x.device is not dev:
+        if not on(x, dev):
             raise TackValueError(f"tack.ops.{op}: argument '{name}' lives on {x.device!r}, "
                              f"not on the current device {dev!r}")
         return x
@@ -111,3 +117,19 @@ def sizes(total: int, *values: int):
     if total < 2**31 - 1:
         return tuple(int(v) for v in values)
     return tuple(np.int64(v) for v in values)
+
+
+def output(op: str, out, ref: Array, shape=None, name: str = "out") -> Array:
+    """The array an op writes: `out` when given (a Tack array of `ref`'s dtype and device and the
+    result's shape, which saves the allocation and its zero-fill), else a new one."""
+    shape = tuple(ref.shape if shape is None else shape)
+    if out is None:
+        return zeros(shape, ref.dtype, ref.device)
+    if not isinstance(out, Array):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be a tack.Array, got "
+                            f"{type(out).__name__}")
+    if out.dtype != ref.dtype or not on(out, ref.device):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {ref.dtype!r} on "
+                            f"{ref.device!r}, got {out.dtype!r} on {out.device!r}")
+    need_shape(op, name, out, shape)
+    return out

@@ -95,7 +95,7 @@ def _blocked(q, k, v, out, bh, s, scale, causal):
                 out[row, d] = acc[d] * inv
 
 
-def attention(q, k, v, scale=None, causal=False):
+def attention(q, k, v, scale=None, causal=False, out=None):
     """softmax(q @ k^T * scale [+ causal mask]) @ v over (batch, heads, seq, head_dim) arrays;
     `scale` defaults to 1/sqrt(head_dim)."""
     op = "attention"
@@ -110,7 +110,7 @@ def attention(q, k, v, scale=None, causal=False):
                                   f"got {causal!r}")
     b, h, s, d = qa.shape
     sc = 1.0 / math.sqrt(d) if scale is None else _args.number(op, "scale", scale)
-    out = _args.like(qa)
+    out = _args.output(op, out, qa)
     if qa.size == 0:
         return out
     views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, out)]

@@ -43,15 +43,15 @@ def _silu(x, out, n):
         out[i] = v / (1.0 + exp(-v))  # noqa: F821 - a kernel builtin
 
 
-def _unary(op, k, x):
+def _unary(op, k, x, out):
     dev = _args.device()
     xa = _args.as_array(op, "x", x, dev)
-    out = _args.like(xa)
+    out = _args.output(op, out, xa)
     k(xa, out, xa.size)
     return out
 
 
-def add(x, y, alpha=1.0):
+def add(x, y, alpha=1.0, out=None):
     """x + alpha * y, elementwise, for x and y of one shape and one float dtype."""
     dev = _args.device()
     a = _args.number("add", "alpha", alpha)
@@ -59,26 +59,26 @@ def add(x, y, alpha=1.0):
     ya = _args.as_array("add", "y", y, dev)
     _args.same_dtype("add", xa, y=ya)
     _args.need_shape("add", "y", ya, xa.shape)
-    out = _args.like(xa)
+    out = _args.output("add", out, xa)
     _add(xa, ya, out, a, xa.size)
     return out
 
 
-def relu(x):
+def relu(x, out=None):
     """max(x, 0) elementwise (NaN propagates)."""
-    return _unary("relu", _relu, x)
+    return _unary("relu", _relu, x, out)
 
 
-def gelu(x, approximate="tanh"):
+def gelu(x, approximate="tanh", out=None):
     """GELU: approximate="tanh" is 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))), NNlib's `gelu`;
     approximate="none" is the exact 0.5x(1 + erf(x/sqrt(2)))."""
     if approximate not in ("tanh", "none"):
         raise _args.TackValueError(f"tack.ops.gelu: argument 'approximate' must be 'tanh' or "
                                    f"'none', got {approximate!r}")
-    return _unary("gelu", _gelu_tanh if approximate == "tanh" else _gelu_erf, x)
+    return _unary("gelu", _gelu_tanh if approximate == "tanh" else _gelu_erf, x, out)
 
 
-def silu(x):
+def silu(x, out=None):
     """x * sigmoid(x), NNlib's `swish`."""
-    return _unary("silu", _silu, x)
+    return _unary("silu", _silu, x, out)
 

@@ -85,7 +85,7 @@ def _tiled(a, b, c, batch, m, k, n):
                 c[(z * m + i) * n + j] = acc[q]
 
 
-def _run(op: str, a, b, ranks):
+def _run(op: str, a, b, ranks, out):
     dev = _args.device()
     aa = _args.as_array(op, "a", a, dev)
     ba = _args.as_array(op, "b", b, dev)
@@ -100,20 +100,28 @@ def _run(op: str, a, b, ranks):
                                    f"fit argument 'a' of shape {aa.shape}")
     z = aa.shape[0] if aa.ndim == 3 else 1
     m, k, n = aa.shape[-2], aa.shape[-1], ba.shape[-1]
-    out = _args.like(aa, aa.shape[:-1] + (n,))
+    fresh = out is None
+    out = _args.output(op, out, aa, aa.shape[:-1] + (n,))
     if out.size == 0 or k == 0:
+        if not fresh:
+            out.fill(0.0)
         return out
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
     args = (aa, ba, out) + _args.sizes(total, z, m, k, n)
-    (_tiled if _args.workgroups(dev) else _rows4)(*args)
+    if _args.workgroups(dev):
+        _tiled(*args)
+    else:
+        if not fresh:  # the portable kernel accumulates into C
+            out.fill(0.0)
+        _rows4(*args)
     return out
 
 
-def matmul(a, b):
+def matmul(a, b, out=None):
     """a @ b for 2-D a (m, k) and b (k, n)."""
-    return _run("matmul", a, b, (2,))
+    return _run("matmul", a, b, (2,), out)
 
 
-def batched_matmul(a, b):
+def batched_matmul(a, b, out=None):
     """a[z] @ b[z] for 3-D a (batch, m, k) and b (batch, k, n)."""
-    return _run("batched_matmul", a, b, (3,))
+    return _run("batched_matmul", a, b, (3,), out)

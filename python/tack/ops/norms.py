@@ -170,12 +170,13 @@ def _prepare(op: str, x, params: dict, eps):
     return dev, xa, vecs, eps, _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n)
 
 
-def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False):
+def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None):
     """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance). With
     `return_stats`, returns (y, mean, rstd), mean and rstd of shape x.shape[:-1]."""
     dev, xa, (w, b), eps, (rows, n) = _prepare(
         "layer_norm", x, {"weight": (weight, 1.0), "bias": (bias, 0.0)}, eps)
-    y, mean, rstd = _args.like(xa), _args.like(xa, (int(rows),)), _args.like(xa, (int(rows),))
+    y = _args.output("layer_norm", out, xa)
+    mean, rstd = _args.like(xa, (int(rows),)), _args.like(xa, (int(rows),))
     if rows:
         if not _args.workgroups(dev):
             k = _layer_rows
@@ -190,10 +191,10 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False):
     return y, _args.view(mean, stats), _args.view(rstd, stats)
 
 
-def rms_norm(x, weight=None, eps=1e-6):
+def rms_norm(x, weight=None, eps=1e-6, out=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last axis."""
     dev, xa, (w,), eps, (rows, n) = _prepare("rms_norm", x, {"weight": (weight, 1.0)}, eps)
-    y = _args.like(xa)
+    y = _args.output("rms_norm", out, xa)
     if rows:
         if not _args.workgroups(dev):
             k = _rms_rows

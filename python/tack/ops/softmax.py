@@ -132,7 +132,7 @@ def _per_lane(n: int) -> int:
     return per
 
 
-def _run(op: str, x, axis, want_log: int):
+def _run(op: str, x, axis, want_log: int, out):
     dev = _args.device()
     xa = _args.as_array(op, "x", x, dev)
     if xa.ndim == 0:
@@ -140,7 +140,7 @@ def _run(op: str, x, axis, want_log: int):
                                    f"dimension, got a 0-d array")
     ax = _args.norm_axis(op, axis, xa.ndim)
     n, inner = xa.shape[ax], _args.prod(xa.shape[ax + 1:])
-    out = _args.like(xa)
+    out = _args.output(op, out, xa)
     if xa.size == 0:
         return out
     rows = xa.size // n  # a row's last lane may index up to 256 * per past its start
@@ -156,11 +156,11 @@ def _run(op: str, x, axis, want_log: int):
     return out
 
 
-def softmax(x, axis=-1):
+def softmax(x, axis=-1, out=None):
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    return _run("softmax", x, axis, 0)
+    return _run("softmax", x, axis, 0, out)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x, axis=-1, out=None):
     """x - max - log(sum(exp(x - max))) along `axis`."""
-    return _run("log_softmax", x, axis, 1)
+    return _run("log_softmax", x, axis, 1, out)
