@@ -10,6 +10,8 @@ import numpy as np
 
 import tack
 
+from .harness import Tier, test  # noqa: F401 - tack.testing.test: the testing harness
+
 __all__ = ["run_kernel"]
 
 

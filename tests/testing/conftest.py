@@ -1,0 +1,37 @@
+"""Harness tests: records go to a temporary folder, and the device is a parameter."""
+import pytest
+import tack
+from tack.devices import default_device
+from tack.testing.harness import tiers, timing
+
+# Every device the harness is checked on in CI. The GPU simulator joins with one more name here.
+DEVICES = ["cpu"]
+
+
+@pytest.fixture(autouse=True)
+def _runs_dir(tmp_path, monkeypatch):
+    """Records written by a test land in its own folder, never in ~/.tack/runs."""
+    monkeypatch.setenv("TACK_RUNS_DIR", str(tmp_path / "runs"))
+
+
+def _name(dev) -> str:
+    index = dev.options.get("index")
+    return f"{dev.arch}:{index}" if index else dev.arch
+
+
+@pytest.fixture(params=DEVICES, scope="module")
+def device(request):
+    """Run the tests with this device as Tack's default, then put the previous one back."""
+    before = default_device()
+    dev = tack.set_default_device(request.param)
+    yield dev
+    rest = {k: v for k, v in before.options.items() if k != "index"}
+    tack.set_default_device(_name(before), before.engine_name, **rest)
+
+
+@pytest.fixture
+def quick_timing(monkeypatch):
+    """Timing that takes milliseconds: short blocks, canonical shapes of 2^10..2^12 elements.
+    What the phase does is under test here, not the machine's speed."""
+    monkeypatch.setattr(timing, "PLAN", timing.Plan(warmup=1, blocks=4, min_block_s=0.001))
+    monkeypatch.setattr(tiers, "CANONICAL_LOG2", (10, 11, 12))
