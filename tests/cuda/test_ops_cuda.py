@@ -19,6 +19,7 @@ from tests.ops.test_elementwise import (  # noqa: F401
     test_tack_arrays_in_and_out,
     test_unary,
 )
+from tests.ops.test_fast_tier import test_fast_tier  # noqa: F401
 from tests.ops.test_matmul import (  # noqa: F401
     test_batched_matmul,
     test_empty_inner_dimension_gives_zeros,
