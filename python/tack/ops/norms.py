@@ -3,9 +3,9 @@
 On an engine with workgroups one 256-lane workgroup takes a row; where it fits in registers
 (n <= 256 * 32) each lane keeps its share in a local array, so the row is read once and the
 variance is taken around the mean (two sweeps over registers, no cancellation); a longer row is
-read again for each sweep. The portable kernel runs one row per parallel iteration. With
-`return_stats`, layer_norm also writes each row's mean and reciprocal standard deviation (one
-kernel, three outputs)."""
+read again for each sweep. The portable kernel runs one row per parallel iteration, its sums
+eight at a time (`_rowsum`). With `return_stats`, layer_norm also writes each row's mean and
+reciprocal standard deviation (one kernel, three outputs)."""
 from __future__ import annotations
 
 from ..constants import constant
@@ -13,6 +13,7 @@ from ..intrinsics import local_array_like, thread_id, unroll
 from ..kernel import kernel
 from . import _args
 from ._group import group_sum
+from ._rowsum import row_sq_dev, row_sum
 from .softmax import MAX_PER_LANE, _per_lane
 
 
@@ -20,15 +21,8 @@ from .softmax import MAX_PER_LANE, _per_lane
 def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps):
     for r in range(rows):
         base = r * n
-        s = 0.0
-        for c in range(n):
-            s += x[base + c]
-        mu = s / n
-        q = 0.0
-        for c in range(n):
-            d = x[base + c] - mu
-            q += d * d
-        inv = 1.0 / sqrt(q / n + eps)  # noqa: F821 - a kernel builtin
+        mu = row_sum(x, base, n, 0.0) / n
+        inv = 1.0 / sqrt(row_sq_dev(x, base, n, mu) / n + eps)  # noqa: F821 - a kernel builtin
         for c in range(n):
             y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
         mean[r] = mu
@@ -39,10 +33,7 @@ def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps):
 def _rms_rows(x, w, y, rows, n, eps):
     for r in range(rows):
         base = r * n
-        q = 0.0
-        for c in range(n):
-            q += x[base + c] * x[base + c]
-        inv = 1.0 / sqrt(q / n + eps)  # noqa: F821
+        inv = 1.0 / sqrt(row_sq_dev(x, base, n, 0.0) / n + eps)  # noqa: F821
         for c in range(n):
             y[base + c] = x[base + c] * inv * w[c]
 
