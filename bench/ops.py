@@ -83,7 +83,7 @@ def compare(name, impls: dict, want, amount: float, unit: str, tol, budget: floa
         ratios = "" if label != "tack" else "  ".join(
             f"{v / rate[p]:5.2f}x {p}" for p in peers)
         lim = f"  ({100 * v / limits[unit]:4.1f}% of {limits[unit]:g})" if limits else ""
-        print(f"  {name:18s} {label:12s} {v:9.2f} {unit:8s}{lim}  {ratios}", flush=True)
+        print(f"  {name:18s} {label:12s} {v:9.3f} {unit:8s}{lim}  {ratios}", flush=True)
 
 
 # -- references (float64, from the definitions) ------------------------------------------------
