@@ -21,7 +21,6 @@ from .lib import math  # noqa: F401 - `from tack import math as tm`
 from .lib import random  # noqa: F401 - `from tack import random`
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
-from . import ops  # `tack.ops.softmax(x)`: its kernels compile at their first call
 
 from ._version import __version__  # noqa: F401
 
@@ -38,3 +37,11 @@ __all__ = [
     "u32", "u64", "zeros",
 ]
 del _dtypes
+
+
+def __getattr__(name):
+    if name == "ops":  # imported on first use: its kernels read their source at import (~0.2 s)
+        import importlib
+
+        return importlib.import_module(".ops", __name__)
+    raise AttributeError(f"module 'tack' has no attribute {name!r}")
