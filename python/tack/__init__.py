@@ -30,11 +30,20 @@ __all__ = [
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
     "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
-    "Texture3D", "texture3d", "math", "random",
-    "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
+    "Texture3D", "texture3d", "math", "random", "ops",
+    "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel",
+    "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "check", "constant", "copyto", "empty", "f32", "f64", "full",
     "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",
     "u32", "u64", "zeros",
 ]
 del _dtypes
+
+
+def __getattr__(name):
+    if name == "ops":  # imported on first use: its kernels read their source at import (~0.2 s)
+        import importlib
+
+        return importlib.import_module(".ops", __name__)
+    raise AttributeError(f"module 'tack' has no attribute {name!r}")

@@ -1,0 +1,269 @@
+"""tack.ops beside its peers, in one process, with ratios.
+
+    python bench/ops.py            # CPU: Tack, NumPy, Numba parallel (fastmath off and on)
+    python bench/ops.py --gpu      # CUDA: Tack against PyTorch on the same GPU
+    python bench/ops.py --quick    # small sizes (a smoke run)
+
+Every implementation runs once and is checked against a float64 NumPy reference (a mismatch is
+printed and makes the exit status 1), then all are timed in interleaved blocks (median of 7
+blocks of calls, each block ending with the device's synchronization). Tack writes into
+preallocated outputs (`out=`), as the peers do. Rows print the achieved rate (GB/s of
+compulsory traffic: each input read once, each output written once; TFLOP/s for matmul and
+attention) and its ratio to each peer; `--gpu` also prints the rate beside the card's limits
+(H200: about 4.3 TB/s measured on a device-to-device copy, about 67 TFLOP/s of plain f32 FMA
+by the datasheet, no tensor cores since TF32 is off).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+
+import tack
+from tack import ops
+
+LIMITS = {"GB/s": 4300.0, "TFLOP/s": 67.0}  # H200: copy bandwidth measured, f32 FMA datasheet
+SIZES = {
+    "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64)},
+    "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64)},
+    "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16)},
+}
+FAILED: list = []
+
+
+def timed(fn, sync, calls: int, blocks: int = 7) -> float:
+    """Median seconds per call over `blocks` blocks of `calls` calls."""
+    out = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        sync()
+        out.append((time.perf_counter() - t0) / calls)
+    return statistics.median(out)
+
+
+def calibrate(fn, sync, budget: float) -> int:
+    fn()
+    sync()
+    t0 = time.perf_counter()
+    fn()
+    sync()
+    one = max(time.perf_counter() - t0, 1e-6)
+    return max(1, min(200, int(budget / one)))
+
+
+def check(name, impl, got, want, rtol, atol):
+    got = np.asarray(got, np.float64)
+    if got.shape != want.shape or not np.allclose(got, want, rtol=rtol, atol=atol):
+        err = np.abs(got - want).max() if got.shape == want.shape else "shape"
+        print(f"  MISMATCH {name} {impl}: max error {err}", flush=True)
+        FAILED.append((name, impl))
+
+
+def compare(name, impls: dict, want, amount: float, unit: str, tol, budget: float, limits):
+    """Check, time and print one benchmark: impls maps a label to (run, result, sync)."""
+    for label, (run, result, sync) in impls.items():
+        run()
+        sync()
+        check(name, label, result(), want, *tol)
+    calls = {k: calibrate(r, s, budget / 7) for k, (r, _, s) in impls.items()}
+    rate = {k: amount / timed(r, s, calls[k]) for k, (r, _, s) in impls.items()}
+    peers = [k for k in rate if k != "tack"]
+    for label, v in rate.items():
+        ratios = "" if label != "tack" else "  ".join(
+            f"{v / rate[p]:5.2f}x {p}" for p in peers)
+        lim = f"  ({100 * v / limits[unit]:4.1f}% of {limits[unit]:g})" if limits else ""
+        print(f"  {name:18s} {label:12s} {v:9.3f} {unit:8s}{lim}  {ratios}", flush=True)
+
+
+# -- references (float64, from the definitions) ------------------------------------------------
+def ref_softmax(x, log=False):
+    x = x.astype(np.float64)
+    z = x - x.max(-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(-1, keepdims=True)) if log else np.exp(z) / np.exp(z).sum(
+        -1, keepdims=True)
+
+
+def ref_layer_norm(x, w, b):
+    x = x.astype(np.float64)
+    mu = x.mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * w + b
+
+
+def ref_rms_norm(x, w):
+    x = x.astype(np.float64)
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w
+
+
+def ref_gelu(x):
+    x = x.astype(np.float64)
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def ref_attention(q, k, v, causal):
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    s = np.einsum("bhid,bhjd->bhij", q, k) / math.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("bhij,bhjd->bhid", p / p.sum(-1, keepdims=True), v)
+
+
+# -- the benchmarks: inputs, reference, work, and each implementation --------------------------
+def _np_softmax(x, out):
+    np.subtract(x, x.max(-1, keepdims=True), out=out)
+    np.exp(out, out=out)
+    out /= out.sum(-1, keepdims=True)
+
+
+def _np_log_softmax(x, out):
+    np.subtract(x, x.max(-1, keepdims=True), out=out)
+    out -= np.log(np.exp(out).sum(-1, keepdims=True))
+
+
+def _np_layer_norm(x, w, b, out):
+    mu = x.mean(-1, keepdims=True)
+    np.subtract(x, mu, out=out)
+    out *= 1 / np.sqrt((out * out).mean(-1, keepdims=True) + np.float32(1e-5))
+    out *= w
+    out += b
+
+
+def _np_gelu(x, out):
+    c = np.float32(math.sqrt(2 / math.pi))
+    np.multiply(x, x, out=out)
+    out *= np.float32(0.044715) * x
+    out += x
+    out *= c
+    np.tanh(out, out=out)
+    out += 1
+    out *= x * np.float32(0.5)
+
+
+def benchmarks(sz, rng):
+    """(name, inputs, reference, work, unit, tolerance, tack, numpy, numba name, torch) each."""
+    r, c = sz["rows"]
+    x = rng.normal(size=(r, c)).astype(np.float32) * 3
+    y = rng.normal(size=(r, c)).astype(np.float32)
+    w, b = rng.normal(size=c).astype(np.float32), rng.normal(size=c).astype(np.float32)
+    nb = x.size * 4 / 1e9
+    f32 = (2e-5, 2e-6)
+    yield ("softmax", [x], ref_softmax(x), 2 * nb, "GB/s", f32,
+           lambda t, out: ops.softmax(t, out=out), _np_softmax, "softmax",
+           lambda T, F: (lambda a: T.softmax(a, -1)))
+    yield ("log_softmax", [x], ref_softmax(x, True), 2 * nb, "GB/s", (2e-5, 2e-5),
+           lambda t, out: ops.log_softmax(t, out=out), _np_log_softmax, None,
+           lambda T, F: (lambda a: T.log_softmax(a, -1)))
+    yield ("layer_norm", [x, w, b], ref_layer_norm(x, w, b), 2 * nb, "GB/s", (1e-4, 1e-4),
+           lambda t, tw, tb, out: ops.layer_norm(t, tw, tb, out=out), _np_layer_norm,
+           "layer_norm", lambda T, F: (lambda a, aw, ab: F.layer_norm(a, (c,), aw, ab)))
+    yield ("rms_norm", [x, w], ref_rms_norm(x, w), 2 * nb, "GB/s", (1e-4, 1e-4),
+           lambda t, tw, out: ops.rms_norm(t, tw, out=out), None, None,
+           lambda T, F: (lambda a, aw: F.rms_norm(a, (c,), aw, 1e-6)))
+    yield ("gelu_tanh", [x], ref_gelu(x), 2 * nb, "GB/s", f32,
+           lambda t, out: ops.gelu(t, out=out), _np_gelu, "gelu",
+           lambda T, F: (lambda a: F.gelu(a, approximate="tanh")))
+    yield ("add", [x, y], x.astype(np.float64) + y, 3 * nb, "GB/s", f32,
+           lambda t, u, out: ops.add(t, u, out=out), lambda a, u, out: np.add(a, u, out=out),
+           None, lambda T, F: (lambda a, u: T.add(a, u)))
+    n = sz["matmul"]
+    a, bm = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
+    yield (f"matmul {n}^3", [a, bm], a.astype(np.float64) @ bm, 2 * n ** 3 / 1e12, "TFLOP/s",
+           (1e-4, 1e-3 * math.sqrt(n)), lambda t, u, out: ops.matmul(t, u, out=out),
+           lambda p, q, out: np.matmul(p, q, out=out), None,
+           lambda T, F: (lambda p, q: T.matmul(p, q)))
+    shape = sz["attention"]
+    q, k, v = (rng.normal(size=shape).astype(np.float32) for _ in range(3))
+    flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
+    for causal in (False, True):
+        yield (f"attention{' causal' if causal else ''}", [q, k, v],
+               ref_attention(q, k, v, causal), flops / (2 if causal else 1), "TFLOP/s",
+               (1e-4, 1e-4), lambda t, u, s, out, c=causal: ops.attention(t, u, s, causal=c,
+                                                                          out=out),
+               None, None, lambda T, F, c=causal: (
+                   lambda p, kk, vv: F.scaled_dot_product_attention(p, kk, vv, is_causal=c)))
+
+
+def _tack_impl(fn, inputs, want_shape):
+    targs = [tack.array(a) for a in inputs]
+    out = tack.empty(want_shape, tack.f32)
+    return (lambda: fn(*targs, out), out.numpy, tack.sync)
+
+
+def _numba_peers(key, inputs, want_shape):
+    try:
+        import _ops_numba
+        peers = {}
+        for fm in (False, True):
+            k = _ops_numba.kernels(fm)[key]
+            out = np.empty(want_shape, np.float32)
+            peers["numba-fm" if fm else "numba"] = (
+                lambda k=k, out=out: k(*inputs, out), lambda out=out: out, lambda: None)
+        return peers
+    except ImportError as exc:
+        print(f"  (numba not installed: {exc})")
+        return {}
+
+
+def run_cpu(sz, budget):
+    tack.set_default_device("cpu")
+    for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in benchmarks(sz, rng()):
+        impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        if npf is not None:
+            out = np.empty(want.shape, np.float32)
+            impls["numpy"] = (lambda f=npf, o=out, i=inputs: f(*i, o), lambda o=out: o, lambda: None)
+        if nbk is not None:
+            impls.update(_numba_peers(nbk, inputs, want.shape))
+        compare(name, impls, want, work, unit, tol, budget, None)
+
+
+def run_gpu(sz, budget):
+    import torch
+    import torch.nn.functional as F
+
+    torch.backends.cuda.matmul.allow_tf32 = False  # plain f32 on both sides
+    torch.backends.cudnn.allow_tf32 = False
+    tack.set_default_device("cuda")
+    sync = torch.cuda.synchronize
+    for name, inputs, want, work, unit, tol, tk, _, _, tf in benchmarks(sz, rng()):
+        impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        targs = [torch.from_numpy(a).cuda() for a in inputs]
+        fn = tf(torch, F)
+        box = {}
+
+        def run(fn=fn, targs=targs, box=box):
+            box["out"] = fn(*targs)
+        impls["torch"] = (run, lambda box=box: box["out"].cpu().numpy(), sync)
+        compare(name, impls, want, work, unit, tol, budget, LIMITS)
+
+
+def rng():  # one seed for every run
+    return np.random.default_rng(0)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--gpu", action="store_true", help="CUDA against PyTorch")
+    p.add_argument("--quick", action="store_true", help="small sizes")
+    p.add_argument("--budget", type=float, default=1.5, help="seconds of timing per row")
+    a = p.parse_args(argv)
+    sz = SIZES["quick" if a.quick else ("gpu" if a.gpu else "cpu")]
+    print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), float32", flush=True)
+    (run_gpu if a.gpu else run_cpu)(sz, a.budget)
+    if FAILED:
+        print(f"MISMATCHES: {FAILED}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""Argument checks and array plumbing shared by every op: inputs become Tack arrays on the
+current device, checked for dtype and shape before any kernel is launched."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..arrays import Array, array, zeros
+from ..devices import Device, default_device
+from ..errors import TackTypeError, TackValueError
+
+FLOATS = (dt.f32, dt.f64)
+
+
+def device() -> Device:
+    """Where the op runs and its results live: the current default device."""
+    return default_device()
+
+
+def workgroups(dev: Device) -> bool:
+    """Whether the device's engine runs workgroups (docs/design/007-engine-contract.md): the
+    GPU-style kernels with shared memory and block reductions, else the portable ones."""
+    return dev.capabilities.workgroups
+
+
+def on(a: Array, dev: Device) -> bool:
+    """Whether kernels on `dev` can use `a` (host arrays serve every host device, as in
+    signature.launch_values)."""
+    return a.device is dev or (a.device.is_host and dev.is_host)
+
+
+def as_array(op: str, name: str, x, dev: Device) -> Array:
+    """`x` (a NumPy array, a Tack array or a nested sequence) as a float32/float64 Tack array on
+    `dev`; TypeError naming the op and the argument for any other dtype."""
+    if isinstance(x, Array):
+        if x.dtype not in FLOATS:
+            raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be float32 or float64, "
+                            f"got {x.dtype!r}")
+        if not on(x, dev):
+            raise TackValueError(f"tack.ops.{op}: argument '{name}' lives on {x.device!r}, "
+                             f"not on the current device {dev!r}")
+        return x
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' is not an array ({exc})") from None
+    if a.dtype not in (np.float32, np.float64):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be float32 or float64, "
+                        f"got {a.dtype}")
+    return array(a, device=dev)
+
+
+def same_dtype(op: str, ref: Array, **others: Array) -> None:
+    for name, a in others.items():
+        if a.dtype != ref.dtype:
+            raise TackTypeError(f"tack.ops.{op}: argument '{name}' is {a.dtype!r} but the input is "
+                            f"{ref.dtype!r}; pass both in one precision")
+
+
+def need_rank(op: str, name: str, a: Array, ranks) -> None:
+    if a.ndim not in ranks:
+        want = " or ".join(str(r) for r in ranks)
+        raise TackValueError(f"tack.ops.{op}: argument '{name}' must have {want} dimensions, "
+                         f"got shape {a.shape}")
+
+
+def need_shape(op: str, name: str, a: Array, shape) -> None:
+    if tuple(a.shape) != tuple(shape):
+        raise TackValueError(f"tack.ops.{op}: argument '{name}' must have shape {tuple(shape)}, "
+                         f"got {a.shape}")
+
+
+def norm_axis(op: str, axis, ndim: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TackTypeError(f"tack.ops.{op}: argument 'axis' must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise TackValueError(f"tack.ops.{op}: argument 'axis' is {axis}, out of range for "
+                         f"{ndim} dimensions")
+    return int(axis) % ndim
+
+
+def number(op: str, name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be a number, got {value!r}")
+    return float(value)
+
+
+def view(a: Array, shape) -> Array:
+    """The same storage seen with another C-order shape of as many elements (Tack arrays are
+    C-contiguous, so this is always possible and copies nothing)."""
+    shape = tuple(int(s) for s in shape)
+    if a._host is not None:
+        return Array(a._host.reshape(shape), a.device)
+    return Array(None, a.device, a._buf, shape, a.dtype)
+
+
+def like(a: Array, shape=None) -> Array:
+    """A new zero-filled array of `a`'s dtype (and shape) on `a`'s device."""
+    return zeros(a.shape if shape is None else shape, a.dtype, a.device)
+
+
+def filled(a: Array, n: int, value: float) -> Array:
+    """A length-`n` vector of `value` in `a`'s dtype on `a`'s device (a missing weight/bias)."""
+    return array(np.full(n, value, a.dtype.np), device=a.device)
+
+
+def prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def sizes(total: int, *values: int):
+    """Integer kernel arguments: plain ints (i32 index arithmetic, cheapest on GPUs) while every
+    flat index of the op fits in 32 bits, else NumPy int64s (64-bit index arithmetic)."""
+    if total < 2**31 - 1:
+        return tuple(int(v) for v in values)
+    return tuple(np.int64(v) for v in values)
+
+
+def output(op: str, out, ref: Array, shape=None, name: str = "out") -> Array:
+    """The array an op writes: `out` when given (a Tack array of `ref`'s dtype and device and the
+    result's shape, which saves the allocation and its zero-fill), else a new one."""
+    shape = tuple(ref.shape if shape is None else shape)
+    if out is None:
+        return zeros(shape, ref.dtype, ref.device)
+    if not isinstance(out, Array):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be a tack.Array, got "
+                            f"{type(out).__name__}")
+    if out.dtype != ref.dtype or not on(out, ref.device):
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {ref.dtype!r} on "
+                            f"{ref.device!r}, got {out.dtype!r} on {out.device!r}")
+    need_shape(op, name, out, shape)
+    return out

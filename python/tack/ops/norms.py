@@ -1,0 +1,197 @@
+"""`layer_norm` and `rms_norm` over the last axis.
+
+On an engine with workgroups one 256-lane workgroup takes a row; where it fits in registers
+(n <= 256 * 32) each lane keeps its share in a local array, so the row is read once and the
+variance is taken around the mean (two sweeps over registers, no cancellation); a longer row is
+read again for each sweep. The portable kernel runs one row per parallel iteration, its sums
+eight at a time (`_rowsum`). With `return_stats`, layer_norm also writes each row's mean and
+reciprocal standard deviation (one kernel, three outputs)."""
+from __future__ import annotations
+
+from ..constants import constant
+from ..intrinsics import local_array_like, thread_id, unroll
+from ..kernel import kernel
+from . import _args
+from ._group import group_sum
+from ._rowsum import row_sq_dev, row_sum
+from .softmax import MAX_PER_LANE, _per_lane
+
+
+@kernel
+def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps):
+    for r in range(rows):
+        base = r * n
+        mu = row_sum(x, base, n, 0.0) / n
+        inv = 1.0 / sqrt(row_sq_dev(x, base, n, mu) / n + eps)  # noqa: F821 - a kernel builtin
+        for c in range(n):
+            y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
+        mean[r] = mu
+        rstd[r] = inv
+
+
+@kernel
+def _rms_rows(x, w, y, rows, n, eps):
+    for r in range(rows):
+        base = r * n
+        inv = 1.0 / sqrt(row_sq_dev(x, base, n, 0.0) / n + eps)  # noqa: F821
+        for c in range(n):
+            y[base + c] = x[base + c] * inv * w[c]
+
+
+def _layer_cached_kernel(per: int):
+    PER = constant(per)
+
+    @kernel
+    def layer_norm_cached(x, w, b, y, mean, rstd, rows, n, eps):
+        for t in range(rows * 256):
+            r = t // 256
+            lane = thread_id()
+            base = r * n
+            vals = local_array_like(x, PER)
+            s = 0.0
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                vals[k] = x[base + c] if c < n else 0.0
+                s += vals[k]
+            mu = group_sum(x, s) / n
+            q = 0.0
+            for k in unroll(range(PER)):
+                d = vals[k] - mu if lane + k * 256 < n else 0.0
+                q += d * d
+            inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                if c < n:
+                    y[base + c] = (vals[k] - mu) * inv * w[c] + b[c]
+            if lane == 0:
+                mean[r] = mu
+                rstd[r] = inv
+    return layer_norm_cached
+
+
+def _rms_cached_kernel(per: int):
+    PER = constant(per)
+
+    @kernel
+    def rms_norm_cached(x, w, y, rows, n, eps):
+        for t in range(rows * 256):
+            r = t // 256
+            lane = thread_id()
+            base = r * n
+            vals = local_array_like(x, PER)
+            q = 0.0
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                vals[k] = x[base + c] if c < n else 0.0
+                q += vals[k] * vals[k]
+            inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                if c < n:
+                    y[base + c] = vals[k] * inv * w[c]
+    return rms_norm_cached
+
+
+@kernel
+def _layer_long(x, w, b, y, mean, rstd, rows, n, eps):
+    for t in range(rows * 256):
+        r = t // 256
+        lane = thread_id()
+        base = r * n
+        s = 0.0
+        for c in range(lane, n, 256):
+            s += x[base + c]
+        mu = group_sum(x, s) / n
+        q = 0.0
+        for c in range(lane, n, 256):
+            d = x[base + c] - mu
+            q += d * d
+        inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+        for c in range(lane, n, 256):
+            y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
+        if lane == 0:
+            mean[r] = mu
+            rstd[r] = inv
+
+
+@kernel
+def _rms_long(x, w, y, rows, n, eps):
+    for t in range(rows * 256):
+        r = t // 256
+        lane = thread_id()
+        base = r * n
+        q = 0.0
+        for c in range(lane, n, 256):
+            q += x[base + c] * x[base + c]
+        inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+        for c in range(lane, n, 256):
+            y[base + c] = x[base + c] * inv * w[c]
+
+
+_CACHED: dict = {}
+
+
+def _cached(make, per: int):
+    key = (make.__name__, per)
+    if key not in _CACHED:
+        _CACHED[key] = make(per)
+    return _CACHED[key]
+
+
+def _prepare(op: str, x, params: dict, eps):
+    """The input, its parameter vectors (a missing weight is ones, a missing bias zeros) and
+    the kernels' integer sizes, all checked before any launch."""
+    dev = _args.device()
+    eps = _args.number(op, "eps", eps)
+    xa = _args.as_array(op, "x", x, dev)
+    if xa.ndim == 0 or xa.shape[-1] == 0:
+        raise _args.TackValueError(f"tack.ops.{op}: argument 'x' needs a non-empty last axis, "
+                                   f"got shape {xa.shape}")
+    n = xa.shape[-1]
+    vecs = []
+    for name, (value, default) in params.items():
+        if value is None:
+            vecs.append(_args.filled(xa, n, default))
+            continue
+        v = _args.as_array(op, name, value, dev)
+        _args.same_dtype(op, xa, **{name: v})
+        _args.need_shape(op, name, v, (n,))
+        vecs.append(v)
+    rows = xa.size // n
+    return dev, xa, vecs, eps, _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n)
+
+
+def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance). With
+    `return_stats`, returns (y, mean, rstd), mean and rstd of shape x.shape[:-1]."""
+    dev, xa, (w, b), eps, (rows, n) = _prepare(
+        "layer_norm", x, {"weight": (weight, 1.0), "bias": (bias, 0.0)}, eps)
+    y = _args.output("layer_norm", out, xa)
+    mean, rstd = _args.like(xa, (int(rows),)), _args.like(xa, (int(rows),))
+    if rows:
+        if not _args.workgroups(dev):
+            k = _layer_rows
+        elif n <= 256 * MAX_PER_LANE:
+            k = _cached(_layer_cached_kernel, _per_lane(n))
+        else:
+            k = _layer_long
+        k(xa, w, b, y, mean, rstd, rows, n, eps)
+    if not return_stats:
+        return y
+    stats = xa.shape[:-1]
+    return y, _args.view(mean, stats), _args.view(rstd, stats)
+
+
+def rms_norm(x, weight=None, eps=1e-6, out=None):
+    """x / sqrt(mean(x^2) + eps) * weight over the last axis."""
+    dev, xa, (w,), eps, (rows, n) = _prepare("rms_norm", x, {"weight": (weight, 1.0)}, eps)
+    y = _args.output("rms_norm", out, xa)
+    if rows:
+        if not _args.workgroups(dev):
+            k = _rms_rows
+        elif n <= 256 * MAX_PER_LANE:
+            k = _cached(_rms_cached_kernel, _per_lane(n))
+        else:
+            k = _rms_long
+        k(xa, w, y, rows, n, eps)
+    return y

@@ -1,0 +1,163 @@
+"""`softmax` and `log_softmax` over any axis.
+
+The array is seen as (outer, n, inner) around the axis. Over the last axis (inner == 1) on an
+engine with workgroups, one 256-lane workgroup takes a row: where the row fits in registers
+(n <= 256 * 32) each lane keeps its share in a local array and the row is read once; a longer
+row takes an online max/sum (each lane rescales its running sum when its maximum grows, the
+lanes' pairs are then combined) and is read twice. The portable kernel (the CPU) runs one row
+per parallel iteration, whose four sweeps stay in cache (max, exp, sum, scale: the reductions
+eight at a time, `_rowsum`, the exp loop free of them, so that each vectorizes). Another axis
+runs one (outer, inner) column per iteration, neighbouring iterations reading neighbouring
+addresses."""
+from __future__ import annotations
+
+import math
+
+from ..constants import constant
+from ..intrinsics import local_array_like, thread_id, unroll
+from ..kernel import kernel
+from . import _args
+from ._group import group_max, group_sum
+from ._rowsum import row_max, row_sum
+
+MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
+
+
+@kernel
+def _rows(x, out, rows, n, want_log):
+    for r in range(rows):
+        base = r * n
+        m = row_max(x, base, n)
+        for c in range(n):
+            out[base + c] = exp(x[base + c] - m)  # noqa: F821 - a kernel builtin
+        s = row_sum(out, base, n, 0.0)
+        if want_log:
+            shift = m + log(s)  # noqa: F821
+            for c in range(n):
+                out[base + c] = x[base + c] - shift
+        else:
+            inv = 1.0 / s
+            for c in range(n):
+                out[base + c] = out[base + c] * inv
+
+
+@kernel
+def _columns(x, out, columns, n, inner, want_log):
+    for t in range(columns):
+        base = (t // inner) * n * inner + t % inner
+        m = -math.inf
+        for c in range(n):
+            m = max(m, x[base + c * inner])
+        s = 0.0
+        for c in range(n):
+            s += exp(x[base + c * inner] - m)  # noqa: F821
+        shift = m + log(s)  # noqa: F821
+        for c in range(n):
+            v = x[base + c * inner] - shift
+            out[base + c * inner] = v if want_log else exp(v)  # noqa: F821
+
+
+def _cached_kernel(per: int):
+    """The one-read workgroup kernel for rows of at most 256 * per elements."""
+    PER = constant(per)
+
+    @kernel
+    def softmax_cached(x, out, rows, n, want_log):
+        for t in range(rows * 256):
+            r = t // 256
+            lane = thread_id()
+            base = r * n
+            vals = local_array_like(x, PER)
+            m = -math.inf
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                vals[k] = x[base + c] if c < n else -math.inf
+                m = max(m, vals[k])
+            m = group_max(x, m)
+            s = 0.0
+            for k in unroll(range(PER)):
+                e = exp(vals[k] - m)  # noqa: F821
+                s += e
+                if not want_log:
+                    vals[k] = e
+            s = group_sum(x, s)
+            shift = m + log(s)  # noqa: F821
+            inv = 1.0 / s
+            for k in unroll(range(PER)):
+                c = lane + k * 256
+                if c < n:
+                    out[base + c] = vals[k] - shift if want_log else vals[k] * inv
+    return softmax_cached
+
+
+@kernel
+def _online(x, out, rows, n, want_log):
+    for t in range(rows * 256):
+        r = t // 256
+        lane = thread_id()
+        base = r * n
+        m = -math.inf
+        s = 0.0
+        for c in range(lane, n, 256):
+            v = x[base + c]
+            if v > m:
+                s = s * exp(m - v)  # noqa: F821 - the running sum, rescaled to the new maximum
+                m = v
+            s += exp(v - m)  # noqa: F821
+        big = group_max(x, m)
+        s = group_sum(x, s * exp(m - big))  # noqa: F821 - a lane without elements adds 0
+        inv = 1.0 / s
+        for c in range(lane, n, 256):
+            v = x[base + c] - big
+            out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
+
+
+_CACHED: dict = {}
+
+
+def _cached(per: int):
+    if per not in _CACHED:
+        _CACHED[per] = _cached_kernel(per)
+    return _CACHED[per]
+
+
+def _per_lane(n: int) -> int:
+    """The smallest power of two of elements per lane that holds a row of n."""
+    per = 1
+    while per * 256 < n:
+        per *= 2
+    return per
+
+
+def _run(op: str, x, axis, want_log: int, out):
+    dev = _args.device()
+    xa = _args.as_array(op, "x", x, dev)
+    if xa.ndim == 0:
+        raise _args.TackValueError(f"tack.ops.{op}: argument 'x' must have at least one "
+                                   f"dimension, got a 0-d array")
+    ax = _args.norm_axis(op, axis, xa.ndim)
+    n, inner = xa.shape[ax], _args.prod(xa.shape[ax + 1:])
+    out = _args.output(op, out, xa)
+    if xa.size == 0:
+        return out
+    rows = xa.size // n  # a row's last lane may index up to 256 * per past its start
+    rows, n, inner = _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n, inner)
+    if inner > 1:
+        _columns(xa, out, rows, n, inner, want_log)
+    elif not _args.workgroups(dev):
+        _rows(xa, out, rows, n, want_log)
+    elif n <= 256 * MAX_PER_LANE:
+        _cached(_per_lane(n))(xa, out, rows, n, want_log)
+    else:
+        _online(xa, out, rows, n, want_log)
+    return out
+
+
+def softmax(x, axis=-1, out=None):
+    """exp(x - max) / sum(exp(x - max)) along `axis`."""
+    return _run("softmax", x, axis, 0, out)
+
+
+def log_softmax(x, axis=-1, out=None):
+    """x - max - log(sum(exp(x - max))) along `axis`."""
+    return _run("log_softmax", x, axis, 1, out)

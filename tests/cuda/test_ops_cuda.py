@@ -1,0 +1,81 @@
+"""tack.ops on the CUDA engine: every device-parametrized test of tests/ops, run with the
+device set to "cuda" (so the workgroup kernels: block reductions, shared-memory tiles), plus
+sizes at which each GPU path changes (one-read rows up to 256 * 32, online rows past that)."""
+import math
+
+import numpy as np
+import pytest
+import tack
+from tack import ops
+
+from tests.cuda import gpu
+from tests.ops import refs
+from tests.ops.test_arguments import test_out_is_written_and_returned  # noqa: F401
+from tests.ops.test_attention import test_attention, test_explicit_scale_and_large_scores  # noqa: F401
+from tests.ops.test_elementwise import (  # noqa: F401
+    test_add,
+    test_gelu_erf_across_its_ranges,
+    test_specials,
+    test_tack_arrays_in_and_out,
+    test_unary,
+)
+from tests.ops.test_fast_tier import test_fast_tier  # noqa: F401
+from tests.ops.test_matmul import (  # noqa: F401
+    test_batched_matmul,
+    test_empty_inner_dimension_gives_zeros,
+    test_matmul,
+)
+from tests.ops.test_norms import (  # noqa: F401
+    test_constant_rows_have_zero_variance,
+    test_layer_norm,
+    test_rms_norm,
+)
+from tests.ops.test_softmax import (  # noqa: F401
+    test_empty,
+    test_increasing_rows_rescale_the_online_sum,
+    test_large_logits_do_not_overflow,
+    test_softmax,
+)
+
+pytestmark = gpu.MARKS
+
+
+@pytest.fixture
+def device():
+    dev = tack.set_default_device("cuda")
+    yield dev
+    tack.set_default_device("cpu")
+
+
+@pytest.mark.parametrize("n", [255, 256, 257, 8191, 8192, 8193, 20000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
+def test_row_paths(device, n, dtype):
+    """Each per-lane tier of the one-read kernels and the online/long kernels."""
+    x = refs.rand((3, n), dtype, scale=4.0)
+    refs.close(ops.softmax(x), refs.softmax(x, -1), dtype)
+    refs.close(ops.log_softmax(x), refs.log_softmax(x, -1), dtype, scale=8)
+    w, b = refs.rand((n,), dtype, 1), refs.rand((n,), dtype, 2)
+    y, mean, rstd = ops.layer_norm(x, w, b, return_stats=True)
+    want = refs.layer_norm(x, w, b, 1e-5)
+    for got, exp in zip((y, mean, rstd), want):
+        refs.close(got, exp, dtype, scale=8)
+    refs.close(ops.rms_norm(x, w), refs.rms_norm(x, w, 1e-6), dtype, scale=8)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_bench_shape(device, causal):
+    """The benchmark's head size at a sequence of several 256-row query blocks."""
+    q, k, v = (refs.rand((2, 2, 600, 64), np.float32, s, 1.0) for s in (1, 2, 3))
+    got = ops.attention(q, k, v, causal=causal)
+    refs.close(got, refs.attention(q, k, v, 1 / math.sqrt(64), causal), np.float32, scale=8)
+
+
+def test_matmul_large_unaligned(device):
+    a, b = refs.rand((300, 1000), np.float32, 1, 1.0), refs.rand((1000, 77), np.float32, 2, 1.0)
+    refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=100)
+
+
+def test_host_array_is_refused_on_the_gpu(device):
+    x = tack.array(np.zeros(4, np.float32), device=tack.Device("cpu"))
+    with pytest.raises(ValueError, match=r"relu: argument 'x' lives on"):
+        ops.relu(x)

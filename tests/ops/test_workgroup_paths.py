@@ -1,0 +1,78 @@
+"""The workgroup kernels (the GPU paths), run in the model of a workgroup CPU backend
+(tests/ops/model.py) against the same float64 references. The model interprets every lane in
+Python, so the sizes are tiny: one row or tile each, yet every path's structure (per-lane
+registers over one and several slots, the online rescaling, the long-row sweeps, the 64 x 64
+matmul tile with ragged edges, attention's 32-key shared tiles) runs."""
+import importlib
+import math
+
+import numpy as np
+import pytest
+import tack
+from tack import ops
+
+from tests.ops import model, refs
+
+softmax_mod = importlib.import_module("tack.ops.softmax")
+norms_mod = importlib.import_module("tack.ops.norms")
+
+
+@pytest.fixture
+def wg(monkeypatch):
+    with model.workgroups(monkeypatch):
+        yield
+
+
+def _softmax_with(kernel, x, want_log):
+    xa, out = tack.array(x), tack.zeros(x.shape, tack.f32)
+    kernel(xa, out, x.shape[0], x.shape[1], want_log)
+    return out
+
+
+@pytest.mark.parametrize("path", ["one slot", "two slots", "online"])
+def test_softmax_paths(wg, path):
+    n = 300 if path == "two slots" else 7
+    x = refs.rand((1, n), np.float32, scale=4.0)
+    if path == "online":  # increasing values: the running sum is rescaled at every element
+        x = np.sort(x, axis=1)
+    k = softmax_mod._online if path == "online" else softmax_mod._cached(
+        softmax_mod._per_lane(n))
+    refs.close(_softmax_with(k, x, 0), refs.softmax(x, -1), np.float32)
+    refs.close(_softmax_with(k, x, 1), refs.log_softmax(x, -1), np.float32, scale=4)
+
+
+@pytest.mark.parametrize("long", [False, True], ids=["registers", "long"])
+def test_norm_paths(wg, long):
+    x = refs.rand((1, 6), np.float64, shift=2.0)
+    w, b = refs.rand((6,), np.float64, 1), refs.rand((6,), np.float64, 2)
+    args = [tack.array(a) for a in (x, w, b)]
+    y, mean, rstd = tack.zeros((1, 6), tack.f64), tack.zeros(1, tack.f64), tack.zeros(1, tack.f64)
+    layer = norms_mod._layer_long if long else norms_mod._cached(norms_mod._layer_cached_kernel, 1)
+    layer(*args, y, mean, rstd, 1, 6, 1e-5)
+    for got, want in zip((y, mean, rstd), refs.layer_norm(x, w, b, 1e-5)):
+        refs.close(got, want.reshape(got.shape), np.float64)
+    rms = norms_mod._rms_long if long else norms_mod._cached(norms_mod._rms_cached_kernel, 1)
+    rms(args[0], args[1], y, 1, 6, 1e-6)
+    refs.close(y, refs.rms_norm(x, w, 1e-6), np.float64)
+
+
+def test_norm_wrappers_choose_workgroup_kernels(wg):
+    x = refs.rand((2, 3), np.float32)
+    y, mean, rstd = ops.layer_norm(x, return_stats=True)
+    want = refs.layer_norm(x, np.ones(3), np.zeros(3), 1e-5)
+    for got, exp in zip((y, mean, rstd), want):
+        refs.close(got, exp, np.float32, scale=4)
+
+
+def test_matmul_tile(wg):
+    """One ragged tile and one k-step (each lane's 16 x 24 unrolled steps are what the model
+    interprets slowly; the loop over k-steps runs on CUDA in tests/cuda/test_ops_cuda.py)."""
+    a, b = refs.rand((3, 13), np.float32, 1, 1.0), refs.rand((13, 5), np.float32, 2, 1.0)
+    refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=4)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_tiles(wg, causal):
+    q, k, v = (refs.rand((1, 1, 33, 2), np.float64, s, 1.5) for s in (1, 2, 3))
+    want = refs.attention(q, k, v, 1 / math.sqrt(2), causal)
+    refs.close(ops.attention(q, k, v, causal=causal), want, np.float64, scale=8)
