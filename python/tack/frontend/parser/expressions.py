@@ -40,7 +40,7 @@ class Expressions:
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__}")
-        return Expr(op, None, (self.expr(node.left), self.expr(node.right)), None,
+        return Expr(op, None, tuple(self.ordered([node.left, node.right])), None,
                     self.src.loc(node))
 
     def expr_UnaryOp(self, node):  # -a, +a, ~a, not a
@@ -66,14 +66,15 @@ class Expressions:
 
     def expr_Compare(self, node):  # a < b, a < b <= c (middle operands evaluated once)
         loc = self.src.loc(node)
-        left = self.expr(node.left)
-        links = []
-        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
-            cop = CMPOPS.get(type(op))
-            if cop is None:
+        for op in node.ops:
+            if type(op) not in CMPOPS:
                 raise self.unsupported(node, f"comparison {type(op).__name__}",
                                        "`is`, `in` and their negations are not supported")
-            r = self.expr(right) if k == 0 else self.lazy(right)
+        left, first = self.ordered([node.left, node.comparators[0]])
+        links = []
+        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+            cop = CMPOPS[type(op)]
+            r = first if k == 0 else self.lazy(right)
             links.append(Expr(cop, None, (left, r), None, loc))
             left = r
         out = links[-1]
@@ -96,7 +97,7 @@ class Expressions:
     def expr_List(self, node):  # [a, b, c] (a vector), [[a, b], [c, d]] (a matrix)
         if not node.elts:
             raise self.unsupported(node, "empty list", "a vector has 1 to 4 components")
-        return Expr(Op.VECTOR, None, tuple(self.expr(e) for e in node.elts), None,
+        return Expr(Op.VECTOR, None, tuple(self.ordered(node.elts)), None,
                     self.src.loc(node))
 
     def expr_Tuple(self, node):  # (a, b) outside a tuple assignment: rejected
@@ -110,7 +111,7 @@ class Expressions:
         if self.array_name(v) is None:  # a vector/matrix value: v[k], m[i, j], vf[i][c]
             sl = node.slice
             elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
+            return Expr(Op.COMPONENT, None, tuple(self.ordered([v] + list(elts))),
                         None, self.src.loc(node))
         arr, idx = self._subscript(node)
         return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
@@ -135,4 +136,4 @@ class Expressions:
         if isinstance(sl, ast.Constant) and sl.value is None:  # a[None]: a 0-d array's element
             return arr, ()
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-        return arr, tuple(self.expr(e) for e in elts)
+        return arr, tuple(self.ordered(elts))

@@ -187,20 +187,23 @@ class Statements:
             self.assigned.add(name)
             return [Assign(loc, name, Expr(op, None, (old, self.expr(node.value)), None, loc))]
         if isinstance(tgt, ast.Subscript) and self.array_name(tgt.value) is not None:
-            # The index is evaluated once, the old value read before the right side.
+            # The index is evaluated once, the old value read before the right side (and bound
+            # to a temporary when the right side has an effect: order.py).
             arr, idx = self._subscript(tgt)
-            pre, fixed = [], []
+            fixed = []
             for e in idx:
                 if e.op in (Op.CONST, Op.VAR):
                     fixed.append(e)
                 else:
                     t = self.fresh("t")
-                    pre.append(Assign(e.loc, t, e))
+                    self.root.pre.append(Assign(e.loc, t, e))
                     fixed.append(Expr(Op.VAR, None, (), t, e.loc))
             tloc = self.src.loc(tgt)
+            mark = len(self.root.pre)
             old = Expr(Op.LOAD, None, tuple(fixed), arr, tloc)
-            new = Expr(op, None, (old, self.expr(node.value)), None, loc)
-            return pre + [Store(tloc, arr, tuple(fixed), new, tloc.text())]
+            old, value = self.pin([old, self.expr(node.value)], [mark, len(self.root.pre)])
+            new = Expr(op, None, (old, value), None, loc)
+            return [Store(tloc, arr, tuple(fixed), new, tloc.text())]
         comp = self._component_target(tgt)
         if comp is not None:
             container, index = comp
