@@ -2,7 +2,6 @@
 expression, a @tack.func's parameter and return) in an f64 kernel, and still meets f32 as f32
 (docs/language.md, "Integer and float rules")."""
 import numpy as np
-
 import tack
 
 
