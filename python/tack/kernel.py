@@ -83,7 +83,10 @@ class Kernel:
 
     def parse_for(self, args):
         """The parsed kernel for these arguments: device-class arguments shape the parse."""
-        key = signature.objects_key(args)
+        try:
+            key = signature.objects_key(args)
+        except TackTypeError as exc:  # an object that holds itself
+            raise TackTypeError(f"Kernel '{self.name}': {exc}") from None
         pk = self._parsed.get(key)
         if pk is None:
             closure = closure_values(self.fn)

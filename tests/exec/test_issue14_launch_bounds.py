@@ -1,7 +1,6 @@
 """Issue 14, item 4: the parallel loop's bounds accept what the kernel body accepts: a
 `tack.constant`, device-class attributes and their arrays' shapes, `len()`, and arithmetic of
 those (docs/language.md, "Parallel loop")."""
-import numpy as np
 import pytest
 import tack
 

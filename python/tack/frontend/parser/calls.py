@@ -201,7 +201,10 @@ class Calls:
             raise self.unsupported(node, f"call of device function '{fn.name}' inside `and`, "
                                          "`or` or a conditional expression",
                                    "assign the call's result to a local first")
-        if fn in root.stack:
+        # A method called on a nested object of the same class is not recursion: the call is
+        # keyed on the function and the object it is bound to.
+        key = (fn, self_ref.path if self_ref is not None else None)
+        if key in root.stack:
             raise self.unsupported(node, f"recursive call of device function '{fn.name}'",
                                    "device functions are inlined, so they cannot recurse")
         tree = fn.source.tree
@@ -214,7 +217,7 @@ class Calls:
         sub = type(self)(fn.source, fn.fn.__globals__, fn.closure, kind="Device function",
                          root=root, rename=rename, inlined_into=root.name)
         sub.ret_names, sub.done_flag = results, done
-        root.stack.append(fn)
+        root.stack.append(key)
         root.call_locs.append(loc)
         try:
             body = sub.block([s for s in tree.body if not is_docstring(s)])
