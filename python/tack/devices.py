@@ -104,6 +104,7 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
             raise TackValueError(f"num_threads must be a positive integer, got {n!r}")
     if index:
         options["index"] = index
+    registry.find(engine, arch)  # an engine that does not target the arch fails here
     return Device(arch, engine, **options)
 
 
@@ -113,10 +114,16 @@ _devices: dict = {}
 def set_default_device(name: str, engine: str | None = None, **options) -> Device:
     """Select the device later kernel calls and allocations use. A rejected call changes nothing.
 
+    A backend that cannot run here fails now, naming what is missing (an engine that does not
+    target the arch, a module that is not installed; the native CUDA engine starts, so a missing
+    driver or device fails too), so portable code can probe backends in a `try`.
     Asking again for the same device returns the same `Device`, so its arrays stay usable."""
     dev = make_device(name, engine, **options)
     key = (dev.arch, dev.engine_name, tuple(sorted(dev.options.items())))
+    dev.kind.check_importable()
     dev = _devices.setdefault(key, dev)
+    if dev.kind.start_on_select:
+        dev.engine  # noqa: B018 - started for its errors; kept for the first call
     _global["device"] = dev
     return dev
 

@@ -9,6 +9,7 @@ library or Julia, and a capability check against a GPU device needs no GPU. An e
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 
 from ..errors import TackRuntimeError, TackValueError
@@ -27,6 +28,23 @@ class EngineKind:
     missing: str = "Cannot initialize the {name} engine: {exc}"  # its module does not import
     refusal: str = "inspect mode {mode!r} is not available on the {name} engine for {arch!r}"
     elsewhere: str = "Cannot initialize '{arch}' backend: the {name} engine does not target it"
+    # What `set_default_device` checks, so that a missing backend fails at selection (portable
+    # code probes backends in a `try`): modules that must be importable, and whether the engine
+    # starts right away (a missing driver library or device then fails there too).
+    requires: tuple[str, ...] = ()
+    start_on_select: bool = False
+
+    def check_importable(self) -> None:
+        """TackRuntimeError (the `missing` message) when a required module is not installed;
+        nothing is imported."""
+        for module in self.requires:
+            try:
+                found = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError):  # a parent package that is missing or broken
+                found = False
+            if not found:
+                raise TackRuntimeError(self.missing.format(
+                    name=self.name, exc=f"No module named {module!r}"))
 
     def load(self) -> type[Engine]:
         try:
@@ -82,7 +100,7 @@ NATIVE_CUDA = register(EngineKind(
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install 'tack-kernels[cuda]' ({exc})",
     refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows mode='source'",
-    elsewhere=_NATIVE_ELSEWHERE))
+    elsewhere=_NATIVE_ELSEWHERE, requires=("cuda.bindings",), start_on_select=True))
 
 
 def _julia(arch: str) -> Capabilities:
@@ -101,4 +119,8 @@ JULIA = register(EngineKind(
     {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
     ("ir", "source"),
     refusal="inspect mode {mode!r} is CPU only: it shows the native CPU engine's LLVM IR after "
-            "O3; the Julia engine's source is mode='source'"))
+            "O3; the Julia engine's source is mode='source'",
+    # Julia itself starts at the first compile (seconds); its GPU packages are checked then.
+    missing="Cannot initialize the Julia engine: missing dependency juliacall. Install it with "
+            "pip install 'tack-kernels[julia]' (or pip install juliacall) ({exc})",
+    requires=("juliacall",)))
