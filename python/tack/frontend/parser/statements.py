@@ -100,6 +100,12 @@ class Statements:
             return self._tuple_assign(target, value_node, node)
         if isinstance(value_node, ast.Call) and self._intrinsic(value_node.func) in SCRATCH:
             return self._scratch_decl(target, value_node, node)
+        if isinstance(value_node, ast.Name) and self.array_name(value_node) in (
+                self.root.scratch_names | self.scratch_names):
+            raise self.unsupported(value_node, f"binding another name to the scratch array "
+                                               f"'{value_node.id}'",
+                                   "scratch arrays are storage, not values: index the array "
+                                   "itself, or pass it to a @tack.func (by reference)")
         return self._store_to(target, self.expr(value_node), node)
 
     def _tuple_assign(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
