@@ -19,6 +19,10 @@ from .frontend.objects import device_class
 from .kernel import Kernel, kernel
 from .lib import math  # noqa: F401 - `from tack import math as tm`
 from .lib import random  # noqa: F401 - `from tack import random`
+import sys as _sys  # noqa: E402 - the two modules, importable under their public names too:
+_sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
+_sys.modules.setdefault(__name__ + ".random", random)  # `from tack.random import seed`
+del _sys
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
 
