@@ -110,7 +110,9 @@ class Statements:
 
     def _tuple_assign(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
         """`x, y = e1, e2`: the whole right side first, then the targets left to right."""
-        if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
+        if not isinstance(value_node, (ast.Tuple, ast.List)):
+            return self._unpack(target, value_node, node)
+        if len(value_node.elts) != len(target.elts):
             raise self.unsupported(node, "tuple assignment without a matching tuple of values")
         # When no value reads a target (no swap), assigning in order is the same and needs no
         # temporaries.
@@ -128,6 +130,21 @@ class Statements:
             stores = self._store_to(tgt, Expr(Op.VAR, None, (), temp.name, loc), node)
             temp.target = stores[0]
             out += stores
+        return out
+
+    def _unpack(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
+        """`x, y = v`: a vector's components (a matrix's rows), the value computed once into a
+        temporary; the typechecker checks that the value has as many as there are targets."""
+        loc = self.src.loc(node)
+        tmp = self.fresh("u")
+        n = len(target.elts)
+        check = Expr(Op.TYPED, None, (self.expr(value_node),), ("unpack", n), self.src.loc(
+            value_node))
+        out: list[Stmt] = [Assign(loc, tmp, check)]
+        for k, tgt in enumerate(target.elts):
+            item = Expr(Op.COMPONENT, None, (Expr(Op.VAR, None, (), tmp, loc),
+                                             Expr(Op.CONST, None, (), k, loc)), None, loc)
+            out += self._store_to(tgt, item, node)
         return out
 
     def _scratch_decl(self, target, call: ast.Call, node) -> list[Stmt]:
