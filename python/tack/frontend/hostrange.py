@@ -146,6 +146,10 @@ class _Converter:
             if (isinstance(s, ast.Assign) and len(s.targets) == 1
                     and isinstance(s.targets[0], ast.Name)):
                 self.subst[s.targets[0].id] = s.value
+            elif isinstance(s, ast.If):  # assigned in a branch: its value is not known here
+                for n in ast.walk(s):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        self.subst[n.id] = None
         self.uses: set[str] = set()
         self.literals: list[int] = []
 
@@ -158,6 +162,12 @@ class _Converter:
             return repr(node.value)
         if isinstance(node, ast.Name):
             if node.id in self.subst and node.id not in parser.params:
+                if self.subst[node.id] is None:
+                    raise parser.unsupported(
+                        node, f"Cannot resolve loop range expression: '{node.id}' is assigned "
+                              "in an `if` before the loop",
+                        "the parallel loop's bounds are evaluated on the host, before the "
+                        "kernel runs: pass the bound as an argument")
                 return self.conv(self.subst[node.id], depth + 1)
             if node.id in parser.params:
                 self.uses.add(node.id)
