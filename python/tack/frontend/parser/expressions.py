@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 
 from ... import dtypes as dt
-from ...ir.nodes import Expr
+from ...errors import TackError
+from ...ir.nodes import Assign, Expr, If
 from ...ir.ops import Op
 
 BINOPS = {
@@ -83,8 +84,39 @@ class Expressions:
         return out
 
     def expr_IfExp(self, node):  # a if c else b
+        if not self.lazy_depth and (self._calls_device_function(node.body)
+                                    or self._calls_device_function(node.orelse)):
+            return self._ifexp_statement(node)
         return Expr(Op.IFEXP, None, (self.expr(node.test), self.lazy(node.body),
                                      self.lazy(node.orelse)), None, self.src.loc(node))
+
+    def _ifexp_statement(self, node) -> Expr:
+        """`f(x) if c else g(y)`: an arm that calls a device function is inlined inside an `if`
+        placed before the statement, so only the chosen arm runs; the value is a local assigned
+        in both branches (typed as one local: docs/language.md, "Device functions")."""
+        root, loc = self.root, self.src.loc(node)
+        cond = self.expr(node.test)
+        res = self.fresh("ifv")
+        arms = []
+        for arm in (node.body, node.orelse):
+            saved, root.pre = root.pre, []
+            try:
+                value = self.expr(arm)
+                arms.append(root.pre + [Assign(self.src.loc(arm), res, value)])
+            finally:
+                root.pre = saved
+        root.pre.append(If(loc, cond, arms[0], arms[1]))
+        return Expr(Op.VAR, None, (), res, loc)
+
+    def _calls_device_function(self, node) -> bool:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                try:
+                    if self._callee(n) is not None:
+                        return True
+                except TackError:  # not a callable name: its own parse reports it
+                    continue
+        return False
 
     def lazy(self, node) -> Expr:
         """An operand that may not be evaluated (no device function may be inlined there)."""
