@@ -91,11 +91,14 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
         single = {n: v for n, v in values.items()
                   if counts[n] == 1 and n not in self.pk.params and n != self.pk.loop_var}
         weak: dict[str, Expr] = {}
+        sizes: dict[str, int] = {}  # each read repeats the expression: keep chains small
         while True:  # a copy of a weak local is weak: grow the set until it stops
-            new = {n: v for n, v in single.items() if n not in weak and _weak_expr(v, weak)}
+            new = {n: v for n, v in single.items() if n not in weak and _weak_expr(v, weak)
+                   and (_literal_only(v) or _expanded_size(v, sizes) <= _WEAK_SIZE)}
             if not new:
                 break
             weak.update(new)
+            sizes.update({n: _expanded_size(v, sizes) for n, v in new.items()})
         self._weak_conds = {}
         for n, v in weak.items():
             if v.op is Op.IFEXP:
@@ -400,6 +403,21 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
 
 _LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op.FLOORDIV,
                           Op.MOD, Op.ABS, Op.MIN, Op.MAX}) | MATH_UNARY | MATH_BINARY
+
+
+# The most nodes a weak local reading other weak locals may stand for (a literal expression
+# alone is always weak): `b = a * a; c = b * b; ...` would otherwise grow exponentially.
+_WEAK_SIZE = 64
+
+
+def _literal_only(e: Expr) -> bool:
+    """No local read: weak whatever its size (the rule before weak locals could read others)."""
+    return not any(x.op is Op.VAR for x in iter_exprs(e))
+
+
+def _expanded_size(e: Expr, sizes: dict[str, int]) -> int:
+    """Nodes of `e` with each weak local read replaced by its expression."""
+    return sum(sizes.get(x.arg, 1) if x.op is Op.VAR else 1 for x in iter_exprs(e))
 
 
 def _weak_expr(e: Expr, weak: dict[str, Expr]) -> bool:
