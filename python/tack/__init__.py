@@ -3,7 +3,7 @@
 This module only re-exports the public API; compilers, GPU libraries and Julia load on first use.
 """
 from . import dtypes as _dtypes
-from .arrays import Array, array, copyto, empty, from_dlpack, full, zeros
+from .arrays import Array, arange, array, concat, copyto, empty, from_dlpack, full, ones, zeros
 from .constants import constant
 from .devices import Device, default_device, device, set_debug, set_default_device, sync
 from .dtypes import (DType, VecType, f32, f64, i8, i16, i32, i64, mat2, mat3, mat4, matrix, u8,
@@ -33,7 +33,8 @@ __all__ = [
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
     "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
-    "Texture3D", "texture3d", "math", "random", "device", "default_device",
+    "Texture3D", "texture3d", "math", "random", "device", "default_device", "ones", "arange",
+    "concat",
     "Array", "DType", "Device", "IRVerificationError", "Kernel", "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "constant", "copyto", "empty", "f32", "f64", "full",
