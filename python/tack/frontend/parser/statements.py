@@ -263,6 +263,11 @@ class Statements:
     def visit_For(self, node):  # for v in range(...) | for v in tack.unroll(range(...)[, k])
         if node.orelse:
             raise self.unsupported(node, "for-else")
+        it = node.iter
+        if isinstance(it, ast.Call) and self._intrinsic(it.func) == "ndrange":
+            return self._seq_ndrange(node, it)
+        if self.objref(it) is not None:
+            return self._seq_object(node)
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "loop target that is not a single name")
         it, unroll = node.iter, None
