@@ -41,12 +41,11 @@ def test_issue14_cuda_without_bindings_fails_at_selection():
     assert default_device() is before
 
 
-@pytest.mark.skipif(_installed("juliacall"), reason="juliacall is installed here")
-@pytest.mark.parametrize("arch", ["cpu", "cuda", "metal"])
-def test_issue14_julia_without_juliacall_fails_at_selection(arch):
-    with pytest.raises(RuntimeError, match=r"Cannot initialize the Julia engine: missing "
-                                           r"dependency juliacall"):
-        tack.set_default_device(arch, engine="julia")
+def test_issue14_julia_engine_selects_without_julia():
+    """Deliberately lazy: the Julia engine renders (tack.inspect) without juliacall, so selecting
+    it checks nothing; its first compile reports what is missing."""
+    dev = tack.set_default_device("metal", engine="julia")
+    assert dev.arch == "metal" and dev._engine is None
 
 
 def test_issue14_probing_backends_in_a_try():
