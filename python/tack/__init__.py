@@ -3,10 +3,10 @@
 This module only re-exports the public API; compilers, GPU libraries and Julia load on first use.
 """
 from . import dtypes as _dtypes
-from .arrays import Array, array, copyto, empty, from_dlpack, full, zeros
+from .arrays import Array, arange, array, concat, copyto, empty, from_dlpack, full, ones, zeros
 from .check import CheckError, CheckReport, check
 from .constants import constant
-from .devices import Device, set_debug, set_default_device, sync
+from .devices import Device, default_device, device, set_debug, set_default_device, sync
 from .dtypes import (DType, VecType, f32, f64, i8, i16, i32, i64, mat2, mat3, mat4, matrix, u8,
                      u16, u32, u64, vec2, vec3, vec4, vector)
 from .errors import (IRVerificationError, RenderError, TackError, TackIndexError,
@@ -20,6 +20,10 @@ from .frontend.objects import device_class
 from .kernel import Kernel, kernel
 from .lib import math  # noqa: F401 - `from tack import math as tm`
 from .lib import random  # noqa: F401 - `from tack import random`
+import sys as _sys  # noqa: E402 - the two modules, importable under their public names too:
+_sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
+_sys.modules.setdefault(__name__ + ".random", random)  # `from tack.random import seed`
+del _sys
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
 
@@ -30,7 +34,8 @@ __all__ = [
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
     "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
-    "Texture3D", "texture3d", "math", "random", "ops",
+    "Texture3D", "texture3d", "math", "random", "ops", "device", "default_device", "ones",
+    "arange", "concat",
     "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel",
     "RenderError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",

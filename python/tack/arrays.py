@@ -31,8 +31,8 @@ def _shape(shape) -> tuple[int, ...]:
 class Array:
     """An n-dimensional array on one device."""
 
-    __slots__ = ("_host", "_buf", "_device", "dtype", "shape", "_sig", "_ptr", "_unwritten",
-                 "__weakref__")
+    __slots__ = ("__weakref__", "_buf", "_device", "_host", "_ptr", "_sig", "_unwritten", "dtype",
+                 "shape")
 
     def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None):
         self._host = host  # host devices: C-contiguous, native byte order, owned
@@ -51,7 +51,7 @@ class Array:
         self._unwritten = False
 
     @classmethod
-    def _from_host(cls, host: np.ndarray, device: Device, dtype=None) -> "Array":
+    def _from_host(cls, host: np.ndarray, device: Device, dtype=None) -> Array:
         """Own `host` on a host device, or upload a copy of it to a GPU device."""
         if device.is_host:
             return cls(host, device, dtype=dtype)
@@ -112,7 +112,98 @@ class Array:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __iter__(self):
-        raise TypeError("tack.Array is not iterable on the host; use .numpy()")
+        raise TypeError("tack.Array is not iterable on the host; use .numpy() (a copy)")
+
+    # ---- host access to one element (docs/language.md, "Arrays on the host") -----------------
+    def _flat_index(self, key) -> int:
+        """The row-major element number of `a[i]`, `a[i, j]`, ... (negative indices count from
+        the end, as in NumPy); slices and other keys raise TypeError, a bad index IndexError."""
+        key = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, slice) or k is Ellipsis or k is None for k in key):
+            raise TackTypeError(f"tack.Array host access reads one element: {_key_text(key)} "
+                                "is not one; use a.numpy()[...] (a copy) to read several, and "
+                                "tack.copyto or a kernel to write")
+        try:
+            idx = tuple(operator.index(k) for k in key)
+        except TypeError:
+            raise TackTypeError(f"tack.Array indices are integers, got {_key_text(key)}") \
+                from None
+        if len(idx) != self.ndim:
+            raise IndexError(f"{len(idx)} indices for a {self.ndim}-dimensional tack.Array "
+                             f"of shape {self.shape}")
+        flat = 0
+        for d, (i, n) in enumerate(zip(idx, self.shape)):
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+            flat = flat * n + (i + n if i < 0 else i)
+        return flat
+
+    def __getitem__(self, key):
+        """One element, read on the host: a Python number, or a NumPy array for a vector or
+        matrix element. Nothing else is indexable on the host."""
+        flat = self._flat_index(key)
+        t = self.dtype
+        k = int(np.prod(t.shape)) if isinstance(t, dt.VecType) else 1
+        if self._host is not None:
+            comps = self._host.reshape(-1)[flat * k:(flat + 1) * k].copy()
+        else:
+            elem = self._scalar()
+            comps = np.empty(k, elem.np)
+            eng = self._device.engine
+            view = eng.adopt(self._ptr + flat * k * elem.itemsize, k * elem.itemsize, self)
+            eng.download(view, comps)
+        if isinstance(t, dt.VecType):
+            return comps.reshape(t.shape)
+        return comps[0].item()
+
+    def __setitem__(self, key, value):
+        raise TackTypeError("tack.Array is not writable element by element on the host: use "
+                            "tack.copyto(a, values) (the whole array) or a kernel; read with "
+                            "a[i] or .numpy()")
+
+    def reshape(self, *shape) -> Array:
+        """A view of the same buffer with another shape of as many elements (writes through
+        either are seen by both); one dimension may be -1."""
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
+            shape = tuple(shape[0])
+        shape = tuple(operator.index(s) for s in shape)
+        if shape.count(-1) > 1:
+            raise TackValueError("reshape: only one dimension may be -1")
+        if -1 in shape:
+            rest = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+            if rest == 0 or self.size % rest:
+                raise TackValueError(f"cannot reshape an array of {self.size} elements into "
+                                     f"{shape}")
+            shape = tuple(self.size // rest if s == -1 else s for s in shape)
+        new = _shape(shape)
+        if int(np.prod(new, dtype=np.int64)) != self.size:
+            raise TackValueError(f"cannot reshape an array of shape {self.shape} ({self.size} "
+                                 f"elements) into {new}")
+        t = self.dtype
+        phys = new + t.shape if isinstance(t, dt.VecType) else new
+        if self._host is not None:
+            return Array(self._host.reshape(phys), self._device, dtype=t)
+        return Array(None, self._device, self._buf, phys, t)
+
+    def copy(self) -> Array:
+        """A new array on the same device with the same shape, dtype and contents."""
+        out = zeros(self.shape, self.dtype, self._device)
+        if self._host is not None:
+            out._host[...] = self._host
+        elif self.nbytes:
+            self._device.engine.copy(out._buf, self._buf, self.nbytes)
+        return out
+
+    def astype(self, dtype) -> Array:
+        """A new array of `dtype` (for a vector or matrix array: its component dtype), each
+        value converted by the kernel language's rules (docs/language.md, "Conversions")."""
+        t = dt.as_dtype(dtype)
+        src = self.numpy()
+        with np.errstate(invalid="ignore", over="ignore"):  # outside the portable domain
+            host = src.astype(t.np)
+        vt = self.dtype
+        out_t = dt.VecType(t, vt.shape) if isinstance(vt, dt.VecType) else None
+        return array(host, out_t, self._device)
 
     def fill(self, value) -> None:
         """Set every element; a vector/matrix array takes one element's value or a scalar."""
@@ -149,6 +240,15 @@ class Array:
         if self._host is not None:
             return (_dlpack().kDLCPU, 0)
         return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+def _key_text(key: tuple) -> str:
+    def one(k):
+        if isinstance(k, slice):
+            return ":".join("" if v is None else str(v) for v in (k.start, k.stop)) + (
+                f":{k.step}" if k.step is not None else "")
+        return "..." if k is Ellipsis else repr(k)
+    return f"a[{', '.join(one(k) for k in key)}]"
 
 
 def _dlpack():
@@ -210,6 +310,48 @@ def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
     a = zeros(shape, dtype, device)
     a.fill(value)
     return a
+
+
+def ones(shape, dtype=dt.f32, device: Device | None = None) -> Array:
+    """An array of ones (every component of a vector or matrix element)."""
+    return full(shape, 1, dtype, device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device: Device | None = None) -> Array:
+    """`numpy.arange`'s values: `arange(stop)`, `arange(start, stop[, step])`. Without a dtype:
+    i32 when every argument is an integer and the values fit, i64 when they do not, f32 when
+    one is a float (Tack's default widths, as for scalar arguments)."""
+    if stop is None:
+        start, stop = 0, start
+    values = np.arange(start, stop, step)
+    if dtype is None:
+        if values.dtype.kind == "f":
+            dtype = dt.f32
+        else:
+            lo, hi = (int(values.min()), int(values.max())) if values.size else (0, 0)
+            dtype = dt.i32 if dt.i32.min() <= lo and hi <= dt.i32.max() else dt.i64
+    return array(values, dtype, device)
+
+
+def concat(arrays, axis: int = 0, device: Device | None = None) -> Array:
+    """`numpy.concatenate` of tack Arrays (or NumPy arrays) of one dtype, along `axis`, on the
+    first Tack array's device (or `device`)."""
+    arrays = list(arrays)
+    if not arrays:
+        raise TackValueError("tack.concat needs at least one array")
+    tacks = [a for a in arrays if isinstance(a, Array)]
+    types = {a.dtype for a in tacks} | {dt.from_numpy(np.asarray(a).dtype) for a in arrays
+                                        if not isinstance(a, Array)}
+    if len(types) != 1:
+        raise TackTypeError(f"tack.concat of arrays of different dtypes {sorted(map(repr, types))}"
+                            "; convert them first with a.astype(dtype)")
+    t = types.pop()
+    ndim = arrays[0].ndim if isinstance(arrays[0], Array) else np.asarray(arrays[0]).ndim
+    if not -ndim <= axis < ndim:
+        raise TackValueError(f"tack.concat: axis {axis} is out of range for {ndim} dimensions")
+    host = np.concatenate([_check_host_source(a) for a in arrays], axis=axis % ndim)
+    dev = device or (tacks[0].device if tacks else None)
+    return array(host, t if isinstance(t, dt.VecType) else None, dev)
 
 
 def copyto(dst: Array, src) -> None:

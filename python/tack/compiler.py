@@ -30,12 +30,18 @@ def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False)
     return lower(typed, debug)
 
 
-def first_ir(kernel, pk, specs: dict, debug: bool = False) -> tuple[KernelIR, list[str]]:
-    """A new specialization's final IR, and the workgroup features of its typed IR (the check
-    against a device that lacks workgroups waits for the device: `reject_workgroups`)."""
+def first_ir(kernel, pk, specs: dict, debug: bool = False,
+             device=None) -> tuple[KernelIR, list[str]]:
+    """A new specialization's final IR, and the workgroup features of its typed IR. A device
+    without workgroups rejects those features (`reject_workgroups`, CapabilityError) before
+    the uniform-participation rule, which only a device with workgroups applies."""
     typed = typecheck(kernel, pk, specs, debug)  # raises the typed errors
-    capabilities.check_uniform_participation(typed)
-    return lower(typed, debug), capabilities.workgroup_features(typed)
+    features = capabilities.workgroup_features(typed)
+    if device is None or capabilities.supports_workgroups(device):
+        capabilities.check_uniform_participation(typed)
+    else:
+        capabilities.reject_workgroups(typed, features, device)
+    return lower(typed, debug), features
 
 
 def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:

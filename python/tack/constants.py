@@ -1,9 +1,11 @@
 """`tack.constant(value, dtype=None)`: a named compile-time value kernels may read."""
 from __future__ import annotations
 
+import math
+
 from . import dtypes as dt
 from .dtypes import convert
-from .errors import TackTypeError
+from .errors import TackTypeError, TackValueError
 
 
 class Constant:
@@ -43,12 +45,47 @@ class TupleConstant(tuple, Constant):
             self.dtype.np if self.dtype is not None else None))
 
 
+def _check_value(value, dtype) -> None:
+    """A value the dtype holds: an integer in range, a float with an integral value for an
+    integer dtype, a finite float that stays finite (ValueError otherwise; docs/language.md,
+    "Constants"). Rounding to a float dtype's precision is the ordinary conversion."""
+    if dtype.is_int:
+        if isinstance(value, float):
+            if not math.isfinite(value) or value != math.trunc(value):
+                raise TackValueError(f"tack.constant({value!r}, {dtype!r}): {dtype!r} holds "
+                                     "integers only; round the value explicitly")
+            value = int(value)
+        if not dtype.min() <= value <= dtype.max():
+            raise TackValueError(f"tack.constant({value!r}, {dtype!r}) is outside {dtype!r}'s "
+                                 f"range [{dtype.min()}, {dtype.max()}]")
+    elif dtype.is_float:
+        finite = not isinstance(value, float) or math.isfinite(value)
+        if finite and not math.isfinite(convert(value, dtype)):
+            raise TackValueError(f"tack.constant({value!r}, {dtype!r}) overflows {dtype!r}")
+
+
+def _items(value, dtype) -> tuple:
+    """A vector's (or a matrix's rows') constants; a ragged or mixed table is a TypeError."""
+    nested = [isinstance(v, (tuple, list)) for v in value]
+    if any(nested) and not all(nested):
+        raise TackTypeError(f"tack.constant({value!r}): a matrix constant is a tuple of rows, "
+                            "each a tuple; this one mixes numbers and tuples")
+    if all(nested) and value and len({len(v) for v in value}) != 1:
+        raise TackTypeError(f"tack.constant({value!r}): the rows of a matrix constant must "
+                            "have one length (this one is ragged)")
+    for v in value:
+        if all(nested) and any(isinstance(x, (tuple, list)) for x in v):
+            raise TackTypeError(f"tack.constant({value!r}): constants have at most two levels "
+                                "(a matrix)")
+    return tuple(constant(v, dtype) if not isinstance(v, (tuple, list))
+                 else TupleConstant(constant(x, dtype) for x in v) for v in value)
+
+
 def constant(value, dtype=None):
     """A typed scalar constant. Without a dtype it behaves exactly like the literal would.
     A tuple gives a vector constant, a tuple of tuples a matrix constant."""
     if isinstance(value, (tuple, list)):
-        items = tuple(constant(v, dtype) if not isinstance(v, (tuple, list))
-                      else TupleConstant(constant(x, dtype) for x in v) for v in value)
+        items = _items(value, dtype)
         if not 1 <= len(items) <= 4 or any(isinstance(x, tuple) and not 1 <= len(x) <= 4
                                            for x in items):
             raise TackTypeError("vector constants have 1 to 4 components (matrices up to 4×4)")
@@ -62,6 +99,8 @@ def constant(value, dtype=None):
         dtype = dt.as_dtype(dtype)
     if isinstance(value, bool):
         value = int(value)
+    if dtype is not None and isinstance(value, (int, float)):
+        _check_value(value, dtype)
     if isinstance(value, int):
         if dtype is None and dt.int_literal_dtype(value) is None:
             raise TackTypeError(f"tack.constant({value}) is outside the 64-bit integer ranges")

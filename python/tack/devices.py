@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 
+from . import dtypes as dt
 from .errors import TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
@@ -46,6 +47,29 @@ class Device:
     def stages(self) -> tuple[str, ...]:
         """What `tack.inspect` can show for this device."""
         return self.kind.stages
+
+    # ---- the public capability query: portable code branches on these, not on names ---------
+    @property
+    def name(self) -> str:
+        """The device's name as `tack.device` takes it: "cpu", "cuda", "cuda:1"."""
+        index = self.options.get("index", 0)
+        return f"{self.arch}:{index}" if index else self.arch
+
+    @property
+    def supports_workgroups(self) -> bool:
+        """Barriers, `tack.shared`, `thread_id` and block reductions run here."""
+        return self.capabilities.workgroups
+
+    @property
+    def supports_f64(self) -> bool:
+        """f64 kernels run here (False: the engine may refuse them, asking its device)."""
+        return self.capabilities.f64
+
+    @property
+    def supported_atomic_dtypes(self) -> tuple[dt.DType, ...]:
+        """The element dtypes `tack.atomic_add/min/max` may update here."""
+        bits = self.capabilities.atomic_bits
+        return tuple(d for d in dt.STORAGE if d.bits <= bits)
 
     @property
     def is_host(self) -> bool:
@@ -105,27 +129,47 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
             raise TackValueError(f"num_threads must be a positive integer, got {n!r}")
     if index:
         options["index"] = index
+    registry.find(engine, arch)  # an engine that does not target the arch fails here
     return Device(arch, engine, **options)
 
 
 _devices: dict = {}
 
 
+def _shared(dev: Device) -> Device:
+    """One `Device` per (arch, engine, options), so arrays of a device stay usable with it."""
+    key = (dev.arch, dev.engine_name, tuple(sorted(dev.options.items())))
+    return _devices.setdefault(key, dev)
+
+
+def device(name: str = "cpu", engine: str | None = None, **options) -> Device:
+    """The device `name` (as `set_default_device` takes it), without selecting it or starting
+    its engine: its capabilities (`supports_workgroups`, `supports_f64`,
+    `supported_atomic_dtypes`) come from the engine registry."""
+    return _shared(make_device(name, engine, **options))
+
+
 def set_default_device(name: str, engine: str | None = None, **options) -> Device:
     """Select the device later kernel calls and allocations use. A rejected call changes nothing.
 
+    A backend that cannot run here fails now, naming what is missing (an engine that does not
+    target the arch, a module that is not installed; the native CUDA engine starts, so a missing
+    driver or device fails too), so portable code can probe backends in a `try`.
     Asking again for the same device returns the same `Device`, so its arrays stay usable."""
     dev = make_device(name, engine, **options)
-    key = (dev.arch, dev.engine_name, tuple(sorted(dev.options.items())))
-    dev = _devices.setdefault(key, dev)
+    dev.kind.check_importable()
+    dev = _shared(dev)
+    if dev.kind.start_on_select:
+        dev.engine  # noqa: B018 - started for its errors; kept for the first call
     _global["device"] = dev
     return dev
 
 
 def default_device() -> Device:
+    """The device kernel calls and allocations use now (the CPU until one is selected)."""
     dev = _global["device"]
     if dev is None:
-        dev = _global["device"] = make_device("cpu")
+        dev = _global["device"] = _shared(make_device("cpu"))
     return dev
 
 

@@ -83,7 +83,10 @@ class Kernel:
 
     def parse_for(self, args):
         """The parsed kernel for these arguments: device-class arguments shape the parse."""
-        key = signature.objects_key(args)
+        try:
+            key = signature.objects_key(args)
+        except TackTypeError as exc:  # an object that holds itself
+            raise TackTypeError(f"Kernel '{self.name}': {exc}") from None
         pk = self._parsed.get(key)
         if pk is None:
             closure = closure_values(self.fn)
@@ -192,11 +195,14 @@ class Kernel:
         pk = self.parse_for(args)
         values = signature.expand(pk.paths, args)
         specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
-        kir, features = compiler.first_ir(self, pk, specs, debug)
+        dev = key[0]
+        try:
+            kir, features = compiler.first_ir(self, pk, specs, debug, dev)
+        except CapabilityError as exc:
+            raise _failed_on(self.name, dev, exc) from exc
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
-        dev = key[0]
         spec = _Spec(baked, kir.hidden, debug, pk, dev.capabilities.takes_pointers)
         spec.collective = has_collectives(kir)
         var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
@@ -221,8 +227,7 @@ class Kernel:
                 specs = signature.specs(self.name, spec.parsed.params, args)
                 kir = compiler.specialize_parsed(self, spec.parsed, specs, dev, spec.debug)
         except CapabilityError as exc:
-            raise TackRuntimeError(f"Kernel '{self.name}' failed on {dev.label}: {exc}",
-                                   loc=exc.loc) from exc
+            raise _failed_on(self.name, dev, exc) from exc
         try:
             variant = dev.engine.compile(kir)
         except TackError:
@@ -234,6 +239,11 @@ class Kernel:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
             spec.variants[shape_key] = variant
         return variant
+
+
+def _failed_on(name: str, dev, exc: CapabilityError) -> TackRuntimeError:
+    """What the caller sees when the device cannot run the kernel (CPU: workgroup primitives)."""
+    return TackRuntimeError(f"Kernel '{name}' failed on {dev.label}: {exc}", loc=exc.loc)
 
 
 def partial_group_message(name: str, n: int) -> str:

@@ -90,10 +90,21 @@ def _class_constants(cls) -> set[str]:
     return names
 
 
-def object_key(obj) -> tuple:
+def _holds_itself(obj, path: tuple, outer: tuple) -> TackTypeError:
+    """The error for an object reached again through its own attributes (`p.inner = p`)."""
+    start = next(k for k, o in enumerate(outer) if o is obj)
+    via = ".".join(path[start:])
+    return TackTypeError(
+        f"a {type(obj).__name__} object holds itself (through .{via}): device-class objects "
+        "passed to a kernel are expanded attribute by attribute, so they must not form a cycle")
+
+
+def object_key(obj, _path: tuple = (), _outer: tuple = ()) -> tuple:
     """Class identity, constants (type and bit pattern), array dtypes/ranks, scalar types,
-    held functions and nested objects: everything a specialization depends on."""
+    held functions and nested objects: everything a specialization depends on. An object that
+    holds itself raises TypeError."""
     cls = type(obj)
+    outer = _outer + (obj,)
     consts = _class_constants(cls)
     parts = [cls]
     for name in sorted(consts):
@@ -109,7 +120,9 @@ def object_key(obj) -> tuple:
         elif isinstance(v, Func):
             parts.append((name, id(v)))
         elif is_device_class(v):
-            parts.append((name, object_key(v)))
+            if any(o is v for o in outer):
+                raise _holds_itself(v, _path + (name,), outer)
+            parts.append((name, object_key(v, _path + (name,), outer)))
     return tuple(parts)
 
 

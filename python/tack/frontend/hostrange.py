@@ -1,6 +1,8 @@
 """The parallel loop's range, evaluated on the host for every call.
 
-Its bounds may use scalar arguments, `a.shape[k]`, `len(a)`, integer literals, locals assigned
+Its bounds may use what the kernel body accepts as an integer: scalar arguments, `a.shape[k]`,
+`len(a)` (of parameters and of device-class array attributes, `self.values.shape[0]`), integer
+literals, integer `tack.constant`s, integer attributes of device-class objects, locals assigned
 from those before the loop, and `+ - * //` and unary minus over them. Nothing here is compiled
 into the kernel, so one specialization serves every length.
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..constants import Constant
 from ..errors import TackValueError
 
 
@@ -113,7 +116,9 @@ def _attr(obj, path, name):
     return _as_int(obj, name)
 
 
-def _shape(v, k, name):
+def _shape(v, k, name, path=()):
+    for a in path:  # an array attribute of a device-class argument
+        v = getattr(v, a)
     try:
         return v.shape[k]
     except (AttributeError, IndexError):
@@ -126,57 +131,115 @@ _HELPERS = {"_i": _as_int, "_s": _shape, "_a": _attr}
 
 def _converter(parser, prologue):
     """A function turning a bound expression into host Python source, and the names it reads."""
-    subst: dict[str, ast.expr] = {}
-    for s in prologue:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            subst[s.targets[0].id] = s.value
-    uses: set[str] = set()
-    literals: list[int] = []
+    c = _Converter(parser, prologue)
+    return c.conv, c.uses, c.literals
 
-    def conv(node: ast.expr, depth=0) -> str:
+
+class _Converter:
+    """Bound expression → host Python source; `uses` collects the parameters it reads (they
+    type the loop variable), `literals` the integers fixed per parse."""
+
+    def __init__(self, parser, prologue):
+        self.parser = parser
+        self.subst: dict[str, ast.expr] = {}
+        for s in prologue:
+            if (isinstance(s, ast.Assign) and len(s.targets) == 1
+                    and isinstance(s.targets[0], ast.Name)):
+                self.subst[s.targets[0].id] = s.value
+            elif isinstance(s, ast.If):  # assigned in a branch: its value is not known here
+                for n in ast.walk(s):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        self.subst[n.id] = None
+        self.uses: set[str] = set()
+        self.literals: list[int] = []
+
+    def conv(self, node: ast.expr, depth=0) -> str:
+        parser = self.parser
         if depth > 50:
             raise parser.unsupported(node, "Cannot resolve loop range expression (too deep)")
         if isinstance(node, ast.Constant) and type(node.value) is int:
-            literals.append(node.value)
+            self.literals.append(node.value)
             return repr(node.value)
         if isinstance(node, ast.Name):
-            if node.id in subst and node.id not in parser.params:
-                return conv(subst[node.id], depth + 1)
+            if node.id in self.subst and node.id not in parser.params:
+                if self.subst[node.id] is None:
+                    raise parser.unsupported(
+                        node, f"Cannot resolve loop range expression: '{node.id}' is assigned "
+                              "in an `if` before the loop",
+                        "the parallel loop's bounds are evaluated on the host, before the "
+                        "kernel runs: pass the bound as an argument")
+                return self.conv(self.subst[node.id], depth + 1)
             if node.id in parser.params:
-                uses.add(node.id)
+                self.uses.add(node.id)
                 return f"_i({node.id}, {node.id!r})"
         if isinstance(node, ast.BinOp) and isinstance(node.op, _OK_BIN):
             op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}[type(node.op)]
-            return f"({conv(node.left, depth + 1)} {op} {conv(node.right, depth + 1)})"
+            return f"({self.conv(node.left, depth + 1)} {op} {self.conv(node.right, depth + 1)})"
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             sign = "-" if isinstance(node.op, ast.USub) else "+"
-            return f"({sign}{conv(node.operand, depth + 1)})"
-        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-                and node.value.attr == "shape" and isinstance(node.value.value, ast.Name)
-                and node.value.value.id in parser.params and isinstance(node.slice, ast.Constant)
-                and type(node.slice.value) is int):
-            uses.add(node.value.value.id)
-            return f"_s({node.value.value.id}, {node.slice.value}, {node.value.value.id!r})"
-        if isinstance(node, ast.Attribute):  # obj.n, obj.inner.n: a device-class integer
-            ref = parser.objref(node.value)
-            if ref is not None and node.attr in ref.info.constants and isinstance(
-                    ref.info.constants[node.attr], int):  # fixed per parse, like a literal
-                return repr(int(ref.info.constants[node.attr]))
-            if ref is not None and node.attr in ref.info.ints:
-                uses.add(parser.object_param(ref, node.attr))  # its IR parameter types the loop
-                path = ref.path + (node.attr,)
-                return f"_a({path[0]}, {path[1:]!r}, {'.'.join(path)!r})"
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "len" and len(node.args) == 1
-                and isinstance(node.args[0], ast.Name) and node.args[0].id in parser.params):
-            uses.add(node.args[0].id)
-            return f"_s({node.args[0].id}, 0, {node.args[0].id!r})"
+            return f"({sign}{self.conv(node.operand, depth + 1)})"
+        got = self.extent(node) or self.static(node) or self.object_int(node)
+        if got is not None:
+            return got
         raise parser.unsupported(
             node, "Cannot resolve loop range expression",
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
-            "literals, integer attributes of device-class objects and + - * // of those")
+            "literals, integer tack.constants, integer attributes of device-class objects "
+            "and + - * // of those")
 
-    return conv, uses, literals
+    def extent(self, node: ast.expr) -> str | None:
+        """`a.shape[k]` or `len(a)`."""
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "shape" and isinstance(node.slice, ast.Constant)
+                and type(node.slice.value) is int):
+            return self.shape_of(node.value.value, node.slice.value)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "len" and len(node.args) == 1 and not node.keywords):
+            return self.shape_of(node.args[0], 0)
+        return None
+
+    def shape_of(self, arr: ast.expr, k: int) -> str | None:
+        """Host source for extent k of an array parameter or device-class array attribute."""
+        parser = self.parser
+        if isinstance(arr, ast.Name) and arr.id in parser.params:
+            self.uses.add(arr.id)
+            return f"_s({arr.id}, {k}, {arr.id!r})"
+        if isinstance(arr, ast.Attribute):
+            ref = parser.objref(arr.value)
+            if ref is not None and arr.attr in ref.info.arrays:
+                self.uses.add(parser.object_param(ref, arr.attr))
+                path = ref.path + (arr.attr,)
+                return f"_s({path[0]}, {k}, {'.'.join(path)!r}, {path[1:]!r})"
+        return None
+
+    def static(self, node: ast.expr) -> str | None:
+        """An integer `tack.constant` (a free name or `module.NAME`): fixed per parse."""
+        parser = self.parser
+        if not isinstance(node, (ast.Name, ast.Attribute)) or parser.objref(node) is not None:
+            return None
+        if isinstance(node, ast.Name) and (node.id in parser.params or node.id in self.subst):
+            return None
+        if isinstance(node, ast.Attribute) and parser.objref(node.value) is not None:
+            return None
+        c = parser._resolve(node, quiet=True)
+        if isinstance(c, Constant) and isinstance(c, int):
+            self.literals.append(int(c))
+            return repr(int(c))
+        return None
+
+    def object_int(self, node: ast.expr) -> str | None:
+        """`obj.n`, `obj.inner.n`: a class constant (fixed per parse) or an instance integer."""
+        if not isinstance(node, ast.Attribute):
+            return None
+        ref = self.parser.objref(node.value)
+        if ref is not None and node.attr in ref.info.constants and isinstance(
+                ref.info.constants[node.attr], int):
+            return repr(int(ref.info.constants[node.attr]))
+        if ref is not None and node.attr in ref.info.ints:
+            self.uses.add(self.parser.object_param(ref, node.attr))  # it types the loop
+            path = ref.path + (node.attr,)
+            return f"_a({path[0]}, {path[1:]!r}, {'.'.join(path)!r})"
+        return None
 
 
 def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:

@@ -29,6 +29,7 @@ class Func:
         self.fn = fn
         self.name = fn.__name__
         self.source = capture(fn)
+        self.source.scope = self.source.tree.name  # its accesses name it in debug reports
 
     def __repr__(self) -> str:
         return f"<tack.func {self.name}>"

@@ -234,6 +234,6 @@ class ArrayAccess:
             for i, k in zip(idx, parts):
                 eq = self.op_typed(Op.EQ, s.loc, self.integer(i, "index"),
                                    Expr(Op.CONST, dt.i32, (), k, s.loc))
-                cond = eq if cond is None else self.op_typed(Op.AND_, s.loc, cond, eq)
+                cond = eq if cond is None else self.op_typed(Op.LAND, s.loc, cond, eq)
             out.append((flat, cond))
         return out

@@ -26,6 +26,8 @@ class ValueRules:
         """An operand typed already (`vectors.typed`), or `expect_dtype(x, dtype, what)`."""
         if not isinstance(e.arg, tuple):
             return e.arg
+        if e.arg[0] == "unpack":
+            return self.unpacked(e, e.arg[1])
         _, want, what = e.arg
         x = self.expr(e.args[0])
         got = x.vtype() if isinstance(x, VecVal) else dt.concrete(x.dtype)
@@ -34,6 +36,18 @@ class ValueRules:
                                      f"{got.name}; use an explicit {want.name} cast",
                                   f"write {what}(tack.{want.name}(x))")
         return self.settle(x) if not isinstance(x, VecVal) else x
+
+    def unpacked(self, e: Expr, n: int):
+        """The value of `x, y = v`: a vector of n components, or a matrix of n rows."""
+        x = self.expr(e.args[0])
+        if not isinstance(x, VecVal):
+            raise self.type_error(e, f"unpacking a scalar of type {dt.concrete(x.dtype)!r} into "
+                                     f"{n} names", "only vectors and matrices unpack")
+        if x.shape[0] != n:
+            what = "rows" if x.is_matrix else "components"
+            raise self.type_error(e, f"unpacking a {x.vtype()!r} ({x.shape[0]} {what}) into "
+                                     f"{n} names")
+        return x
 
     def const(self, e: Expr) -> Expr:
         if e.dtype is not None:  # typed constant (tack.constant(..., dtype), True/False)

@@ -18,6 +18,7 @@ class Source:
     indent: int  # columns removed by dedent
     lines: tuple[str, ...]  # the captured lines as in the file
     tree: ast.FunctionDef
+    scope: str = ""  # a device function's name (its Locs carry it), "" for a kernel
 
     def loc(self, node: ast.AST) -> Loc:
         """A `Loc` in file coordinates for an AST node of the dedented source."""
@@ -25,7 +26,7 @@ class Source:
         end_line = (node.end_lineno or node.lineno) + self.first_line - 1
         return Loc(self.file, line, node.col_offset + 1 + self.indent, end_line,
                    (node.end_col_offset or node.col_offset + 1) + 1 + self.indent,
-                   self.lines, self.first_line)
+                   self.lines, self.first_line, self.scope)
 
 
 def capture(fn) -> Source:

@@ -69,8 +69,11 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
 
     # -- driver ---------------------------------------------------------------------------------
     def _weak_locals(self) -> dict[str, Expr]:
-        """Locals assigned exactly once, to float literals: their reads are those weak literals
-        (so `h = 0.1` then `x64 * h` computes with the exact double, as `x64 * 0.1` would)."""
+        """Locals assigned exactly once, to a weak float: an expression of number literals and
+        other such locals (a copy `e = d`, an inlined function's return or parameter), or a
+        conditional expression of those. Their reads are that weak expression (so `h = 0.1`
+        then `x64 * h` computes with the exact double, as `x64 * 0.1` would); a conditional
+        one keeps its condition in a hidden local (`_weak_conds`), evaluated where it stood."""
         counts: dict[str, int] = {}
         values: dict[str, Expr] = {}
         # A tuple assignment's target is assigned its value, not the hidden temporary holding it.
@@ -83,10 +86,26 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
             v = getattr(st, "value", None)
             if isinstance(v, Expr) and v.op is Op.VAR and v.arg in temps:
                 v = temps[v.arg]
-            if isinstance(st, N.Assign) and _literal_float_expr(v):
+            if isinstance(st, N.Assign) and isinstance(v, Expr):
                 values[name] = v
-        return {n: v for n, v in values.items()
-                if counts[n] == 1 and n not in self.pk.params and n != self.pk.loop_var}
+        single = {n: v for n, v in values.items()
+                  if counts[n] == 1 and n not in self.pk.params and n != self.pk.loop_var}
+        weak: dict[str, Expr] = {}
+        sizes: dict[str, int] = {}  # each read repeats the expression: keep chains small
+        while True:  # a copy of a weak local is weak: grow the set until it stops
+            new = {n: v for n, v in single.items() if n not in weak and _weak_expr(v, weak)
+                   and (_literal_only(v) or _expanded_size(v, sizes) <= _WEAK_SIZE)}
+            if not new:
+                break
+            weak.update(new)
+            sizes.update({n: _expanded_size(v, sizes) for n, v in new.items()})
+        self._weak_conds = {}
+        for n, v in weak.items():
+            if v.op is Op.IFEXP:
+                cond = f"_wc_{n}"
+                self._weak_conds[n] = (cond, v.args[0])
+                weak[n] = v.replace(args=(Expr(Op.VAR, None, (), cond, v.loc),) + v.args[1:])
+        return weak
 
     def _param_locals(self) -> dict[str, str]:
         """Scalar parameters assigned in the body become per-iteration locals with fresh names."""
@@ -245,6 +264,8 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
 
     def assign(self, s: N.Assign) -> list[N.Stmt]:
         name = self.rename.get(s.name, s.name)
+        if name in self._weak_conds:
+            return self._weak_cond(s, name)
         value = self.expr(s.value)
         vt = value.vtype() if isinstance(value, VecVal) else value.dtype
         old = self.types.get(name)
@@ -255,10 +276,19 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
             return self.assign_vector(s, name, new, value)
         return [N.Assign(s.loc, name, self.coerce(value, dt.concrete(new)))]
 
+    def _weak_cond(self, s: N.Assign, name: str) -> list[N.Stmt]:
+        """A weak conditional local (`c = 0.1 if p else 0.2`): only its condition is stored, where
+        the assignment stands; each read is the conditional expression of weak arms."""
+        cname, cond = self._weak_conds[name]
+        self.types[cname] = dt.bool_
+        return [N.Assign(s.loc, cname, self.coerce(self.cond(cond), dt.concrete(dt.bool_)))]
+
     def tuple_temp(self, s: TupleTemp) -> list[N.Stmt]:
         """A tuple assignment's hidden temporary takes the type its target gives the value: the
         value is converted once, exactly as storing it directly would convert it (a weak float
         meeting an f64 target is computed in f64, not rounded to f32 first)."""
+        if s.name in self._weak_conds:
+            return self._weak_cond(s, s.name)
         value = self.expr(s.value)
         t = self._target_type(s.target, value)
         if t is None:  # a target that rejects the value: its own statement raises the error
@@ -375,8 +405,24 @@ _LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op
                           Op.MOD, Op.ABS, Op.MIN, Op.MAX}) | MATH_UNARY | MATH_BINARY
 
 
-def _literal_float_expr(e: Expr) -> bool:
-    """An untyped expression of number literals, at least one of them a float."""
+# The most nodes a weak local reading other weak locals may stand for (a literal expression
+# alone is always weak): `b = a * a; c = b * b; ...` would otherwise grow exponentially.
+_WEAK_SIZE = 64
+
+
+def _literal_only(e: Expr) -> bool:
+    """No local read: weak whatever its size (the rule before weak locals could read others)."""
+    return not any(x.op is Op.VAR for x in iter_exprs(e))
+
+
+def _expanded_size(e: Expr, sizes: dict[str, int]) -> int:
+    """Nodes of `e` with each weak local read replaced by its expression."""
+    return sum(sizes.get(x.arg, 1) if x.op is Op.VAR else 1 for x in iter_exprs(e))
+
+
+def _weak_expr(e: Expr, weak: dict[str, Expr]) -> bool:
+    """An untyped expression of number literals and weak locals, at least one of them a float;
+    or a conditional expression whose arms are such (or integer literals)."""
     has_float = False
 
     def ok(x: Expr) -> bool:
@@ -384,8 +430,13 @@ def _literal_float_expr(e: Expr) -> bool:
         if x.op is Op.CONST:
             has_float |= isinstance(x.arg, float)
             return x.dtype is None
+        if x.op is Op.VAR and x.arg in weak:
+            has_float = True
+            return True
         return x.op in _LITERAL_OPS and all(ok(a) for a in x.args)
 
+    if e.op is Op.IFEXP:
+        return all(ok(a) for a in e.args[1:]) and has_float
     return ok(e) and has_float
 
 

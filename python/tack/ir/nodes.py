@@ -23,6 +23,8 @@ class Loc:
     end_col: int
     source: tuple[str, ...] = field(default=(), compare=False, repr=False)
     first_line: int = field(default=1, compare=False, repr=False)
+    # The @tack.func the span is in ("" in the kernel itself): debug reports name it.
+    scope: str = field(default="", compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

@@ -136,7 +136,9 @@ def report(kernel_name: str, sites: list[Site], buf) -> str | None:
     rel = os.path.relpath(path) if os.path.isabs(path) else path
     where = rel if not rel.startswith("..") else path
     effect = "a load gives 0" if site.kind == "load" else f"the {site.kind} was not done"
-    msg = (f"Kernel '{kernel_name}': {site.text} at {where}:{site.loc.line}, column "
+    scope = getattr(site.loc, "scope", "")  # a Loc from an older disk-cache entry has none
+    inside = f" in device function '{scope}'" if scope else ""
+    msg = (f"Kernel '{kernel_name}': {site.text}{inside} at {where}:{site.loc.line}, column "
            f"{site.loc.col}: index {index} of dimension {site.dim} is outside [0, "
            f"{site.extent}). The access was skipped ({effect}).")
     if total > 1:

@@ -9,6 +9,7 @@ library or Julia, and a capability check against a GPU device needs no GPU. An e
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 
 from ..errors import TackRuntimeError, TackValueError
@@ -35,6 +36,24 @@ class EngineKind:
 
     def file_name(self, kernel: str, stage: str) -> str:
         return f"{kernel}.{self.files.get(stage, stage + '.txt')}"
+
+    # What `set_default_device` checks, so that a missing backend fails at selection (portable
+    # code probes backends in a `try`): modules that must be importable, and whether the engine
+    # starts right away (a missing driver library or device then fails there too).
+    requires: tuple[str, ...] = ()
+    start_on_select: bool = False
+
+    def check_importable(self) -> None:
+        """TackRuntimeError (the `missing` message) when a required module is not installed;
+        nothing is imported."""
+        for module in self.requires:
+            try:
+                found = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError):  # a parent package that is missing or broken
+                found = False
+            if not found:
+                raise TackRuntimeError(self.missing.format(
+                    name=self.name, exc=f"No module named {module!r}"))
 
     def load(self) -> type[Engine]:
         try:
@@ -101,7 +120,7 @@ NATIVE_CUDA = register(EngineKind(
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install 'tack-kernels[cuda]' ({exc})",
     refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows {modes}",
-    elsewhere=_NATIVE_ELSEWHERE,
+    elsewhere=_NATIVE_ELSEWHERE, requires=("cuda.bindings",), start_on_select=True,
     files={"ir": "ir.txt", "source": "ptx", "resources": "resources.json", "sass": "sass"}))
 
 
@@ -120,6 +139,8 @@ JULIA = register(EngineKind(
     "julia", "tack.runtime.julia", "JuliaEngine",
     {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
     ("ir", "source"), files={"ir": "ir.txt", "source": "jl"}))
+# Selecting the Julia engine checks nothing: it renders (tack.inspect) without juliacall, and
+# Julia with its GPU packages starts at the first compile (seconds), which reports what is missing.
 
 
 # The simulator (docs/design/008-simulator.md): the GPU execution model on NumPy, on any host.

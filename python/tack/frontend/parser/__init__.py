@@ -7,7 +7,9 @@ One visitor, split by concern into mixins over the same state; `Parser` puts the
 - `names`: what a name or attribute denotes (parameters, locals, globals, closure, builtins,
   `math`, tack dtypes and constants, device-class attributes);
 - `expressions`: literals, operators, comparisons, subscripts;
-- `calls`: builtins, intrinsics, `print`, and inlined `@tack.func` calls.
+- `calls`: builtins, intrinsics, `print`, and inlined `@tack.func` calls;
+- `order`: left-to-right evaluation of operands beside side effects;
+- `seqloops`: sequential `tack.ndrange` and `for c in obj` loops inside the parallel loop.
 Everything else is rejected where it appears.
 """
 from __future__ import annotations
@@ -16,11 +18,14 @@ from .base import InternalCompilerError, ParserBase
 from .calls import Calls
 from .expressions import Expressions
 from .names import Names
+from .order import Ordering
+from .seqloops import SequentialLoops
 from .statements import Statements
 from .structure import KernelStructure
 
 
-class Parser(KernelStructure, Statements, Calls, Expressions, Names, ParserBase):
+class Parser(KernelStructure, Statements, SequentialLoops, Calls, Expressions, Names, Ordering,
+             ParserBase):
     """Builds untyped IR for one kernel body (`parse_kernel`), or for one inlined device
     function (then `root` is the kernel's parser, which holds the state the whole kernel
     shares)."""

@@ -38,7 +38,7 @@ class ParserBase:
         if root is None:
             self.assigned: set[str] = set()
             self.pre: list[Stmt] = []  # statements an inlined call puts before the current one
-            self.stack: list = []  # device functions being inlined (recursion check)
+            self.stack: list = []  # (function, bound object path) being inlined: recursion check
             self.call_locs: list = []  # where each of them was called
             self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
             self.counter = 0

@@ -38,7 +38,7 @@ class Calls:
         fn = self._resolve(node.func)
         loc = self.src.loc(node)
         if fn is UNSET and isinstance(node.func, ast.Attribute):  # v.dot(w), m.transpose()
-            args = (self.expr(node.func.value),) + tuple(self.expr(a) for a in node.args)
+            args = tuple(self.ordered([node.func.value] + list(node.args)))
             return Expr(Op.METHOD, None, args, node.func.attr, loc)
         if isinstance(fn, dt.VecType):  # tack.vec3(x, y, z)
             return Expr(Op.VECTOR, None, self._vector_items(node.args), fn, loc)
@@ -70,7 +70,7 @@ class Calls:
             raise self.unsupported(node, f"{b.name}() with {n} argument(s)")
         if b.rule == "len":
             return self._shape(node.args[0], ast.Constant(0), node)
-        args = tuple(self.expr(a) for a in node.args)
+        args = tuple(self.ordered(node.args))
         if b.rule == "minmax":
             out = args[0]
             for a in args[1:]:
@@ -83,7 +83,7 @@ class Calls:
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
             args = args[0].elts
-        return tuple(self.expr(a) for a in args)
+        return tuple(self.ordered(args))
 
     # -- print ----------------------------------------------------------------------------------
     def _is_print(self, func) -> bool:
@@ -122,7 +122,7 @@ class Calls:
         if name == "select":
             if len(node.args) != 3:
                 raise self.unsupported(node, "select(mask, a, b) takes three arguments")
-            return Expr(Op.SELECT, None, tuple(self.expr(a) for a in node.args), None, loc)
+            return Expr(Op.SELECT, None, tuple(self.ordered(node.args)), None, loc)
         if name == "thread_id":
             if node.args:
                 raise self.unsupported(node, "thread_id() takes no arguments")
@@ -163,7 +163,7 @@ class Calls:
                                    "tack.shared arrays; a local array is private to its "
                                    "iteration and needs none")
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
-        args = tuple(self.expr(e) for e in elts) + (self.expr(val),)
+        args = tuple(self.ordered(list(elts) + [val]))
         return Expr(ATOMICS[name], None, args, target, loc)
 
     # -- device functions -----------------------------------------------------------------------
@@ -201,7 +201,10 @@ class Calls:
             raise self.unsupported(node, f"call of device function '{fn.name}' inside `and`, "
                                          "`or` or a conditional expression",
                                    "assign the call's result to a local first")
-        if fn in root.stack:
+        # A method called on a nested object of the same class is not recursion: the call is
+        # keyed on the function and the object it is bound to.
+        key = (fn, self_ref.path if self_ref is not None else None)
+        if key in root.stack:
             raise self.unsupported(node, f"recursive call of device function '{fn.name}'",
                                    "device functions are inlined, so they cannot recurse")
         tree = fn.source.tree
@@ -214,7 +217,7 @@ class Calls:
         sub = type(self)(fn.source, fn.fn.__globals__, fn.closure, kind="Device function",
                          root=root, rename=rename, inlined_into=root.name)
         sub.ret_names, sub.done_flag = results, done
-        root.stack.append(fn)
+        root.stack.append(key)
         root.call_locs.append(loc)
         try:
             body = sub.block([s for s in tree.body if not is_docstring(s)])

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 
 from ... import dtypes as dt
-from ...ir.nodes import Expr
+from ...errors import TackError
+from ...ir.nodes import Assign, Expr, If
 from ...ir.ops import Op
 
 BINOPS = {
@@ -40,7 +41,7 @@ class Expressions:
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__}")
-        return Expr(op, None, (self.expr(node.left), self.expr(node.right)), None,
+        return Expr(op, None, tuple(self.ordered([node.left, node.right])), None,
                     self.src.loc(node))
 
     def expr_UnaryOp(self, node):  # -a, +a, ~a, not a
@@ -66,14 +67,15 @@ class Expressions:
 
     def expr_Compare(self, node):  # a < b, a < b <= c (middle operands evaluated once)
         loc = self.src.loc(node)
-        left = self.expr(node.left)
-        links = []
-        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
-            cop = CMPOPS.get(type(op))
-            if cop is None:
+        for op in node.ops:
+            if type(op) not in CMPOPS:
                 raise self.unsupported(node, f"comparison {type(op).__name__}",
                                        "`is`, `in` and their negations are not supported")
-            r = self.expr(right) if k == 0 else self.lazy(right)
+        left, first = self.ordered([node.left, node.comparators[0]])
+        links = []
+        for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
+            cop = CMPOPS[type(op)]
+            r = first if k == 0 else self.lazy(right)
             links.append(Expr(cop, None, (left, r), None, loc))
             left = r
         out = links[-1]
@@ -82,8 +84,39 @@ class Expressions:
         return out
 
     def expr_IfExp(self, node):  # a if c else b
+        if not self.lazy_depth and (self._calls_device_function(node.body)
+                                    or self._calls_device_function(node.orelse)):
+            return self._ifexp_statement(node)
         return Expr(Op.IFEXP, None, (self.expr(node.test), self.lazy(node.body),
                                      self.lazy(node.orelse)), None, self.src.loc(node))
+
+    def _ifexp_statement(self, node) -> Expr:
+        """`f(x) if c else g(y)`: an arm that calls a device function is inlined inside an `if`
+        placed before the statement, so only the chosen arm runs; the value is a local assigned
+        in both branches (typed as one local: docs/language.md, "Device functions")."""
+        root, loc = self.root, self.src.loc(node)
+        cond = self.expr(node.test)
+        res = self.fresh("ifv")
+        arms = []
+        for arm in (node.body, node.orelse):
+            saved, root.pre = root.pre, []
+            try:
+                value = self.expr(arm)
+                arms.append(root.pre + [Assign(self.src.loc(arm), res, value)])
+            finally:
+                root.pre = saved
+        root.pre.append(If(loc, cond, arms[0], arms[1]))
+        return Expr(Op.VAR, None, (), res, loc)
+
+    def _calls_device_function(self, node) -> bool:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                try:
+                    if self._callee(n) is not None:
+                        return True
+                except TackError:  # not a callable name: its own parse reports it
+                    continue
+        return False
 
     def lazy(self, node) -> Expr:
         """An operand that may not be evaluated (no device function may be inlined there)."""
@@ -96,7 +129,7 @@ class Expressions:
     def expr_List(self, node):  # [a, b, c] (a vector), [[a, b], [c, d]] (a matrix)
         if not node.elts:
             raise self.unsupported(node, "empty list", "a vector has 1 to 4 components")
-        return Expr(Op.VECTOR, None, tuple(self.expr(e) for e in node.elts), None,
+        return Expr(Op.VECTOR, None, tuple(self.ordered(node.elts)), None,
                     self.src.loc(node))
 
     def expr_Tuple(self, node):  # (a, b) outside a tuple assignment: rejected
@@ -110,7 +143,7 @@ class Expressions:
         if self.array_name(v) is None:  # a vector/matrix value: v[k], m[i, j], vf[i][c]
             sl = node.slice
             elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-            return Expr(Op.COMPONENT, None, (self.expr(v),) + tuple(self.expr(e) for e in elts),
+            return Expr(Op.COMPONENT, None, tuple(self.ordered([v] + list(elts))),
                         None, self.src.loc(node))
         arr, idx = self._subscript(node)
         return Expr(Op.LOAD, None, idx, arr, self.src.loc(node))
@@ -135,4 +168,4 @@ class Expressions:
         if isinstance(sl, ast.Constant) and sl.value is None:  # a[None]: a 0-d array's element
             return arr, ()
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-        return arr, tuple(self.expr(e) for e in elts)
+        return arr, tuple(self.ordered(elts))

@@ -100,11 +100,19 @@ class Statements:
             return self._tuple_assign(target, value_node, node)
         if isinstance(value_node, ast.Call) and self._intrinsic(value_node.func) in SCRATCH:
             return self._scratch_decl(target, value_node, node)
+        if isinstance(value_node, ast.Name) and self.array_name(value_node) in (
+                self.root.scratch_names | self.scratch_names):
+            raise self.unsupported(value_node, f"binding another name to the scratch array "
+                                               f"'{value_node.id}'",
+                                   "scratch arrays are storage, not values: index the array "
+                                   "itself, or pass it to a @tack.func (by reference)")
         return self._store_to(target, self.expr(value_node), node)
 
     def _tuple_assign(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
         """`x, y = e1, e2`: the whole right side first, then the targets left to right."""
-        if not isinstance(value_node, ast.Tuple) or len(value_node.elts) != len(target.elts):
+        if not isinstance(value_node, (ast.Tuple, ast.List)):
+            return self._unpack(target, value_node, node)
+        if len(value_node.elts) != len(target.elts):
             raise self.unsupported(node, "tuple assignment without a matching tuple of values")
         # When no value reads a target (no swap), assigning in order is the same and needs no
         # temporaries.
@@ -122,6 +130,21 @@ class Statements:
             stores = self._store_to(tgt, Expr(Op.VAR, None, (), temp.name, loc), node)
             temp.target = stores[0]
             out += stores
+        return out
+
+    def _unpack(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
+        """`x, y = v`: a vector's components (a matrix's rows), the value computed once into a
+        temporary; the typechecker checks that the value has as many as there are targets."""
+        loc = self.src.loc(node)
+        tmp = self.fresh("u")
+        n = len(target.elts)
+        check = Expr(Op.TYPED, None, (self.expr(value_node),), ("unpack", n), self.src.loc(
+            value_node))
+        out: list[Stmt] = [Assign(loc, tmp, check)]
+        for k, tgt in enumerate(target.elts):
+            item = Expr(Op.COMPONENT, None, (Expr(Op.VAR, None, (), tmp, loc),
+                                             Expr(Op.CONST, None, (), k, loc)), None, loc)
+            out += self._store_to(tgt, item, node)
         return out
 
     def _scratch_decl(self, target, call: ast.Call, node) -> list[Stmt]:
@@ -187,20 +210,23 @@ class Statements:
             self.assigned.add(name)
             return [Assign(loc, name, Expr(op, None, (old, self.expr(node.value)), None, loc))]
         if isinstance(tgt, ast.Subscript) and self.array_name(tgt.value) is not None:
-            # The index is evaluated once, the old value read before the right side.
+            # The index is evaluated once, the old value read before the right side (and bound
+            # to a temporary when the right side has an effect: order.py).
             arr, idx = self._subscript(tgt)
-            pre, fixed = [], []
+            fixed = []
             for e in idx:
                 if e.op in (Op.CONST, Op.VAR):
                     fixed.append(e)
                 else:
                     t = self.fresh("t")
-                    pre.append(Assign(e.loc, t, e))
+                    self.root.pre.append(Assign(e.loc, t, e))
                     fixed.append(Expr(Op.VAR, None, (), t, e.loc))
             tloc = self.src.loc(tgt)
+            mark = len(self.root.pre)
             old = Expr(Op.LOAD, None, tuple(fixed), arr, tloc)
-            new = Expr(op, None, (old, self.expr(node.value)), None, loc)
-            return pre + [Store(tloc, arr, tuple(fixed), new, tloc.text())]
+            old, value = self.pin([old, self.expr(node.value)], [mark, len(self.root.pre)])
+            new = Expr(op, None, (old, value), None, loc)
+            return [Store(tloc, arr, tuple(fixed), new, tloc.text())]
         comp = self._component_target(tgt)
         if comp is not None:
             container, index = comp
@@ -237,6 +263,11 @@ class Statements:
     def visit_For(self, node):  # for v in range(...) | for v in tack.unroll(range(...)[, k])
         if node.orelse:
             raise self.unsupported(node, "for-else")
+        it = node.iter
+        if isinstance(it, ast.Call) and self._intrinsic(it.func) == "ndrange":
+            return self._seq_ndrange(node, it)
+        if self.objref(it) is not None:
+            return self._seq_object(node)
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "loop target that is not a single name")
         it, unroll = node.iter, None

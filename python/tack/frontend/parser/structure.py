@@ -14,6 +14,7 @@ from ... import dtypes as dt
 from ...errors import TackTypeError
 from ...ir.nodes import Assign, Barrier, Expr, ExprStmt, Stmt, Store
 from ...ir.ops import Op
+from ...ir.walk import iter_stmts
 from ..hostrange import HostRange, build_host_range
 from ..inline import ObjRef
 from ..source import is_docstring
@@ -91,26 +92,42 @@ class KernelStructure:
 
     # -- before and after the parallel loop -----------------------------------------------------
     def _prologue_stmt(self, s: ast.stmt) -> list[Stmt]:
-        # Before the parallel loop: only local assignments (and array loads within them).
+        # Before the parallel loop: only local assignments (and array loads within them), also
+        # in the branches of an `if`.
+        self._check_prologue(s)
+        got = self.block([s])
+        for st in iter_stmts(got):
+            if isinstance(st, (Store, ExprStmt, Barrier)):
+                what = "store" if isinstance(st, Store) else (
+                    "barrier()" if isinstance(st, Barrier) else "atomic update")
+                raise self.unsupported(s, f"{what} (at {st.loc}, through a device function) "
+                                          "is outside the parallel loop", _OUTSIDE)
+        return got
+
+    def _check_prologue(self, s: ast.stmt) -> None:
+        """Reject a statement before the parallel loop that is not a local assignment, an `if`
+        of such statements, or `pass`."""
         if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
             for n in ast.walk(s.value):
                 if isinstance(n, ast.Call) and self._intrinsic(n.func) in ATOMICS:
                     raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
                                               "parallel loop", _OUTSIDE)
-            got = self.block([s])
-            for st in got:
-                if isinstance(st, (Store, ExprStmt, Barrier)):
-                    what = "store" if isinstance(st, Store) else (
-                        "barrier()" if isinstance(st, Barrier) else "atomic update")
-                    raise self.unsupported(s, f"{what} (at {st.loc}, through a device function) "
-                                              "is outside the parallel loop", _OUTSIDE)
-            return got
-        if isinstance(s, ast.Pass):
-            return []
+            return
+        if isinstance(s, ast.If):
+            for n in ast.walk(s.test):
+                if isinstance(n, ast.Call) and self._intrinsic(n.func) in ATOMICS:
+                    raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
+                                              "parallel loop", _OUTSIDE)
+            for st in s.body + s.orelse:
+                self._check_prologue(st)
+            return
+        if isinstance(s, ast.Pass) or is_docstring(s):
+            return
         what = "store" if isinstance(s, (ast.Assign, ast.AugAssign)) else _stmt_name(s)
         raise self.unsupported(s, f"{what} is outside the parallel loop",
                                "statements before the parallel loop run an undefined number of "
-                               "times, so only local assignments are allowed there")
+                               "times, so only local assignments (also in the branches of an "
+                               "`if`) are allowed there")
 
     def _check_epilogue(self, s: ast.stmt) -> None:
         if isinstance(s, ast.Pass) or is_docstring(s):

@@ -1,0 +1,83 @@
+"""Issue 14, item 18: a public capability query. `tack.device(name)` and `tack.default_device()`
+answer `.name`, `.supports_workgroups`, `.supports_f64` and `.supported_atomic_dtypes` from the
+engine registry's capabilities (docs/design/007-engine-contract.md), without starting an engine."""
+import numpy as np
+import pytest
+import tack
+from tack.runtime import registry
+from tack.runtime.base import Capabilities
+
+ALL = (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64, tack.f32,
+       tack.f64)
+
+
+@pytest.fixture(autouse=True)
+def back_to_cpu():
+    yield
+    tack.set_default_device("cpu")
+
+
+def test_issue14_default_device_capabilities():
+    tack.set_default_device("cpu")
+    dev = tack.default_device()
+    assert dev is tack.device("cpu")
+    assert (dev.name, dev.supports_workgroups, dev.supports_f64) == ("cpu", False, True)
+    assert dev.supported_atomic_dtypes == ALL
+
+
+def test_issue14_gpu_capabilities_without_a_gpu():
+    gpu = tack.device("cuda:1")
+    assert (gpu.name, gpu.supports_workgroups, gpu.supports_f64) == ("cuda:1", True, True)
+    assert gpu.supported_atomic_dtypes == ALL
+    assert gpu._engine is None  # nothing started
+    metal = tack.device("metal", engine="julia")
+    assert metal.supports_workgroups and not metal.supports_f64
+    assert metal.supported_atomic_dtypes == (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32,
+                                             tack.u32, tack.f32)
+    assert tack.device("cpu", engine="julia").supports_workgroups
+
+
+def test_issue14_capabilities_come_from_the_registry(monkeypatch):
+    """An engine kind registered under any name is answered by its capabilities, not its name."""
+    kind = registry.EngineKind("fake", "tack.runtime.cpu", "CPUEngine",
+                               {"cpu": Capabilities(workgroups=True, takes_pointers=True,
+                                                    host_memory=True, f64=False,
+                                                    atomic_bits=32)}, ("ir",))
+    monkeypatch.setitem(registry._KINDS, ("fake", "cpu"), kind)
+    monkeypatch.setitem(registry._NAMES, "fake", kind)
+    dev = tack.device("cpu", engine="fake")
+    assert dev.supports_workgroups and not dev.supports_f64
+    assert tack.i64 not in dev.supported_atomic_dtypes and tack.f32 in dev.supported_atomic_dtypes
+
+
+@tack.kernel
+def group_sums(x, out):
+    for i in range(x.shape[0]):
+        s = tack.block_sum(x[i])
+        if tack.thread_id() == 0:
+            out[i // 256] = s
+
+
+@tack.kernel
+def atomic_sums(x, out):
+    for i in range(x.shape[0]):
+        tack.atomic_add(out, i // 256, x[i])
+
+
+def test_issue14_portable_code_branches_on_capabilities():
+    x = tack.array(np.ones(512, np.float32))
+    out = tack.zeros(2, tack.f32)
+    dev = tack.default_device()
+    if dev.supports_workgroups:
+        group_sums(x, out)
+    else:
+        assert tack.f32 in dev.supported_atomic_dtypes
+        atomic_sums(x, out)
+    assert out.numpy().tolist() == [256.0, 256.0]
+
+
+def test_issue14_device_rejects_unknown_names():
+    with pytest.raises(ValueError, match="Unknown architecture: 'vulkan'"):
+        tack.device("vulkan")
+    with pytest.raises(RuntimeError, match="native engine does not target it"):
+        tack.device("metal")
