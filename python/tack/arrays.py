@@ -110,6 +110,26 @@ class Array:
     def __iter__(self):
         raise TypeError("tack.Array is not iterable on the host; use .numpy()")
 
+    # ---- reductions over every element (docs/algorithms.md, "Reductions on arrays") ---------
+    # They are Tack kernels, in tack.algorithms (layer 8); arrays is layer 6 and may not import
+    # upward, even inside a function, so tack.algorithms registers its entry point here when the
+    # package loads (register_reductions) and these methods call it.
+    def sum(self) -> float:
+        """The sum of every element (accumulated in f32, f64, i64 or u64; 0.0 when empty)."""
+        return _reductions["run"]("sum", self)
+
+    def min(self) -> float:
+        """The smallest element; NaN if any is NaN; ValueError when empty."""
+        return _reductions["run"]("min", self)
+
+    def max(self) -> float:
+        """The largest element; NaN if any is NaN; ValueError when empty."""
+        return _reductions["run"]("max", self)
+
+    def mean(self) -> float:
+        """sum() / size (NaN when empty)."""
+        return _reductions["run"]("mean", self)
+
     def fill(self, value) -> None:
         """Set every element; a vector/matrix array takes one element's value or a scalar."""
         if self._host is not None:
@@ -144,6 +164,14 @@ class Array:
         if self._host is not None:
             return (_dlpack().kDLCPU, 0)
         return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+_reductions: dict = {}  # "run": tack.algorithms.reduce.array_reduction, set at package load
+
+
+def register_reductions(run) -> None:
+    """Called once by tack.algorithms: `run(op, array)` computes Array.sum/min/max/mean."""
+    _reductions["run"] = run
 
 
 def _dlpack():

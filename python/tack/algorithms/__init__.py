@@ -1,0 +1,12 @@
+"""`tack.algorithms`: reductions, statistics, scans, sorting, segments, copy and fill, written as
+Tack kernels so that every engine runs them (docs/algorithms.md).
+
+Importing it registers the array reductions (`a.sum()` ...) with `tack.arrays`, which sits two
+layers below and cannot import the kernels itself."""
+from .. import arrays as _arrays
+from .reduce import array_reduction as _array_reduction
+
+_arrays.register_reductions(_array_reduction)
+del _arrays
+
+__all__: list[str] = []
