@@ -5,8 +5,9 @@ Importing it registers the array reductions (`a.sum()` ...) with `tack.arrays`, 
 layers below and cannot import the kernels itself."""
 from .. import arrays as _arrays
 from .reduce import array_reduction as _array_reduction
+from .scans import exclusive_scan, inclusive_scan
 
 _arrays.register_reductions(_array_reduction)
 del _arrays
 
-__all__: list[str] = []
+__all__ = ["exclusive_scan", "inclusive_scan"]
