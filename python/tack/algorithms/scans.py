@@ -10,6 +10,7 @@ from its offset (docs/algorithms.md, "Scans").
 from __future__ import annotations
 
 from ..arrays import Array, zeros
+from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id
 from ..ir.ops import WORKGROUP
@@ -17,7 +18,7 @@ from ..kernel import kernel
 from . import _views as V
 
 CHUNK = 1 << 16  # elements per CPU iteration
-ROUNDS = 8  # rounds of 256 elements per GPU tile
+ROUNDS = constant(8)  # rounds of 256 elements per GPU tile (read by the kernels)
 TILE = ROUNDS * WORKGROUP
 
 
