@@ -6,8 +6,10 @@ layers below and cannot import the kernels itself."""
 from .. import arrays as _arrays
 from .reduce import array_reduction as _array_reduction
 from .scans import exclusive_scan, inclusive_scan
+from .stats import absmax, count_nonzero, dot, histogram, norm, std, var
 
 _arrays.register_reductions(_array_reduction)
 del _arrays
 
-__all__ = ["exclusive_scan", "inclusive_scan"]
+__all__ = ["absmax", "count_nonzero", "dot", "exclusive_scan", "histogram", "inclusive_scan",
+           "norm", "std", "var"]
