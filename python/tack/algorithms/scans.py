@@ -17,6 +17,8 @@ from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
 
+__all__ = ["exclusive_scan", "inclusive_scan"]
+
 CHUNK = 1 << 16  # elements per CPU iteration
 ROUNDS = constant(8)  # rounds of 256 elements per GPU tile (read by the kernels)
 TILE = ROUNDS * WORKGROUP

@@ -18,6 +18,8 @@ from .combine import add, nan_max, nan_min
 from .scans import exclusive_scan, in_dtype
 from .sort import KEYS
 
+__all__ = ["reduce_by_key", "segmented_inclusive_scan", "segmented_reduce", "unique"]
+
 OPS = ("sum", "min", "max")
 
 

@@ -14,11 +14,14 @@ from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
 from .reduce import reduce_flat
-from .copy import copy_elements
+from .copy_fill import copy_elements
 from .scans import exclusive_scan, in_dtype
 
+__all__ = ["argsort", "gather", "sort_by_key"]
+
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
-CHUNK = 1 << 14  # elements per iteration of the count and scatter loops
+CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
+GPU_CHUNK = 1 << 10  # smaller on engines with workgroups: many more lanes to keep busy
 
 
 @kernel
@@ -87,7 +90,7 @@ def argsort(keys: Array, n=None) -> Array:
     ukeys = zeros(n, udt, device=dev)
     low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
     offsets_from_min(k, ukeys, perm, low, n)
-    chunk = CHUNK
+    chunk = GPU_CHUNK if V.workgroups(k) else CHUNK
     m = -(-n // chunk)
     okeys, operm = zeros(n, udt, device=dev), zeros(n, dt.i32, device=dev)
     hist = zeros(256 * m, dt.i32, device=dev)

@@ -17,6 +17,8 @@ from .combine import isnan
 from .scans import in_dtype
 from .terms import sum_terms
 
+__all__ = ["absmax", "count_nonzero", "dot", "histogram", "norm", "std", "var"]
+
 
 def _data(name: str, data, n) -> tuple[Array, int]:
     V.need_array(name, "data", data)

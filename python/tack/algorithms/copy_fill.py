@@ -9,6 +9,8 @@ from ..arrays import Array
 from ..kernel import kernel
 from . import _views as V
 
+__all__ = ["copy", "copy_with_offset", "fill_value"]
+
 
 @kernel
 def copy_kernel(src, dst, offset, n):
