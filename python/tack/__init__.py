@@ -18,6 +18,7 @@ from .intrinsics import (Matrix, Vector, ndrange, select, atomic_add, atomic_max
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
 from .kernel import Kernel, kernel
+from . import algorithms  # noqa: F401 - tack.algorithms; registers Array.sum/min/max/mean
 from .lib import math  # noqa: F401 - `from tack import math as tm`
 from .lib import random  # noqa: F401 - `from tack import random`
 import sys as _sys  # noqa: E402 - the two modules, importable under their public names too:
@@ -34,7 +35,7 @@ __all__ = [
     "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
     "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
     "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
-    "Texture3D", "texture3d", "math", "random", "ops", "device", "default_device", "ones",
+    "Texture3D", "texture3d", "math", "random", "ops", "algorithms", "device", "default_device", "ones",
     "arange", "concat",
     "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel",
     "RenderError", "TackError",

@@ -205,6 +205,26 @@ class Array:
         out_t = dt.VecType(t, vt.shape) if isinstance(vt, dt.VecType) else None
         return array(host, out_t, self._device)
 
+    # ---- reductions over every element (docs/algorithms.md, "Reductions on arrays") ---------
+    # They are Tack kernels, in tack.algorithms (layer 8); arrays is layer 6 and may not import
+    # upward, even inside a function, so tack.algorithms registers its entry point here when the
+    # package loads (register_reductions) and these methods call it.
+    def sum(self) -> float:
+        """The sum of every element (accumulated in f32, f64, i64 or u64; 0.0 when empty)."""
+        return _reductions["run"]("sum", self)
+
+    def min(self) -> float:
+        """The smallest element; NaN if any is NaN; ValueError when empty."""
+        return _reductions["run"]("min", self)
+
+    def max(self) -> float:
+        """The largest element; NaN if any is NaN; ValueError when empty."""
+        return _reductions["run"]("max", self)
+
+    def mean(self) -> float:
+        """sum() / size (NaN when empty)."""
+        return _reductions["run"]("mean", self)
+
     def fill(self, value) -> None:
         """Set every element; a vector/matrix array takes one element's value or a scalar."""
         self._unwritten = False
@@ -249,6 +269,14 @@ def _key_text(key: tuple) -> str:
                 f":{k.step}" if k.step is not None else "")
         return "..." if k is Ellipsis else repr(k)
     return f"a[{', '.join(one(k) for k in key)}]"
+
+
+_reductions: dict = {}  # "run": tack.algorithms.reduce.array_reduction, set at package load
+
+
+def register_reductions(run) -> None:
+    """Called once by tack.algorithms: `run(op, array)` computes Array.sum/min/max/mean."""
+    _reductions["run"] = run
 
 
 def _dlpack():

@@ -1,0 +1,29 @@
+"""The combining steps every reduction shares, as `@tack.func`s: addition, and minimum and
+maximum with the array rules (a NaN anywhere gives NaN; `min(0.0, -0.0)` is -0.0 and `max` 0.0
+in either order). Integers pass through the same code: their NaN tests are always false."""
+from ..frontend.inline import func
+from ..intrinsics import select
+
+
+@func
+def isnan(a):
+    return a != a  # noqa: PLR0124 - true for NaN only
+
+
+@func
+def add(a, b):
+    return a + b
+
+
+@func
+def nan_min(a, b):
+    # A tie of zeros: -((-a) + (-b)) is -0.0 when either is -0.0 (IEEE: +0.0 + -0.0 is +0.0).
+    # `a == a - a` tests for zero in a's own type (a literal 0 does not mix with u64).
+    tie = select(a == a - a, -((-a) + (-b)), a)
+    return select(isnan(a), a, select(isnan(b), b, select(a < b, a, select(b < a, b, tie))))
+
+
+@func
+def nan_max(a, b):
+    tie = select(a == a - a, a + b, a)  # +0.0 unless both are -0.0
+    return select(isnan(a), a, select(isnan(b), b, select(a > b, a, select(b > a, b, tie))))

@@ -1,0 +1,186 @@
+"""`a.sum()`, `a.min()`, `a.max()`, `a.mean()`: reductions over every element, as Tack kernels.
+
+The order of the reduction is fixed by n alone (docs/algorithms.md, "Reductions"): on an engine
+without workgroups the flat elements are cut into chunks of CHUNK, each chunk is reduced by one
+iteration of a parallel loop (eight interleaved accumulators, combined in a fixed tree), and a
+one-iteration pass combines the chunk results in order. On an engine with workgroups each lane
+of GROUPS x 256 reduces a strided slice (coalesced loads), a tree in shared memory combines a
+group, and the same one-iteration pass combines the groups. Either way the result is the same for
+every run and thread count.
+"""
+from __future__ import annotations
+
+from .. import dtypes as dt
+from ..arrays import Array, zeros
+from ..frontend.inline import func
+from ..intrinsics import barrier, shared_like, thread_id
+from ..ir.ops import WORKGROUP
+from ..kernel import kernel
+from . import _views as V
+from .combine import add, nan_max, nan_min
+
+CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
+GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each at 2^20
+
+
+@func
+def chunk_sum(x, part, n, chunk, c):
+    """Sum x[c*chunk : min(n, (c+1)*chunk)] into part[c] (part holds zeros: its dtype is the
+    accumulator's), with eight accumulators so that the loop runs at memory speed."""
+    lo = c * chunk
+    hi = min(n, lo + chunk)
+    a0 = part[c]
+    a1 = a0
+    a2 = a0
+    a3 = a0
+    a4 = a0
+    a5 = a0
+    a6 = a0
+    a7 = a0
+    j = lo
+    while j + 8 <= hi:
+        a0 += x[j]
+        a1 += x[j + 1]
+        a2 += x[j + 2]
+        a3 += x[j + 3]
+        a4 += x[j + 4]
+        a5 += x[j + 5]
+        a6 += x[j + 6]
+        a7 += x[j + 7]
+        j += 8
+    while j < hi:
+        a0 += x[j]
+        j += 1
+    part[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+
+
+@func
+def chunk_fold(x, part, n, chunk, c, combine):
+    """Fold x's chunk c with `combine`, starting from its first element (chunks are never
+    empty), into part[c] (of x's dtype)."""
+    lo = c * chunk
+    hi = min(n, lo + chunk)
+    acc = x[lo]
+    for j in range(lo + 1, hi):
+        acc = combine(acc, x[j])
+    part[c] = acc
+
+
+@kernel
+def sum_chunks(x, part, n, chunk):
+    for c in range(part.shape[0]):
+        chunk_sum(x, part, n, chunk, c)
+
+
+@kernel
+def min_chunks(x, part, n, chunk):
+    for c in range(part.shape[0]):
+        chunk_fold(x, part, n, chunk, c, nan_min)
+
+
+@kernel
+def max_chunks(x, part, n, chunk):
+    for c in range(part.shape[0]):
+        chunk_fold(x, part, n, chunk, c, nan_max)
+
+
+@func
+def group_tree(part, acc, combine):
+    """Combine one value per lane in shared memory; lane 0 stores the group's result."""
+    s = shared_like(part, 256)  # one slot per lane (ir.ops.WORKGROUP)
+    lane = thread_id()
+    s[lane] = acc
+    barrier()
+    w = 128
+    while w > 0:
+        if lane < w:
+            s[lane] = combine(s[lane], s[lane + w])
+        barrier()
+        w = w // 2
+    return s[0]
+
+
+@kernel
+def sum_groups(x, part, n):
+    for t in range(part.shape[0] * 256):
+        stride = part.shape[0] * 256
+        acc = part[t // 256]
+        j = t
+        while j < n:
+            acc += x[j]
+            j += stride
+        r = group_tree(part, acc, add)
+        if t % 256 == 0:
+            part[t // 256] = r
+
+
+@kernel
+def min_groups(x, part, n):
+    for t in range(part.shape[0] * 256):
+        stride = part.shape[0] * 256
+        acc = x[t % n]  # every lane starts from a real element (min and max are idempotent)
+        j = t + stride
+        while j < n:
+            acc = nan_min(acc, x[j])
+            j += stride
+        r = group_tree(part, acc, nan_min)
+        if t % 256 == 0:
+            part[t // 256] = r
+
+
+@kernel
+def max_groups(x, part, n):
+    for t in range(part.shape[0] * 256):
+        stride = part.shape[0] * 256
+        acc = x[t % n]
+        j = t + stride
+        while j < n:
+            acc = nan_max(acc, x[j])
+            j += stride
+        r = group_tree(part, acc, nan_max)
+        if t % 256 == 0:
+            part[t // 256] = r
+
+
+_CHUNKS = {"sum": sum_chunks, "min": min_chunks, "max": max_chunks}
+_GROUPS = {"sum": sum_groups, "min": min_groups, "max": max_groups}
+
+
+def accumulator(t):
+    """f32 → f32, f64 → f64, signed → i64, unsigned → u64 (integer sums wrap there)."""
+    if t in V.FLOATS:
+        return t
+    return dt.i64 if t in V.SIGNED else dt.u64
+
+
+def reduce_flat(x: Array, n: int, op: str, acc=None):
+    """Reduce x[:n] (1-D, n > 0) with op in the accumulator dtype; a NumPy scalar."""
+    acc = acc or (accumulator(x.dtype) if op == "sum" else x.dtype)
+    if V.workgroups(x) and n > WORKGROUP:
+        groups = min(GROUPS, -(-n // WORKGROUP))
+        part = zeros(groups, acc, device=x.device)
+        _GROUPS[op](x, part, n)
+    else:
+        part = zeros(-(-n // CHUNK), acc, device=x.device)
+        _CHUNKS[op](x, part, n, CHUNK)
+    m = part.shape[0]
+    if m > 1:
+        out = zeros(1, acc, device=x.device)
+        _CHUNKS[op](part, out, m, m)  # one iteration: the partial results in order
+        part = out
+    return part.numpy()[0]
+
+
+def array_reduction(op: str, a: Array) -> float:
+    """What `a.sum()`, `a.min()`, `a.max()`, `a.mean()` return: a Python float over every
+    element (every component of a vector array)."""
+    x = V.flat(a)
+    V.same_device(f"Array.{op}", x)
+    n = x.shape[0]
+    if n == 0:
+        if op in ("min", "max"):
+            raise V.TackValueError(f"Array.{op}() of an empty array: there is no identity")
+        return 0.0 if op == "sum" else float("nan")
+    if op == "mean":
+        return float(reduce_flat(x, n, "sum")) / n
+    return float(reduce_flat(x, n, op))

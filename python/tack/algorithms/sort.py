@@ -1,0 +1,137 @@
+"""`argsort`, `sort_by_key`, `gather`: a stable LSD radix sort over 8-bit digits, as Tack kernels.
+
+Keys (i32, u32, i64, u64) are first mapped to unsigned offsets from their minimum, so the number
+of passes follows the spread of the keys (ceil(bits(max − min) / 8), none when all are equal).
+Each pass is portable and deterministic: per-chunk digit counts (one iteration per chunk, no
+atomics), an exclusive scan of the counts in digit-major order, and a scatter in which each chunk
+places its elements in order, which keeps equal digits in input order (stability). The result
+is a permutation, which is unique for a stable sort: every engine gives the same bits.
+"""
+from __future__ import annotations
+
+from .. import dtypes as dt
+from ..arrays import Array, zeros
+from ..kernel import kernel
+from . import _views as V
+from .reduce import reduce_flat
+from .copy_fill import copy_elements
+from .scans import exclusive_scan, in_dtype
+
+__all__ = ["argsort", "gather", "sort_by_key"]
+
+KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
+CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
+GPU_CHUNK = 1 << 10  # smaller on engines with workgroups: many more lanes to keep busy
+
+
+@kernel
+def offsets_from_min(keys, ukeys, perm, low, n):
+    for j in range(n):
+        ukeys[j] = in_dtype(ukeys, keys[j]) - low[0]  # wraps into [0, max - min]
+        perm[j] = j
+
+
+@kernel
+def digit_counts(ukeys, hist, n, chunk, shift, m):
+    for c in range(m):
+        lo = c * chunk
+        hi = min(n, lo + chunk)
+        for j in range(lo, hi):
+            d = int((ukeys[j] >> shift) & dt.u64(255))
+            hist[d * m + c] += 1
+
+
+@kernel
+def digit_scatter(ukeys, perm, okeys, operm, hist, n, chunk, shift, m):
+    for c in range(m):
+        lo = c * chunk
+        hi = min(n, lo + chunk)
+        for j in range(lo, hi):
+            k = ukeys[j]
+            slot = int((k >> shift) & dt.u64(255)) * m + c
+            pos = hist[slot]
+            hist[slot] = pos + 1
+            okeys[pos] = k
+            operm[pos] = perm[j]
+
+
+@kernel
+def gather_kernel(values, perm, out, n):
+    for i in range(n):
+        out[i] = values[perm[i]]
+
+
+def _keys(name: str, keys) -> Array:
+    V.need_array(name, "keys", keys)
+    if keys.dtype not in KEYS:
+        raise V.TackTypeError(f"{name}: keys must be i32, u32, i64 or u64, got {keys.dtype!r}")
+    return V.flat(keys)
+
+
+def _passes(k: Array, n: int) -> tuple[int, int]:
+    """(the minimum key, the number of 8-bit passes its spread needs)."""
+    lo, hi = int(reduce_flat(k, n, "min")), int(reduce_flat(k, n, "max"))
+    return lo, -(-(hi - lo).bit_length() // 8)
+
+
+def argsort(keys: Array, n=None) -> Array:
+    """The stable permutation (i32) that sorts keys[:n] ascending."""
+    k = _keys("argsort", keys)
+    V.same_device("argsort", k)
+    n = V.count("argsort", n, k)
+    if n >= 2 ** 31:
+        raise V.TackValueError(f"argsort: {n} keys do not fit an i32 permutation")
+    udt = dt.u64 if k.dtype.itemsize == 8 else dt.u32
+    dev = k.device
+    perm = zeros(n, dt.i32, device=dev)
+    if n == 0:
+        return perm
+    lo, passes = _passes(k, n)
+    ukeys = zeros(n, udt, device=dev)
+    low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
+    offsets_from_min(k, ukeys, perm, low, n)
+    chunk = GPU_CHUNK if V.workgroups(k) else CHUNK
+    m = -(-n // chunk)
+    okeys, operm = zeros(n, udt, device=dev), zeros(n, dt.i32, device=dev)
+    hist = zeros(256 * m, dt.i32, device=dev)
+    for p in range(passes):
+        if p:
+            hist.fill(0)
+        digit_counts(ukeys, hist, n, chunk, 8 * p, m)
+        exclusive_scan(hist, hist)
+        digit_scatter(ukeys, perm, okeys, operm, hist, n, chunk, 8 * p, m)
+        ukeys, okeys, perm, operm = okeys, ukeys, operm, perm
+    return perm
+
+
+def gather(values: Array, perm: Array) -> Array:
+    """out[i] = values[perm[i]] for every i of perm (values may hold vectors); a perm entry
+    outside [0, len(values)) raises ValueError before the gather."""
+    V.need_array("gather", "values", values)
+    V.need_array("gather", "perm", perm)
+    if perm.dtype not in V.INTEGERS or perm.ndim != 1 or values.ndim != 1:
+        raise V.TackTypeError("gather: values and perm must be 1-D arrays, perm of integers")
+    V.same_device("gather", values, perm)
+    n = perm.shape[0]
+    out = zeros(n, values.dtype, device=values.device)
+    if n:
+        lo, hi = int(reduce_flat(perm, n, "min")), int(reduce_flat(perm, n, "max"))
+        if lo < 0 or hi >= values.shape[0]:
+            raise V.TackValueError(f"gather: perm holds {lo if lo < 0 else hi}, outside "
+                                   f"[0, {values.shape[0]})")
+        gather_kernel(values, perm, out, n)
+    return out
+
+
+def sort_by_key(keys: Array, values: Array) -> None:
+    """Sort keys ascending, stably, in place, and apply the same permutation to values (1-D,
+    any dtype, vectors too, as many elements as keys)."""
+    _keys("sort_by_key", keys)
+    V.need_array("sort_by_key", "values", values)
+    if keys.ndim != 1 or values.ndim != 1 or keys.shape[0] != values.shape[0]:
+        raise V.TackValueError(f"sort_by_key: keys and values must be 1-D of one length, got "
+                               f"{keys.shape} and {values.shape}")
+    perm = argsort(keys)
+    for a in (keys, values):
+        if a.shape[0]:
+            copy_elements(gather(a, perm), a, a.shape[0])

@@ -1,0 +1,137 @@
+"""Statistics over the leading n flat elements: var, std, norm, absmax, count_nonzero, dot,
+histogram (docs/algorithms.md, "Statistics"). Each is one or two map-reduce passes (terms.py)
+or array reductions; histogram bins with atomics, following NumPy's bin-edge arithmetic."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..arrays import Array, zeros
+from ..intrinsics import atomic_add
+from ..kernel import kernel
+from . import _views as V
+from .reduce import reduce_flat
+from .combine import isnan
+from .scans import in_dtype
+from .terms import sum_terms
+
+__all__ = ["absmax", "count_nonzero", "dot", "histogram", "norm", "std", "var"]
+
+
+def _data(name: str, data, n) -> tuple[Array, int]:
+    V.need_array(name, "data", data)
+    if V.scalar_dtype(data) not in V.INTEGERS + V.FLOATS:
+        raise V.TackTypeError(f"{name}: data must hold numbers, got {data.dtype!r}")
+    x = V.flat(data)
+    V.same_device(name, x)
+    return x, V.count(name, n, x)
+
+
+def _acc(*arrays: Array):
+    """f32 for f32 data, f64 for f64 or integer data (integers are exact up to 2^53)."""
+    return dt.f32 if all(a.dtype == dt.f32 for a in arrays) else dt.f64
+
+
+def var(data: Array, n=None) -> float:
+    """Population variance, Σ(x − mean)² / n, in two passes; NaN when n = 0."""
+    x, n = _data("var", data, n)
+    if n == 0:
+        return math.nan
+    acc = _acc(x)
+    mean = float(reduce_flat(x, n, "sum", acc)) / n
+    return float(sum_terms("deviation", x, x, n, acc, mean)) / n
+
+
+def std(data: Array, n=None) -> float:
+    """The square root of `var`."""
+    return math.sqrt(var(data, n))
+
+
+def absmax(data: Array, n=None) -> float:
+    """max |x| (NaN if any element is NaN); ValueError when n = 0."""
+    x, n = _data("absmax", data, n)
+    if n == 0:
+        raise V.TackValueError("absmax of no elements: there is no identity")
+    return max(abs(float(reduce_flat(x, n, "min"))), abs(float(reduce_flat(x, n, "max"))))
+
+
+def norm(data: Array, ord=2, n=None) -> float:
+    """ord 1: Σ|x|; ord 2: sqrt(Σx²); ord inf: max |x| (0.0 when n = 0)."""
+    if ord not in (1, 2, math.inf):
+        raise V.TackValueError(f"norm: ord must be 1, 2 or math.inf, got {ord!r}")
+    x, n = _data("norm", data, n)
+    if n == 0:
+        return 0.0
+    if ord == math.inf:
+        return absmax(data, n)
+    s = float(sum_terms("abs" if ord == 1 else "square", x, x, n, _acc(x)))
+    return s if ord == 1 else math.sqrt(s)
+
+
+def count_nonzero(data: Array, n=None) -> int:
+    """How many elements are not zero (-0.0 is zero, NaN is not)."""
+    x, n = _data("count_nonzero", data, n)
+    return int(sum_terms("nonzero", x, x, n, dt.i64)) if n else 0
+
+
+def dot(a: Array, b: Array, n=None) -> float:
+    """Σ a·b, terms and sums in f64 if either input is f64, else f32."""
+    x, _ = _data("dot", a, None)
+    y, _ = _data("dot", b, None)
+    if n is None and x.size != y.size:
+        raise V.TackValueError(f"dot: the arrays hold {x.size} and {y.size} elements; pass n")
+    n = V.count("dot", n, x, y)
+    if n == 0:
+        return 0.0
+    acc = dt.f64 if dt.f64 in (x.dtype, y.dtype) else dt.f32
+    return float(sum_terms("product", x, y, n, acc))
+
+
+@kernel
+def _bin(x, edges, counts, n, lo, hi, bins):
+    for j in range(n):
+        v = in_dtype(edges, x[j])
+        if not isnan(v):  # a NaN goes to no bin
+            b = 0
+            if v >= hi:
+                b = bins - 1  # the last edge, and above it: the last bin
+            elif v > lo:
+                b = min(int((v - lo) / (hi - lo) * bins), bins - 1)  # NumPy's first guess,
+                if v < edges[b]:  # then corrected against the edges as NumPy does
+                    b -= 1
+                elif b != bins - 1 and v >= edges[b + 1]:
+                    b += 1
+            atomic_add(counts, b, 1)
+
+
+def _range(x: Array, n: int, range_) -> tuple[float, float]:
+    if range_ is None:
+        if n == 0:
+            return 0.0, 1.0
+        lo, hi = float(reduce_flat(x, n, "min")), float(reduce_flat(x, n, "max"))
+    else:
+        lo, hi = (float(v) for v in range_)
+        if lo > hi:
+            raise V.TackValueError(f"histogram: range {range_!r} has its minimum above its maximum")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise V.TackValueError(f"histogram: the range [{lo}, {hi}] is not finite")
+    return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+
+
+def histogram(data: Array, bins=10, range=None, n=None):
+    """(counts, edges): `bins` equal bins over `range` (default: the data's min and max) as an
+    i32 Tack array, and the bins+1 edges as float64 NumPy. Unlike NumPy, values below the range
+    count in the first bin and values above it in the last; NaN counts nowhere."""
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+        raise V.TackTypeError(f"histogram: bins must be an integer, got {bins!r}")
+    if bins < 1:
+        raise V.TackValueError(f"histogram: bins must be at least 1, got {bins}")
+    x, n = _data("histogram", data, n)
+    lo, hi = _range(x, n, range)
+    edges = np.linspace(lo, hi, int(bins) + 1, dtype=np.float64)
+    counts = zeros(int(bins), dt.i32, device=x.device)
+    if n:
+        _bin(x, V.Array._from_host(edges, x.device), counts, n, lo, hi, int(bins))
+    return counts, edges

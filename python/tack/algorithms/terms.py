@@ -1,0 +1,155 @@
+"""Map-reduce partial sums for the statistics: each kernel sums one *term* of the elements
+(|x|, x², (x − p)², x·y, x ≠ 0) into one partial per CPU chunk or per workgroup; the partials
+are then summed by reduce.reduce_flat. The order is fixed by n, as for `a.sum()`."""
+from __future__ import annotations
+
+from ..arrays import Array, zeros
+from ..frontend.inline import func
+from ..ir.ops import WORKGROUP
+from ..kernel import kernel
+from . import _views as V
+from .combine import add
+from .reduce import CHUNK, GROUPS, group_tree, reduce_flat
+from .scans import in_dtype
+
+
+@func
+def chunk_terms(x, y, part, n, chunk, p, c, term):
+    """part[c] = Σ term over chunk c, with four interleaved accumulators."""
+    lo = c * chunk
+    hi = min(n, lo + chunk)
+    a0 = part[c]
+    a1 = a0
+    a2 = a0
+    a3 = a0
+    j = lo
+    while j + 4 <= hi:
+        a0 += term(part, x, y, j, p)
+        a1 += term(part, x, y, j + 1, p)
+        a2 += term(part, x, y, j + 2, p)
+        a3 += term(part, x, y, j + 3, p)
+        j += 4
+    while j < hi:
+        a0 += term(part, x, y, j, p)
+        j += 1
+    part[c] = (a0 + a1) + (a2 + a3)
+
+
+@func
+def group_terms(x, y, part, n, p, t, term):
+    """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total."""
+    stride = part.shape[0] * 256
+    acc = part[t // 256]
+    j = t
+    while j < n:
+        acc += term(part, x, y, j, p)
+        j += stride
+    r = group_tree(part, acc, add)
+    if t % 256 == 0:
+        part[t // 256] = r
+
+
+@func
+def t_abs(part, x, y, j, p):
+    return abs(in_dtype(part, x[j]))
+
+
+@func
+def t_square(part, x, y, j, p):
+    v = in_dtype(part, x[j])
+    return v * v
+
+
+@func
+def t_deviation(part, x, y, j, p):
+    d = in_dtype(part, x[j]) - p
+    return d * d
+
+
+@func
+def t_product(part, x, y, j, p):
+    return in_dtype(part, x[j]) * in_dtype(part, y[j])
+
+
+@func
+def t_nonzero(part, x, y, j, p):
+    v = x[j]
+    # v − v is zero in v's own type (a literal 0 does not mix with u64); NaN − NaN is NaN.
+    return 1 if v != v - v else 0
+
+
+@kernel
+def c_abs(x, y, part, n, chunk, p):
+    for c in range(part.shape[0]):
+        chunk_terms(x, y, part, n, chunk, p, c, t_abs)
+
+
+@kernel
+def c_square(x, y, part, n, chunk, p):
+    for c in range(part.shape[0]):
+        chunk_terms(x, y, part, n, chunk, p, c, t_square)
+
+
+@kernel
+def c_deviation(x, y, part, n, chunk, p):
+    for c in range(part.shape[0]):
+        chunk_terms(x, y, part, n, chunk, p, c, t_deviation)
+
+
+@kernel
+def c_product(x, y, part, n, chunk, p):
+    for c in range(part.shape[0]):
+        chunk_terms(x, y, part, n, chunk, p, c, t_product)
+
+
+@kernel
+def c_nonzero(x, y, part, n, chunk, p):
+    for c in range(part.shape[0]):
+        chunk_terms(x, y, part, n, chunk, p, c, t_nonzero)
+
+
+@kernel
+def g_abs(x, y, part, n, p):
+    for t in range(part.shape[0] * 256):
+        group_terms(x, y, part, n, p, t, t_abs)
+
+
+@kernel
+def g_square(x, y, part, n, p):
+    for t in range(part.shape[0] * 256):
+        group_terms(x, y, part, n, p, t, t_square)
+
+
+@kernel
+def g_deviation(x, y, part, n, p):
+    for t in range(part.shape[0] * 256):
+        group_terms(x, y, part, n, p, t, t_deviation)
+
+
+@kernel
+def g_product(x, y, part, n, p):
+    for t in range(part.shape[0] * 256):
+        group_terms(x, y, part, n, p, t, t_product)
+
+
+@kernel
+def g_nonzero(x, y, part, n, p):
+    for t in range(part.shape[0] * 256):
+        group_terms(x, y, part, n, p, t, t_nonzero)
+
+
+_CHUNKS = {"abs": c_abs, "square": c_square, "deviation": c_deviation, "product": c_product,
+           "nonzero": c_nonzero}
+_GROUPS = {"abs": g_abs, "square": g_square, "deviation": g_deviation, "product": g_product,
+           "nonzero": g_nonzero}
+
+
+def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
+    """Σ term(x[j], y[j]) for j < n (n > 0) in the dtype `acc`; a NumPy scalar."""
+    if V.workgroups(x) and n > WORKGROUP:
+        part = zeros(min(GROUPS, -(-n // WORKGROUP)), acc, device=x.device)
+        _GROUPS[term](x, y, part, n, p)
+    else:
+        part = zeros(-(-n // CHUNK), acc, device=x.device)
+        _CHUNKS[term](x, y, part, n, CHUNK, p)
+    return reduce_flat(part, part.shape[0], "sum")

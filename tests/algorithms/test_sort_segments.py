@@ -1,0 +1,154 @@
+"""argsort, sort_by_key, gather, unique, reduce_by_key, segmented scans and reductions against
+NumPy (exact: integer permutations, and folds in a fixed left-to-right order that a NumPy loop
+reproduces bit for bit) (docs/algorithms.md, "Sorting and segments")."""
+import itertools
+
+import numpy as np
+import pytest
+
+import tack
+from tack import algorithms as A
+
+from .conftest import data
+
+KEYS = [np.int32, np.uint32, np.int64, np.uint64]
+SIZES = [0, 1, 2, 31, 257, 16385, 65537]
+
+
+@pytest.mark.parametrize("dtype", KEYS)
+@pytest.mark.parametrize("n", SIZES)
+def test_argsort_is_numpy_stable(device, dtype, n):
+    x = data(n, dtype)
+    p = A.argsort(tack.array(x))
+    assert p.dtype == tack.i32
+    np.testing.assert_array_equal(p.numpy(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("spread", [0, 1, 255, 256, 70000, 2 ** 40])
+def test_argsort_stable_for_small_spreads(device, spread):
+    rng = np.random.default_rng(spread)
+    x = (rng.integers(0, spread + 1, 20011) - spread // 2).astype(np.int64)
+    np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
+
+
+def test_argsort_leading_n(device):
+    x = data(1000, np.int32)
+    np.testing.assert_array_equal(A.argsort(tack.array(x), n=300).numpy(),
+                                  np.argsort(x[:300], kind="stable"))
+
+
+def test_sort_by_key_and_gather(device):
+    k = data(40009, np.int32) % 1000
+    v = np.arange(40009, dtype=np.float32)
+    kt, vt = tack.array(k), tack.array(v)
+    A.sort_by_key(kt, vt)
+    order = np.argsort(k, kind="stable")
+    np.testing.assert_array_equal(kt.numpy(), k[order])
+    np.testing.assert_array_equal(vt.numpy(), v[order])
+    g = A.gather(tack.array(v), tack.array(order.astype(np.int32)))
+    np.testing.assert_array_equal(g.numpy(), v[order])
+    vec = tack.array(np.arange(12, dtype=np.float32).reshape(4, 3), dtype=tack.vec3)
+    np.testing.assert_array_equal(A.gather(vec, tack.array(np.array([3, 0], np.int32))).numpy(),
+                                  [[9, 10, 11], [0, 1, 2]])
+
+
+def _runs(k):
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, int)
+    return starts, np.diff(np.r_[starts, len(k)])
+
+
+@pytest.mark.parametrize("n", [0, 1, 257, 65537])
+def test_unique_and_reduce_by_key(device, n):
+    k = np.sort(data(n, np.int64) % 97)
+    v = data(n, np.float32)
+    starts, lengths = _runs(k)
+    heads, counts = A.unique(tack.array(k))
+    np.testing.assert_array_equal(heads.numpy(), k[starts])
+    np.testing.assert_array_equal(counts.numpy(), lengths)
+    for op, fn in (("sum", np.add), ("min", np.fmin), ("max", np.fmax)):
+        hk, red = A.reduce_by_key(tack.array(k), tack.array(v), op)
+        np.testing.assert_array_equal(hk.numpy(), k[starts])
+        want = [_fold(fn, v[s:s + m]) for s, m in zip(starts, lengths)]
+        np.testing.assert_array_equal(red.numpy(), np.array(want, np.float32))
+
+
+def _fold(fn, seg):
+    acc = seg[0]
+    for x in seg[1:]:
+        acc = fn(acc, x)  # left to right, in f32: what every engine computes
+    return acc
+
+
+def test_segmented_reduce(device):
+    v = data(1000, np.int32)
+    off = np.array([0, 0, 10, 11, 500, 500, 1000], np.int32)
+    for op, ident, fn in (("sum", 0, np.add), ("min", 2 ** 31 - 1, np.minimum),
+                          ("max", -2 ** 31, np.maximum)):
+        got = A.segmented_reduce(tack.array(v), tack.array(off), op).numpy()
+        with np.errstate(over="ignore"):
+            want = [_fold(fn, v[a:b]) if b > a else ident for a, b in itertools.pairwise(off)]
+        np.testing.assert_array_equal(got, np.array(want, np.int32))
+
+
+def test_segmented_inclusive_scan(device):
+    v = data(5003, np.float32)
+    flags = (np.arange(5003) % 37 == 5).astype(np.uint8)
+    dst = tack.zeros(5003)
+    A.segmented_inclusive_scan(tack.array(v), tack.array(flags), dst)
+    want = np.empty_like(v)
+    for i in range(5003):
+        want[i] = v[i] if i == 0 or flags[i] else np.float32(want[i - 1] + v[i])
+    np.testing.assert_array_equal(dst.numpy(), want)
+
+
+def test_nan_and_signed_zero_in_segments(device):
+    v = np.array([np.nan, 1.0, 0.0, -0.0, -0.0, 0.0], np.float32)
+    off = tack.array(np.array([0, 2, 4, 6], np.int32))
+    mn = A.segmented_reduce(tack.array(v), off, "min").numpy()
+    mx = A.segmented_reduce(tack.array(v), off, "max").numpy()
+    assert np.isnan(mn[0]) and np.isnan(mx[0])
+    assert np.signbit(mn[1]) and not np.signbit(mx[1])
+    assert np.signbit(mn[2]) and not np.signbit(mx[2])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float64])
+def test_copy_fill(device, dtype):
+    src = tack.array(np.array([1.5, 2.5, 3.75, 200.0, 7.0]))  # in range of every dtype
+    dst = tack.zeros(5, dtype)
+    A.copy(src, dst, 4)
+    np.testing.assert_array_equal(dst.numpy(), np.array([1.5, 2.5, 3.75, 200.0, 0]).astype(dtype))
+    f = tack.zeros(6, dtype)
+    A.fill_value(f, 2.5, 4)
+    A.copy_with_offset(tack.array(np.array([9, 8], dtype)), f, 4)
+    np.testing.assert_array_equal(f.numpy(), np.array([2.5] * 4 + [9, 8]).astype(dtype))
+    w = tack.zeros(3, tack.u8)
+    A.copy(tack.array(np.array([300, -1, 255], np.int32)), w)  # integers wrap on store
+    assert list(w.numpy()) == [44, 255, 255]
+
+
+def test_fill_conversion_rules(device):
+    a, b = tack.zeros(3, tack.i32), tack.zeros(3, tack.u8)
+    A.fill_value(a, 2.5)
+    A.fill_value(b, 300)
+    assert list(a.numpy()) == [2, 2, 2] and list(b.numpy()) == [44, 44, 44]
+
+
+def test_argument_errors(device):
+    with pytest.raises(TypeError):
+        A.argsort(tack.zeros(4))  # f32 keys
+    with pytest.raises(TypeError):
+        A.unique(tack.zeros(4, tack.i16))
+    with pytest.raises(ValueError):
+        A.reduce_by_key(tack.zeros(4, tack.i32), tack.zeros(4), "mean")
+    with pytest.raises(ValueError):
+        A.reduce_by_key(tack.zeros(4, tack.i32), tack.zeros(3))
+    with pytest.raises(ValueError):
+        A.gather(tack.zeros(4), tack.array(np.array([0, 4], np.int32)))
+    with pytest.raises(ValueError):
+        A.segmented_reduce(tack.zeros(4), tack.array(np.array([0, 3, 2], np.int32)))
+    with pytest.raises(ValueError):
+        A.copy_with_offset(tack.zeros(4), tack.zeros(5), 2)
+    with pytest.raises(ValueError):
+        A.copy(tack.zeros(4), tack.zeros(3), 4)
+    with pytest.raises(TypeError):
+        A.fill_value(tack.zeros(3), "x")

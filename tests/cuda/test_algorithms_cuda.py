@@ -1,0 +1,45 @@
+"""tack.algorithms on CUDA: every test of tests/algorithms re-run with the device fixture set to
+cuda (the workgroup paths: block reductions, tile scans), plus sizes that reach the recursive
+scan of tile totals and 10^7 elements. Skips without a GPU or cuda-bindings."""
+import numpy as np
+import pytest
+
+import tack
+from tack import algorithms as A
+from tests.algorithms.conftest import check_sum, data
+from tests.algorithms.test_reductions import *  # the same tests, on cuda
+from tests.algorithms.test_scans import *
+from tests.algorithms.test_sort_segments import *
+from tests.algorithms.test_stats import *
+
+from . import gpu
+
+pytestmark = gpu.MARKS
+
+
+@pytest.fixture
+def device():
+    old = tack.devices._global["device"]
+    dev = tack.set_default_device("cuda")
+    yield dev
+    tack.devices._global["device"] = old
+
+
+@pytest.mark.parametrize("n", [10 ** 7, 2048 * 2048 + 1])
+def test_large_scan_and_sum(device, n):
+    x = data(n, np.float32)
+    a = tack.array(x)
+    check_sum(a.sum(), x, np.float32)
+    assert a.min() == x.min() and a.max() == x.max()
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i32)
+    assert A.exclusive_scan(tack.array(k), d, n) == int(k.sum(dtype=np.int32))
+    want = np.zeros(n, np.int32)
+    want[1:] = np.cumsum(k, dtype=np.int32)[:-1]
+    np.testing.assert_array_equal(d.numpy(), want)
+
+
+def test_sort_ten_million_matches_cpu_bits(device):
+    keys = data(10 ** 7, np.int32)
+    np.testing.assert_array_equal(A.argsort(tack.array(keys)).numpy(),
+                                  np.argsort(keys, kind="stable"))
