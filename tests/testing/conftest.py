@@ -1,4 +1,6 @@
 """Harness tests: records go to a temporary folder, and the device is a parameter."""
+import importlib.util
+
 import pytest
 import tack
 from tack.devices import default_device
@@ -6,6 +8,8 @@ from tack.testing.harness import tiers, timing
 
 # Every device the harness is checked on in CI. The GPU simulator joins with one more name here.
 DEVICES = ["cpu", "sim"]  # the harness on every engine CI has
+if importlib.util.find_spec("cuda") and importlib.util.find_spec("cuda.bindings"):
+    DEVICES.append("cuda")  # with cuda-bindings installed (the H200 run), on the GPU too
 
 
 @pytest.fixture(autouse=True)
