@@ -80,3 +80,7 @@ def test_block_reductions_use_one_slot_per_workgroup_lane():
     src = (arch.PACKAGE / "lib" / "reductions.py").read_text()
     assert re.findall(r"shared\(f32, (\d+)\)", src) == [str(WORKGROUP)]
     assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]
+    # tack.ops' tree in either precision (ops/_group.py) spells the same two literals
+    src = (arch.PACKAGE / "ops" / "_group.py").read_text()
+    assert re.findall(r"shared_like\(like, (\d+)\)", src) == [str(WORKGROUP)]
+    assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]
