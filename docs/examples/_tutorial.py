@@ -18,7 +18,6 @@ import sys
 import time
 
 import numpy as np
-
 import tack
 
 ARCHES = ("cpu", "cuda", "sim", "julia")

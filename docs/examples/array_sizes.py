@@ -15,9 +15,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, main, parser, passed, pyplot
 
 PAIR = tack.constant(2)  # two scratch entries per column: x and x^2
 
@@ -64,5 +63,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=100_000, check_size=9), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=100_000, check_size=9)))
+    sys.exit(cli())

@@ -14,9 +14,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, close, main, parser, passed, pyplot
 
 R = tack.constant(0.2)  # alpha * dt / dx^2
 
@@ -83,5 +82,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=256, check_size=24), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=256, check_size=24)))
+    sys.exit(cli())

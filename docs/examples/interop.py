@@ -22,9 +22,8 @@ import importlib.util
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, main, parser, passed, pyplot
 
 
 @tack.kernel
@@ -140,5 +139,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=1 << 20, check_size=1000), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=1 << 20, check_size=1000)))
+    sys.exit(cli())

@@ -25,9 +25,8 @@ import math
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, close, main, parser, passed, pyplot
 from tack.algorithms import exclusive_scan
 
 RADIUS = 0.6
@@ -216,5 +215,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=96, check_size=12), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=96, check_size=12)))
+    sys.exit(cli())

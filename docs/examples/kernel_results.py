@@ -15,9 +15,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, close, main, parser, passed, pyplot
 
 
 @tack.kernel
@@ -68,5 +67,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=1_000_000, check_size=10_007), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=1_000_000, check_size=10_007)))
+    sys.exit(cli())

@@ -23,9 +23,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, close, main, parser, passed, pyplot
 
 DT = tack.constant(2e-4)
 GRAVITY = tack.constant(9.8)
@@ -184,5 +183,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=128, check_size=32), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=128, check_size=32)))
+    sys.exit(cli())

@@ -17,9 +17,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, close, main, parser, pyplot
-
 import tack
+from _tutorial import Clock, close, main, parser, pyplot
 
 EPS2 = tack.constant(0.01)  # softening squared
 
@@ -100,5 +99,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=4096, check_size=256), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=4096, check_size=256)))
+    sys.exit(cli())

@@ -19,9 +19,8 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
-
 import tack
+from _tutorial import Clock, check, close, main, parser, passed, pyplot
 from tack import random
 
 SENSOR_ANGLE = tack.constant(0.45)  # radians between the middle sensor and the side ones
@@ -144,5 +143,9 @@ def run(args, clock: Clock) -> None:
         fig.savefig(args.output, dpi=80, bbox_inches="tight")
 
 
+def cli(argv=None) -> int:
+    return main(run, parser(__doc__, size=256, check_size=48), argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main(run, parser(__doc__, size=256, check_size=48)))
+    sys.exit(cli())
