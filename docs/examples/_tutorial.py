@@ -4,7 +4,7 @@ Each tutorial (`heat.py`, `dye.py`, ...) takes the same options:
 
     --arch {cpu,cuda,sim,julia}   the backend; it starts as asked or the script exits non-zero
     --check                       small inputs, verified against independent references
-    --output file.png             draw the result (needs matplotlib: pip install 'tack-kernels[plot]')
+    --output file.png             draw the result (matplotlib: pip install 'tack-kernels[plot]')
     --size N                      the problem size (grid side, particles, bodies)
 
 and ends by printing one `timing:` line (the first call, which includes compiling unless the disk

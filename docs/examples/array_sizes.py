@@ -51,7 +51,8 @@ def run(args, clock: Clock) -> None:
         if args.check:
             check((results[width] == (host + host * host).sum(axis=1)).all(),
                   f"width {width}: row energies differ from NumPy's")
-            check(f"f32[{2 * width}]" in scratch_line, f"width {width}: scratch is not f32[{2 * width}]")
+            check(f"f32[{2 * width}]" in scratch_line,
+                  f"width {width}: scratch is not f32[{2 * width}]")
             passed(f"width {width}: equal to NumPy bit for bit, scratch f32[{2 * width}]")
     if args.output:
         plt = pyplot()

@@ -53,7 +53,8 @@ def triangle_table() -> np.ndarray:
             table[case, :3] = [4 * min(lone, k) + max(lone, k) for k in others]
         elif len(inside) == 2:  # two and two: the quad a-c, a-d, b-d, b-c as two triangles
             (a, b), (c, d) = inside, outside
-            ac, ad, bd, bc = (4 * min(u, v) + max(u, v) for u, v in ((a, c), (a, d), (b, d), (b, c)))
+            pairs = ((a, c), (a, d), (b, d), (b, c))
+            ac, ad, bd, bc = (4 * min(u, v) + max(u, v) for u, v in pairs)
             table[case] = [ac, ad, bd, ac, bd, bc]
     return table
 
