@@ -206,8 +206,9 @@ def run(args, clock: Clock) -> None:
         fig = plt.figure(figsize=(4, 4))
         ax = fig.add_subplot(projection="3d")
         tris = verts[faces]
-        shade = 0.35 + 0.65 * np.abs(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]))
-        shade = shade[:, 2] / np.maximum(np.linalg.norm(shade, axis=1), 1e-12)
+        normal = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+        normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+        shade = 0.2 + 0.8 * np.abs(normal @ np.array([0.4, -0.5, 0.77]))  # a light up and left
         ax.add_collection3d(Poly3DCollection(tris, facecolors=plt.cm.viridis(shade),
                                              edgecolor="none"))
         ax.set(xlim=(-0.7, 0.7), ylim=(-0.7, 0.7), zlim=(-0.7, 0.7), box_aspect=(1, 1, 1))
