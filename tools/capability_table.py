@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-import tack  # noqa: E402
-from tack.runtime import registry  # noqa: E402
+import tack
+from tack.runtime import registry
 
 START, END = "<!-- capability table: tools/capability_table.py -->", "<!-- end of table -->"
 

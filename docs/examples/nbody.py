@@ -89,7 +89,8 @@ def run(args, clock: Clock) -> None:
         close(plain.numpy(), expected, "plain against float64 NumPy", rtol=3e-5, atol=8e-4)
         if tiled:
             close(result, expected, "tiled against float64 NumPy", rtol=3e-5, atol=8e-4)
-            close(result, plain.numpy(), "tiled against plain", rtol=1e-5, atol=1e-5)
+            # the same sums in the same order; FMA contraction may differ between the two kernels
+            close(result, plain.numpy(), "tiled against plain", rtol=1e-5, atol=2e-4)
     if args.output:
         plt = pyplot()
         p = pos.numpy()

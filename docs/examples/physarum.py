@@ -32,8 +32,11 @@ EVAPORATION = tack.constant(0.9)
 
 @tack.func
 def wrap(v, size):
-    """v modulo size, in [0, size) also when rounding would give size itself."""
+    """v modulo size, in [0, size) also where rounding leaves the range: v / size may round up
+    to an integer (w slightly negative), and w + size may round to size itself."""
     w = v - floor(v / size) * size  # noqa: F821 - kernel builtins need no import
+    if w < 0.0:
+        w = w + size
     if w >= size:
         w = w - size
     return w

@@ -52,8 +52,8 @@ def test_pluto_notebook_parses(pluto):
     text, tree = pluto
     assert text.startswith("### A Pluto.jl notebook ###")
     assert list(_problems(tree.root_node)) == []
-    cells = re.findall(r"^# ╔═╡ ([0-9a-f-]{36})$", text, re.M)
-    order = re.findall(r"^# [╠╟][═─]([0-9a-f-]{36})$", text, re.M)
+    cells = re.findall(r"^# ╔═╡ ([0-9a-f-]{36})$", text, re.MULTILINE)
+    order = re.findall(r"^# [╠╟][═─]([0-9a-f-]{36})$", text, re.MULTILINE)
     assert cells and sorted(cells) == sorted(order)  # every cell listed once in the cell order
 
 

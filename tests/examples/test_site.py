@@ -39,7 +39,8 @@ def test_capability_table_is_current():
 
 
 def test_every_page_is_in_the_navigation():
-    nav = set(re.findall(r":\s*([\w./-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), re.M))
+    config = (ROOT / "mkdocs.yml").read_text()
+    nav = set(re.findall(r":\s*([\w./-]+\.md)\s*$", config, re.MULTILINE))
     pages = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
     assert pages == nav, f"not in mkdocs.yml's nav: {sorted(pages - nav)}; " \
                          f"missing: {sorted(nav - pages)}"

@@ -29,8 +29,8 @@ def test_case(cpu, case, n):
 
 
 def test_seed_transform_as_written():
-    # The user's-guide example "Compare a complete calculation" (docs/examples/validate.py),
-    # verbatim.
+    # The user's-guide example "Compare a complete calculation", verbatim (it was the first
+    # example of docs/examples/validate.py before the tutorials replaced them).
     tack.set_default_device("cpu")
     rng = np.random.default_rng(42)
     host_x = rng.normal(size=32).astype(np.float32)
