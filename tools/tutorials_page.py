@@ -20,8 +20,8 @@ engine, checks itself and draws a picture. Every one takes the same options:
 
 | option | meaning |
 | --- | --- |
-| `--arch {cpu,cuda,sim,julia}` | the backend; it starts as asked or the program exits with status 2 ("not available") |
-| `--check` | small inputs, checked against independent references or physical invariants (status 1 when a check fails) |
+| `--arch {cpu,cuda,sim,julia}` | the backend: it starts as asked, or exit status 2 ("not available") |
+| `--check` | small inputs, independent references and invariants (exit status 1 on a failure) |
 | `--output file.png` | draw the result with matplotlib (`pip install 'tack-kernels[plot]'`) |
 | `--size N` | the problem size |
 
@@ -58,7 +58,8 @@ def section(name: str) -> str:
     image = EXAMPLES / "images" / f"{name}.png"
     if image.exists():
         lines += [f"![{name}](examples/images/{name}.png){{ align=right width=260 }}", ""]
-    lines += ["```sh", *(u.strip() for u in usage.strip().splitlines()), "```", "", paragraphs(text.strip()),
+    commands = [u.strip() for u in usage.strip().splitlines()]
+    lines += ["```sh", *commands, "```", "", paragraphs(text.strip()),
               "", f"Source: [`docs/examples/{name}.py`](examples/{name}.py).", ""]
     return "\n".join(lines)
 

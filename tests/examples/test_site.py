@@ -17,7 +17,8 @@ DOCS = ROOT / "docs"
 
 
 def _tool(name: str):
-    spec = importlib.util.spec_from_file_location(f"tack_tool_{name}", ROOT / "tools" / f"{name}.py")
+    path = ROOT / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"tack_tool_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
