@@ -20,7 +20,7 @@ engine, checks itself and draws a picture. Every one takes the same options:
 
 | option | meaning |
 | --- | --- |
-| `--arch {cpu,cuda,sim,julia}` | the backend, started as asked (else exit status 2: "not available") |
+| `--arch {cpu,cuda,sim,julia}` | the backend, started as asked (else exit 2: "not available") |
 | `--check` | small inputs, independent references and invariants (exit status 1 on a failure) |
 | `--output file.png` | draw the result with matplotlib (`pip install 'tack-kernels[plot]'`) |
 | `--size N` | the problem size |
