@@ -11,8 +11,8 @@ A Tack kernel can be dropped into existing array code without copies:
 - CuPy (CUDA only): `cupy.asarray(a)` (`__cuda_array_interface__`), `cupy.from_dlpack(a)` and
   `tack.from_dlpack(c)`. A consumer sees Tack's queued launches finished without `tack.sync()`.
 - Julia: `tack.inspect(kernel, *args, engine="julia")` gives the kernel as KernelAbstractions.jl
-  source, and with juliacall installed the same kernel runs from Python through Julia
-  (`--arch julia`, docs/julia.md).
+  source; with `--arch julia` (juliacall installed, docs/julia.md) every section runs its kernel
+  through juliacall, and Julia code (`juliacall.Main`) reads the result.
 Every exchange is checked by value and, where the protocol shares memory, by a write through one
 side that the other sees. A library that is not installed is reported and skipped.
 """
@@ -114,7 +114,12 @@ def with_julia(host: np.ndarray, arch: str) -> None:
     check("@kernel function" in source, "no KernelAbstractions kernel in the Julia rendering")
     passed(f"julia: smooth as KernelAbstractions.jl source ({len(source.splitlines())} lines)")
     if arch == "julia":
-        passed("julia: every section above ran through juliacall on the Julia engine")
+        smooth(x, out)  # through juliacall, on KernelAbstractions' CPU backend
+        from juliacall import Main as jl  # imported here: Julia runs, the engine started it
+
+        total = float(jl.seval("x -> sum(Float64, x)")(out.numpy()))  # Julia reads the result
+        check(abs(total - smooth_ref(host).sum()) <= 1e-4 * np.abs(host).sum(), "julia: sum")
+        passed("julia: the kernel ran through juliacall and Julia code summed its result")
     else:
         print("  --  run with --arch julia to call the kernels through juliacall")
 
