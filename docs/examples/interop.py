@@ -40,9 +40,12 @@ def smooth_ref(x: np.ndarray) -> np.ndarray:
     return (p[:-2] + p[1:-1] + p[2:]) / 3.0
 
 
-def shares(a: tack.Array, view_write, what: str) -> None:
-    """A write through the other library's view (`view_write(value)`) shows up in `a`."""
+def shares(a: tack.Array, view_write, what: str, wait=None) -> None:
+    """A write through the other library's view (`view_write(value)`) shows up in `a` (after
+    `wait()`: the other library's queued work finished, as its users would wait for it)."""
     view_write(7.5)
+    if wait is not None:
+        wait()
     tack.sync()
     check(a[0] == 7.5, f"{what}: a write through the view is not seen by the Tack array")
 
@@ -72,7 +75,8 @@ def with_torch(host: np.ndarray, cuda: bool) -> None:
     t = torch.from_dlpack(out)
     check(t.is_cuda == cuda, f"torch tensor on the wrong device: {t.device}")
     check(np.allclose(t.cpu().numpy(), smooth_ref(host), rtol=1e-6, atol=1e-6), "torch: values")
-    shares(out, lambda v: t.__setitem__(0, v), "torch.from_dlpack")
+    wait = torch.cuda.synchronize if cuda else None
+    shares(out, lambda v: t.__setitem__(0, v), "torch.from_dlpack", wait)
     src = torch.arange(len(host), dtype=torch.float32, device="cuda" if cuda else "cpu")
     back = tack.empty(host.shape)
     smooth(tack.from_dlpack(src), back)
@@ -93,7 +97,7 @@ def with_cupy(host: np.ndarray) -> None:
     smooth(x, out)
     c = cupy.asarray(out)  # __cuda_array_interface__, no copy
     check(np.allclose(cupy.asnumpy(c), smooth_ref(host), rtol=1e-6, atol=1e-6), "cupy: values")
-    shares(out, lambda v: c.__setitem__(0, v), "cupy.asarray")
+    shares(out, lambda v: c.__setitem__(0, v), "cupy.asarray", cupy.cuda.Device().synchronize)
     check(cupy.from_dlpack(out).data.ptr == c.data.ptr, "cupy.from_dlpack copied")
     src = cupy.arange(len(host), dtype=cupy.float32)
     back = tack.empty(host.shape)
