@@ -216,6 +216,9 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
 
     # -- statements -----------------------------------------------------------------------------
     def block(self, stmts) -> list[N.Stmt]:
+        # A nested block (an if's arms, a loop body) runs while its enclosing statement's
+        # temporaries (hoisted from the condition or range) are still pending: keep them.
+        enclosing = self._pre
         out = []
         for s in stmts:
             self._pre = []
@@ -225,6 +228,7 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
             except Pending:
                 if self.final:  # pragma: no cover - final pass raises NameError instead
                     raise
+        self._pre = enclosing
         return out
 
     def stmt(self, s) -> list[N.Stmt]:
