@@ -24,6 +24,43 @@ _init_lock = threading.Lock()
 compile_lock = threading.RLock()  # LLVM's global context is not thread-safe: one compile at a time
 
 
+# ---- fork() while another thread compiles ------------------------------------------------------
+# A lock held by another thread at fork() stays held forever in the child, which has only the
+# forking thread: a child that then compiles would block. So fork waits for the compile in
+# progress: the locks are taken before fork (Tack's, then llvmlite's per-call lock, the order a
+# compile takes them) and released after it in both processes.
+def _llvmlite_lock():
+    """llvmlite's own lock around every call into LLVM (`llvmlite/binding/ffi.py`), if loaded
+    (it is not imported for this: a process that never compiled has nothing to wait for)."""
+    ffi = sys.modules.get("llvmlite.binding.ffi")
+    lock = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
+    return lock if hasattr(lock, "acquire") and hasattr(lock, "release") else None
+
+
+_held_across_fork: list = []
+
+
+def _before_fork() -> None:
+    locks = [compile_lock, _init_lock]
+    ll = _llvmlite_lock()
+    if ll is not None:
+        locks.append(ll)
+    for lock in locks:
+        lock.acquire()
+    _held_across_fork[:] = locks
+
+
+def _after_fork() -> None:
+    locks, _held_across_fork[:] = list(_held_across_fork), []
+    for lock in reversed(locks):
+        lock.release()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
+                        after_in_child=_after_fork)
+
+
 def binding():
     """llvmlite.binding with the native target initialized (loaded on first use)."""
     global _llvm
