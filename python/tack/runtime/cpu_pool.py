@@ -32,6 +32,7 @@ import re
 import threading
 
 from ..toolchain.objload import load_ir
+from .cpu_threads import MAX_THREADS, check_num_threads  # noqa: F401 (re-exported)
 
 # %Pool's fields; `$name` in the IR below becomes a GEP to that field of %p. The three hot words
 # (open, next, active) get 64-byte lines of their own. pthread objects get 128 bytes each: enough
