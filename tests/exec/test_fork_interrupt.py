@@ -4,8 +4,10 @@ raises KeyboardInterrupt, and the process stays usable. Each scenario runs in it
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -93,3 +95,62 @@ def test_fork_while_another_thread_compiles(tmp_path):
                          env=_env(), timeout=400, check=False)
     assert res.returncode == 0, res.stdout + res.stderr[-3000:]
     assert "forks ok 5" in res.stdout
+
+
+ENDLESS = """
+import sys, time
+sys.path[:0] = [{pypath!r}, {here!r}]
+import numpy as np
+import tack
+import kspin
+
+tack.set_default_device("cpu", num_threads=2)
+out = tack.zeros(1024)
+print("started", flush=True)
+t0 = time.perf_counter()
+try:
+    kspin.spin(out, 1 << 50)  # years of work
+    print("finished?!", flush=True)
+except KeyboardInterrupt:
+    print("interrupted after %.1f s" % (time.perf_counter() - t0), flush=True)
+x, y = tack.array(np.arange(1 << 16, dtype=np.float32)), tack.empty((1 << 16,))
+kspin.double(x, y)  # the process, its pool and its kernels still work
+assert np.array_equal(y.numpy(), 2 * np.arange(1 << 16, dtype=np.float32))
+kspin.spin(out, 1 << 16)
+print("usable", flush=True)
+"""
+
+KSPIN = """
+import tack
+
+
+@tack.kernel
+def spin(out, n):
+    for i in range(n):
+        out[i % 1024] = out[i % 1024] * 0.5 + 1.0
+
+
+@tack.kernel
+def double(x, y):
+    for i in range(x.shape[0]):
+        y[i] = 2.0 * x[i]
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SIGINT hook is Linux-only")
+def test_ctrl_c_stops_an_endless_parallel_kernel(tmp_path):
+    (tmp_path / "kspin.py").write_text(KSPIN)
+    script = ENDLESS.format(pypath=PYPATH, here=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env(TACK_CACHE="on"))
+    try:
+        assert proc.stdout.readline().strip() == "started"
+        time.sleep(1.5)  # compiled and running by now (or soon: the signal waits in the count)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, out + err[-3000:]
+    assert "interrupted after" in out and "usable" in out, out

@@ -36,7 +36,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_pool
+from . import cpu_interrupt, cpu_pool
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -238,8 +238,9 @@ class CPUKernel(Launchable):
         if n < self.n_par:
             self._entry(0, n, addr)
         else:
-            self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
-                              self.grain)
+            if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
+                                 self.grain):
+                cpu_interrupt.interrupted(self.name)
 
     # ---- calibration ---------------------------------------------------------------------------
     def _run_calibrating(self, addr: int, n: int) -> None:
@@ -273,9 +274,9 @@ class CPUKernel(Launchable):
             self._apply(c)
             if self._timed >= CALIBRATION_LAUNCHES:
                 self._finish()
-        if done < n:
-            self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
-                              self.grain)
+        if done < n and self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n,
+                                          self.n_par, self.grain):
+            cpu_interrupt.interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
         """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""
