@@ -13,9 +13,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .devices import Device, default_device
-from .errors import (TackBufferError, TackError, TackIndexError, TackTypeError,
-                     TackValueError)
-
+from .errors import TackBufferError, TackError, TackIndexError, TackTypeError, TackValueError
 
 READ_ONLY = "read-only"  # the third part of a read-only array's specialization key
 

@@ -29,16 +29,17 @@ def put(a, i, v):
 # Read-only memory imported as `ro` (float32, 8 elements, contents 0..7), and the NumPy array
 # `src` that owns it: (label, setup, needs a subprocess).
 _SOURCES = [
-    ("writeable-false", "src = np.arange(8, dtype=np.float32)\nsrc.flags.writeable = False\n"
-                        "ro = tack.from_dlpack(src)\n", False),
-    ("memmap-r", "import tempfile\n_f = tempfile.NamedTemporaryFile(suffix='.bin', delete=False)\n"
-                 "_f.write(np.arange(8, dtype=np.float32).tobytes()); _f.close()\n"
-                 "src = np.memmap(_f.name, np.float32, mode='r', shape=(8,))\n"
-                 "ro = tack.from_dlpack(src)\n", True),
-    ("view-of-readonly", "_b = np.arange(8, dtype=np.float32)\nsrc = _b.view()\n"
-                         "src.flags.writeable = False\nro = tack.from_dlpack(src)\n", False),
-    ("reshape", "src = np.arange(8, dtype=np.float32)\nsrc.flags.writeable = False\n"
-                "ro = tack.from_dlpack(src).reshape(8)\n", False),
+    ("writeable-false", ("src = np.arange(8, dtype=np.float32)\nsrc.flags.writeable = False\n"
+                         "ro = tack.from_dlpack(src)\n"), False),
+    ("memmap-r", ("import tempfile\n"
+                  "_f = tempfile.NamedTemporaryFile(suffix='.bin', delete=False)\n"
+                  "_f.write(np.arange(8, dtype=np.float32).tobytes()); _f.close()\n"
+                  "src = np.memmap(_f.name, np.float32, mode='r', shape=(8,))\n"
+                  "ro = tack.from_dlpack(src)\nos.unlink(_f.name)\n"), True),
+    ("view-of-readonly", ("_b = np.arange(8, dtype=np.float32)\nsrc = _b.view()\n"
+                          "src.flags.writeable = False\nro = tack.from_dlpack(src)\n"), False),
+    ("reshape", ("src = np.arange(8, dtype=np.float32)\nsrc.flags.writeable = False\n"
+                 "ro = tack.from_dlpack(src).reshape(8)\n"), False),
 ]
 
 
@@ -97,8 +98,8 @@ _DLPACK = [
     ("none", "", "tack.from_dlpack(None)", "TypeError"),
     ("list", "", "tack.from_dlpack([1, 2])", "TypeError"),
     ("int", "", "tack.from_dlpack(3)", "TypeError"),
-    ("capsule-less", "class P:\n    def __dlpack__(self, **kw):\n        raise BufferError('no')\n"
-                     "    def __dlpack_device__(self):\n        return (1, 0)\n",
+    ("capsule-less", ("class P:\n    def __dlpack__(self, **kw):\n        raise BufferError('no')\n"
+                      "    def __dlpack_device__(self):\n        return (1, 0)\n"),
      "tack.from_dlpack(P())", "BufferError"),
     ("strided", "a = np.arange(16, dtype=np.float32)", "tack.from_dlpack(a[::2])", "BufferError"),
     ("transposed", "a = np.zeros((4, 3), np.float32)", "tack.from_dlpack(a.T)", "BufferError"),
