@@ -14,6 +14,7 @@ import sys
 import threading
 
 from .. import cache
+from . import compile_worker
 
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
@@ -236,7 +237,15 @@ def optimize(llvm_ir: str) -> str:
 
 def compile_object(llvm_ir: str) -> bytes:
     """LLVM IR text → O3 → a relocatable object file for this CPU (ELF on Linux), in the code
-    model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation)."""
+    model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation). After a
+    process's first compiles, in a bounded worker process (compile_worker.py: llvmlite keeps
+    ~70 KB of every O3 run)."""
+    with compile_lock:
+        return compile_worker.compile_object(llvm_ir, compile_here)
+
+
+def compile_here(llvm_ir: str) -> bytes:
+    """compile_object in this process."""
     llvm = binding()
     with compile_lock:
         mod = optimize_module(llvm.parse_assembly(llvm_ir), host_target_machine())
