@@ -278,8 +278,12 @@ def _file_type(ctx: dict, fault: str) -> None:
         os.mkdir(path)
         ctx["unrepairable"] = True  # os.replace cannot put a file over a directory
     elif fault == "socket":
-        s = socket.socket(socket.AF_UNIX)
-        s.bind(path)
+        s, cwd = socket.socket(socket.AF_UNIX), os.getcwd()
+        os.chdir(os.path.dirname(path))  # a socket's path is limited to 107 bytes
+        try:
+            s.bind(os.path.basename(path))
+        finally:
+            os.chdir(cwd)
         ctx["socket"] = s
     return None
 
