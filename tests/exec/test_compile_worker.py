@@ -84,3 +84,12 @@ def test_a_dead_worker_falls_back_to_compiling_here(worker_after):
     with pytest.warns(RuntimeWarning, match="compile worker failed"):
         obj = llvm_host.compile_object(IR.format(c=2))
     assert obj[:4] == b"\x7fELF" and compile_worker._state["broken"]
+
+
+def test_the_worker_never_touches_the_disk_cache(worker_after, monkeypatch, tmp_path):
+    """The cache's checks (the directory's owner, the mode) hold in this process only."""
+    monkeypatch.setenv("TACK_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("TACK_CACHE", "on")
+    worker_after(0, 100)
+    assert llvm_host.compile_object(IR.format(c=3))[:4] == b"\x7fELF"
+    assert not (tmp_path / "c").exists()

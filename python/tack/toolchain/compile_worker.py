@@ -46,7 +46,9 @@ class _Worker:
         code = (f"import sys; sys.path.insert(0, {pkg_parent!r}); "
                 "from tack.toolchain import compile_worker, llvm_host; "
                 "compile_worker.serve(llvm_host.compile_here)")
-        env = dict(os.environ, TACK_COMPILE_IN_PROCESS="all")
+        # The worker only compiles: the disk cache is this process's business (its checks,
+        # e.g. of the directory's owner, hold here, not in another process).
+        env = dict(os.environ, TACK_COMPILE_IN_PROCESS="all", TACK_CACHE="off")
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, env=env, close_fds=True)
         self.done = 0
