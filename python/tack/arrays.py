@@ -13,17 +13,25 @@ import numpy as np
 
 from . import dtypes as dt
 from .devices import Device, default_device
-from .errors import TackTypeError, TackValueError
+from .errors import TackBufferError, TackError, TackIndexError, TackTypeError, TackValueError
+
+READ_ONLY = "read-only"  # the third part of a read-only array's specialization key
 
 
-def _shape(shape) -> tuple[int, ...]:
+def _check_writable(a: Array, what: str) -> None:
+    if a.readonly:
+        raise TackValueError(f"{what}: the array is read-only (imported from read-only memory); "
+                             "copy it first with a.copy()")
+
+
+def _shape(shape, negative_ok: bool = False) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
         out = tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TackTypeError(f"A shape is an int or a tuple of ints, got {shape!r}") from None
-    if any(s < 0 for s in out):
+    if any(s < 0 for s in out) and not negative_ok:
         raise TackValueError(f"Negative dimension in shape {out}")
     return out
 
@@ -32,9 +40,10 @@ class Array:
     """An n-dimensional array on one device."""
 
     __slots__ = ("__weakref__", "_buf", "_device", "_host", "_ptr", "_sig", "_unwritten", "dtype",
-                 "shape")
+                 "readonly", "shape")
 
-    def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None):
+    def __init__(self, host: np.ndarray | None, device: Device, buf=None, shape=None, dtype=None,
+                 readonly: bool = False):
         self._host = host  # host devices: C-contiguous, native byte order, owned
         # The engine's buffer (on a host device: the NumPy array): the launch value of an
         # engine that does not take pointers (signature.launch_values).
@@ -44,7 +53,12 @@ class Array:
         phys = host.shape if host is not None else tuple(shape)  # storage shape
         k = len(self.dtype.shape) if isinstance(self.dtype, dt.VecType) else 0
         self.shape = phys[:len(phys) - k]  # vector/matrix components are not dimensions
-        self._sig = (self.dtype, len(self.shape))  # what kernels specialize on (+ baked extents)
+        # Memory imported read-only (`from_dlpack` of a read-only tensor) stays read-only: a
+        # kernel that may store into it, copyto and fill refuse it before anything is written.
+        self.readonly = bool(readonly) or (host is not None and not host.flags.writeable)
+        # What kernels specialize on (+ baked extents); a read-only array keys apart, so the
+        # check that refuses a store into it runs once per specialization, not per call.
+        self._sig = (self.dtype, len(self.shape)) + ((READ_ONLY,) if self.readonly else ())
         self._ptr = host.ctypes.data if host is not None else buf.ptr
         # Made by `tack.empty` and not written since (by fill, copyto or a kernel launch that
         # takes it): `tack.check` reports the kernel's reads of it before writes.
@@ -112,7 +126,7 @@ class Array:
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __iter__(self):
-        raise TypeError("tack.Array is not iterable on the host; use .numpy() (a copy)")
+        raise TackTypeError("tack.Array is not iterable on the host; use .numpy() (a copy)")
 
     # ---- host access to one element (docs/language.md, "Arrays on the host") -----------------
     def _flat_index(self, key) -> int:
@@ -129,12 +143,13 @@ class Array:
             raise TackTypeError(f"tack.Array indices are integers, got {_key_text(key)}") \
                 from None
         if len(idx) != self.ndim:
-            raise IndexError(f"{len(idx)} indices for a {self.ndim}-dimensional tack.Array "
-                             f"of shape {self.shape}")
+            raise TackIndexError(f"{len(idx)} indices for a {self.ndim}-dimensional tack.Array "
+                                 f"of shape {self.shape}")
         flat = 0
         for d, (i, n) in enumerate(zip(idx, self.shape)):
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+                raise TackIndexError(f"index {i} is out of bounds for dimension {d} with size "
+                                     f"{n}")
             flat = flat * n + (i + n if i < 0 else i)
         return flat
 
@@ -165,8 +180,8 @@ class Array:
         """A view of the same buffer with another shape of as many elements (writes through
         either are seen by both); one dimension may be -1."""
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = tuple(shape[0])
-        shape = tuple(operator.index(s) for s in shape)
+            shape = shape[0]
+        shape = _shape(shape, negative_ok=True)
         if shape.count(-1) > 1:
             raise TackValueError("reshape: only one dimension may be -1")
         if -1 in shape:
@@ -183,7 +198,7 @@ class Array:
         phys = new + t.shape if isinstance(t, dt.VecType) else new
         if self._host is not None:
             return Array(self._host.reshape(phys), self._device, dtype=t)
-        return Array(None, self._device, self._buf, phys, t)
+        return Array(None, self._device, self._buf, phys, t, self.readonly)
 
     def copy(self) -> Array:
         """A new array on the same device with the same shape, dtype and contents."""
@@ -227,13 +242,17 @@ class Array:
 
     def fill(self, value) -> None:
         """Set every element; a vector/matrix array takes one element's value or a scalar."""
+        _check_writable(self, "fill")
         self._unwritten = False
+        try:
+            value = np.broadcast_to(np.asarray(value, self.dtype.np), self._phys)
+        except (TypeError, ValueError) as exc:  # NumPy's refusal: not a number, wrong shape
+            raise TackValueError(f"fill: {value!r} is not a value of {self.dtype!r}: "
+                                 f"{exc}") from None
         if self._host is not None:
             self._host[...] = value
         else:
-            host = np.ascontiguousarray(np.broadcast_to(np.asarray(value, self.dtype.np),
-                                                        self._phys))
-            self._device.engine.upload(self._buf, host)
+            self._device.engine.upload(self._buf, np.ascontiguousarray(value))
 
     # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
     def _scalar(self):
@@ -254,7 +273,7 @@ class Array:
         if self._host is not None:
             return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
         return _dlpack().export(self._device.engine, self._ptr, self._phys, self._scalar(),
-                                self, stream, max_version, dl_device, copy)
+                                self, stream, max_version, dl_device, copy, self.readonly)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         if self._host is not None:
@@ -289,7 +308,10 @@ def _dlpack():
 def _check_host_source(src) -> np.ndarray:
     if isinstance(src, Array):
         return src.numpy()
-    a = np.asarray(src)
+    try:
+        a = np.asarray(src)
+    except (TypeError, ValueError) as exc:  # ragged nested lists and the like
+        raise TackValueError(f"Cannot make an array of {type(src).__name__}: {exc}") from None
     if a.dtype == object or a.dtype.kind not in "biuf":
         raise TackTypeError(f"Unsupported numpy dtype: {a.dtype}; Tack arrays hold numbers")
     return a
@@ -351,6 +373,8 @@ def arange(start, stop=None, step=1, dtype=None, device: Device | None = None) -
     one is a float (Tack's default widths, as for scalar arguments)."""
     if stop is None:
         start, stop = 0, start
+    if step == 0:
+        raise TackValueError("tack.arange: step must not be zero")
     values = np.arange(start, stop, step)
     if dtype is None:
         if values.dtype.kind == "f":
@@ -383,12 +407,16 @@ def concat(arrays, axis: int = 0, device: Device | None = None) -> Array:
 
 
 def copyto(dst: Array, src) -> None:
-    """Copy `src` (a NumPy array or a Tack array) into `dst`; shapes must match exactly."""
+    """Copy `src` (a NumPy array or a Tack array) into `dst`; shapes must match exactly. The
+    source holds one of Tack's dtypes (what `tack.array(src)` takes), converted to dst's."""
     if not isinstance(dst, Array):
         raise TackTypeError(f"copyto's destination must be a tack.Array, got {type(dst).__name__}")
     a = _check_host_source(src)
+    if not isinstance(src, Array):
+        dt.from_numpy(a.dtype)  # float16, longdouble, bool: refused, as by tack.array
     if a.shape != dst._phys:
         raise TackValueError(f"Shape mismatch: array is {dst._phys}, got {a.shape}")
+    _check_writable(dst, "copyto")
     dst._unwritten = False
     if dst._host is not None:
         np.copyto(dst._host, a, casting="unsafe")
@@ -400,24 +428,50 @@ def copyto(dst: Array, src) -> None:
 
 def from_dlpack(obj, device: Device | None = None) -> Array:
     """A Tack array sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, ...): CPU
-    tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made."""
+    tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made.
+
+    Refused (TackTypeError / TackBufferError / TackValueError, nothing shared): an object
+    without `__dlpack__`, a dtype Tack lacks (float16, bool, complex, big-endian), a tensor
+    that is not C-contiguous, and one whose address is not a multiple of its element size
+    (the generated code loads elements at their natural alignment). A read-only tensor gives a
+    read-only array (`a.readonly`): kernels that may store into it refuse it before launch."""
     if isinstance(obj, Array):
         return obj
-    if not hasattr(obj, "__dlpack__"):
-        raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
-                        f"{type(obj).__name__}")
+    if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
+        raise TackTypeError(f"tack.from_dlpack needs an object with __dlpack__ and "
+                            f"__dlpack_device__, got {type(obj).__name__}")
     device = device or default_device()
     dlpack = _dlpack()
-    dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
-    if dev_type in dlpack.HOST_TYPES and device.is_host:
-        return Array(dlpack.host_array(obj), device)
-    if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda":
-        engine = device.engine
-        if dev_id != engine.index:
-            raise BufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
+    try:
+        dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
+        if dev_type in dlpack.HOST_TYPES and device.is_host:
+            host = dlpack.host_array(obj)
+            _check_aligned(host.ctypes.data, host.dtype.itemsize)
+            return Array(host, device)
+        if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda":
+            return _from_cuda(obj, device, dev_id)
+    except BufferError as exc:  # the producer's refusal (NumPy: big-endian, read-only export)
+        if isinstance(exc, TackError):
+            raise
+        raise TackBufferError(f"tack.from_dlpack: {exc}") from exc
+    raise TackBufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type "
+                          f"{dev_type} with {device!r} without a copy; use tack.array(...) to "
+                          "copy it")
+
+
+def _from_cuda(obj, device: Device, dev_id: int) -> Array:
+    engine = device.engine
+    if dev_id != engine.index:
+        raise TackBufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
                               f"cuda:{engine.index}; select it with set_default_device"
                               f"('cuda:{dev_id}')")
-        ptr, nbytes, shape, dtype, owner = dlpack.import_cuda(obj, engine)
-        return Array(None, device, engine.adopt(ptr, nbytes, owner), shape, dtype)
-    raise BufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type {dev_type} "
-                      f"with {device!r} without a copy; use tack.array(...) to copy it")
+    ptr, nbytes, shape, dtype, owner, readonly = _dlpack().import_cuda(obj, engine)
+    _check_aligned(ptr, dtype.itemsize)
+    return Array(None, device, engine.adopt(ptr, nbytes, owner), shape, dtype, readonly)
+
+
+def _check_aligned(address: int, itemsize: int) -> None:
+    if address % itemsize:
+        raise TackValueError(f"tack.from_dlpack: the tensor's address {address:#x} is not a "
+                             f"multiple of its element size ({itemsize} bytes); kernels load "
+                             "elements at their natural alignment. Copy it with tack.array(...)")

@@ -15,6 +15,7 @@ from . import dtypes as dt
 from .errors import TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
+from .runtime.cpu_threads import check_num_threads
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
 _OPTIONS = {"cpu": {"num_threads"}}
@@ -127,6 +128,7 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
         n = options["num_threads"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TackValueError(f"num_threads must be a positive integer, got {n!r}")
+        check_num_threads(n)
     if index:
         options["index"] = index
     registry.find(engine, arch)  # an engine that does not target the arch fails here

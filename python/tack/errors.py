@@ -47,6 +47,10 @@ class TackRuntimeError(TackError, RuntimeError):
     pass
 
 
+class TackBufferError(TackError, BufferError):
+    """Memory that cannot be shared as asked (tack.from_dlpack, __dlpack__)."""
+
+
 class IRVerificationError(TackError, RuntimeError):
     """An internal IR invariant failed: a bug in Tack, not in the kernel."""
 

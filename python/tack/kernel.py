@@ -200,6 +200,7 @@ class Kernel:
             kir, features = compiler.first_ir(self, pk, specs, debug, dev)
         except CapabilityError as exc:
             raise _failed_on(self.name, dev, exc) from exc
+        _refuse_read_only_stores(self.name, kir.params, values)
         # Extents baked into the code (a vector array's component dimensions are in its dtype).
         baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
                  for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
@@ -239,6 +240,17 @@ class Kernel:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
             spec.variants[shape_key] = variant
         return variant
+
+
+def _refuse_read_only_stores(name: str, params, values) -> None:
+    """A read-only array (memory imported read-only) passed where the kernel may store or
+    update atomically: refused before anything runs. Read-only arrays key their own
+    specializations (arrays.READ_ONLY), so this runs once per specialization."""
+    for p, a in zip(params, values):
+        if p.kind == "array" and p.written and getattr(a, "readonly", False):
+            raise TackValueError(f"Kernel '{name}': parameter '{p.name}' may be written (a store "
+                                 "or an atomic update), but its array is read-only (imported "
+                                 "from read-only memory); pass a copy (a.copy())")
 
 
 def _failed_on(name: str, dev, exc: CapabilityError) -> TackRuntimeError:

@@ -7,6 +7,7 @@ per process: it must be a directory only this user can write, since an entry is 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import threading
 import warnings
@@ -96,17 +97,18 @@ def _insecure(path: str, st) -> str | None:
     return None
 
 
-def _check_dir(path: str, create: bool) -> str | None:
+def _check_dir(path: str, create: bool, follow: bool = True) -> str | None:
     """None if `path` is a directory only this user can write (made with mode 0700 if missing),
-    else why not. Remembered per process."""
+    else why not. Remembered per process. `follow=False` (a kind subdirectory, which Tack makes
+    itself) also refuses a symbolic link there."""
     reason = _checked.get(path, 0)
     if reason != 0:
         return reason
     try:
         if create:
             os.makedirs(path, mode=0o700, exist_ok=True)
-        st = os.stat(path)
-        if not os.path.isdir(path):
+        st = os.stat(path) if follow else os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode):
             reason = f"{path} is not a directory"
         else:
             reason = _insecure(path, st)

@@ -65,6 +65,21 @@ def _digest(lengths, head, data) -> bytes:
     return h.digest()
 
 
+HEADER_SIZE = _FIXED.size
+
+
+def claimed_size(header: bytes) -> int | None:
+    """The total file size the fixed header at the start of `header` claims, or None if it is
+    not a header of this FORMAT: a lookup reads this much first and refuses a file of another
+    size without reading its body (a huge forged file costs one small read)."""
+    if len(header) < _FIXED.size:
+        return None
+    magic, fmt, klen, keylen, mlen, dlen, _ = _FIXED.unpack_from(header)
+    if magic != MAGIC or fmt != FORMAT:
+        return None
+    return _FIXED.size + klen + keylen + mlen + dlen
+
+
 def decode(kind: str, key: str, blob: bytes) -> tuple[bytes, bytes] | None:
     """(payload, meta JSON bytes) if `blob` is an intact entry of this kind and key, else None."""
     n = _FIXED.size

@@ -14,7 +14,7 @@ import stat
 import time
 
 from .config import _check_dir, _insecure, _warn_once, default_directory, directory, max_size, mode
-from .entry import SUFFIX, Entry, decode, encode
+from .entry import HEADER_SIZE, SUFFIX, Entry, claimed_size, decode, encode
 
 _KIND = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
 _KEY = re.compile(r"[0-9a-f]{16,128}\Z")
@@ -38,30 +38,42 @@ def _path(root: str, kind: str, key: str) -> str:
 
 
 # ---- lookup -------------------------------------------------------------------------------------
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) |
+               getattr(os, "O_BINARY", 0))  # O_NONBLOCK: opening a FIFO there must not block
+
+
 def load(kind: str, key: str) -> Entry | None:
-    """The entry stored under (kind, key), verified; None if absent, unusable or the cache off."""
+    """The entry stored under (kind, key), verified; None if absent, unusable or the cache off.
+    The kind subdirectory is checked like the root (owner, mode; a symbolic link is refused),
+    the file opened without following links or blocking and checked (a regular file of this
+    user, not group/world-writable) before anything is read, and its fixed header read first:
+    a size other than the one it claims is refused without reading the body."""
     root = directory(create=False)
     if root is None:
         return None
     path = _path(root, kind, key)
+    reason = _check_dir(os.path.dirname(path), create=False, follow=False)
+    if reason is not None:
+        if reason != "missing":
+            _warn_once(("dir", os.path.dirname(path)), f"not reading from "
+                       f"{os.path.dirname(path)}: {reason}")
+        _stats["misses" if reason == "missing" else "rejected"] += 1
+        return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) |
-                     getattr(os, "O_BINARY", 0))
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError:
         _stats["misses"] += 1
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or _insecure(path, st) is not None:
-            _stats["rejected"] += 1
-            return None
-        blob = _read_all(fd, st.st_size)
+        blob = None
+        if stat.S_ISREG(st.st_mode) and _insecure(path, st) is None:
+            blob = _read_checked(fd, st.st_size)
     except OSError:
-        _stats["rejected"] += 1
-        return None
+        blob = None
     finally:
         os.close(fd)
-    got = decode(kind, key, blob)
+    got = None if blob is None else decode(kind, key, blob)
     if got is None:
         _stats["rejected"] += 1
         return None
@@ -74,8 +86,20 @@ def load(kind: str, key: str) -> Entry | None:
     return Entry(got[0], got[1], path)
 
 
-def _read_all(fd: int, size: int) -> bytes:
-    chunks, want = [], size + 1  # one byte more than stat said: a growing file is not intact
+def _read_checked(fd: int, size: int) -> bytes | None:
+    """The whole file if its header claims exactly the size fstat gave, else None (having read
+    only the header)."""
+    head = _read_all(fd, min(size, HEADER_SIZE), exact=True)
+    if claimed_size(head) != size:
+        return None
+    rest = _read_all(fd, size - len(head), exact=False)
+    return head + rest if len(head) + len(rest) == size else None
+
+
+def _read_all(fd: int, size: int, exact: bool) -> bytes:
+    """Up to `size` bytes (`exact`), or `size` + 1 (a growing file then reads too long: not
+    intact)."""
+    chunks, want = [], size if exact else size + 1
     while want > 0:
         b = os.read(fd, want)
         if not b:
@@ -97,7 +121,7 @@ def store(kind: str, key: str, data: bytes, meta: dict | None = None) -> bool:
     path = _path(root, kind, key)
     sub = os.path.dirname(path)
     blob = encode(kind, key, data, meta)
-    reason = _check_dir(sub, create=True)
+    reason = _check_dir(sub, create=True, follow=False)
     if reason is not None:
         _warn_once(("dir", sub), f"not writing to {sub}: {reason}")
         return False
@@ -139,8 +163,10 @@ def _write_replace(path: str, tmp_name: str, blob: bytes) -> None:
 
 
 # ---- maintenance --------------------------------------------------------------------------------
-def _entries(root: str):
-    """(path, size, mtime, kind) of every entry file and leftover temporary file under root."""
+def _entries(root: str, strays: bool = False):
+    """(path, size, mtime, kind) of every entry file and leftover temporary file under root;
+    `strays`: also whatever else has such a name and is not a regular file (a FIFO, a socket, a
+    symbolic link, a device node: a lookup refuses them, `clear` removes them)."""
     try:
         kinds = [d for d in os.scandir(root) if _KIND.match(d.name) and
                  d.is_dir(follow_symlinks=False)]
@@ -158,7 +184,7 @@ def _entries(root: str):
                 st = f.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if f.is_file(follow_symlinks=False):
+            if stat.S_ISREG(st.st_mode) or strays and not stat.S_ISDIR(st.st_mode):
                 yield f.path, st.st_size, st.st_mtime, d.name
 
 
@@ -197,11 +223,12 @@ def _unlink(path: str) -> int:
 
 def clear() -> int:
     """Delete every entry (and temporary file) in the cache directory; returns files removed.
-    Only Tack's own files are touched, whatever else the directory holds."""
+    Only Tack's own names are touched, whatever else the directory holds; anything at such a
+    name that is not a regular file (a FIFO, a link) is removed too (never followed)."""
     root = directory(create=False)
     if root is None:
         return 0
-    return sum(_unlink(path) for path, _, _, _ in list(_entries(root)))
+    return sum(_unlink(path) for path, _, _, _ in list(_entries(root, strays=True)))
 
 
 def info() -> dict:

@@ -36,7 +36,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_pool
+from . import cpu_interrupt, cpu_pool
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -53,22 +53,33 @@ _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
 
 def default_num_threads() -> int:
-    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer: ValueError), else os.cpu_count()."""
+    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer, or above cpu_pool.MAX_THREADS:
+    ValueError), else os.cpu_count()."""
     env = os.environ.get("TACK_CPU_THREADS", "").strip()
     if not env:
-        return os.cpu_count() or 1
+        return min(os.cpu_count() or 1, cpu_pool.MAX_THREADS)
     try:
-        return max(1, int(env))
+        n = max(1, int(env))
     except ValueError:
         raise TackValueError(f"TACK_CPU_THREADS must be an integer, got {env!r}") from None
+    return cpu_pool.check_num_threads(n, "TACK_CPU_THREADS")
 
 
-def _median_ns(fn, reps: int) -> float:
-    xs = []
+CALIBRATION_NS = 20_000_000  # time budget of each timed phase of fanout_ns, whatever P is
+
+
+def _median_ns(fn, reps: int, budget_ns: float = math.inf) -> float:
+    """The median time of `reps` calls of fn, or of fewer (at least 5) once `budget_ns` is
+    spent: a calibration costs about the same at 4 threads and at 1,000."""
+    xs, spent = [], 0
     for _ in range(reps):
         t0 = time.perf_counter_ns()
         fn()
-        xs.append(time.perf_counter_ns() - t0)
+        dt = time.perf_counter_ns() - t0
+        xs.append(dt)
+        spent += dt
+        if spent > budget_ns and len(xs) >= 5:
+            break
     xs.sort()
     k = len(xs) // 2
     return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
@@ -95,9 +106,9 @@ def fanout_ns(num_threads: int) -> float:
     def run(n_par):
         return lambda: nat.launch(pool.ptr, nat.probe, addr, 0, n, n_par, 1)
 
-    _median_ns(run(0), 50)  # start the workers, warm the caches
-    ser = _median_ns(run(NEVER), 300)
-    par = _median_ns(run(0), 300)
+    _median_ns(run(0), 50, CALIBRATION_NS / 4)  # start the workers, warm the caches
+    ser = _median_ns(run(NEVER), 300, CALIBRATION_NS)
+    par = _median_ns(run(0), 300, CALIBRATION_NS)
     return max(par - ser / num_threads, 100.0)
 
 
@@ -110,7 +121,7 @@ class CPUEngine(HostMemory, Engine):
 
     def __init__(self, num_threads: int | None = None):
         n = default_num_threads() if num_threads is None else int(num_threads)
-        self.num_threads = max(1, n)
+        self.num_threads = cpu_pool.check_num_threads(max(1, n))
 
     @classmethod
     def create(cls, arch: str, options: dict) -> CPUEngine:
@@ -227,8 +238,9 @@ class CPUKernel(Launchable):
         if n < self.n_par:
             self._entry(0, n, addr)
         else:
-            self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
-                              self.grain)
+            if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
+                                 self.grain):
+                cpu_interrupt.interrupted(self.name)
 
     # ---- calibration ---------------------------------------------------------------------------
     def _run_calibrating(self, addr: int, n: int) -> None:
@@ -262,9 +274,9 @@ class CPUKernel(Launchable):
             self._apply(c)
             if self._timed >= CALIBRATION_LAUNCHES:
                 self._finish()
-        if done < n:
-            self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
-                              self.grain)
+        if done < n and self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n,
+                                          self.n_par, self.grain):
+            cpu_interrupt.interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
         """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""

@@ -25,6 +25,7 @@ import threading
 import numpy as np
 
 from .. import dtypes as dt
+from ..errors import TackBufferError, TackTypeError
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 _CODES = {"i": 0, "u": 1, "f": 2}
@@ -138,29 +139,30 @@ def export_host(host: np.ndarray, stream, max_version, dl_device, copy):
     kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
                             ("copy", copy)) if v is not None}
     if stream is not None:
-        raise BufferError("stream must be None for a CPU array")
+        raise TackBufferError("stream must be None for a CPU array")
     return host.__dlpack__(**kw)
 
 
 def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version=None,
-           dl_device=None, copy=None):
+           dl_device=None, copy=None, readonly=False):
     """`__dlpack__` of the CUDA engine's memory at `ptr` (storage shape `phys`, of the scalar
-    dtype `scalar`); `keep` stays alive until the consumer releases the tensor."""
+    dtype `scalar`); `keep` stays alive until the consumer releases the tensor. A read-only
+    array says so in a versioned capsule's flags (an unversioned one cannot)."""
     here = (kDLCUDA, engine.index)
     if dl_device is not None and tuple(dl_device) != here:
-        raise BufferError(f"tack.Array on cuda:{engine.index} cannot be exported to device "
-                          f"{tuple(dl_device)} without a copy")
+        raise TackBufferError(f"tack.Array on cuda:{engine.index} cannot be exported to "
+                              f"device {tuple(dl_device)} without a copy")
     if copy:
-        raise BufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
+        raise TackBufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
     if scalar.kind not in _CODES:
-        raise BufferError(f"dtype {scalar.name} has no DLPack code")
+        raise TackBufferError(f"dtype {scalar.name} has no DLPack code")
     _wait_for_tack(engine, stream)
     keep: list = [keep]
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     if versioned:
         m = DLManagedTensorVersioned()
         m.version = DLPackVersion(1, 0)
-        m.flags = 0
+        m.flags = READ_ONLY if readonly else 0
     else:
         m = DLManagedTensor()
     _fill(m.dl_tensor, ptr, phys, scalar, *here, keep)
@@ -198,7 +200,7 @@ class _Imported:
 def _tensor_dtype(t: DLTensor):
     kind = _KINDS.get(t.dtype.code)
     if kind is None or t.dtype.lanes != 1:
-        raise TypeError(f"DLPack dtype (code {t.dtype.code}, bits {t.dtype.bits}, lanes "
+        raise TackTypeError(f"DLPack dtype (code {t.dtype.code}, bits {t.dtype.bits}, lanes "
                         f"{t.dtype.lanes}) is not one of Tack's dtypes")
     return dt.from_numpy(np.dtype(f"{kind}{t.dtype.bits // 8}"))
 
@@ -209,13 +211,19 @@ def _check_contiguous(shape, strides) -> None:
     expect = 1
     for extent, stride in zip(reversed(shape), reversed(strides)):
         if extent != 1 and stride != expect:
-            raise BufferError(f"tack.from_dlpack needs a C-contiguous tensor (shape {shape}, "
-                              f"strides {strides} in elements); make it contiguous first")
+            raise TackBufferError(f"tack.from_dlpack needs a C-contiguous tensor (shape "
+                                  f"{shape}, strides {strides} in elements); make it "
+                                  "contiguous first")
         expect *= extent
 
 
 def _consume(capsule):
     """(managed pointer, DLTensor, deleter address) of a capsule, which is marked used."""
+    return _consume_flags(capsule)[:3]
+
+
+def _consume_flags(capsule):
+    """`_consume`, and the tensor's DLPack 1.0 flags (0 for an unversioned capsule)."""
     cap = ctypes.c_void_p(id(capsule))
     for name, used, cls in ((_NAME_V, _USED_V, DLManagedTensorVersioned),
                             (_NAME, _USED, DLManagedTensor)):
@@ -223,8 +231,8 @@ def _consume(capsule):
             ptr = _api.PyCapsule_GetPointer(cap, name)
             m = cls.from_address(ptr)
             _api.PyCapsule_SetName(cap, used)
-            return ptr, m.dl_tensor, m.deleter
-    raise BufferError("not a DLPack capsule (or already consumed)")
+            return ptr, m.dl_tensor, m.deleter, getattr(m, "flags", 0)
+    raise TackBufferError("not a DLPack capsule (or already consumed)")
 
 
 def _get_capsule(obj, stream):
@@ -241,17 +249,18 @@ def host_array(obj) -> np.ndarray:
     """The NumPy array sharing the host memory of the DLPack producer `obj`."""
     host = np.from_dlpack(obj)
     if not host.flags.c_contiguous:
-        raise BufferError("tack.from_dlpack needs a C-contiguous tensor; make it contiguous "
-                          "first")
+        raise TackBufferError("tack.from_dlpack needs a C-contiguous tensor; make it "
+                              "contiguous first")
     dt.from_numpy(host.dtype)  # TypeError for dtypes Tack lacks
     return host
 
 
 def import_cuda(obj, engine) -> tuple:
-    """(address, nbytes, shape, dtype, owner) of the CUDA tensor of the producer `obj`, asked
-    for with the engine's stream; `owner` calls the producer's deleter when it goes."""
+    """(address, nbytes, shape, dtype, owner, read-only) of the CUDA tensor of the producer
+    `obj`, asked for with the engine's stream; `owner` calls the producer's deleter when it
+    goes; read-only is the DLPack 1.0 flag (False for an unversioned capsule)."""
     capsule = _get_capsule(obj, engine.stream_ptr)
-    ptr, t, deleter = _consume(capsule)
+    ptr, t, deleter, flags = _consume_flags(capsule)
     try:
         dtype = _tensor_dtype(t)
         shape = tuple(t.shape[k] for k in range(t.ndim))
@@ -262,4 +271,4 @@ def import_cuda(obj, engine) -> tuple:
         raise
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     data = (t.data or 0) + t.byte_offset
-    return data, nbytes, shape, dtype, _Imported(ptr, deleter, capsule)
+    return data, nbytes, shape, dtype, _Imported(ptr, deleter, capsule), bool(flags & READ_ONLY)

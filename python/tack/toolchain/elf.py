@@ -15,6 +15,10 @@ class LoadError(TackRuntimeError):
     """The object cannot be mapped by ElfImage (MCJIT may still load it)."""
 
 
+# What reading a field that points outside the object raises: turned into LoadError
+MALFORMED = (struct.error, IndexError, KeyError, ValueError, OverflowError)
+
+
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")  # name, type, flags, addr, offset, size, link, info, align, _
 _SYM = struct.Struct("<IBBHQQ")  # name, info, other, section index, value, size
@@ -52,7 +56,15 @@ class ElfObject:
 
 
 def parse(obj: bytes) -> ElfObject:
-    """Check and parse `obj`; raise LoadError for anything the loader does not handle."""
+    """Check and parse `obj`; raise LoadError for anything the loader does not handle (a field
+    pointing outside the file included: a forged object must not escape as another error)."""
+    try:
+        return _parse(obj)
+    except MALFORMED as exc:
+        raise LoadError(f"malformed ELF object: {exc}") from None
+
+
+def _parse(obj: bytes) -> ElfObject:
     h = _header(obj)
     secs = _section_headers(obj, h)
     names = [_cstr(obj, secs[h.shstrndx], s[0]) for s in secs]

@@ -14,6 +14,7 @@ import sys
 import threading
 
 from .. import cache
+from . import compile_worker
 
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
@@ -22,6 +23,43 @@ PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrollin
 _llvm = None
 _init_lock = threading.Lock()
 compile_lock = threading.RLock()  # LLVM's global context is not thread-safe: one compile at a time
+
+
+# ---- fork() while another thread compiles ------------------------------------------------------
+# A lock held by another thread at fork() stays held forever in the child, which has only the
+# forking thread: a child that then compiles would block. So fork waits for the compile in
+# progress: the locks are taken before fork (Tack's, then llvmlite's per-call lock, the order a
+# compile takes them) and released after it in both processes.
+def _llvmlite_lock():
+    """llvmlite's own lock around every call into LLVM (`llvmlite/binding/ffi.py`), if loaded
+    (it is not imported for this: a process that never compiled has nothing to wait for)."""
+    ffi = sys.modules.get("llvmlite.binding.ffi")
+    lock = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
+    return lock if hasattr(lock, "acquire") and hasattr(lock, "release") else None
+
+
+_held_across_fork: list = []
+
+
+def _before_fork() -> None:
+    locks = [compile_lock, _init_lock]
+    ll = _llvmlite_lock()
+    if ll is not None:
+        locks.append(ll)
+    for lock in locks:
+        lock.acquire()
+    _held_across_fork[:] = locks
+
+
+def _after_fork() -> None:
+    locks, _held_across_fork[:] = list(_held_across_fork), []
+    for lock in reversed(locks):
+        lock.release()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
+                        after_in_child=_after_fork)
 
 
 def binding():
@@ -199,7 +237,15 @@ def optimize(llvm_ir: str) -> str:
 
 def compile_object(llvm_ir: str) -> bytes:
     """LLVM IR text → O3 → a relocatable object file for this CPU (ELF on Linux), in the code
-    model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation)."""
+    model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation). After a
+    process's first compiles, in a bounded worker process (compile_worker.py: llvmlite keeps
+    ~70 KB of every O3 run)."""
+    with compile_lock:
+        return compile_worker.compile_object(llvm_ir, compile_here)
+
+
+def compile_here(llvm_ir: str) -> bytes:
+    """compile_object in this process."""
     llvm = binding()
     with compile_lock:
         mod = optimize_module(llvm.parse_assembly(llvm_ir), host_target_machine())

@@ -30,6 +30,7 @@ from .. import cache
 from . import llvm_host
 from .elf import (
     GOT_TYPES,
+    MALFORMED,
     R_32,
     R_32S,
     R_64,
@@ -164,11 +165,13 @@ class ElfImage:
             link.relocate()
             link.protect()
             self.symbols = link.exports()
-        except BaseException:
+        except BaseException as exc:
             if self._finalizer is not None:
                 self._finalizer()
             else:
                 _lib().munmap(self.base, self.size)
+            if isinstance(exc, MALFORMED):  # a field of a forged object pointing nowhere
+                raise LoadError(f"malformed ELF object: {exc}") from None
             raise
 
     def _map(self, total: int, keep: bool) -> None:
@@ -335,14 +338,17 @@ class MCJITImage:
         return a
 
 
-def map_object(obj: bytes, keep: bool = False):
-    """An image of `obj` (ElfImage where supported, else MCJIT; see TACK_CPU_LOADER)."""
+def map_object(obj: bytes, keep: bool = False, fallback: bool = True):
+    """An image of `obj` (ElfImage where supported, else MCJIT; see TACK_CPU_LOADER). Without
+    `fallback`, an object ElfImage rejects raises LoadError instead of going to MCJIT: a cache
+    entry is only ever mapped by the loader that checks it (MCJIT would trust a forged object,
+    and crashed the process on some), and a rejected one is recompiled."""
     how = os.environ.get("TACK_CPU_LOADER", "").strip().lower()
     if how != "mcjit" and supported():
         try:
             return ElfImage(obj, keep)
         except LoadError:
-            if how == "elf":
+            if how == "elf" or not fallback:
                 raise
     return MCJITImage(obj, keep)
 
@@ -366,13 +372,13 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
         entry = cache.load("cpu", key)
         if entry is not None:
             try:
-                image = map_object(entry.data, keep)
+                image = map_object(entry.data, keep, fallback=False)
                 for name in symbols:
                     image.address(name)
                 counts["cached"] += 1
                 return image
             except LoadError:
-                pass  # a valid entry that this process cannot use: compile instead
+                pass  # checksum-valid, but not an object ElfImage accepts: compile it afresh
     if ir is None:
         ir = make_ir()
     obj = llvm_host.compile_object(ir)

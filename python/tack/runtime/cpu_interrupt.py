@@ -1,0 +1,64 @@
+"""Ctrl-C during a CPU kernel: a parallel launch stops between chunks and the call raises
+KeyboardInterrupt, its outputs partially written (docs/language.md, "Kernels and calls").
+
+A launch runs inside one GIL-releasing native call, so Python's own SIGINT handler only notes
+the signal; the call would run to its end. So the pool's code has a native handler
+(`tack_on_sigint`, cpu_pool_ir.py) that counts the signal where the chunk loop sees it and then
+calls the handler it replaced — Python's — so the KeyboardInterrupt comes as usual when the call
+returns. It is installed (once, by the pool's first use) only in front of Python's default
+handler: a program that set its own SIGINT handler, or ignores SIGINT, keeps exactly that
+behaviour, and one that sets a handler later replaces this one. Linux with glibc only (the layout
+of `struct sigaction` is read here); elsewhere kernels run to their end, as before.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import struct
+import sys
+import threading
+
+_SA_SIGINFO = 4  # Linux, every architecture glibc supports here
+_HANDLER_AT, _FLAGS_AT = 0, 8 + 128  # struct sigaction: handler, sigset_t (1024 bits), flags
+_SIGACTION_SIZE = 256  # more than glibc's 152 bytes on x86-64 and AArch64
+
+
+def _glibc() -> bool:
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def install(on_sigint: int, set_prev) -> bool:
+    """Put the native handler at address `on_sigint` in front of Python's default SIGINT
+    handler, giving it the old one through `set_prev(address)`. False where it does not apply."""
+    if not (sys.platform.startswith("linux") and os.uname().machine in ("x86_64", "aarch64")
+            and _glibc()):
+        return False
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
+    libc = ctypes.CDLL(None, use_errno=True)
+    sigaction = libc.sigaction
+    sigaction.restype = ctypes.c_int
+    sigaction.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    old = ctypes.create_string_buffer(_SIGACTION_SIZE)
+    if sigaction(signal.SIGINT, None, old) != 0:
+        return False
+    (handler,) = struct.unpack_from("<Q", old, _HANDLER_AT)
+    (flags,) = struct.unpack_from("<i", old, _FLAGS_AT)
+    if handler in (0, 1) or flags & _SA_SIGINFO or handler == on_sigint:
+        return handler == on_sigint  # SIG_DFL, SIG_IGN, a three-argument handler: leave it
+    set_prev(handler)
+    new = ctypes.create_string_buffer(old.raw, _SIGACTION_SIZE)  # same mask and flags
+    struct.pack_into("<Q", new, _HANDLER_AT, on_sigint)
+    return sigaction(signal.SIGINT, new, None) == 0
+
+
+def interrupted(name: str) -> None:
+    """After a launch that a SIGINT stopped: the main thread gets Python's KeyboardInterrupt
+    when the native call returns; another launching thread gets its own here."""
+    if threading.current_thread() is not threading.main_thread():
+        raise KeyboardInterrupt(f"Kernel '{name}' was interrupted; its outputs are partially "
+                                "written")
