@@ -23,6 +23,8 @@ def cuda_device():
     T.test_issue14_float_tables_weak_and_typed,
     T.test_issue14_table_index_outside_reads_the_last_entry,
     T.test_issue14_table_in_device_function,
+    T.test_issue14_table_len_and_loop_over_a_table,
+    T.test_issue14_table_len_as_launch_bound,
     T.test_issue14_table_index_outside_is_index_error_in_debug_mode,
 ], ids=lambda f: f.__name__.removeprefix("test_issue14_"))
 def test_issue14_tables_on_cuda(test):

@@ -228,3 +228,34 @@ def test_issue14_table_in_device_function(device):
     out = tack.zeros(idx.size, tack.i32)
     through_func(tack.array(idx), out)
     np.testing.assert_array_equal(out.numpy(), np.array(EDGE_TABLE)[idx & 255] + idx % 8)
+
+
+@tack.kernel
+def table_sums(out):
+    for i in range(out.shape[0]):
+        s = 0
+        for j in range(len(EDGE_TABLE)):  # len() of a table: its entry (row) count, a literal
+            s += EDGE_TABLE[j] & (1 << i)
+        out[i] = s + len(MS_SEGMENTS) * 1000000
+
+
+def test_issue14_table_len_and_loop_over_a_table(device):
+    out = tack.zeros(12, tack.i32)
+    table_sums(out)
+    edges = np.array(EDGE_TABLE)
+    np.testing.assert_array_equal(out.numpy(), [int((edges & (1 << i)).sum()) + 16000000
+                                                for i in range(12)])
+
+
+@tack.kernel
+def unpack_table(out):
+    for c in range(len(MS_SEGMENTS)):  # a launch bound: counted as the literal 16
+        out[c] = MS_SEGMENTS[c][0] * 4 + MS_COUNT[c]
+
+
+def test_issue14_table_len_as_launch_bound(device):
+    out = tack.zeros(20, tack.i32)
+    unpack_table(out)
+    want = np.zeros(20, np.int32)
+    want[:16] = np.array(MS_SEGMENTS)[:, 0] * 4 + np.array(MS_COUNT)
+    np.testing.assert_array_equal(out.numpy(), want)

@@ -64,6 +64,8 @@ def test_table_kernels_on_julia153(julia153_engine):
     T.test_issue14_float_tables_weak_and_typed(None)
     T.test_issue14_table_index_outside_reads_the_last_entry(None)
     T.test_issue14_table_in_device_function(None)
+    T.test_issue14_table_len_and_loop_over_a_table(None)
+    T.test_issue14_table_len_as_launch_bound(None)
 
 
 @pytest.mark.julia

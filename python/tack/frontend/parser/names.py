@@ -154,6 +154,13 @@ class Names:
             return obj if isinstance(obj, Func) else None
         return None
 
+    def constant_length(self, node) -> int | None:
+        """The number of entries (or rows) of the vector or table constant `node` names."""
+        if not isinstance(node, (ast.Name, ast.Attribute)) or self.objref(node) is not None:
+            return None
+        obj = self._resolve(node, quiet=True)
+        return len(obj) if isinstance(obj, tuple) and isinstance(obj, Constant) else None
+
     def table_subscript(self, node: ast.Subscript):
         """((its source text, the constant table), its index nodes in source order) when `node`
         indexes a constant table: `T[i]`, `T[i, j]` or `T[i][j]`; else (None, None)."""
