@@ -83,7 +83,7 @@ def cube_edges(cases, out, rows):
     for i in range(cases.shape[0]):
         out[i] = EDGE_TABLE[cases[i]]
         seg = MS_SEGMENTS[cases[i] % 16]  # a row of 4: a vector
-        rows[i] = seg[0] + seg.y * 16 + MS_SEGMENTS[cases[i] % 16, 2] * 256
+        rows[i] = seg[0] + MS_SEGMENTS[cases[i] % 16].y * 16 + MS_SEGMENTS[cases[i] % 16, 2] * 256
 
 
 def test_issue14_marching_cubes_edge_table_256(device):
@@ -207,6 +207,29 @@ def test_issue14_table_ir_form_and_rejections():
 
     with pytest.raises(TypeError, match="a row of the constant table 'OFFSETS_T' has 8 entries"):
         wide_row(out)
+
+    @tack.kernel
+    def passed(out):
+        for i in range(out.shape[0]):
+            out[i] = first_entry(EDGE_TABLE)
+
+    with pytest.raises(tack.UnsupportedSyntaxError, match="constant table 'EDGE_TABLE' used as "
+                                                          "a value at line"):
+        passed(out)
+
+    @tack.kernel
+    def stored(out):
+        for i in range(out.shape[0]):
+            MS_SEGMENTS[i][0] += 1
+
+    with pytest.raises(tack.UnsupportedSyntaxError, match="store into the constant table "
+                                                          "'MS_SEGMENTS'"):
+        stored(out)
+
+
+@tack.func
+def first_entry(t):
+    return t[0]
 
 
 OFFSETS_T = tack.constant(tuple(tuple(range(8)) for _ in range(3)), tack.i32)
