@@ -4,7 +4,7 @@ marching-cubes edge table (256 entries), float tables (typed and weak), 1-D and 
 
 The kernels run on the current default device: the `device` fixture runs them on the CPU engine
 and the simulator; tests/julia/test_julia153_tables.py runs them on Julia 1.5.3 and
-tests/cuda/test_issue14_tables_cuda.py on a GPU."""
+tests/cuda/test_issue14_lang_cuda.py on a GPU."""
 from __future__ import annotations
 
 import numpy as np

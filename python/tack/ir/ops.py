@@ -42,8 +42,8 @@ Selection
 Conversion
   CAST                       to `dtype` from args[0].dtype: int→int truncates or extends by the SOURCE's
                              signedness; int→float rounds to nearest; float→int truncates toward zero
-                             (result unspecified when not representable); float→float rounds; bool→int
-                             gives 0/1; int/float→bool is `!= 0`.
+                             and saturates at the target's range, NaN giving 0 (LLVM fpto[su]i.sat);
+                             float→float rounds; bool→int gives 0/1; int/float→bool is `!= 0`.
 Memory
   LOAD                       arg = array parameter name; args = (flat element index, i64).
                              (Before `passes.linearize`: one index per dimension, any int dtype.)

@@ -188,7 +188,8 @@ def _const(e: Expr) -> str:
 
 def _cast(e: Expr, x: str) -> str:
     """CAST per ops.py: int→int by the source's signedness (`%` wraps, Base int.jl), float→int
-    `unsafe_trunc` (no InexactError), →bool `!= 0`, the rest a converting constructor."""
+    `tk_fptoi` (saturating, NaN to 0; no InexactError), →bool `!= 0`, the rest a converting
+    constructor."""
     src, dst = e.args[0].dtype, e.dtype
     if src is dst:
         return x
@@ -197,7 +198,7 @@ def _cast(e: Expr, x: str) -> str:
     if src.is_int and dst.is_int:
         return f"({x} % {_typ(dst)})"
     if src.is_float and dst.is_int:
-        return f"unsafe_trunc({_typ(dst)}, {_strip(x)})"
+        return f"tk_fptoi({_typ(dst)}, {_strip(x)})"
     return f"{_typ(dst)}({_strip(x)})"
 
 

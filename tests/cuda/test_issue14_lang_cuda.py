@@ -1,11 +1,14 @@
-"""Issue 14, gap 11 on the GPU: the constant-table tests of tests/exec/test_issue14_const_tables.py
-with CUDA as the default device (tables are `.global` data read with `ld.global.nc`), against the
-same expected values; debug mode's IndexError and tack.check's finding on device arrays."""
+"""Issue 14 on the GPU, second part: the constant-table tests of
+tests/exec/test_issue14_const_tables.py (gap 11; tables are `.global` data read with
+`ld.global.nc`) and the float → integer conversion tests of tests/exec/test_issue14_float_to_int.py
+(saturating, as on every engine), with CUDA as the default device, against the same expected
+values; debug mode's IndexError and tack.check's finding on device arrays."""
 import pytest
 import tack
 
 from tests.cuda import gpu
 from tests.exec import test_issue14_const_tables as T
+from tests.exec import test_issue14_float_to_int as F
 
 pytestmark = gpu.MARKS
 
@@ -33,3 +36,8 @@ def test_issue14_tables_on_cuda(test):
 
 def test_issue14_table_check_on_cuda_arrays():
     T.test_issue14_table_index_outside_is_a_check_finding()
+
+
+def test_issue14_float_to_int_saturates_on_cuda():
+    F.test_issue14_float_to_int_stores_and_casts_saturate(None)
+    F.test_issue14_float_to_int_constant_folding_agrees(None)
