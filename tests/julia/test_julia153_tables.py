@@ -15,7 +15,7 @@ from tests.julia.test_render import literal_problems, parse_problems, structure_
 
 
 def _kernels():
-    i32 = lambda *v: tack.array(np.array(v, np.int32))  # noqa: E731
+    i32 = lambda *v: tack.array(np.array(v, np.int32))
     return {
         "marching_squares": (T.marching_squares, lambda: [
             tack.array(np.ones((3, 4), np.float32)), 0.5, tack.zeros(6, tack.i32),
@@ -44,7 +44,7 @@ def test_rendered_table_kernels(name, debug, jl_parser):
     assert literal_problems(jl_parser, text) == []
     assert structure_problems(jl_parser, text) == []
     consts = re.findall(r"^const (tk_tab_\w+) = \((.*),\)  # test_issue14_const_tables.py:\d+$",
-                        text, re.M)
+                        text, re.MULTILINE)
     assert consts, text
     for cname, _ in consts:  # defined before the kernel, read inside it
         assert text.index(f"const {cname}") < text.index("@kernel function")

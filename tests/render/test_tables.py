@@ -7,11 +7,11 @@ import re
 
 import numpy as np
 import pytest
-
 import tack
 from tack.compiler import specialize
 from tack.render.llvm import render
 from tack.toolchain.llvm_host import optimize
+
 from tests.exec import test_issue14_const_tables as T
 
 
