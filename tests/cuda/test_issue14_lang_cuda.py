@@ -41,3 +41,10 @@ def test_issue14_table_check_on_cuda_arrays():
 def test_issue14_float_to_int_saturates_on_cuda():
     F.test_issue14_float_to_int_stores_and_casts_saturate(None)
     F.test_issue14_float_to_int_constant_folding_agrees(None)
+
+
+def test_issue14_sequential_ndrange_and_object_loops_on_cuda():
+    from tests.exec import test_issue14_seq_ndrange as sn
+
+    sn.test_issue14_sequential_ndrange_and_object_loops()  # item 13: not yet covered on a GPU
+    sn.test_issue14_sequential_ndrange_target_mismatch()
