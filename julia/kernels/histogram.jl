@@ -7,16 +7,16 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `histogram`, specialization (data: f32[?], bins: i32[?], n: i32)
-@kernel function tk_histogram_803ca6bb(data::AbstractVector{Float32}, bins::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:230
+@kernel function tk_histogram_4f96937d(data::AbstractVector{Float32}, bins::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:230
     tk_gi = @index(Global, Linear)  # corpus.py:230
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:230
     local i::Int32 = zero(Int32)  # corpus.py:230
     local idx::Int32 = zero(Int32)  # corpus.py:230
     if tk_t < tk_n  # corpus.py:230
         i = tk_t % Int32  # corpus.py:231
-        idx = unsafe_trunc(Int32, data[(i % Int64) + 1] * 10.0f0)  # corpus.py:232
+        idx = tk_fptoi(Int32, data[(i % Int64) + 1] * 10.0f0)  # corpus.py:232
         tk_atomic_add!(bins, (idx % Int64) + 1, Int32(1))  # corpus.py:233
     end
 end
 
-const tack_histogram = tk_histogram_803ca6bb
+const tack_histogram = tk_histogram_4f96937d

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `texture_sample`, specialization (coords: f32[?, 3], out: f32[?], outf: f32[?], tex__data: f32[?])
-@kernel function tk_texture_sample_ea6fa634(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
+@kernel function tk_texture_sample_77dd0cea(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
     tk_gi = @index(Global, Linear)  # corpus.py:638
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:638
     local i::Int64 = zero(Int64)  # corpus.py:638
@@ -86,9 +86,9 @@ using .TackRuntime
         _sample_x23 = tk_minnum(tk_maxnum(_sample_u1, 0.0f0), 1.0f0) * 4.0f0  # texture.py:44
         _sample_y24 = tk_minnum(tk_maxnum(_sample_v2, 0.0f0), 1.0f0) * 3.0f0  # texture.py:45
         _sample_z25 = tk_minnum(tk_maxnum(_sample_w3, 0.0f0), 1.0f0) * 2.0f0  # texture.py:46
-        _sample_i013 = unsafe_trunc(Int32, _sample_x23)  # texture.py:47
-        _sample_j015 = unsafe_trunc(Int32, _sample_y24)  # texture.py:48
-        _sample_k017 = unsafe_trunc(Int32, _sample_z25)  # texture.py:49
+        _sample_i013 = tk_fptoi(Int32, _sample_x23)  # texture.py:47
+        _sample_j015 = tk_fptoi(Int32, _sample_y24)  # texture.py:48
+        _sample_k017 = tk_fptoi(Int32, _sample_z25)  # texture.py:49
         _sample_i114 = min(_sample_i013 + Int32(1), Int32(4))  # texture.py:50
         _sample_j116 = min(_sample_j015 + Int32(1), Int32(3))  # texture.py:51
         _sample_k118 = min(_sample_k017 + Int32(1), Int32(2))  # texture.py:52
@@ -117,9 +117,9 @@ using .TackRuntime
         _sample_x50 = tk_minnum(tk_maxnum(__probe_u27, 0.0f0), 1.0f0) * 4.0f0  # texture.py:44
         _sample_y51 = tk_minnum(tk_maxnum(__probe_v28, 0.0f0), 1.0f0) * 3.0f0  # texture.py:45
         _sample_z52 = tk_minnum(tk_maxnum(__probe_w29, 0.0f0), 1.0f0) * 2.0f0  # texture.py:46
-        _sample_i040 = unsafe_trunc(Int32, _sample_x50)  # texture.py:47
-        _sample_j042 = unsafe_trunc(Int32, _sample_y51)  # texture.py:48
-        _sample_k044 = unsafe_trunc(Int32, _sample_z52)  # texture.py:49
+        _sample_i040 = tk_fptoi(Int32, _sample_x50)  # texture.py:47
+        _sample_j042 = tk_fptoi(Int32, _sample_y51)  # texture.py:48
+        _sample_k044 = tk_fptoi(Int32, _sample_z52)  # texture.py:49
         _sample_i141 = min(_sample_i040 + Int32(1), Int32(4))  # texture.py:50
         _sample_j143 = min(_sample_j042 + Int32(1), Int32(3))  # texture.py:51
         _sample_k145 = min(_sample_k044 + Int32(1), Int32(2))  # texture.py:52
@@ -146,4 +146,4 @@ using .TackRuntime
     end
 end
 
-const tack_texture_sample = tk_texture_sample_ea6fa634
+const tack_texture_sample = tk_texture_sample_77dd0cea

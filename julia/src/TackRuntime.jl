@@ -22,12 +22,24 @@ const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads
 import Atomix
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
-    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum, tk_maxnum
+    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum, tk_maxnum,
+    tk_fptoi
 
 # Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number. Base's
 # min/max return NaN when either argument is NaN (base/math.jl), so they are not used.
 @inline tk_minnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a < b) | isnan(b), a, b)
 @inline tk_maxnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a > b) | isnan(b), a, b)
+
+# Tack's float → integer conversion: truncation toward zero, saturated at the type's range, NaN
+# to 0 (LLVM's fptosi.sat/fptoui.sat, as the native engines emit it; docs/language.md,
+# "Conversions"). `unsafe_trunc` alone gives an arbitrary value out of range, `trunc` throws.
+# `F(typemax(T))` rounds up to a power of two where the float cannot hold typemax (Int32 in
+# Float32), so `x >= hi` is exactly "the truncation does not fit"; typemin is exact.
+@inline function tk_fptoi(::Type{T}, x::F) where {T<:Integer, F<:AbstractFloat}
+    hi, lo = F(typemax(T)), F(typemin(T))
+    ifelse(isnan(x), zero(T), ifelse(x >= hi, typemax(T),
+                                     ifelse(x <= lo, typemin(T), unsafe_trunc(T, x))))
+end
 
 # A NaN of the argument's type with no Float64 constant anywhere (Metal has no Float64).
 @inline tk_nan(::Type{Float32}) = NaN32

@@ -214,8 +214,11 @@ class Array:
         value converted by the kernel language's rules (docs/language.md, "Conversions")."""
         t = dt.as_dtype(dtype)
         src = self.numpy()
-        with np.errstate(invalid="ignore", over="ignore"):  # outside the portable domain
-            host = src.astype(t.np)
+        if t.is_int and src.dtype.kind == "f":  # float → int saturates, as in kernels
+            host = dt.saturate_int(src, t)
+        else:
+            with np.errstate(over="ignore"):  # f64 → f32 overflows to inf, as in kernels
+                host = src.astype(t.np)
         vt = self.dtype
         out_t = dt.VecType(t, vt.shape) if isinstance(vt, dt.VecType) else None
         return array(host, out_t, self._device)

@@ -54,8 +54,8 @@ def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
     return typed
 
 
-def lower(typed: KernelIR, debug: bool = False) -> KernelIR:
-    """The IR passes (`passes.pipeline.lower`) on a typed IR."""
+def lower(typed: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
+    """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check`."""
     from .passes import pipeline  # loaded at the first compile (see above)
 
-    return pipeline.lower(typed, debug)
+    return pipeline.lower(typed, debug, checked)

@@ -33,7 +33,17 @@ class FloatConstant(float, Constant):
 
 
 class TupleConstant(tuple, Constant):
-    """A vector (tuple) or matrix (tuple of tuples) constant; on the host an ordinary tuple."""
+    """A vector (tuple) or matrix (tuple of tuples) constant; on the host an ordinary tuple.
+    Longer than 4 entries (or rows) it is a constant table (`is_table`): kernels index it,
+    and it is emitted once as read-only data (docs/language.md, "Constants")."""
+
+    @property
+    def shape(self) -> tuple:
+        return (len(self), len(self[0])) if isinstance(self[0], tuple) else (len(self),)
+
+    @property
+    def is_table(self) -> bool:
+        return any(n > 4 for n in self.shape)
 
     def __repr__(self):
         return f"tack.constant({tuple(self)!r}{'' if self.dtype is None else f', {self.dtype!r}'})"
@@ -43,6 +53,10 @@ class TupleConstant(tuple, Constant):
 
         return np.array(tuple(self), dtype=dtype if dtype is not None else (
             self.dtype.np if self.dtype is not None else None))
+
+
+# The largest constant table (entries): it is compiled into every kernel that reads it.
+MAX_TABLE = 1 << 16
 
 
 def _check_value(value, dtype) -> None:
@@ -86,9 +100,13 @@ def constant(value, dtype=None):
     A tuple gives a vector constant, a tuple of tuples a matrix constant."""
     if isinstance(value, (tuple, list)):
         items = _items(value, dtype)
-        if not 1 <= len(items) <= 4 or any(isinstance(x, tuple) and not 1 <= len(x) <= 4
-                                           for x in items):
-            raise TackTypeError("vector constants have 1 to 4 components (matrices up to 4×4)")
+        if not items or any(isinstance(x, tuple) and not x for x in items):
+            raise TackTypeError(f"tack.constant({value!r}): a vector or table constant needs at "
+                                "least one entry (and each row at least one)")
+        total = len(items) * (len(items[0]) if isinstance(items[0], tuple) else 1)
+        if total > MAX_TABLE:
+            raise TackTypeError(f"tack.constant: a constant table holds at most {MAX_TABLE} "
+                                f"entries, this one {total}; pass a tack.Array instead")
         for x in items:
             if isinstance(x, TupleConstant):
                 x.dtype = dtype

@@ -179,11 +179,27 @@ def convert(value, dt: DType):
             return v
         with np.errstate(over="ignore"):  # an f32 overflow is inf, as at run time
             return float(np.float32(v))
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return 0  # float→int of a non-finite value is outside the portable domain
-        value = math.trunc(value)
+    if isinstance(value, float):  # truncate, saturate at the range, NaN → 0 (saturate_int)
+        if math.isnan(value):
+            return 0
+        if math.isinf(value):
+            return dt.max() if value > 0 else dt.min()
+        return min(max(math.trunc(value), dt.min()), dt.max())
     return wrap_int(int(value), dt)
+
+
+def saturate_int(x, dt: DType):
+    """NumPy floats (an array or a scalar) → integer dtype `dt` by the kernel language's rule:
+    truncation toward zero, saturated at `dt`'s range, NaN → 0 — what LLVM's `fptosi.sat` /
+    `fptoui.sat` compute on the CPU and CUDA (docs/language.md, "Conversions"). NumPy's own
+    `astype` leaves values out of range undefined (it wraps or gives the indefinite integer)."""
+    a = np.asarray(x)
+    hi, lo = a.dtype.type(dt.max()), a.dtype.type(dt.min())  # hi may round up: then >= is exact
+    with np.errstate(invalid="ignore", over="ignore"):
+        inside = np.where(np.isnan(a) | (a >= hi) | (a <= lo), 0, a).astype(dt.np)
+    out = np.where(np.isnan(a), dt.np.type(0), np.where(a >= hi, dt.np.type(dt.max()), np.where(
+        a <= lo, dt.np.type(dt.min()), inside))).astype(dt.np)
+    return out if np.ndim(x) else out[()]
 
 
 def _int_to_f32(value: int) -> float:

@@ -20,7 +20,7 @@ def unavailable() -> str | None:
         from tack.runtime.cuda import CUDAEngine
 
         CUDAEngine(0)
-    except Exception as exc:  # no driver, no device
+    except Exception as exc:  # noqa: BLE001 - any failure to start (no driver, no device): skip
         return f"no usable CUDA GPU: {exc}"
     return None
 

@@ -4,7 +4,6 @@ functions and classes, return values, debug mode and ndrange — the same kernel
 import numpy as np
 import pytest
 import tack
-from tack import random
 
 from tests.cuda import gpu
 

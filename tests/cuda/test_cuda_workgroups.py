@@ -72,7 +72,7 @@ def nbody_tiled(pos, acc, n, eps2):
                 dy = tile[4 * j + 1] - yi
                 dz = tile[4 * j + 2] - zi
                 r2 = dx * dx + dy * dy + dz * dz + eps2
-                inv = 1.0 / sqrt(r2)
+                inv = 1.0 / sqrt(r2)  # noqa: F821 - a kernel builtin
                 s = tile[4 * j + 3] * inv * inv * inv
                 ax += dx * s
                 ay += dy * s

@@ -2,10 +2,10 @@
 import re
 
 import pytest
-
 from tack.runtime.cuda_occupancy import limit_registers, register_budget
 
-H100 = dict(block=256, regs_per_sm=65536, threads_per_sm=2048)
+# An H100's limits (those of an H200 too): 64 Ki registers and 2048 threads per SM
+H100 = {"block": 256, "regs_per_sm": 65536, "threads_per_sm": 2048}
 
 
 @pytest.mark.parametrize("regs, blocks, budget", [

@@ -24,8 +24,8 @@ def _ptxas() -> str | None:
         found = pathfinder.find_nvidia_binary_utility("ptxas")
         if found:
             return found
-    except Exception:
-        pass
+    except (ImportError, AttributeError):  # no cuda-pathfinder, or one without this finder
+        found = None
     return shutil.which("ptxas")
 
 
@@ -59,7 +59,7 @@ def _assemble(ptx: str, tmp_path) -> None:
     src = tmp_path / "k.ptx"
     src.write_text(ptx)
     r = subprocess.run([PTXAS, "-arch=sm_90", str(src), "-o", str(tmp_path / "k.cubin")],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
 
 

@@ -1,7 +1,6 @@
 """The public host API: arrays, dtypes as casts, devices, specialization caching."""
 import numpy as np
 import pytest
-
 import tack
 
 
@@ -129,7 +128,7 @@ def test_num_threads_option_and_env(monkeypatch):
     from tack.devices import make_device
 
     with pytest.raises(ValueError, match="TACK_CPU_THREADS"):
-        make_device("cpu").engine  # read when a device's engine starts
+        _ = make_device("cpu").engine  # read when a device's engine starts
     monkeypatch.delenv("TACK_CPU_THREADS")
     assert tack.set_default_device("cpu") is tack.set_default_device("cpu")
 
@@ -217,7 +216,7 @@ def test_float_max_reductions_of_every_width_compile(tmp_path):
         "    o = tack.zeros(3)\n"
         "    rowmax(tack.array(h), o)\n"
         "    assert (o.numpy() == h.max(axis=1)).all(), w\n")
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
 
 

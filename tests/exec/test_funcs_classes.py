@@ -2,7 +2,6 @@
 functions: `@tack.func`" and "Device classes: `@tack.device_class`")."""
 import numpy as np
 import pytest
-
 import tack
 
 

@@ -25,7 +25,10 @@ def test_issue14_constant_value_checks(value, dtype, message):
     (((1, 2), (3,)), r"the rows of a matrix constant must have one length \(this one is ragged\)"),
     (((1, 2), 3), r"a matrix constant is a tuple of rows, each a tuple; this one mixes numbers"),
     (((1, (2,)), (3, 4)), r"constants have at most two levels"),
-    ((1, 2, 3, 4, 5), r"vector constants have 1 to 4 components"),
+    # More than 4 entries is a constant table (gap 11), so the limits are an empty one and size.
+    ((), r"a vector or table constant needs at least one entry"),
+    (((), ()), r"needs at least one entry \(and each row at least one\)"),
+    (tuple(range(1 << 16 + 1)), r"a constant table holds at most 65536 entries, this one 131072"),
 ])
 def test_issue14_constant_table_checks(value, message):
     with pytest.raises(TypeError, match=message):

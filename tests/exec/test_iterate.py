@@ -4,7 +4,6 @@ one name → `c` is an integer over range(obj.name); two or three names (fastest
 vector of indices over an ndrange, `c[0]` the index over the first name, varying fastest."""
 import numpy as np
 import pytest
-
 import tack
 
 

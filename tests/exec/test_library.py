@@ -113,7 +113,7 @@ def _trilinear(vol, u, v, w):
     i0, j0, k0 = np.floor(x).astype(int), np.floor(y).astype(int), np.floor(z).astype(int)
     i1, j1, k1 = np.minimum(i0 + 1, W - 1), np.minimum(j0 + 1, H - 1), np.minimum(k0 + 1, D - 1)
     fx, fy, fz = x - i0, y - j0, z - k0
-    c = lambda k, j, i: vol[k, j, i].astype(np.float64)  # noqa: E731
+    c = lambda k, j, i: vol[k, j, i].astype(np.float64)
     c00 = c(k0, j0, i0) * (1 - fx) + c(k0, j0, i1) * fx
     c01 = c(k0, j1, i0) * (1 - fx) + c(k0, j1, i1) * fx
     c10 = c(k1, j0, i0) * (1 - fx) + c(k1, j0, i1) * fx

@@ -3,7 +3,6 @@
 type's range against Python's own `range`."""
 import numpy as np
 import pytest
-
 import tack
 
 

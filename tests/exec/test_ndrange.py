@@ -1,7 +1,6 @@
 """The parallel loop over 2-D/3-D domains: `for i, j in tack.ndrange(a, b)`."""
 import numpy as np
 import pytest
-
 import tack
 
 

@@ -2,7 +2,6 @@
 return annotation."""
 import numpy as np
 import pytest
-
 import tack
 
 

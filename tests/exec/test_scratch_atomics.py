@@ -2,8 +2,8 @@
 "Workgroup contract" and "Atomics")."""
 import numpy as np
 import pytest
-
 import tack
+
 from tests.kernels.corpus import block_reduce, histogram, row_energy
 
 

@@ -1,12 +1,10 @@
 """The workgroup contract (docs/language.md, "Workgroup contract"), checked before anything
 runs; GPU execution of these kernels is tested in tests/cuda. `tack.inspect` applies the same
 checks without a GPU."""
-import numpy as np
 import pytest
-
 import tack
-from tack.devices import make_device
 from tack.compiler import specialize
+from tack.devices import make_device
 
 
 @tack.kernel

@@ -332,7 +332,7 @@ def test_float32_literals_round_trip(v):
 
 @pytest.mark.parametrize("src,dst,text", [
     (dt.i32, dt.i8, "(x % Int8)"), (dt.i8, dt.u64, "(x % UInt64)"),
-    (dt.u8, dt.i64, "(x % Int64)"), (dt.f32, dt.i32, "unsafe_trunc(Int32, x)"),
+    (dt.u8, dt.i64, "(x % Int64)"), (dt.f32, dt.i32, "tk_fptoi(Int32, x)"),
     (dt.i64, dt.f32, "Float32(x)"), (dt.f32, dt.f64, "Float64(x)"),
     (dt.f32, dt.bool_, "(!iszero(x))"), (dt.i32, dt.bool_, "(!iszero(x))"),
     (dt.bool_, dt.i32, "Int32(x)"), (dt.bool_, dt.f32, "Float32(x)"),

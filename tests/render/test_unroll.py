@@ -8,7 +8,6 @@ import re
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
-
 import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
@@ -163,9 +162,9 @@ def test_latch_carries_a_loop_id(kernel, prop):
     latch = re.search(r'br label %"for\.cond", !llvm\.loop !(\d+)', text)
     assert latch, text
     node = re.search(rf"^!{latch.group(1)} = distinct !{{ !{latch.group(1)}, !(\d+) }}$", text,
-                     re.M)
+                     re.MULTILINE)
     assert node, text
-    assert re.search(rf"^!{node.group(1)} = !{{ {prop} }}$", text, re.M), text
+    assert re.search(rf"^!{node.group(1)} = !{{ {prop} }}$", text, re.MULTILINE), text
     llvm.parse_assembly(text).verify()  # valid IR: the self-reference and `distinct` included
 
 

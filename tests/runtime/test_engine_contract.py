@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tack
-from tack.devices import Device, make_device
-from tack.runtime import registry
 from tack import dtypes as D
+from tack.devices import Device, make_device
 from tack.ir.ops import Op
+from tack.runtime import registry
 from tack.runtime.base import Capabilities, Engine, Launchable
 
 from tests.runtime.irbuild import C, E, T, arr, kir, st
@@ -175,9 +175,9 @@ def test_devices_answer_capabilities_without_starting_an_engine():
     assert gpu._engine is None
     assert Device("hip", "julia").capabilities.workgroups
     with pytest.raises(RuntimeError, match="native engine does not target it"):
-        Device("hip").capabilities
+        _ = Device("hip").capabilities
     with pytest.raises(ValueError, match="Unknown engine: 'nosuch'"):
-        Device("cpu", "nosuch").capabilities
+        _ = Device("cpu", "nosuch").capabilities
     sim = Device("cpu", "sim")  # the simulator: workgroups on host memory
     assert sim.capabilities.workgroups and sim.is_host and sim._engine is None
 

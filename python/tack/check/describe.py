@@ -6,7 +6,8 @@ from .findings import ADVISORY, Finding, lane_text, where
 from .races import AccessLog
 
 _WHAT = {"read": "read", "write": "write", "atomic": "atomic update"}
-_SPACE = {"global": "array", "shared": "shared array", "local": "local array"}
+_SPACE = {"global": "array", "shared": "shared array", "local": "local array",
+          "constant": "constant table"}
 
 
 def _array_text(array: str, space: str, aliases: dict) -> str:

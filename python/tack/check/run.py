@@ -111,7 +111,7 @@ def specialized(kernel, pk, specs: dict) -> tuple:
             capabilities.check_uniform_participation(typed)
         except TackValueError as exc:  # checked anyway: the run shows what diverges
             refusal = exc
-        done = per_kernel[key] = (compiler.lower(typed), refusal)
+        done = per_kernel[key] = (compiler.lower(typed, checked=True), refusal)
     return done
 
 

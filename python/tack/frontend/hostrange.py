@@ -188,13 +188,17 @@ class _Converter:
             "and + - * // of those")
 
     def extent(self, node: ast.expr) -> str | None:
-        """`a.shape[k]` or `len(a)`."""
+        """`a.shape[k]` or `len(a)` (also `len(T)` of a vector or table constant)."""
         if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
                 and node.value.attr == "shape" and isinstance(node.slice, ast.Constant)
                 and type(node.slice.value) is int):
             return self.shape_of(node.value.value, node.slice.value)
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id == "len" and len(node.args) == 1 and not node.keywords):
+            rows = self.parser.constant_length(node.args[0])  # len(T) of a table: fixed
+            if rows is not None:
+                self.literals.append(rows)
+                return repr(rows)
             return self.shape_of(node.args[0], 0)
         return None
 

@@ -109,6 +109,8 @@ class Promotion:
             return self.coerce(e, t)
         if e.op is Op.CONST:
             return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
+        if e.op is Op.LOAD:  # an untyped float table's read (frontend/rules_tables.py)
+            return self.retype_table_load(e, t)
         if e.op in (Op.IFEXP, Op.SELECT):  # the condition keeps its type
             c, a, b = e.args
             return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))

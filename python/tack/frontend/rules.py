@@ -11,6 +11,7 @@ from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
 from .rules_arith import ArithRules as Arith
 from .rules_logic import LogicRules as Logic
 from .rules_memory import ArrayAccess as Memory
+from .rules_tables import TableRules as Tables
 from .rules_values import ValueRules as Values
 from .vectors import ELEMENTWISE, lift
 from .vectors import VectorRules as Vectors
@@ -29,6 +30,7 @@ _SCALAR = {
     Op.THREAD_ID: Values.as_is,
     Op.SHAPE: Memory.shape,
     Op.LOAD: Memory.load,
+    Op.TABLE: Tables.table,
     **_each(ATOMIC, Memory.atomic),
     **_each((Op.ADD, Op.SUB, Op.MUL, Op.FLOORDIV, Op.MOD, Op.MIN, Op.MAX), Arith.arith),
     Op.TRUEDIV: Arith.truediv,

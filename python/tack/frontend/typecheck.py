@@ -23,6 +23,7 @@ from .rules import RULES
 from .rules_arith import ArithRules
 from .rules_logic import LogicRules
 from .rules_memory import ArrayAccess
+from .rules_tables import TableRules
 from .rules_values import Pending, ValueRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
@@ -30,7 +31,8 @@ from .vectors import VectorRules, VecVal, comp_name
 __all__ = ["ArgSpec", "TypeChecker"]
 
 
-class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, Promotion):
+class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
+                  Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 
@@ -45,6 +47,9 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
         self.baked: dict[str, set[int]] = {}
         self.rename = self._param_locals()
         self.scratch: dict[str, N.Scratch] = {}
+        self.tables: dict[str, N.Table] = {}  # constant tables read (frontend/rules_tables.py)
+        self._table_names: dict = {}
+        self._weak_tables: dict = {}
         self._pre: list[N.Stmt] = []  # atomics bound to temporaries before their statement
         self._eager = True  # False inside lazy arms and while conditions: nothing is hoisted
         self._ntmp = 0
@@ -155,7 +160,7 @@ class TypeChecker(ArrayAccess, ValueRules, ArithRules, LogicRules, VectorRules, 
         local_types = {n: dt.concrete(t) for n, t in self.types.items()
                        if not isinstance(t, VecType)}
         return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
-                        self.pk.source.file, hidden, scratch=self.scratch)
+                        self.pk.source.file, hidden, scratch=self.scratch, tables=self.tables)
 
     def _loop_var_dtype(self) -> DType:
         t = dt.i32

@@ -171,6 +171,24 @@ class Scratch:
 
 
 @dataclass
+class Table:
+    """A constant table (`tack.constant` with more than 4 entries or rows): read-only data of
+    `size` elements, `values` flat and row-major (Python ints or floats, already representable
+    in `dtype`), `shape` its one or two extents. Read by `Op.LOAD` like an array; never stored
+    to. Emitted once per kernel as constant data by every renderer."""
+
+    name: str
+    dtype: DType
+    shape: tuple
+    values: tuple
+    loc: Loc | None = field(default=None, compare=False)
+
+    @property
+    def size(self) -> int:
+        return len(self.values)
+
+
+@dataclass
 class Param:
     """A kernel parameter. `kind` is 'array' or 'scalar'. Arrays record rank and the extents the
     specialization bakes in (`shape`, None for a dimension not baked)."""
@@ -201,6 +219,7 @@ class KernelIR:
     hidden: tuple[str, ...] = ()
     notes: dict = field(default_factory=dict)
     scratch: dict[str, Scratch] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -42,14 +42,16 @@ Selection
 Conversion
   CAST                       to `dtype` from args[0].dtype: int→int truncates or extends by the SOURCE's
                              signedness; int→float rounds to nearest; float→int truncates toward zero
-                             (result unspecified when not representable); float→float rounds; bool→int
-                             gives 0/1; int/float→bool is `!= 0`.
+                             and saturates at the target's range, NaN giving 0 (LLVM fpto[su]i.sat);
+                             float→float rounds; bool→int gives 0/1; int/float→bool is `!= 0`.
 Memory
   LOAD                       arg = array parameter name; args = (flat element index, i64).
                              (Before `passes.linearize`: one index per dimension, any int dtype.)
   SHAPE                      arg = (array name, axis): the extent, i64. Only before `passes.linearize`.
   LOAD and `Store` also address scratch arrays (`KernelIR.scratch`: per-iteration `local` arrays and
   per-workgroup `shared` arrays) by name, with the same one flat i64 index.
+  LOAD also reads constant tables (`KernelIR.tables`, read-only, never stored to); in the final IR
+  its index is in [0, size) (`passes.tables` maps an index outside to the last entry).
 Atomics (arg = global array parameter name; args = (flat i64 index, value); value and result have the
 array's dtype; the result is the element's value just before the update; relaxed ordering)
   ATOMIC_ADD ATOMIC_MIN ATOMIC_MAX   integer add wraps; min/max by signedness; float min/max need a
@@ -161,6 +163,9 @@ class Op(enum.Enum):
     ANY = enum.auto()
     ALL = enum.auto()
     TYPED = enum.auto()  # typechecker-internal: arg is an already typed expression
+    # A constant-table read (`T[i]`, `T[i, j]`, `T[i][j]`): arg = the `tack.constant`, args = the
+    # indices. The typechecker makes it a LOAD of a `KernelIR.tables` entry.
+    TABLE = enum.auto()
 
 
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
@@ -181,4 +186,4 @@ MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
 WORKGROUP_OPS = frozenset({Op.THREAD_ID})  # ops that need a workgroup launch (GPU engines)
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
-                           Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED})
+                           Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE})

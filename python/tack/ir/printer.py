@@ -111,6 +111,16 @@ def kernel_str(k: KernelIR) -> str:
         lines.append("    locals " + ", ".join(f"{n}: {t.name}" for n, t in k.locals.items()))
     for sc in k.scratch.values():
         lines.append(f"    {sc.space} {sc.name}: {sc.dtype.name}[{sc.size}]")
+    for tb in k.tables.values():
+        dims = ", ".join(map(str, tb.shape))
+        lines.append(f"    table {tb.name}: {tb.dtype.name}[{dims}] = {_table_text(tb.values)}")
     lines.append("    for launch_index in range(n):  # parallel")
     lines += stmts_str(k.body, 2)
     return "\n".join(lines) + "\n"
+
+
+def _table_text(values: tuple) -> str:
+    """A table's values, cut after 8 entries: the IR listing names the table, it need not
+    reprint a 4096-entry lookup table."""
+    head = ", ".join(repr(v) for v in values[:8])
+    return f"({head}{', ...' if len(values) > 8 else ''})"

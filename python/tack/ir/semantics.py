@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from ..dtypes import DType, convert, wrap_int
+from ..dtypes import DType, convert, saturate_int, wrap_int
 from .ops import Op
 
 
@@ -135,9 +135,12 @@ BOOL_BITWISE = {Op.AND_: np.logical_and, Op.OR_: np.logical_or, Op.XOR: np.logic
 
 def np_cast(x, t: DType, src: DType):
     """CAST to `t` (ops.py): NumPy's conversions truncate or extend by the source's signedness,
-    round int→float to nearest, truncate float→int; `!= 0` to bool."""
+    round int→float to nearest; float→int truncates and saturates (`dtypes.saturate_int`);
+    `!= 0` to bool."""
     if t.kind == "b":
         return np.not_equal(x, 0)
+    if t.is_int and src.is_float:
+        return saturate_int(x, t)
     return np.asarray(x).astype(t.np) if np.ndim(x) else t.np.type(x)
 
 

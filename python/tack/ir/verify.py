@@ -16,6 +16,7 @@ def verify(k: KernelIR, final: bool = True) -> None:
     globals_ = {p.name for p in k.params if p.kind == "array"} | {
         s.name for s in k.scratch.values() if s.space == "shared"}  # atomic targets
     arrays = globals_ | set(k.scratch)
+    readable = arrays | set(k.tables)  # constant tables: loads only
     scalars = {p.name for p in k.params if p.kind == "scalar"}
 
     def check(x: Expr):
@@ -27,7 +28,7 @@ def verify(k: KernelIR, final: bool = True) -> None:
             _fail(x, f"undeclared local {x.arg}")
         if x.op is Op.PARAM and x.arg not in scalars:
             _fail(x, f"unknown scalar parameter {x.arg}")
-        if x.op is Op.LOAD and (x.arg not in arrays or (final and len(x.args) != 1)):
+        if x.op is Op.LOAD and (x.arg not in readable or (final and len(x.args) != 1)):
             _fail(x, f"bad load of {x.arg}")
         if x.op in ATOMIC and (x.arg not in globals_ or (final and len(x.args) != 2)
                                or x.args[-1].dtype is not x.dtype):

@@ -31,12 +31,12 @@ def _add(a, b):
 
 @func
 def _nan_min(a, b):
-    return select(a != a, a, select(b != b, b, min(a, b)))
+    return select(a != a, a, select(b != b, b, min(a, b)))  # noqa: PLR0124 - NaN tests
 
 
 @func
 def _nan_max(a, b):
-    return select(a != a, a, select(b != b, b, max(a, b)))
+    return select(a != a, a, select(b != b, b, max(a, b)))  # noqa: PLR0124 - NaN tests
 
 
 @func

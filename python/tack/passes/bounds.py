@@ -46,6 +46,9 @@ class Bounds:
         sc = self.k.scratch.get(array)
         if sc is not None:
             return [sc.size]
+        tb = self.k.tables.get(array)
+        if tb is not None:
+            return list(tb.shape)
         shape = self.params[array].shape
         if nidx == 1 and len(shape) != 1:
             total = 1

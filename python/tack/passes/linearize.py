@@ -15,6 +15,7 @@ from .build import B
 
 def linearize(k: KernelIR) -> list[N.Stmt]:
     shapes = {p.name: p.shape for p in k.params if p.kind == "array"}
+    shapes.update({t.name: t.shape for t in k.tables.values()})
 
     def flat(idx, array: str, loc) -> tuple[Expr]:
         b = B(loc)

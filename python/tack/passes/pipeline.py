@@ -9,15 +9,21 @@ from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
 from .simplify import simplify
+from .tables import clamp_table_indices, drop_unread_tables
 
 
-def lower(k: KernelIR, debug: bool = False) -> KernelIR:
+def lower(k: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
+    """`checked` (tack.check) leaves constant-table indices as computed, so that the simulator
+    reports one outside its table instead of reading the last entry (passes/tables.py)."""
     verify(k, final=False)
     if debug:
         add_bounds_checks(k)
     k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))
     k.body = linearize(k)
+    if not checked:
+        k.body = clamp_table_indices(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
     k.body = cse(k.body, k.locals)
+    drop_unread_tables(k)
     verify(k, final=True)
     return k

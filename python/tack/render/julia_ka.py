@@ -188,7 +188,8 @@ def _const(e: Expr) -> str:
 
 def _cast(e: Expr, x: str) -> str:
     """CAST per ops.py: int→int by the source's signedness (`%` wraps, Base int.jl), float→int
-    `unsafe_trunc` (no InexactError), →bool `!= 0`, the rest a converting constructor."""
+    `tk_fptoi` (saturating, NaN to 0; no InexactError), →bool `!= 0`, the rest a converting
+    constructor."""
     src, dst = e.args[0].dtype, e.dtype
     if src is dst:
         return x
@@ -197,7 +198,7 @@ def _cast(e: Expr, x: str) -> str:
     if src.is_int and dst.is_int:
         return f"({x} % {_typ(dst)})"
     if src.is_float and dst.is_int:
-        return f"unsafe_trunc({_typ(dst)}, {_strip(x)})"
+        return f"tk_fptoi({_typ(dst)}, {_strip(x)})"
     return f"{_typ(dst)}({_strip(x)})"
 
 
@@ -235,6 +236,8 @@ class _Printer:
                 j += "_"
             taken.add(j)
             self.names[n] = j
+        for tb in kir.tables.values():  # `tk_` names: no user name can take them
+            self.names[tb.name] = _table_name(tb)
         # Without barriers `tk_t` is a local of the one work-item loop; with them it would not
         # survive a segment, so the launch index is spelled where it is used.
         self.launch = "(Int64(tk_gi) - Int64(1))" if self.barriers else "tk_t"
@@ -390,6 +393,9 @@ class _Printer:
             "[" + ", ".join("?" if x is None else str(x) for x in p.shape) + "]"
             if p.kind == "array" else "") for p in k.params)
         self.emit(0, f"# Tack kernel `{k.name}`, specialization ({sig})")
+        for tb in k.tables.values():  # docs/design/003-julia-rendering.md, "constant table"
+            items = ", ".join(_const(Expr(Op.CONST, tb.dtype, (), v, tb.loc)) for v in tb.values)
+            self.emit(0, f"const {self.names[tb.name]} = ({items},)", tb.loc or k.loc)
         self.emit(0, f"@kernel function @NAME@({', '.join(args)})", k.loc)
         self.emit(1, "tk_gi = @index(Global, Linear)", k.loc)
         if uses_lane_ids(k):
@@ -411,6 +417,14 @@ class _Printer:
             self.emit(0, f"TackRuntime.tk_workgroupsize(::typeof(@NAME@)) = {workgroup_size(k)}",
                       k.loc)
         return self.lines
+
+
+def _table_name(tb) -> str:
+    """A constant table's global: named by its contents, so evaluating an equal definition
+    again (another specialization reading the same table) rebinds a `const` to an equal value,
+    which Julia allows."""
+    digest = hashlib.sha1(f"{tb.dtype.name}{tb.shape}{tb.values}".encode()).hexdigest()[:8]
+    return f"tk_tab_{re.sub(r'[^A-Za-z0-9_]', '_', tb.name)}_{digest}"
 
 
 def _unroll(s: For) -> str:

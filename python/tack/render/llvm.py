@@ -19,7 +19,6 @@ no reassociation); arrays may alias (no `noalias`).
 """
 from __future__ import annotations
 
-import struct
 from typing import ClassVar
 
 import llvmlite.binding as llvm
@@ -50,9 +49,11 @@ from .llvm_support import (
     MATH_LIBM,
     MINMAX,
     SIGNED_BIN,
+    constant_table,
     convert,
     ipow_function,
     loop_id,
+    scalar_constant,
 )
 from .printf import format_line, string_constant
 
@@ -68,6 +69,7 @@ class LLVMRenderer:
 
     triple: str | None = None  # None: the host process triple
     array_addrspace = 0
+    table_addrspace = 0  # constant tables (`KernelIR.tables`)
     INTRINSICS: ClassVar[dict] = MATH_INTRINSICS
     LIBM: ClassVar[dict] = MATH_LIBM
     EMIT: ClassVar[dict] = {
@@ -128,6 +130,10 @@ class LLVMRenderer:
         self.slots = {n: self.alloca(self.ll_type(dt), n) for n, dt in kir.locals.items()}
         for sc in kir.scratch.values():
             self.arrays[sc.name] = (sc.dtype, self.scratch_array(sc))
+        for tb in kir.tables.values():  # read-only data, one global per table
+            self.arrays[tb.name] = (tb.dtype, constant_table(
+                self.module, self.ll_type(tb.dtype), tb, f"{entry_name(kir)}.table.{tb.name}",
+                self.table_addrspace))
         self.loops: list[tuple[ir.Block, ir.Block]] = []  # (continue target, break target)
         self.stmts(kir.body)
         if not self.b.block.is_terminated:
@@ -211,12 +217,7 @@ class LLVMRenderer:
         return [self.expr(a) for a in e.args]
 
     def const(self, e: Expr) -> ir.Value:
-        ty = self.ll_type(e.dtype)
-        if e.dtype.is_float:  # LLVM wants a value exactly representable in the width
-            v = float(e.arg)
-            return ir.Constant(ty, struct.unpack("f", struct.pack("f", v))[0] if ty == F32 else v)
-        v = int(e.arg) & ((1 << e.dtype.bits) - 1)  # wrap to the two's complement pattern
-        return ir.Constant(ty, v - (1 << e.dtype.bits) if v >> (e.dtype.bits - 1) else v)
+        return scalar_constant(self.ll_type(e.dtype), e.dtype, e.arg)
 
     def var(self, e: Expr) -> ir.Value:
         return self.b.load(self.slots[e.arg], name=e.arg)

@@ -1,7 +1,9 @@
 """What the LLVM printer (render/llvm.py) looks up or emits whole: the LLVM spelling of each op,
-the conversions of CAST, the `llvm.loop` metadata of a loop with an unroll hint, and the integer
-power function."""
+the conversions of CAST, constants and constant tables, the `llvm.loop` metadata of a loop with an
+unroll hint, and the integer power function."""
 from __future__ import annotations
+
+import struct
 
 from llvmlite import ir
 
@@ -57,6 +59,34 @@ def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -
             return v
         return (b.fpext if dst.bits > src.bits else b.fptrunc)(v, ty)
     return None
+
+
+# ---- constants and constant tables ------------------------------------------------------------
+def scalar_constant(ty: ir.Type, dtype: DType, v) -> ir.Constant:
+    """`v` (representable in `dtype`) as an LLVM constant: a float exactly representable in the
+    width, an integer as its two's complement bit pattern."""
+    if dtype.is_float:
+        v = float(v)
+        return ir.Constant(ty, struct.unpack("f", struct.pack("f", v))[0]
+                           if isinstance(ty, ir.FloatType) else v)
+    v = int(v) & ((1 << dtype.bits) - 1)
+    return ir.Constant(ty, v - (1 << dtype.bits) if v >> (dtype.bits - 1) else v)
+
+
+def constant_table(module: ir.Module, ty: ir.Type, table, name: str,
+                   addrspace: int) -> ir.Value:
+    """A constant table (`KernelIR.tables`) as a private read-only global array, and a pointer
+    to its element 0: loads from it are plain GEP + load, which LLVM knows read constant memory
+    (so it may fold a load at a constant index, and NVPTX emits `ld.global.nc` for it)."""
+    aty = ir.ArrayType(ty, table.size)
+    g = ir.GlobalVariable(module, aty, name, addrspace=addrspace)
+    g.linkage = "private"
+    g.global_constant = True
+    g.unnamed_addr = True  # only the contents matter: LLVM may merge equal tables
+    g.initializer = ir.Constant(aty, [scalar_constant(ty, table.dtype, v) for v in table.values])
+    g.align = max(table.dtype.itemsize, 4)
+    zero = ir.Constant(ir.IntType(32), 0)
+    return g.gep([zero, zero])
 
 
 # ---- loop metadata -------------------------------------------------------------------------------

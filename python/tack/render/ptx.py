@@ -54,6 +54,11 @@ class PTXRenderer(LLVMRenderer):
 
     triple = TRIPLE
     array_addrspace = 1  # arrays are global memory: ld.global / st.global / atom.global
+    # Constant tables are read-only global memory too, not `.const` (4): a lookup table is
+    # indexed by per-thread data, and the constant cache serves one address per warp at a time
+    # (distinct indices serialize), while `ld.global.nc` reads through the read-only data cache
+    # at any index pattern; `.const` is also limited to 64 KiB per module.
+    table_addrspace = 1
     INTRINSICS: ClassVar[dict] = _KEEP_INTRINSIC
     LIBM: ClassVar[dict] = {}  # libdevice instead (math_function)
 

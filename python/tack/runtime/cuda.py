@@ -73,7 +73,7 @@ class CUDAOutOfMemoryError(TackError, MemoryError):
 
 def error_name(code: int) -> str:
     try:
-        err, name = drv.cuGetErrorName(drv.CUresult(code))
+        _, name = drv.cuGetErrorName(drv.CUresult(code))
         _, desc = drv.cuGetErrorString(drv.CUresult(code))
         name = name.decode() if isinstance(name, bytes) else str(name)
         desc = desc.decode() if isinstance(desc, bytes) else str(desc)
@@ -136,7 +136,7 @@ class CUDABuffer:
 def _free(ptr: int) -> None:
     try:
         drv.cuMemFree(ptr)
-    except Exception:  # noqa: BLE001 - a finalizer at interpreter shutdown: drv may be gone
+    except Exception:  # noqa: BLE001, S110 - a finalizer at interpreter shutdown: drv may be gone
         pass
 
 

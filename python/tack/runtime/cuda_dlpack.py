@@ -158,7 +158,7 @@ def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version
         raise TackBufferError(f"dtype {scalar.name} has no DLPack code")
     _wait_for_tack(engine, stream)
     keep: list = [keep]
-    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    versioned = max_version is not None and next(iter(max_version)) >= 1
     if versioned:
         m = DLManagedTensorVersioned()
         m.version = DLPackVersion(1, 0)
@@ -193,7 +193,7 @@ class _Imported:
         if self.deleter:
             try:
                 _DELETER(self.deleter)(self.ptr)
-            except Exception:  # noqa: BLE001 - a finalizer at interpreter shutdown
+            except Exception:  # noqa: BLE001, S110 - a finalizer at interpreter shutdown
                 pass
 
 

@@ -69,6 +69,9 @@ class Calls:
         if n < lo or (hi >= 0 and n > hi):
             raise self.unsupported(node, f"{b.name}() with {n} argument(s)")
         if b.rule == "len":
+            rows = self.constant_length(node.args[0])
+            if rows is not None:  # len(T) of a vector or table constant: a literal
+                return Expr(Op.CONST, None, (), rows, loc)
             return self._shape(node.args[0], ast.Constant(0), node)
         args = tuple(self.ordered(node.args))
         if b.rule == "minmax":

@@ -140,6 +140,9 @@ class Expressions:
         v = node.value
         if isinstance(v, ast.Attribute) and v.attr == "shape":
             return self._shape(v.value, node.slice, node)
+        table, idx = self.table_subscript(node)
+        if table is not None:  # T[i], T[i, j], T[i][j] of a constant table
+            return Expr(Op.TABLE, None, tuple(self.ordered(idx)), table, self.src.loc(node))
         if self.array_name(v) is None:  # a vector/matrix value: v[k], m[i, j], vf[i][c]
             sl = node.slice
             elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]

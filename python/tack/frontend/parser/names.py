@@ -154,6 +154,34 @@ class Names:
             return obj if isinstance(obj, Func) else None
         return None
 
+    def constant_length(self, node) -> int | None:
+        """The number of entries (or rows) of the vector or table constant `node` names."""
+        if not isinstance(node, (ast.Name, ast.Attribute)) or self.objref(node) is not None:
+            return None
+        obj = self._resolve(node, quiet=True)
+        return len(obj) if isinstance(obj, tuple) and isinstance(obj, Constant) else None
+
+    def table_subscript(self, node: ast.Subscript):
+        """((its source text, the constant table), its index nodes in source order) when `node`
+        indexes a constant table: `T[i]`, `T[i, j]` or `T[i][j]`; else (None, None)."""
+        chain, base = [], node
+        while isinstance(base, ast.Subscript):
+            chain.append(base.slice)
+            base = base.value
+        if not isinstance(base, (ast.Name, ast.Attribute)) or self.objref(base) is not None:
+            return None, None
+        obj = self._resolve(base, quiet=True)
+        if not _table_constant(obj):
+            return None, None
+        idx = []
+        for sl in reversed(chain):
+            elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+            if any(isinstance(e, ast.Slice) for e in elts):
+                raise self.unsupported(sl, "slice of a constant table",
+                                       "kernels index one entry at a time")
+            idx += elts
+        return (ast.unparse(base), obj), idx
+
     def _intrinsic(self, func: ast.expr) -> str | None:
         """The `__tack_intrinsic__` name of the tack function `func` denotes, if it is one."""
         return getattr(self._resolve(func, quiet=True), "__tack_intrinsic__", None)
@@ -197,6 +225,11 @@ class Names:
     def _static(self, node, obj) -> Expr:
         """A free name or attribute chain bound to a host object, as an expression."""
         loc = self.src.loc(node)
+        if _table_constant(obj):
+            shown = ast.unparse(node)
+            raise self.unsupported(node, f"constant table '{shown}' used as a value",
+                                   f"index it ({shown}[i]); a constant of more than 4 entries "
+                                   "is a table, not a vector")
         if _vector_constant(obj):
             return Expr(Op.VECTOR, None, tuple(self._static(node, x) for x in obj), None, loc)
         if isinstance(obj, Constant):
@@ -212,8 +245,14 @@ class Names:
 
 
 def _vector_constant(obj) -> bool:
-    """A `tack.constant` holding a vector or matrix (a tuple of components)."""
-    return isinstance(obj, tuple) and isinstance(obj, Constant)
+    """A `tack.constant` holding a vector or matrix (a tuple of up to 4 components or rows)."""
+    return isinstance(obj, tuple) and isinstance(obj, Constant) and not obj.is_table
+
+
+def _table_constant(obj) -> bool:
+    """A `tack.constant` table: a tuple of more than 4 entries, or rows (docs/language.md,
+    "Constants")."""
+    return isinstance(obj, tuple) and isinstance(obj, Constant) and obj.is_table
 
 
 def class_member(cls, name: str):

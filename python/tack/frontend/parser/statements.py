@@ -187,6 +187,11 @@ class Statements:
 
     def _component_target(self, target):
         """(container, index) for `v.x`, `v[k]`, `vf[i][c]`, `m[i, j]` targets, else None."""
+        if isinstance(target, ast.Subscript) and self.table_subscript(target)[0] is not None:
+            shown = self.table_subscript(target)[0][0]
+            raise self.unsupported(target, f"store into the constant table '{shown}'",
+                                   "constant tables are read-only; write a tack.local_array or "
+                                   "an array argument")
         if (isinstance(target, ast.Attribute) and target.attr in COMPONENTS
                 and self.objref(target.value) is None and self._resolve(target.value) is UNSET):
             loc = self.src.loc(target)

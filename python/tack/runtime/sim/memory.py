@@ -1,5 +1,6 @@
-"""The buffers of one simulated launch: global arrays, shared scratch per workgroup and local
-scratch per lane, addressed by flat element index with bounds and initialization checks.
+"""The buffers of one simulated launch: global arrays, shared scratch per workgroup, local
+scratch per lane and constant tables, addressed by flat element index with bounds and
+initialization checks.
 
 Global arrays are flat views of the caller's NumPy arrays (written in place, as on the CPU
 engine). A chunk of workgroups gets fresh zeroed scratch: `shared` arrays hold one copy per
@@ -24,7 +25,7 @@ class Buffer:
     """One array as the kernel addresses it."""
 
     name: str
-    space: str  # "global" | "shared" | "local"
+    space: str  # "global" | "shared" | "local" | "constant" (a table: read-only)
     extent: int  # elements one lane (local), one workgroup (shared) or the launch sees
     ident: int  # recorder id (shared: of the launch's first workgroup)
     offset: int = 0  # global: elements from the start of the underlying memory
@@ -69,6 +70,11 @@ class Memory:
                 self.infos[ident + k] = BufferInfo(sc.name, sc.space, sc.size, True)
             self.buffers[sc.name] = Buffer(sc.name, sc.space, sc.size, ident)
         self.scratch = [(self.buffers[s.name], npdtype(s.dtype)) for s in kir.scratch.values()]
+        for tb in kir.tables.values():  # read-only: no races, always initialized
+            ident = len(self.infos)
+            self.infos[ident] = BufferInfo(tb.name, "constant", tb.size, False)
+            data = np.array(tb.values, npdtype(tb.dtype))
+            self.buffers[tb.name] = Buffer(tb.name, "constant", tb.size, ident, data=data)
 
     def _global(self, name: str, a: np.ndarray, roots: dict, uninit: bool) -> None:
         root = _root(a)
@@ -116,7 +122,7 @@ class Memory:
             report(b.ident + act.base // WORKGROUP + int(gp[lo]), sub, idx[lo:hi])
 
     def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
-        if not self.tracing or act.count == 0:
+        if not self.tracing or act.count == 0 or b.space == "constant":
             return
         self._per_buffer(b, act, idx, lambda ident, lanes, index: self.recorder.access(
             kind, ident, b.space, lanes.t, index + b.offset, epoch[lanes.group_pos], site))

@@ -44,7 +44,7 @@ class BufferInfo:
     """One buffer of a launch, under the id the recorder's methods use."""
 
     name: str  # the kernel parameter or scratch name
-    space: str  # "global" | "shared" | "local"
+    space: str  # "global" | "shared" | "local" | "constant" (a constant table)
     extent: int  # elements
     uninitialized: bool  # global: the caller asked that reads before writes be reported
 

@@ -1,0 +1,87 @@
+"""Float → integer conversion is one rule everywhere (docs/language.md, "Conversions"):
+truncation toward zero, saturated at the target's range, NaN → 0. Kernel stores, kernel casts,
+constant folding, host casts (`tack.u8(x)`) and `Array.astype` agree on every engine: the
+`device` fixture runs them on the CPU engine and the simulator,
+tests/julia/test_julia153_conversions.py on Julia 1.5.3, tests/cuda/test_issue14_lang_cuda.py on
+a GPU."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import tack
+
+INT_DTYPES = [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64]
+VALUES = [0.0, -0.0, 0.7, -0.7, 1.5, -1.5, 127.99, -128.5, 255.9, 256.0, 300.5, -1.0, -300.0,
+          65535.5, 65536.0, 1e10, -1e10, 2.0**31, -2.0**31, 2.0**32, 2.0**63, -2.0**63, 2.0**64,
+          1e30, -1e30, math.inf, -math.inf, math.nan]
+
+
+def expected(v: float, t) -> int:
+    """The rule, in Python integers."""
+    if math.isnan(v):
+        return 0
+    if math.isinf(v):
+        return t.max() if v > 0 else t.min()
+    return min(max(math.trunc(v), t.min()), t.max())
+
+
+@pytest.fixture(params=["cpu", "sim"])
+def device(request):
+    tack.set_default_device(request.param)
+    yield request.param
+    tack.set_default_device("cpu")
+
+
+@tack.kernel
+def store_and_cast(x, stored, cast):
+    for i in range(x.shape[0]):
+        stored[i] = x[i]  # the store converts to the array's dtype
+        cast[i] = tack.u8(x[i])
+
+
+def test_issue14_float_to_int_stores_and_casts_saturate(device):
+    for fdt in (np.float32, np.float64):
+        x = np.array(VALUES, fdt)
+        for t in INT_DTYPES:
+            stored, cast = tack.zeros(len(x), t), tack.zeros(len(x), tack.u8)
+            store_and_cast(tack.array(x), stored, cast)
+            want = [expected(float(v), t) for v in x]  # the value as the kernel sees it
+            assert stored.numpy().tolist() == want, (fdt, t)
+            assert cast.numpy().tolist() == [expected(float(v), tack.u8) for v in x], fdt
+            assert tack.array(x).astype(t).numpy().tolist() == want, ("astype", fdt, t)
+            assert [int(t(float(v))) for v in x] == want, ("host cast", fdt, t)
+
+
+@tack.kernel
+def folded(out):
+    for i in range(out.shape[0]):
+        out[0] = tack.u8(300.0)
+        out[1] = tack.i8(-200.5)
+        out[2] = tack.i32(math.nan)
+        out[3] = tack.u16(math.inf)
+        out[4] = tack.i64(-math.inf)
+        out[5] = tack.u8(-0.9)
+        out[6] = int(3e9)  # int() is i32
+        out[7] = tack.u32(-5.0)
+
+
+def test_issue14_float_to_int_constant_folding_agrees(device):
+    out = tack.zeros(8, tack.i64)
+    folded(out)
+    assert out.numpy().tolist() == [255, -128, 0, 65535, -2**63, 0, 2**31 - 1, 0]
+    assert [int(tack.u8(300.0)), int(tack.i8(-200.5)), int(tack.i32(math.nan)),
+            int(tack.u16(math.inf)), int(tack.i64(-math.inf))] == [255, -128, 0, 65535, -2**63]
+
+
+def test_issue14_saturate_int_matches_the_scalar_rule():
+    from tack.dtypes import saturate_int
+
+    for fdt in (np.float32, np.float64):
+        x = np.array(VALUES, fdt)
+        for t in INT_DTYPES:
+            got = saturate_int(x, t)
+            assert got.dtype == t.np
+            assert got.tolist() == [expected(float(v), t) for v in x], (fdt, t)
+            assert saturate_int(x[3], t) == expected(float(x[3]), t)  # a NumPy scalar
