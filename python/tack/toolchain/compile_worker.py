@@ -17,6 +17,7 @@ is one status byte (`O` object code, `E` an error message) and a u64 length and 
 """
 from __future__ import annotations
 
+import atexit
 import os
 import struct
 import subprocess
@@ -70,6 +71,8 @@ class _Worker:
             self.proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
 
 
 def _read_exact(f, n: int) -> bytes:
@@ -102,6 +105,16 @@ def compile_object(llvm_ir: str, compile_here) -> bytes:
                       stacklevel=3)
         return compile_here(llvm_ir)
 
+
+def _close_worker() -> None:
+    # At exit the worker is told to stop (its stdin closes) and waited for, so that no
+    # process outlives this one and no "subprocess is still running" warning is printed.
+    w, _state["worker"] = _state["worker"], None
+    if w is not None:
+        w.close()
+
+
+atexit.register(_close_worker)
 
 _orphans: list = []  # the parent's workers, as a forked child sees them: kept, never used
 
