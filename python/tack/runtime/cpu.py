@@ -36,7 +36,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_pool
+from . import cpu_call, cpu_pool
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -152,11 +152,16 @@ class CPUKernel(Launchable):
         self._llvm_ir: str | None = None
         self._optimized_ir: str | None = None
         entry = entry_symbol(kir)
-        self._code = objload.load_code(self._render, [entry], kir.name,
-                                        source=lambda: _source(kir))
+        self._with_caller = cpu_call.available()
+        symbols = [entry, cpu_call.caller_symbol(entry)] if self._with_caller else [entry]
+        self._code = objload.load_code(self._render, symbols, kir.name,
+                                        source=lambda: _source(kir, self._with_caller))
         self.entry_address = self._code.address(entry)
         self._entry = _ENTRY(self.entry_address)
+        self._caller = (cpu_call.Caller(symbols[1], self._code.address(symbols[1]))
+                        if self._with_caller else None)
         self._pack = layout(kir.params).pack_into
+        self._pack_n = layout(kir.params, "q").pack  # the caller's block: the slots, then n
         self._size = 8 * max(1, len(kir.params))
         self._buf = ctypes.create_string_buffer(self._size)
         self._addr = ctypes.addressof(self._buf)
@@ -171,13 +176,17 @@ class CPUKernel(Launchable):
     def _render(self) -> str:
         if self._llvm_ir is None:
             self._llvm_ir = render(self.kir)
+        if self._with_caller:  # the object code holds the caller too (not `llvm_ir`)
+            entry = entry_symbol(self.kir)
+            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params))
         return self._llvm_ir
 
     @property
     def llvm_ir(self) -> str:
         """The LLVM IR rendered from the kernel's IR (on demand: a kernel from the disk cache
         never renders it)."""
-        return self._render()
+        self._render()
+        return self._llvm_ir
 
     @property
     def optimized_ir(self) -> str:
@@ -194,6 +203,7 @@ class CPUKernel(Launchable):
         self._fanout = fanout_ns(self.num_threads)
         self._call_ns = call_overhead_ns()
         self._pool_launch = cpu_pool.native().launch
+        self._pool_address = ctypes.cast(self._pool_launch, ctypes.c_void_p).value
         self._pool_ptr = pool.ptr
 
     # ---- the hot path --------------------------------------------------------------------------
@@ -209,6 +219,21 @@ class CPUKernel(Launchable):
             self._run(self._addr, n)
         finally:
             self._lock.release()
+
+    def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
+        """The launch as lines for tack.dispatch's call path: the caller (cpu_call) on a block
+        packed per call. Launches that still calibrate the policy (n >= 64 before it is final)
+        take `launch`; a value the block cannot hold returns MISS (the general path raises)."""
+        if self._caller is None:
+            return None
+        env.update(_K=self, _call=self._caller.fn, _pack_n=self._pack_n,
+                   _pack_errors=PACK_ERRORS, _launch=self.launch)
+        vals = ", ".join(values)
+        lines = ["try:", f"    block = _pack_n({vals}, n)", "except _pack_errors:",
+                 "    return MISS"]
+        if self.num_threads > 1:
+            lines += ["if n >= 64 and not _K._calibrated:", f"    return _launch([{vals}], n)"]
+        return lines + ["_call(block)"]
 
     def _launch_private(self, args, n: int) -> None:
         buf = ctypes.create_string_buffer(self._size)
@@ -279,6 +304,9 @@ class CPUKernel(Launchable):
             if self._pool_ptr is None:
                 self._attach_pool()
             self._run = self._run_policy
+            if self._caller is not None:
+                self._caller.set_policy(self.n_par, self.grain, self._pool_ptr,
+                                        self._pool_address)
 
     def set_policy(self, n_par: int, grain: int = 1) -> None:
         """Fix the policy instead of measuring it: launches of n >= n_par iterations go to the
@@ -302,13 +330,13 @@ def render(kir: KernelIR) -> str:
     return r.render(kir)
 
 
-def _source(kir: KernelIR):
+def _source(kir: KernelIR, with_caller: bool):
     """What identifies the kernel's code in the disk cache: the KernelIR by value (everything
     the renderer reads: the body with every inlined function and constant, parameter kinds,
     dtypes, baked extents, debug checks); None (key on the rendered IR) if it holds something
     cache.digest_object cannot digest."""
     try:
-        return ["kir", cache.digest_object(kir)]
+        return ["kir", cache.digest_object(kir)] + ([cpu_call.ABI] if with_caller else [])
     except (TypeError, RecursionError):
         return None
 
