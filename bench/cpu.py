@@ -56,7 +56,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from _stats import bytecode_env, fmt_ratio, ratio_stats  # noqa: E402
+from _stats import bytecode_env, fmt_ratio, ratio_stats
 
 if importlib.util.find_spec("tack") is None:  # not on PYTHONPATH: use this checkout's
     sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -915,8 +915,6 @@ def main(argv=None):
     if args.cold_child:
         cold_child(args.cold_child)
         return 0
-
-    import _peers
 
     names = args.only or list(NAMES)
     sizes = SIZES["quick" if args.quick else "full"]
