@@ -34,8 +34,8 @@ def build(kernel, dev, spec, shape_key, variant, args):
     env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
            "hrl": pk.host_range.launch, "name": kernel.name, "sk": signature.safe_key}
     lines = ["def fast(args):",
-             f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug'] "
-             "or G['intercept']:",
+             (f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug'] "
+              "or G['intercept']:"),
              "        return MISS"]
     if names:
         lines.append(f"    {', '.join(names)}, = args")
