@@ -878,8 +878,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke test)")
-    ap.add_argument("--only", choices=NAMES, action="append",
-                    help="run only this benchmark (repeatable)")
+    ap.add_argument("--only", choices=(*NAMES, "launch", "cold"), action="append",
+                    help="run only this benchmark, or only the warm-launch or cold-first-call "
+                         "measurement (repeatable)")
     ap.add_argument("--threads", type=int, default=None,
                     help="worker threads for Tack (set_default_device('cpu', num_threads=N)), "
                          "Numba and Taichi")
@@ -916,7 +917,10 @@ def main(argv=None):
         cold_child(args.cold_child)
         return 0
 
-    names = args.only or list(NAMES)
+    names = [n for n in args.only if n in NAMES] if args.only else list(NAMES)
+    if args.only:
+        args.no_launch = args.no_launch or "launch" not in args.only
+        args.no_cold = args.no_cold or "cold" not in args.only
     sizes = SIZES["quick" if args.quick else "full"]
     budget = 0.3 if args.quick else 2.0
     wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
