@@ -25,7 +25,9 @@ MISS = object()  # "not this variant": take the general path
 
 
 def build(kernel, dev, spec, shape_key, variant, args):
-    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible."""
+    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible.
+    `f.call(*args, **kwargs)` is the same checks and launch as the kernel's own call (what
+    `Kernel.__call__` gives after this variant's call): a miss takes `kernel._call`."""
     pk = spec.parsed
     if spec.debug or pk.paths is not None or pk.epilogue is not None:
         return None
@@ -53,7 +55,12 @@ def build(kernel, dev, spec, shape_key, variant, args):
     if body is None:
         body = [f"launch([{', '.join(values)}]{' + hidden' if hidden else ''}, n)"]
     lines += count + ["    " + line for line in body]
-    exec(compile("\n".join(lines), f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
+    env["K"] = kernel
+    call = ["def call(*args, **kwargs):", "    if kwargs:", "        return K._call(args, kwargs)"]
+    call += [line.replace("return MISS", "return K._call(args, kwargs)") for line in lines[1:]]
+    src = "\n".join(lines + call)
+    exec(compile(src, f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
+    env["fast"].call = env["call"]
     return env["fast"]
 
 
