@@ -16,16 +16,25 @@ Byte counts are the compulsory traffic (each input read once, each output writte
 Procedure per benchmark: every implementation is called once (compiles) and verified against a
 float64 NumPy reference (a mismatch is reported loudly and makes the exit status 1), warmed up, and
 its per-call time estimated; then all are timed in --rounds interleaved rounds (each round runs
-every implementation in turn, so a burst of load from another process is shared among them), N
-calls each in all (N adapts to a ~2 s budget, 5-50, unless --runs is given); every timed call ends
-with the engine's synchronization (tack.sync(), ti.sync(), wp.synchronize_device()). Results are
-verified again after timing. The table gives the median and the minimum per call, and how much CPU
-other processes used meanwhile (from /proc/stat; "NOISY" above 10% of a core). Then:
-  * cold first call of `transform` (1024 elements) in a fresh subprocess per engine, with
-    TACK_CACHE=off for Tack, offline_cache=False for Taichi and an empty kernel cache for Warp;
-    Numba compiles in a fresh process (no cache=True). Import/init time is reported separately.
-  * warm host cost of one launch: `transform` on 1-element arrays, launch + synchronize, median
-    over many calls (timed in blocks of calls).
+every implementation in turn, the order rotating, so a burst of load from another process is
+shared among them), N calls each in all (N adapts to a ~2 s budget, 5-50, unless --runs is
+given); every timed call ends with the engine's synchronization (tack.sync(), ti.sync(),
+wp.synchronize_device()). Results are verified again after timing. The table gives the median and
+the minimum per call, and how much CPU other processes used meanwhile (from /proc/stat; "NOISY"
+above 10% of a core). Then:
+  * warm host cost of one launch: `transform` on 1-element arrays, launch + synchronize, in
+    --launch-rounds interleaved rounds of one 2000-call block per implementation.
+  * cold first call of `transform` (1024 elements): --cold-rounds rounds of one fresh process per
+    engine, alternating: Tack with TACK_CACHE=off and from a filled disk cache, Taichi with
+    offline_cache=False, Warp with an empty kernel cache, Numba compiling afresh (no cache=True).
+    The package is byte-compiled first and PYTHONDONTWRITEBYTECODE cleared for the children, so
+    they import cached bytecode as an installed package does. Import/init time is reported
+    separately.
+Ratios (bench/_stats.py) are per round, peer time / Tack time: the median and interquartile range
+over the rounds, and a verdict only where that range lies on one side of 1.0. The summary gives,
+per row, Tack's ratio to the best peer; n-body has a strict row (tack vs numba, numpy, warp) and a
+fast-math row (tack-fm: fastmath=True with rsqrt, tack-soa-fm: the same on SoA arrays, vs
+numba-fm, taichi and taichi-soa).
 Peers that cannot be imported are skipped with a note. Numba is reported twice: fastmath=False
 ("numba", the reference for Tack's targets) and fastmath=True ("numba-fm"). Taichi runs with its
 default fast_math=True. Warp's CPU backend runs each launch on one thread.
@@ -47,6 +56,8 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+from _stats import bytecode_env, fmt_ratio, ratio_stats
+
 if importlib.util.find_spec("tack") is None:  # not on PYTHONPATH: use this checkout's
     sys.path.insert(0, os.path.join(ROOT, "python"))
 
@@ -101,6 +112,52 @@ def nbody(pos, mass, eps2, acc):
         acc[i, 2] = az
 
 
+@tack.kernel(fastmath=True)
+def nbody_fm(pos, mass, eps2, acc):
+    for i in range(pos.shape[0]):
+        xi = pos[i, 0]
+        yi = pos[i, 1]
+        zi = pos[i, 2]
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(pos.shape[0]):
+            dx = pos[j, 0] - xi
+            dy = pos[j, 1] - yi
+            dz = pos[j, 2] - zi
+            inv = rsqrt(dx * dx + dy * dy + dz * dz + eps2)  # noqa: F821 (a Tack builtin)
+            s = mass[j] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        acc[i, 0] = ax
+        acc[i, 1] = ay
+        acc[i, 2] = az
+
+
+@tack.kernel(fastmath=True)
+def nbody_soa_fm(px, py, pz, mass, eps2, ax_out, ay_out, az_out):
+    for i in range(px.shape[0]):
+        xi = px[i]
+        yi = py[i]
+        zi = pz[i]
+        ax = 0.0
+        ay = 0.0
+        az = 0.0
+        for j in range(px.shape[0]):
+            dx = px[j] - xi
+            dy = py[j] - yi
+            dz = pz[j] - zi
+            inv = rsqrt(dx * dx + dy * dy + dz * dz + eps2)  # noqa: F821 (a Tack builtin)
+            s = mass[j] * inv * inv * inv
+            ax += dx * s
+            ay += dy * s
+            az += dz * s
+        ax_out[i] = ax
+        ay_out[i] = ay
+        az_out[i] = az
+
+
 @tack.kernel
 def softmax(x, out):
     for i in range(x.shape[0]):
@@ -125,6 +182,7 @@ def transform(x, out):
 
 TACK_KERNELS = {"saxpy": saxpy, "stencil": stencil, "nbody": nbody, "softmax": softmax,
                 "transform": transform}
+FAST_MATH = {"tack-fm", "tack-soa-fm", "numba-fm", "taichi", "taichi-soa"}  # n-body fast-math row
 
 
 class TackPeer:
@@ -167,6 +225,48 @@ class TackPeer:
             transform(x, out)
             sync()
         return run
+
+
+class TackNbodyPeer:
+    """Tack's fast-math n-body rows (n-body only): `fastmath=True` with `rsqrt`, on the common
+    (n, 3) layout ("tack-fm") and on SoA arrays beside Taichi's SoA fields ("tack-soa-fm")."""
+
+    def __init__(self, soa: bool):
+        self.soa = soa
+        self.label = "tack-soa-fm" if soa else "tack-fm"
+        self.note = ("n-body only: fastmath=True, rsqrt, " + ("SoA arrays px, py, pz, acc x/y/z"
+                                                             if soa else "(n, 3) arrays"))
+
+    def prepare(self, name, inp):
+        if name != "nbody":
+            raise _peers_mod().NotApplicable(name)
+        pos, sync = inp["pos"], tack.sync
+        if not self.soa:
+            out = tack.zeros(pos.shape)
+            args = (tack.array(pos), tack.array(inp["mass"]), float(inp["eps2"]), out)
+            k, result = nbody_fm, out.numpy
+        else:
+            cols = [tack.array(np.ascontiguousarray(pos[:, c])) for c in range(3)]
+            outs = [tack.zeros(pos.shape[0]) for _ in range(3)]
+            args = (*cols, tack.array(inp["mass"]), float(inp["eps2"]), *outs)
+            k = nbody_soa_fm
+
+            def result():
+                return np.stack([o.numpy() for o in outs], axis=1)
+
+        def run():
+            k(*args)
+            sync()
+        return run, result
+
+    def launch(self):
+        raise _peers_mod().NotApplicable("launch")
+
+
+def _peers_mod():
+    import _peers
+
+    return _peers
 
 
 # ----------------------------------------------------------------------------------------------
@@ -262,18 +362,6 @@ def check(name, actual, ref):
 # ----------------------------------------------------------------------------------------------
 # Timing
 # ----------------------------------------------------------------------------------------------
-def time_launch(run, blocks=300, per_block=20, warmup=500):
-    for _ in range(warmup):
-        run()
-    times = []
-    for _ in range(blocks):
-        t0 = perf()
-        for _ in range(per_block):
-            run()
-        times.append((perf() - t0) / per_block)
-    return float(np.median(times)), float(np.min(times)), blocks * per_block
-
-
 def settle(seconds=0.2):
     """Let the previous engine's spinning workers go to sleep before timing the next one."""
     time.sleep(seconds)
@@ -306,7 +394,7 @@ def run_benchmark(name, size, peers, args, budget, failures):
             run()
             est = perf() - t0
             row["runs"] = args.runs or int(min(50, max(5, budget / max(est, 1e-9))))
-            row["times"] = []
+            row["times"], row["round_med"] = [], []
             runs[p.label] = (run, result)
         except _peers.NotApplicable:
             continue
@@ -319,14 +407,19 @@ def run_benchmark(name, size, peers, args, budget, failures):
     wait_quiet(args.wait_quiet)
     meter = CpuMeter()
     for r in range(args.rounds):
-        for label, (run, _) in runs.items():
+        order = list(runs.items())
+        order = order[r % len(order):] + order[:r % len(order)]  # who goes first rotates
+        for label, (run, _) in order:
             row = rows[label]
             k = -(-row["runs"] // args.rounds)  # this round's share
             settle(0.05)
+            ts = []
             for _ in range(k):
                 t0 = perf()
                 run()
-                row["times"].append(perf() - t0)
+                ts.append(perf() - t0)
+            row["times"] += ts
+            row["round_med"].append(float(np.median(ts)))
     other = meter.other_busy()
     for label, (run, result) in runs.items():
         row = rows[label]
@@ -339,20 +432,19 @@ def run_benchmark(name, size, peers, args, budget, failures):
         row.update(median_s=float(np.median(ts)), min_s=float(np.min(ts)), runs=len(ts))
         row["rate"] = amount / row["median_s"] / 1e9
     runs.clear()
-    print(f"   {'impl':10s} {'median':>12s} {'min':>12s} {'runs':>5s} {unit:>9s}   "
-          f"tack speedup (peer time / tack time)")
-    tack_t = rows.get("tack", {}).get("median_s")
+    print(f"   {'impl':11s} {'median':>12s} {'min':>12s} {'runs':>5s} {unit:>9s}   "
+          f"tack speedup: median over rounds of (peer time / tack time)")
+    tack_rounds = rows.get("tack", {}).get("round_med")
     for label, row in rows.items():
         if "error" in row:
-            print(f"   {label:10s} FAILED  {row['error']}")
+            print(f"   {label:11s} FAILED  {row['error']}")
             continue
-        if label == "tack" or tack_t is None:
-            ratio = ""
-        else:
-            r = row["median_s"] / tack_t
-            row["tack_speedup"] = r
-            ratio = f"{r:6.2f}x  ({'tack faster' if r >= 1 else 'tack slower'})"
-        print(f"   {label:10s} {fmt_time(row['median_s']):>12s} {fmt_time(row['min_s']):>12s} "
+        ratio = ""
+        if not label.startswith("tack") and tack_rounds:
+            row["vs_tack"] = ratio_stats(tack_rounds, row["round_med"])
+            row["tack_speedup"] = row["vs_tack"]["median"]
+            ratio = fmt_ratio(row["vs_tack"])
+        print(f"   {label:11s} {fmt_time(row['median_s']):>12s} {fmt_time(row['min_s']):>12s} "
               f"{row['runs']:5d} {row['rate']:9.2f}   {ratio}")
     if other is not None:
         print(f"   (other processes kept {other:.0%} of one core busy while this was timed"
@@ -413,7 +505,8 @@ class CpuMeter:
 # ----------------------------------------------------------------------------------------------
 # Peers
 # ----------------------------------------------------------------------------------------------
-ALL_PEERS = ("tack", "numpy", "numba", "numba-fm", "taichi", "taichi-soa", "warp")
+ALL_PEERS = ("tack", "tack-fm", "tack-soa-fm", "numpy", "numba", "numba-fm", "taichi",
+             "taichi-soa", "warp")
 
 
 def make_peers(wanted, threads):
@@ -424,6 +517,8 @@ def make_peers(wanted, threads):
         try:
             if label == "tack":
                 p = TackPeer(threads)
+            elif label in ("tack-fm", "tack-soa-fm"):
+                p = TackNbodyPeer(soa=label == "tack-soa-fm")
             elif label == "numpy":
                 p = _peers.NumPyPeer()
             elif label in ("numba", "numba-fm"):
@@ -533,8 +628,8 @@ def cold_child(engine):
     print("COLD " + json.dumps(res))
 
 
-def run_cold(engine, env_extra, timeout=300):
-    env = dict(os.environ)
+def run_cold(engine, env_extra, timeout=300, inherit=True):
+    env = dict(os.environ) if inherit else {}
     env.update(env_extra)
     py = os.path.dirname(os.path.dirname(os.path.abspath(tack.__file__)))  # the same Tack
     env["PYTHONPATH"] = py + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -623,14 +718,169 @@ def inspect_tack(names, sizes):
 
 
 # ----------------------------------------------------------------------------------------------
+# Warm launch, cold first call and the summary: interleaved rounds, robust ratios (bench/_stats.py)
+# ----------------------------------------------------------------------------------------------
+def measure_launch(peers, args, results, failures):
+    """Each round times one block of `per_block` launches of every peer in turn (the order
+    rotates); a round's ratio compares blocks that ran back to back."""
+    import _peers
+
+    rounds, per_block = (10, 500) if args.quick else (args.launch_rounds, 2000)
+    print(f"\n## warm launch cost: transform on 1-element arrays, launch + sync ({rounds} "
+          f"interleaved rounds of one {per_block}-call block per implementation)")
+    runs = {}
+    for p in peers:
+        try:
+            run = p.launch()
+            for _ in range(500):
+                run()
+            runs[p.label] = run
+        except _peers.NotApplicable:
+            continue
+        except Exception as exc:  # noqa: BLE001
+            failures.append(f"launch/{p.label}: {type(exc).__name__}: {exc}")
+            print(f"   {p.label:11s} FAILED  {type(exc).__name__}: {exc}")
+    wait_quiet(args.wait_quiet)
+    meter = CpuMeter()
+    blocks = {label: [] for label in runs}
+    items = list(runs.items())
+    for r in range(rounds):
+        for label, run in items[r % len(items):] + items[:r % len(items)]:
+            t0 = perf()
+            for _ in range(per_block):
+                run()
+            blocks[label].append((perf() - t0) / per_block)
+    other = meter.other_busy()
+    tack_b = blocks.get("tack")
+    for label, bs in blocks.items():
+        row = {"impl": label, "median_s": float(np.median(bs)), "min_s": float(np.min(bs)),
+               "calls": rounds * per_block, "rounds": bs}
+        ratio = ""
+        if label != "tack" and tack_b:
+            row["vs_tack"] = ratio_stats(tack_b, bs)
+            ratio = "tack speedup " + fmt_ratio(row["vs_tack"])
+        results["launch"].append(row)
+        print(f"   {label:11s} {fmt_time(row['median_s']):>10s}  (min {fmt_time(row['min_s'])})"
+              f"   {ratio}")
+    if other is not None:
+        print(f"   (other processes kept {other:.0%} of one core busy meanwhile"
+              + ("; NOISY" if other > 0.1 else "") + ")")
+    results["launch_other_busy"] = other
+
+
+def cold_plan(labels):
+    plan = []
+    if "tack" in labels:
+        plan += [("tack", {"TACK_CACHE": "off"}, "tack (TACK_CACHE=off)"),
+                 ("tack", {"TACK_CACHE": "on"}, "tack (from the disk cache)")]
+    if "numba" in labels or "numba-fm" in labels:
+        plan.append(("numba", {}, "numba (parallel=True)"))
+    if "taichi" in labels:
+        plan.append(("taichi", {}, "taichi (offline_cache=False)"))
+    if "warp" in labels:
+        plan.append(("warp", {}, "warp (empty kernel cache)"))
+    return plan
+
+
+def measure_cold(peers, args, results, failures):
+    """Alternating fresh processes: each round starts one child per engine in turn."""
+    rounds = 2 if args.quick else args.cold_rounds
+    base, note = bytecode_env([os.path.dirname(os.path.abspath(tack.__file__)), HERE])
+    print(f"\n## cold first call of transform (1024 elements), {rounds} rounds of one fresh "
+          f"process per engine, alternating; import/init reported separately\n   ({note})")
+    plan = cold_plan([p.label for p in peers])
+    cache_dir = tempfile.mkdtemp(prefix="tack-bench-cache-")
+    base = dict(base, TACK_CACHE_DIR=cache_dir)
+    if args.threads:
+        base["TACK_CPU_THREADS"] = str(args.threads)
+    run_cold("tack", dict(base, TACK_CACHE="on"), inherit=False)  # fills the cache for the cached row
+    got = {title: [] for _, _, title in plan}
+    for r in range(rounds):
+        for engine, env, title in plan[r % len(plan):] + plan[:r % len(plan)]:
+            try:
+                res = run_cold(engine, dict(base, **env), inherit=False)
+            except Exception as exc:  # noqa: BLE001
+                res = {"engine": engine, "error": f"{type(exc).__name__}: {exc}"}
+            if "error" in res:
+                failures.append(f"cold/{title}: {res['error']}")
+            elif res.get("check"):
+                failures.append(f"cold/{title}: WRONG RESULT: {res['check']}")
+            got[title].append(res)
+    tack_first = [r.get("first_s") for r in got.get("tack (TACK_CACHE=off)", [])]
+    for _, _, title in plan:
+        rs = [r for r in got[title] if "first_s" in r]
+        if not rs:
+            print(f"   {title:28s} FAILED  {got[title][-1].get('error') if got[title] else ''}")
+            continue
+        first = [r["first_s"] for r in rs]
+        row = {"title": title, "first_s": float(np.median(first)), "first_all": first,
+               "second_s": float(np.median([r["second_s"] for r in rs])),
+               "import_s": float(np.median([r["import_s"] for r in rs]))}
+        extra = f"import {fmt_time(row['import_s'])}"
+        if "init_s" in rs[0]:
+            row["init_s"] = float(np.median([r["init_s"] for r in rs]))
+            extra += f", init {fmt_time(row['init_s'])}"
+        ratio = ""
+        if not title.startswith("tack") and tack_first:
+            row["vs_tack"] = ratio_stats(tack_first, [r.get("first_s") for r in got[title]])
+            ratio = "\n      tack (cache off) speedup " + fmt_ratio(row["vs_tack"])
+        results["cold"].append(row)
+        print(f"   {title:28s} first call {fmt_time(row['first_s']):>10s} "
+              f"({fmt_time(min(first))}-{fmt_time(max(first))})  second "
+              f"{fmt_time(row['second_s']):>9s}  ({extra}){ratio}")
+
+
+def summary(results):
+    """Per row, Tack's speed relative to the best peer (peer time / Tack time: >= 1.00 means
+    Tack is at least as fast), so that a regression shows at a glance."""
+    lines = []
+    for name, b in results["benchmarks"].items():
+        rows = {k: v for k, v in b["rows"].items() if "error" not in v}
+        groups = [(name, "tack", [k for k in rows if not k.startswith("tack")])]
+        if name == "nbody":
+            groups = [("nbody strict", "tack",
+                       [k for k in rows if not k.startswith("tack") and k not in FAST_MATH]),
+                      ("nbody fast math", "tack-fm|tack-soa-fm",
+                       [k for k in rows if k in FAST_MATH and not k.startswith("tack")])]
+        for title, mine, others in groups:
+            tacks = [k for k in mine.split("|") if k in rows]
+            others = [k for k in others if k in rows]
+            if not tacks or not others:
+                continue
+            me = min(tacks, key=lambda k: rows[k]["median_s"])
+            best = min(others, key=lambda k: rows[k]["median_s"])
+            st = ratio_stats(rows[me]["round_med"], rows[best]["round_med"])
+            lines.append((title, me, best, st))
+    launch = {r["impl"]: r for r in results["launch"]}
+    if "tack" in launch and len(launch) > 1:
+        best = min((k for k in launch if k != "tack"), key=lambda k: launch[k]["median_s"])
+        lines.append(("warm launch", "tack", best, launch[best].get("vs_tack")))
+    cold = {r["title"]: r for r in results["cold"]}
+    peers = [k for k in cold if not k.startswith("tack") and "vs_tack" in cold[k]]
+    if "tack (TACK_CACHE=off)" in cold and peers:
+        best = min(peers, key=lambda k: cold[k]["first_s"])
+        lines.append(("cold first call", "tack (cache off)", best.split(" ")[0],
+                      cold[best]["vs_tack"]))
+    if not lines:
+        return
+    print("\n## summary: Tack's speed relative to the best peer per row (>= 1.00: at least as "
+          "fast)")
+    for title, me, best, st in lines:
+        print(f"   {title:16s} {me:17s} vs {best:11s} {fmt_ratio(st)}")
+    results["summary"] = [{"row": t, "tack": m, "best_peer": b, "ratio": st}
+                          for t, m, b, st in lines]
+
+
+# ----------------------------------------------------------------------------------------------
 # Main
 # ----------------------------------------------------------------------------------------------
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes (CI smoke test)")
-    ap.add_argument("--only", choices=NAMES, action="append",
-                    help="run only this benchmark (repeatable)")
+    ap.add_argument("--only", choices=(*NAMES, "launch", "cold"), action="append",
+                    help="run only this benchmark, or only the warm-launch or cold-first-call "
+                         "measurement (repeatable)")
     ap.add_argument("--threads", type=int, default=None,
                     help="worker threads for Tack (set_default_device('cpu', num_threads=N)), "
                          "Numba and Taichi")
@@ -647,6 +897,10 @@ def main(argv=None):
                          "> 10%% of a core during it; keep the quietest attempt (default 0)")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold first-call subprocesses")
     ap.add_argument("--no-launch", action="store_true", help="skip the launch-overhead measurement")
+    ap.add_argument("--launch-rounds", type=int, default=30,
+                    help="interleaved rounds of the warm-launch measurement (default 30)")
+    ap.add_argument("--cold-rounds", type=int, default=7,
+                    help="rounds of fresh processes for the cold first call (default 7)")
     ap.add_argument("--inspect", action="store_true",
                     help="also print vector types found in Tack's optimized LLVM IR per kernel")
     ap.add_argument("--json", metavar="PATH", help="also write all results as JSON to PATH")
@@ -663,9 +917,10 @@ def main(argv=None):
         cold_child(args.cold_child)
         return 0
 
-    import _peers
-
-    names = args.only or list(NAMES)
+    names = [n for n in args.only if n in NAMES] if args.only else list(NAMES)
+    if args.only:
+        args.no_launch = args.no_launch or "launch" not in args.only
+        args.no_cold = args.no_cold or "cold" not in args.only
     sizes = SIZES["quick" if args.quick else "full"]
     budget = 0.3 if args.quick else 2.0
     wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -705,66 +960,12 @@ def main(argv=None):
     failures[:] = list(dict.fromkeys(failures))
 
     if not args.no_launch:
-        print("\n## warm launch cost: transform on 1-element arrays, launch + sync "
-              "(median of blocks of 20 calls)")
-        wait_quiet(args.wait_quiet)
-        meter = CpuMeter()
-        for p in peers:
-            settle()
-            try:
-                med, mn, n = time_launch(p.launch(), blocks=100 if args.quick else 300)
-                results["launch"].append({"impl": p.label, "median_s": med, "min_s": mn,
-                                          "calls": n})
-                print(f"   {p.label:10s} {fmt_time(med):>12s}  (min {fmt_time(mn)}, {n} calls)")
-            except _peers.NotApplicable:
-                continue
-            except Exception as exc:  # noqa: BLE001
-                failures.append(f"launch/{p.label}: {type(exc).__name__}: {exc}")
-                print(f"   {p.label:10s} FAILED  {type(exc).__name__}: {exc}")
-        other = meter.other_busy()
-        if other is not None:
-            print(f"   (other processes kept {other:.0%} of one core busy meanwhile"
-                  + ("; NOISY" if other > 0.1 else "") + ")")
-        results["launch_other_busy"] = other
+        measure_launch(peers, args, results, failures)
         sys.stdout.flush()
-
     if not args.no_cold:
-        print("\n## cold first call of transform (1024 elements) in a fresh process; "
-              "import/init reported separately")
-        labels = [p.label for p in peers]
-        plan = []
-        if "tack" in labels:
-            plan.append(("tack", {"TACK_CACHE": "off"}, "tack (TACK_CACHE=off)"))
-        if "numba" in labels or "numba-fm" in labels:
-            plan.append(("numba", {}, "numba (parallel=True)"))
-        if "taichi" in labels:
-            plan.append(("taichi", {}, "taichi (offline_cache=False)"))
-        if "warp" in labels:
-            plan.append(("warp", {}, "warp (empty kernel cache)"))
-        for engine, env, title in plan:
-            wait_quiet(args.wait_quiet)
-            if args.threads:
-                env = dict(env, TACK_CPU_THREADS=str(args.threads))
-            try:
-                r = run_cold(engine, env)
-            except Exception as exc:  # noqa: BLE001
-                r = {"engine": engine, "error": f"{type(exc).__name__}: {exc}"}
-            r["title"] = title
-            results["cold"].append(r)
-            if "error" in r:
-                failures.append(f"cold/{engine}: {r['error']}")
-                print(f"   {title:30s} FAILED  {r['error']}")
-                continue
-            if r.get("check"):
-                failures.append(f"cold/{engine}: WRONG RESULT: {r['check']}")
-            extra = f"import {fmt_time(r['import_s'])}"
-            if "init_s" in r:
-                extra += f", init {fmt_time(r['init_s'])}"
-            print(f"   {title:30s} first call {fmt_time(r['first_s']):>11s}   second "
-                  f"{fmt_time(r['second_s']):>10s}   ({extra}; process "
-                  f"{fmt_time(r['subprocess_wall_s'])})"
-                  + ("   WRONG RESULT" if r.get("check") else ""))
+        measure_cold(peers, args, results, failures)
 
+    summary(results)
     if args.inspect and "tack" in wanted:
         print("\n## Tack optimized LLVM IR: vector types and calls per kernel")
         inspect_tack(names, sizes)

@@ -25,7 +25,9 @@ MISS = object()  # "not this variant": take the general path
 
 
 def build(kernel, dev, spec, shape_key, variant, args):
-    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible."""
+    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible.
+    `f.call(*args, **kwargs)` is the same checks and launch as the kernel's own call (what
+    `Kernel.__call__` gives after this variant's call): a miss takes `kernel._call`."""
     pk = spec.parsed
     if spec.debug or pk.paths is not None or pk.epilogue is not None:
         return None
@@ -34,8 +36,8 @@ def build(kernel, dev, spec, shape_key, variant, args):
     env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
            "hrl": pk.host_range.launch, "name": kernel.name, "sk": signature.safe_key}
     lines = ["def fast(args):",
-             f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug'] "
-             "or G['intercept']:",
+             (f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug'] "
+              "or G['intercept']:"),
              "        return MISS"]
     if names:
         lines.append(f"    {', '.join(names)}, = args")
@@ -46,21 +48,27 @@ def build(kernel, dev, spec, shape_key, variant, args):
         conds = signature.guard(nm, a, k, env)
         conds += [f"{nm}.shape[{ax}] != {ext}" for ax, ext in baked.get(k, [])]
         lines += [f"    if {' or '.join(conds)}:", "        return MISS"]
-    count, hidden = _count(spec, names, env)
+    arrays = {nm for nm, a in zip(names, args) if a.__class__ is Array}  # checked above
+    count, hidden = _count(spec, names, env, arrays)
     values = [signature.launch_expr(nm, a, pointers) for nm, a in zip(names, args)]
     body = None if hidden else variant.inline_launch(values, env)  # the engine's, inline
     if body is None:
         body = [f"launch([{', '.join(values)}]{' + hidden' if hidden else ''}, n)"]
     lines += count + ["    " + line for line in body]
-    exec(compile("\n".join(lines), f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
+    env["K"] = kernel
+    call = ["def call(*args, **kwargs):", "    if kwargs:", "        return K._call(args, kwargs)"]
+    call += [line.replace("return MISS", "return K._call(args, kwargs)") for line in lines[1:]]
+    src = "\n".join(lines + call)
+    exec(compile(src, f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
+    env["fast"].call = env["call"]
     return env["fast"]
 
 
-def _count(spec, names, env) -> tuple[list[str], bool]:
+def _count(spec, names, env, arrays) -> tuple[list[str], bool]:
     """Lines that bind the launch count `n` (returning None for an empty launch, MISS where the
     general path raises), and whether they bind hidden arguments too (`hrl`'s forms)."""
     host_range = spec.parsed.host_range
-    stop = _inline_stop(host_range, names)
+    stop = _inline_stop(host_range, names, arrays)
     lo, hi = spec.index_range or (None, None)  # indices outside: the general path raises
     if stop is not None:
         env.update(_HELPERS)
@@ -78,9 +86,11 @@ def _count(spec, names, env) -> tuple[list[str], bool]:
     return lines, stop is None
 
 
-def _inline_stop(host_range, names):
+def _inline_stop(host_range, names, arrays=frozenset()):
     """The launch count of `range(stop)` as an expression over `names`, else None (the other
-    forms call HostRange.launch). The bound's own helpers (_i, _s) keep their errors."""
+    forms call HostRange.launch). The bound's own helpers (_i, _s) keep their errors, except
+    `_s(a, k, name)` of an argument in `arrays` (checked to be a tack.Array of the variant's
+    dtype and rank, so `a.shape[k]` exists): that becomes `a.shape[k]`, one call less."""
     if host_range.form != "stop":
         return None
     lam = ast.parse(host_range.source, mode="eval").body
@@ -92,5 +102,15 @@ def _inline_stop(host_range, names):
     class Rename(ast.NodeTransformer):
         def visit_Name(self, node):
             return ast.copy_location(ast.Name(rename.get(node.id, node.id), node.ctx), node)
+
+        def visit_Call(self, node):
+            node = self.generic_visit(node)
+            f, a = node.func, node.args
+            if (isinstance(f, ast.Name) and f.id == "_s" and len(a) == 3 and not node.keywords
+                    and isinstance(a[0], ast.Name) and a[0].id in arrays
+                    and isinstance(a[1], ast.Constant) and type(a[1].value) is int):
+                shape = ast.Attribute(a[0], "shape", ast.Load())
+                return ast.copy_location(ast.Subscript(shape, a[1], ast.Load()), node)
+            return node
 
     return ast.unparse(Rename().visit(lam.body.elts[1]))

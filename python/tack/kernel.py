@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 
 from . import compiler, signature
@@ -69,6 +70,7 @@ class Kernel:
         self._parsed = {}  # object structure key -> ParsedKernel
         self._specs: dict = {}
         self._fast = None  # the prebuilt call path of the variant called last (tack.dispatch)
+        self._entry = self._general  # what a call runs: that variant's `call`, else the general
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -108,10 +110,13 @@ class Kernel:
             raise TackTypeError(f"Kernel '{self.name}' expects {n} arguments, got {len(args)}")
 
     # -- calls ----------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        fast = self._fast
-        if fast is not None and not kwargs and fast(args) is not MISS:
-            return None
+    # `kernel(...)` runs `self._entry`: after a call that built a prebuilt call path, that
+    # variant's generated `call` (tack.dispatch), which checks the arguments and launches in
+    # one Python frame and takes `_call` on any mismatch; otherwise `_general`. Read through a
+    # C attrgetter, so no Python-level __call__ frame comes first.
+    __call__ = property(operator.attrgetter("_entry"))
+
+    def _general(self, *args, **kwargs):
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -151,7 +156,7 @@ class Kernel:
         fast = spec.fast.get(shape_key, MISS)
         if fast is MISS:
             fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, values)
-        self._fast = fast
+        self._fast, self._entry = fast, (fast.call if fast is not None else self._general)
         if pk.epilogue is not None:
             return self._return_value(dev, spec, shape_key, values)
 

@@ -119,9 +119,11 @@ def test_a_second_process_loads_the_kernel_instead_of_compiling(tmp_path, cdir):
 
 
 def test_the_thread_pool_code_is_cached_too(tmp_path, cdir):
-    """A launch big enough to go parallel needs the pool's code: a later process maps it."""
-    write_kernel(tmp_path / "k")
-    want = expect(lambda v: np.sqrt(np.abs(v)), n=300_000)
+    """A launch big enough to go parallel needs the pool's code: a later process maps it. (The
+    pool starts once a launch's serial rest would cost more than starting it, ~2 ms: four libm
+    calls per element make this one ~10 ms.)"""
+    write_kernel(tmp_path / "k", helper="sin(cos(sin(cos(v))))")
+    want = expect(lambda v: np.sin(np.cos(np.sin(np.cos(v)))), n=300_000)
     first = run_fresh(tmp_path / "k", cdir, n=300_000, threads=2)
     np.testing.assert_allclose(first["out"], want, rtol=2e-6)
     assert first["code"]["compiled"] == 2  # the kernel and the pool

@@ -112,11 +112,20 @@ def test_the_cpu_engine_satisfies_the_contract():
     shared = eng.adopt(buf.ptr, 24, owner=buf)
     assert shared.ptr == buf.ptr and shared.owner is buf
     k = eng.compile(iota_kir())
-    assert isinstance(k, Launchable) and k.inline_launch(["a0"], {}) is None
+    assert isinstance(k, Launchable)
     o = np.full(4, -1, np.int64)
     k.launch([o.ctypes.data], 3)
     eng.sync()
     assert o.tolist() == [0, 3, 6, -1]
+    env = {"MISS": object()}
+    lines = k.inline_launch(["a0"], env)  # the native caller (runtime/cpu_call.py) where built
+    if lines is not None:
+        src = "def f(a0, n):\n" + "".join(f"    {line}\n" for line in lines)
+        exec(compile(src, "<inline>", "exec"), env)
+        o[:] = -1
+        assert env["f"](o.ctypes.data, 2) is None
+        assert o.tolist() == [0, 3, -1, -1]
+        assert env["f"](-1, 2) is env["MISS"]  # a value the block cannot hold
     for stage in eng.stages:
         assert "iota" in eng.stage(iota_kir(), stage)
 

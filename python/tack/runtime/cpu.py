@@ -11,8 +11,10 @@ makes one GIL-releasing ctypes call: the kernel entry itself on the calling thre
 (docs/design/002-cpu-engine.md): per pool, the fan-out cost F of a parallel launch is measured
 once; per kernel, the first two launches time serial prefixes (~10 µs each) for the cost per
 iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * F / (c (1 - 1/P)):
-one compare per launch. The pool is started, and F measured, by the first launch that may go
-parallel (n >= 64), so a process that only makes small launches never pays for them.
+one compare per launch. The pool is started, and F measured, by the first launch whose serial
+rest would cost more than starting it (POOL_START_NS), so a process that only makes small
+launches, like most first calls, never pays for them; until then n_par assumes F_PRIOR_NS.
+Warm launches through tack.dispatch call the kernel's native caller (cpu_call.py), not ctypes.
 
 The object code comes from toolchain/objload.py: from the disk cache (tack.cache) when an earlier
 process compiled the same KernelIR for this target with this Tack, mapped without rendering and
@@ -36,7 +38,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_interrupt, cpu_pool
+from . import cpu_call, cpu_interrupt, cpu_pool
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -49,6 +51,8 @@ FIRST_PROBE = 256  # iterations of the first timed prefix
 GRAIN_NS = 4_000  # least work per chunk of a parallel launch: chunk hand-out stays < ~3%
 SAFETY = 1.0  # F already includes moving a chunk's cache lines (see fanout_ns); c is the warm cost
 NEVER = 1 << 62  # n_par meaning "always serial"
+POOL_START_NS = 2_000_000  # starting the pool (its code, F) costs ~ms: a cheaper rest runs serially
+F_PRIOR_NS = 20_000  # the fan-out cost assumed while the pool is not started (see _finish)
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
 
@@ -83,6 +87,17 @@ def _median_ns(fn, reps: int, budget_ns: float = math.inf) -> float:
     xs.sort()
     k = len(xs) // 2
     return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+_entry_ns: list = []
+
+
+def entry_overhead_ns(entry, addr: int) -> float:
+    """Warm cost of one ctypes call of a kernel entry over an empty range (subtracted from the
+    calibration's timings), measured once per process with the first kernel that calibrates."""
+    if not _entry_ns:
+        _entry_ns.append(_median_ns(lambda: entry(0, 0, addr), 101))
+    return _entry_ns[0]
 
 
 @functools.cache
@@ -163,11 +178,16 @@ class CPUKernel(Launchable):
         self._llvm_ir: str | None = None
         self._optimized_ir: str | None = None
         entry = entry_symbol(kir)
-        self._code = objload.load_code(self._render, [entry], kir.name,
-                                        source=lambda: _source(kir))
+        self._with_caller = cpu_call.available()
+        symbols = [entry, cpu_call.caller_symbol(entry)] if self._with_caller else [entry]
+        self._code = objload.load_code(self._render, symbols, kir.name,
+                                        source=lambda: _source(kir, self._with_caller))
         self.entry_address = self._code.address(entry)
         self._entry = _ENTRY(self.entry_address)
+        self._caller = (cpu_call.Caller(symbols[1], self._code.address(symbols[1]))
+                        if self._with_caller else None)
         self._pack = layout(kir.params).pack_into
+        self._pack_n = layout(kir.params, "q").pack  # the caller's block: the slots, then n
         self._size = 8 * max(1, len(kir.params))
         self._buf = ctypes.create_string_buffer(self._size)
         self._addr = ctypes.addressof(self._buf)
@@ -176,19 +196,24 @@ class CPUKernel(Launchable):
         self.ns_per_iter: float | None = None
         self._acc_ns = self._acc_iters = self._timed = 0
         self._c_min, self._probe = math.inf, FIRST_PROBE
-        self._pool_ptr = None  # the pool and the costs the policy needs: at the first launch
+        self._pool_ptr = None  # the pool and its fan-out cost: at the first launch that needs it
+        self._fanout, self._call_ns = F_PRIOR_NS, None
         self._run = self._run_serial if self.num_threads == 1 else self._run_calibrating
 
     def _render(self) -> str:
         if self._llvm_ir is None:
             self._llvm_ir = render(self.kir)
+        if self._with_caller:  # the object code holds the caller too (not `llvm_ir`)
+            entry = entry_symbol(self.kir)
+            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params))
         return self._llvm_ir
 
     @property
     def llvm_ir(self) -> str:
         """The LLVM IR rendered from the kernel's IR (on demand: a kernel from the disk cache
         never renders it)."""
-        return self._render()
+        self._render()
+        return self._llvm_ir
 
     @property
     def optimized_ir(self) -> str:
@@ -199,12 +224,13 @@ class CPUKernel(Launchable):
         return self._optimized_ir
 
     def _attach_pool(self) -> None:
-        """Start the pool (its code comes from the disk cache too) and measure its costs, on the
-        first launch that may go parallel: a kernel only ever launched small never pays."""
+        """Start the pool (its code comes from the disk cache too) and measure its fan-out cost,
+        on the first launch whose serial rest would cost more than that (POOL_START_NS): a
+        kernel only ever launched small, like most first calls, never pays."""
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
-        self._call_ns = call_overhead_ns()
         self._pool_launch = cpu_pool.native().launch
+        self._pool_address = ctypes.cast(self._pool_launch, ctypes.c_void_p).value
         self._pool_ptr = pool.ptr
 
     # ---- the hot path --------------------------------------------------------------------------
@@ -220,6 +246,21 @@ class CPUKernel(Launchable):
             self._run(self._addr, n)
         finally:
             self._lock.release()
+
+    def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
+        """The launch as lines for tack.dispatch's call path: the caller (cpu_call) on a block
+        packed per call. Launches that still calibrate the policy (n >= 64 before it is final)
+        take `launch`; a value the block cannot hold returns MISS (the general path raises)."""
+        if self._caller is None:
+            return None
+        env.update(_K=self, _call=self._caller.fn, _pack_n=self._pack_n,
+                   _pack_errors=PACK_ERRORS, _launch=self.launch)
+        vals = ", ".join(values)
+        lines = ["try:", f"    block = _pack_n({vals}, n)", "except _pack_errors:",
+                 "    return MISS"]
+        if self.num_threads > 1:
+            lines += ["if n >= 64 and not _K._calibrated:", f"    return _launch([{vals}], n)"]
+        return lines + ["_call(block)"]
 
     def _launch_private(self, args, n: int) -> None:
         buf = ctypes.create_string_buffer(self._size)
@@ -242,6 +283,12 @@ class CPUKernel(Launchable):
                                  self.grain):
                 cpu_interrupt.interrupted(self.name)
 
+    def _run_provisional(self, addr: int, n: int) -> None:
+        if n < self.n_par:
+            return self._entry(0, n, addr)
+        self._finish()
+        self._run(addr, n)
+
     # ---- calibration ---------------------------------------------------------------------------
     def _run_calibrating(self, addr: int, n: int) -> None:
         """Time serial prefixes (growing 4x) until PREFIX_NS of this launch's work was seen, and
@@ -251,8 +298,8 @@ class CPUKernel(Launchable):
         must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._entry(0, n, addr)
-        if self._pool_ptr is None:
-            self._attach_pool()
+        if self._call_ns is None:
+            self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
             self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
@@ -270,13 +317,18 @@ class CPUKernel(Launchable):
         c = self._c_min
         if c == math.inf and self._acc_ns >= PREFIX_NS:  # only tiny launches so far
             c = self._acc_ns / self._acc_iters
+        if done < n and self._pool_ptr is None and not c * (n - done) < POOL_START_NS:
+            self._attach_pool()
         if c < math.inf:
             self._apply(c)
             if self._timed >= CALIBRATION_LAUNCHES:
-                self._finish()
-        if done < n and self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n,
-                                          self.n_par, self.grain):
-            cpu_interrupt.interrupted(self.name)
+                self._finish(attach=False)
+        if done < n:
+            if self._pool_ptr is None:
+                return self._entry(done, n, addr)
+            if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
+                                 self.grain):
+                cpu_interrupt.interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
         """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""
@@ -285,16 +337,27 @@ class CPUKernel(Launchable):
         self.n_par = min(NEVER, max(2 * p, math.ceil(SAFETY * self._fanout / (c * (1 - 1 / p)))))
         self.grain = min(NEVER, math.ceil(GRAIN_NS / c))
 
-    def _finish(self) -> None:
+    def _finish(self, attach: bool = True) -> None:
+        """The policy is final. Without the pool yet (`attach` False: no launch needed it), n_par
+        assumes F_PRIOR_NS until a launch of n >= n_par starts the pool and measures F."""
+        if self.num_threads > 1 and self._pool_ptr is None:
+            if not attach:
+                self._run = self._run_provisional
+                return
+            self._attach_pool()
+            self._apply(self.ns_per_iter)
         self._calibrated = True
         if self.num_threads > 1:
-            if self._pool_ptr is None:
-                self._attach_pool()
             self._run = self._run_policy
+            if self._caller is not None:
+                self._caller.set_policy(self.n_par, self.grain, self._pool_ptr,
+                                        self._pool_address)
 
     def set_policy(self, n_par: int, grain: int = 1) -> None:
         """Fix the policy instead of measuring it: launches of n >= n_par iterations go to the
         pool, in chunks of at least `grain` iterations (tests, benchmarks, tuning)."""
+        if self.num_threads > 1 and self._pool_ptr is None:
+            self._attach_pool()
         self.n_par, self.grain = min(NEVER, int(n_par)), max(1, min(NEVER, int(grain)))
         self._finish()
 
@@ -314,13 +377,13 @@ def render(kir: KernelIR) -> str:
     return r.render(kir)
 
 
-def _source(kir: KernelIR):
+def _source(kir: KernelIR, with_caller: bool):
     """What identifies the kernel's code in the disk cache: the KernelIR by value (everything
     the renderer reads: the body with every inlined function and constant, parameter kinds,
     dtypes, baked extents, debug checks); None (key on the rendered IR) if it holds something
     cache.digest_object cannot digest."""
     try:
-        return ["kir", cache.digest_object(kir)]
+        return ["kir", cache.digest_object(kir)] + ([cpu_call.ABI] if with_caller else [])
     except (TypeError, RecursionError):
         return None
 
