@@ -8,6 +8,7 @@ from .cse import cse
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
+from .muladd import fuse_multiply_add
 from .simplify import simplify
 
 
@@ -18,6 +19,6 @@ def lower(k: KernelIR, debug: bool = False) -> KernelIR:
     k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))
     k.body = linearize(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
-    k.body = cse(k.body, k.locals)
+    k.body = fuse_multiply_add(cse(k.body, k.locals))
     verify(k, final=True)
     return k

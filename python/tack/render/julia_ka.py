@@ -69,6 +69,7 @@ JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt
 # drop the outermost pair. `{0}`... are the rendered operands.
 OPS = {
     Op.NEG: "(-{0})", Op.ADD: "({0} + {1})", Op.SUB: "({0} - {1})", Op.MUL: "({0} * {1})",
+    Op.MULADD: "muladd({0}, {1}, {2})",  # fused where the hardware has FMA, like llvm.fmuladd
     Op.FDIV: "({0} / {1})", Op.IDIV: "div({0}, {1})", Op.IREM: "rem({0}, {1})",
     Op.FREM: "rem({0}, {1})", Op.POW: "tk_pow({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
     Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
@@ -99,7 +100,8 @@ KINDS = {**{op: "iuf" for op in (Op.MIN, Op.MAX)},
          **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
                                   Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,
                                   Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH,
-                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT)},
+                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT,
+                                  Op.MULADD)},
          **{op: "iuf" for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.ABS)},
          **{op: "iub" for op in (Op.AND_, Op.OR_, Op.XOR)},
          **{op: "b" for op in (Op.NOT, Op.LAND, Op.LOR)}}
