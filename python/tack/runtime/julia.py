@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
+import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 
+from ..capabilities import check_atomic_widths
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
@@ -52,6 +55,22 @@ def _jl_str(s: str) -> str:
     return json.dumps(s).replace("$", "\\$")
 
 
+def juliacall_options(environ=os.environ, xoptions=sys._xoptions) -> dict[str, str]:
+    """The juliacall options Tack sets before Julia starts, unless the user set them (as
+    `PYTHON_JULIACALL_*` or `-X juliacall-*`). Threads: juliacall's own default, `JULIA_NUM_THREADS`
+    or 1 (https://github.com/JuliaPy/PythonCall.jl/blob/main/pysrc/juliacall/__init__.py), set
+    explicitly. Signals: `yes` when Julia runs more than one thread (juliacall warns of segfaults
+    otherwise, same file), else `no`. docs/julia.md, "Installing", says what each costs."""
+    out = {}
+    threads = xoptions.get("juliacall-threads") or environ.get("PYTHON_JULIACALL_THREADS")
+    if threads is None:
+        threads = out["PYTHON_JULIACALL_THREADS"] = environ.get("JULIA_NUM_THREADS", "1")
+    if xoptions.get("juliacall-handle-signals") is None and \
+            environ.get("PYTHON_JULIACALL_HANDLE_SIGNALS") is None:
+        out["PYTHON_JULIACALL_HANDLE_SIGNALS"] = "no" if str(threads) == "1" else "yes"
+    return out
+
+
 class _Session:
     """The process's one Julia: the `TackJL` module, the kernels defined in it and the backends.
     Started once; a failure is remembered, so later engines fail the same way at once."""
@@ -74,6 +93,7 @@ class _Session:
             return cls._current
 
     def __init__(self):
+        os.environ.update(juliacall_options())  # read by juliacall when Julia starts
         try:
             juliacall = importlib.import_module("juliacall")
         except ImportError as exc:
@@ -222,14 +242,13 @@ class JuliaEngine(Engine):
         https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl); debug
         kernels count skipped accesses in an i64 array, so they need 64-bit ones too."""
         bits = self.capabilities.atomic_bits
-        if bits >= 64:
-            return
         for x in (x for s in iter_stmts(kir.body) for x in stmt_exprs(s)):
             if x.op in ATOMIC and x.dtype.bits > bits:
                 what = "debug mode's i64 counters" if x.arg == "__dbg" else \
                     f"an atomic on the {x.dtype.name} array '{x.arg}'"
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
                                     "the Julia engine's 'metal' device lacks")
+        check_atomic_widths(kir, self.capabilities, f"julia:{self.device}")  # CUDA, Metal: >= 32
 
     def sync(self) -> None:
         """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""
@@ -290,6 +309,9 @@ class JuliaKernel(Launchable):
         if not isinstance(v, (int, float, np.number, np.bool_)):
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
                                 f"got {type(v).__name__}")
-        # A NumPy scalar of the exact dtype: juliacall turns it into that Julia type
-        # (PythonCall src/Convert/numpy.jl), where a Python float would become Float64.
-        return np.bool_(v) if p.dtype.kind == "b" else p.dtype.np.type(v)
+        # A Python bool for Bool: PythonCall's rule is named `numpy:bool_`, which NumPy 2's
+        # `numpy.bool` does not match, so an np.bool_ would arrive as a 0-d PyArray. Every other
+        # scalar is a NumPy scalar of the exact dtype, which juliacall turns into that Julia type
+        # (`NUMPY_SIMPLE_TYPES`, https://github.com/JuliaPy/PythonCall.jl/blob/main/src/Convert/
+        # numpy.jl), where a Python float would become Float64.
+        return bool(v) if p.dtype.kind == "b" else p.dtype.np.type(v)

@@ -1,0 +1,98 @@
+"""The Julia engine's hardening (issue 17): scalar types, juliacall's options, atomics refused
+where the backend has none. Without Julia against the fake juliacall of test_engine.py; with the
+Julia 1.5.3 tier (marked `julia`) the scalar types through the stand-in juliacall."""
+import dataclasses
+import os
+
+import numpy as np
+import pytest
+import tack
+from tack import dtypes as dt
+from tack.errors import CapabilityError
+from tack.ir.nodes import Param
+from tack.runtime import julia as rj
+
+from tests.julia.golden import ALL_CASES, case_ir
+from tests.julia.test_engine import fake, fresh_session  # noqa: F401 (fixtures)
+
+
+def _every_scalar_ir():
+    """saxpy's IR with one more scalar parameter of every dtype (unused: they only have to
+    arrive with the type the kernel's signature declares, or Julia finds no method)."""
+    kir = case_ir(next(c for c in ALL_CASES if c.name == "saxpy"))
+    extra = [Param(f"s_{t.name}", "scalar", t) for t in SCALAR_TYPES]
+    return dataclasses.replace(kir, params=list(kir.params) + extra)
+
+
+SCALAR_TYPES = [dt.bool_, dt.i8, dt.u8, dt.i16, dt.u16, dt.i32, dt.u32, dt.i64, dt.u64, dt.f32,
+                dt.f64]
+VALUES = [np.bool_(True), -3, 200, -300, 40000, -7, 3_000_000_000, -(2**40), 2**63, 0.5, 0.25]
+
+
+def _args(n=4):
+    x, out = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+    return [np.float32(2), x, x, out] + VALUES, out
+
+
+def test_every_scalar_has_the_exact_type_the_specialization_declares(fake):  # noqa: F811
+    kir = _every_scalar_ir()
+    args, _ = _args()
+    rj.JuliaEngine("cpu").compile(kir).launch(args, 4)
+    got = fake.launches[-1][8:]
+    assert type(got[0]) is bool  # not np.bool_: NumPy 2's numpy.bool misses PythonCall's rule
+    assert [type(v) for v in got[1:]] == [t.np.type for t in SCALAR_TYPES[1:]]
+    assert [v.item() if isinstance(v, np.generic) else v for v in got] == [
+        True, *VALUES[1:]]
+
+
+@pytest.mark.julia
+def test_every_scalar_type_reaches_julia(julia153_engine):
+    """Through the stand-in juliacall, which passes each value with the Julia type juliacall
+    would (and refuses an np.bool_ under NumPy 2 as juliacall mis-converts it)."""
+    args, out = _args()
+    rj.JuliaEngine("cpu").compile(_every_scalar_ir()).launch(args, 4)
+    np.testing.assert_array_equal(out, 3 * np.arange(4))
+
+
+# -- juliacall's threads and signals -----------------------------------------------------------
+
+@pytest.mark.parametrize("env,xopts,want", [
+    ({}, {}, {"PYTHON_JULIACALL_THREADS": "1", "PYTHON_JULIACALL_HANDLE_SIGNALS": "no"}),
+    ({"JULIA_NUM_THREADS": "4"}, {},
+     {"PYTHON_JULIACALL_THREADS": "4", "PYTHON_JULIACALL_HANDLE_SIGNALS": "yes"}),
+    ({"PYTHON_JULIACALL_THREADS": "auto"}, {}, {"PYTHON_JULIACALL_HANDLE_SIGNALS": "yes"}),
+    ({"PYTHON_JULIACALL_THREADS": "auto", "PYTHON_JULIACALL_HANDLE_SIGNALS": "no"}, {}, {}),
+    ({}, {"juliacall-threads": "2", "juliacall-handle-signals": "no"}, {}),
+])
+def test_juliacall_options_are_set_unless_the_user_set_them(env, xopts, want):
+    assert rj.juliacall_options(env, xopts) == want
+
+
+def test_session_start_sets_the_options(fake, monkeypatch):  # noqa: F811
+    for k in ("PYTHON_JULIACALL_THREADS", "PYTHON_JULIACALL_HANDLE_SIGNALS", "JULIA_NUM_THREADS"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("JULIA_NUM_THREADS", "3")
+    rj.JuliaEngine("cpu").compile(_every_scalar_ir())
+    assert os.environ["PYTHON_JULIACALL_THREADS"] == "3"
+    assert os.environ["PYTHON_JULIACALL_HANDLE_SIGNALS"] == "yes"
+
+
+# -- 8/16-bit atomics: refused for CUDA and Metal before rendering -----------------------------
+
+@tack.kernel
+def count_u8(keys, counts):
+    for i in range(keys.shape[0]):
+        tack.atomic_add(counts, keys[i], 1)
+
+
+@pytest.mark.parametrize("arch", ["cuda", "metal"])
+def test_narrow_atomics_refused_naming_dtype_and_backend(arch):
+    keys, counts = tack.zeros(4, tack.i32), tack.zeros(4, tack.u8)
+    dev = tack.Device(arch, engine="julia")
+    with pytest.raises(CapabilityError, match=rf"u8.*julia:{arch}"):
+        tack.compiler.specialize(count_u8, [keys, counts], device=dev)
+
+
+def test_narrow_atomics_run_on_the_julia_cpu_device():
+    keys, counts = tack.zeros(4, tack.i32), tack.zeros(4, tack.u8)
+    tack.compiler.specialize(count_u8, [keys, counts], device=tack.Device("cpu", engine="julia"))
