@@ -96,3 +96,11 @@ def test_narrow_atomics_refused_naming_dtype_and_backend(arch):
 def test_narrow_atomics_run_on_the_julia_cpu_device():
     keys, counts = tack.zeros(4, tack.i32), tack.zeros(4, tack.u8)
     tack.compiler.specialize(count_u8, [keys, counts], device=tack.Device("cpu", engine="julia"))
+
+
+# -- Metal: barriers fence device memory only from Metal.jl 1.6.2 ------------------------------
+
+def test_old_metal_is_refused_naming_the_version(fake):  # noqa: F811
+    fake.packages, fake.recent = {"Metal"}, False
+    with pytest.raises(RuntimeError, match=r"Metal.jl 1.5.0 is older than 1.6.2.*version='1.6.2'"):
+        rj.JuliaEngine("metal").compile(_every_scalar_ir())

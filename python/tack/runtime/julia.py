@@ -43,6 +43,10 @@ BACKENDS = {
     "hip": ("AMDGPU", "21141c5a-9bdb-4563-92ae-f87d6854732e", "AMDGPU.ROCBackend()"),
     "level_zero": ("oneAPI", "8f75cd03-7ff8-4ecb-9b8f-daf728133b1b", "oneAPI.oneAPIBackend()"),
 }
+# The oldest GPU package versions Tack runs on. Metal.jl: Tack's barrier orders global memory
+# too, and KA's `@synchronize` on Metal fences device memory only since 1.6.2 (`KA.__synchronize`
+# in https://github.com/JuliaGPU/Metal.jl/blob/main/src/MetalKernels.jl; before, threadgroup only).
+MIN_VERSIONS = {"Metal": "1.6.2"}
 # Shipped in the package as tack/jl/TackRuntime.jl (a link to julia/src/ in the repository).
 RUNTIME_JL = Path(__file__).resolve().parents[1] / "jl" / "TackRuntime.jl"
 _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
@@ -146,6 +150,13 @@ class _Session:
         if not ok:
             raise TackRuntimeError(f"{where}: {pkg}.jl is installed but {pkg}.functional() is "
                                    "false (no usable device or driver on this machine)")
+        low = MIN_VERSIONS.get(pkg)
+        if low and not self.jl.seval(f'Base.pkgversion({pkg}) >= v"{low}"'):
+            have = self.jl.seval(f"string(Base.pkgversion({pkg}))")
+            raise TackRuntimeError(f"{where}: {pkg}.jl {have} is older than {low}, which "
+                                   "Tack's barriers need (docs/julia.md). "
+                                   f"Update it with: python -c \"import juliapkg; juliapkg.add("
+                                   f"'{pkg}', '{uuid}', version='{low}'); juliapkg.resolve()\"")
 
     def define(self, source: str):
         """The kernel constructor of `source`, evaluated the first time only: evaluating a
@@ -229,7 +240,7 @@ class JuliaEngine(Engine):
         return JuliaKernel(self, kir, fn, source)
 
     def _check_f64(self, session: _Session, kir: KernelIR) -> None:
-        """Metal and most oneAPI devices have no Float64 (KA.supports_float64): refuse before
+        """Metal and oneAPI (every device) have no Float64 (KA.supports_float64): refuse before
         rendering where the backend says so."""
         if self.capabilities.f64 or not _uses_f64(kir):
             return

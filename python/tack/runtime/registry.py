@@ -126,8 +126,8 @@ NATIVE_CUDA = register(EngineKind(
 
 def _julia(arch: str) -> Capabilities:
     """KernelAbstractions runs workgroups on every backend, its CPU one included. Float64 is
-    refused where `KernelAbstractions.supports_float64` is false (Metal, most oneAPI devices:
-    docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
+    refused where `KernelAbstractions.supports_float64` is false (Metal, and oneAPI on every
+    device: docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
     (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl), and CUDA
     and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
     `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). GPU devices
