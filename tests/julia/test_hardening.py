@@ -104,3 +104,58 @@ def test_old_metal_is_refused_naming_the_version(fake):  # noqa: F811
     fake.packages, fake.recent = {"Metal"}, False
     with pytest.raises(RuntimeError, match=r"Metal.jl 1.5.0 is older than 1.6.2.*version='1.6.2'"):
         rj.JuliaEngine("metal").compile(_every_scalar_ir())
+
+
+# -- overlapping arguments on a GPU backend: one upload per run of overlapping memory ----------
+
+# A "device" whose buffers are separate host Vectors: device_copies and copy_back! (the upload
+# and download bookkeeping of TackRuntime.launch! on a GPU) run as they would on CUDA.
+_FAKE_DEVICE = """
+struct TkFakeDevice <: KernelAbstractions.Backend end
+KernelAbstractions.allocate(::TkFakeDevice, ::Type{T}, dims::Tuple) where {T} =
+    Array{T}(undef, dims)
+function tk_overlap_check(base::Vector{Float32})
+    h = TackRuntime.host_vector
+    GC.@preserve base begin
+        a = h(unsafe_wrap(Array, pointer(base, 1), 6))   # base[1:6]
+        b = h(unsafe_wrap(Array, pointer(base, 4), 6))   # base[4:9], overlapping a
+        c = h(unsafe_wrap(Array, pointer(base, 11), 2))  # base[11:12], apart
+        dev, runs = TackRuntime.device_copies(TkFakeDevice(), (a, 2.5f0, b, c))
+        length(runs) == 2 || return "runs: $(length(runs))"
+        parent(dev[3]) === dev[1].parent || return "b is not a view of a's buffer"
+        dev[2] === 2.5f0 || return "scalar"
+        dev[1][5] = 100f0                 # base[5], seen through b at its 2nd element
+        dev[3][6] = 200f0                 # base[9]
+        dev[3][2] == 100f0 || return "aliasing lost on the device"
+        TackRuntime.copy_back!(runs, (false, false, true, false))
+    end
+    return base[5] == 100f0 && base[9] == 200f0 && base[11] == 11f0 ? "ok" : "copy back: $base"
+end
+"""
+
+
+@pytest.mark.julia
+def test_overlapping_views_share_one_device_buffer(julia153_engine):
+    jl = rj._Session.get().jl
+    jl.seval("isdefined(@__MODULE__, :TkFakeDevice) || include_string(@__MODULE__, "
+             f"{rj._jl_str(_FAKE_DEVICE)})")
+    assert jl.seval("tk_overlap_check(Float32.(1:12))") == "ok"
+
+
+# -- float atomic min/max: compare-and-swap on the bit pattern ---------------------------------
+
+@tack.kernel
+def extremes_into(x, lo, hi):
+    for i in range(x.shape[0]):
+        tack.atomic_min(lo, i % 2, x[i])
+        tack.atomic_max(hi, i % 2, x[i])
+
+
+@pytest.mark.julia
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_atomic_extremes_replace_a_nan(julia153_engine, dtype):
+    x = np.array([3, -0.0, np.nan, 5, -2, np.nan, 0.0, 7], dtype)
+    lo, hi = (tack.array(np.full(2, np.nan, dtype)) for _ in range(2))  # a number beats NaN
+    extremes_into(tack.array(x), lo, hi)
+    np.testing.assert_array_equal(lo.numpy(), np.array([-2, -0.0], dtype))
+    np.testing.assert_array_equal(hi.numpy(), np.array([3, 7], dtype))
