@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `init_particles`, specialization (pos: f32[?, 3], vel: f32[?, 3], n: i32, frame: i32)
-@kernel function tk_init_particles_95500aad(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
+@kernel function tk_init_particles_e2e15924(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
     tk_gi = @index(Global, Linear)  # corpus.py:609
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:609
     local i::Int32 = zero(Int32)  # corpus.py:609
@@ -104,8 +104,8 @@ using .TackRuntime
         _advance_ret38 = xor(_advance_w36 >>> UInt32(22), _advance_w36)  # random.py:26
         _direction3_s231 = _advance_ret38  # random.py:61
         _unit_ret39 = Float32(_direction3_s231 >>> UInt32(8)) * 5.9604645f-8  # random.py:36
-        _direction3_z32 = (_unit_ret39 * 2.0f0) - 1.0f0  # random.py:62
-        _direction3_r30 = tk_sqrt(1.0f0 - (_direction3_z32 * _direction3_z32))  # random.py:63
+        _direction3_z32 = muladd(_unit_ret39, 2.0f0, -1.0f0)  # random.py:62
+        _direction3_r30 = tk_sqrt(muladd(-_direction3_z32, _direction3_z32, 1.0f0))  # random.py:63
         _advance_x41 = (_direction3_s231 * UInt32(747796405)) + UInt32(2891336453)  # random.py:24
         _advance_w40 = xor(_advance_x41 >>> (((((_advance_x41 >>> UInt32(28)) % Int64) + Int64(4)) % UInt32) & UInt32(31)), _advance_x41) * UInt32(277803737)  # random.py:25
         _advance_ret42 = xor(_advance_w40 >>> UInt32(22), _advance_w40)  # random.py:26
@@ -117,7 +117,7 @@ using .TackRuntime
         d__1 = _direction3_ret33__1  # corpus.py:614
         d__2 = _direction3_ret33__2  # corpus.py:614
         state = _direction3_ret34  # corpus.py:614
-        _v1 = 0.4f0 + (0.6f0 * u)  # corpus.py:615
+        _v1 = muladd(0.6f0, u, 0.4f0)  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = d__0 * _v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = d__1 * _v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(2)) + 1] = d__2 * _v1  # corpus.py:615
@@ -127,4 +127,4 @@ using .TackRuntime
     end
 end
 
-const tack_init_particles = tk_init_particles_95500aad
+const tack_init_particles = tk_init_particles_e2e15924

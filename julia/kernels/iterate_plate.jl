@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `iterate_plate`, specialization (scale: f32, p__ny: i32, p__nx: i32, p__temp: f32[?, 9], p__out: f32[?, 9], __start0: i64, __start1: i64, __ext1: i64)
-@kernel function tk_iterate_plate_95104101(scale::Float32, p__ny::Int32, p__nx::Int32, p__temp::AbstractVector{Float32}, p__out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:947
+@kernel function tk_iterate_plate_dd7d222a(scale::Float32, p__ny::Int32, p__nx::Int32, p__temp::AbstractVector{Float32}, p__out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:947
     tk_gi = @index(Global, Linear)  # corpus.py:947
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:947
     local _c_1_2::Int32 = zero(Int32)  # corpus.py:947
@@ -21,8 +21,8 @@ using .TackRuntime
         c__0 = _c_0_1  # corpus.py:948
         c__1 = _c_1_2  # corpus.py:948
         _cse1 = ((c__1 % Int64) * Int64(9)) + (c__0 % Int64)  # corpus.py:949
-        p__out[_cse1 + 1] = (p__temp[_cse1 + 1] * scale) + Float32(c__0 - (Int32(2) * c__1))  # corpus.py:949
+        p__out[_cse1 + 1] = muladd(p__temp[_cse1 + 1], scale, Float32(c__0 - (Int32(2) * c__1)))  # corpus.py:949
     end
 end
 
-const tack_iterate_plate = tk_iterate_plate_95104101
+const tack_iterate_plate = tk_iterate_plate_dd7d222a

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `mat2_solve`, specialization (A: f32[?, 2, 2], rhs: f32[?, 2], x: f32[?, 2], det: f32[?])
-@kernel function tk_mat2_solve_b28fd687(A::AbstractVector{Float32}, rhs::AbstractVector{Float32}, x::AbstractVector{Float32}, det::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:515
+@kernel function tk_mat2_solve_ae039eaa(A::AbstractVector{Float32}, rhs::AbstractVector{Float32}, x::AbstractVector{Float32}, det::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:515
     tk_gi = @index(Global, Linear)  # corpus.py:515
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:515
     local p::Int64 = zero(Int64)  # corpus.py:515
@@ -28,17 +28,17 @@ using .TackRuntime
         M__1 = A[((((p * Int64(2)) + Int64(0)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:517
         M__2 = A[((((p * Int64(2)) + Int64(1)) * Int64(2)) + Int64(0)) + 1]  # corpus.py:517
         M__3 = A[((((p * Int64(2)) + Int64(1)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:517
-        det[p + 1] = (M__0 * M__3) - (M__1 * M__2)  # corpus.py:518
-        _v1 = 1.0f0 / ((M__0 * M__3) - (M__1 * M__2))  # corpus.py:519
+        det[p + 1] = muladd(M__0, M__3, -(M__1 * M__2))  # corpus.py:518
+        _v1 = 1.0f0 / muladd(M__0, M__3, -(M__1 * M__2))  # corpus.py:519
         _v2 = M__3 * _v1  # corpus.py:519
         _v3 = (-M__1) * _v1  # corpus.py:519
         _v4 = (-M__2) * _v1  # corpus.py:519
         _v5 = M__0 * _v1  # corpus.py:519
         _v6 = rhs[((p * Int64(2)) + Int64(0)) + 1]  # corpus.py:519
         _v7 = rhs[((p * Int64(2)) + Int64(1)) + 1]  # corpus.py:519
-        x[((p * Int64(2)) + Int64(0)) + 1] = ((_v2 * _v6) + (_v3 * _v7)) + ((M__0 * 1.0f0) + (M__2 * 2.0f0))  # corpus.py:519
-        x[((p * Int64(2)) + Int64(1)) + 1] = ((_v4 * _v6) + (_v5 * _v7)) + ((M__1 * 1.0f0) + (M__3 * 2.0f0))  # corpus.py:519
+        x[((p * Int64(2)) + Int64(0)) + 1] = muladd(_v2, _v6, _v3 * _v7) + muladd(M__0, 1.0f0, M__2 * 2.0f0)  # corpus.py:519
+        x[((p * Int64(2)) + Int64(1)) + 1] = muladd(_v4, _v6, _v5 * _v7) + muladd(M__1, 1.0f0, M__3 * 2.0f0)  # corpus.py:519
     end
 end
 
-const tack_mat2_solve = tk_mat2_solve_b28fd687
+const tack_mat2_solve = tk_mat2_solve_ae039eaa

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `mat3_f64`, specialization (F: f64[?, 3, 3], u: f64[?, 3], F_inv: f64[?, 3, 3], out: f64[?, 3])
-@kernel function tk_mat3_f64_de9624e1(F::AbstractVector{Float64}, u::AbstractVector{Float64}, F_inv::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:523
+@kernel function tk_mat3_f64_63c7595c(F::AbstractVector{Float64}, u::AbstractVector{Float64}, F_inv::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:523
     tk_gi = @index(Global, Linear)  # corpus.py:523
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:523
     local p::Int64 = zero(Int64)  # corpus.py:523
@@ -55,26 +55,26 @@ using .TackRuntime
         A__6 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(0)) + 1]  # corpus.py:525
         A__7 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(1)) + 1]  # corpus.py:525
         A__8 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(2)) + 1]  # corpus.py:525
-        _v1 = ((A__0 * ((A__4 * A__8) - (A__5 * A__7))) - (A__1 * ((A__3 * A__8) - (A__5 * A__6)))) + (A__2 * ((A__3 * A__7) - (A__4 * A__6)))  # corpus.py:526
-        B__0 = (((A__0 * A__0) + (A__1 * A__1)) + (A__2 * A__2)) + (Float64(1.0) * _v1)  # corpus.py:526
-        B__1 = (((A__0 * A__3) + (A__1 * A__4)) + (A__2 * A__5)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__2 = (((A__0 * A__6) + (A__1 * A__7)) + (A__2 * A__8)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__3 = (((A__3 * A__0) + (A__4 * A__1)) + (A__5 * A__2)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__4 = (((A__3 * A__3) + (A__4 * A__4)) + (A__5 * A__5)) + (Float64(1.0) * _v1)  # corpus.py:526
-        B__5 = (((A__3 * A__6) + (A__4 * A__7)) + (A__5 * A__8)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__6 = (((A__6 * A__0) + (A__7 * A__1)) + (A__8 * A__2)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__7 = (((A__6 * A__3) + (A__7 * A__4)) + (A__8 * A__5)) + (Float64(0.0) * _v1)  # corpus.py:526
-        B__8 = (((A__6 * A__6) + (A__7 * A__7)) + (A__8 * A__8)) + (Float64(1.0) * _v1)  # corpus.py:526
-        _v2 = Float64(1.0) / (((A__0 * ((A__4 * A__8) - (A__5 * A__7))) - (A__1 * ((A__3 * A__8) - (A__5 * A__6)))) + (A__2 * ((A__3 * A__7) - (A__4 * A__6))))  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(0)) + 1] = ((A__4 * A__8) - (A__5 * A__7)) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(1)) + 1] = (-((A__1 * A__8) - (A__2 * A__7))) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(2)) + 1] = ((A__1 * A__5) - (A__2 * A__4)) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(0)) + 1] = (-((A__3 * A__8) - (A__5 * A__6))) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(1)) + 1] = ((A__0 * A__8) - (A__2 * A__6)) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(2)) + 1] = (-((A__0 * A__5) - (A__2 * A__3))) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(0)) + 1] = ((A__3 * A__7) - (A__4 * A__6)) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(1)) + 1] = (-((A__0 * A__7) - (A__1 * A__6))) * _v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(2)) + 1] = ((A__0 * A__4) - (A__1 * A__3)) * _v2  # corpus.py:527
+        _v1 = muladd(A__2, muladd(A__3, A__7, -(A__4 * A__6)), muladd(A__0, muladd(A__4, A__8, -(A__5 * A__7)), -(A__1 * muladd(A__3, A__8, -(A__5 * A__6)))))  # corpus.py:526
+        B__0 = muladd(Float64(1.0), _v1, muladd(A__2, A__2, muladd(A__0, A__0, A__1 * A__1)))  # corpus.py:526
+        B__1 = muladd(Float64(0.0), _v1, muladd(A__2, A__5, muladd(A__0, A__3, A__1 * A__4)))  # corpus.py:526
+        B__2 = muladd(Float64(0.0), _v1, muladd(A__2, A__8, muladd(A__0, A__6, A__1 * A__7)))  # corpus.py:526
+        B__3 = muladd(Float64(0.0), _v1, muladd(A__5, A__2, muladd(A__3, A__0, A__4 * A__1)))  # corpus.py:526
+        B__4 = muladd(Float64(1.0), _v1, muladd(A__5, A__5, muladd(A__3, A__3, A__4 * A__4)))  # corpus.py:526
+        B__5 = muladd(Float64(0.0), _v1, muladd(A__5, A__8, muladd(A__3, A__6, A__4 * A__7)))  # corpus.py:526
+        B__6 = muladd(Float64(0.0), _v1, muladd(A__8, A__2, muladd(A__6, A__0, A__7 * A__1)))  # corpus.py:526
+        B__7 = muladd(Float64(0.0), _v1, muladd(A__8, A__5, muladd(A__6, A__3, A__7 * A__4)))  # corpus.py:526
+        B__8 = muladd(Float64(1.0), _v1, muladd(A__8, A__8, muladd(A__6, A__6, A__7 * A__7)))  # corpus.py:526
+        _v2 = Float64(1.0) / muladd(A__2, muladd(A__3, A__7, -(A__4 * A__6)), muladd(A__0, muladd(A__4, A__8, -(A__5 * A__7)), -(A__1 * muladd(A__3, A__8, -(A__5 * A__6)))))  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(0)) + 1] = muladd(A__4, A__8, -(A__5 * A__7)) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(1)) + 1] = (-muladd(A__1, A__8, -(A__2 * A__7))) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(2)) + 1] = muladd(A__1, A__5, -(A__2 * A__4)) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(0)) + 1] = (-muladd(A__3, A__8, -(A__5 * A__6))) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(1)) + 1] = muladd(A__0, A__8, -(A__2 * A__6)) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(2)) + 1] = (-muladd(A__0, A__5, -(A__2 * A__3))) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(0)) + 1] = muladd(A__3, A__7, -(A__4 * A__6)) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(1)) + 1] = (-muladd(A__0, A__7, -(A__1 * A__6))) * _v2  # corpus.py:527
+        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(2)) + 1] = muladd(A__0, A__4, -(A__1 * A__3)) * _v2  # corpus.py:527
         w__0 = u[((p * Int64(3)) + Int64(0)) + 1]  # corpus.py:528
         w__1 = u[((p * Int64(3)) + Int64(1)) + 1]  # corpus.py:528
         w__2 = u[((p * Int64(3)) + Int64(2)) + 1]  # corpus.py:528
@@ -88,10 +88,10 @@ using .TackRuntime
         _v10 = w__2 * w__1  # corpus.py:529
         _v11 = w__2 * w__2  # corpus.py:529
         _v12 = A__5 * ((A__0 + A__4) + A__8)  # corpus.py:529
-        out[((p * Int64(3)) + Int64(0)) + 1] = (((((B__0 * w__0) + (B__1 * w__1)) + (B__2 * w__2)) + (((w__0 * A__0) + (w__1 * A__3)) + (w__2 * A__6))) + (((_v3 * w__0) + (_v4 * w__1)) + (_v5 * w__2))) + _v12  # corpus.py:529
-        out[((p * Int64(3)) + Int64(1)) + 1] = (((((B__3 * w__0) + (B__4 * w__1)) + (B__5 * w__2)) + (((w__0 * A__1) + (w__1 * A__4)) + (w__2 * A__7))) + (((_v6 * w__0) + (_v7 * w__1)) + (_v8 * w__2))) + _v12  # corpus.py:529
-        out[((p * Int64(3)) + Int64(2)) + 1] = (((((B__6 * w__0) + (B__7 * w__1)) + (B__8 * w__2)) + (((w__0 * A__2) + (w__1 * A__5)) + (w__2 * A__8))) + (((_v9 * w__0) + (_v10 * w__1)) + (_v11 * w__2))) + _v12  # corpus.py:529
+        out[((p * Int64(3)) + Int64(0)) + 1] = ((muladd(B__2, w__2, muladd(B__0, w__0, B__1 * w__1)) + muladd(w__2, A__6, muladd(w__0, A__0, w__1 * A__3))) + muladd(_v5, w__2, muladd(_v3, w__0, _v4 * w__1))) + _v12  # corpus.py:529
+        out[((p * Int64(3)) + Int64(1)) + 1] = ((muladd(B__5, w__2, muladd(B__3, w__0, B__4 * w__1)) + muladd(w__2, A__7, muladd(w__0, A__1, w__1 * A__4))) + muladd(_v8, w__2, muladd(_v6, w__0, _v7 * w__1))) + _v12  # corpus.py:529
+        out[((p * Int64(3)) + Int64(2)) + 1] = ((muladd(B__8, w__2, muladd(B__6, w__0, B__7 * w__1)) + muladd(w__2, A__8, muladd(w__0, A__2, w__1 * A__5))) + muladd(_v11, w__2, muladd(_v9, w__0, _v10 * w__1))) + _v12  # corpus.py:529
     end
 end
 
-const tack_mat3_f64 = tk_mat3_f64_de9624e1
+const tack_mat3_f64 = tk_mat3_f64_63c7595c

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `ndrange_2d`, specialization (a: f32[?, 9], out: f32[?, 9], __start0: i64, __start1: i64, __ext1: i64)
-@kernel function tk_ndrange_2d_a3caba45(a::AbstractVector{Float32}, out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:646
+@kernel function tk_ndrange_2d_b2d7827b(a::AbstractVector{Float32}, out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:646
     tk_gi = @index(Global, Linear)  # corpus.py:646
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:646
     local i::Int64 = zero(Int64)  # corpus.py:646
@@ -17,8 +17,8 @@ using .TackRuntime
         i = __start0 + div(tk_t, __ext1)  # corpus.py:647
         j = __start1 + rem(tk_t, __ext1)  # corpus.py:647
         _cse1 = (i * Int64(9)) + j  # corpus.py:648
-        out[_cse1 + 1] = (a[_cse1 + 1] * Float32(i)) - Float32(j)  # corpus.py:648
+        out[_cse1 + 1] = muladd(a[_cse1 + 1], Float32(i), -Float32(j))  # corpus.py:648
     end
 end
 
-const tack_ndrange_2d = tk_ndrange_2d_a3caba45
+const tack_ndrange_2d = tk_ndrange_2d_b2d7827b

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `texture_sample`, specialization (coords: f32[?, 3], out: f32[?], outf: f32[?], tex__data: f32[?])
-@kernel function tk_texture_sample_77dd0cea(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
+@kernel function tk_texture_sample_b26fcfb0(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tex__data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
     tk_gi = @index(Global, Linear)  # corpus.py:638
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:638
     local i::Int64 = zero(Int64)  # corpus.py:638
@@ -100,16 +100,16 @@ using .TackRuntime
         _sample_r1021 = ((_sample_k118 * Int32(4)) + _sample_j015) * Int32(5)  # texture.py:58
         _sample_r1122 = ((_sample_k118 * Int32(4)) + _sample_j116) * Int32(5)  # texture.py:59
         _cse1 = tex__data[((_sample_r0019 + _sample_i013) % Int64) + 1]  # texture.py:60
-        _sample_c005 = _cse1 + ((tex__data[((_sample_r0019 + _sample_i114) % Int64) + 1] - _cse1) * _sample_fx10)  # texture.py:60
+        _sample_c005 = muladd(tex__data[((_sample_r0019 + _sample_i114) % Int64) + 1] - _cse1, _sample_fx10, _cse1)  # texture.py:60
         _cse2 = tex__data[((_sample_r0120 + _sample_i013) % Int64) + 1]  # texture.py:61
-        _sample_c016 = _cse2 + ((tex__data[((_sample_r0120 + _sample_i114) % Int64) + 1] - _cse2) * _sample_fx10)  # texture.py:61
+        _sample_c016 = muladd(tex__data[((_sample_r0120 + _sample_i114) % Int64) + 1] - _cse2, _sample_fx10, _cse2)  # texture.py:61
         _cse3 = tex__data[((_sample_r1021 + _sample_i013) % Int64) + 1]  # texture.py:62
-        _sample_c108 = _cse3 + ((tex__data[((_sample_r1021 + _sample_i114) % Int64) + 1] - _cse3) * _sample_fx10)  # texture.py:62
+        _sample_c108 = muladd(tex__data[((_sample_r1021 + _sample_i114) % Int64) + 1] - _cse3, _sample_fx10, _cse3)  # texture.py:62
         _cse4 = tex__data[((_sample_r1122 + _sample_i013) % Int64) + 1]  # texture.py:63
-        _sample_c119 = _cse4 + ((tex__data[((_sample_r1122 + _sample_i114) % Int64) + 1] - _cse4) * _sample_fx10)  # texture.py:63
-        _sample_c04 = _sample_c005 + ((_sample_c016 - _sample_c005) * _sample_fy11)  # texture.py:64
-        _sample_c17 = _sample_c108 + ((_sample_c119 - _sample_c108) * _sample_fy11)  # texture.py:65
-        _sample_ret26 = _sample_c04 + ((_sample_c17 - _sample_c04) * _sample_fz12)  # texture.py:66
+        _sample_c119 = muladd(tex__data[((_sample_r1122 + _sample_i114) % Int64) + 1] - _cse4, _sample_fx10, _cse4)  # texture.py:63
+        _sample_c04 = muladd(_sample_c016 - _sample_c005, _sample_fy11, _sample_c005)  # texture.py:64
+        _sample_c17 = muladd(_sample_c119 - _sample_c108, _sample_fy11, _sample_c108)  # texture.py:65
+        _sample_ret26 = muladd(_sample_c17 - _sample_c04, _sample_fz12, _sample_c04)  # texture.py:66
         out[i + 1] = _sample_ret26  # corpus.py:641
         __probe_u27 = c__2  # corpus.py:642
         __probe_v28 = c__0  # corpus.py:642
@@ -131,19 +131,19 @@ using .TackRuntime
         _sample_r1048 = ((_sample_k145 * Int32(4)) + _sample_j042) * Int32(5)  # texture.py:58
         _sample_r1149 = ((_sample_k145 * Int32(4)) + _sample_j143) * Int32(5)  # texture.py:59
         _cse5 = tex__data[((_sample_r0046 + _sample_i040) % Int64) + 1]  # texture.py:60
-        _sample_c0032 = _cse5 + ((tex__data[((_sample_r0046 + _sample_i141) % Int64) + 1] - _cse5) * _sample_fx37)  # texture.py:60
+        _sample_c0032 = muladd(tex__data[((_sample_r0046 + _sample_i141) % Int64) + 1] - _cse5, _sample_fx37, _cse5)  # texture.py:60
         _cse6 = tex__data[((_sample_r0147 + _sample_i040) % Int64) + 1]  # texture.py:61
-        _sample_c0133 = _cse6 + ((tex__data[((_sample_r0147 + _sample_i141) % Int64) + 1] - _cse6) * _sample_fx37)  # texture.py:61
+        _sample_c0133 = muladd(tex__data[((_sample_r0147 + _sample_i141) % Int64) + 1] - _cse6, _sample_fx37, _cse6)  # texture.py:61
         _cse7 = tex__data[((_sample_r1048 + _sample_i040) % Int64) + 1]  # texture.py:62
-        _sample_c1035 = _cse7 + ((tex__data[((_sample_r1048 + _sample_i141) % Int64) + 1] - _cse7) * _sample_fx37)  # texture.py:62
+        _sample_c1035 = muladd(tex__data[((_sample_r1048 + _sample_i141) % Int64) + 1] - _cse7, _sample_fx37, _cse7)  # texture.py:62
         _cse8 = tex__data[((_sample_r1149 + _sample_i040) % Int64) + 1]  # texture.py:63
-        _sample_c1136 = _cse8 + ((tex__data[((_sample_r1149 + _sample_i141) % Int64) + 1] - _cse8) * _sample_fx37)  # texture.py:63
-        _sample_c031 = _sample_c0032 + ((_sample_c0133 - _sample_c0032) * _sample_fy38)  # texture.py:64
-        _sample_c134 = _sample_c1035 + ((_sample_c1136 - _sample_c1035) * _sample_fy38)  # texture.py:65
-        _sample_ret53 = _sample_c031 + ((_sample_c134 - _sample_c031) * _sample_fz39)  # texture.py:66
+        _sample_c1136 = muladd(tex__data[((_sample_r1149 + _sample_i141) % Int64) + 1] - _cse8, _sample_fx37, _cse8)  # texture.py:63
+        _sample_c031 = muladd(_sample_c0133 - _sample_c0032, _sample_fy38, _sample_c0032)  # texture.py:64
+        _sample_c134 = muladd(_sample_c1136 - _sample_c1035, _sample_fy38, _sample_c1035)  # texture.py:65
+        _sample_ret53 = muladd(_sample_c134 - _sample_c031, _sample_fz39, _sample_c031)  # texture.py:66
         __probe_ret30 = _sample_ret53  # corpus.py:634
         outf[i + 1] = __probe_ret30  # corpus.py:642
     end
 end
 
-const tack_texture_sample = tk_texture_sample_77dd0cea
+const tack_texture_sample = tk_texture_sample_b26fcfb0

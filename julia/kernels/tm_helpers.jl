@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `tm_helpers`, specialization (x: f32[?], v: f32[?, 3], w: f32[?, 3], out: f32[?], out3: f32[?, 3])
-@kernel function tk_tm_helpers_68afe0cc(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
+@kernel function tk_tm_helpers_e281ffff(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
     tk_gi = @index(Global, Linear)  # corpus.py:658
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:658
     local i::Int64 = zero(Int64)  # corpus.py:658
@@ -85,7 +85,7 @@ using .TackRuntime
         _fract_ret1 = a - floor(a)  # math.py:12
         _mix_x2 = 1.0f0  # corpus.py:661
         _mix_y3 = 3.0f0  # corpus.py:661
-        _mix_ret4 = (1.0f0 * (1.0f0 - a)) + (3.0f0 * a)  # math.py:17
+        _mix_ret4 = muladd(1.0f0, 1.0f0 - a, 3.0f0 * a)  # math.py:17
         _clamp_lo5 = -0.5f0  # corpus.py:661
         _clamp_hi6 = 0.75f0  # corpus.py:661
         _clamp_ret7 = tk_minnum(tk_maxnum(a, -0.5f0), 0.75f0)  # math.py:22
@@ -93,14 +93,14 @@ using .TackRuntime
         _smoothstep_e09 = -1.0f0  # corpus.py:662
         _smoothstep_e110 = 1.0f0  # corpus.py:662
         _smoothstep_t11 = tk_minnum(tk_maxnum((a - (-1.0f0)) / 2.0f0, 0.0f0), 1.0f0)  # math.py:32
-        _smoothstep_ret12 = (_smoothstep_t11 * _smoothstep_t11) * (3.0f0 - (2.0f0 * _smoothstep_t11))  # math.py:33
+        _smoothstep_ret12 = (_smoothstep_t11 * _smoothstep_t11) * muladd(-2.0f0, _smoothstep_t11, 3.0f0)  # math.py:33
         _step_edge13 = 0.25f0  # corpus.py:662
         _step_ret14 = ifelse(a < 0.25f0, 0.0f0, 1.0f0)  # math.py:38
         _sign_ret15 = ifelse(a > 0.0f0, 1.0f0, ifelse(a < 0.0f0, -1.0f0, 0.0f0))  # math.py:43
         _length_v16__0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:663
         _length_v16__1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:663
         _length_v16__2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:663
-        _length_ret17 = tk_sqrt(((_length_v16__0 * _length_v16__0) + (_length_v16__1 * _length_v16__1)) + (_length_v16__2 * _length_v16__2))  # math.py:48
+        _length_ret17 = tk_sqrt(muladd(_length_v16__2, _length_v16__2, muladd(_length_v16__0, _length_v16__0, _length_v16__1 * _length_v16__1)))  # math.py:48
         _distance_a18__0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:663
         _distance_a18__1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:663
         _distance_a18__2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:663
@@ -110,12 +110,12 @@ using .TackRuntime
         _v1 = _distance_a18__0 - _distance_b19__0  # math.py:53
         _v2 = _distance_a18__1 - _distance_b19__1  # math.py:53
         _v3 = _distance_a18__2 - _distance_b19__2  # math.py:53
-        _distance_ret20 = tk_sqrt(((_v1 * _v1) + (_v2 * _v2)) + (_v3 * _v3))  # math.py:53
+        _distance_ret20 = tk_sqrt(muladd(_v3, _v3, muladd(_v1, _v1, _v2 * _v2)))  # math.py:53
         out[i + 1] = (((((((_fract_ret1 + _mix_ret4) + _clamp_ret7) + _saturate_ret8) + _smoothstep_ret12) + _step_ret14) + _sign_ret15) + _length_ret17) + _distance_ret20  # corpus.py:661
         _normalize_v21__0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
         _normalize_v21__1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         _normalize_v21__2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
-        _v4 = tk_sqrt(((_normalize_v21__0 * _normalize_v21__0) + (_normalize_v21__1 * _normalize_v21__1)) + (_normalize_v21__2 * _normalize_v21__2))  # math.py:58
+        _v4 = tk_sqrt(muladd(_normalize_v21__2, _normalize_v21__2, muladd(_normalize_v21__0, _normalize_v21__0, _normalize_v21__1 * _normalize_v21__1)))  # math.py:58
         _normalize_ret22__0 = _normalize_v21__0 / _v4  # math.py:58
         _normalize_ret22__1 = _normalize_v21__1 / _v4  # math.py:58
         _normalize_ret22__2 = _normalize_v21__2 / _v4  # math.py:58
@@ -127,9 +127,9 @@ using .TackRuntime
         _mix_y24__2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
         _mix_a25 = 0.25f0  # corpus.py:664
         _v5 = 0.75f0  # math.py:17
-        _mix_ret26__0 = (_mix_x23__0 * _v5) + (_mix_y24__0 * 0.25f0)  # math.py:17
-        _mix_ret26__1 = (_mix_x23__1 * _v5) + (_mix_y24__1 * 0.25f0)  # math.py:17
-        _mix_ret26__2 = (_mix_x23__2 * _v5) + (_mix_y24__2 * 0.25f0)  # math.py:17
+        _mix_ret26__0 = muladd(_mix_x23__0, _v5, _mix_y24__0 * 0.25f0)  # math.py:17
+        _mix_ret26__1 = muladd(_mix_x23__1, _v5, _mix_y24__1 * 0.25f0)  # math.py:17
+        _mix_ret26__2 = muladd(_mix_x23__2, _v5, _mix_y24__2 * 0.25f0)  # math.py:17
         _clamp_x27__0 = w[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
         _clamp_x27__1 = w[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         _clamp_x27__2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
@@ -156,4 +156,4 @@ using .TackRuntime
     end
 end
 
-const tack_tm_helpers = tk_tm_helpers_68afe0cc
+const tack_tm_helpers = tk_tm_helpers_e281ffff

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_constants`, specialization (v: f32[?, 2], k: i32[?], out: f32[?, 2], outs: f32[?])
-@kernel function tk_vec_constants_1d2c15e8(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
+@kernel function tk_vec_constants_d65c324f(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
     tk_gi = @index(Global, Linear)  # corpus.py:669
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:669
     local i::Int64 = zero(Int64)  # corpus.py:669
@@ -38,8 +38,8 @@ using .TackRuntime
         _v2 = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse2 + Int32(2), _cse2)  # corpus.py:672
         _v3 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:672
         _v4 = ifelse(_v3 == Int64(0), 0.25f0, ifelse(_v3 == Int64(1), 0.5f0, 0.25f0))  # corpus.py:672
-        out[((i * Int64(2)) + Int64(0)) + 1] = ((0.0f0 * p__0) + ((-1.0f0) * p__1)) + (ifelse(_v1 == Int32(0), 0.0f0, 1.0f0) * _v4)  # corpus.py:672
-        out[((i * Int64(2)) + Int64(1)) + 1] = ((1.0f0 * p__0) + (0.0f0 * p__1)) + (ifelse(_v2 == Int32(0), -1.0f0, 0.0f0) * _v4)  # corpus.py:672
+        out[((i * Int64(2)) + Int64(0)) + 1] = muladd(ifelse(_v1 == Int32(0), 0.0f0, 1.0f0), _v4, muladd(0.0f0, p__0, (-1.0f0) * p__1))  # corpus.py:672
+        out[((i * Int64(2)) + Int64(1)) + 1] = muladd(ifelse(_v2 == Int32(0), -1.0f0, 0.0f0), _v4, muladd(1.0f0, p__0, 0.0f0 * p__1))  # corpus.py:672
         w__0 = 0.25f0  # corpus.py:673
         w__1 = 0.5f0  # corpus.py:673
         w__2 = 0.25f0  # corpus.py:673
@@ -49,8 +49,8 @@ using .TackRuntime
         primes__3 = Int32(7)  # corpus.py:674
         _v5 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
         _v6 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
-        outs[i + 1] = ((ifelse(_v5 == Int64(0), 0.25f0, ifelse(_v5 == Int64(1), 0.5f0, 0.25f0)) + Float32(ifelse(_v6 == Int64(0), Int32(2), ifelse(_v6 == Int64(1), Int32(3), ifelse(_v6 == Int64(2), Int32(5), Int32(7)))))) + (((w__0 * p__0) + (w__1 * p__1)) + (w__2 * 1.0f0))) + Float32(((primes__0 + primes__1) + primes__2) + primes__3)  # corpus.py:675
+        outs[i + 1] = ((ifelse(_v5 == Int64(0), 0.25f0, ifelse(_v5 == Int64(1), 0.5f0, 0.25f0)) + Float32(ifelse(_v6 == Int64(0), Int32(2), ifelse(_v6 == Int64(1), Int32(3), ifelse(_v6 == Int64(2), Int32(5), Int32(7)))))) + muladd(w__2, 1.0f0, muladd(w__0, p__0, w__1 * p__1))) + Float32(((primes__0 + primes__1) + primes__2) + primes__3)  # corpus.py:675
     end
 end
 
-const tack_vec_constants = tk_vec_constants_1d2c15e8
+const tack_vec_constants = tk_vec_constants_d65c324f

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_geometry`, specialization (a: f32[?, 3], b: f32[?, 3], out: f32[?, 3], dots: f32[?], flags: i32[?])
-@kernel function tk_vec_geometry_6e17d1de(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
+@kernel function tk_vec_geometry_58127829(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
     tk_gi = @index(Global, Linear)  # corpus.py:500
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:500
     local i::Int64 = zero(Int64)  # corpus.py:500
@@ -39,27 +39,27 @@ using .TackRuntime
         v__0 = b[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:503
         v__1 = b[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:503
         v__2 = b[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:503
-        _v1 = (u__1 * v__2) - (u__2 * v__1)  # corpus.py:504
-        _v2 = (u__2 * v__0) - (u__0 * v__2)  # corpus.py:504
-        _v3 = (u__0 * v__1) - (u__1 * v__0)  # corpus.py:504
-        _v4 = tk_sqrt(((_v1 * _v1) + (_v2 * _v2)) + (_v3 * _v3))  # corpus.py:504
+        _v1 = muladd(u__1, v__2, -(u__2 * v__1))  # corpus.py:504
+        _v2 = muladd(u__2, v__0, -(u__0 * v__2))  # corpus.py:504
+        _v3 = muladd(u__0, v__1, -(u__1 * v__0))  # corpus.py:504
+        _v4 = tk_sqrt(muladd(_v3, _v3, muladd(_v1, _v1, _v2 * _v2)))  # corpus.py:504
         n__0 = _v1 / _v4  # corpus.py:504
         n__1 = _v2 / _v4  # corpus.py:504
         n__2 = _v3 / _v4  # corpus.py:504
-        d = ((u__0 * v__0) + (u__1 * v__1)) + (u__2 * v__2)  # corpus.py:505
+        d = muladd(u__2, v__2, muladd(u__0, v__0, u__1 * v__1))  # corpus.py:505
         m__0 = Int32(u__0 > v__0)  # corpus.py:506
         m__1 = Int32(u__1 > v__1)  # corpus.py:506
         m__2 = Int32(u__2 > v__2)  # corpus.py:506
-        w__0 = ifelse(m__0 != Int32(0), u__0, v__0) + (n__0 * d)  # corpus.py:507
-        w__1 = ifelse(m__1 != Int32(0), u__1, v__1) + (n__1 * d)  # corpus.py:507
-        w__2 = ifelse(m__2 != Int32(0), u__2, v__2) + (n__2 * d)  # corpus.py:507
-        w__2 = (w__2 + (((u__0 * v__0) + (u__1 * v__1)) + (u__2 * v__2))) - d  # corpus.py:508
+        w__0 = muladd(n__0, d, ifelse(m__0 != Int32(0), u__0, v__0))  # corpus.py:507
+        w__1 = muladd(n__1, d, ifelse(m__1 != Int32(0), u__1, v__1))  # corpus.py:507
+        w__2 = muladd(n__2, d, ifelse(m__2 != Int32(0), u__2, v__2))  # corpus.py:507
+        w__2 = (w__2 + muladd(u__2, v__2, muladd(u__0, v__0, u__1 * v__1))) - d  # corpus.py:508
         out[((i * Int64(3)) + Int64(0)) + 1] = w__0  # corpus.py:509
         out[((i * Int64(3)) + Int64(1)) + 1] = w__1  # corpus.py:509
         out[((i * Int64(3)) + Int64(2)) + 1] = w__2  # corpus.py:509
-        dots[i + 1] = d + (tk_sqrt(((u__0 * u__0) + (u__1 * u__1)) + (u__2 * u__2)) * tk_sqrt(((v__0 * v__0) + (v__1 * v__1)) + (v__2 * v__2)))  # corpus.py:510
+        dots[i + 1] = muladd(tk_sqrt(muladd(u__2, u__2, muladd(u__0, u__0, u__1 * u__1))), tk_sqrt(muladd(v__2, v__2, muladd(v__0, v__0, v__1 * v__1))), d)  # corpus.py:510
         flags[i + 1] = (((Int32(m__0 != Int32(0)) | Int32(m__1 != Int32(0))) | Int32(m__2 != Int32(0))) + (Int32(2) * ((Int32(u__0 < 0.5f0) & Int32(u__1 < 0.5f0)) & Int32(u__2 < 0.5f0)))) + (Int32(4) * ((m__0 + m__1) + m__2))  # corpus.py:511
     end
 end
 
-const tack_vec_geometry = tk_vec_geometry_6e17d1de
+const tack_vec_geometry = tk_vec_geometry_58127829

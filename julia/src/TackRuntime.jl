@@ -22,8 +22,8 @@ const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads
 import Atomix
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
-    tk_pow, tk_ipow, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum, tk_maxnum,
-    tk_fptoi
+    tk_pow, tk_ipow, tk_private, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum,
+    tk_maxnum, tk_fptoi
 
 # Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number. Base's
 # min/max return NaN when either argument is NaN (base/math.jl), so they are not used.
@@ -92,6 +92,21 @@ never throws, so no exception path reaches a GPU.
     return r
 end
 
+"""
+    tk_private(T, Val(n))
+
+Per-work-item scratch (`tack.local_array`) of a kernel without barriers: uninitialized like
+`@private`, but an `MVector` of KA's own StaticArrays — what KA's GPU backends make of `@private`
+and what KA's docstring of `@private` suggests for storage that does not live across a
+`@synchronize` (src/KernelAbstractions.jl) — instead of KA 0.9's CPU `@private`, a per-group
+`MArray` of (n, groupsize) read through views (src/cpu.jl).
+"""
+@static if isdefined(KA, :StaticArrays)
+    @inline tk_private(::Type{T}, ::Val{N}) where {T,N} = KA.StaticArrays.MVector{N,T}(undef)
+else  # Tack's stand-in of KA (Julia 1.5, julia/test/standin), whose storage starts as garbage
+    @inline tk_private(::Type{T}, ::Val{N}) where {T,N} = KA.uninitialized(T, (N,))
+end
+
 # -- atomics -----------------------------------------------------------------------------------
 
 # Tack's atomic_add/min/max (ir/ops.py): the element's value just before the update, relaxed
@@ -131,18 +146,37 @@ no backend has a float atomic min (UnsafeAtomics: float `+`/`-` only; CUDA.jl#21
 @inline tk_fmin(a::T, b::T) where {T<:AbstractFloat} = (a < b) | isnan(b) ? a : b
 @inline tk_fmax(a::T, b::T) where {T<:AbstractFloat} = (a > b) | isnan(b) ? a : b
 
+# The unsigned integer type of a float's bit pattern.
+tk_bits(::Type{Float32}) = UInt32
+tk_bits(::Type{Float64}) = UInt64
+
 # Replace A[i] by f(A[i], v) with compare-and-swap until no other lane got in between (no backend
-# has a float atomic min/max: docs/language.md "Atomics", docs/design/003-julia-rendering.md). The
-# first guess is a plain load: Atomix's atomic load is missing on CUDA and Metal, and a
-# stale guess only costs one more round. `===` compares bits, as the CAS itself does.
-@inline function tk_cas_loop!(f::F, A, i, v) where {F}
-    old = A[i]
+# has a float atomic min/max: docs/language.md "Atomics", docs/design/003-julia-rendering.md).
+# The swap compares bit patterns, as `UInt32`/`UInt64` through `reinterpret` (a device array
+# again on CUDA and Metal: `Base.reinterpret(::Type, ::CuDeviceArray)` in CUDA.jl's
+# src/device/array.jl, `::MtlDeviceArray` in Metal.jl's): an element holding a NaN is replaced
+# like any other, whatever comparison a backend's `replace!` reports success with. Metal's swap
+# is the weak one, which may fail without saying so (https://github.com/JuliaConcurrent/Atomix.jl/
+# blob/main/ext/AtomixMetalExt.jl reports `success = old === expected`), so a reported success is
+# checked: min and max only move an element one way, so after a swap that landed the element
+# already absorbs `v`; one that did not is retried. The first guess is a plain load (Atomix's
+# atomic load is missing on CUDA and Metal); a stale guess costs one more round.
+@inline function tk_cas_loop!(f::F, A, i, v::T) where {F,T}
+    U = tk_bits(T)
+    B = reinterpret(U, A)
+    old = reinterpret(U, A[i])
     while true
-        new = f(old, v)
-        new === old && return old
-        r = Atomix.@atomicreplace :monotonic A[i] old => new
-        r.success && return old
-        old = r.old
+        x = reinterpret(T, old)
+        new = reinterpret(U, f(x, v))
+        new == old && return x
+        r = Atomix.@atomicreplace :monotonic B[i] old => new
+        if r.success
+            now = A[i]
+            reinterpret(U, f(now, v)) == reinterpret(U, now) && return x
+            old = reinterpret(U, now)  # the swap did not land: retry from what is there
+        else
+            old = r.old
+        end
     end
 end
 
@@ -188,9 +222,10 @@ end
 Run `kernel(backend)(args..., n; ndrange = n)` (`kernel(backend, 256)` for a kernel that declares
 that workgroup size) and wait for it. `args` are the kernel's arguments in order (1-D host arrays
 and scalars of the kernel's exact types); `written[i]` says whether argument `i` may be written.
-On the CPU the kernel runs in place on the host memory. On a GPU each distinct host buffer is
-uploaded once (so arguments that alias stay aliased on the device) and the written ones are
-copied back after `KA.synchronize`.
+On the CPU the kernel runs in place on the host memory. On a GPU the host memory is uploaded once
+per run of overlapping arrays (`device_copies`), so arguments that alias, even partially, stay
+aliased on the device; the runs holding a written argument are copied back after
+`KA.synchronize`.
 """
 function launch!(kernel, backend, n::Integer, written, args...)
     n > 0 || return nothing
@@ -200,27 +235,62 @@ function launch!(kernel, backend, n::Integer, written, args...)
             instantiate(kernel, backend)(host..., Int64(n); ndrange = n)
             KA.synchronize(backend)
         else
-            dev = device_copies(backend, host)
+            dev, runs = device_copies(backend, host)
             instantiate(kernel, backend)(dev..., Int64(n); ndrange = n)
             KA.synchronize(backend)
-            for (w, h, d) in zip(written, host, dev)
-                w && copyto!(h, d)
-            end
+            copy_back!(runs, written)
         end
     end
     return nothing
 end
 
+"""
+    device_copies(backend, host) -> (dev, runs)
+
+The device arguments of the host arguments `host`: numbers pass through; host arrays whose memory
+overlaps form one *run*, uploaded once into one device buffer covering all of them, and each
+array becomes that buffer or a view of it. Overlapping arrays must share the element type and
+alignment (views of one NumPy array do). `runs[j]` is `(host span, device buffer, members)`.
+"""
 function device_copies(backend, host)
-    seen = Dict{Tuple{UInt,Int,DataType},Any}()
-    return map(host) do h
-        h isa Array || return h
-        get!(seen, (UInt(pointer(h)), length(h), eltype(h))) do
-            d = KA.allocate(backend, eltype(h), length(h))
-            copyto!(d, h)
-            d
+    order = sortperm([h isa Array ? UInt(pointer(h)) : typemax(UInt) for h in host])
+    spans, member = Tuple{UInt,UInt,DataType}[], zeros(Int, length(host))
+    for k in order
+        h = host[k]
+        h isa Array || continue
+        lo = UInt(pointer(h)); hi = lo + UInt(sizeof(h))
+        if !isempty(spans) && lo < spans[end][2]  # overlaps the run being built
+            glo, ghi, T = spans[end]
+            eltype(h) === T && (lo - glo) % sizeof(T) == 0 || throw(ArgumentError(
+                "Tack passes overlapping arrays of one element type and alignment; got " *
+                "$(eltype(h)) over $T"))
+            spans[end] = (glo, max(ghi, hi), T)
+        else
+            push!(spans, (lo, hi, eltype(h)))
         end
+        member[k] = length(spans)
     end
+    runs = map(enumerate(spans)) do (j, (lo, hi, T))
+        h = unsafe_wrap(Array, Ptr{T}(lo), Int((hi - lo) ÷ sizeof(T)))
+        d = KA.allocate(backend, T, length(h))
+        copyto!(d, h)
+        (h, d, findall(==(j), member))
+    end
+    dev = map(enumerate(host)) do (k, h)
+        h isa Array || return h
+        span, d, _ = runs[member[k]]
+        off = Int((UInt(pointer(h)) - UInt(pointer(span))) ÷ sizeof(eltype(h)))
+        return off == 0 && length(h) == length(d) ? d : view(d, off+1:off+length(h))
+    end
+    return dev, runs
+end
+
+"""`copyto!` each run of `device_copies` that holds a written argument back to its host span."""
+function copy_back!(runs, written)
+    for (h, d, members) in runs
+        any(k -> written[k], members) && copyto!(h, d)
+    end
+    return nothing
 end
 
 end # module

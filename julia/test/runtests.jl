@@ -3,17 +3,17 @@
 # independent Julia reference (NNlib where it applies, plain Julia otherwise). `testsuite(backend)`
 # runs them all, on CPU() always and on every functional GPU backend.
 #
-#   julia --project=. -e 'using Pkg; Pkg.instantiate()'    # once
-#   julia --project=. julia/test/runtests.jl
+#   julia --project=julia/test -e 'import Pkg; Pkg.instantiate(); include("julia/test/runtests.jl")'
 #
-# GPU backends are used when their package is found (in this project or the default
-# environment) and functional; TACK_TEST_CUDA=no (METAL, AMDGPU, ONEAPI) turns one off.
+# julia/test/Project.toml declares what the suite loads, the GPU packages included, with [compat].
+# A GPU backend is used when its package loads and is functional; one that fails either is
+# reported with `@warn` and left out, so the CPU tests still run. TACK_TEST_CUDA=no (METAL,
+# AMDGPU, ONEAPI) turns one off.
 # Without KernelAbstractions.jl (Julia 1.5 from Debian, docs/julia.md) the suite runs on Tack's
 # stand-in (julia/test/standin) and says so; without NNlib its cases are skipped and counted.
 # The last line printed is `TACK_JULIA_SUITE files=… passed=… skipped=… standin=…`.
 using Test
 import Random          # the random inputs of every case (`test_rng`)
-import LinearAlgebra   # det, inv, tr in the references of the matrix kernels
 
 include(joinpath(@__DIR__, "standin", "load.jl"))
 using KernelAbstractions

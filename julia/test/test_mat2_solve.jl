@@ -1,5 +1,6 @@
 # tack_mat2_solve(A, rhs, x, det): per 2×2 matrix M of a `tack.mat2` array (C-order (n, 2, 2): M's
 # row r is A[:, r, p] here) its determinant, and inverse(M) @ rhs + transpose(M) @ [1, 2].
+import LinearAlgebra  # det and inv in the reference (declared in julia/test/Project.toml)
 include(joinpath(KERNEL_DIR, "mat2_solve.jl"))
 
 function test_mat2_solve(b)

@@ -1,6 +1,7 @@
 # tack_mat3_f64(F, u, F_inv, out): Float64 3×3 matrices (C-order (n, 3, 3): row r of A is
 # F[:, r, p] here) and 3-vectors; F_inv = inverse(A) and
 # out = (A Aᵀ + det(A) I) u + u @ A + (u ⊗ u) u + A[1, 2] trace(A) (0-based indices in Tack).
+import LinearAlgebra  # det, inv, tr in the reference (declared in julia/test/Project.toml)
 include(joinpath(KERNEL_DIR, "mat3_f64.jl"))
 
 function test_mat3_f64(b)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
-from .ir.ops import Op
-from .ir.walk import iter_exprs, iter_stmts
+from .ir.ops import ATOMIC, Op
+from .ir.walk import iter_exprs, iter_stmts, stmt_exprs
 
 
 def workgroup_features(k: KernelIR) -> list[str]:
@@ -39,10 +39,30 @@ def supports_workgroups(device) -> bool:
 
 def check(k: KernelIR, device) -> None:
     """Raise `CapabilityError` (a NotImplementedError) for what `device` cannot run."""
+    if device is not None:
+        check_atomic_widths(k, device.capabilities, _device_name(device))
     if device is None or supports_workgroups(device):
         check_uniform_participation(k)
         return
     reject_workgroups(k, workgroup_features(k), device)
+
+
+def _device_name(device) -> str:
+    return f"{getattr(device, 'engine_name', 'native')}:{getattr(device, 'arch', device)}"
+
+
+def check_atomic_widths(k: KernelIR, caps, where: str) -> None:
+    """Refuse an atomic on a dtype narrower or wider than the engine's atomics
+    (`caps.atomic_min_bits`..`caps.atomic_bits`), naming the dtype and `where` it was to run."""
+    for st in iter_stmts(k.body):
+        for x in stmt_exprs(st):
+            bits = x.dtype.bits if x.op in ATOMIC and x.dtype is not None else None
+            if bits and not caps.atomic_min_bits <= bits <= caps.atomic_bits:
+                raise CapabilityError.at(
+                    x.loc, f"kernel '{k.name}': an atomic on the {x.dtype.name} array "
+                    f"'{x.arg}' needs {bits}-bit atomics, which {where} lacks (it has "
+                    f"{caps.atomic_min_bits}- to {caps.atomic_bits}-bit ones)",
+                    hint="use an i32/u32 (or i64 where supported) array for the counts")
 
 
 def reject_workgroups(k: KernelIR, used: list[str], device) -> None:

@@ -68,6 +68,14 @@ def _is_unroll_count(n) -> bool:
         c.type == "macro_identifier" and c.text == b"@unroll" for c in p.parent.children)
 
 
+def _is_val_size(n) -> bool:
+    """The N of `TackRuntime.tk_private(T, Val(N))`: a size that is a type parameter (like the
+    `(N,)` of `@private T (N,)`), so its Julia type is irrelevant."""
+    args = _up(n)
+    return args is not None and args.type == "argument_list" and \
+        args.parent.children[0].text == b"Val"
+
+
 def literal_problems(parser, text: str) -> list[str]:
     """A literal is typed when it is a Float32 literal (`0.5f0`), the argument of a type
     constructor (`Int32(3)`, `Float64(0.1)`), or an index (`_is_index_literal`)."""
@@ -82,7 +90,8 @@ def literal_problems(parser, text: str) -> list[str]:
         if args is not None and args.type == "argument_list" and \
                 args.parent.children[0].text.decode() in TYPE_NAMES:
             continue
-        if n.type == "integer_literal" and (_is_index_literal(n) or _is_unroll_count(n)):
+        if n.type == "integer_literal" and (_is_index_literal(n) or _is_unroll_count(n)
+                                            or _is_val_size(n)):
             continue
         bad.append(f"untyped literal {lit} at {n.start_point}")
     return bad

@@ -127,12 +127,14 @@ def _corpus(name):
     return next(c for c in ALL_CASES if c.name == name)
 
 
-def test_local_scratch_is_private_and_sets_the_workgroup_size():
+def test_local_scratch_without_barriers_is_per_work_item():
+    # issue 17: not KA 0.9's CPU `@private`, a per-group (14, 256) MArray read through views
     kir = case_ir(_corpus("row_energy"))
     text = render_julia(kir)
-    assert "    scratch = @private Float32 (14,)  #" in text
+    assert "    scratch = TackRuntime.tk_private(Float32, Val(14))  #" in text
+    assert "@private" not in text
     assert "scratch[(Int64(2) * column) + 1] = x" in text and "if tk_t < tk_n" in text
-    assert workgroup_size(kir) == 256
+    assert workgroup_size(kir) is None
     assert workgroup_size(case_ir(_corpus("saxpy"))) is None
     assert "tk_workgroupsize" not in render_julia(case_ir(_corpus("saxpy")))
 

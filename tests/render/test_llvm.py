@@ -106,7 +106,8 @@ def test_float_ne_is_unordered_and_isnan_is_uno():
     assert "fcmp une double" in text and "fcmp uno double" in text
 
 
-def test_integers_wrap_and_floats_only_contract():
+def test_integers_wrap_and_floats_carry_no_flags():
+    # Not even `contract`: a multiply-add fuses only as an explicit Op.MULADD (passes/muladd.py).
     body = [Store(L, "o", (T,), E(op, D.i32, ld("a", D.i32), ld("a", D.i32)))
             for op in (Op.ADD, Op.SUB, Op.MUL, Op.SHL)]
     body += [Store(L, "f", (T,), E(op, D.f32, ld("g", D.f32), ld("g", D.f32)))
@@ -116,10 +117,17 @@ def test_integers_wrap_and_floats_only_contract():
     text = verified(render(kernel(body, [arr("a", D.i32), arr("o", D.i32, True), arr("g", D.f32),
                                          arr("f", D.f32, True)])))
     for flag in ("nsw", "nuw", "fast", "reassoc", "nnan", "ninf", "nsz", "arcp", "afn",
-                 "noalias", "exact"):
+                 "noalias", "exact", "contract"):
         assert not re.search(rf"\b{flag}\b", text), flag
     for inst in ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg"):
-        assert f"{inst} contract float" in text
+        assert f"{inst} float" in text
+
+
+def test_muladd_is_fmuladd():
+    body = [Store(L, "f", (T,), E(Op.MULADD, D.f32, ld("g", D.f32), ld("g", D.f32),
+                                  ld("g", D.f32)))]
+    text = verified(render(kernel(body, [arr("g", D.f32), arr("f", D.f32, True)])))
+    assert re.search(r"call float @\"?llvm\.fmuladd\.f32\"?\(", text)
 
 
 def test_int_abs_wraps():

@@ -153,6 +153,23 @@ def test_fma_contraction_is_the_only_float_liberty(engine):
     assert out[0] in (a[0] * b[0] + c[0], -(2.0**-60))
 
 
+@pytest.mark.parametrize("dt", [D.f32, D.f64])
+def test_muladd_rounds_once_where_the_cpu_has_fma(engine, dt):
+    # Op.MULADD (passes/muladd.py) is llvm.fmuladd: one rounding on a CPU with FMA.
+    import llvmlite.binding as llvm
+
+    e = 2.0**-12 if dt is D.f32 else 2.0**-30
+    a, b, c = (np.array([v], dt.np) for v in (1 + e, 1 - e, -1.0))
+    out = np.zeros(1, dt.np)
+    body = [st("o", E(Op.MULADD, dt, ld("a", dt), ld("b", dt), ld("c", dt)))]
+    run(engine, kir("muladd", [arr("a", dt), arr("b", dt), arr("c", dt), arr("o", dt, 1)], body),
+        [a, b, c, out])
+    fused = -(e * e)
+    assert out[0] in (a[0] * b[0] + c[0], fused)
+    if llvm.get_host_cpu_features().get("fma"):
+        assert out[0] == fused
+
+
 # ---- comparisons, logic, selection --------------------------------------------------------------
 CMP = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater, Op.GE: np.greater_equal,
        Op.EQ: np.equal, Op.NE: np.not_equal}

@@ -10,6 +10,9 @@ Leaves
 
 Arithmetic (operands and result share `dtype` unless stated; integer ops wrap modulo 2^bits)
   NEG ADD SUB MUL            plain; floats IEEE, ints wrapping.
+  MULADD(a, b, c)            floats only: a * b + c, fused into one rounding where the hardware
+                             has FMA (LLVM fmuladd, Julia muladd). Only `passes.muladd` makes it,
+                             so every engine fuses the same operations (docs/language.md).
   FDIV                       float division.
   IDIV IREM                  integer division/remainder truncating toward zero (C `/` `%`,
                              LLVM sdiv/srem or udiv/urem by dtype). The IR guarantees the divisor is
@@ -87,6 +90,7 @@ class Op(enum.Enum):
     ADD = enum.auto()
     SUB = enum.auto()
     MUL = enum.auto()
+    MULADD = enum.auto()
     FDIV = enum.auto()
     IDIV = enum.auto()
     IREM = enum.auto()

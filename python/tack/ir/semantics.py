@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
+from fractions import Fraction
 
 import numpy as np
 
@@ -68,6 +69,11 @@ def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
         return convert(_FLOAT[op](*args), t)
     if t.is_float and op is Op.NEG:
         return -args[0]
+    if t.is_float and op is Op.MULADD:  # fused: the exact a*b + c, rounded (once for f64)
+        if not all(math.isfinite(a) for a in args):
+            return convert(args[0] * args[1] + args[2], t)
+        a, b, c = (Fraction(a) for a in args)
+        return convert(float(a * b + c), t)
     return None
 
 

@@ -8,6 +8,7 @@ from .cse import cse
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
+from .muladd import fuse_multiply_add
 from .simplify import simplify
 from .tables import clamp_table_indices, drop_unread_tables
 
@@ -23,7 +24,7 @@ def lower(k: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
     if not checked:
         k.body = clamp_table_indices(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
-    k.body = cse(k.body, k.locals)
+    k.body = fuse_multiply_add(cse(k.body, k.locals))
     drop_unread_tables(k)
     verify(k, final=True)
     return k

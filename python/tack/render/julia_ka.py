@@ -69,6 +69,7 @@ JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt
 # drop the outermost pair. `{0}`... are the rendered operands.
 OPS = {
     Op.NEG: "(-{0})", Op.ADD: "({0} + {1})", Op.SUB: "({0} - {1})", Op.MUL: "({0} * {1})",
+    Op.MULADD: "muladd({0}, {1}, {2})",  # fused where the hardware has FMA, like llvm.fmuladd
     Op.FDIV: "({0} / {1})", Op.IDIV: "div({0}, {1})", Op.IREM: "rem({0}, {1})",
     Op.FREM: "rem({0}, {1})", Op.POW: "tk_pow({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
     Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
@@ -99,7 +100,8 @@ KINDS = {**{op: "iuf" for op in (Op.MIN, Op.MAX)},
          **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
                                   Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,
                                   Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH,
-                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT)},
+                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT,
+                                  Op.MULADD)},
          **{op: "iuf" for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.ABS)},
          **{op: "iub" for op in (Op.AND_, Op.OR_, Op.XOR)},
          **{op: "b" for op in (Op.NOT, Op.LAND, Op.LOR)}}
@@ -114,7 +116,7 @@ JULIA_KEYWORDS = frozenset((
 _EMITTED = frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(OPS.values()) + " ".join(
     OPS_BY_KIND.values()))) | set(JL_TYPES.values()) | {
     "unsafe_trunc", "iszero", "zero", "typemin", "AbstractVector", "Inf32", "NaN32", "Inf64",
-    "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__"}
+    "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__", "Val"}
 RESERVED = JULIA_KEYWORDS | _EMITTED
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _BASENAME = re.compile(r"[/\\]")  # `# file.py:LINE` names the file, not its directory
@@ -136,10 +138,12 @@ SCRATCH = {"local": "@private", "shared": "@localmem"}
 
 
 def workgroup_size(kir: KernelIR) -> int | None:
-    """The static workgroup size a kernel must be launched with: `WORKGROUP` when it uses scratch
-    arrays (`@private`/`@localmem`, sized at compile time) or lane ids or barriers, else None (KA
-    picks)."""
-    uses = kir.scratch or uses_barriers(kir) or uses_lane_ids(kir)
+    """The static workgroup size a kernel must be launched with: `WORKGROUP` when it uses shared
+    arrays (`@localmem`, sized per group at compile time), lane ids or barriers (whose kernels'
+    local arrays are `@private` too), else None (KA picks; local arrays of a kernel without
+    barriers are per work-item, `TackRuntime.tk_private`)."""
+    shared = any(sc.space == "shared" for sc in kir.scratch.values())
+    uses = shared or uses_barriers(kir) or uses_lane_ids(kir)
     return WORKGROUP if uses else None
 
 
@@ -401,6 +405,10 @@ class _Printer:
         if uses_lane_ids(k):
             self.emit(1, "tk_li = @index(Local, Linear)", k.loc)
         for sc in k.scratch.values():  # top-level: KA's `split` hoists only those (src/macros.jl)
+            if sc.space == "local" and not self.barriers:  # per work-item (TackRuntime.jl)
+                self.emit(1, f"{self.names[sc.name]} = TackRuntime.tk_private("
+                             f"{_typ(sc.dtype)}, Val({sc.size}))", k.loc)
+                continue
             self.emit(1, f"{self.names[sc.name]} = {SCRATCH[sc.space]} {_typ(sc.dtype)} "
                          f"({sc.size},)", k.loc)
         if self.barriers:  # KA masks the lanes past the ndrange (`__validindex`, src/macros.jl)

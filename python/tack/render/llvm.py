@@ -14,8 +14,10 @@ The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params
 library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names.
 
 Semantics follow the ops.py contract: integers wrap (no nsw/nuw), signedness picks sdiv/udiv,
-ashr/lshr, icmp s/u and the extension of CAST; floats carry only `contract` (FMA contraction,
-no reassociation); arrays may alias (no `noalias`).
+ashr/lshr, icmp s/u and the extension of CAST; float ops carry no fast-math flag, not even
+`contract`: a multiply-add fuses only where `passes.muladd` made an `Op.MULADD`, emitted as
+`llvm.fmuladd` (docs/language.md "Integer and float rules", Multiply-add); arrays may alias
+(no `noalias`).
 """
 from __future__ import annotations
 
@@ -58,7 +60,7 @@ from .llvm_support import (
 from .printf import format_line, string_constant
 
 I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
-FFLAGS = ("contract",)
+FFLAGS = ()  # no contraction outside Op.MULADD (passes/muladd.py)
 
 def entry_name(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
@@ -78,7 +80,7 @@ class LLVMRenderer:
         Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow", Op.MIN: "minmax", Op.MAX: "minmax",
         Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
         Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
-        Op.THREAD_ID: "thread_id", Op.PRINT: "print_",
+        Op.THREAD_ID: "thread_id", Op.PRINT: "print_", Op.MULADD: "muladd",
         **{op: "binary" for op in (*INT_BIN, *SIGNED_BIN, *FLOAT_BIN)},
         **{op: "compare" for op in CMP},
         **{op: "math" for op in (*MATH_INTRINSICS, *MATH_LIBM, Op.RSQRT)}}
@@ -102,8 +104,7 @@ class LLVMRenderer:
     # ---- module structure ------------------------------------------------------------------
     def render(self, kir: KernelIR) -> str:
         self.kir = kir
-        # No fast-math unless the kernel opts in (`@tack.kernel(fastmath=True)`); contraction is
-        # always allowed.
+        # No fast-math unless the kernel opts in (`@tack.kernel(fastmath=True)`).
         self.fflags = ("fast",) if kir.notes.get("fastmath") else FFLAGS
         self.module = ir.Module(name=kir.name)
         self.module.triple = self.triple or llvm.get_process_triple()
@@ -270,6 +271,11 @@ class LLVMRenderer:
                 and e.op in INT_BIN:
             return getattr(self.b, INT_BIN[e.op])(a, b)
         raise self.missing(e)
+
+    def muladd(self, e: Expr) -> ir.Value:  # one rounding where the target has FMA
+        args = self.operands(self.need(e, e.dtype.is_float))
+        fn = self.intrinsic("llvm.fmuladd", args[0].type, 3)
+        return self.b.call(fn, args, fastmath=self.fflags)
 
     def compare(self, e: Expr) -> ir.Value:
         a, b = self.operands(e)

@@ -13,7 +13,9 @@
   NVPTX lowers to exact instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
   copysign, fabs). No fast-math anywhere: `fdiv` stays IEEE (`div.rn`), the module flag
   `nvvm-reflect-ftz` is 0 (libdevice keeps subnormals), and no `afn`/`ninf` flags are emitted;
-  only `contract` (FMA) is allowed, as on the CPU;
+  a multiply-add fuses only where the IR has an `Op.MULADD` (`llvm.fmuladd` → `fma.rn`), as on
+  the CPU: plain float ops carry no `contract`, so NVPTX emits `mul.rn`/`add.rn`, which ptxas
+  does not fuse;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`. Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit

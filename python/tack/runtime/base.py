@@ -25,6 +25,7 @@ class Capabilities:
     host_memory: bool  # arrays are NumPy arrays in host memory, used in place
     f64: bool = True  # False: f64 kernels may be refused; the engine asks its device at compile
     atomic_bits: int = 64  # the widest integer/float an atomic operation may update
+    atomic_min_bits: int = 8  # the narrowest (CUDA.jl and Metal.jl have no 8/16-bit atomics)
 
 
 class Launchable:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
+import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 
+from ..capabilities import check_atomic_widths
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
@@ -40,6 +43,10 @@ BACKENDS = {
     "hip": ("AMDGPU", "21141c5a-9bdb-4563-92ae-f87d6854732e", "AMDGPU.ROCBackend()"),
     "level_zero": ("oneAPI", "8f75cd03-7ff8-4ecb-9b8f-daf728133b1b", "oneAPI.oneAPIBackend()"),
 }
+# The oldest GPU package versions Tack runs on. Metal.jl: Tack's barrier orders global memory
+# too, and KA's `@synchronize` on Metal fences device memory only since 1.6.2 (`KA.__synchronize`
+# in https://github.com/JuliaGPU/Metal.jl/blob/main/src/MetalKernels.jl; before, threadgroup only).
+MIN_VERSIONS = {"Metal": "1.6.2"}
 # Shipped in the package as tack/jl/TackRuntime.jl (a link to julia/src/ in the repository).
 RUNTIME_JL = Path(__file__).resolve().parents[1] / "jl" / "TackRuntime.jl"
 _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
@@ -50,6 +57,22 @@ _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup)
 def _jl_str(s: str) -> str:
     """A Julia string literal (JSON escapes are Julia escapes; `$` would interpolate)."""
     return json.dumps(s).replace("$", "\\$")
+
+
+def juliacall_options(environ=os.environ, xoptions=sys._xoptions) -> dict[str, str]:
+    """The juliacall options Tack sets before Julia starts, unless the user set them (as
+    `PYTHON_JULIACALL_*` or `-X juliacall-*`). Threads: juliacall's own default, `JULIA_NUM_THREADS`
+    or 1 (https://github.com/JuliaPy/PythonCall.jl/blob/main/pysrc/juliacall/__init__.py), set
+    explicitly. Signals: `yes` when Julia runs more than one thread (juliacall warns of segfaults
+    otherwise, same file), else `no`. docs/julia.md, "Installing", says what each costs."""
+    out = {}
+    threads = xoptions.get("juliacall-threads") or environ.get("PYTHON_JULIACALL_THREADS")
+    if threads is None:
+        threads = out["PYTHON_JULIACALL_THREADS"] = environ.get("JULIA_NUM_THREADS", "1")
+    if xoptions.get("juliacall-handle-signals") is None and \
+            environ.get("PYTHON_JULIACALL_HANDLE_SIGNALS") is None:
+        out["PYTHON_JULIACALL_HANDLE_SIGNALS"] = "no" if str(threads) == "1" else "yes"
+    return out
 
 
 class _Session:
@@ -74,6 +97,7 @@ class _Session:
             return cls._current
 
     def __init__(self):
+        os.environ.update(juliacall_options())  # read by juliacall when Julia starts
         try:
             juliacall = importlib.import_module("juliacall")
         except ImportError as exc:
@@ -126,6 +150,13 @@ class _Session:
         if not ok:
             raise TackRuntimeError(f"{where}: {pkg}.jl is installed but {pkg}.functional() is "
                                    "false (no usable device or driver on this machine)")
+        low = MIN_VERSIONS.get(pkg)
+        if low and not self.jl.seval(f'Base.pkgversion({pkg}) >= v"{low}"'):
+            have = self.jl.seval(f"string(Base.pkgversion({pkg}))")
+            raise TackRuntimeError(f"{where}: {pkg}.jl {have} is older than {low}, which "
+                                   "Tack's barriers need (docs/julia.md). "
+                                   f"Update it with: python -c \"import juliapkg; juliapkg.add("
+                                   f"'{pkg}', '{uuid}', version='{low}'); juliapkg.resolve()\"")
 
     def define(self, source: str):
         """The kernel constructor of `source`, evaluated the first time only: evaluating a
@@ -209,7 +240,7 @@ class JuliaEngine(Engine):
         return JuliaKernel(self, kir, fn, source)
 
     def _check_f64(self, session: _Session, kir: KernelIR) -> None:
-        """Metal and most oneAPI devices have no Float64 (KA.supports_float64): refuse before
+        """Metal and oneAPI (every device) have no Float64 (KA.supports_float64): refuse before
         rendering where the backend says so."""
         if self.capabilities.f64 or not _uses_f64(kir):
             return
@@ -222,14 +253,13 @@ class JuliaEngine(Engine):
         https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl); debug
         kernels count skipped accesses in an i64 array, so they need 64-bit ones too."""
         bits = self.capabilities.atomic_bits
-        if bits >= 64:
-            return
         for x in (x for s in iter_stmts(kir.body) for x in stmt_exprs(s)):
             if x.op in ATOMIC and x.dtype.bits > bits:
                 what = "debug mode's i64 counters" if x.arg == "__dbg" else \
                     f"an atomic on the {x.dtype.name} array '{x.arg}'"
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
                                     "the Julia engine's 'metal' device lacks")
+        check_atomic_widths(kir, self.capabilities, f"julia:{self.device}")  # CUDA, Metal: >= 32
 
     def sync(self) -> None:
         """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""
@@ -290,6 +320,9 @@ class JuliaKernel(Launchable):
         if not isinstance(v, (int, float, np.number, np.bool_)):
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
                                 f"got {type(v).__name__}")
-        # A NumPy scalar of the exact dtype: juliacall turns it into that Julia type
-        # (PythonCall src/Convert/numpy.jl), where a Python float would become Float64.
-        return np.bool_(v) if p.dtype.kind == "b" else p.dtype.np.type(v)
+        # A Python bool for Bool: PythonCall's rule is named `numpy:bool_`, which NumPy 2's
+        # `numpy.bool` does not match, so an np.bool_ would arrive as a 0-d PyArray. Every other
+        # scalar is a NumPy scalar of the exact dtype, which juliacall turns into that Julia type
+        # (`NUMPY_SIMPLE_TYPES`, https://github.com/JuliaPy/PythonCall.jl/blob/main/src/Convert/
+        # numpy.jl), where a Python float would become Float64.
+        return bool(v) if p.dtype.kind == "b" else p.dtype.np.type(v)

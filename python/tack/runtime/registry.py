@@ -126,13 +126,16 @@ NATIVE_CUDA = register(EngineKind(
 
 def _julia(arch: str) -> Capabilities:
     """KernelAbstractions runs workgroups on every backend, its CPU one included. Float64 is
-    refused where `KernelAbstractions.supports_float64` is false (Metal, most oneAPI devices:
-    docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
-    (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl). GPU devices
+    refused where `KernelAbstractions.supports_float64` is false (Metal, and oneAPI on every
+    device: docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
+    (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl), and CUDA
+    and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
+    `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). GPU devices
     cannot hold tack.Arrays yet (docs/julia.md): the engine is used with NumPy arrays there."""
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
                         f64=arch in ("cpu", "cuda", "hip"),
-                        atomic_bits=32 if arch == "metal" else 64)
+                        atomic_bits=32 if arch == "metal" else 64,
+                        atomic_min_bits=32 if arch in ("cuda", "metal") else 8)
 
 
 JULIA = register(EngineKind(

@@ -42,6 +42,7 @@ class Evaluator:
         for op in (Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX):
             self.handlers[op] = Evaluator.atomic
         self.handlers[Op.ADD] = self.handlers[Op.SUB] = Evaluator.add_sub
+        self.handlers[Op.MULADD] = Evaluator.muladd
 
     def site(self, node) -> Site:
         s = self._sites.get(id(node))
@@ -73,8 +74,8 @@ class Evaluator:
         return np_evaluate(e.op, e.dtype, [self.ev(a, act) for a in e.args])
 
     def add_sub(self, e, act):
-        """f32 `a * b ± c` fused into one rounding, as the CPU and CUDA engines' `contract`
-        flag lets LLVM do (an FMA: the f64 product of two f32 is exact, the sum rounds once
+        """f32 `a * b ± c` fused into one rounding, as `muladd` below, for IR that did not go
+        through passes/muladd.py (an FMA: the f64 product of two f32 is exact, the sum rounds once
         more to f64 before f32, within the f32 tolerance of a true FMA)."""
         a, b = e.args
         if e.dtype.bits != 32 or not e.dtype.is_float or Op.MUL not in (a.op, b.op):
@@ -87,6 +88,15 @@ class Evaluator:
             r = prod + c
         else:
             r = prod - c if sign > 0 else c - prod
+        return np.float32(r) if np.ndim(r) == 0 else r.astype(np.float32)
+
+    def muladd(self, e, act):
+        """`MULADD` (passes/muladd.py): f32 fused as in `add_sub`; f64 rounds twice (NumPy has no
+        f64 FMA), within the f64 tolerance of the fused result."""
+        x, y, z = (self.ev(a, act) for a in e.args)
+        if e.dtype.bits != 32:
+            return x * y + z
+        r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + z
         return np.float32(r) if np.ndim(r) == 0 else r.astype(np.float32)
 
     def not_(self, e, act):

@@ -210,8 +210,12 @@ class JuliaProcess:
 
 
 def _scalar(v) -> str:
-    if isinstance(v, (bool, np.bool_)):
-        return f"S Bool {int(bool(v))}"
+    if isinstance(v, np.bool_) and int(np.__version__.split(".")[0]) >= 2:
+        # as juliacall: its rule `numpy:bool_` misses NumPy 2's `numpy.bool` (PythonCall
+        # src/Convert/numpy.jl), so the value would arrive as a 0-d PyArray, not a Bool
+        raise TypeError("juliacall under NumPy 2 passes numpy.bool as a 0-d array, not Bool")
+    if isinstance(v, bool):
+        return f"S Bool {int(v)}"
     if isinstance(v, np.generic):
         t = v.dtype
         bits = v.view(_BITS[t]) if t in _BITS else v
