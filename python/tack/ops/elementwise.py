@@ -61,15 +61,15 @@ def _kernels(f):
             out[i] = f(x[i])
 
     @kernel
-    def spread(x, out, q):
+    def spread(x, out, q, n):  # n a parameter: an extent used in the body is compiled in
         for t in range(q):
             vals = local_array_like(x, SPREAD)
             for k in unroll(range(SPREAD)):  # every load first: SPREAD of them in flight
                 j = t + k * q
-                vals[k] = x[j] if j < out.shape[0] else 0.0
+                vals[k] = x[j] if j < n else 0.0
             for k in unroll(range(SPREAD)):
                 j = t + k * q
-                if j < out.shape[0]:
+                if j < n:
                     out[j] = f(vals[k])
     return flat, spread
 
@@ -90,7 +90,7 @@ def _unary(op, kernels, x, out):
     if isinstance(kernels, tuple):
         flat, spread = kernels
         if _args.workgroups(dev):
-            spread(_flat(xa), _flat(out), -(-xa.size // int(SPREAD)))
+            spread(_flat(xa), _flat(out), *_args.sizes(xa.size, -(-xa.size // int(SPREAD)), xa.size))
             return out
         kernels = flat
     kernels(_flat(xa), _flat(out))
