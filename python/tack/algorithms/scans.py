@@ -9,19 +9,21 @@ from its offset (docs/algorithms.md, "Scans").
 """
 from __future__ import annotations
 
-from ..arrays import Array, zeros
+from ..arrays import Array
 from ..constants import constant
 from ..frontend.inline import func
-from ..intrinsics import barrier, local_array_like, shared_like, thread_id
+from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
+from ._scratch import kept
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
-ROUNDS = constant(8)  # rounds of 256 elements per GPU tile (read by the kernels)
-TILE = ROUNDS * WORKGROUP
+PER = constant(16)  # elements per lane of a GPU tile (read by the kernels)
+SLOTS = constant(16 * 256 + 16 * 256 // 32)  # a tile in shared memory, with its pad slots
+TILE = PER * WORKGROUP
 
 
 @func
@@ -77,12 +79,15 @@ def tile_totals(src, dst, part, n):
     for t in range(part.shape[0] * 256):
         s = shared_like(dst, 256)
         lane = thread_id()
-        base = (t // 256) * (ROUNDS * 256) + lane
-        acc = in_dtype(dst, 0)
-        for k in range(ROUNDS):
-            j = base + k * 256
-            if j < n:
-                acc += in_dtype(dst, src[j])
+        base = (t // 256) * (PER * 256) + lane
+        vals = local_array_like(dst, PER)
+        for k in unroll(range(PER)):  # every load first: PER of them in flight per lane
+            vals[k] = in_dtype(dst, 0)
+            if base + k * 256 < n:
+                vals[k] = in_dtype(dst, src[base + k * 256])
+        acc = vals[0]
+        for k in unroll(range(1, PER)):
+            acc += vals[k]
         s[lane] = acc
         barrier()
         w = 128
@@ -112,48 +117,84 @@ def block_inclusive(s, lane, v):
     return s[lane]
 
 
+@func
+def slot(e):
+    """Where element e of a tile sits in shared memory: one pad slot per 32, so that the lanes
+    of a warp reading their PER consecutive elements hit 32 different banks."""
+    return e + e // 32
+
+
+@func
+def stage(src, dst, tile, n, base, lane):
+    """Element e of the tile (from `base`) into tile[slot(e)], loaded coalesced (lane l reads
+    base + k*256 + l), converted to dst's dtype, zero past n."""
+    vals = local_array_like(dst, PER)
+    for k in unroll(range(PER)):  # every load first: PER of them in flight per lane
+        vals[k] = in_dtype(dst, 0)
+        if base + k * 256 + lane < n:
+            vals[k] = in_dtype(dst, src[base + k * 256 + lane])
+    for k in unroll(range(PER)):
+        tile[slot(k * 256 + lane)] = vals[k]
+    barrier()
+
+
+@func
+def tile_prefixes(tile, lanes, lane, like, exclusive):
+    """Replace each staged element by its prefix within the tile: lane l scans elements
+    l*PER … l*PER + PER-1 serially, a Hillis–Steele scan over `lanes` gives the lanes' offsets,
+    and element e becomes offset + (its prefix within the lane)."""
+    vals = local_array_like(like, PER)
+    acc = in_dtype(like, 0)
+    for i in unroll(range(PER)):
+        v = tile[slot(lane * PER + i)]
+        before = acc
+        acc = acc + v
+        vals[i] = before if exclusive else acc
+    block_inclusive(lanes, lane, acc)
+    off = in_dtype(like, 0)
+    if lane > 0:
+        off = lanes[lane - 1]
+    for i in unroll(range(PER)):
+        tile[slot(lane * PER + i)] = off + vals[i] if lane > 0 else vals[i]
+    barrier()
+
+
 @kernel
 def tile_scan(src, dst, part, n, exclusive):
     for t in range(part.shape[0] * 256):
-        s = shared_like(dst, 256)
+        tile = shared_like(dst, SLOTS)
+        lanes = shared_like(dst, 256)
         lane = thread_id()
-        base = (t // 256) * (ROUNDS * 256) + lane
         g = t // 256
+        base = g * (PER * 256)
+        stage(src, dst, tile, n, base, lane)  # read before any write: in place is allowed
+        tile_prefixes(tile, lanes, lane, dst, exclusive)
         carry = in_dtype(dst, 0)
         if g > 0:
             carry = part[g - 1]
-        for k in range(ROUNDS):
-            j = base + k * 256
-            v = in_dtype(dst, 0)
+        for k in unroll(range(PER)):
+            j = base + k * 256 + lane
             if j < n:
-                v = in_dtype(dst, src[j])
-            incl = block_inclusive(s, lane, v)
-            excl = carry
-            if lane > 0:
-                excl = carry + s[lane - 1]
-            total = s[255]
-            barrier()  # every lane has read s before the next round writes it
-            if j < n:
-                dst[j] = excl if exclusive else carry + incl
-            carry = carry + total
+                dst[j] = carry + tile[slot(k * 256 + lane)] if g > 0 else tile[
+                    slot(k * 256 + lane)]
 
 
 def _scan(src: Array, dst: Array, n: int, exclusive: int):
     """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a NumPy scalar."""
-    if V.workgroups(src) and n > TILE:
-        part = zeros(-(-n // TILE), dst.dtype, device=dst.device)
+    if V.workgroups(src) and n > WORKGROUP:
+        part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
         tile_totals(src, dst, part, n)
-        if part.shape[0] > TILE:
+        if part.shape[0] > WORKGROUP:
             _scan(part, part, part.shape[0], 0)  # many tiles: their totals scanned alike
         else:
             scan_totals(part)
         tile_scan(src, dst, part, n, exclusive)
     else:
-        part = zeros(-(-n // CHUNK), dst.dtype, device=dst.device)
+        part = kept(dst.device, dst.dtype, "chunk totals", -(-n // CHUNK))
         chunk_totals(src, dst, part, n, CHUNK)
         scan_totals(part)
         chunk_scan(src, dst, part, n, CHUNK, exclusive)
-    return part.numpy()[-1]  # the scanned totals end with the whole total
+    return part[part.shape[0] - 1]  # the scanned totals end with the whole total
 
 
 def _run(name: str, src, dst, n, exclusive: int):
@@ -167,7 +208,7 @@ def _run(name: str, src, dst, n, exclusive: int):
     n = V.count(name, n, s, d)
     if n == 0:
         return d.dtype.np.type(0).item()
-    return _scan(s, d, n, exclusive).item()
+    return _scan(s, d, n, exclusive)
 
 
 def exclusive_scan(src: Array, dst: Array, n=None):
