@@ -18,8 +18,7 @@ from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
 from ._scratch import kept
-from .combine import add, nan_max, nan_min
-from .scans import in_dtype
+from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
 GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each at 2^20

@@ -9,29 +9,20 @@ from its offset (docs/algorithms.md, "Scans").
 """
 from __future__ import annotations
 
+from .. import dtypes as dt
 from ..arrays import Array
-from ..constants import constant
-from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
+from . import lookback as LB
 from ._scratch import kept
+from .combine import in_dtype
+from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
-PER = constant(16)  # elements per lane of a GPU tile (read by the kernels)
-SLOTS = constant(16 * 256 + 16 * 256 // 32)  # a tile in shared memory, with its pad slots
-TILE = PER * WORKGROUP
-
-
-@func
-def in_dtype(like, v):
-    """`v` converted to the dtype of array `like` (by a store: the kernel conversion rules)."""
-    box = local_array_like(like, 1)
-    box[0] = v
-    return box[0]
 
 
 @kernel
@@ -100,65 +91,6 @@ def tile_totals(src, dst, part, n):
             part[t // 256] = s[0]
 
 
-@func
-def block_inclusive(s, lane, v):
-    """Hillis–Steele inclusive scan of one value per lane in shared `s`."""
-    s[lane] = v
-    barrier()
-    off = 1
-    while off < 256:
-        x = s[lane]
-        if lane >= off:
-            x = s[lane - off] + x
-        barrier()
-        s[lane] = x
-        barrier()
-        off = off * 2
-    return s[lane]
-
-
-@func
-def slot(e):
-    """Where element e of a tile sits in shared memory: one pad slot per 32, so that the lanes
-    of a warp reading their PER consecutive elements hit 32 different banks."""
-    return e + e // 32
-
-
-@func
-def stage(src, dst, tile, n, base, lane):
-    """Element e of the tile (from `base`) into tile[slot(e)], loaded coalesced (lane l reads
-    base + k*256 + l), converted to dst's dtype, zero past n."""
-    vals = local_array_like(dst, PER)
-    for k in unroll(range(PER)):  # every load first: PER of them in flight per lane
-        vals[k] = in_dtype(dst, 0)
-        if base + k * 256 + lane < n:
-            vals[k] = in_dtype(dst, src[base + k * 256 + lane])
-    for k in unroll(range(PER)):
-        tile[slot(k * 256 + lane)] = vals[k]
-    barrier()
-
-
-@func
-def tile_prefixes(tile, lanes, lane, like, exclusive):
-    """Replace each staged element by its prefix within the tile: lane l scans elements
-    l*PER … l*PER + PER-1 serially, a Hillis–Steele scan over `lanes` gives the lanes' offsets,
-    and element e becomes offset + (its prefix within the lane)."""
-    vals = local_array_like(like, PER)
-    acc = in_dtype(like, 0)
-    for i in unroll(range(PER)):
-        v = tile[slot(lane * PER + i)]
-        before = acc
-        acc = acc + v
-        vals[i] = before if exclusive else acc
-    block_inclusive(lanes, lane, acc)
-    off = in_dtype(like, 0)
-    if lane > 0:
-        off = lanes[lane - 1]
-    for i in unroll(range(PER)):
-        tile[slot(lane * PER + i)] = off + vals[i] if lane > 0 else vals[i]
-    barrier()
-
-
 @kernel
 def tile_scan(src, dst, part, n, exclusive):
     for t in range(part.shape[0] * 256):
@@ -180,7 +112,14 @@ def tile_scan(src, dst, part, n, exclusive):
 
 
 def _scan(src: Array, dst: Array, n: int, exclusive: int):
-    """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a NumPy scalar."""
+    """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a Python number."""
+    enc = LB.encoding(dst.dtype)
+    if V.workgroups(src) and n > WORKGROUP and enc and dt.u64 in src.device.supported_atomic_dtypes:
+        tiles = -(-n // TILE)
+        words = kept(dst.device, dt.u64, "look-back", 2 * tiles + 1)
+        LB.clear(words)
+        LB.SCANS[enc](src, dst, words, n, tiles, exclusive)
+        return LB.decode(words[2 * tiles - 1], dst.dtype)  # the last tile's inclusive prefix
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
         tile_totals(src, dst, part, n)
