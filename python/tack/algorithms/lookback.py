@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..constants import constant
 from ..frontend.inline import func
-from ..intrinsics import atomic_add, barrier, shared_like, thread_id, unroll
+from ..intrinsics import atomic_add, barrier, select, shared_like, thread_id, unroll
 from ..kernel import kernel
 from .combine import in_dtype
 from .tiles import PER, SLOTS, slot, stage, tile_prefixes
@@ -166,20 +166,47 @@ def f32_value(like, w):
 
 
 @func
-def look_back(dst, words, g, agg, value):
-    """The exclusive prefix of tile g (g > 0): walk back to the nearest published inclusive
-    prefix (word 2j+1), waiting where a tile has published nothing yet, then add the aggregates
-    (words 2i) after it in order."""
-    j = g - 1
+def walk_back(dst, words, j, value):
+    """The inclusive prefix of tile j's nearest predecessor-or-self that has published one,
+    plus the aggregates after it up to tile j, in order: lane 0 alone, one tile at a time
+    (only where a whole window of predecessors has published aggregates and no prefix)."""
     w = atomic_add(words, 2 * j + 1, 0)
+    k = j
     while w < dt.u64(READY):
-        a = atomic_add(words, 2 * j, 0)
+        a = atomic_add(words, 2 * k, 0)
         if a >= dt.u64(READY):
-            j -= 1  # an aggregate, no prefix yet: look further back
-        w = atomic_add(words, 2 * j + 1, 0)
+            k -= 1  # an aggregate, no prefix yet: look further back
+        w = atomic_add(words, 2 * k + 1, 0)
     p = value(dst, w)
-    for i in range(j + 1, g):
+    for i in range(k + 1, j + 1):
         p = p + value(dst, atomic_add(words, 2 * i, 0))
+    return p
+
+
+@func
+def look_back(dst, words, pre, agg, g, value):
+    """The exclusive prefix of tile g (g > 0; lane 0). `pre` and `agg` hold the words of tiles
+    g-1, g-2, …, g-256 as the workgroup's lanes read them, one each, in parallel: find the
+    nearest published prefix among them, re-reading (waiting) where a tile has published
+    nothing yet, then add the aggregates after it in order."""
+    found = -1
+    ell = 0
+    while found < 0 and ell < 256:
+        if pre[ell] >= dt.u64(READY):
+            found = ell
+        elif agg[ell] >= dt.u64(READY):
+            ell += 1
+        else:  # nothing published yet: read this tile's words again
+            pre[ell] = atomic_add(words, 2 * (g - 1 - ell) + 1, 0)
+            agg[ell] = atomic_add(words, 2 * (g - 1 - ell), 0)
+    p = in_dtype(dst, 0)
+    if found < 0:  # 256 aggregates and no prefix: walk on from tile g - 257
+        p = walk_back(dst, words, g - 257, value)
+        found = 256
+    else:
+        p = value(dst, pre[found])
+    for i in range(found):
+        p = p + value(dst, agg[found - 1 - i])
     return p
 
 
@@ -192,6 +219,8 @@ def _kernel(bits, value):
             tile = shared_like(dst, SLOTS)
             lanes = shared_like(dst, 256)
             ticket = shared_like(words, 1)
+            pre = shared_like(words, 256)  # the words of tiles g-1, g-2, …: their prefixes
+            agg = shared_like(words, 256)  # and their aggregates
             carry = shared_like(dst, 1)
             lane = thread_id()
             if lane == 0:
@@ -203,15 +232,19 @@ def _kernel(bits, value):
             base = g * (PER * 256)
             stage(src, dst, tile, n, base, lane)  # read before any write: in place is allowed
             tile_prefixes(tile, lanes, lane, dst, exclusive)
+            total = lanes[255]
             if lane == 0:
-                agg = lanes[255]
-                if g == 0:
-                    atomic_add(words, 1, dt.u64(READY) | bits(dst, agg))
-                else:
-                    atomic_add(words, 2 * g, dt.u64(READY) | bits(dst, agg))
-                    p = look_back(dst, words, g, agg, value)
-                    atomic_add(words, 2 * g + 1, dt.u64(READY) | bits(dst, p + agg))
-                    carry[0] = p
+                atomic_add(words, 2 * g + select(g == 0, 1, 0), dt.u64(READY) | bits(dst, total))
+            # lane l reads the words of tile g-1-l (clamped to tile 0, where look_back stops;
+            # an atomic add of 0 changes nothing, and the simulator runs these on every lane)
+            back = max(g - 1 - lane, 0)
+            pre[lane] = atomic_add(words, 2 * back + 1, 0)
+            agg[lane] = atomic_add(words, 2 * back, 0)
+            barrier()
+            if lane == 0 and g > 0:
+                p = look_back(dst, words, pre, agg, g, value)
+                atomic_add(words, 2 * g + 1, dt.u64(READY) | bits(dst, p + total))
+                carry[0] = p
             barrier()
             for k in unroll(range(PER)):
                 j = base + k * 256 + lane

@@ -18,7 +18,7 @@ from ..kernel import kernel
 from . import _args
 from ._erf import erf
 
-SPREAD = constant(4)  # elements per iteration of the `_spread` kernels (read by the kernels)
+SPREAD = constant(8)  # elements per `_spread` iteration (gelu on the H200: 4 gave 3.78 TB/s, 8 3.91)
 
 
 @kernel
@@ -90,7 +90,8 @@ def _unary(op, kernels, x, out):
     if isinstance(kernels, tuple):
         flat, spread = kernels
         if _args.workgroups(dev):
-            spread(_flat(xa), _flat(out), *_args.sizes(xa.size, -(-xa.size // int(SPREAD)), xa.size))
+            q = -(-xa.size // int(SPREAD))
+            spread(_flat(xa), _flat(out), *_args.sizes(xa.size, q, xa.size))
             return out
         kernels = flat
     kernels(_flat(xa), _flat(out))
