@@ -12,7 +12,9 @@ dtypes take scans.py's two-pass path.
 
 Deterministic: after finding the prefix P_j, the tile adds the aggregates A_{j+1}, …, A_{g-1}
 left to right, so P_g = (…(P_j + A_{j+1}) + …) + A_g, which by induction is the left fold
-A_0 + A_1 + … + A_g whichever j was found: the bits depend on n only."""
+A_0 + A_1 + … + A_g whichever j was found: the bits depend on n only. The 256 lanes read the
+words of the 256 tiles before their own in parallel (one atomic each), so lane 0's look-back
+runs over shared memory."""
 from __future__ import annotations
 
 import math
@@ -167,9 +169,9 @@ def f32_value(like, w):
 
 @func
 def walk_back(dst, words, j, value):
-    """The inclusive prefix of tile j's nearest predecessor-or-self that has published one,
-    plus the aggregates after it up to tile j, in order: lane 0 alone, one tile at a time
-    (only where a whole window of predecessors has published aggregates and no prefix)."""
+    """The inclusive prefix of tile j: from its nearest predecessor-or-self that has published
+    one, plus the aggregates after it up to tile j, in order (lane 0 alone, one tile at a
+    time: only where a window of 256 aggregates held no prefix and waiting did not help)."""
     w = atomic_add(words, 2 * j + 1, 0)
     k = j
     while w < dt.u64(READY):
@@ -184,11 +186,14 @@ def walk_back(dst, words, j, value):
 
 
 @func
-def look_back(dst, words, pre, agg, g, value):
+def look_back(dst, words, pre, agg, prev, aggv, g, value):
     """The exclusive prefix of tile g (g > 0; lane 0). `pre` and `agg` hold the words of tiles
-    g-1, g-2, …, g-256 as the workgroup's lanes read them, one each, in parallel: find the
-    nearest published prefix among them, re-reading (waiting) where a tile has published
-    nothing yet, then add the aggregates after it in order."""
+    g-1, g-2, …, g-256 as the workgroup's lanes read them, one each, in parallel, and `prev`
+    and `aggv` their decoded payloads: find the nearest published prefix among them, re-reading
+    (waiting) where a tile has published nothing yet, then add the aggregates after it in
+    order. With 256 aggregates and no prefix, wait a while for tile g-256's prefix (every
+    tile publishes one in the end: tile 0 at once, tile k once one of its own 256 has), then
+    walk back."""
     found = -1
     ell = 0
     while found < 0 and ell < 256:
@@ -197,16 +202,29 @@ def look_back(dst, words, pre, agg, g, value):
         elif agg[ell] >= dt.u64(READY):
             ell += 1
         else:  # nothing published yet: read this tile's words again
-            pre[ell] = atomic_add(words, 2 * (g - 1 - ell) + 1, 0)
-            agg[ell] = atomic_add(words, 2 * (g - 1 - ell), 0)
+            pw = atomic_add(words, 2 * (g - 1 - ell) + 1, 0)
+            aw = atomic_add(words, 2 * (g - 1 - ell), 0)
+            pre[ell] = pw
+            agg[ell] = aw
+            prev[ell] = value(dst, pw)
+            aggv[ell] = value(dst, aw)
     p = in_dtype(dst, 0)
-    if found < 0:  # 256 aggregates and no prefix: walk on from tile g - 257
-        p = walk_back(dst, words, g - 257, value)
-        found = 256
-    else:
-        p = value(dst, pre[found])
+    if found < 0:
+        w = atomic_add(words, 2 * (g - 256) + 1, 0)
+        tries = 0
+        while w < dt.u64(READY) and tries < 256:
+            w = atomic_add(words, 2 * (g - 256) + 1, 0)
+            tries += 1
+        if w >= dt.u64(READY):
+            prev[255] = value(dst, w)
+            found = 255
+        else:  # an engine that runs workgroups in lockstep (the simulator) never publishes it
+            p = walk_back(dst, words, g - 257, value)
+            found = 256
+    if found < 256:
+        p = prev[found]
     for i in range(found):
-        p = p + value(dst, agg[found - 1 - i])
+        p = p + aggv[found - 1 - i]
     return p
 
 
@@ -221,6 +239,8 @@ def _kernel(bits, value):
             ticket = shared_like(words, 1)
             pre = shared_like(words, 256)  # the words of tiles g-1, g-2, …: their prefixes
             agg = shared_like(words, 256)  # and their aggregates
+            prev = shared_like(dst, 256)  # the same, decoded (each lane decodes its own)
+            aggv = shared_like(dst, 256)
             carry = shared_like(dst, 1)
             lane = thread_id()
             if lane == 0:
@@ -238,11 +258,15 @@ def _kernel(bits, value):
             # lane l reads the words of tile g-1-l (clamped to tile 0, where look_back stops;
             # an atomic add of 0 changes nothing, and the simulator runs these on every lane)
             back = max(g - 1 - lane, 0)
-            pre[lane] = atomic_add(words, 2 * back + 1, 0)
-            agg[lane] = atomic_add(words, 2 * back, 0)
+            pw = atomic_add(words, 2 * back + 1, 0)
+            aw = atomic_add(words, 2 * back, 0)
+            pre[lane] = pw
+            agg[lane] = aw
+            prev[lane] = value(dst, pw)
+            aggv[lane] = value(dst, aw)
             barrier()
             if lane == 0 and g > 0:
-                p = look_back(dst, words, pre, agg, g, value)
+                p = look_back(dst, words, pre, agg, prev, aggv, g, value)
                 atomic_add(words, 2 * g + 1, dt.u64(READY) | bits(dst, p + total))
                 carry[0] = p
             barrier()
