@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tack
 from tack import algorithms as A
-from tack.algorithms import lookback
+from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
 from tests.algorithms.test_reductions import *  # the same tests, on sim
@@ -16,8 +16,10 @@ from tests.algorithms.test_scans import *
 del test_ten_million  # noqa: F821 - 10^7 elements take 15 s in the simulator; tests/cuda has it
 
 
-@pytest.fixture
-def device():
+@pytest.fixture(params=["two-pass", "look-back"])
+def device(request, monkeypatch):
+    """The simulator, with each of the two GPU scans."""
+    monkeypatch.setattr(scans, "LOOK_BACK", request.param == "look-back")
     old = tack.devices._global["device"]
     dev = tack.set_default_device("cpu", engine="sim")
     yield dev

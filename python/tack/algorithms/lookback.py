@@ -44,6 +44,60 @@ def int_value(like, w):
 
 
 @func
+def normal_bits(a):
+    """The exponent and mantissa bits of a positive normal f32 `a`: `a` scaled into [1, 2) by
+    exact powers of two (2^64, 2^32, … 2, then up from below 1), counting the exponent."""
+    m = a
+    e = 0
+    if m >= 1.8446744073709552e19:  # scale m into [1, 2): 2^64, 2^32, ... down to 2
+        m = m * 5.421010862427522e-20
+        e += 64
+    if m >= 4294967296.0:
+        m = m * 2.3283064365386963e-10
+        e += 32
+    if m >= 65536.0:
+        m = m * 1.52587890625e-05
+        e += 16
+    if m >= 256.0:
+        m = m * 0.00390625
+        e += 8
+    if m >= 16.0:
+        m = m * 0.0625
+        e += 4
+    if m >= 4.0:
+        m = m * 0.25
+        e += 2
+    if m >= 2.0:
+        m = m * 0.5
+        e += 1
+    if m < 5.421010862427522e-20:  # and up from below 1
+        m = m * 1.8446744073709552e19
+        e -= 64
+    if m < 2.3283064365386963e-10:
+        m = m * 4294967296.0
+        e -= 32
+    if m < 1.52587890625e-05:
+        m = m * 65536.0
+        e -= 16
+    if m < 0.00390625:
+        m = m * 256.0
+        e -= 8
+    if m < 0.0625:
+        m = m * 16.0
+        e -= 4
+    if m < 0.25:
+        m = m * 4.0
+        e -= 2
+    if m < 0.5:
+        m = m * 2.0
+        e -= 1
+    if m < 1.0:
+        m = m * 2.0
+        e -= 1
+    return (dt.u64(e + 127) << dt.u64(23)) | dt.u64((m - 1.0) * 8388608.0)
+
+
+@func
 def f32_bits(like, v):
     """The IEEE bit pattern of f32 `v` (NaN as the quiet NaN), by exact scalings by powers of 2."""
     a = abs(v)
@@ -56,54 +110,7 @@ def f32_bits(like, v):
     elif a < 1.1754943508222875e-38:  # below 2^-126: zero or subnormal, a multiple of 2^-149
         out = sign | dt.u64(a * 3.777893186295716e22 * 1.888946593147858e22)  # 2^75 * 2^74
     elif a == a:  # noqa: PLR0124 - not NaN
-        m = a
-        e = 0
-        if m >= 1.8446744073709552e19:  # scale m into [1, 2): 2^64, 2^32, ... down to 2
-            m = m * 5.421010862427522e-20
-            e += 64
-        if m >= 4294967296.0:
-            m = m * 2.3283064365386963e-10
-            e += 32
-        if m >= 65536.0:
-            m = m * 1.52587890625e-05
-            e += 16
-        if m >= 256.0:
-            m = m * 0.00390625
-            e += 8
-        if m >= 16.0:
-            m = m * 0.0625
-            e += 4
-        if m >= 4.0:
-            m = m * 0.25
-            e += 2
-        if m >= 2.0:
-            m = m * 0.5
-            e += 1
-        if m < 5.421010862427522e-20:  # and up from below 1
-            m = m * 1.8446744073709552e19
-            e -= 64
-        if m < 2.3283064365386963e-10:
-            m = m * 4294967296.0
-            e -= 32
-        if m < 1.52587890625e-05:
-            m = m * 65536.0
-            e -= 16
-        if m < 0.00390625:
-            m = m * 256.0
-            e -= 8
-        if m < 0.0625:
-            m = m * 16.0
-            e -= 4
-        if m < 0.25:
-            m = m * 4.0
-            e -= 2
-        if m < 0.5:
-            m = m * 2.0
-            e -= 1
-        if m < 1.0:
-            m = m * 2.0
-            e -= 1
-        out = sign | (dt.u64(e + 127) << dt.u64(23)) | dt.u64((m - 1.0) * 8388608.0)
+        out = sign | normal_bits(a)
     return out
 
 
