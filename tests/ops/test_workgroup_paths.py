@@ -76,3 +76,24 @@ def test_attention_tiles(wg, causal):
     q, k, v = (refs.rand((1, 1, 33, 2), np.float64, s, 1.5) for s in (1, 2, 3))
     want = refs.attention(q, k, v, 1 / math.sqrt(2), causal)
     refs.close(ops.attention(q, k, v, causal=causal), want, np.float64, scale=8)
+
+
+
+@pytest.fixture
+def sim():
+    """The simulator engine: a workgroup engine on the CPU (docs/design/008-simulator.md)."""
+    dev = tack.set_default_device("cpu", engine="sim")
+    yield dev
+    tack.set_default_device("cpu")
+
+
+@pytest.mark.parametrize("n", [1, 5, 1037])
+def test_elementwise_spread_path(sim, n):
+    """gelu and silu on an engine with workgroups: SPREAD elements per iteration, n / SPREAD
+    apart, the tail guarded (n not a multiple of SPREAD)."""
+    x = refs.rand((n,), np.float32, scale=4.0)
+    refs.close(ops.gelu(x), refs.gelu_tanh(x), np.float32)
+    refs.close(ops.gelu(x, approximate="none"), refs.gelu_erf(x), np.float32)
+    refs.close(ops.silu(x), refs.silu(x), np.float32)
+    refs.close(ops.relu(x), refs.relu(x), np.float32)
+    refs.close(ops.add(x, x, alpha=0.5), refs.add(x, x, 0.5), np.float32)

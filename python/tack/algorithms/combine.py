@@ -1,8 +1,9 @@
 """The combining steps every reduction shares, as `@tack.func`s: addition, and minimum and
 maximum with the array rules (a NaN anywhere gives NaN; `min(0.0, -0.0)` is -0.0 and `max` 0.0
-in either order). Integers pass through the same code: their NaN tests are always false."""
+in either order). Integers pass through the same code: their NaN tests are always false.
+And `in_dtype`, the conversion every accumulator starts from."""
 from ..frontend.inline import func
-from ..intrinsics import select
+from ..intrinsics import local_array_like, select
 
 
 @func
@@ -27,3 +28,11 @@ def nan_min(a, b):
 def nan_max(a, b):
     tie = select(a == a - a, a + b, a)  # +0.0 unless both are -0.0
     return select(isnan(a), a, select(isnan(b), b, select(a > b, a, select(b > a, b, tie))))
+
+
+@func
+def in_dtype(like, v):
+    """`v` converted to the dtype of array `like` (by a store: the kernel conversion rules)."""
+    box = local_array_like(like, 1)
+    box[0] = v
+    return box[0]

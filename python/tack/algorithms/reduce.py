@@ -17,7 +17,8 @@ from ..intrinsics import barrier, shared_like, thread_id
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
-from .combine import add, nan_max, nan_min
+from ._scratch import kept
+from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
 GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each at 2^20
@@ -100,16 +101,43 @@ def group_tree(part, acc, combine):
     return s[0]
 
 
+@func
+def lane_fold(x, acc, n, t, stride, combine):
+    """Fold elements t, t + T, t + 2T, … of x[:n] (T = stride, the lane count) into `acc` with
+    eight accumulators, each starting at `acc` (zero for a sum; a real element for min and max,
+    which are idempotent): eight independent loads in flight per lane, not one, which is what
+    keeps the memory busy. Combined in a fixed tree, so the order depends on n and T only."""
+    a0 = acc
+    a1 = acc
+    a2 = acc
+    a3 = acc
+    a4 = acc
+    a5 = acc
+    a6 = acc
+    a7 = acc
+    j = t
+    while j + 7 * stride < n:
+        a0 = combine(a0, x[j])
+        a1 = combine(a1, x[j + stride])
+        a2 = combine(a2, x[j + 2 * stride])
+        a3 = combine(a3, x[j + 3 * stride])
+        a4 = combine(a4, x[j + 4 * stride])
+        a5 = combine(a5, x[j + 5 * stride])
+        a6 = combine(a6, x[j + 6 * stride])
+        a7 = combine(a7, x[j + 7 * stride])
+        j += 8 * stride
+    while j < n:
+        a0 = combine(a0, x[j])
+        j += stride
+    return combine(combine(combine(a0, a1), combine(a2, a3)),
+                   combine(combine(a4, a5), combine(a6, a7)))
+
+
 @kernel
 def sum_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        stride = part.shape[0] * 256
-        acc = part[t // 256]
-        j = t
-        while j < n:
-            acc += x[j]
-            j += stride
-        r = group_tree(part, acc, add)
+        r = group_tree(part, lane_fold(x, in_dtype(part, 0), n, t, part.shape[0] * 256, add),
+                       add)
         if t % 256 == 0:
             part[t // 256] = r
 
@@ -117,13 +145,8 @@ def sum_groups(x, part, n):
 @kernel
 def min_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        stride = part.shape[0] * 256
-        acc = x[t % n]  # every lane starts from a real element (min and max are idempotent)
-        j = t + stride
-        while j < n:
-            acc = nan_min(acc, x[j])
-            j += stride
-        r = group_tree(part, acc, nan_min)
+        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_min),
+                       nan_min)
         if t % 256 == 0:
             part[t // 256] = r
 
@@ -131,13 +154,8 @@ def min_groups(x, part, n):
 @kernel
 def max_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        stride = part.shape[0] * 256
-        acc = x[t % n]
-        j = t + stride
-        while j < n:
-            acc = nan_max(acc, x[j])
-            j += stride
-        r = group_tree(part, acc, nan_max)
+        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_max),
+                       nan_max)
         if t % 256 == 0:
             part[t // 256] = r
 
@@ -158,8 +176,11 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
     acc = acc or (accumulator(x.dtype) if op == "sum" else x.dtype)
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
-        part = zeros(groups, acc, device=x.device)
+        part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
         _GROUPS[op](x, part, n)
+        out = kept(x.device, acc, "total", 1)
+        _GROUPS[op](part, out, groups)  # one workgroup: the group results in a fixed order
+        return out.numpy()[0]
     else:
         part = zeros(-(-n // CHUNK), acc, device=x.device)
         _CHUNKS[op](x, part, n, CHUNK)

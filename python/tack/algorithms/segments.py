@@ -14,8 +14,8 @@ from ..arrays import Array, zeros
 from ..frontend.inline import func
 from ..kernel import kernel
 from . import _views as V
-from .combine import add, nan_max, nan_min
-from .scans import exclusive_scan, in_dtype
+from .combine import add, in_dtype, nan_max, nan_min
+from .scans import exclusive_scan
 from .sort import KEYS
 
 __all__ = ["reduce_by_key", "segmented_inclusive_scan", "segmented_reduce", "unique"]

@@ -13,9 +13,10 @@ from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
-from .reduce import reduce_flat
+from .combine import in_dtype
 from .copy_fill import copy_elements
-from .scans import exclusive_scan, in_dtype
+from .reduce import reduce_flat
+from .scans import exclusive_scan
 
 __all__ = ["argsort", "gather", "sort_by_key"]
 

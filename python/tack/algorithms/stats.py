@@ -12,9 +12,8 @@ from ..arrays import Array, zeros
 from ..intrinsics import atomic_add
 from ..kernel import kernel
 from . import _views as V
+from .combine import in_dtype, isnan
 from .reduce import reduce_flat
-from .combine import isnan
-from .scans import in_dtype
 from .terms import sum_terms
 
 __all__ = ["absmax", "count_nonzero", "dot", "histogram", "norm", "std", "var"]

@@ -8,9 +8,8 @@ from ..frontend.inline import func
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
-from .combine import add
+from .combine import add, in_dtype
 from .reduce import CHUNK, GROUPS, group_tree, reduce_flat
-from .scans import in_dtype
 
 
 @func

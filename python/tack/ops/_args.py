@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as dt
+from ..algorithms._scratch import kept
 from ..arrays import Array, array, zeros
 from ..devices import Device, default_device
 from ..errors import TackTypeError, TackValueError
@@ -100,8 +101,17 @@ def like(a: Array, shape=None) -> Array:
 
 
 def filled(a: Array, n: int, value: float) -> Array:
-    """A length-`n` vector of `value` in `a`'s dtype on `a`'s device (a missing weight/bias)."""
-    return array(np.full(n, value, a.dtype.np), device=a.device)
+    """A length-`n` vector of `value` in `a`'s dtype on `a`'s device (a missing weight/bias;
+    kept for later calls, as no kernel writes it)."""
+    return kept(a.device, a.dtype, ("filled", value), n,
+                lambda: array(np.full(n, value, a.dtype.np), device=a.device))
+
+
+def discarded(a: Array, n: int, what: str) -> Array:
+    """A length-`n` output the caller does not return (layer_norm's statistics
+    without `return_stats`): one array per device, dtype and `what`, overwritten by every call
+    and never read (algorithms._scratch: no allocation, no free, which waits for a GPU)."""
+    return kept(a.device, a.dtype, ("discarded", what), n)
 
 
 def prod(shape) -> int:

@@ -1,0 +1,75 @@
+"""The tile of the GPU scans, shared by the two-pass scan (scans.py) and the single-pass scan
+with look-back (lookback.py): PER elements per lane of a 256-lane workgroup, staged in shared
+memory with coalesced loads, scanned serially by each lane over its PER consecutive elements,
+then across the lanes by a Hillis–Steele scan of the lane totals. The order of the additions
+is fixed (it depends on the tile's position and n only)."""
+from __future__ import annotations
+
+from ..constants import constant
+from ..frontend.inline import func
+from ..intrinsics import barrier, local_array_like, unroll
+from ..ir.ops import WORKGROUP
+from .combine import in_dtype
+
+PER = constant(16)  # elements per lane of a GPU tile (read by the kernels)
+SLOTS = constant(16 * 256 + 16 * 256 // 32)  # a tile in shared memory, with its pad slots
+TILE = PER * WORKGROUP
+
+
+@func
+def block_inclusive(s, lane, v):
+    """Hillis–Steele inclusive scan of one value per lane in shared `s`."""
+    s[lane] = v
+    barrier()
+    off = 1
+    while off < 256:
+        x = s[lane]
+        if lane >= off:
+            x = s[lane - off] + x
+        barrier()
+        s[lane] = x
+        barrier()
+        off = off * 2
+    return s[lane]
+
+
+@func
+def slot(e):
+    """Where element e of a tile sits in shared memory: one pad slot per 32, so that the lanes
+    of a warp reading their PER consecutive elements hit 32 different banks."""
+    return e + e // 32
+
+
+@func
+def stage(src, dst, tile, n, base, lane):
+    """Element e of the tile (from `base`) into tile[slot(e)], loaded coalesced (lane l reads
+    base + k*256 + l), converted to dst's dtype, zero past n."""
+    vals = local_array_like(dst, PER)
+    for k in unroll(range(PER)):  # every load first: PER of them in flight per lane
+        vals[k] = in_dtype(dst, 0)
+        if base + k * 256 + lane < n:
+            vals[k] = in_dtype(dst, src[base + k * 256 + lane])
+    for k in unroll(range(PER)):
+        tile[slot(k * 256 + lane)] = vals[k]
+    barrier()
+
+
+@func
+def tile_prefixes(tile, lanes, lane, like, exclusive):
+    """Replace each staged element by its prefix within the tile: lane l scans elements
+    l*PER … l*PER + PER-1 serially, a Hillis–Steele scan over `lanes` gives the lanes' offsets,
+    and element e becomes offset + (its prefix within the lane)."""
+    vals = local_array_like(like, PER)
+    acc = in_dtype(like, 0)
+    for i in unroll(range(PER)):
+        v = tile[slot(lane * PER + i)]
+        before = acc
+        acc = acc + v
+        vals[i] = before if exclusive else acc
+    block_inclusive(lanes, lane, acc)
+    off = in_dtype(like, 0)
+    if lane > 0:
+        off = lanes[lane - 1]
+    for i in unroll(range(PER)):
+        tile[slot(lane * PER + i)] = off + vals[i] if lane > 0 else vals[i]
+    barrier()

@@ -1,0 +1,79 @@
+"""The reductions and scans re-run on the simulator engine, a workgroup engine on the CPU
+(docs/design/008-simulator.md): the GPU paths (eight loads in flight per lane, the one-group
+final pass, shared-memory tile scans, the single-pass look-back scan and the two-pass scan's
+recursion on its tile totals) checked in CI,
+without a GPU. The tests are those of test_reductions and test_scans, with `device` set to sim."""
+import numpy as np
+import pytest
+import tack
+from tack import algorithms as A
+from tack.algorithms import lookback, scans
+
+from tests.algorithms.conftest import check_sum, data
+from tests.algorithms.test_reductions import *  # the same tests, on sim
+from tests.algorithms.test_scans import *
+
+del test_ten_million  # noqa: F821 - 10^7 elements take 15 s in the simulator; tests/cuda has it
+
+
+@pytest.fixture(params=["two-pass", "look-back"])
+def device(request, monkeypatch):
+    """The simulator, with each of the two GPU scans."""
+    monkeypatch.setattr(scans, "LOOK_BACK", request.param == "look-back")
+    old = tack.devices._global["device"]
+    dev = tack.set_default_device("cpu", engine="sim")
+    yield dev
+    tack.devices._global["device"] = old
+
+
+@pytest.mark.parametrize("n", [4096 * 257 + 3])
+def test_scan_recursing_on_tile_totals(device, n):
+    """More tile totals than a workgroup: they are scanned by the tile scan too (the two-pass
+    path: an i64 dst has no 32-bit payload for the look-back)."""
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i64)
+    assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum(dtype=np.int64))
+    np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int64))
+
+
+@pytest.mark.parametrize("n", [4097, 40961])
+def test_look_back_scan_is_deterministic(device, n):
+    """f32 scans take the single-pass look-back: the same bits on every run, within the bound."""
+    x = data(n, np.float32)
+    d1, d2 = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
+    t1 = A.inclusive_scan(tack.array(x), d1, n)
+    assert A.inclusive_scan(tack.array(x), d2, n) == t1
+    np.testing.assert_array_equal(d1.numpy(), d2.numpy())
+    check_sum(t1, x, np.float32)
+
+
+@tack.kernel
+def _roundtrip(x, bits, back):
+    for i in range(x.shape[0]):
+        w = lookback.f32_bits(x, x[i])
+        bits[i] = w
+        back[i] = lookback.f32_value(x, w)
+
+
+@pytest.mark.parametrize("engine", [None, "sim"])
+def test_f32_payload_is_the_bit_pattern(engine):
+    """The look-back publishes f32 values by their IEEE bits, computed with exact scalings:
+    specials, subnormals and random patterns (NaN excepted: any NaN becomes the quiet NaN)."""
+    old = tack.devices._global["device"]
+    tack.set_default_device("cpu", engine=engine)
+    try:
+        rng = np.random.default_rng(0)
+        special = [0.0, -0.0, np.inf, -np.inf, 1.0, -1.5, 3.4028235e38, 1.1754944e-38,
+                   1.1754942e-38, 1e-45, -1e-45, 5.877472e-39]
+        v = np.concatenate([np.array(special, np.float32), rng.integers(
+            0, 2 ** 32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+        v = np.append(v[~np.isnan(v)], np.float32("nan"))
+        bits, back = tack.zeros(len(v), tack.u64), tack.zeros(len(v), tack.f32)
+        _roundtrip(tack.array(v), bits, back)
+        want = v.view(np.uint32).astype(np.uint64)
+        want[-1] = 0x7FC00000
+        np.testing.assert_array_equal(bits.numpy(), want)
+        np.testing.assert_array_equal(back.numpy()[:-1].view(np.uint32), v[:-1].view(np.uint32))
+        assert np.isnan(back.numpy()[-1])
+    finally:
+        tack.devices._global["device"] = old
