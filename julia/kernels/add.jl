@@ -117,10 +117,12 @@ end
 end
 
 # add's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_ADD_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:map, Float32, 0) => tk__add_d654d846,
-    (:map, Float64, 0) => tk__add_50d9299f,
-)
+if !isdefined(@__MODULE__, :TK_ADD_KERNELS)
+    const TK_ADD_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:map, Float32, 0) => tk__add_d654d846,
+        (:map, Float64, 0) => tk__add_50d9299f,
+    )
+end
 
 """
     tack_add!(y, x1, x2; alpha = 1)

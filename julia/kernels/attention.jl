@@ -1991,24 +1991,26 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99c962ef)) = 256  # attention.py:53
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:rows, Float32, 16) => tk__rows_db340ec3,
-    (:rows, Float32, 32) => tk__rows_0c5095de,
-    (:rows, Float32, 64) => tk__rows_5ed4c4e2,
-    (:rows, Float32, 128) => tk__rows_f76894b1,
-    (:blocked, Float32, 16) => tk__blocked_c160db27,
-    (:blocked, Float32, 32) => tk__blocked_818583b1,
-    (:blocked, Float32, 64) => tk__blocked_329f7028,
-    (:blocked, Float32, 128) => tk__blocked_9fd4593a,
-    (:rows, Float64, 16) => tk__rows_ff941f9f,
-    (:rows, Float64, 32) => tk__rows_98591257,
-    (:rows, Float64, 64) => tk__rows_793b6b75,
-    (:rows, Float64, 128) => tk__rows_00cfc4e8,
-    (:blocked, Float64, 16) => tk__blocked_54b3a442,
-    (:blocked, Float64, 32) => tk__blocked_e658e0c2,
-    (:blocked, Float64, 64) => tk__blocked_2de9d0e9,
-    (:blocked, Float64, 128) => tk__blocked_99c962ef,
-)
+if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
+    const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:rows, Float32, 16) => tk__rows_db340ec3,
+        (:rows, Float32, 32) => tk__rows_0c5095de,
+        (:rows, Float32, 64) => tk__rows_5ed4c4e2,
+        (:rows, Float32, 128) => tk__rows_f76894b1,
+        (:blocked, Float32, 16) => tk__blocked_c160db27,
+        (:blocked, Float32, 32) => tk__blocked_818583b1,
+        (:blocked, Float32, 64) => tk__blocked_329f7028,
+        (:blocked, Float32, 128) => tk__blocked_9fd4593a,
+        (:rows, Float64, 16) => tk__rows_ff941f9f,
+        (:rows, Float64, 32) => tk__rows_98591257,
+        (:rows, Float64, 64) => tk__rows_793b6b75,
+        (:rows, Float64, 128) => tk__rows_00cfc4e8,
+        (:blocked, Float64, 16) => tk__blocked_54b3a442,
+        (:blocked, Float64, 32) => tk__blocked_e658e0c2,
+        (:blocked, Float64, 64) => tk__blocked_2de9d0e9,
+        (:blocked, Float64, 128) => tk__blocked_99c962ef,
+    )
+end
 
 """
     tack_attention!(O, Q, K, V; scale = 1/sqrt(d), causal = false, workgroups = <GPU?>)

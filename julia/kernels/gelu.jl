@@ -247,12 +247,14 @@ end
 end
 
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:tanh, Float32, 0) => tk__gelu_tanh_de9be953,
-    (:none, Float32, 0) => tk__gelu_erf_83532051,
-    (:tanh, Float64, 0) => tk__gelu_tanh_de75e761,
-    (:none, Float64, 0) => tk__gelu_erf_8f717de3,
-)
+if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
+    const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:tanh, Float32, 0) => tk__gelu_tanh_de9be953,
+        (:none, Float32, 0) => tk__gelu_erf_83532051,
+        (:tanh, Float64, 0) => tk__gelu_tanh_de75e761,
+        (:none, Float64, 0) => tk__gelu_erf_8f717de3,
+    )
+end
 
 """
     tack_gelu!(y, x; approximate = :tanh)

@@ -2205,24 +2205,26 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_68ebaaa2)) = 256  # norms.py:96
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:rows, Float32, 0) => tk__layer_rows_fa865c06,
-    (:cached, Float32, 1) => tk_layer_norm_cached_27e991fd,
-    (:cached, Float32, 2) => tk_layer_norm_cached_410040c1,
-    (:cached, Float32, 4) => tk_layer_norm_cached_caa31350,
-    (:cached, Float32, 8) => tk_layer_norm_cached_541e53cd,
-    (:cached, Float32, 16) => tk_layer_norm_cached_7df683db,
-    (:cached, Float32, 32) => tk_layer_norm_cached_671b4abf,
-    (:long, Float32, 0) => tk__layer_long_100caf44,
-    (:rows, Float64, 0) => tk__layer_rows_6097e8c9,
-    (:cached, Float64, 1) => tk_layer_norm_cached_4c51195f,
-    (:cached, Float64, 2) => tk_layer_norm_cached_c70a14d2,
-    (:cached, Float64, 4) => tk_layer_norm_cached_0c38312b,
-    (:cached, Float64, 8) => tk_layer_norm_cached_e05ef971,
-    (:cached, Float64, 16) => tk_layer_norm_cached_1dc4cdf2,
-    (:cached, Float64, 32) => tk_layer_norm_cached_25b2257e,
-    (:long, Float64, 0) => tk__layer_long_68ebaaa2,
-)
+if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
+    const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:rows, Float32, 0) => tk__layer_rows_fa865c06,
+        (:cached, Float32, 1) => tk_layer_norm_cached_27e991fd,
+        (:cached, Float32, 2) => tk_layer_norm_cached_410040c1,
+        (:cached, Float32, 4) => tk_layer_norm_cached_caa31350,
+        (:cached, Float32, 8) => tk_layer_norm_cached_541e53cd,
+        (:cached, Float32, 16) => tk_layer_norm_cached_7df683db,
+        (:cached, Float32, 32) => tk_layer_norm_cached_671b4abf,
+        (:long, Float32, 0) => tk__layer_long_100caf44,
+        (:rows, Float64, 0) => tk__layer_rows_6097e8c9,
+        (:cached, Float64, 1) => tk_layer_norm_cached_4c51195f,
+        (:cached, Float64, 2) => tk_layer_norm_cached_c70a14d2,
+        (:cached, Float64, 4) => tk_layer_norm_cached_0c38312b,
+        (:cached, Float64, 8) => tk_layer_norm_cached_e05ef971,
+        (:cached, Float64, 16) => tk_layer_norm_cached_1dc4cdf2,
+        (:cached, Float64, 32) => tk_layer_norm_cached_25b2257e,
+        (:long, Float64, 0) => tk__layer_long_68ebaaa2,
+    )
+end
 
 """
     tk_layer_norm_run!(y, mean, rstd, x, w, b, eps, workgroups)

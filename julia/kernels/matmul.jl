@@ -703,12 +703,14 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6fa3c625)) = 256  # matmul.py:44
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:rows4, Float32, 0) => tk__rows4_45a1e9f7,
-    (:tiled, Float32, 0) => tk__tiled_11bf89e7,
-    (:rows4, Float64, 0) => tk__rows4_ee60f580,
-    (:tiled, Float64, 0) => tk__tiled_6fa3c625,
-)
+if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
+    const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:rows4, Float32, 0) => tk__rows4_45a1e9f7,
+        (:tiled, Float32, 0) => tk__tiled_11bf89e7,
+        (:rows4, Float64, 0) => tk__rows4_ee60f580,
+        (:tiled, Float64, 0) => tk__tiled_6fa3c625,
+    )
+end
 
 """
     tk_matmul_run!(op, C, A, B, z, m, k, n, workgroups)

@@ -121,10 +121,12 @@ end
 end
 
 # relu's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_RELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:map, Float32, 0) => tk__relu_98bf4c08,
-    (:map, Float64, 0) => tk__relu_bfddfa60,
-)
+if !isdefined(@__MODULE__, :TK_RELU_KERNELS)
+    const TK_RELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:map, Float32, 0) => tk__relu_98bf4c08,
+        (:map, Float64, 0) => tk__relu_bfddfa60,
+    )
+end
 
 """
     tack_relu!(y, x)

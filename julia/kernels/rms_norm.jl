@@ -1405,24 +1405,26 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_2c31b7d8)) = 256  # norms.py:118
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:rows, Float32, 0) => tk__rms_rows_3cb671c6,
-    (:cached, Float32, 1) => tk_rms_norm_cached_6216bebc,
-    (:cached, Float32, 2) => tk_rms_norm_cached_2ef358fa,
-    (:cached, Float32, 4) => tk_rms_norm_cached_461329a1,
-    (:cached, Float32, 8) => tk_rms_norm_cached_61351946,
-    (:cached, Float32, 16) => tk_rms_norm_cached_4325807a,
-    (:cached, Float32, 32) => tk_rms_norm_cached_0a208f6e,
-    (:long, Float32, 0) => tk__rms_long_7c9bf5ee,
-    (:rows, Float64, 0) => tk__rms_rows_a28a57fc,
-    (:cached, Float64, 1) => tk_rms_norm_cached_3d28043e,
-    (:cached, Float64, 2) => tk_rms_norm_cached_365ae218,
-    (:cached, Float64, 4) => tk_rms_norm_cached_885bb5e3,
-    (:cached, Float64, 8) => tk_rms_norm_cached_e432da77,
-    (:cached, Float64, 16) => tk_rms_norm_cached_6d95878f,
-    (:cached, Float64, 32) => tk_rms_norm_cached_d0026bdd,
-    (:long, Float64, 0) => tk__rms_long_2c31b7d8,
-)
+if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
+    const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:rows, Float32, 0) => tk__rms_rows_3cb671c6,
+        (:cached, Float32, 1) => tk_rms_norm_cached_6216bebc,
+        (:cached, Float32, 2) => tk_rms_norm_cached_2ef358fa,
+        (:cached, Float32, 4) => tk_rms_norm_cached_461329a1,
+        (:cached, Float32, 8) => tk_rms_norm_cached_61351946,
+        (:cached, Float32, 16) => tk_rms_norm_cached_4325807a,
+        (:cached, Float32, 32) => tk_rms_norm_cached_0a208f6e,
+        (:long, Float32, 0) => tk__rms_long_7c9bf5ee,
+        (:rows, Float64, 0) => tk__rms_rows_a28a57fc,
+        (:cached, Float64, 1) => tk_rms_norm_cached_3d28043e,
+        (:cached, Float64, 2) => tk_rms_norm_cached_365ae218,
+        (:cached, Float64, 4) => tk_rms_norm_cached_885bb5e3,
+        (:cached, Float64, 8) => tk_rms_norm_cached_e432da77,
+        (:cached, Float64, 16) => tk_rms_norm_cached_6d95878f,
+        (:cached, Float64, 32) => tk_rms_norm_cached_d0026bdd,
+        (:long, Float64, 0) => tk__rms_long_2c31b7d8,
+    )
+end
 
 """
     tack_rms_norm!(y, x, w = nothing; eps = 1e-6, workgroups = <GPU?>)

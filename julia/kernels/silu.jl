@@ -121,10 +121,12 @@ end
 end
 
 # silu's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:map, Float32, 0) => tk__silu_bdc487aa,
-    (:map, Float64, 0) => tk__silu_18b3f1a3,
-)
+if !isdefined(@__MODULE__, :TK_SILU_KERNELS)
+    const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:map, Float32, 0) => tk__silu_bdc487aa,
+        (:map, Float64, 0) => tk__silu_18b3f1a3,
+    )
+end
 
 """
     tack_silu!(y, x)

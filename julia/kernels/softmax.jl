@@ -2335,26 +2335,28 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__online_5c25ed4e)) = 256  # softmax.py:94
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
-const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-    (:rows, Float32, 0) => tk__rows_9df4d8f6,
-    (:columns, Float32, 0) => tk__columns_5dc029fa,
-    (:cached, Float32, 1) => tk_softmax_cached_1cbd377e,
-    (:cached, Float32, 2) => tk_softmax_cached_e92b63d6,
-    (:cached, Float32, 4) => tk_softmax_cached_d881e7f3,
-    (:cached, Float32, 8) => tk_softmax_cached_7ae46e19,
-    (:cached, Float32, 16) => tk_softmax_cached_24038afa,
-    (:cached, Float32, 32) => tk_softmax_cached_61d02e74,
-    (:online, Float32, 0) => tk__online_783cf36d,
-    (:rows, Float64, 0) => tk__rows_5406f210,
-    (:columns, Float64, 0) => tk__columns_ead57415,
-    (:cached, Float64, 1) => tk_softmax_cached_665103c9,
-    (:cached, Float64, 2) => tk_softmax_cached_acc1638a,
-    (:cached, Float64, 4) => tk_softmax_cached_bf3b0f3d,
-    (:cached, Float64, 8) => tk_softmax_cached_a96b0861,
-    (:cached, Float64, 16) => tk_softmax_cached_e98d4aaf,
-    (:cached, Float64, 32) => tk_softmax_cached_1a4813a0,
-    (:online, Float64, 0) => tk__online_5c25ed4e,
-)
+if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
+    const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
+        (:rows, Float32, 0) => tk__rows_9df4d8f6,
+        (:columns, Float32, 0) => tk__columns_5dc029fa,
+        (:cached, Float32, 1) => tk_softmax_cached_1cbd377e,
+        (:cached, Float32, 2) => tk_softmax_cached_e92b63d6,
+        (:cached, Float32, 4) => tk_softmax_cached_d881e7f3,
+        (:cached, Float32, 8) => tk_softmax_cached_7ae46e19,
+        (:cached, Float32, 16) => tk_softmax_cached_24038afa,
+        (:cached, Float32, 32) => tk_softmax_cached_61d02e74,
+        (:online, Float32, 0) => tk__online_783cf36d,
+        (:rows, Float64, 0) => tk__rows_5406f210,
+        (:columns, Float64, 0) => tk__columns_ead57415,
+        (:cached, Float64, 1) => tk_softmax_cached_665103c9,
+        (:cached, Float64, 2) => tk_softmax_cached_acc1638a,
+        (:cached, Float64, 4) => tk_softmax_cached_bf3b0f3d,
+        (:cached, Float64, 8) => tk_softmax_cached_a96b0861,
+        (:cached, Float64, 16) => tk_softmax_cached_e98d4aaf,
+        (:cached, Float64, 32) => tk_softmax_cached_1a4813a0,
+        (:online, Float64, 0) => tk__online_5c25ed4e,
+    )
+end
 
 """
     tk_softmax_run!(op, y, x, dims, want_log, workgroups)

@@ -47,10 +47,14 @@ def specializations(op: OpFile):
 
 
 def _table(op: OpFile, specs) -> str:
-    rows = [f"    (:{tier}, {t}, {p}) => {name}," for tier, t, p, _, name in specs]
+    """The kernel table, made once per module: a second `include` of the file (another op's
+    file includes it) keeps the first rather than redefining a constant."""
+    rows = [f"        (:{tier}, {t}, {p}) => {name}," for tier, t, p, _, name in specs]
+    name = table_name(op.name)
     return (f"# {op.name}'s kernels by (tier, element type, parameter); the bridge below picks one"
-            f"\nconst {table_name(op.name)} = Dict{{Tuple{{Symbol,DataType,Int}},Any}}(\n"
-            + "\n".join(rows) + "\n)\n")
+            f"\nif !isdefined(@__MODULE__, :{name})\n"
+            f"    const {name} = Dict{{Tuple{{Symbol,DataType,Int}},Any}}(\n"
+            + "\n".join(rows) + "\n    )\nend\n")
 
 
 def render_file(name: str) -> str:

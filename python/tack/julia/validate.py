@@ -40,7 +40,8 @@ BASE = {  # Base functions the renderer (render/julia_ka.py) and the bridges cal
     "length", "map", "max", "min", "ndims", "one", "prod", "rem", "sinh", "size", "sqrt",
     "tanh", "throw", "trunc", "typemax", "typemin", "typeof", "unsafe_trunc", "vec", "xor",
     "zero", "copyto!", "similar", "reshape", "fld", "mod", "sign", "signbit", "isinf",
-    "isfinite", "round", "log", "sin", "cos", "tan", "asin", "acos", "muladd", "fma", "reinterpret",
+    "isfinite", "iszero", "round", "log", "sin", "cos", "tan", "asin", "acos", "muladd", "fma",
+    "reinterpret",
 }
 FLOAT64_WORDS = re.compile(r"\b(Float64|Inf64|NaN64)\b")
 
