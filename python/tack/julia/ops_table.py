@@ -9,25 +9,23 @@ parameter being the `PER` constant of a one-read kernel or the head dimension of
 """
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 
 import numpy as np
 
-import tack.ops  # noqa: F401 - loads the op modules named below
-from tack.arrays import array
-
+from ..arrays import array
 from ..dtypes import f32, f64
 
-_m = sys.modules  # the op modules by name: `tack.ops.softmax` the attribute is the function
-EW, SM, NM = _m["tack.ops.elementwise"], _m["tack.ops.softmax"], _m["tack.ops.norms"]
-MM, AT = _m["tack.ops.matmul"], _m["tack.ops.attention"]
+# the op modules (`tack.ops.softmax` as an attribute is the function, so by import_module)
+EW, SM, NM, MM, AT = (import_module(f"tack.ops.{m}") for m in
+                      ("elementwise", "softmax", "norms", "matmul", "attention"))
 
 DTYPES = (f32, f64)
-PERS = (1, 2, 4, 8, 16, 32)  # every PER the wrappers pick: powers of two up to MAX_PER_LANE
+# every PER the wrappers pick (softmax._per_lane): the powers of two up to MAX_PER_LANE
+PERS = tuple(2**i for i in range(SM.MAX_PER_LANE.bit_length()))
 HEAD_DIMS = (16, 32, 64, 128)  # attention's head dimensions (the kernels bake it)
-assert PERS[-1] == SM.MAX_PER_LANE
 
 
 @dataclass(frozen=True)
