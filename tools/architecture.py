@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.compiler", "tack.dispatch"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
      "tack"),
-    ("tack.testing",),
+    ("tack.testing", "tack.julia"),
 )
 
 # Groups of one layer that must not import each other: a printer needs no parser, the frontend

@@ -94,6 +94,8 @@ end
 
 # -- the suite ---------------------------------------------------------------------------------
 
+include(joinpath(@__DIR__, "ops_helpers.jl"))  # what the tack.ops files (test_add.jl, ...) share
+
 const TEST_FILES = sort!(filter(f -> startswith(f, "test_") && endswith(f, ".jl"),
                                 readdir(@__DIR__)))
 for f in TEST_FILES

@@ -19,6 +19,9 @@ def test_kernel_file_matches_renderer(case, request):
 
 
 def test_no_stale_kernel_files():
-    names = {c.name for c in ALL_CASES}
+    from tack.julia import OPS  # tack.ops' files, checked by tests/julia/test_ops_render.py
+
+    names = {c.name for c in ALL_CASES} | set(OPS)
     stale = sorted(p.name for p in KERNEL_DIR.glob("*.jl") if p.stem not in names)
-    assert not stale, f"julia/kernels has files for no corpus case: {stale}"
+    assert not stale, f"julia/kernels has files for no corpus case and no op: {stale}"
+    assert not {c.name for c in ALL_CASES} & set(OPS), "a corpus case and an op share a file"

@@ -1,0 +1,53 @@
+# What the tack.ops test files (test_add.jl ... test_attention.jl) share: moving inputs to a
+# backend, the tolerance table, and NNlib comparisons that are skipped (and counted) where NNlib
+# is absent. Included by runtests.jl before the test files.
+
+"""`x` on backend `b` (a copy on the CPU too, so that a bridge never aliases the reference)."""
+ops_on(b, x::AbstractArray) =
+    b isa KA.CPU ? copy(x) : copyto!(KA.allocate(b, eltype(x), size(x)), x)
+
+"""A zero-filled output of `x`'s element type and size `dims` on backend `b`."""
+ops_zeros(b, ::Type{T}, dims...) where {T} = fill!(KA.allocate(b, T, dims...), zero(T))
+
+"""Whether a test runs the workgroup kernels, the portable ones, or both: both everywhere (the
+bridge picks one by backend; the other is forced with `workgroups =`)."""
+const OPS_TIERS = (false, true)
+
+# The tolerance table (docs/julia.md, "tack.ops from Julia"): kernels in T against references
+# computed in Float64 from the definitions, elementwise `isapprox` with these rtol/atol.
+const OPS_TOL = Dict(
+    (:elementwise, Float32) => (rtol = 1e-5, atol = 1e-6),  # add, relu, gelu, silu
+    (:elementwise, Float64) => (rtol = 1e-12, atol = 1e-14),
+    (:softmax, Float32) => (rtol = 1e-4, atol = 1e-7),      # softmax, log_softmax
+    (:softmax, Float64) => (rtol = 1e-10, atol = 1e-14),
+    (:norm, Float32) => (rtol = 1e-4, atol = 1e-5),         # layer and RMS norm: the mean of a
+    (:norm, Float64) => (rtol = 1e-10, atol = 1e-12),       # long row, times the weight
+    (:matmul, Float32) => (rtol = 1e-4, atol = 1e-4),       # k-term dot products
+    (:matmul, Float64) => (rtol = 1e-10, atol = 1e-10),
+    (:attention, Float32) => (rtol = 2e-4, atol = 2e-5),    # two dot products and an online softmax
+    (:attention, Float64) => (rtol = 1e-10, atol = 1e-12),
+)
+
+"""`@test` that `got` (any backend) is `ref` within the table's tolerance for `class`."""
+function ops_check(got, ref, class::Symbol, ::Type{T}) where {T}
+    tol = OPS_TOL[(class, T)]
+    @test allclose(Array(got), ref; rtol = tol.rtol, atol = tol.atol)
+end
+
+"""Run `check()` (which compares with NNlib) where NNlib is installed and defines `name`; else
+record one skipped test: the comparison did not run."""
+function with_nnlib(check, name::Symbol)
+    if HAVE_NNLIB && isdefined(NNlib, name)
+        check()
+    else
+        @test_skip "NNlib.$name: not installed"
+    end
+    return nothing
+end
+
+"""Random inputs of element type `T` and size `dims`, scaled by `s`, from the case's seed."""
+ops_randn(seed, ::Type{T}, dims...; s = 1) where {T} = T.(s .* randn(test_rng(seed), dims...))
+
+"""The element types a backend runs: Float32, and Float64 unless `skip_without_f64` (which
+records the skip)."""
+ops_eltypes(b) = skip_without_f64(b) ? (Float32,) : (Float32, Float64)

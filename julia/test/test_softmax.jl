@@ -1,0 +1,33 @@
+# tack_softmax!(y, x; dims) (julia/kernels/softmax.jl, tack.ops.softmax) against the definition
+# in Float64 and NNlib.softmax, every tier: the portable row and column kernels, the one-read
+# workgroup kernel at several PER constants, and the online kernel of rows over 256 * 32.
+include(joinpath(KERNEL_DIR, "softmax.jl"))
+
+function ref_softmax(x; dims)
+    e = exp.(x .- maximum(x; dims = dims))
+    return e ./ sum(e; dims = dims)
+end
+
+# (size, dims): a non-power-of-two row (37), rows past one workgroup's 256 lanes (300: PER 2;
+# 5000: PER 32), a row too long to cache (8300: online), other dimensions (column kernel), and a
+# leading singleton (dims = 2 of a 1 × 37 array is a row again).
+const SOFTMAX_CASES = (((37, 5), 1), ((300, 3), 1), ((5000, 1), 1), ((8300, 1), 1),
+                       ((37, 5), 2), ((4, 5, 6), 3), ((1, 37), 2))
+const SOFTMAX_CASES_F64 = (((37, 5), 1), ((4, 5, 6), 2))
+
+function test_softmax(b)
+    for T in ops_eltypes(b), (dims_, d) in (T == Float32 ? SOFTMAX_CASES : SOFTMAX_CASES_F64)
+        @testset "softmax $T $(dims_) dims=$d workgroups=$wg" for wg in OPS_TIERS
+            x = ops_randn(6, T, dims_...; s = 3)
+            y = ops_zeros(b, T, dims_...)
+            tack_softmax!(y, ops_on(b, x); dims = d, workgroups = wg)
+            ref = ref_softmax(Float64.(x); dims = d)
+            ops_check(y, ref, :softmax, T)
+            @test all(isapprox.(sum(Array(y); dims = d), 1; atol = 1e-4))
+            with_nnlib(:softmax) do
+                ops_check(y, NNlib.softmax(Float64.(x); dims = d), :softmax, T)
+            end
+        end
+    end
+    @test_throws ArgumentError tack_softmax!(zeros(Float32, 3), zeros(Float32, 3); dims = 2)
+end
