@@ -94,33 +94,33 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 end
 
-# Tack kernel `_add`, specialization (x: f32[?], y: f32[?], out: f32[?], alpha: f32, n: i32)
-@kernel function tk__add_d654d846(x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, alpha::Float32, n::Int32, tk_n::Int64)  # elementwise.py:12
-    tk_gi = @index(Global, Linear)  # elementwise.py:12
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:12
-    local i::Int32 = zero(Int32)  # elementwise.py:12
-    if tk_t < tk_n  # elementwise.py:12
-        i = tk_t % Int32  # elementwise.py:13
-        out[(i % Int64) + 1] = x[(i % Int64) + 1] + (alpha * y[(i % Int64) + 1])  # elementwise.py:14
+# Tack kernel `_add`, specialization (x: f32[?], y: f32[?], out: f32[?], alpha: f32)
+@kernel function tk__add_0e232d32(x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, alpha::Float32, tk_n::Int64)  # elementwise.py:25
+    tk_gi = @index(Global, Linear)  # elementwise.py:25
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:25
+    local i::Int64 = zero(Int64)  # elementwise.py:25
+    if tk_t < tk_n  # elementwise.py:25
+        i = tk_t  # elementwise.py:26
+        out[i + 1] = muladd(alpha, y[i + 1], x[i + 1])  # elementwise.py:27
     end
 end
 
-# Tack kernel `_add`, specialization (x: f64[?], y: f64[?], out: f64[?], alpha: f64, n: i32)
-@kernel function tk__add_50d9299f(x::AbstractVector{Float64}, y::AbstractVector{Float64}, out::AbstractVector{Float64}, alpha::Float64, n::Int32, tk_n::Int64)  # elementwise.py:12
-    tk_gi = @index(Global, Linear)  # elementwise.py:12
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:12
-    local i::Int32 = zero(Int32)  # elementwise.py:12
-    if tk_t < tk_n  # elementwise.py:12
-        i = tk_t % Int32  # elementwise.py:13
-        out[(i % Int64) + 1] = x[(i % Int64) + 1] + (alpha * y[(i % Int64) + 1])  # elementwise.py:14
+# Tack kernel `_add`, specialization (x: f64[?], y: f64[?], out: f64[?], alpha: f64)
+@kernel function tk__add_a8183534(x::AbstractVector{Float64}, y::AbstractVector{Float64}, out::AbstractVector{Float64}, alpha::Float64, tk_n::Int64)  # elementwise.py:25
+    tk_gi = @index(Global, Linear)  # elementwise.py:25
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:25
+    local i::Int64 = zero(Int64)  # elementwise.py:25
+    if tk_t < tk_n  # elementwise.py:25
+        i = tk_t  # elementwise.py:26
+        out[i + 1] = muladd(alpha, y[i + 1], x[i + 1])  # elementwise.py:27
     end
 end
 
 # add's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ADD_KERNELS)
     const TK_ADD_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk__add_d654d846,
-        (:map, Float64, 0) => tk__add_50d9299f,
+        (:map, Float32, 0) => tk__add_0e232d32,
+        (:map, Float64, 0) => tk__add_a8183534,
     )
 end
 
@@ -136,6 +136,6 @@ function tack_add!(y::AbstractArray{T}, x1::AbstractArray{T}, x2::AbstractArray{
     b = tk_ops_backend(:add, y, x1, x2)
     k = tk_ops_kernel(TK_ADD_KERNELS, :add, (:map, T, 0))
     (n,) = tk_ops_sizes(:add, length(y), length(y))
-    tk_ops_launch!(k, b, n, x1, x2, y, T(alpha), n)
+    tk_ops_launch!(k, b, n, x1, x2, y, T(alpha))
     return y
 end

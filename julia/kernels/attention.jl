@@ -95,10 +95,10 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_db340ec3(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_f8c0c747(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float32 (16,)  # attention.py:22
-    acc = @private Float32 (16,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:22
+    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -135,7 +135,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = 0.0f0  # attention.py:34
                 for outer d in Int64(0):Int64(15)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(16)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -148,7 +148,7 @@ end
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(15)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(16)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -158,13 +158,12 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_db340ec3)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_0c5095de(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_eee79bc1(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float32 (32,)  # attention.py:22
-    acc = @private Float32 (32,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:22
+    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -201,7 +200,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_db340ec3)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = 0.0f0  # attention.py:34
                 for outer d in Int64(0):Int64(31)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(32)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -214,7 +213,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_db340ec3)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(31)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(32)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -224,13 +223,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_db340ec3)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_0c5095de)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_5ed4c4e2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_e9446ef4(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float32 (64,)  # attention.py:22
-    acc = @private Float32 (64,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:22
+    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -267,7 +265,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_0c5095de)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = 0.0f0  # attention.py:34
                 for outer d in Int64(0):Int64(63)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(64)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -280,7 +278,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_0c5095de)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(63)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(64)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -290,13 +288,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_0c5095de)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_5ed4c4e2)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_f76894b1(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_986f7403(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float32 (128,)  # attention.py:22
-    acc = @private Float32 (128,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:22
+    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -333,7 +330,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_5ed4c4e2)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = 0.0f0  # attention.py:34
                 for outer d in Int64(0):Int64(127)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(128)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -346,7 +343,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_5ed4c4e2)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(127)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(128)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -356,10 +353,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_5ed4c4e2)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_f76894b1)) = 256  # attention.py:22
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_c160db27(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_a5bf09c2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (512,)  # attention.py:53
@@ -493,7 +489,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_f76894b1)) = 256  # attention.py:
                 score[1] = 0.0f0  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(16)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -508,7 +504,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_f76894b1)) = 256  # attention.py:
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(16)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -527,10 +523,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_f76894b1)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c160db27)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_818583b1(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_0767d6bb(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (1024,)  # attention.py:53
@@ -664,7 +660,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c160db27)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(32)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -679,7 +675,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c160db27)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(32)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -698,10 +694,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c160db27)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_818583b1)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_329f7028(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_e94fbe0f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (2048,)  # attention.py:53
@@ -835,7 +831,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_818583b1)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(64)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -850,7 +846,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_818583b1)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(64)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -869,10 +865,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_818583b1)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_329f7028)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_9fd4593a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_99e1a93d(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (4096,)  # attention.py:53
@@ -1006,7 +1002,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_329f7028)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(128)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -1021,7 +1017,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_329f7028)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(128)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -1040,13 +1036,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_329f7028)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9fd4593a)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99e1a93d)) = 256  # attention.py:53
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_ff941f9f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_36aa8a34(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float64 (16,)  # attention.py:22
-    acc = @private Float64 (16,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:22
+    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -1083,7 +1079,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9fd4593a)) = 256  # attention.
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = Float64(0.0)  # attention.py:34
                 for outer d in Int64(0):Int64(15)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(16)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -1096,7 +1092,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9fd4593a)) = 256  # attention.
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(15)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(16)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -1106,13 +1102,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9fd4593a)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_ff941f9f)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_98591257(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_47f63b68(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float64 (32,)  # attention.py:22
-    acc = @private Float64 (32,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:22
+    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -1149,7 +1144,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_ff941f9f)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = Float64(0.0)  # attention.py:34
                 for outer d in Int64(0):Int64(31)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(32)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -1162,7 +1157,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_ff941f9f)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(31)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(32)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -1172,13 +1167,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_ff941f9f)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_98591257)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_793b6b75(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_ad6b4d4c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float64 (64,)  # attention.py:22
-    acc = @private Float64 (64,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:22
+    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -1215,7 +1209,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_98591257)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = Float64(0.0)  # attention.py:34
                 for outer d in Int64(0):Int64(63)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(64)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -1228,7 +1222,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_98591257)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(63)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(64)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -1238,13 +1232,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_98591257)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_793b6b75)) = 256  # attention.py:22
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_00cfc4e8(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_cdffe974(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
-    qv = @private Float64 (128,)  # attention.py:22
-    acc = @private Float64 (128,)  # attention.py:22
+    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:22
+    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # attention.py:22
     local row::Int32 = zero(Int32)  # attention.py:22
     local kb::Int32 = zero(Int32)  # attention.py:22
@@ -1281,7 +1274,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_793b6b75)) = 256  # attention.py:
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:33
                 score = Float64(0.0)  # attention.py:34
                 for outer d in Int64(0):Int64(127)  # attention.py:35
-                    score = score + (qv[d + 1] * k[((((kb + j) % Int64) * Int64(128)) + d) + 1])  # attention.py:36
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:36
                 end
                 if score > m  # attention.py:37
                     corr = exp(m - score)  # attention.py:38
@@ -1294,7 +1287,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_793b6b75)) = 256  # attention.py:
                 p = exp(score - m)  # attention.py:43
                 total = total + p  # attention.py:44
                 for outer d in Int64(0):Int64(127)  # attention.py:45
-                    acc[d + 1] = acc[d + 1] + (p * v[((((kb + j) % Int64) * Int64(128)) + d) + 1])  # attention.py:46
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:46
                 end
             end
         end
@@ -1304,10 +1297,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_793b6b75)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_00cfc4e8)) = 256  # attention.py:22
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_54b3a442(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_769aa82a(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (512,)  # attention.py:53
@@ -1441,7 +1433,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_00cfc4e8)) = 256  # attention.py:
                 score[1] = Float64(0.0)  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(16)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -1456,7 +1448,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_00cfc4e8)) = 256  # attention.py:
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(16)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -1475,10 +1467,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rows_00cfc4e8)) = 256  # attention.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_54b3a442)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_e658e0c2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_1b1a0f1f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (1024,)  # attention.py:53
@@ -1612,7 +1604,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_54b3a442)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(32)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -1627,7 +1619,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_54b3a442)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(32)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -1646,10 +1638,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_54b3a442)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e658e0c2)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_2de9d0e9(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_580f3fdd(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (2048,)  # attention.py:53
@@ -1783,7 +1775,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e658e0c2)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(64)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -1798,7 +1790,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e658e0c2)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(64)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -1817,10 +1809,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e658e0c2)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2de9d0e9)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_99c962ef(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_8e7d7e4c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (4096,)  # attention.py:53
@@ -1954,7 +1946,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2de9d0e9)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:78
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:79
                     d[1] = tk_f3  # attention.py:79
-                    score[1] = score[1] + (qv[d[1] + 1] * k_s[((jj[1] * Int64(128)) + d[1]) + 1])  # attention.py:80
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:80
                 end
                 if score[1] > m[1]  # attention.py:81
                     corr[1] = exp(m[1] - score[1])  # attention.py:82
@@ -1969,7 +1961,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2de9d0e9)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:88
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:89
                     d[1] = tk_f5  # attention.py:89
-                    acc[d[1] + 1] = acc[d[1] + 1] + (p[1] * v_s[((jj[1] * Int64(128)) + d[1]) + 1])  # attention.py:90
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:90
                 end
             end
         end
@@ -1988,27 +1980,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2de9d0e9)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99c962ef)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e7d7e4c)) = 256  # attention.py:53
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_db340ec3,
-        (:rows, Float32, 32) => tk__rows_0c5095de,
-        (:rows, Float32, 64) => tk__rows_5ed4c4e2,
-        (:rows, Float32, 128) => tk__rows_f76894b1,
-        (:blocked, Float32, 16) => tk__blocked_c160db27,
-        (:blocked, Float32, 32) => tk__blocked_818583b1,
-        (:blocked, Float32, 64) => tk__blocked_329f7028,
-        (:blocked, Float32, 128) => tk__blocked_9fd4593a,
-        (:rows, Float64, 16) => tk__rows_ff941f9f,
-        (:rows, Float64, 32) => tk__rows_98591257,
-        (:rows, Float64, 64) => tk__rows_793b6b75,
-        (:rows, Float64, 128) => tk__rows_00cfc4e8,
-        (:blocked, Float64, 16) => tk__blocked_54b3a442,
-        (:blocked, Float64, 32) => tk__blocked_e658e0c2,
-        (:blocked, Float64, 64) => tk__blocked_2de9d0e9,
-        (:blocked, Float64, 128) => tk__blocked_99c962ef,
+        (:rows, Float32, 16) => tk__rows_f8c0c747,
+        (:rows, Float32, 32) => tk__rows_eee79bc1,
+        (:rows, Float32, 64) => tk__rows_e9446ef4,
+        (:rows, Float32, 128) => tk__rows_986f7403,
+        (:blocked, Float32, 16) => tk__blocked_a5bf09c2,
+        (:blocked, Float32, 32) => tk__blocked_0767d6bb,
+        (:blocked, Float32, 64) => tk__blocked_e94fbe0f,
+        (:blocked, Float32, 128) => tk__blocked_99e1a93d,
+        (:rows, Float64, 16) => tk__rows_36aa8a34,
+        (:rows, Float64, 32) => tk__rows_47f63b68,
+        (:rows, Float64, 64) => tk__rows_ad6b4d4c,
+        (:rows, Float64, 128) => tk__rows_cdffe974,
+        (:blocked, Float64, 16) => tk__blocked_769aa82a,
+        (:blocked, Float64, 32) => tk__blocked_1b1a0f1f,
+        (:blocked, Float64, 64) => tk__blocked_580f3fdd,
+        (:blocked, Float64, 128) => tk__blocked_8e7d7e4c,
     )
 end
 

@@ -94,165 +94,173 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 end
 
-# Tack kernel `_gelu_tanh`, specialization (x: f32[?], out: f32[?], n: i32)
-@kernel function tk__gelu_tanh_de9be953(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # elementwise.py:25
-    tk_gi = @index(Global, Linear)  # elementwise.py:25
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:25
-    local i::Int32 = zero(Int32)  # elementwise.py:25
-    local v::Float32 = zero(Float32)  # elementwise.py:25
-    local inner::Float32 = zero(Float32)  # elementwise.py:25
-    if tk_t < tk_n  # elementwise.py:25
-        i = tk_t % Int32  # elementwise.py:26
-        v = x[(i % Int64) + 1]  # elementwise.py:27
-        inner = 0.7978846f0 * (v + (((0.044715f0 * v) * v) * v))  # elementwise.py:28
-        out[(i % Int64) + 1] = v / (1.0f0 + exp((-2.0f0) * inner))  # elementwise.py:31
+# Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
+@kernel function tk_flat_2aebec58(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:59
+    local _gelu_tanh_inner2::Float32 = zero(Float32)  # elementwise.py:59
+    local _gelu_tanh_ret3::Float32 = zero(Float32)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _gelu_tanh_v1 = x[i + 1]  # elementwise.py:61
+        _gelu_tanh_inner2 = 0.7978846f0 * muladd((0.044715f0 * _gelu_tanh_v1) * _gelu_tanh_v1, _gelu_tanh_v1, _gelu_tanh_v1)  # elementwise.py:39
+        _gelu_tanh_ret3 = _gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * _gelu_tanh_inner2))  # elementwise.py:42
+        out[i + 1] = _gelu_tanh_ret3  # elementwise.py:61
     end
 end
 
-# Tack kernel `_gelu_erf`, specialization (x: f32[?], out: f32[?], n: i32)
-@kernel function tk__gelu_erf_83532051(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # elementwise.py:35
-    tk_gi = @index(Global, Linear)  # elementwise.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:35
-    local i::Int32 = zero(Int32)  # elementwise.py:35
-    local v::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_x1::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_a2::Float32 = zero(Float32)  # elementwise.py:35
-    local __small_z10::Float32 = zero(Float32)  # elementwise.py:35
-    local __small_r8::Float32 = zero(Float32)  # elementwise.py:35
-    local __small_s9::Float32 = zero(Float32)  # elementwise.py:35
-    local __small_ret11::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_out4::Float32 = zero(Float32)  # elementwise.py:35
-    local __mid_s14::Float32 = zero(Float32)  # elementwise.py:35
-    local __mid_p12::Float32 = zero(Float32)  # elementwise.py:35
-    local __mid_q13::Float32 = zero(Float32)  # elementwise.py:35
-    local __mid_ret15::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_s6::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_ra_r17::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_ra_q16::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_ra_ret18::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_rb_r20::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_rb_q19::Float32 = zero(Float32)  # elementwise.py:35
-    local __tail_rb_ret21::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_r5::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_e3::Float32 = zero(Float32)  # elementwise.py:35
-    local _erf_ret7::Float32 = zero(Float32)  # elementwise.py:35
-    if tk_t < tk_n  # elementwise.py:35
-        i = tk_t % Int32  # elementwise.py:36
-        v = x[(i % Int64) + 1]  # elementwise.py:37
-        _erf_x1 = v * 0.70710677f0  # elementwise.py:38
-        _erf_a2 = abs(_erf_x1)  # _erf.py:66
-        __small_z10 = _erf_x1 * _erf_x1  # _erf.py:14
-        __small_r8 = 0.12837917f0 + (__small_z10 * ((-0.3250421f0) + (__small_z10 * ((-0.02848175f0) + (__small_z10 * ((-0.0057702702f0) + (__small_z10 * (-0.000023763017f0))))))))  # _erf.py:15
-        __small_s9 = 1.0f0 + (__small_z10 * (0.3979172f0 + (__small_z10 * (0.06502225f0 + (__small_z10 * (0.005081306f0 + (__small_z10 * (0.00013249474f0 + (__small_z10 * (-3.9602282f-6))))))))))  # _erf.py:18
-        __small_ret11 = _erf_x1 + (_erf_x1 * (__small_r8 / __small_s9))  # _erf.py:21
-        _erf_out4 = __small_ret11  # _erf.py:67
-        if _erf_a2 >= 0.84375f0  # _erf.py:68
-            __mid_s14 = _erf_a2 - 1.0f0  # _erf.py:26
-            __mid_p12 = (-0.0023621186f0) + (__mid_s14 * (0.4148561f0 + (__mid_s14 * ((-0.37220788f0) + (__mid_s14 * (0.31834662f0 + (__mid_s14 * ((-0.110894695f0) + (__mid_s14 * (0.035478305f0 + (__mid_s14 * (-0.0021663755f0))))))))))))  # _erf.py:27
-            __mid_q13 = 1.0f0 + (__mid_s14 * (0.10642088f0 + (__mid_s14 * (0.54039794f0 + (__mid_s14 * (0.071828656f0 + (__mid_s14 * (0.12617122f0 + (__mid_s14 * (0.013637084f0 + (__mid_s14 * 0.0119845f0)))))))))))  # _erf.py:31
-            __mid_ret15 = 0.8450629f0 + (__mid_p12 / __mid_q13)  # _erf.py:34
-            _erf_out4 = copysign(__mid_ret15, _erf_x1)  # _erf.py:69
+# Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
+@kernel function tk_flat_348e2988(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_x3::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_a4::Float32 = zero(Float32)  # elementwise.py:59
+    local __small_z12::Float32 = zero(Float32)  # elementwise.py:59
+    local __small_r10::Float32 = zero(Float32)  # elementwise.py:59
+    local __small_s11::Float32 = zero(Float32)  # elementwise.py:59
+    local __small_ret13::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_out6::Float32 = zero(Float32)  # elementwise.py:59
+    local __mid_s16::Float32 = zero(Float32)  # elementwise.py:59
+    local __mid_p14::Float32 = zero(Float32)  # elementwise.py:59
+    local __mid_q15::Float32 = zero(Float32)  # elementwise.py:59
+    local __mid_ret17::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_s8::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_ra_r19::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_ra_q18::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_ra_ret20::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_rb_r22::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_rb_q21::Float32 = zero(Float32)  # elementwise.py:59
+    local __tail_rb_ret23::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_r7::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_e5::Float32 = zero(Float32)  # elementwise.py:59
+    local _erf_ret9::Float32 = zero(Float32)  # elementwise.py:59
+    local _gelu_erf_ret2::Float32 = zero(Float32)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _gelu_erf_v1 = x[i + 1]  # elementwise.py:61
+        _erf_x3 = _gelu_erf_v1 * 0.70710677f0  # elementwise.py:47
+        _erf_a4 = abs(_erf_x3)  # _erf.py:66
+        __small_z12 = _erf_x3 * _erf_x3  # _erf.py:14
+        __small_r10 = muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:15
+        __small_s11 = muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, -3.9602282f-6, 0.00013249474f0), 0.005081306f0), 0.06502225f0), 0.3979172f0), 1.0f0)  # _erf.py:18
+        __small_ret13 = muladd(_erf_x3, __small_r10 / __small_s11, _erf_x3)  # _erf.py:21
+        _erf_out6 = __small_ret13  # _erf.py:67
+        if _erf_a4 >= 0.84375f0  # _erf.py:68
+            __mid_s16 = _erf_a4 - 1.0f0  # _erf.py:26
+            __mid_p14 = muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, -0.0021663755f0, 0.035478305f0), -0.110894695f0), 0.31834662f0), -0.37220788f0), 0.4148561f0), -0.0023621186f0)  # _erf.py:27
+            __mid_q15 = muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, 0.0119845f0, 0.013637084f0), 0.12617122f0), 0.071828656f0), 0.54039794f0), 0.10642088f0), 1.0f0)  # _erf.py:31
+            __mid_ret17 = 0.8450629f0 + (__mid_p14 / __mid_q15)  # _erf.py:34
+            _erf_out6 = copysign(__mid_ret17, _erf_x3)  # _erf.py:69
         end
-        if _erf_a2 >= 1.25f0  # _erf.py:70
-            _erf_s6 = 1.0f0 / (_erf_a2 * _erf_a2)  # _erf.py:71
-            __tail_ra_r17 = (-0.009864944f0) + (_erf_s6 * ((-0.69385856f0) + (_erf_s6 * ((-10.558626f0) + (_erf_s6 * ((-62.37533f0) + (_erf_s6 * ((-162.39667f0) + (_erf_s6 * ((-184.60509f0) + (_erf_s6 * ((-81.28744f0) + (_erf_s6 * (-9.814329f0))))))))))))))  # _erf.py:39
-            __tail_ra_q16 = 1.0f0 + (_erf_s6 * (19.651272f0 + (_erf_s6 * (137.65776f0 + (_erf_s6 * (434.5659f0 + (_erf_s6 * (645.38727f0 + (_erf_s6 * (429.00815f0 + (_erf_s6 * (108.635f0 + (_erf_s6 * (6.5702496f0 + (_erf_s6 * (-0.060424414f0))))))))))))))))  # _erf.py:43
-            __tail_ra_ret18 = __tail_ra_r17 / __tail_ra_q16  # _erf.py:47
-            __tail_rb_r20 = (-0.009864943f0) + (_erf_s6 * ((-0.79928327f0) + (_erf_s6 * ((-17.757956f0) + (_erf_s6 * ((-160.63638f0) + (_erf_s6 * ((-637.56647f0) + (_erf_s6 * ((-1025.0951f0) + (_erf_s6 * (-483.5192f0))))))))))))  # _erf.py:52
-            __tail_rb_q19 = 1.0f0 + (_erf_s6 * (30.33806f0 + (_erf_s6 * (325.7925f0 + (_erf_s6 * (1536.7296f0 + (_erf_s6 * (3199.8582f0 + (_erf_s6 * (2553.0503f0 + (_erf_s6 * (474.52853f0 + (_erf_s6 * (-22.440952f0))))))))))))))  # _erf.py:56
-            __tail_rb_ret21 = __tail_rb_r20 / __tail_rb_q19  # _erf.py:60
-            _erf_r5 = ifelse(_erf_a2 < 2.857143f0, __tail_ra_ret18, __tail_rb_ret21)  # _erf.py:72
-            _erf_e3 = exp((((-_erf_a2) * _erf_a2) - 0.5625f0) + _erf_r5) / _erf_a2  # _erf.py:73
-            _erf_out4 = copysign(ifelse(_erf_a2 < 6.0f0, 1.0f0 - _erf_e3, 1.0f0), _erf_x1)  # _erf.py:74
+        if _erf_a4 >= 1.25f0  # _erf.py:70
+            _erf_s8 = 1.0f0 / (_erf_a4 * _erf_a4)  # _erf.py:71
+            __tail_ra_r19 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, -9.814329f0, -81.28744f0), -184.60509f0), -162.39667f0), -62.37533f0), -10.558626f0), -0.69385856f0), -0.009864944f0)  # _erf.py:39
+            __tail_ra_q18 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, -0.060424414f0, 6.5702496f0), 108.635f0), 429.00815f0), 645.38727f0), 434.5659f0), 137.65776f0), 19.651272f0), 1.0f0)  # _erf.py:43
+            __tail_ra_ret20 = __tail_ra_r19 / __tail_ra_q18  # _erf.py:47
+            __tail_rb_r22 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, -483.5192f0, -1025.0951f0), -637.56647f0), -160.63638f0), -17.757956f0), -0.79928327f0), -0.009864943f0)  # _erf.py:52
+            __tail_rb_q21 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, -22.440952f0, 474.52853f0), 2553.0503f0), 3199.8582f0), 1536.7296f0), 325.7925f0), 30.33806f0), 1.0f0)  # _erf.py:56
+            __tail_rb_ret23 = __tail_rb_r22 / __tail_rb_q21  # _erf.py:60
+            _erf_r7 = ifelse(_erf_a4 < 2.857143f0, __tail_ra_ret20, __tail_rb_ret23)  # _erf.py:72
+            _erf_e5 = exp(muladd(-_erf_a4, _erf_a4, -0.5625f0) + _erf_r7) / _erf_a4  # _erf.py:73
+            _erf_out6 = copysign(ifelse(_erf_a4 < 6.0f0, 1.0f0 - _erf_e5, 1.0f0), _erf_x3)  # _erf.py:74
         end
-        _erf_ret7 = _erf_out4  # _erf.py:75
-        out[(i % Int64) + 1] = (0.5f0 * v) * (1.0f0 + _erf_ret7)  # elementwise.py:38
+        _erf_ret9 = _erf_out6  # _erf.py:75
+        _gelu_erf_ret2 = (0.5f0 * _gelu_erf_v1) * (1.0f0 + _erf_ret9)  # elementwise.py:47
+        out[i + 1] = _gelu_erf_ret2  # elementwise.py:61
     end
 end
 
-# Tack kernel `_gelu_tanh`, specialization (x: f64[?], out: f64[?], n: i32)
-@kernel function tk__gelu_tanh_de75e761(x::AbstractVector{Float64}, out::AbstractVector{Float64}, n::Int32, tk_n::Int64)  # elementwise.py:25
-    tk_gi = @index(Global, Linear)  # elementwise.py:25
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:25
-    local i::Int32 = zero(Int32)  # elementwise.py:25
-    local v::Float64 = zero(Float64)  # elementwise.py:25
-    local inner::Float64 = zero(Float64)  # elementwise.py:25
-    if tk_t < tk_n  # elementwise.py:25
-        i = tk_t % Int32  # elementwise.py:26
-        v = x[(i % Int64) + 1]  # elementwise.py:27
-        inner = Float64(0.7978845608028654) * (v + (((Float64(0.044715) * v) * v) * v))  # elementwise.py:28
-        out[(i % Int64) + 1] = v / (Float64(1.0) + exp(Float64(-2.0) * inner))  # elementwise.py:31
+# Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
+@kernel function tk_flat_95fd7f49(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:59
+    local _gelu_tanh_inner2::Float64 = zero(Float64)  # elementwise.py:59
+    local _gelu_tanh_ret3::Float64 = zero(Float64)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _gelu_tanh_v1 = x[i + 1]  # elementwise.py:61
+        _gelu_tanh_inner2 = Float64(0.7978845608028654) * muladd((Float64(0.044715) * _gelu_tanh_v1) * _gelu_tanh_v1, _gelu_tanh_v1, _gelu_tanh_v1)  # elementwise.py:39
+        _gelu_tanh_ret3 = _gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * _gelu_tanh_inner2))  # elementwise.py:42
+        out[i + 1] = _gelu_tanh_ret3  # elementwise.py:61
     end
 end
 
-# Tack kernel `_gelu_erf`, specialization (x: f64[?], out: f64[?], n: i32)
-@kernel function tk__gelu_erf_8f717de3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, n::Int32, tk_n::Int64)  # elementwise.py:35
-    tk_gi = @index(Global, Linear)  # elementwise.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:35
-    local i::Int32 = zero(Int32)  # elementwise.py:35
-    local v::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_x1::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_a2::Float64 = zero(Float64)  # elementwise.py:35
-    local __small_z10::Float64 = zero(Float64)  # elementwise.py:35
-    local __small_r8::Float64 = zero(Float64)  # elementwise.py:35
-    local __small_s9::Float64 = zero(Float64)  # elementwise.py:35
-    local __small_ret11::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_out4::Float64 = zero(Float64)  # elementwise.py:35
-    local __mid_s14::Float64 = zero(Float64)  # elementwise.py:35
-    local __mid_p12::Float64 = zero(Float64)  # elementwise.py:35
-    local __mid_q13::Float64 = zero(Float64)  # elementwise.py:35
-    local __mid_ret15::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_s6::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_ra_r17::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_ra_q16::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_ra_ret18::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_rb_r20::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_rb_q19::Float64 = zero(Float64)  # elementwise.py:35
-    local __tail_rb_ret21::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_r5::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_e3::Float64 = zero(Float64)  # elementwise.py:35
-    local _erf_ret7::Float64 = zero(Float64)  # elementwise.py:35
-    if tk_t < tk_n  # elementwise.py:35
-        i = tk_t % Int32  # elementwise.py:36
-        v = x[(i % Int64) + 1]  # elementwise.py:37
-        _erf_x1 = v * Float64(0.7071067811865476)  # elementwise.py:38
-        _erf_a2 = abs(_erf_x1)  # _erf.py:66
-        __small_z10 = _erf_x1 * _erf_x1  # _erf.py:14
-        __small_r8 = Float64(0.12837916709551256) + (__small_z10 * (Float64(-0.3250421072470015) + (__small_z10 * (Float64(-0.02848174957559851) + (__small_z10 * (Float64(-0.005770270296489442) + (__small_z10 * Float64(-2.3763016656650163e-05))))))))  # _erf.py:15
-        __small_s9 = Float64(1.0) + (__small_z10 * (Float64(0.39791722395915535) + (__small_z10 * (Float64(0.0650222499887673) + (__small_z10 * (Float64(0.005081306281875766) + (__small_z10 * (Float64(0.00013249473800432164) + (__small_z10 * Float64(-3.960228278775368e-06))))))))))  # _erf.py:18
-        __small_ret11 = _erf_x1 + (_erf_x1 * (__small_r8 / __small_s9))  # _erf.py:21
-        _erf_out4 = __small_ret11  # _erf.py:67
-        if _erf_a2 >= Float64(0.84375)  # _erf.py:68
-            __mid_s14 = _erf_a2 - Float64(1.0)  # _erf.py:26
-            __mid_p12 = Float64(-0.0023621185607526594) + (__mid_s14 * (Float64(0.41485611868374833) + (__mid_s14 * (Float64(-0.3722078760357013) + (__mid_s14 * (Float64(0.31834661990116175) + (__mid_s14 * (Float64(-0.11089469428239668) + (__mid_s14 * (Float64(0.035478304325618236) + (__mid_s14 * Float64(-0.002166375594868791))))))))))))  # _erf.py:27
-            __mid_q13 = Float64(1.0) + (__mid_s14 * (Float64(0.10642088040084423) + (__mid_s14 * (Float64(0.540397917702171) + (__mid_s14 * (Float64(0.07182865441419627) + (__mid_s14 * (Float64(0.12617121980876164) + (__mid_s14 * (Float64(0.01363708391202905) + (__mid_s14 * Float64(0.011984499846799107))))))))))))  # _erf.py:31
-            __mid_ret15 = Float64(0.8450629115104675) + (__mid_p12 / __mid_q13)  # _erf.py:34
-            _erf_out4 = copysign(__mid_ret15, _erf_x1)  # _erf.py:69
+# Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
+@kernel function tk_flat_6b859009(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_x3::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_a4::Float64 = zero(Float64)  # elementwise.py:59
+    local __small_z12::Float64 = zero(Float64)  # elementwise.py:59
+    local __small_r10::Float64 = zero(Float64)  # elementwise.py:59
+    local __small_s11::Float64 = zero(Float64)  # elementwise.py:59
+    local __small_ret13::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_out6::Float64 = zero(Float64)  # elementwise.py:59
+    local __mid_s16::Float64 = zero(Float64)  # elementwise.py:59
+    local __mid_p14::Float64 = zero(Float64)  # elementwise.py:59
+    local __mid_q15::Float64 = zero(Float64)  # elementwise.py:59
+    local __mid_ret17::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_s8::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_ra_r19::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_ra_q18::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_ra_ret20::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_rb_r22::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_rb_q21::Float64 = zero(Float64)  # elementwise.py:59
+    local __tail_rb_ret23::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_r7::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_e5::Float64 = zero(Float64)  # elementwise.py:59
+    local _erf_ret9::Float64 = zero(Float64)  # elementwise.py:59
+    local _gelu_erf_ret2::Float64 = zero(Float64)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _gelu_erf_v1 = x[i + 1]  # elementwise.py:61
+        _erf_x3 = _gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:47
+        _erf_a4 = abs(_erf_x3)  # _erf.py:66
+        __small_z12 = _erf_x3 * _erf_x3  # _erf.py:14
+        __small_r10 = muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, Float64(-2.3763016656650163e-05), Float64(-0.005770270296489442)), Float64(-0.02848174957559851)), Float64(-0.3250421072470015)), Float64(0.12837916709551256))  # _erf.py:15
+        __small_s11 = muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, muladd(__small_z12, Float64(-3.960228278775368e-06), Float64(0.00013249473800432164)), Float64(0.005081306281875766)), Float64(0.0650222499887673)), Float64(0.39791722395915535)), Float64(1.0))  # _erf.py:18
+        __small_ret13 = muladd(_erf_x3, __small_r10 / __small_s11, _erf_x3)  # _erf.py:21
+        _erf_out6 = __small_ret13  # _erf.py:67
+        if _erf_a4 >= Float64(0.84375)  # _erf.py:68
+            __mid_s16 = _erf_a4 - Float64(1.0)  # _erf.py:26
+            __mid_p14 = muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, Float64(-0.002166375594868791), Float64(0.035478304325618236)), Float64(-0.11089469428239668)), Float64(0.31834661990116175)), Float64(-0.3722078760357013)), Float64(0.41485611868374833)), Float64(-0.0023621185607526594))  # _erf.py:27
+            __mid_q15 = muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, muladd(__mid_s16, Float64(0.011984499846799107), Float64(0.01363708391202905)), Float64(0.12617121980876164)), Float64(0.07182865441419627)), Float64(0.540397917702171)), Float64(0.10642088040084423)), Float64(1.0))  # _erf.py:31
+            __mid_ret17 = Float64(0.8450629115104675) + (__mid_p14 / __mid_q15)  # _erf.py:34
+            _erf_out6 = copysign(__mid_ret17, _erf_x3)  # _erf.py:69
         end
-        if _erf_a2 >= Float64(1.25)  # _erf.py:70
-            _erf_s6 = Float64(1.0) / (_erf_a2 * _erf_a2)  # _erf.py:71
-            __tail_ra_r17 = Float64(-0.009864944034847148) + (_erf_s6 * (Float64(-0.6938585727071818) + (_erf_s6 * (Float64(-10.558626225323291) + (_erf_s6 * (Float64(-62.375332450326006) + (_erf_s6 * (Float64(-162.39666946257347) + (_erf_s6 * (Float64(-184.60509290671104) + (_erf_s6 * (Float64(-81.2874355063066) + (_erf_s6 * Float64(-9.814329344169145))))))))))))))  # _erf.py:39
-            __tail_ra_q16 = Float64(1.0) + (_erf_s6 * (Float64(19.651271667439257) + (_erf_s6 * (Float64(137.65775414351904) + (_erf_s6 * (Float64(434.56587747522923) + (_erf_s6 * (Float64(645.3872717332679) + (_erf_s6 * (Float64(429.00814002756783) + (_erf_s6 * (Float64(108.63500554177944) + (_erf_s6 * (Float64(6.570249770319282) + (_erf_s6 * Float64(-0.0604244152148581))))))))))))))))  # _erf.py:43
-            __tail_ra_ret18 = __tail_ra_r17 / __tail_ra_q16  # _erf.py:47
-            __tail_rb_r20 = Float64(-0.0098649429247001) + (_erf_s6 * (Float64(-0.799283237680523) + (_erf_s6 * (Float64(-17.757954917754752) + (_erf_s6 * (Float64(-160.63638485582192) + (_erf_s6 * (Float64(-637.5664433683896) + (_erf_s6 * (Float64(-1025.0951316110772) + (_erf_s6 * Float64(-483.5191916086514))))))))))))  # _erf.py:52
-            __tail_rb_q19 = Float64(1.0) + (_erf_s6 * (Float64(30.33806074348246) + (_erf_s6 * (Float64(325.7925129965739) + (_erf_s6 * (Float64(1536.729586084437) + (_erf_s6 * (Float64(3199.8582195085955) + (_erf_s6 * (Float64(2553.0504064331644) + (_erf_s6 * (Float64(474.52854120695537) + (_erf_s6 * Float64(-22.44095244658582))))))))))))))  # _erf.py:56
-            __tail_rb_ret21 = __tail_rb_r20 / __tail_rb_q19  # _erf.py:60
-            _erf_r5 = ifelse(_erf_a2 < Float64(2.857142857142857), __tail_ra_ret18, __tail_rb_ret21)  # _erf.py:72
-            _erf_e3 = exp((((-_erf_a2) * _erf_a2) - Float64(0.5625)) + _erf_r5) / _erf_a2  # _erf.py:73
-            _erf_out4 = copysign(ifelse(_erf_a2 < Float64(6.0), Float64(1.0) - _erf_e3, Float64(1.0)), _erf_x1)  # _erf.py:74
+        if _erf_a4 >= Float64(1.25)  # _erf.py:70
+            _erf_s8 = Float64(1.0) / (_erf_a4 * _erf_a4)  # _erf.py:71
+            __tail_ra_r19 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, Float64(-9.814329344169145), Float64(-81.2874355063066)), Float64(-184.60509290671104)), Float64(-162.39666946257347)), Float64(-62.375332450326006)), Float64(-10.558626225323291)), Float64(-0.6938585727071818)), Float64(-0.009864944034847148))  # _erf.py:39
+            __tail_ra_q18 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, Float64(-0.0604244152148581), Float64(6.570249770319282)), Float64(108.63500554177944)), Float64(429.00814002756783)), Float64(645.3872717332679)), Float64(434.56587747522923)), Float64(137.65775414351904)), Float64(19.651271667439257)), Float64(1.0))  # _erf.py:43
+            __tail_ra_ret20 = __tail_ra_r19 / __tail_ra_q18  # _erf.py:47
+            __tail_rb_r22 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, Float64(-483.5191916086514), Float64(-1025.0951316110772)), Float64(-637.5664433683896)), Float64(-160.63638485582192)), Float64(-17.757954917754752)), Float64(-0.799283237680523)), Float64(-0.0098649429247001))  # _erf.py:52
+            __tail_rb_q21 = muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, muladd(_erf_s8, Float64(-22.44095244658582), Float64(474.52854120695537)), Float64(2553.0504064331644)), Float64(3199.8582195085955)), Float64(1536.729586084437)), Float64(325.7925129965739)), Float64(30.33806074348246)), Float64(1.0))  # _erf.py:56
+            __tail_rb_ret23 = __tail_rb_r22 / __tail_rb_q21  # _erf.py:60
+            _erf_r7 = ifelse(_erf_a4 < Float64(2.857142857142857), __tail_ra_ret20, __tail_rb_ret23)  # _erf.py:72
+            _erf_e5 = exp(muladd(-_erf_a4, _erf_a4, -Float64(0.5625)) + _erf_r7) / _erf_a4  # _erf.py:73
+            _erf_out6 = copysign(ifelse(_erf_a4 < Float64(6.0), Float64(1.0) - _erf_e5, Float64(1.0)), _erf_x3)  # _erf.py:74
         end
-        _erf_ret7 = _erf_out4  # _erf.py:75
-        out[(i % Int64) + 1] = (Float64(0.5) * v) * (Float64(1.0) + _erf_ret7)  # elementwise.py:38
+        _erf_ret9 = _erf_out6  # _erf.py:75
+        _gelu_erf_ret2 = (Float64(0.5) * _gelu_erf_v1) * (Float64(1.0) + _erf_ret9)  # elementwise.py:47
+        out[i + 1] = _gelu_erf_ret2  # elementwise.py:61
     end
 end
 
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:tanh, Float32, 0) => tk__gelu_tanh_de9be953,
-        (:none, Float32, 0) => tk__gelu_erf_83532051,
-        (:tanh, Float64, 0) => tk__gelu_tanh_de75e761,
-        (:none, Float64, 0) => tk__gelu_erf_8f717de3,
+        (:tanh, Float32, 0) => tk_flat_2aebec58,
+        (:none, Float32, 0) => tk_flat_348e2988,
+        (:tanh, Float64, 0) => tk_flat_95fd7f49,
+        (:none, Float64, 0) => tk_flat_6b859009,
     )
 end
 
@@ -271,6 +279,6 @@ function tack_gelu!(y::AbstractArray{T}, x::AbstractArray{T};
     b = tk_ops_backend(:gelu, y, x)
     k = tk_ops_kernel(TK_GELU_KERNELS, :gelu, (approximate, T, 0))
     (n,) = tk_ops_sizes(:gelu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end

@@ -95,10 +95,10 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_fa865c06(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_d1092722(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
-    _row_sum_acc2 = @private Float32 (8,)  # norms.py:21
-    _row_sq_dev_acc6 = @private Float32 (8,)  # norms.py:21
+    _row_sum_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
+    _row_sq_dev_acc6 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
@@ -141,13 +141,13 @@ end
         while (_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
             KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
                 _row_sq_dev_d8 = x[(((base + _row_sq_dev_c7) + _row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] + (_row_sq_dev_d8 * _row_sq_dev_d8)  # _rowsum.py:37
+                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
             end
             _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
         end
         while _row_sq_dev_c7 < n  # _rowsum.py:39
             _row_sq_dev_d8 = x[((base + _row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            _row_sq_dev_acc6[1] = _row_sq_dev_acc6[1] + (_row_sq_dev_d8 * _row_sq_dev_d8)  # _rowsum.py:41
+            _row_sq_dev_acc6[1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[1])  # _rowsum.py:41
             _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
         end
         _row_sq_dev_ret10 = ((_row_sq_dev_acc6[1] + _row_sq_dev_acc6[2]) + (_row_sq_dev_acc6[3] + _row_sq_dev_acc6[4])) + ((_row_sq_dev_acc6[5] + _row_sq_dev_acc6[6]) + (_row_sq_dev_acc6[7] + _row_sq_dev_acc6[8]))  # _rowsum.py:43
@@ -155,17 +155,16 @@ end
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
                 _cse1 = (base + c) % Int64  # norms.py:27
-                y[_cse1 + 1] = (((x[_cse1 + 1] - mu) * tk_v_inv) * w[(c % Int64) + 1]) + b[(c % Int64) + 1]  # norms.py:27
+                y[_cse1 + 1] = muladd((x[_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:28
         rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:29
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_fa865c06)) = 256  # norms.py:21
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_27e991fd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_d9dab994(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (1,)  # norms.py:45
@@ -253,7 +252,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_fa865c06)) = 256  # norms.p
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -293,7 +292,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_fa865c06)) = 256  # norms.p
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -301,10 +300,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_fa865c06)) = 256  # norms.p
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_27e991fd)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d9dab994)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_410040c1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_0fc03f85(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (2,)  # norms.py:45
@@ -392,7 +391,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_27e991fd)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -432,7 +431,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_27e991fd)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -440,10 +439,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_27e991fd)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_410040c1)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0fc03f85)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_caa31350(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_9c801b80(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (4,)  # norms.py:45
@@ -531,7 +530,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_410040c1)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -571,7 +570,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_410040c1)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -579,10 +578,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_410040c1)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_caa31350)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9c801b80)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_541e53cd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_ad90b043(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (8,)  # norms.py:45
@@ -670,7 +669,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_caa31350)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -710,7 +709,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_caa31350)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -718,10 +717,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_caa31350)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_541e53cd)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ad90b043)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_7df683db(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_dd59b076(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (16,)  # norms.py:45
@@ -809,7 +808,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_541e53cd)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -849,7 +848,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_541e53cd)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -857,10 +856,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_541e53cd)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7df683db)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dd59b076)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_671b4abf(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_31aecedd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (32,)  # norms.py:45
@@ -948,7 +947,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7df683db)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -988,7 +987,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7df683db)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -996,10 +995,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7df683db)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_671b4abf)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_31aecedd)) = 256  # norms.py:45
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_100caf44(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:96
+@kernel function tk__layer_long_8d2afff3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:96
     tk_gi = @index(Global, Linear)  # norms.py:96
     tk_li = @index(Local, Linear)  # norms.py:96
     __tree_smem3 = @localmem Float32 (256,)  # norms.py:96
@@ -1093,7 +1092,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_671b4abf)) = 256  # n
         for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:106
             c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:107
-            q = q + (d * d)  # norms.py:108
+            q = muladd(d, d, q)  # norms.py:108
         end
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1139,7 +1138,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_671b4abf)) = 256  # n
         for outer _k8 in UInt32(0):(_trips7 - UInt32(1))  # norms.py:110
             c[1] = (_start9 + ((_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
             _cse7 = (base[1] + c[1]) % Int64  # norms.py:111
-            y[_cse7 + 1] = (((x[_cse7 + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:111
+            y[_cse7 + 1] = muladd((x[_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
         end
     end
     if lane[1] == Int32(0)  # norms.py:112
@@ -1147,13 +1146,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_671b4abf)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:114
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_100caf44)) = 256  # norms.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_8d2afff3)) = 256  # norms.py:96
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_6097e8c9(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_980f2450(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
-    _row_sum_acc2 = @private Float64 (8,)  # norms.py:21
-    _row_sq_dev_acc6 = @private Float64 (8,)  # norms.py:21
+    _row_sum_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
+    _row_sq_dev_acc6 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
@@ -1196,13 +1195,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_100caf44)) = 256  # norms.p
         while (_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
             KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
                 _row_sq_dev_d8 = x[(((base + _row_sq_dev_c7) + _row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] + (_row_sq_dev_d8 * _row_sq_dev_d8)  # _rowsum.py:37
+                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
             end
             _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
         end
         while _row_sq_dev_c7 < n  # _rowsum.py:39
             _row_sq_dev_d8 = x[((base + _row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            _row_sq_dev_acc6[1] = _row_sq_dev_acc6[1] + (_row_sq_dev_d8 * _row_sq_dev_d8)  # _rowsum.py:41
+            _row_sq_dev_acc6[1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[1])  # _rowsum.py:41
             _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
         end
         _row_sq_dev_ret10 = ((_row_sq_dev_acc6[1] + _row_sq_dev_acc6[2]) + (_row_sq_dev_acc6[3] + _row_sq_dev_acc6[4])) + ((_row_sq_dev_acc6[5] + _row_sq_dev_acc6[6]) + (_row_sq_dev_acc6[7] + _row_sq_dev_acc6[8]))  # _rowsum.py:43
@@ -1210,17 +1209,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_100caf44)) = 256  # norms.p
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
                 _cse1 = (base + c) % Int64  # norms.py:27
-                y[_cse1 + 1] = (((x[_cse1 + 1] - mu) * tk_v_inv) * w[(c % Int64) + 1]) + b[(c % Int64) + 1]  # norms.py:27
+                y[_cse1 + 1] = muladd((x[_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:28
         rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:29
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_6097e8c9)) = 256  # norms.py:21
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_4c51195f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_0e665b27(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (1,)  # norms.py:45
@@ -1308,7 +1306,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_6097e8c9)) = 256  # norms.p
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -1348,7 +1346,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_6097e8c9)) = 256  # norms.p
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -1356,10 +1354,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_rows_6097e8c9)) = 256  # norms.p
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4c51195f)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0e665b27)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_c70a14d2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_ecb7af41(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (2,)  # norms.py:45
@@ -1447,7 +1445,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4c51195f)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -1487,7 +1485,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4c51195f)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -1495,10 +1493,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4c51195f)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c70a14d2)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ecb7af41)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_0c38312b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_14a59a5a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (4,)  # norms.py:45
@@ -1586,7 +1584,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c70a14d2)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -1626,7 +1624,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c70a14d2)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -1634,10 +1632,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c70a14d2)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0c38312b)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_14a59a5a)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_e05ef971(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_22d41a80(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (8,)  # norms.py:45
@@ -1725,7 +1723,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0c38312b)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -1765,7 +1763,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0c38312b)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -1773,10 +1771,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0c38312b)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e05ef971)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_22d41a80)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_1dc4cdf2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_6c3490b1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (16,)  # norms.py:45
@@ -1864,7 +1862,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e05ef971)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -1904,7 +1902,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e05ef971)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -1912,10 +1910,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e05ef971)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_1dc4cdf2)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c3490b1)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_25b2257e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_61a5cf28(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (32,)  # norms.py:45
@@ -2003,7 +2001,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_1dc4cdf2)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
-        q = q + (d * d)  # norms.py:60
+        q = muladd(d, d, q)  # norms.py:60
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
@@ -2043,7 +2041,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_1dc4cdf2)) = 256  # n
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
         if c[1] < n  # norms.py:64
-            y[((base[1] + c[1]) % Int64) + 1] = (((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:65
+            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:65
         end
     end
     if lane[1] == Int32(0)  # norms.py:66
@@ -2051,10 +2049,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_1dc4cdf2)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_25b2257e)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_61a5cf28)) = 256  # norms.py:45
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_68ebaaa2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:96
+@kernel function tk__layer_long_eb0cdeda(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:96
     tk_gi = @index(Global, Linear)  # norms.py:96
     tk_li = @index(Local, Linear)  # norms.py:96
     __tree_smem3 = @localmem Float64 (256,)  # norms.py:96
@@ -2148,7 +2146,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_25b2257e)) = 256  # n
         for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:106
             c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:107
-            q = q + (d * d)  # norms.py:108
+            q = muladd(d, d, q)  # norms.py:108
         end
     end
     __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -2194,7 +2192,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_25b2257e)) = 256  # n
         for outer _k8 in UInt32(0):(_trips7 - UInt32(1))  # norms.py:110
             c[1] = (_start9 + ((_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
             _cse7 = (base[1] + c[1]) % Int64  # norms.py:111
-            y[_cse7 + 1] = (((x[_cse7 + 1] - mu[1]) * tk_v_inv) * w[(c[1] % Int64) + 1]) + b[(c[1] % Int64) + 1]  # norms.py:111
+            y[_cse7 + 1] = muladd((x[_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
         end
     end
     if lane[1] == Int32(0)  # norms.py:112
@@ -2202,27 +2200,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_25b2257e)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:114
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_68ebaaa2)) = 256  # norms.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_eb0cdeda)) = 256  # norms.py:96
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_fa865c06,
-        (:cached, Float32, 1) => tk_layer_norm_cached_27e991fd,
-        (:cached, Float32, 2) => tk_layer_norm_cached_410040c1,
-        (:cached, Float32, 4) => tk_layer_norm_cached_caa31350,
-        (:cached, Float32, 8) => tk_layer_norm_cached_541e53cd,
-        (:cached, Float32, 16) => tk_layer_norm_cached_7df683db,
-        (:cached, Float32, 32) => tk_layer_norm_cached_671b4abf,
-        (:long, Float32, 0) => tk__layer_long_100caf44,
-        (:rows, Float64, 0) => tk__layer_rows_6097e8c9,
-        (:cached, Float64, 1) => tk_layer_norm_cached_4c51195f,
-        (:cached, Float64, 2) => tk_layer_norm_cached_c70a14d2,
-        (:cached, Float64, 4) => tk_layer_norm_cached_0c38312b,
-        (:cached, Float64, 8) => tk_layer_norm_cached_e05ef971,
-        (:cached, Float64, 16) => tk_layer_norm_cached_1dc4cdf2,
-        (:cached, Float64, 32) => tk_layer_norm_cached_25b2257e,
-        (:long, Float64, 0) => tk__layer_long_68ebaaa2,
+        (:rows, Float32, 0) => tk__layer_rows_d1092722,
+        (:cached, Float32, 1) => tk_layer_norm_cached_d9dab994,
+        (:cached, Float32, 2) => tk_layer_norm_cached_0fc03f85,
+        (:cached, Float32, 4) => tk_layer_norm_cached_9c801b80,
+        (:cached, Float32, 8) => tk_layer_norm_cached_ad90b043,
+        (:cached, Float32, 16) => tk_layer_norm_cached_dd59b076,
+        (:cached, Float32, 32) => tk_layer_norm_cached_31aecedd,
+        (:long, Float32, 0) => tk__layer_long_8d2afff3,
+        (:rows, Float64, 0) => tk__layer_rows_980f2450,
+        (:cached, Float64, 1) => tk_layer_norm_cached_0e665b27,
+        (:cached, Float64, 2) => tk_layer_norm_cached_ecb7af41,
+        (:cached, Float64, 4) => tk_layer_norm_cached_14a59a5a,
+        (:cached, Float64, 8) => tk_layer_norm_cached_22d41a80,
+        (:cached, Float64, 16) => tk_layer_norm_cached_6c3490b1,
+        (:cached, Float64, 32) => tk_layer_norm_cached_61a5cf28,
+        (:long, Float64, 0) => tk__layer_long_eb0cdeda,
     )
 end
 

@@ -95,7 +95,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows4`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_45a1e9f7(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
+@kernel function tk__rows4_f40735b9(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
     tk_gi = @index(Global, Linear)  # matmul.py:15
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:15
     local t::Int32 = zero(Int32)  # matmul.py:15
@@ -158,13 +158,13 @@ end
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:29
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:30
                             _t1 = (cb + (i0 * n)) + j  # matmul.py:31
-                            c[(_t1 % Int64) + 1] = c[(_t1 % Int64) + 1] + (a0 * bv)  # matmul.py:31
+                            c[(_t1 % Int64) + 1] = muladd(a0, bv, c[(_t1 % Int64) + 1])  # matmul.py:31
                             _t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
-                            c[(_t2 % Int64) + 1] = c[(_t2 % Int64) + 1] + (a1 * bv)  # matmul.py:32
+                            c[(_t2 % Int64) + 1] = muladd(a1, bv, c[(_t2 % Int64) + 1])  # matmul.py:32
                             _t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
-                            c[(_t3 % Int64) + 1] = c[(_t3 % Int64) + 1] + (a2 * bv)  # matmul.py:33
+                            c[(_t3 % Int64) + 1] = muladd(a2, bv, c[(_t3 % Int64) + 1])  # matmul.py:33
                             _t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
-                            c[(_t4 % Int64) + 1] = c[(_t4 % Int64) + 1] + (a3 * bv)  # matmul.py:34
+                            c[(_t4 % Int64) + 1] = muladd(a3, bv, c[(_t4 % Int64) + 1])  # matmul.py:34
                         end
                     end
                 end
@@ -178,7 +178,7 @@ end
                             if Int32(0) < n  # matmul.py:39
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
                                     _t5 = (cb + (i * n)) + j  # matmul.py:40
-                                    c[(_t5 % Int64) + 1] = c[(_t5 % Int64) + 1] + (av * b[(((bb + (p * n)) + j) % Int64) + 1])  # matmul.py:40
+                                    c[(_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(_t5 % Int64) + 1])  # matmul.py:40
                                 end
                             end
                         end
@@ -190,7 +190,7 @@ end
 end
 
 # Tack kernel `_tiled`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_11bf89e7(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
+@kernel function tk__tiled_82126cba(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
     tk_gi = @index(Global, Linear)  # matmul.py:44
     tk_li = @index(Local, Linear)  # matmul.py:44
     a_s = @localmem Float32 (1024,)  # matmul.py:44
@@ -370,7 +370,7 @@ end
                 _cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
                 _cse36[1] = (_cse35[1] != Int32(0)) & (_cse35[1] < Int32(0))  # matmul.py:79
                 _cse37[1] = div(q[1], Int32(4))  # matmul.py:79
-                acc[(q[1] % Int64) + 1] = acc[(q[1] % Int64) + 1] + (av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1] * bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1])  # matmul.py:79
+                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1], bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
             end
         end
         @synchronize()  # matmul.py:80
@@ -396,10 +396,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_11bf89e7)) = 256  # matmul.py:44
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
 
 # Tack kernel `_rows4`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_ee60f580(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
+@kernel function tk__rows4_e72ee741(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
     tk_gi = @index(Global, Linear)  # matmul.py:15
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:15
     local t::Int32 = zero(Int32)  # matmul.py:15
@@ -462,13 +462,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_11bf89e7)) = 256  # matmul.py:44
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:29
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:30
                             _t1 = (cb + (i0 * n)) + j  # matmul.py:31
-                            c[(_t1 % Int64) + 1] = c[(_t1 % Int64) + 1] + (a0 * bv)  # matmul.py:31
+                            c[(_t1 % Int64) + 1] = muladd(a0, bv, c[(_t1 % Int64) + 1])  # matmul.py:31
                             _t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
-                            c[(_t2 % Int64) + 1] = c[(_t2 % Int64) + 1] + (a1 * bv)  # matmul.py:32
+                            c[(_t2 % Int64) + 1] = muladd(a1, bv, c[(_t2 % Int64) + 1])  # matmul.py:32
                             _t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
-                            c[(_t3 % Int64) + 1] = c[(_t3 % Int64) + 1] + (a2 * bv)  # matmul.py:33
+                            c[(_t3 % Int64) + 1] = muladd(a2, bv, c[(_t3 % Int64) + 1])  # matmul.py:33
                             _t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
-                            c[(_t4 % Int64) + 1] = c[(_t4 % Int64) + 1] + (a3 * bv)  # matmul.py:34
+                            c[(_t4 % Int64) + 1] = muladd(a3, bv, c[(_t4 % Int64) + 1])  # matmul.py:34
                         end
                     end
                 end
@@ -482,7 +482,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_11bf89e7)) = 256  # matmul.py:44
                             if Int32(0) < n  # matmul.py:39
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
                                     _t5 = (cb + (i * n)) + j  # matmul.py:40
-                                    c[(_t5 % Int64) + 1] = c[(_t5 % Int64) + 1] + (av * b[(((bb + (p * n)) + j) % Int64) + 1])  # matmul.py:40
+                                    c[(_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(_t5 % Int64) + 1])  # matmul.py:40
                                 end
                             end
                         end
@@ -494,7 +494,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_11bf89e7)) = 256  # matmul.py:44
 end
 
 # Tack kernel `_tiled`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_6fa3c625(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
+@kernel function tk__tiled_8389a511(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
     tk_gi = @index(Global, Linear)  # matmul.py:44
     tk_li = @index(Local, Linear)  # matmul.py:44
     a_s = @localmem Float64 (1024,)  # matmul.py:44
@@ -674,7 +674,7 @@ end
                 _cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
                 _cse36[1] = (_cse35[1] != Int32(0)) & (_cse35[1] < Int32(0))  # matmul.py:79
                 _cse37[1] = div(q[1], Int32(4))  # matmul.py:79
-                acc[(q[1] % Int64) + 1] = acc[(q[1] % Int64) + 1] + (av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1] * bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1])  # matmul.py:79
+                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1], bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
             end
         end
         @synchronize()  # matmul.py:80
@@ -700,15 +700,15 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6fa3c625)) = 256  # matmul.py:44
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_8389a511)) = 256  # matmul.py:44
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
     const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows4, Float32, 0) => tk__rows4_45a1e9f7,
-        (:tiled, Float32, 0) => tk__tiled_11bf89e7,
-        (:rows4, Float64, 0) => tk__rows4_ee60f580,
-        (:tiled, Float64, 0) => tk__tiled_6fa3c625,
+        (:rows4, Float32, 0) => tk__rows4_f40735b9,
+        (:tiled, Float32, 0) => tk__tiled_82126cba,
+        (:rows4, Float64, 0) => tk__rows4_e72ee741,
+        (:tiled, Float64, 0) => tk__tiled_8389a511,
     )
 end
 

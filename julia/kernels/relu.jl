@@ -94,37 +94,37 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 end
 
-# Tack kernel `_relu`, specialization (x: f32[?], out: f32[?], n: i32)
-@kernel function tk__relu_98bf4c08(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # elementwise.py:18
-    tk_gi = @index(Global, Linear)  # elementwise.py:18
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:18
-    local i::Int32 = zero(Int32)  # elementwise.py:18
-    local v::Float32 = zero(Float32)  # elementwise.py:18
-    if tk_t < tk_n  # elementwise.py:18
-        i = tk_t % Int32  # elementwise.py:19
-        v = x[(i % Int64) + 1]  # elementwise.py:20
-        out[(i % Int64) + 1] = ((v > 0.0f0) || (v != v)) ? v : 0.0f0  # elementwise.py:21
+# Tack kernel `_relu`, specialization (x: f32[?], out: f32[?])
+@kernel function tk__relu_e160e81c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:31
+    tk_gi = @index(Global, Linear)  # elementwise.py:31
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:31
+    local i::Int64 = zero(Int64)  # elementwise.py:31
+    local v::Float32 = zero(Float32)  # elementwise.py:31
+    if tk_t < tk_n  # elementwise.py:31
+        i = tk_t  # elementwise.py:32
+        v = x[i + 1]  # elementwise.py:33
+        out[i + 1] = ifelse(v != v, v, ifelse(v > 0.0f0, v, 0.0f0))  # elementwise.py:34
     end
 end
 
-# Tack kernel `_relu`, specialization (x: f64[?], out: f64[?], n: i32)
-@kernel function tk__relu_bfddfa60(x::AbstractVector{Float64}, out::AbstractVector{Float64}, n::Int32, tk_n::Int64)  # elementwise.py:18
-    tk_gi = @index(Global, Linear)  # elementwise.py:18
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:18
-    local i::Int32 = zero(Int32)  # elementwise.py:18
-    local v::Float64 = zero(Float64)  # elementwise.py:18
-    if tk_t < tk_n  # elementwise.py:18
-        i = tk_t % Int32  # elementwise.py:19
-        v = x[(i % Int64) + 1]  # elementwise.py:20
-        out[(i % Int64) + 1] = ((v > Float64(0.0)) || (v != v)) ? v : Float64(0.0)  # elementwise.py:21
+# Tack kernel `_relu`, specialization (x: f64[?], out: f64[?])
+@kernel function tk__relu_b0391b04(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:31
+    tk_gi = @index(Global, Linear)  # elementwise.py:31
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:31
+    local i::Int64 = zero(Int64)  # elementwise.py:31
+    local v::Float64 = zero(Float64)  # elementwise.py:31
+    if tk_t < tk_n  # elementwise.py:31
+        i = tk_t  # elementwise.py:32
+        v = x[i + 1]  # elementwise.py:33
+        out[i + 1] = ifelse(v != v, v, ifelse(v > Float64(0.0), v, Float64(0.0)))  # elementwise.py:34
     end
 end
 
 # relu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RELU_KERNELS)
     const TK_RELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk__relu_98bf4c08,
-        (:map, Float64, 0) => tk__relu_bfddfa60,
+        (:map, Float32, 0) => tk__relu_e160e81c,
+        (:map, Float64, 0) => tk__relu_b0391b04,
     )
 end
 
@@ -139,6 +139,6 @@ function tack_relu!(y::AbstractArray{T}, x::AbstractArray{T}) where {T}
     b = tk_ops_backend(:relu, y, x)
     k = tk_ops_kernel(TK_RELU_KERNELS, :relu, (:map, T, 0))
     (n,) = tk_ops_sizes(:relu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end

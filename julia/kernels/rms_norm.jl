@@ -95,9 +95,9 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_3cb671c6(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_cf21034e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
-    _row_sq_dev_acc2 = @private Float32 (8,)  # norms.py:33
+    _row_sq_dev_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
@@ -120,13 +120,13 @@ end
         while (_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
             KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
                 _row_sq_dev_d4 = x[(((base + _row_sq_dev_c3) + _row_sq_dev_j5) % Int64) + 1] - 0.0f0  # _rowsum.py:36
-                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] + (_row_sq_dev_d4 * _row_sq_dev_d4)  # _rowsum.py:37
+                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
             end
             _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
         end
         while _row_sq_dev_c3 < n  # _rowsum.py:39
             _row_sq_dev_d4 = x[((base + _row_sq_dev_c3) % Int64) + 1] - 0.0f0  # _rowsum.py:40
-            _row_sq_dev_acc2[1] = _row_sq_dev_acc2[1] + (_row_sq_dev_d4 * _row_sq_dev_d4)  # _rowsum.py:41
+            _row_sq_dev_acc2[1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[1])  # _rowsum.py:41
             _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
         end
         _row_sq_dev_ret6 = ((_row_sq_dev_acc2[1] + _row_sq_dev_acc2[2]) + (_row_sq_dev_acc2[3] + _row_sq_dev_acc2[4])) + ((_row_sq_dev_acc2[5] + _row_sq_dev_acc2[6]) + (_row_sq_dev_acc2[7] + _row_sq_dev_acc2[8]))  # _rowsum.py:43
@@ -139,10 +139,9 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_3cb671c6)) = 256  # norms.py:33
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_6216bebc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_2c764944(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (1,)  # norms.py:76
@@ -181,7 +180,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_3cb671c6)) = 256  # norms.py:
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -225,10 +224,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_3cb671c6)) = 256  # norms.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6216bebc)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c764944)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_2ef358fa(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_bbc24415(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (2,)  # norms.py:76
@@ -267,7 +266,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6216bebc)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -311,10 +310,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6216bebc)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2ef358fa)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bbc24415)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_461329a1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_d2159474(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (4,)  # norms.py:76
@@ -353,7 +352,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2ef358fa)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -397,10 +396,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2ef358fa)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_461329a1)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2159474)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_61351946(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_99c4dcbc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (8,)  # norms.py:76
@@ -439,7 +438,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_461329a1)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -483,10 +482,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_461329a1)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_61351946)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_99c4dcbc)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_4325807a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_b647235b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (16,)  # norms.py:76
@@ -525,7 +524,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_61351946)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -569,10 +568,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_61351946)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4325807a)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b647235b)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_0a208f6e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_1250872b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (32,)  # norms.py:76
@@ -611,7 +610,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4325807a)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -655,10 +654,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4325807a)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0a208f6e)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1250872b)) = 256  # norms.py:76
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_7c9bf5ee(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:118
+@kernel function tk__rms_long_359349fa(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:118
     tk_gi = @index(Global, Linear)  # norms.py:118
     tk_li = @index(Local, Linear)  # norms.py:118
     __tree_smem3 = @localmem Float32 (256,)  # norms.py:118
@@ -697,7 +696,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0a208f6e)) = 256  # nor
         for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:124
             c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
             _cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
-            q = q + (_cse3 * _cse3)  # norms.py:125
+            q = muladd(_cse3, _cse3, q)  # norms.py:125
         end
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -747,12 +746,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0a208f6e)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7c9bf5ee)) = 256  # norms.py:118
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_359349fa)) = 256  # norms.py:118
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_a28a57fc(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_9545ff6a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
-    _row_sq_dev_acc2 = @private Float64 (8,)  # norms.py:33
+    _row_sq_dev_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
@@ -775,13 +774,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7c9bf5ee)) = 256  # norms.py:
         while (_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
             KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
                 _row_sq_dev_d4 = x[(((base + _row_sq_dev_c3) + _row_sq_dev_j5) % Int64) + 1] - Float64(0.0)  # _rowsum.py:36
-                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] + (_row_sq_dev_d4 * _row_sq_dev_d4)  # _rowsum.py:37
+                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
             end
             _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
         end
         while _row_sq_dev_c3 < n  # _rowsum.py:39
             _row_sq_dev_d4 = x[((base + _row_sq_dev_c3) % Int64) + 1] - Float64(0.0)  # _rowsum.py:40
-            _row_sq_dev_acc2[1] = _row_sq_dev_acc2[1] + (_row_sq_dev_d4 * _row_sq_dev_d4)  # _rowsum.py:41
+            _row_sq_dev_acc2[1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[1])  # _rowsum.py:41
             _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
         end
         _row_sq_dev_ret6 = ((_row_sq_dev_acc2[1] + _row_sq_dev_acc2[2]) + (_row_sq_dev_acc2[3] + _row_sq_dev_acc2[4])) + ((_row_sq_dev_acc2[5] + _row_sq_dev_acc2[6]) + (_row_sq_dev_acc2[7] + _row_sq_dev_acc2[8]))  # _rowsum.py:43
@@ -794,10 +793,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7c9bf5ee)) = 256  # norms.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_a28a57fc)) = 256  # norms.py:33
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_3d28043e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_6ebebbb3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (1,)  # norms.py:76
@@ -836,7 +834,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_a28a57fc)) = 256  # norms.py:
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -880,10 +878,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_rows_a28a57fc)) = 256  # norms.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3d28043e)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ebebbb3)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_365ae218(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_d1fe6716(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (2,)  # norms.py:76
@@ -922,7 +920,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3d28043e)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -966,10 +964,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3d28043e)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_365ae218)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d1fe6716)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_885bb5e3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_f9b9cf0e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (4,)  # norms.py:76
@@ -1008,7 +1006,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_365ae218)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -1052,10 +1050,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_365ae218)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_885bb5e3)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f9b9cf0e)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_e432da77(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_023cf1f3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (8,)  # norms.py:76
@@ -1094,7 +1092,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_885bb5e3)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -1138,10 +1136,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_885bb5e3)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e432da77)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_023cf1f3)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_6d95878f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_9c276400(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (16,)  # norms.py:76
@@ -1180,7 +1178,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e432da77)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -1224,10 +1222,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e432da77)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6d95878f)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9c276400)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_d0026bdd(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_2598f076(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (32,)  # norms.py:76
@@ -1266,7 +1264,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6d95878f)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
         _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = q + (_cse3 * _cse3)  # norms.py:86
+        q = muladd(_cse3, _cse3, q)  # norms.py:86
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
@@ -1310,10 +1308,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6d95878f)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0026bdd)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2598f076)) = 256  # norms.py:76
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_2c31b7d8(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:118
+@kernel function tk__rms_long_89951f38(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:118
     tk_gi = @index(Global, Linear)  # norms.py:118
     tk_li = @index(Local, Linear)  # norms.py:118
     __tree_smem3 = @localmem Float64 (256,)  # norms.py:118
@@ -1352,7 +1350,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0026bdd)) = 256  # nor
         for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:124
             c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
             _cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
-            q = q + (_cse3 * _cse3)  # norms.py:125
+            q = muladd(_cse3, _cse3, q)  # norms.py:125
         end
     end
     __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1402,27 +1400,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0026bdd)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_2c31b7d8)) = 256  # norms.py:118
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_89951f38)) = 256  # norms.py:118
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_3cb671c6,
-        (:cached, Float32, 1) => tk_rms_norm_cached_6216bebc,
-        (:cached, Float32, 2) => tk_rms_norm_cached_2ef358fa,
-        (:cached, Float32, 4) => tk_rms_norm_cached_461329a1,
-        (:cached, Float32, 8) => tk_rms_norm_cached_61351946,
-        (:cached, Float32, 16) => tk_rms_norm_cached_4325807a,
-        (:cached, Float32, 32) => tk_rms_norm_cached_0a208f6e,
-        (:long, Float32, 0) => tk__rms_long_7c9bf5ee,
-        (:rows, Float64, 0) => tk__rms_rows_a28a57fc,
-        (:cached, Float64, 1) => tk_rms_norm_cached_3d28043e,
-        (:cached, Float64, 2) => tk_rms_norm_cached_365ae218,
-        (:cached, Float64, 4) => tk_rms_norm_cached_885bb5e3,
-        (:cached, Float64, 8) => tk_rms_norm_cached_e432da77,
-        (:cached, Float64, 16) => tk_rms_norm_cached_6d95878f,
-        (:cached, Float64, 32) => tk_rms_norm_cached_d0026bdd,
-        (:long, Float64, 0) => tk__rms_long_2c31b7d8,
+        (:rows, Float32, 0) => tk__rms_rows_cf21034e,
+        (:cached, Float32, 1) => tk_rms_norm_cached_2c764944,
+        (:cached, Float32, 2) => tk_rms_norm_cached_bbc24415,
+        (:cached, Float32, 4) => tk_rms_norm_cached_d2159474,
+        (:cached, Float32, 8) => tk_rms_norm_cached_99c4dcbc,
+        (:cached, Float32, 16) => tk_rms_norm_cached_b647235b,
+        (:cached, Float32, 32) => tk_rms_norm_cached_1250872b,
+        (:long, Float32, 0) => tk__rms_long_359349fa,
+        (:rows, Float64, 0) => tk__rms_rows_9545ff6a,
+        (:cached, Float64, 1) => tk_rms_norm_cached_6ebebbb3,
+        (:cached, Float64, 2) => tk_rms_norm_cached_d1fe6716,
+        (:cached, Float64, 4) => tk_rms_norm_cached_f9b9cf0e,
+        (:cached, Float64, 8) => tk_rms_norm_cached_023cf1f3,
+        (:cached, Float64, 16) => tk_rms_norm_cached_9c276400,
+        (:cached, Float64, 32) => tk_rms_norm_cached_2598f076,
+        (:long, Float64, 0) => tk__rms_long_89951f38,
     )
 end
 

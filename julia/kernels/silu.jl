@@ -94,37 +94,41 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 end
 
-# Tack kernel `_silu`, specialization (x: f32[?], out: f32[?], n: i32)
-@kernel function tk__silu_bdc487aa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # elementwise.py:42
-    tk_gi = @index(Global, Linear)  # elementwise.py:42
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:42
-    local i::Int32 = zero(Int32)  # elementwise.py:42
-    local v::Float32 = zero(Float32)  # elementwise.py:42
-    if tk_t < tk_n  # elementwise.py:42
-        i = tk_t % Int32  # elementwise.py:43
-        v = x[(i % Int64) + 1]  # elementwise.py:44
-        out[(i % Int64) + 1] = v / (1.0f0 + exp(-v))  # elementwise.py:45
+# Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
+@kernel function tk_flat_cdd91c7c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _silu_v1::Float32 = zero(Float32)  # elementwise.py:59
+    local _silu_ret2::Float32 = zero(Float32)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _silu_v1 = x[i + 1]  # elementwise.py:61
+        _silu_ret2 = _silu_v1 / (1.0f0 + exp(-_silu_v1))  # elementwise.py:52
+        out[i + 1] = _silu_ret2  # elementwise.py:61
     end
 end
 
-# Tack kernel `_silu`, specialization (x: f64[?], out: f64[?], n: i32)
-@kernel function tk__silu_18b3f1a3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, n::Int32, tk_n::Int64)  # elementwise.py:42
-    tk_gi = @index(Global, Linear)  # elementwise.py:42
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:42
-    local i::Int32 = zero(Int32)  # elementwise.py:42
-    local v::Float64 = zero(Float64)  # elementwise.py:42
-    if tk_t < tk_n  # elementwise.py:42
-        i = tk_t % Int32  # elementwise.py:43
-        v = x[(i % Int64) + 1]  # elementwise.py:44
-        out[(i % Int64) + 1] = v / (Float64(1.0) + exp(-v))  # elementwise.py:45
+# Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
+@kernel function tk_flat_6e532a25(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:59
+    tk_gi = @index(Global, Linear)  # elementwise.py:59
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:59
+    local i::Int64 = zero(Int64)  # elementwise.py:59
+    local _silu_v1::Float64 = zero(Float64)  # elementwise.py:59
+    local _silu_ret2::Float64 = zero(Float64)  # elementwise.py:59
+    if tk_t < tk_n  # elementwise.py:59
+        i = tk_t  # elementwise.py:60
+        _silu_v1 = x[i + 1]  # elementwise.py:61
+        _silu_ret2 = _silu_v1 / (Float64(1.0) + exp(-_silu_v1))  # elementwise.py:52
+        out[i + 1] = _silu_ret2  # elementwise.py:61
     end
 end
 
 # silu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SILU_KERNELS)
     const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:map, Float32, 0) => tk__silu_bdc487aa,
-        (:map, Float64, 0) => tk__silu_18b3f1a3,
+        (:map, Float32, 0) => tk_flat_cdd91c7c,
+        (:map, Float64, 0) => tk_flat_6e532a25,
     )
 end
 
@@ -139,6 +143,6 @@ function tack_silu!(y::AbstractArray{T}, x::AbstractArray{T}) where {T}
     b = tk_ops_backend(:silu, y, x)
     k = tk_ops_kernel(TK_SILU_KERNELS, :silu, (:map, T, 0))
     (n,) = tk_ops_sizes(:silu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end

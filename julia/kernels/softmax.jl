@@ -95,10 +95,10 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_9df4d8f6(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
+@kernel function tk__rows_be9e00a7(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
     tk_gi = @index(Global, Linear)  # softmax.py:27
-    _row_max_acc1 = @private Float32 (8,)  # softmax.py:27
-    _row_sum_acc6 = @private Float32 (8,)  # softmax.py:27
+    _row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
+    _row_sum_acc6 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
     local r::Int32 = zero(Int32)  # softmax.py:27
     local base::Int32 = zero(Int32)  # softmax.py:27
@@ -178,7 +178,6 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_9df4d8f6)) = 256  # softmax.py:27
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
 @kernel function tk__columns_5dc029fa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
@@ -1215,10 +1214,10 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__online_783cf36d)) = 256  # softmax.py:94
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_5406f210(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
+@kernel function tk__rows_231a7fd4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
     tk_gi = @index(Global, Linear)  # softmax.py:27
-    _row_max_acc1 = @private Float64 (8,)  # softmax.py:27
-    _row_sum_acc6 = @private Float64 (8,)  # softmax.py:27
+    _row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
+    _row_sum_acc6 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
     local r::Int32 = zero(Int32)  # softmax.py:27
     local base::Int32 = zero(Int32)  # softmax.py:27
@@ -1298,7 +1297,6 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_783cf36d)) = 256  # softmax.py:
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rows_5406f210)) = 256  # softmax.py:27
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
 @kernel function tk__columns_ead57415(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
@@ -2337,7 +2335,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_5c25ed4e)) = 256  # softmax.py:
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_9df4d8f6,
+        (:rows, Float32, 0) => tk__rows_be9e00a7,
         (:columns, Float32, 0) => tk__columns_5dc029fa,
         (:cached, Float32, 1) => tk_softmax_cached_1cbd377e,
         (:cached, Float32, 2) => tk_softmax_cached_e92b63d6,
@@ -2346,7 +2344,7 @@ if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
         (:cached, Float32, 16) => tk_softmax_cached_24038afa,
         (:cached, Float32, 32) => tk_softmax_cached_61d02e74,
         (:online, Float32, 0) => tk__online_783cf36d,
-        (:rows, Float64, 0) => tk__rows_5406f210,
+        (:rows, Float64, 0) => tk__rows_231a7fd4,
         (:columns, Float64, 0) => tk__columns_ead57415,
         (:cached, Float64, 1) => tk_softmax_cached_665103c9,
         (:cached, Float64, 2) => tk_softmax_cached_acc1638a,

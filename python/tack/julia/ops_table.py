@@ -57,7 +57,7 @@ def _vec(dtype):
 
 
 def _unary(t, _):
-    return [_vec(t), _vec(t), 8]  # x, out, n
+    return [_vec(t), _vec(t)]  # x, out (the extent is the arrays')
 
 
 def _softmax_row(t, _):
@@ -89,13 +89,13 @@ def _norm_cached(make):
 
 
 OP_FILES = (
-    OpFile("add", "elementwise", (fixed("map", EW._add, lambda t, _: [_vec(t)] * 3 + [1.0, 8]),),
+    OpFile("add", "elementwise", (fixed("map", EW._add, lambda t, _: [_vec(t)] * 3 + [1.0]),),
            bridges=("tack_add!",)),
     OpFile("relu", "elementwise", (fixed("map", EW._relu, _unary),), bridges=("tack_relu!",)),
-    OpFile("gelu", "elementwise", (fixed("tanh", EW._gelu_tanh, _unary),
-                                   fixed("none", EW._gelu_erf, _unary)),
+    OpFile("gelu", "elementwise", (fixed("tanh", EW._UNARY["gelu_tanh"][0], _unary),
+                                   fixed("none", EW._UNARY["gelu_erf"][0], _unary)),
            bridges=("tack_gelu!",)),
-    OpFile("silu", "elementwise", (fixed("map", EW._silu, _unary),), bridges=("tack_silu!",)),
+    OpFile("silu", "elementwise", (fixed("map", EW._UNARY["silu"][0], _unary),), bridges=("tack_silu!",)),
     OpFile("softmax", "softmax", (fixed("rows", SM._rows, _softmax_row),
                                   fixed("columns", SM._columns, _softmax_column),
                                   Entry("cached", SM._cached, _softmax_row, PERS),

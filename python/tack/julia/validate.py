@@ -41,7 +41,7 @@ BASE = {  # Base functions the renderer (render/julia_ka.py) and the bridges cal
     "tanh", "throw", "trunc", "typemax", "typemin", "typeof", "unsafe_trunc", "vec", "xor",
     "zero", "copyto!", "similar", "reshape", "fld", "mod", "sign", "signbit", "isinf",
     "isfinite", "iszero", "round", "log", "sin", "cos", "tan", "asin", "acos", "muladd", "fma",
-    "reinterpret",
+    "reinterpret", "Val",
 }
 FLOAT64_WORDS = re.compile(r"\b(Float64|Inf64|NaN64)\b")
 
@@ -170,7 +170,7 @@ def _up(node):
 def _is_index_literal(n) -> bool:
     """An Int literal where Julia wants an index or a size: `a[3]`, the `1` of `a[i + 1]`, the
     index argument of `tk_atomic_*!(a, 3, v)`, the dims of `@private`/`@localmem`, the count of
-    `@unroll N`, the 256 of `tk_workgroupsize(...) = 256`."""
+    `@unroll N`, the N of `tk_private(T, Val(N))`, the 256 of `tk_workgroupsize(...) = 256`."""
     lit, p = n.text.decode(), n.parent
     if p.type == "vector_expression" and p.parent.type == "index_expression":
         return True
@@ -186,6 +186,9 @@ def _is_index_literal(n) -> bool:
         return True
     if p.type == "macro_argument_list" and p.named_children[0].id == n.id and any(
             c.type == "macro_identifier" and c.text == b"@unroll" for c in p.parent.children):
+        return True
+    if p.type == "argument_list" and p.parent.type == "call_expression" and \
+            p.parent.children[0].text == b"Val":  # the length of TackRuntime.tk_private's MVector
         return True
     return p.type == "assignment" and b"tk_workgroupsize" in p.children[0].text
 

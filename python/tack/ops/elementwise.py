@@ -52,15 +52,14 @@ def silu(v):
     return v / (1.0 + exp(-v))  # noqa: F821 - a kernel builtin
 
 
-def _kernels(f):
-    """The portable and the spread kernel of the scalar function `f` (a `@tack.func`)."""
+def _kernels(f, name: str):
+    """The portable and the spread kernel of the scalar function `f` (a `@tack.func`), named
+    `_<name>` and `_<name>_spread` (the names the Julia files and `tack.inspect` show)."""
 
-    @kernel
     def flat(x, out):
         for i in range(out.shape[0]):
             out[i] = f(x[i])
 
-    @kernel
     def spread(x, out, q, n):  # n a parameter: an extent used in the body is compiled in
         for t in range(q):
             vals = local_array_like(x, SPREAD)
@@ -71,10 +70,12 @@ def _kernels(f):
                 j = t + k * q
                 if j < n:
                     out[j] = f(vals[k])
-    return flat, spread
+    flat.__name__, spread.__name__ = f"_{name}", f"_{name}_spread"
+    return kernel(flat), kernel(spread)
 
 
-_UNARY = {"gelu_tanh": _kernels(gelu_tanh), "gelu_erf": _kernels(gelu_erf), "silu": _kernels(silu)}
+_UNARY = {name: _kernels(fn, name)
+          for name, fn in (("gelu_tanh", gelu_tanh), ("gelu_erf", gelu_erf), ("silu", silu))}
 
 
 def _flat(a):

@@ -13,6 +13,6 @@ function tack_gelu!(y::AbstractArray{T}, x::AbstractArray{T};
     b = tk_ops_backend(:gelu, y, x)
     k = tk_ops_kernel(TK_GELU_KERNELS, :gelu, (approximate, T, 0))
     (n,) = tk_ops_sizes(:gelu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end

@@ -9,6 +9,6 @@ function tack_relu!(y::AbstractArray{T}, x::AbstractArray{T}) where {T}
     b = tk_ops_backend(:relu, y, x)
     k = tk_ops_kernel(TK_RELU_KERNELS, :relu, (:map, T, 0))
     (n,) = tk_ops_sizes(:relu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end

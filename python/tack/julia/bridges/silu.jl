@@ -9,6 +9,6 @@ function tack_silu!(y::AbstractArray{T}, x::AbstractArray{T}) where {T}
     b = tk_ops_backend(:silu, y, x)
     k = tk_ops_kernel(TK_SILU_KERNELS, :silu, (:map, T, 0))
     (n,) = tk_ops_sizes(:silu, length(y), length(y))
-    tk_ops_launch!(k, b, n, x, y, n)
+    tk_ops_launch!(k, b, n, x, y)
     return y
 end
