@@ -7,25 +7,25 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `atomic_returns`, specialization (a: i32[?], u: u32[?], lo: f32[?], hi: f32[?], x: f32[?], v: u32[?], old_a: i32[?], old_u: u32[?], old_lo: f32[?], old_hi: f32[?])
-@kernel function tk_atomic_returns_1bef13e4(a::AbstractVector{Int32}, u::AbstractVector{UInt32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, x::AbstractVector{Float32}, v::AbstractVector{UInt32}, old_a::AbstractVector{Int32}, old_u::AbstractVector{UInt32}, old_lo::AbstractVector{Float32}, old_hi::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:111
+@kernel function tk_atomic_returns_4f66e5e0(a::AbstractVector{Int32}, u::AbstractVector{UInt32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, x::AbstractVector{Float32}, v::AbstractVector{UInt32}, old_a::AbstractVector{Int32}, old_u::AbstractVector{UInt32}, old_lo::AbstractVector{Float32}, old_hi::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:111
     tk_gi = @index(Global, Linear)  # extra_kernels.py:111
     tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:111
     local i::Int64 = zero(Int64)  # extra_kernels.py:111
-    local _old1::Int32 = zero(Int32)  # extra_kernels.py:111
-    local _old2::UInt32 = zero(UInt32)  # extra_kernels.py:111
-    local _old3::Float32 = zero(Float32)  # extra_kernels.py:111
-    local _old4::Float32 = zero(Float32)  # extra_kernels.py:111
+    local tk_v_old1::Int32 = zero(Int32)  # extra_kernels.py:111
+    local tk_v_old2::UInt32 = zero(UInt32)  # extra_kernels.py:111
+    local tk_v_old3::Float32 = zero(Float32)  # extra_kernels.py:111
+    local tk_v_old4::Float32 = zero(Float32)  # extra_kernels.py:111
     if tk_t < tk_n  # extra_kernels.py:111
         i = tk_t  # extra_kernels.py:112
-        _old1 = tk_atomic_add!(a, i + 1, Int32(3))  # extra_kernels.py:113
-        old_a[i + 1] = _old1  # extra_kernels.py:113
-        _old2 = tk_atomic_max!(u, i + 1, v[i + 1])  # extra_kernels.py:114
-        old_u[i + 1] = _old2  # extra_kernels.py:114
-        _old3 = tk_atomic_min!(lo, i + 1, x[i + 1])  # extra_kernels.py:115
-        old_lo[i + 1] = _old3  # extra_kernels.py:115
-        _old4 = tk_atomic_max!(hi, i + 1, x[i + 1])  # extra_kernels.py:116
-        old_hi[i + 1] = _old4  # extra_kernels.py:116
+        tk_v_old1 = tk_atomic_add!(a, i + 1, Int32(3))  # extra_kernels.py:113
+        old_a[i + 1] = tk_v_old1  # extra_kernels.py:113
+        tk_v_old2 = tk_atomic_max!(u, i + 1, v[i + 1])  # extra_kernels.py:114
+        old_u[i + 1] = tk_v_old2  # extra_kernels.py:114
+        tk_v_old3 = tk_atomic_min!(lo, i + 1, x[i + 1])  # extra_kernels.py:115
+        old_lo[i + 1] = tk_v_old3  # extra_kernels.py:115
+        tk_v_old4 = tk_atomic_max!(hi, i + 1, x[i + 1])  # extra_kernels.py:116
+        old_hi[i + 1] = tk_v_old4  # extra_kernels.py:116
     end
 end
 
-const tack_atomic_returns = tk_atomic_returns_1bef13e4
+const tack_atomic_returns = tk_atomic_returns_4f66e5e0

@@ -95,7 +95,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_f8c0c747(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_a60df497(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:22
     acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:22
@@ -111,19 +111,19 @@ end
     local corr::Float32 = zero(Float32)  # attention.py:22
     local p::Float32 = zero(Float32)  # attention.py:22
     local tk_v_inv::Float32 = zero(Float32)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(15)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:29
@@ -160,7 +160,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_eee79bc1(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_3ced8e42(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:22
     acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:22
@@ -176,19 +176,19 @@ end
     local corr::Float32 = zero(Float32)  # attention.py:22
     local p::Float32 = zero(Float32)  # attention.py:22
     local tk_v_inv::Float32 = zero(Float32)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(31)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:29
@@ -225,7 +225,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_e9446ef4(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_d346cb59(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:22
     acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:22
@@ -241,19 +241,19 @@ end
     local corr::Float32 = zero(Float32)  # attention.py:22
     local p::Float32 = zero(Float32)  # attention.py:22
     local tk_v_inv::Float32 = zero(Float32)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(63)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:29
@@ -290,7 +290,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_986f7403(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_62ddcbcd(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:22
     acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:22
@@ -306,19 +306,19 @@ end
     local corr::Float32 = zero(Float32)  # attention.py:22
     local p::Float32 = zero(Float32)  # attention.py:22
     local tk_v_inv::Float32 = zero(Float32)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(127)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:29
@@ -355,7 +355,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_a5bf09c2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_804ec313(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (512,)  # attention.py:53
@@ -378,30 +378,30 @@ end
     score = @private Float32 (1,)  # attention.py:53
     corr = @private Float32 (1,)  # attention.py:53
     p = @private Float32 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -418,32 +418,32 @@ end
     score[1] = 0.0f0  # attention.py:53
     corr[1] = 0.0f0  # attention.py:53
     p[1] = 0.0f0  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:65
@@ -453,26 +453,26 @@ end
     end
     m[1] = -Inf32  # attention.py:68
     total[1] = 0.0f0  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(512) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(16))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(16))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:75
@@ -523,10 +523,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_804ec313)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_0767d6bb(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_ef8caefc(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (1024,)  # attention.py:53
@@ -549,30 +549,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.
     score = @private Float32 (1,)  # attention.py:53
     corr = @private Float32 (1,)  # attention.py:53
     p = @private Float32 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -589,32 +589,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.
     score[1] = 0.0f0  # attention.py:53
     corr[1] = 0.0f0  # attention.py:53
     p[1] = 0.0f0  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:65
@@ -624,26 +624,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:68
     total[1] = 0.0f0  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(1024) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(32))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(32))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:75
@@ -694,10 +694,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a5bf09c2)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ef8caefc)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_e94fbe0f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_46e6f623(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (2048,)  # attention.py:53
@@ -720,30 +720,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.
     score = @private Float32 (1,)  # attention.py:53
     corr = @private Float32 (1,)  # attention.py:53
     p = @private Float32 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -760,32 +760,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.
     score[1] = 0.0f0  # attention.py:53
     corr[1] = 0.0f0  # attention.py:53
     p[1] = 0.0f0  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:65
@@ -795,26 +795,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:68
     total[1] = 0.0f0  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(2048) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(64))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(64))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:75
@@ -865,10 +865,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0767d6bb)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_46e6f623)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_99e1a93d(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_2167076e(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float32 (4096,)  # attention.py:53
@@ -891,30 +891,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.
     score = @private Float32 (1,)  # attention.py:53
     corr = @private Float32 (1,)  # attention.py:53
     p = @private Float32 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -931,32 +931,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.
     score[1] = 0.0f0  # attention.py:53
     corr[1] = 0.0f0  # attention.py:53
     p[1] = 0.0f0  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:65
@@ -966,26 +966,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:68
     total[1] = 0.0f0  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(4096) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(128))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(128))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:75
@@ -1036,10 +1036,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e94fbe0f)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99e1a93d)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2167076e)) = 256  # attention.py:53
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_36aa8a34(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_5d43e78b(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:22
     acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:22
@@ -1055,19 +1055,19 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99e1a93d)) = 256  # attention.
     local corr::Float64 = zero(Float64)  # attention.py:22
     local p::Float64 = zero(Float64)  # attention.py:22
     local tk_v_inv::Float64 = zero(Float64)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(15)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:29
@@ -1104,7 +1104,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_99e1a93d)) = 256  # attention.
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_47f63b68(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_dc0e6346(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:22
     acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:22
@@ -1120,19 +1120,19 @@ end
     local corr::Float64 = zero(Float64)  # attention.py:22
     local p::Float64 = zero(Float64)  # attention.py:22
     local tk_v_inv::Float64 = zero(Float64)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(31)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:29
@@ -1169,7 +1169,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_ad6b4d4c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_761db5ab(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:22
     acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:22
@@ -1185,19 +1185,19 @@ end
     local corr::Float64 = zero(Float64)  # attention.py:22
     local p::Float64 = zero(Float64)  # attention.py:22
     local tk_v_inv::Float64 = zero(Float64)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(63)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:29
@@ -1234,7 +1234,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_cdffe974(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
+@kernel function tk__rows_3ab62aad(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:22
     tk_gi = @index(Global, Linear)  # attention.py:22
     qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:22
     acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:22
@@ -1250,19 +1250,19 @@ end
     local corr::Float64 = zero(Float64)  # attention.py:22
     local p::Float64 = zero(Float64)  # attention.py:22
     local tk_v_inv::Float64 = zero(Float64)  # attention.py:22
-    local _cse1::Bool = zero(Bool)  # attention.py:22
-    local _cse2::Bool = zero(Bool)  # attention.py:22
-    local _cse3::Int32 = zero(Int32)  # attention.py:22
-    local _cse4::Int32 = zero(Int32)  # attention.py:22
-    local _cse5::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:22
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:22
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:22
     if tk_t < tk_n  # attention.py:22
         row = tk_t % Int32  # attention.py:23
-        _cse1 = s == Int32(-1)  # attention.py:24
-        _cse2 = s == Int32(0)  # attention.py:24
-        _cse3 = ifelse(_cse2 | _cse1, Int32(1), s)  # attention.py:24
-        _cse4 = rem(row, _cse3)  # attention.py:24
-        _cse5 = div(row, _cse3)  # attention.py:24
-        kb = ifelse(_cse1, -row, ifelse(_cse2, Int32(0), ifelse((_cse4 != Int32(0)) & ((_cse4 < Int32(0)) != (s < Int32(0))), _cse5 - Int32(1), _cse5))) * s  # attention.py:24
+        tk_v_cse1 = s == Int32(-1)  # attention.py:24
+        tk_v_cse2 = s == Int32(0)  # attention.py:24
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:24
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:24
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:24
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:24
         keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:25
         for outer d in Int64(0):Int64(127)  # attention.py:28
             qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:29
@@ -1299,7 +1299,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_769aa82a(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_6c71aec4(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (512,)  # attention.py:53
@@ -1322,30 +1322,30 @@ end
     score = @private Float64 (1,)  # attention.py:53
     corr = @private Float64 (1,)  # attention.py:53
     p = @private Float64 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -1362,32 +1362,32 @@ end
     score[1] = Float64(0.0)  # attention.py:53
     corr[1] = Float64(0.0)  # attention.py:53
     p[1] = Float64(0.0)  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:65
@@ -1397,26 +1397,26 @@ end
     end
     m[1] = -Inf64  # attention.py:68
     total[1] = Float64(0.0)  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(512) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(16))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(16))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:75
@@ -1467,10 +1467,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6c71aec4)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_1b1a0f1f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_d260c0c2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (1024,)  # attention.py:53
@@ -1493,30 +1493,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.
     score = @private Float64 (1,)  # attention.py:53
     corr = @private Float64 (1,)  # attention.py:53
     p = @private Float64 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -1533,32 +1533,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.
     score[1] = Float64(0.0)  # attention.py:53
     corr[1] = Float64(0.0)  # attention.py:53
     p[1] = Float64(0.0)  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:65
@@ -1568,26 +1568,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:68
     total[1] = Float64(0.0)  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(1024) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(32))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(32))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:75
@@ -1638,10 +1638,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_769aa82a)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d260c0c2)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_580f3fdd(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_981053b7(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (2048,)  # attention.py:53
@@ -1664,30 +1664,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.
     score = @private Float64 (1,)  # attention.py:53
     corr = @private Float64 (1,)  # attention.py:53
     p = @private Float64 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -1704,32 +1704,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.
     score[1] = Float64(0.0)  # attention.py:53
     corr[1] = Float64(0.0)  # attention.py:53
     p[1] = Float64(0.0)  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:65
@@ -1739,26 +1739,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:68
     total[1] = Float64(0.0)  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(2048) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(64))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(64))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:75
@@ -1809,10 +1809,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1b1a0f1f)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_981053b7)) = 256  # attention.py:53
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_8e7d7e4c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
+@kernel function tk__blocked_9f9c11fc(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:53
     tk_gi = @index(Global, Linear)  # attention.py:53
     tk_li = @index(Local, Linear)  # attention.py:53
     k_s = @localmem Float64 (4096,)  # attention.py:53
@@ -1835,30 +1835,30 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.
     score = @private Float64 (1,)  # attention.py:53
     corr = @private Float64 (1,)  # attention.py:53
     p = @private Float64 (1,)  # attention.py:53
-    _cse18 = @private Int64 (1,)  # attention.py:53
-    _cse19 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:53
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:53
     tk_k1 = @private UInt32 (1,)  # attention.py:53
     tk_e1 = @private UInt32 (1,)  # attention.py:53
     local t::Int32 = zero(Int32)  # attention.py:53
     local g::Int32 = zero(Int32)  # attention.py:53
-    local _trips4::UInt32 = zero(UInt32)  # attention.py:53
-    local _cse1::Int32 = zero(Int32)  # attention.py:53
-    local _cse2::Int32 = zero(Int32)  # attention.py:53
-    local _cse3::Int32 = zero(Int32)  # attention.py:53
-    local _cse4::Int32 = zero(Int32)  # attention.py:53
-    local _cse5::Int32 = zero(Int32)  # attention.py:53
-    local _cse6::Int32 = zero(Int32)  # attention.py:53
-    local _cse7::Bool = zero(Bool)  # attention.py:53
-    local _cse8::Bool = zero(Bool)  # attention.py:53
-    local _cse9::Int32 = zero(Int32)  # attention.py:53
-    local _cse10::Int32 = zero(Int32)  # attention.py:53
-    local _cse11::Int32 = zero(Int32)  # attention.py:53
-    local _cse12::Int32 = zero(Int32)  # attention.py:53
-    local _cse13::Int32 = zero(Int32)  # attention.py:53
-    local _cse14::Int32 = zero(Int32)  # attention.py:53
-    local _cse15::Int32 = zero(Int32)  # attention.py:53
-    local _cse16::Bool = zero(Bool)  # attention.py:53
-    local _cse17::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:53
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:53
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:53
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:53
     local tk_f1::Int64 = zero(Int64)  # attention.py:53
     lane[1] = Int32(0)  # attention.py:53
     kb[1] = Int32(0)  # attention.py:53
@@ -1875,32 +1875,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.
     score[1] = Float64(0.0)  # attention.py:53
     corr[1] = Float64(0.0)  # attention.py:53
     p[1] = Float64(0.0)  # attention.py:53
-    _cse18[1] = Int64(0)  # attention.py:53
-    _cse19[1] = Int64(0)  # attention.py:53
+    tk_v_cse18[1] = Int64(0)  # attention.py:53
+    tk_v_cse19[1] = Int64(0)  # attention.py:53
     tk_k1[1] = UInt32(0)  # attention.py:53
     tk_e1[1] = UInt32(0)  # attention.py:53
     t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:54
-    _cse1 = rem(t, Int32(256))  # attention.py:55
-    _cse2 = div(t, Int32(256))  # attention.py:55
-    g = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # attention.py:55
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:55
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:55
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:55
     lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:56
-    _cse3 = s + Int32(255)  # attention.py:57
-    _cse4 = rem(_cse3, Int32(256))  # attention.py:57
-    _cse5 = div(_cse3, Int32(256))  # attention.py:57
-    _cse6 = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # attention.py:57
-    _cse7 = _cse6 == Int32(-1)  # attention.py:57
-    _cse8 = _cse6 == Int32(0)  # attention.py:57
-    _cse9 = ifelse(_cse8 | _cse7, Int32(1), _cse6)  # attention.py:57
-    _cse10 = rem(g, _cse9)  # attention.py:57
-    _cse11 = div(g, _cse9)  # attention.py:57
-    kb[1] = ifelse(_cse7, -g, ifelse(_cse8, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse6 < Int32(0))), _cse11 - Int32(1), _cse11))) * s  # attention.py:57
-    _cse12 = s + Int32(255)  # attention.py:58
-    _cse13 = rem(_cse12, Int32(256))  # attention.py:58
-    _cse14 = div(_cse12, Int32(256))  # attention.py:58
-    _cse15 = ifelse((_cse13 != Int32(0)) & (_cse13 < Int32(0)), _cse14 - Int32(1), _cse14)  # attention.py:58
-    _cse16 = (_cse15 == Int32(0)) | (_cse15 == Int32(-1))  # attention.py:58
-    _cse17 = rem(g, ifelse(_cse16, Int32(1), _cse15))  # attention.py:58
-    i[1] = (ifelse(_cse16, Int32(0), ifelse((_cse17 != Int32(0)) & ((_cse17 < Int32(0)) != (_cse15 < Int32(0))), _cse17 + _cse15, _cse17)) * Int32(256)) + lane[1]  # attention.py:58
+    tk_v_cse3 = s + Int32(255)  # attention.py:57
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:57
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:57
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:57
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:57
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:57
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:57
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:57
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:57
+    tk_v_cse12 = s + Int32(255)  # attention.py:58
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:58
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:58
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:58
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:58
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:58
     row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:59
     keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:60
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:65
@@ -1910,26 +1910,26 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:68
     total[1] = Float64(0.0)  # attention.py:69
-    _trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:70
     tk_k1[1] = UInt32(0)  # attention.py:70
-    tk_e1[1] = _trips4  # attention.py:70
+    tk_e1[1] = tk_v_trips4  # attention.py:70
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:70
     @synchronize()  # attention.py:70
     while tk_u[1]  # attention.py:70
-        local _trips1::Int64 = zero(Int64)  # attention.py:70
-        local _k2::Int64 = zero(Int64)  # attention.py:70
-        local _start3::Int64 = zero(Int64)  # attention.py:70
-        local _k5::UInt32 = zero(UInt32)  # attention.py:70
-        _k5 = tk_k1[1]  # attention.py:70
-        j0[1] = (Int64(0) + ((_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
-        _start3 = lane[1] % Int64  # attention.py:71
-        _trips1 = div((max(Int64(4096) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
-        if Int64(0) < _trips1  # attention.py:71
-            for outer _k2 in Int64(0):(_trips1 - Int64(1))  # attention.py:71
-                e[1] = _start3 + (_k2 * Int64(256))  # attention.py:71
-                _cse18[1] = rem(e[1], Int64(128))  # attention.py:72
-                _cse19[1] = div(e[1], Int64(128))  # attention.py:72
-                jj[1] = (j0[1] % Int64) + ifelse((_cse18[1] != Int64(0)) & (_cse18[1] < Int64(0)), _cse19[1] - Int64(1), _cse19[1])  # attention.py:72
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:70
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:70
+        tk_v_k5 = tk_k1[1]  # attention.py:70
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:70
+        tk_v_start3 = lane[1] % Int64  # attention.py:71
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:71
+        if Int64(0) < tk_v_trips1  # attention.py:71
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:71
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:71
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:72
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:72
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:72
                 ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:73
                 k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:74
                 v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:75
@@ -1980,27 +1980,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_580f3fdd)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e7d7e4c)) = 256  # attention.py:53
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9f9c11fc)) = 256  # attention.py:53
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_f8c0c747,
-        (:rows, Float32, 32) => tk__rows_eee79bc1,
-        (:rows, Float32, 64) => tk__rows_e9446ef4,
-        (:rows, Float32, 128) => tk__rows_986f7403,
-        (:blocked, Float32, 16) => tk__blocked_a5bf09c2,
-        (:blocked, Float32, 32) => tk__blocked_0767d6bb,
-        (:blocked, Float32, 64) => tk__blocked_e94fbe0f,
-        (:blocked, Float32, 128) => tk__blocked_99e1a93d,
-        (:rows, Float64, 16) => tk__rows_36aa8a34,
-        (:rows, Float64, 32) => tk__rows_47f63b68,
-        (:rows, Float64, 64) => tk__rows_ad6b4d4c,
-        (:rows, Float64, 128) => tk__rows_cdffe974,
-        (:blocked, Float64, 16) => tk__blocked_769aa82a,
-        (:blocked, Float64, 32) => tk__blocked_1b1a0f1f,
-        (:blocked, Float64, 64) => tk__blocked_580f3fdd,
-        (:blocked, Float64, 128) => tk__blocked_8e7d7e4c,
+        (:rows, Float32, 16) => tk__rows_a60df497,
+        (:rows, Float32, 32) => tk__rows_3ced8e42,
+        (:rows, Float32, 64) => tk__rows_d346cb59,
+        (:rows, Float32, 128) => tk__rows_62ddcbcd,
+        (:blocked, Float32, 16) => tk__blocked_804ec313,
+        (:blocked, Float32, 32) => tk__blocked_ef8caefc,
+        (:blocked, Float32, 64) => tk__blocked_46e6f623,
+        (:blocked, Float32, 128) => tk__blocked_2167076e,
+        (:rows, Float64, 16) => tk__rows_5d43e78b,
+        (:rows, Float64, 32) => tk__rows_dc0e6346,
+        (:rows, Float64, 64) => tk__rows_761db5ab,
+        (:rows, Float64, 128) => tk__rows_3ab62aad,
+        (:blocked, Float64, 16) => tk__blocked_6c71aec4,
+        (:blocked, Float64, 32) => tk__blocked_d260c0c2,
+        (:blocked, Float64, 64) => tk__blocked_981053b7,
+        (:blocked, Float64, 128) => tk__blocked_9f9c11fc,
     )
 end
 

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `barrier_shapes`, specialization (data: f32[?], out: f32[?], n: i32)
-@kernel function tk_barrier_shapes_6b826957(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:120
+@kernel function tk_barrier_shapes_746be999(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:120
     tk_gi = @index(Global, Linear)  # extra_kernels.py:120
     tk_li = @index(Local, Linear)  # extra_kernels.py:120
     sh = @localmem Float32 (256,)  # extra_kernels.py:120
@@ -67,9 +67,9 @@ using .TackRuntime
     tk_u[4] = n > Int32(256)  # extra_kernels.py:139
     @synchronize()  # extra_kernels.py:139
     if tk_u[4]  # extra_kernels.py:139
-        local _cse1::Int32 = zero(Int32)  # extra_kernels.py:140
-        _cse1 = rem(tid[1] + Int32(1), Int32(256))  # extra_kernels.py:140
-        w[1] = sh[(ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(256), _cse1) % Int64) + 1]  # extra_kernels.py:140
+        local tk_v_cse1::Int32 = zero(Int32)  # extra_kernels.py:140
+        tk_v_cse1 = rem(tid[1] + Int32(1), Int32(256))  # extra_kernels.py:140
+        w[1] = sh[(ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse1 + Int32(256), tk_v_cse1) % Int64) + 1]  # extra_kernels.py:140
         @synchronize()  # extra_kernels.py:141
         out[(i[1] % Int64) + 1] = w[1] / total[1]  # extra_kernels.py:142
     else
@@ -77,6 +77,6 @@ using .TackRuntime
         @synchronize()  # extra_kernels.py:139
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_barrier_shapes_6b826957)) = 256  # extra_kernels.py:120
+TackRuntime.tk_workgroupsize(::typeof(tk_barrier_shapes_746be999)) = 256  # extra_kernels.py:120
 
-const tack_barrier_shapes = tk_barrier_shapes_6b826957
+const tack_barrier_shapes = tk_barrier_shapes_746be999

@@ -7,18 +7,18 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `bit_ops`, specialization (a: i32[?], b: i32[?], out: i32[?])
-@kernel function tk_bit_ops_54a36360(a::AbstractVector{Int32}, b::AbstractVector{Int32}, out::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:209
+@kernel function tk_bit_ops_3f4a3291(a::AbstractVector{Int32}, b::AbstractVector{Int32}, out::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:209
     tk_gi = @index(Global, Linear)  # corpus.py:209
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:209
     local i::Int64 = zero(Int64)  # corpus.py:209
     local s::Int32 = zero(Int32)  # corpus.py:209
-    local _cse1::Int32 = zero(Int32)  # corpus.py:209
+    local tk_v_cse1::Int32 = zero(Int32)  # corpus.py:209
     if tk_t < tk_n  # corpus.py:209
         i = tk_t  # corpus.py:210
         s = b[i + 1] & Int32(7)  # corpus.py:211
-        _cse1 = a[i + 1]  # corpus.py:212
-        out[i + 1] = xor(_cse1 << (s & Int32(31)), _cse1 >> Int32(1)) | ((~_cse1) & Int32(255))  # corpus.py:212
+        tk_v_cse1 = a[i + 1]  # corpus.py:212
+        out[i + 1] = xor(tk_v_cse1 << (s & Int32(31)), tk_v_cse1 >> Int32(1)) | ((~tk_v_cse1) & Int32(255))  # corpus.py:212
     end
 end
 
-const tack_bit_ops = tk_bit_ops_54a36360
+const tack_bit_ops = tk_bit_ops_3f4a3291

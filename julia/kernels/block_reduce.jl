@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `block_reduce`, specialization (data: f32[?], partial_sums: f32[?], n: i32)
-@kernel function tk_block_reduce_23bf52d2(data::AbstractVector{Float32}, partial_sums::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # corpus.py:252
+@kernel function tk_block_reduce_ba3b571e(data::AbstractVector{Float32}, partial_sums::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # corpus.py:252
     tk_gi = @index(Global, Linear)  # corpus.py:252
     tk_li = @index(Local, Linear)  # corpus.py:252
     smem = @localmem Float32 (256,)  # corpus.py:252
@@ -29,11 +29,11 @@ using .TackRuntime
             smem[(tid[1] % Int64) + 1] = smem[(tid[1] % Int64) + 1] + smem[((tid[1] + stride[1]) % Int64) + 1]  # corpus.py:261
         end
         @synchronize()  # corpus.py:262
-        local _cse1::Int32 = zero(Int32)  # corpus.py:263
-        local _cse2::Int32 = zero(Int32)  # corpus.py:263
-        _cse1 = rem(stride[1], Int32(2))  # corpus.py:263
-        _cse2 = div(stride[1], Int32(2))  # corpus.py:263
-        stride[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # corpus.py:263
+        local tk_v_cse1::Int32 = zero(Int32)  # corpus.py:263
+        local tk_v_cse2::Int32 = zero(Int32)  # corpus.py:263
+        tk_v_cse1 = rem(stride[1], Int32(2))  # corpus.py:263
+        tk_v_cse2 = div(stride[1], Int32(2))  # corpus.py:263
+        stride[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # corpus.py:263
         tk_u[1] = stride[1] > Int32(0)  # corpus.py:259
         @synchronize()  # corpus.py:259
     end
@@ -41,6 +41,6 @@ using .TackRuntime
         tk_atomic_add!(partial_sums, 1, smem[1])  # corpus.py:265
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_block_reduce_23bf52d2)) = 256  # corpus.py:252
+TackRuntime.tk_workgroupsize(::typeof(tk_block_reduce_ba3b571e)) = 256  # corpus.py:252
 
-const tack_block_reduce = tk_block_reduce_23bf52d2
+const tack_block_reduce = tk_block_reduce_ba3b571e

@@ -7,19 +7,19 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `casts_and_pow`, specialization (x: f32[?], out_i: i32[?], out_f: f32[?])
-@kernel function tk_casts_and_pow_9cab0440(x::AbstractVector{Float32}, out_i::AbstractVector{Int32}, out_f::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:184
+@kernel function tk_casts_and_pow_d1dbfd68(x::AbstractVector{Float32}, out_i::AbstractVector{Int32}, out_f::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:184
     tk_gi = @index(Global, Linear)  # corpus.py:184
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:184
     local i::Int64 = zero(Int64)  # corpus.py:184
     local n::Int32 = zero(Int32)  # corpus.py:184
-    local _cse1::Float32 = zero(Float32)  # corpus.py:184
+    local tk_v_cse1::Float32 = zero(Float32)  # corpus.py:184
     if tk_t < tk_n  # corpus.py:184
         i = tk_t  # corpus.py:185
         n = tk_fptoi(Int32, x[i + 1])  # corpus.py:186
         out_i[i + 1] = ((n * (n * n)) + ((n % Int8) % Int32)) + Int32(255)  # corpus.py:187
-        _cse1 = x[i + 1]  # corpus.py:188
-        out_f[i + 1] = ((tk_pow(Float32(n), 0.5f0) + tk_pow(_cse1, 2.0f0)) + floor(_cse1)) + ceil(-_cse1)  # corpus.py:188
+        tk_v_cse1 = x[i + 1]  # corpus.py:188
+        out_f[i + 1] = ((tk_pow(Float32(n), 0.5f0) + tk_pow(tk_v_cse1, 2.0f0)) + floor(tk_v_cse1)) + ceil(-tk_v_cse1)  # corpus.py:188
     end
 end
 
-const tack_casts_and_pow = tk_casts_and_pow_9cab0440
+const tack_casts_and_pow = tk_casts_and_pow_d1dbfd68

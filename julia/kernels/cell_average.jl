@@ -6,29 +6,29 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `cell_average`, specialization (data: f32[?], out: f32[?], n_cells: i32, cs__connectivity: i32[?], cs__visits: i32[?], cs__weight: f32)
-@kernel function tk_cell_average_0585a52c(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n_cells::Int32, cs__connectivity::AbstractVector{Int32}, cs__visits::AbstractVector{Int32}, cs__weight::Float32, tk_n::Int64)  # corpus.py:597
+# Tack kernel `cell_average`, specialization (data: f32[?], out: f32[?], n_cells: i32, cs.connectivity: i32[?], cs.visits: i32[?], cs.weight: f32)
+@kernel function tk_cell_average_a8513ef7(data::AbstractVector{Float32}, out::AbstractVector{Float32}, n_cells::Int32, tk_v_cs_connectivity::AbstractVector{Int32}, tk_v_cs_visits::AbstractVector{Int32}, tk_v_cs_weight::Float32, tk_n::Int64)  # corpus.py:597
     tk_gi = @index(Global, Linear)  # corpus.py:597
     pts = TackRuntime.tk_private(Int32, Val(4))  # corpus.py:597
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:597
     local c::Int32 = zero(Int32)  # corpus.py:597
-    local _get_cell_points_v1::Int32 = zero(Int32)  # corpus.py:597
+    local tk_v_get_cell_points_v1::Int32 = zero(Int32)  # corpus.py:597
     local total::Float32 = zero(Float32)  # corpus.py:597
     local v::Int32 = zero(Int32)  # corpus.py:597
-    local _visit_point2::Int32 = zero(Int32)  # corpus.py:597
+    local tk_v_visit_point2::Int32 = zero(Int32)  # corpus.py:597
     if tk_t < tk_n  # corpus.py:597
         c = tk_t % Int32  # corpus.py:598
-        for outer _get_cell_points_v1 in Int32(0):Int32(3)  # corpus.py:588
-            pts[(_get_cell_points_v1 % Int64) + 1] = cs__connectivity[(((c * Int32(4)) + _get_cell_points_v1) % Int64) + 1]  # corpus.py:589
+        for outer tk_v_get_cell_points_v1 in Int32(0):Int32(3)  # corpus.py:588
+            pts[(tk_v_get_cell_points_v1 % Int64) + 1] = tk_v_cs_connectivity[(((c * Int32(4)) + tk_v_get_cell_points_v1) % Int64) + 1]  # corpus.py:589
         end
         total = 0.0f0  # corpus.py:601
         for outer v in Int32(0):Int32(3)  # corpus.py:602
             total = total + data[(pts[(v % Int64) + 1] % Int64) + 1]  # corpus.py:603
-            _visit_point2 = pts[(v % Int64) + 1]  # corpus.py:604
-            tk_atomic_add!(cs__visits, (_visit_point2 % Int64) + 1, Int32(1))  # corpus.py:593
+            tk_v_visit_point2 = pts[(v % Int64) + 1]  # corpus.py:604
+            tk_atomic_add!(tk_v_cs_visits, (tk_v_visit_point2 % Int64) + 1, Int32(1))  # corpus.py:593
         end
-        out[(c % Int64) + 1] = (cs__weight * total) / 4.0f0  # corpus.py:605
+        out[(c % Int64) + 1] = (tk_v_cs_weight * total) / 4.0f0  # corpus.py:605
     end
 end
 
-const tack_cell_average = tk_cell_average_0585a52c
+const tack_cell_average = tk_cell_average_a8513ef7

@@ -7,25 +7,25 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `collatz_steps`, specialization (start: i64[?], steps: i32[?])
-@kernel function tk_collatz_steps_01853804(start::AbstractVector{Int64}, steps::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:113
+@kernel function tk_collatz_steps_ba00348e(start::AbstractVector{Int64}, steps::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:113
     tk_gi = @index(Global, Linear)  # corpus.py:113
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:113
     local i::Int64 = zero(Int64)  # corpus.py:113
     local v::Int64 = zero(Int64)  # corpus.py:113
     local k::Int32 = zero(Int32)  # corpus.py:113
-    local _cse1::Int64 = zero(Int64)  # corpus.py:113
-    local _cse2::Int64 = zero(Int64)  # corpus.py:113
-    local _cse3::Int64 = zero(Int64)  # corpus.py:113
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:113
+    local tk_v_cse2::Int64 = zero(Int64)  # corpus.py:113
+    local tk_v_cse3::Int64 = zero(Int64)  # corpus.py:113
     if tk_t < tk_n  # corpus.py:113
         i = tk_t  # corpus.py:114
         v = start[i + 1]  # corpus.py:115
         k = Int32(0)  # corpus.py:116
         while v != Int64(1)  # corpus.py:117
-            _cse1 = rem(v, Int64(2))  # corpus.py:118
-            if ifelse((_cse1 != Int64(0)) & (_cse1 < Int64(0)), _cse1 + Int64(2), _cse1) == Int64(0)  # corpus.py:118
-                _cse2 = rem(v, Int64(2))  # corpus.py:119
-                _cse3 = div(v, Int64(2))  # corpus.py:119
-                v = ifelse((_cse2 != Int64(0)) & (_cse2 < Int64(0)), _cse3 - Int64(1), _cse3)  # corpus.py:119
+            tk_v_cse1 = rem(v, Int64(2))  # corpus.py:118
+            if ifelse((tk_v_cse1 != Int64(0)) & (tk_v_cse1 < Int64(0)), tk_v_cse1 + Int64(2), tk_v_cse1) == Int64(0)  # corpus.py:118
+                tk_v_cse2 = rem(v, Int64(2))  # corpus.py:119
+                tk_v_cse3 = div(v, Int64(2))  # corpus.py:119
+                v = ifelse((tk_v_cse2 != Int64(0)) & (tk_v_cse2 < Int64(0)), tk_v_cse3 - Int64(1), tk_v_cse3)  # corpus.py:119
             else
                 v = (Int64(3) * v) + Int64(1)  # corpus.py:121
             end
@@ -38,4 +38,4 @@ using .TackRuntime
     end
 end
 
-const tack_collatz_steps = tk_collatz_steps_01853804
+const tack_collatz_steps = tk_collatz_steps_ba00348e

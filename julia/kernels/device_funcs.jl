@@ -7,71 +7,71 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `device_funcs`, specialization (x: f32[?], y: f32[?], lo: f32[?], hi: f32[?], out: f32[?])
-@kernel function tk_device_funcs_f770548d(x::AbstractVector{Float32}, y::AbstractVector{Float32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:565
+@kernel function tk_device_funcs_83e49713(x::AbstractVector{Float32}, y::AbstractVector{Float32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:565
     tk_gi = @index(Global, Linear)  # corpus.py:565
     buf = TackRuntime.tk_private(Float32, Val(4))  # corpus.py:565
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:565
     local i::Int64 = zero(Int64)  # corpus.py:565
     local a::Float32 = zero(Float32)  # corpus.py:565
     local b::Float32 = zero(Float32)  # corpus.py:565
-    local __ordered_done3::Int32 = zero(Int32)  # corpus.py:565
-    local __ordered_ret1::Float32 = zero(Float32)  # corpus.py:565
-    local __ordered_ret2::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_ordered_done3::Int32 = zero(Int32)  # corpus.py:565
+    local tk_v_ordered_ret1::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_ordered_ret2::Float32 = zero(Float32)  # corpus.py:565
     local small::Float32 = zero(Float32)  # corpus.py:565
     local large::Float32 = zero(Float32)  # corpus.py:565
-    local __clip_magnitude_limit5::Float32 = zero(Float32)  # corpus.py:565
-    local __clip_magnitude_done7::Int32 = zero(Int32)  # corpus.py:565
-    local __clip_magnitude_ret6::Float32 = zero(Float32)  # corpus.py:565
-    local __fill_powers_x4::Float32 = zero(Float32)  # corpus.py:565
-    local __fill_powers_k8::Int32 = zero(Int32)  # corpus.py:565
-    local __fill_powers_p10::Float32 = zero(Float32)  # corpus.py:565
-    local __fill_powers_j9::Int32 = zero(Int32)  # corpus.py:565
-    local __square_ret12::Float32 = zero(Float32)  # corpus.py:565
-    local __square_ret13::Float32 = zero(Float32)  # corpus.py:565
-    local __sum_squares_ret11::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_clip_magnitude_limit5::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_clip_magnitude_done7::Int32 = zero(Int32)  # corpus.py:565
+    local tk_v_clip_magnitude_ret6::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_fill_powers_x4::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_fill_powers_k8::Int32 = zero(Int32)  # corpus.py:565
+    local tk_v_fill_powers_p10::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_fill_powers_j9::Int32 = zero(Int32)  # corpus.py:565
+    local tk_v_square_ret12::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_square_ret13::Float32 = zero(Float32)  # corpus.py:565
+    local tk_v_sum_squares_ret11::Float32 = zero(Float32)  # corpus.py:565
     if tk_t < tk_n  # corpus.py:565
         i = tk_t  # corpus.py:566
         a = x[i + 1]  # corpus.py:567
         b = y[i + 1]  # corpus.py:568
-        __ordered_done3 = Int32(0)  # corpus.py:569
+        tk_v_ordered_done3 = Int32(0)  # corpus.py:569
         if a < b  # corpus.py:544
-            __ordered_ret1 = a  # corpus.py:545
-            __ordered_ret2 = b  # corpus.py:545
-            __ordered_done3 = Int32(1)  # corpus.py:545
+            tk_v_ordered_ret1 = a  # corpus.py:545
+            tk_v_ordered_ret2 = b  # corpus.py:545
+            tk_v_ordered_done3 = Int32(1)  # corpus.py:545
         end
-        if !(__ordered_done3 != Int32(0))  # corpus.py:546
-            __ordered_ret1 = b  # corpus.py:546
-            __ordered_ret2 = a  # corpus.py:546
-            __ordered_done3 = Int32(1)  # corpus.py:546
+        if !(tk_v_ordered_done3 != Int32(0))  # corpus.py:546
+            tk_v_ordered_ret1 = b  # corpus.py:546
+            tk_v_ordered_ret2 = a  # corpus.py:546
+            tk_v_ordered_done3 = Int32(1)  # corpus.py:546
         end
-        small = __ordered_ret1  # corpus.py:569
-        large = __ordered_ret2  # corpus.py:569
+        small = tk_v_ordered_ret1  # corpus.py:569
+        large = tk_v_ordered_ret2  # corpus.py:569
         lo[i + 1] = small  # corpus.py:570
         hi[i + 1] = large  # corpus.py:571
-        __clip_magnitude_limit5 = 1.0f0  # corpus.py:573
-        __clip_magnitude_done7 = Int32(0)  # corpus.py:573
+        tk_v_clip_magnitude_limit5 = 1.0f0  # corpus.py:573
+        tk_v_clip_magnitude_done7 = Int32(0)  # corpus.py:573
         if abs(a) <= 1.0f0  # corpus.py:551
-            __clip_magnitude_ret6 = a  # corpus.py:552
-            __clip_magnitude_done7 = Int32(1)  # corpus.py:552
+            tk_v_clip_magnitude_ret6 = a  # corpus.py:552
+            tk_v_clip_magnitude_done7 = Int32(1)  # corpus.py:552
         end
-        if !(__clip_magnitude_done7 != Int32(0))  # corpus.py:553
-            __clip_magnitude_ret6 = copysign(1.0f0, a)  # corpus.py:553
-            __clip_magnitude_done7 = Int32(1)  # corpus.py:553
+        if !(tk_v_clip_magnitude_done7 != Int32(0))  # corpus.py:553
+            tk_v_clip_magnitude_ret6 = copysign(1.0f0, a)  # corpus.py:553
+            tk_v_clip_magnitude_done7 = Int32(1)  # corpus.py:553
         end
-        __fill_powers_x4 = __clip_magnitude_ret6  # corpus.py:573
-        __fill_powers_k8 = Int32(4)  # corpus.py:573
-        __fill_powers_p10 = 1.0f0  # corpus.py:558
-        if Int32(0) < __fill_powers_k8  # corpus.py:559
-            for outer __fill_powers_j9 in Int32(0):(__fill_powers_k8 - Int32(1))  # corpus.py:559
-                buf[(__fill_powers_j9 % Int64) + 1] = __fill_powers_p10  # corpus.py:560
-                __fill_powers_p10 = __fill_powers_p10 * __fill_powers_x4  # corpus.py:561
+        tk_v_fill_powers_x4 = tk_v_clip_magnitude_ret6  # corpus.py:573
+        tk_v_fill_powers_k8 = Int32(4)  # corpus.py:573
+        tk_v_fill_powers_p10 = 1.0f0  # corpus.py:558
+        if Int32(0) < tk_v_fill_powers_k8  # corpus.py:559
+            for outer tk_v_fill_powers_j9 in Int32(0):(tk_v_fill_powers_k8 - Int32(1))  # corpus.py:559
+                buf[(tk_v_fill_powers_j9 % Int64) + 1] = tk_v_fill_powers_p10  # corpus.py:560
+                tk_v_fill_powers_p10 = tk_v_fill_powers_p10 * tk_v_fill_powers_x4  # corpus.py:561
             end
         end
-        __square_ret12 = a * a  # corpus.py:534
-        __square_ret13 = b * b  # corpus.py:534
-        __sum_squares_ret11 = __square_ret12 + __square_ret13  # corpus.py:539
-        out[i + 1] = (((__sum_squares_ret11 + buf[1]) + buf[2]) + buf[3]) + buf[4]  # corpus.py:574
+        tk_v_square_ret12 = a * a  # corpus.py:534
+        tk_v_square_ret13 = b * b  # corpus.py:534
+        tk_v_sum_squares_ret11 = tk_v_square_ret12 + tk_v_square_ret13  # corpus.py:539
+        out[i + 1] = (((tk_v_sum_squares_ret11 + buf[1]) + buf[2]) + buf[3]) + buf[4]  # corpus.py:574
     end
 end
 
-const tack_device_funcs = tk_device_funcs_f770548d
+const tack_device_funcs = tk_device_funcs_83e49713

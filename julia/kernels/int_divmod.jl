@@ -7,35 +7,35 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `int_divmod`, specialization (a: i32[?], b: i32[?], q: i32[?], r: i32[?])
-@kernel function tk_int_divmod_9bb4f24f(a::AbstractVector{Int32}, b::AbstractVector{Int32}, q::AbstractVector{Int32}, r::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:93
+@kernel function tk_int_divmod_1a7886d4(a::AbstractVector{Int32}, b::AbstractVector{Int32}, q::AbstractVector{Int32}, r::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:93
     tk_gi = @index(Global, Linear)  # corpus.py:93
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:93
     local i::Int64 = zero(Int64)  # corpus.py:93
-    local _cse1::Int32 = zero(Int32)  # corpus.py:93
-    local _cse2::Bool = zero(Bool)  # corpus.py:93
-    local _cse3::Int32 = zero(Int32)  # corpus.py:93
-    local _cse4::Bool = zero(Bool)  # corpus.py:93
-    local _cse5::Int32 = zero(Int32)  # corpus.py:93
-    local _cse6::Int32 = zero(Int32)  # corpus.py:93
-    local _cse7::Int32 = zero(Int32)  # corpus.py:93
-    local _cse8::Int32 = zero(Int32)  # corpus.py:93
-    local _cse9::Bool = zero(Bool)  # corpus.py:93
-    local _cse10::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse2::Bool = zero(Bool)  # corpus.py:93
+    local tk_v_cse3::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse4::Bool = zero(Bool)  # corpus.py:93
+    local tk_v_cse5::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse6::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse7::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse8::Int32 = zero(Int32)  # corpus.py:93
+    local tk_v_cse9::Bool = zero(Bool)  # corpus.py:93
+    local tk_v_cse10::Int32 = zero(Int32)  # corpus.py:93
     if tk_t < tk_n  # corpus.py:93
         i = tk_t  # corpus.py:94
-        _cse1 = b[i + 1]  # corpus.py:95
-        _cse2 = _cse1 == Int32(-1)  # corpus.py:95
-        _cse3 = a[i + 1]  # corpus.py:95
-        _cse4 = _cse1 == Int32(0)  # corpus.py:95
-        _cse5 = ifelse(_cse4 | _cse2, Int32(1), _cse1)  # corpus.py:95
-        _cse6 = rem(_cse3, _cse5)  # corpus.py:95
-        _cse7 = div(_cse3, _cse5)  # corpus.py:95
-        q[i + 1] = ifelse(_cse2, -_cse3, ifelse(_cse4, Int32(0), ifelse((_cse6 != Int32(0)) & ((_cse6 < Int32(0)) != (_cse1 < Int32(0))), _cse7 - Int32(1), _cse7)))  # corpus.py:95
-        _cse8 = b[i + 1]  # corpus.py:96
-        _cse9 = (_cse8 == Int32(0)) | (_cse8 == Int32(-1))  # corpus.py:96
-        _cse10 = rem(a[i + 1], ifelse(_cse9, Int32(1), _cse8))  # corpus.py:96
-        r[i + 1] = ifelse(_cse9, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (_cse8 < Int32(0))), _cse10 + _cse8, _cse10))  # corpus.py:96
+        tk_v_cse1 = b[i + 1]  # corpus.py:95
+        tk_v_cse2 = tk_v_cse1 == Int32(-1)  # corpus.py:95
+        tk_v_cse3 = a[i + 1]  # corpus.py:95
+        tk_v_cse4 = tk_v_cse1 == Int32(0)  # corpus.py:95
+        tk_v_cse5 = ifelse(tk_v_cse4 | tk_v_cse2, Int32(1), tk_v_cse1)  # corpus.py:95
+        tk_v_cse6 = rem(tk_v_cse3, tk_v_cse5)  # corpus.py:95
+        tk_v_cse7 = div(tk_v_cse3, tk_v_cse5)  # corpus.py:95
+        q[i + 1] = ifelse(tk_v_cse2, -tk_v_cse3, ifelse(tk_v_cse4, Int32(0), ifelse((tk_v_cse6 != Int32(0)) & ((tk_v_cse6 < Int32(0)) != (tk_v_cse1 < Int32(0))), tk_v_cse7 - Int32(1), tk_v_cse7)))  # corpus.py:95
+        tk_v_cse8 = b[i + 1]  # corpus.py:96
+        tk_v_cse9 = (tk_v_cse8 == Int32(0)) | (tk_v_cse8 == Int32(-1))  # corpus.py:96
+        tk_v_cse10 = rem(a[i + 1], ifelse(tk_v_cse9, Int32(1), tk_v_cse8))  # corpus.py:96
+        r[i + 1] = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse8 < Int32(0))), tk_v_cse10 + tk_v_cse8, tk_v_cse10))  # corpus.py:96
     end
 end
 
-const tack_int_divmod = tk_int_divmod_9bb4f24f
+const tack_int_divmod = tk_int_divmod_1a7886d4

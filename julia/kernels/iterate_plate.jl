@@ -6,23 +6,23 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `iterate_plate`, specialization (scale: f32, p__ny: i32, p__nx: i32, p__temp: f32[?, 9], p__out: f32[?, 9], __start0: i64, __start1: i64, __ext1: i64)
-@kernel function tk_iterate_plate_dd7d222a(scale::Float32, p__ny::Int32, p__nx::Int32, p__temp::AbstractVector{Float32}, p__out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:947
+# Tack kernel `iterate_plate`, specialization (scale: f32, p.ny: i32, p.nx: i32, p.temp: f32[?, 9], p.out: f32[?, 9], .start0: i64, .start1: i64, .ext1: i64)
+@kernel function tk_iterate_plate_1465082f(scale::Float32, tk_v_p_ny::Int32, tk_v_p_nx::Int32, tk_v_p_temp::AbstractVector{Float32}, tk_v_p_out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:947
     tk_gi = @index(Global, Linear)  # corpus.py:947
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:947
-    local _c_1_2::Int32 = zero(Int32)  # corpus.py:947
-    local _c_0_1::Int32 = zero(Int32)  # corpus.py:947
-    local c__0::Int32 = zero(Int32)  # corpus.py:947
-    local c__1::Int32 = zero(Int32)  # corpus.py:947
-    local _cse1::Int64 = zero(Int64)  # corpus.py:947
+    local tk_v_c_1_2::Int32 = zero(Int32)  # corpus.py:947
+    local tk_v_c_0_1::Int32 = zero(Int32)  # corpus.py:947
+    local tk_v_c_0::Int32 = zero(Int32)  # corpus.py:947
+    local tk_v_c_1::Int32 = zero(Int32)  # corpus.py:947
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:947
     if tk_t < tk_n  # corpus.py:947
-        _c_1_2 = (__start0 + div(tk_t, __ext1)) % Int32  # corpus.py:948
-        _c_0_1 = (__start1 + rem(tk_t, __ext1)) % Int32  # corpus.py:948
-        c__0 = _c_0_1  # corpus.py:948
-        c__1 = _c_1_2  # corpus.py:948
-        _cse1 = ((c__1 % Int64) * Int64(9)) + (c__0 % Int64)  # corpus.py:949
-        p__out[_cse1 + 1] = muladd(p__temp[_cse1 + 1], scale, Float32(c__0 - (Int32(2) * c__1)))  # corpus.py:949
+        tk_v_c_1_2 = (tk_v_start0 + div(tk_t, tk_v_ext1)) % Int32  # corpus.py:948
+        tk_v_c_0_1 = (tk_v_start1 + rem(tk_t, tk_v_ext1)) % Int32  # corpus.py:948
+        tk_v_c_0 = tk_v_c_0_1  # corpus.py:948
+        tk_v_c_1 = tk_v_c_1_2  # corpus.py:948
+        tk_v_cse1 = ((tk_v_c_1 % Int64) * Int64(9)) + (tk_v_c_0 % Int64)  # corpus.py:949
+        tk_v_p_out[tk_v_cse1 + 1] = muladd(tk_v_p_temp[tk_v_cse1 + 1], scale, Float32(tk_v_c_0 - (Int32(2) * tk_v_c_1)))  # corpus.py:949
     end
 end
 
-const tack_iterate_plate = tk_iterate_plate_dd7d222a
+const tack_iterate_plate = tk_iterate_plate_1465082f

@@ -95,67 +95,67 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_d1092722(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_10191741(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
-    _row_sum_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
-    _row_sq_dev_acc6 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
+    tk_v_row_sum_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
+    tk_v_row_sq_dev_acc6 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
-    local _row_sum_j4::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_c3::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_ret5::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sum_j4::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_c3::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_ret5::Float32 = zero(Float32)  # norms.py:21
     local mu::Float32 = zero(Float32)  # norms.py:21
-    local _row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
-    local _row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
-    local _row_sq_dev_d8::Float32 = zero(Float32)  # norms.py:21
-    local _row_sq_dev_ret10::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_d8::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sq_dev_ret10::Float32 = zero(Float32)  # norms.py:21
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:21
     local c::Int32 = zero(Int32)  # norms.py:21
-    local _cse1::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:21
     if tk_t < tk_n  # norms.py:21
         r = tk_t % Int32  # norms.py:22
         base = r * n  # norms.py:23
-        _row_sum_shift1 = 0.0f0  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer _row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
-            _row_sum_acc2[(_row_sum_j4 % Int64) + 1] = 0.0f0  # _rowsum.py:15
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
+            tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = 0.0f0  # _rowsum.py:15
         end
-        _row_sum_c3 = Int32(0)  # _rowsum.py:16
-        while (_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer _row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
-                _row_sum_acc2[(_row_sum_j4 % Int64) + 1] = _row_sum_acc2[(_row_sum_j4 % Int64) + 1] + (x[(((base + _row_sum_c3) + _row_sum_j4) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
+        tk_v_row_sum_c3 = Int32(0)  # _rowsum.py:16
+        while (tk_v_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
+                tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] + (x[(((base + tk_v_row_sum_c3) + tk_v_row_sum_j4) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
             end
-            _row_sum_c3 = _row_sum_c3 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(8)  # _rowsum.py:20
         end
-        while _row_sum_c3 < n  # _rowsum.py:21
-            _row_sum_acc2[1] = _row_sum_acc2[1] + (x[((base + _row_sum_c3) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
-            _row_sum_c3 = _row_sum_c3 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c3 < n  # _rowsum.py:21
+            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[((base + tk_v_row_sum_c3) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(1)  # _rowsum.py:23
         end
-        _row_sum_ret5 = ((_row_sum_acc2[1] + _row_sum_acc2[2]) + (_row_sum_acc2[3] + _row_sum_acc2[4])) + ((_row_sum_acc2[5] + _row_sum_acc2[6]) + (_row_sum_acc2[7] + _row_sum_acc2[8]))  # _rowsum.py:24
-        mu = _row_sum_ret5 / Float32(n)  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
-            _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = 0.0f0  # _rowsum.py:32
+        tk_v_row_sum_ret5 = ((tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]) + (tk_v_row_sum_acc2[3] + tk_v_row_sum_acc2[4])) + ((tk_v_row_sum_acc2[5] + tk_v_row_sum_acc2[6]) + (tk_v_row_sum_acc2[7] + tk_v_row_sum_acc2[8]))  # _rowsum.py:24
+        mu = tk_v_row_sum_ret5 / Float32(n)  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
+            tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = 0.0f0  # _rowsum.py:32
         end
-        _row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
-        while (_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
-                _row_sq_dev_d8 = x[(((base + _row_sq_dev_c7) + _row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
+        while (tk_v_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
+                tk_v_row_sq_dev_d8 = x[(((base + tk_v_row_sq_dev_c7) + tk_v_row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
+                tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
             end
-            _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
         end
-        while _row_sq_dev_c7 < n  # _rowsum.py:39
-            _row_sq_dev_d8 = x[((base + _row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            _row_sq_dev_acc6[1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[1])  # _rowsum.py:41
-            _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c7 < n  # _rowsum.py:39
+            tk_v_row_sq_dev_d8 = x[((base + tk_v_row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
+            tk_v_row_sq_dev_acc6[1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[1])  # _rowsum.py:41
+            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
         end
-        _row_sq_dev_ret10 = ((_row_sq_dev_acc6[1] + _row_sq_dev_acc6[2]) + (_row_sq_dev_acc6[3] + _row_sq_dev_acc6[4])) + ((_row_sq_dev_acc6[5] + _row_sq_dev_acc6[6]) + (_row_sq_dev_acc6[7] + _row_sq_dev_acc6[8]))  # _rowsum.py:43
-        tk_v_inv = 1.0f0 / tk_sqrt((_row_sq_dev_ret10 / Float32(n)) + eps)  # norms.py:25
+        tk_v_row_sq_dev_ret10 = ((tk_v_row_sq_dev_acc6[1] + tk_v_row_sq_dev_acc6[2]) + (tk_v_row_sq_dev_acc6[3] + tk_v_row_sq_dev_acc6[4])) + ((tk_v_row_sq_dev_acc6[5] + tk_v_row_sq_dev_acc6[6]) + (tk_v_row_sq_dev_acc6[7] + tk_v_row_sq_dev_acc6[8]))  # _rowsum.py:43
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret10 / Float32(n)) + eps)  # norms.py:25
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
-                _cse1 = (base + c) % Int64  # norms.py:27
-                y[_cse1 + 1] = muladd((x[_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
+                tk_v_cse1 = (base + c) % Int64  # norms.py:27
+                y[tk_v_cse1 + 1] = muladd((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:28
@@ -164,46 +164,46 @@ end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_d9dab994(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_823f40eb(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (1,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -213,81 +213,81 @@ end
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -300,49 +300,49 @@ end
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d9dab994)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_823f40eb)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_0fc03f85(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_e44a3891(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (2,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -352,81 +352,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d9dab994)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -439,49 +439,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d9dab994)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0fc03f85)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e44a3891)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_9c801b80(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_5ee0e3d5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (4,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -491,81 +491,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0fc03f85)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -578,49 +578,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0fc03f85)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9c801b80)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5ee0e3d5)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_ad90b043(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_70f20782(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (8,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -630,81 +630,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9c801b80)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -717,49 +717,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9c801b80)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ad90b043)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_70f20782)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_dd59b076(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_af63fb10(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (16,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -769,81 +769,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ad90b043)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -856,49 +856,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ad90b043)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dd59b076)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_af63fb10)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_31aecedd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_3fefe228(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float32 (32,)  # norms.py:45
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:45
     mu = @private Float32 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float32 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float32 = zero(Float32)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:45
     mu[1] = 0.0f0  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = 0.0f0  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = 0.0f0  # norms.py:51
@@ -908,81 +908,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dd59b076)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:56
     q = 0.0f0  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -995,150 +995,150 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dd59b076)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_31aecedd)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3fefe228)) = 256  # norms.py:45
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_8d2afff3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:96
+@kernel function tk__layer_long_ae3ee41e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:96
     tk_gi = @index(Global, Linear)  # norms.py:96
     tk_li = @index(Local, Linear)  # norms.py:96
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:96
-    __tree_smem12 = @localmem Float32 (256,)  # norms.py:96
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:96
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # norms.py:96
     tk_u = @localmem Bool (2,)  # norms.py:96
     r = @private Int32 (1,)  # norms.py:96
     lane = @private Int32 (1,)  # norms.py:96
     base = @private Int32 (1,)  # norms.py:96
     c = @private Int32 (1,)  # norms.py:96
-    __tree_tid5 = @private Int32 (1,)  # norms.py:96
-    __tree_stride4 = @private Int32 (1,)  # norms.py:96
-    __tree_result2 = @private Float32 (1,)  # norms.py:96
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:96
     mu = @private Float32 (1,)  # norms.py:96
-    __tree_tid14 = @private Int32 (1,)  # norms.py:96
-    __tree_stride13 = @private Int32 (1,)  # norms.py:96
-    __tree_result11 = @private Float32 (1,)  # norms.py:96
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_result11 = @private Float32 (1,)  # norms.py:96
     local t::Int32 = zero(Int32)  # norms.py:96
     local s::Float32 = zero(Float32)  # norms.py:96
-    local _trips1::UInt32 = zero(UInt32)  # norms.py:96
-    local _k2::UInt32 = zero(UInt32)  # norms.py:96
-    local _start3::Int64 = zero(Int64)  # norms.py:96
-    local _cse1::Int32 = zero(Int32)  # norms.py:96
-    local _cse2::Int32 = zero(Int32)  # norms.py:96
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:96
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:96
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:96
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:96
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:96
     r[1] = Int32(0)  # norms.py:96
     lane[1] = Int32(0)  # norms.py:96
     base[1] = Int32(0)  # norms.py:96
     c[1] = Int32(0)  # norms.py:96
-    __tree_tid5[1] = Int32(0)  # norms.py:96
-    __tree_stride4[1] = Int32(0)  # norms.py:96
-    __tree_result2[1] = 0.0f0  # norms.py:96
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:96
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:96
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:96
     mu[1] = 0.0f0  # norms.py:96
-    __tree_tid14[1] = Int32(0)  # norms.py:96
-    __tree_stride13[1] = Int32(0)  # norms.py:96
-    __tree_result11[1] = 0.0f0  # norms.py:96
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:96
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:96
+    tk_v_tree_result11[1] = 0.0f0  # norms.py:96
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:97
-    _cse1 = rem(t, Int32(256))  # norms.py:98
-    _cse2 = div(t, Int32(256))  # norms.py:98
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:98
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:98
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:98
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:98
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:99
     base[1] = r[1] * n  # norms.py:100
     s = 0.0f0  # norms.py:101
-    _start3 = lane[1] % Int64  # norms.py:102
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:102
-    if UInt32(0) < _trips1  # norms.py:102
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:102
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:102
+    tk_v_start3 = lane[1] % Int64  # norms.py:102
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:102
+    if UInt32(0) < tk_v_trips1  # norms.py:102
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:102
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:102
             s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:103
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local q::Float32 = zero(Float32)  # _group.py:23
     local d::Float32 = zero(Float32)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float32(n)  # norms.py:104
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float32(n)  # norms.py:104
     q = 0.0f0  # norms.py:105
-    _start6 = lane[1] % Int64  # norms.py:106
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:106
-    if UInt32(0) < _trips4  # norms.py:106
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:106
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
+    tk_v_start6 = lane[1] % Int64  # norms.py:106
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:106
+    if UInt32(0) < tk_v_trips4  # norms.py:106
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:106
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:107
             q = muladd(d, d, q)  # norms.py:108
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local _trips7::UInt32 = zero(UInt32)  # _group.py:23
-    local _k8::UInt32 = zero(UInt32)  # _group.py:23
-    local _start9::Int64 = zero(Int64)  # _group.py:23
-    local _cse7::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret10 / Float32(n)) + eps)  # norms.py:109
-    _start9 = lane[1] % Int64  # norms.py:110
-    _trips7 = div((max((n % Int64) - _start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:110
-    if UInt32(0) < _trips7  # norms.py:110
-        for outer _k8 in UInt32(0):(_trips7 - UInt32(1))  # norms.py:110
-            c[1] = (_start9 + ((_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
-            _cse7 = (base[1] + c[1]) % Int64  # norms.py:111
-            y[_cse7 + 1] = muladd((x[_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
+    local tk_v_trips7::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k8::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start9::Int64 = zero(Int64)  # _group.py:23
+    local tk_v_cse7::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret10 / Float32(n)) + eps)  # norms.py:109
+    tk_v_start9 = lane[1] % Int64  # norms.py:110
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:110
+    if UInt32(0) < tk_v_trips7  # norms.py:110
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:110
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:111
+            y[tk_v_cse7 + 1] = muladd((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
         end
     end
     if lane[1] == Int32(0)  # norms.py:112
@@ -1146,70 +1146,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_31aecedd)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:114
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_8d2afff3)) = 256  # norms.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ae3ee41e)) = 256  # norms.py:96
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_980f2450(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_d854f326(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
-    _row_sum_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
-    _row_sq_dev_acc6 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
+    tk_v_row_sum_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
+    tk_v_row_sq_dev_acc6 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
-    local _row_sum_j4::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_c3::Int32 = zero(Int32)  # norms.py:21
-    local _row_sum_ret5::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sum_j4::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_c3::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_ret5::Float64 = zero(Float64)  # norms.py:21
     local mu::Float64 = zero(Float64)  # norms.py:21
-    local _row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
-    local _row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
-    local _row_sq_dev_d8::Float64 = zero(Float64)  # norms.py:21
-    local _row_sq_dev_ret10::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_d8::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sq_dev_ret10::Float64 = zero(Float64)  # norms.py:21
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:21
     local c::Int32 = zero(Int32)  # norms.py:21
-    local _cse1::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:21
     if tk_t < tk_n  # norms.py:21
         r = tk_t % Int32  # norms.py:22
         base = r * n  # norms.py:23
-        _row_sum_shift1 = 0.0f0  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer _row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
-            _row_sum_acc2[(_row_sum_j4 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
+            tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
         end
-        _row_sum_c3 = Int32(0)  # _rowsum.py:16
-        while (_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer _row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
-                _row_sum_acc2[(_row_sum_j4 % Int64) + 1] = _row_sum_acc2[(_row_sum_j4 % Int64) + 1] + (x[(((base + _row_sum_c3) + _row_sum_j4) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
+        tk_v_row_sum_c3 = Int32(0)  # _rowsum.py:16
+        while (tk_v_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
+                tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] + (x[(((base + tk_v_row_sum_c3) + tk_v_row_sum_j4) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
             end
-            _row_sum_c3 = _row_sum_c3 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(8)  # _rowsum.py:20
         end
-        while _row_sum_c3 < n  # _rowsum.py:21
-            _row_sum_acc2[1] = _row_sum_acc2[1] + (x[((base + _row_sum_c3) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
-            _row_sum_c3 = _row_sum_c3 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c3 < n  # _rowsum.py:21
+            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[((base + tk_v_row_sum_c3) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(1)  # _rowsum.py:23
         end
-        _row_sum_ret5 = ((_row_sum_acc2[1] + _row_sum_acc2[2]) + (_row_sum_acc2[3] + _row_sum_acc2[4])) + ((_row_sum_acc2[5] + _row_sum_acc2[6]) + (_row_sum_acc2[7] + _row_sum_acc2[8]))  # _rowsum.py:24
-        mu = _row_sum_ret5 / Float64(n)  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
-            _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
+        tk_v_row_sum_ret5 = ((tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]) + (tk_v_row_sum_acc2[3] + tk_v_row_sum_acc2[4])) + ((tk_v_row_sum_acc2[5] + tk_v_row_sum_acc2[6]) + (tk_v_row_sum_acc2[7] + tk_v_row_sum_acc2[8]))  # _rowsum.py:24
+        mu = tk_v_row_sum_ret5 / Float64(n)  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
+            tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
         end
-        _row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
-        while (_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
-                _row_sq_dev_d8 = x[(((base + _row_sq_dev_c7) + _row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[(_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
+        while (tk_v_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
+                tk_v_row_sq_dev_d8 = x[(((base + tk_v_row_sq_dev_c7) + tk_v_row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
+                tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
             end
-            _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
         end
-        while _row_sq_dev_c7 < n  # _rowsum.py:39
-            _row_sq_dev_d8 = x[((base + _row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            _row_sq_dev_acc6[1] = muladd(_row_sq_dev_d8, _row_sq_dev_d8, _row_sq_dev_acc6[1])  # _rowsum.py:41
-            _row_sq_dev_c7 = _row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c7 < n  # _rowsum.py:39
+            tk_v_row_sq_dev_d8 = x[((base + tk_v_row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
+            tk_v_row_sq_dev_acc6[1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[1])  # _rowsum.py:41
+            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
         end
-        _row_sq_dev_ret10 = ((_row_sq_dev_acc6[1] + _row_sq_dev_acc6[2]) + (_row_sq_dev_acc6[3] + _row_sq_dev_acc6[4])) + ((_row_sq_dev_acc6[5] + _row_sq_dev_acc6[6]) + (_row_sq_dev_acc6[7] + _row_sq_dev_acc6[8]))  # _rowsum.py:43
-        tk_v_inv = Float64(1.0) / tk_sqrt((_row_sq_dev_ret10 / Float64(n)) + eps)  # norms.py:25
+        tk_v_row_sq_dev_ret10 = ((tk_v_row_sq_dev_acc6[1] + tk_v_row_sq_dev_acc6[2]) + (tk_v_row_sq_dev_acc6[3] + tk_v_row_sq_dev_acc6[4])) + ((tk_v_row_sq_dev_acc6[5] + tk_v_row_sq_dev_acc6[6]) + (tk_v_row_sq_dev_acc6[7] + tk_v_row_sq_dev_acc6[8]))  # _rowsum.py:43
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret10 / Float64(n)) + eps)  # norms.py:25
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
-                _cse1 = (base + c) % Int64  # norms.py:27
-                y[_cse1 + 1] = muladd((x[_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
+                tk_v_cse1 = (base + c) % Int64  # norms.py:27
+                y[tk_v_cse1 + 1] = muladd((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:27
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:28
@@ -1218,46 +1218,46 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_8d2afff3)) = 256  # norms.p
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_0e665b27(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_42c91c1d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (1,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1267,81 +1267,81 @@ end
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -1354,49 +1354,49 @@ end
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0e665b27)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_42c91c1d)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_ecb7af41(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_853aeae3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (2,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1406,81 +1406,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0e665b27)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -1493,49 +1493,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_0e665b27)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ecb7af41)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_853aeae3)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_14a59a5a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_ffe0c607(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (4,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1545,81 +1545,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ecb7af41)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -1632,49 +1632,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ecb7af41)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_14a59a5a)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ffe0c607)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_22d41a80(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_97bd3537(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (8,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1684,81 +1684,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_14a59a5a)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -1771,49 +1771,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_14a59a5a)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_22d41a80)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_97bd3537)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_6c3490b1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_efe22cfb(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (16,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1823,81 +1823,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_22d41a80)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -1910,49 +1910,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_22d41a80)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c3490b1)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_efe22cfb)) = 256  # norms.py:45
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_61a5cf28(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
+@kernel function tk_layer_norm_cached_60728263(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:45
     tk_gi = @index(Global, Linear)  # norms.py:45
     tk_li = @index(Local, Linear)  # norms.py:45
     vals = @private Float64 (32,)  # norms.py:45
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:45
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:45
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:45
     tk_u = @localmem Bool (2,)  # norms.py:45
     r = @private Int32 (1,)  # norms.py:45
     lane = @private Int32 (1,)  # norms.py:45
     base = @private Int32 (1,)  # norms.py:45
     k = @private Int32 (1,)  # norms.py:45
     c = @private Int32 (1,)  # norms.py:45
-    __tree_tid5 = @private Int32 (1,)  # norms.py:45
-    __tree_stride4 = @private Int32 (1,)  # norms.py:45
-    __tree_result2 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:45
     mu = @private Float64 (1,)  # norms.py:45
-    __tree_tid14 = @private Int32 (1,)  # norms.py:45
-    __tree_stride13 = @private Int32 (1,)  # norms.py:45
-    __tree_result11 = @private Float64 (1,)  # norms.py:45
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:45
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:45
     local t::Int32 = zero(Int32)  # norms.py:45
     local s::Float64 = zero(Float64)  # norms.py:45
-    local _cse1::Int32 = zero(Int32)  # norms.py:45
-    local _cse2::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:45
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:45
     local tk_f1::Int32 = zero(Int32)  # norms.py:45
     r[1] = Int32(0)  # norms.py:45
     lane[1] = Int32(0)  # norms.py:45
     base[1] = Int32(0)  # norms.py:45
     k[1] = Int32(0)  # norms.py:45
     c[1] = Int32(0)  # norms.py:45
-    __tree_tid5[1] = Int32(0)  # norms.py:45
-    __tree_stride4[1] = Int32(0)  # norms.py:45
-    __tree_result2[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:45
     mu[1] = Float64(0.0)  # norms.py:45
-    __tree_tid14[1] = Int32(0)  # norms.py:45
-    __tree_stride13[1] = Int32(0)  # norms.py:45
-    __tree_result11[1] = Float64(0.0)  # norms.py:45
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:45
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:45
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:45
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:46
-    _cse1 = rem(t, Int32(256))  # norms.py:47
-    _cse2 = div(t, Int32(256))  # norms.py:47
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:47
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:47
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:47
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:47
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:48
     base[1] = r[1] * n  # norms.py:49
     s = Float64(0.0)  # norms.py:51
@@ -1962,81 +1962,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c3490b1)) = 256  # n
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:54
         s = s + vals[(k[1] % Int64) + 1]  # norms.py:55
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:56
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:56
     q = Float64(0.0)  # norms.py:57
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:58
         k[1] = tk_f2  # norms.py:58
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:59
         q = muladd(d, d, q)  # norms.py:60
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:61
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:62
         k[1] = tk_f3  # norms.py:62
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:63
@@ -2049,150 +2049,150 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c3490b1)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:68
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_61a5cf28)) = 256  # norms.py:45
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_60728263)) = 256  # norms.py:45
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_eb0cdeda(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:96
+@kernel function tk__layer_long_c471cd09(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:96
     tk_gi = @index(Global, Linear)  # norms.py:96
     tk_li = @index(Local, Linear)  # norms.py:96
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:96
-    __tree_smem12 = @localmem Float64 (256,)  # norms.py:96
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:96
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # norms.py:96
     tk_u = @localmem Bool (2,)  # norms.py:96
     r = @private Int32 (1,)  # norms.py:96
     lane = @private Int32 (1,)  # norms.py:96
     base = @private Int32 (1,)  # norms.py:96
     c = @private Int32 (1,)  # norms.py:96
-    __tree_tid5 = @private Int32 (1,)  # norms.py:96
-    __tree_stride4 = @private Int32 (1,)  # norms.py:96
-    __tree_result2 = @private Float64 (1,)  # norms.py:96
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:96
     mu = @private Float64 (1,)  # norms.py:96
-    __tree_tid14 = @private Int32 (1,)  # norms.py:96
-    __tree_stride13 = @private Int32 (1,)  # norms.py:96
-    __tree_result11 = @private Float64 (1,)  # norms.py:96
+    tk_v_tree_tid14 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_stride13 = @private Int32 (1,)  # norms.py:96
+    tk_v_tree_result11 = @private Float64 (1,)  # norms.py:96
     local t::Int32 = zero(Int32)  # norms.py:96
     local s::Float64 = zero(Float64)  # norms.py:96
-    local _trips1::UInt32 = zero(UInt32)  # norms.py:96
-    local _k2::UInt32 = zero(UInt32)  # norms.py:96
-    local _start3::Int64 = zero(Int64)  # norms.py:96
-    local _cse1::Int32 = zero(Int32)  # norms.py:96
-    local _cse2::Int32 = zero(Int32)  # norms.py:96
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:96
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:96
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:96
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:96
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:96
     r[1] = Int32(0)  # norms.py:96
     lane[1] = Int32(0)  # norms.py:96
     base[1] = Int32(0)  # norms.py:96
     c[1] = Int32(0)  # norms.py:96
-    __tree_tid5[1] = Int32(0)  # norms.py:96
-    __tree_stride4[1] = Int32(0)  # norms.py:96
-    __tree_result2[1] = Float64(0.0)  # norms.py:96
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:96
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:96
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:96
     mu[1] = Float64(0.0)  # norms.py:96
-    __tree_tid14[1] = Int32(0)  # norms.py:96
-    __tree_stride13[1] = Int32(0)  # norms.py:96
-    __tree_result11[1] = Float64(0.0)  # norms.py:96
+    tk_v_tree_tid14[1] = Int32(0)  # norms.py:96
+    tk_v_tree_stride13[1] = Int32(0)  # norms.py:96
+    tk_v_tree_result11[1] = Float64(0.0)  # norms.py:96
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:97
-    _cse1 = rem(t, Int32(256))  # norms.py:98
-    _cse2 = div(t, Int32(256))  # norms.py:98
-    r[1] = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:98
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:98
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:98
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:98
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:99
     base[1] = r[1] * n  # norms.py:100
     s = Float64(0.0)  # norms.py:101
-    _start3 = lane[1] % Int64  # norms.py:102
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:102
-    if UInt32(0) < _trips1  # norms.py:102
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:102
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:102
+    tk_v_start3 = lane[1] % Int64  # norms.py:102
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:102
+    if UInt32(0) < tk_v_trips1  # norms.py:102
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:102
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:102
             s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:103
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = s  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = s  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local q::Float64 = zero(Float64)  # _group.py:23
     local d::Float64 = zero(Float64)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    mu[1] = _group_sum_ret1 / Float64(n)  # norms.py:104
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    mu[1] = tk_v_group_sum_ret1 / Float64(n)  # norms.py:104
     q = Float64(0.0)  # norms.py:105
-    _start6 = lane[1] % Int64  # norms.py:106
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:106
-    if UInt32(0) < _trips4  # norms.py:106
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:106
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
+    tk_v_start6 = lane[1] % Int64  # norms.py:106
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:106
+    if UInt32(0) < tk_v_trips4  # norms.py:106
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:106
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:106
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:107
             q = muladd(d, d, q)  # norms.py:108
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local _trips7::UInt32 = zero(UInt32)  # _group.py:23
-    local _k8::UInt32 = zero(UInt32)  # _group.py:23
-    local _start9::Int64 = zero(Int64)  # _group.py:23
-    local _cse7::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret10 / Float64(n)) + eps)  # norms.py:109
-    _start9 = lane[1] % Int64  # norms.py:110
-    _trips7 = div((max((n % Int64) - _start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:110
-    if UInt32(0) < _trips7  # norms.py:110
-        for outer _k8 in UInt32(0):(_trips7 - UInt32(1))  # norms.py:110
-            c[1] = (_start9 + ((_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
-            _cse7 = (base[1] + c[1]) % Int64  # norms.py:111
-            y[_cse7 + 1] = muladd((x[_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
+    local tk_v_trips7::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k8::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start9::Int64 = zero(Int64)  # _group.py:23
+    local tk_v_cse7::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret10 / Float64(n)) + eps)  # norms.py:109
+    tk_v_start9 = lane[1] % Int64  # norms.py:110
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:110
+    if UInt32(0) < tk_v_trips7  # norms.py:110
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:110
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:110
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:111
+            y[tk_v_cse7 + 1] = muladd((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:111
         end
     end
     if lane[1] == Int32(0)  # norms.py:112
@@ -2200,27 +2200,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_61a5cf28)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:114
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_eb0cdeda)) = 256  # norms.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c471cd09)) = 256  # norms.py:96
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_d1092722,
-        (:cached, Float32, 1) => tk_layer_norm_cached_d9dab994,
-        (:cached, Float32, 2) => tk_layer_norm_cached_0fc03f85,
-        (:cached, Float32, 4) => tk_layer_norm_cached_9c801b80,
-        (:cached, Float32, 8) => tk_layer_norm_cached_ad90b043,
-        (:cached, Float32, 16) => tk_layer_norm_cached_dd59b076,
-        (:cached, Float32, 32) => tk_layer_norm_cached_31aecedd,
-        (:long, Float32, 0) => tk__layer_long_8d2afff3,
-        (:rows, Float64, 0) => tk__layer_rows_980f2450,
-        (:cached, Float64, 1) => tk_layer_norm_cached_0e665b27,
-        (:cached, Float64, 2) => tk_layer_norm_cached_ecb7af41,
-        (:cached, Float64, 4) => tk_layer_norm_cached_14a59a5a,
-        (:cached, Float64, 8) => tk_layer_norm_cached_22d41a80,
-        (:cached, Float64, 16) => tk_layer_norm_cached_6c3490b1,
-        (:cached, Float64, 32) => tk_layer_norm_cached_61a5cf28,
-        (:long, Float64, 0) => tk__layer_long_eb0cdeda,
+        (:rows, Float32, 0) => tk__layer_rows_10191741,
+        (:cached, Float32, 1) => tk_layer_norm_cached_823f40eb,
+        (:cached, Float32, 2) => tk_layer_norm_cached_e44a3891,
+        (:cached, Float32, 4) => tk_layer_norm_cached_5ee0e3d5,
+        (:cached, Float32, 8) => tk_layer_norm_cached_70f20782,
+        (:cached, Float32, 16) => tk_layer_norm_cached_af63fb10,
+        (:cached, Float32, 32) => tk_layer_norm_cached_3fefe228,
+        (:long, Float32, 0) => tk__layer_long_ae3ee41e,
+        (:rows, Float64, 0) => tk__layer_rows_d854f326,
+        (:cached, Float64, 1) => tk_layer_norm_cached_42c91c1d,
+        (:cached, Float64, 2) => tk_layer_norm_cached_853aeae3,
+        (:cached, Float64, 4) => tk_layer_norm_cached_ffe0c607,
+        (:cached, Float64, 8) => tk_layer_norm_cached_97bd3537,
+        (:cached, Float64, 16) => tk_layer_norm_cached_efe22cfb,
+        (:cached, Float64, 32) => tk_layer_norm_cached_60728263,
+        (:long, Float64, 0) => tk__layer_long_c471cd09,
     )
 end
 

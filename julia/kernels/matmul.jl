@@ -95,7 +95,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows4`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_f40735b9(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
+@kernel function tk__rows4_6c51a812(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
     tk_gi = @index(Global, Linear)  # matmul.py:15
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:15
     local t::Int32 = zero(Int32)  # matmul.py:15
@@ -112,38 +112,38 @@ end
     local a3::Float32 = zero(Float32)  # matmul.py:15
     local j::Int32 = zero(Int32)  # matmul.py:15
     local bv::Float32 = zero(Float32)  # matmul.py:15
-    local _t1::Int32 = zero(Int32)  # matmul.py:15
-    local _t2::Int32 = zero(Int32)  # matmul.py:15
-    local _t3::Int32 = zero(Int32)  # matmul.py:15
-    local _t4::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:15
     local i::Int32 = zero(Int32)  # matmul.py:15
     local av::Float32 = zero(Float32)  # matmul.py:15
-    local _t5::Int32 = zero(Int32)  # matmul.py:15
-    local _cse1::Int32 = zero(Int32)  # matmul.py:15
-    local _cse2::Int32 = zero(Int32)  # matmul.py:15
-    local _cse3::Int32 = zero(Int32)  # matmul.py:15
-    local _cse4::Bool = zero(Bool)  # matmul.py:15
-    local _cse5::Bool = zero(Bool)  # matmul.py:15
-    local _cse6::Int32 = zero(Int32)  # matmul.py:15
-    local _cse7::Int32 = zero(Int32)  # matmul.py:15
-    local _cse8::Int32 = zero(Int32)  # matmul.py:15
-    local _cse9::Bool = zero(Bool)  # matmul.py:15
-    local _cse10::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:15
     if tk_t < tk_n  # matmul.py:15
         t = tk_t % Int32  # matmul.py:16
-        _cse1 = m + Int32(3)  # matmul.py:17
-        _cse2 = rem(_cse1, Int32(4))  # matmul.py:17
-        _cse3 = div(_cse1, Int32(4))  # matmul.py:17
-        blocks = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse3 - Int32(1), _cse3)  # matmul.py:17
-        _cse4 = blocks == Int32(-1)  # matmul.py:18
-        _cse5 = blocks == Int32(0)  # matmul.py:18
-        _cse6 = ifelse(_cse5 | _cse4, Int32(1), blocks)  # matmul.py:18
-        _cse7 = rem(t, _cse6)  # matmul.py:18
-        _cse8 = div(t, _cse6)  # matmul.py:18
-        z = ifelse(_cse4, -t, ifelse(_cse5, Int32(0), ifelse((_cse7 != Int32(0)) & ((_cse7 < Int32(0)) != (blocks < Int32(0))), _cse8 - Int32(1), _cse8)))  # matmul.py:18
-        _cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:19
-        _cse10 = rem(t, ifelse(_cse9, Int32(1), blocks))  # matmul.py:19
-        i0 = ifelse(_cse9, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (blocks < Int32(0))), _cse10 + blocks, _cse10)) * Int32(4)  # matmul.py:19
+        tk_v_cse1 = m + Int32(3)  # matmul.py:17
+        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:17
+        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:17
+        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:17
+        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:18
+        tk_v_cse5 = blocks == Int32(0)  # matmul.py:18
+        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:18
+        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:18
+        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:18
+        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:18
+        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:19
+        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:19
+        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:19
         ab = (z * m) * k  # matmul.py:20
         bb = (z * k) * n  # matmul.py:21
         cb = (z * m) * n  # matmul.py:22
@@ -157,14 +157,14 @@ end
                     if Int32(0) < n  # matmul.py:29
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:29
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:30
-                            _t1 = (cb + (i0 * n)) + j  # matmul.py:31
-                            c[(_t1 % Int64) + 1] = muladd(a0, bv, c[(_t1 % Int64) + 1])  # matmul.py:31
-                            _t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
-                            c[(_t2 % Int64) + 1] = muladd(a1, bv, c[(_t2 % Int64) + 1])  # matmul.py:32
-                            _t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
-                            c[(_t3 % Int64) + 1] = muladd(a2, bv, c[(_t3 % Int64) + 1])  # matmul.py:33
-                            _t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
-                            c[(_t4 % Int64) + 1] = muladd(a3, bv, c[(_t4 % Int64) + 1])  # matmul.py:34
+                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:31
+                            c[(tk_v_t1 % Int64) + 1] = muladd(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:31
+                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
+                            c[(tk_v_t2 % Int64) + 1] = muladd(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:32
+                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
+                            c[(tk_v_t3 % Int64) + 1] = muladd(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:33
+                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
+                            c[(tk_v_t4 % Int64) + 1] = muladd(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:34
                         end
                     end
                 end
@@ -177,8 +177,8 @@ end
                             av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:38
                             if Int32(0) < n  # matmul.py:39
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
-                                    _t5 = (cb + (i * n)) + j  # matmul.py:40
-                                    c[(_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(_t5 % Int64) + 1])  # matmul.py:40
+                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:40
+                                    c[(tk_v_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:40
                                 end
                             end
                         end
@@ -190,7 +190,7 @@ end
 end
 
 # Tack kernel `_tiled`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_82126cba(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
+@kernel function tk__tiled_90231f95(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
     tk_gi = @index(Global, Linear)  # matmul.py:44
     tk_li = @index(Local, Linear)  # matmul.py:44
     a_s = @localmem Float32 (1024,)  # matmul.py:44
@@ -213,50 +213,50 @@ end
     kb = @private Int32 (1,)  # matmul.py:44
     col = @private Int32 (1,)  # matmul.py:44
     okb = @private Int32 (1,)  # matmul.py:44
-    _cse29 = @private Int32 (1,)  # matmul.py:44
-    _cse30 = @private Int32 (1,)  # matmul.py:44
-    _cse31 = @private Int32 (1,)  # matmul.py:44
-    _cse32 = @private Int32 (1,)  # matmul.py:44
-    _cse33 = @private Int32 (1,)  # matmul.py:44
-    _cse34 = @private Int32 (1,)  # matmul.py:44
-    _cse35 = @private Int32 (1,)  # matmul.py:44
-    _cse36 = @private Bool (1,)  # matmul.py:44
-    _cse37 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse29 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse30 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse31 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse32 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse33 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse34 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse35 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse36 = @private Bool (1,)  # matmul.py:44
+    tk_v_cse37 = @private Int32 (1,)  # matmul.py:44
     tk_k1 = @private UInt32 (1,)  # matmul.py:44
     tk_e1 = @private UInt32 (1,)  # matmul.py:44
     local t::Int32 = zero(Int32)  # matmul.py:44
     local tn::Int32 = zero(Int32)  # matmul.py:44
     local tiles::Int32 = zero(Int32)  # matmul.py:44
     local g::Int32 = zero(Int32)  # matmul.py:44
-    local _trips1::UInt32 = zero(UInt32)  # matmul.py:44
-    local _cse1::Int32 = zero(Int32)  # matmul.py:44
-    local _cse2::Int32 = zero(Int32)  # matmul.py:44
-    local _cse3::Int32 = zero(Int32)  # matmul.py:44
-    local _cse4::Int32 = zero(Int32)  # matmul.py:44
-    local _cse5::Int32 = zero(Int32)  # matmul.py:44
-    local _cse6::Int32 = zero(Int32)  # matmul.py:44
-    local _cse7::Int32 = zero(Int32)  # matmul.py:44
-    local _cse8::Int32 = zero(Int32)  # matmul.py:44
-    local _cse9::Bool = zero(Bool)  # matmul.py:44
-    local _cse10::Bool = zero(Bool)  # matmul.py:44
-    local _cse11::Int32 = zero(Int32)  # matmul.py:44
-    local _cse12::Int32 = zero(Int32)  # matmul.py:44
-    local _cse13::Int32 = zero(Int32)  # matmul.py:44
-    local _cse14::Bool = zero(Bool)  # matmul.py:44
-    local _cse15::Bool = zero(Bool)  # matmul.py:44
-    local _cse16::Int32 = zero(Int32)  # matmul.py:44
-    local _cse17::Int32 = zero(Int32)  # matmul.py:44
-    local _cse18::Bool = zero(Bool)  # matmul.py:44
-    local _cse19::Int32 = zero(Int32)  # matmul.py:44
-    local _cse20::Int32 = zero(Int32)  # matmul.py:44
-    local _cse21::Int32 = zero(Int32)  # matmul.py:44
-    local _cse22::Bool = zero(Bool)  # matmul.py:44
-    local _cse23::Bool = zero(Bool)  # matmul.py:44
-    local _cse24::Int32 = zero(Int32)  # matmul.py:44
-    local _cse25::Int32 = zero(Int32)  # matmul.py:44
-    local _cse26::Int32 = zero(Int32)  # matmul.py:44
-    local _cse27::Int32 = zero(Int32)  # matmul.py:44
-    local _cse28::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:44
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:44
     local tk_f1::Int32 = zero(Int32)  # matmul.py:44
     lane[1] = Int32(0)  # matmul.py:44
     z[1] = Int32(0)  # matmul.py:44
@@ -272,85 +272,85 @@ end
     kb[1] = Int32(0)  # matmul.py:44
     col[1] = Int32(0)  # matmul.py:44
     okb[1] = Int32(0)  # matmul.py:44
-    _cse29[1] = Int32(0)  # matmul.py:44
-    _cse30[1] = Int32(0)  # matmul.py:44
-    _cse31[1] = Int32(0)  # matmul.py:44
-    _cse32[1] = Int32(0)  # matmul.py:44
-    _cse33[1] = Int32(0)  # matmul.py:44
-    _cse34[1] = Int32(0)  # matmul.py:44
-    _cse35[1] = Int32(0)  # matmul.py:44
-    _cse36[1] = false  # matmul.py:44
-    _cse37[1] = Int32(0)  # matmul.py:44
+    tk_v_cse29[1] = Int32(0)  # matmul.py:44
+    tk_v_cse30[1] = Int32(0)  # matmul.py:44
+    tk_v_cse31[1] = Int32(0)  # matmul.py:44
+    tk_v_cse32[1] = Int32(0)  # matmul.py:44
+    tk_v_cse33[1] = Int32(0)  # matmul.py:44
+    tk_v_cse34[1] = Int32(0)  # matmul.py:44
+    tk_v_cse35[1] = Int32(0)  # matmul.py:44
+    tk_v_cse36[1] = false  # matmul.py:44
+    tk_v_cse37[1] = Int32(0)  # matmul.py:44
     tk_k1[1] = UInt32(0)  # matmul.py:44
     tk_e1[1] = UInt32(0)  # matmul.py:44
     t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:45
-    _cse1 = n + Int32(63)  # matmul.py:46
-    _cse2 = rem(_cse1, Int32(64))  # matmul.py:46
-    _cse3 = div(_cse1, Int32(64))  # matmul.py:46
-    tn = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse3 - Int32(1), _cse3)  # matmul.py:46
-    _cse4 = m + Int32(63)  # matmul.py:47
-    _cse5 = rem(_cse4, Int32(64))  # matmul.py:47
-    _cse6 = div(_cse4, Int32(64))  # matmul.py:47
-    tiles = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6) * tn  # matmul.py:47
-    _cse7 = rem(t, Int32(256))  # matmul.py:48
-    _cse8 = div(t, Int32(256))  # matmul.py:48
-    g = ifelse((_cse7 != Int32(0)) & (_cse7 < Int32(0)), _cse8 - Int32(1), _cse8)  # matmul.py:48
+    tk_v_cse1 = n + Int32(63)  # matmul.py:46
+    tk_v_cse2 = rem(tk_v_cse1, Int32(64))  # matmul.py:46
+    tk_v_cse3 = div(tk_v_cse1, Int32(64))  # matmul.py:46
+    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:46
+    tk_v_cse4 = m + Int32(63)  # matmul.py:47
+    tk_v_cse5 = rem(tk_v_cse4, Int32(64))  # matmul.py:47
+    tk_v_cse6 = div(tk_v_cse4, Int32(64))  # matmul.py:47
+    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:47
+    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:48
+    tk_v_cse8 = div(t, Int32(256))  # matmul.py:48
+    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:48
     lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:49
-    _cse9 = tiles == Int32(-1)  # matmul.py:50
-    _cse10 = tiles == Int32(0)  # matmul.py:50
-    _cse11 = ifelse(_cse10 | _cse9, Int32(1), tiles)  # matmul.py:50
-    _cse12 = rem(g, _cse11)  # matmul.py:50
-    _cse13 = div(g, _cse11)  # matmul.py:50
-    z[1] = ifelse(_cse9, -g, ifelse(_cse10, Int32(0), ifelse((_cse12 != Int32(0)) & ((_cse12 < Int32(0)) != (tiles < Int32(0))), _cse13 - Int32(1), _cse13)))  # matmul.py:50
-    _cse14 = tn == Int32(-1)  # matmul.py:51
-    _cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:51
-    _cse16 = rem(g, ifelse(_cse15, Int32(1), tiles))  # matmul.py:51
-    _cse17 = ifelse(_cse15, Int32(0), ifelse((_cse16 != Int32(0)) & ((_cse16 < Int32(0)) != (tiles < Int32(0))), _cse16 + tiles, _cse16))  # matmul.py:51
-    _cse18 = tn == Int32(0)  # matmul.py:51
-    _cse19 = ifelse(_cse18 | _cse14, Int32(1), tn)  # matmul.py:51
-    _cse20 = rem(_cse17, _cse19)  # matmul.py:51
-    _cse21 = div(_cse17, _cse19)  # matmul.py:51
-    i0[1] = ifelse(_cse14, -_cse17, ifelse(_cse18, Int32(0), ifelse((_cse20 != Int32(0)) & ((_cse20 < Int32(0)) != (tn < Int32(0))), _cse21 - Int32(1), _cse21))) * Int32(64)  # matmul.py:51
-    _cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:52
-    _cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:52
-    _cse24 = rem(g, ifelse(_cse23, Int32(1), tiles))  # matmul.py:52
-    _cse25 = rem(ifelse(_cse23, Int32(0), ifelse((_cse24 != Int32(0)) & ((_cse24 < Int32(0)) != (tiles < Int32(0))), _cse24 + tiles, _cse24)), ifelse(_cse22, Int32(1), tn))  # matmul.py:52
-    j0[1] = ifelse(_cse22, Int32(0), ifelse((_cse25 != Int32(0)) & ((_cse25 < Int32(0)) != (tn < Int32(0))), _cse25 + tn, _cse25)) * Int32(64)  # matmul.py:52
-    _cse26 = rem(lane[1], Int32(16))  # matmul.py:53
-    _cse27 = div(lane[1], Int32(16))  # matmul.py:53
-    ty[1] = ifelse((_cse26 != Int32(0)) & (_cse26 < Int32(0)), _cse27 - Int32(1), _cse27)  # matmul.py:53
-    _cse28 = rem(lane[1], Int32(16))  # matmul.py:54
-    tx[1] = ifelse((_cse28 != Int32(0)) & (_cse28 < Int32(0)), _cse28 + Int32(16), _cse28)  # matmul.py:54
+    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:50
+    tk_v_cse10 = tiles == Int32(0)  # matmul.py:50
+    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:50
+    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:50
+    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:50
+    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:50
+    tk_v_cse14 = tn == Int32(-1)  # matmul.py:51
+    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:51
+    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:51
+    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:51
+    tk_v_cse18 = tn == Int32(0)  # matmul.py:51
+    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:51
+    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:51
+    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:51
+    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(64)  # matmul.py:51
+    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:52
+    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:52
+    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:52
+    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:52
+    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(64)  # matmul.py:52
+    tk_v_cse26 = rem(lane[1], Int32(16))  # matmul.py:53
+    tk_v_cse27 = div(lane[1], Int32(16))  # matmul.py:53
+    ty[1] = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27)  # matmul.py:53
+    tk_v_cse28 = rem(lane[1], Int32(16))  # matmul.py:54
+    tx[1] = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(16), tk_v_cse28)  # matmul.py:54
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # matmul.py:60
         q[1] = tk_f1  # matmul.py:60
         acc[(q[1] % Int64) + 1] = 0.0f0  # matmul.py:61
     end
-    _trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(16)) - Int64(1), Int64(16)) % UInt32  # matmul.py:62
+    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(16)) - Int64(1), Int64(16)) % UInt32  # matmul.py:62
     tk_k1[1] = UInt32(0)  # matmul.py:62
-    tk_e1[1] = _trips1  # matmul.py:62
+    tk_e1[1] = tk_v_trips1  # matmul.py:62
     tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:62
     @synchronize()  # matmul.py:62
     while tk_u[1]  # matmul.py:62
         local p0::Int32 = zero(Int32)  # matmul.py:62
-        local _k2::UInt32 = zero(UInt32)  # matmul.py:62
+        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:62
         local tk_f2::Int32 = zero(Int32)  # matmul.py:62
-        _k2 = tk_k1[1]  # matmul.py:62
-        p0 = (Int64(0) + ((_k2 % Int64) * Int64(16))) % Int32  # matmul.py:62
+        tk_v_k2 = tk_k1[1]  # matmul.py:62
+        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(16))) % Int32  # matmul.py:62
         KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:63
             q[1] = tk_f2  # matmul.py:63
             e[1] = lane[1] + (q[1] * Int32(256))  # matmul.py:64
-            _cse29[1] = rem(e[1], Int32(16))  # matmul.py:65
-            _cse30[1] = div(e[1], Int32(16))  # matmul.py:65
-            row[1] = ifelse((_cse29[1] != Int32(0)) & (_cse29[1] < Int32(0)), _cse30[1] - Int32(1), _cse30[1])  # matmul.py:65
-            _cse31[1] = rem(e[1], Int32(16))  # matmul.py:66
-            kk[1] = ifelse((_cse31[1] != Int32(0)) & (_cse31[1] < Int32(0)), _cse31[1] + Int32(16), _cse31[1])  # matmul.py:66
+            tk_v_cse29[1] = rem(e[1], Int32(16))  # matmul.py:65
+            tk_v_cse30[1] = div(e[1], Int32(16))  # matmul.py:65
+            row[1] = ifelse((tk_v_cse29[1] != Int32(0)) & (tk_v_cse29[1] < Int32(0)), tk_v_cse30[1] - Int32(1), tk_v_cse30[1])  # matmul.py:65
+            tk_v_cse31[1] = rem(e[1], Int32(16))  # matmul.py:66
+            kk[1] = ifelse((tk_v_cse31[1] != Int32(0)) & (tk_v_cse31[1] < Int32(0)), tk_v_cse31[1] + Int32(16), tk_v_cse31[1])  # matmul.py:66
             ok[1] = Int32(((i0[1] + row[1]) < m) && ((p0 + kk[1]) < k))  # matmul.py:67
             a_s[(((kk[1] * Int32(64)) + row[1]) % Int64) + 1] = (ok[1] != Int32(0)) ? a[(((((((z[1] * m) + i0[1]) + row[1]) * k) + p0) + kk[1]) % Int64) + 1] : 0.0f0  # matmul.py:68
-            _cse32[1] = rem(e[1], Int32(64))  # matmul.py:69
-            _cse33[1] = div(e[1], Int32(64))  # matmul.py:69
-            kb[1] = ifelse((_cse32[1] != Int32(0)) & (_cse32[1] < Int32(0)), _cse33[1] - Int32(1), _cse33[1])  # matmul.py:69
-            _cse34[1] = rem(e[1], Int32(64))  # matmul.py:70
-            col[1] = ifelse((_cse34[1] != Int32(0)) & (_cse34[1] < Int32(0)), _cse34[1] + Int32(64), _cse34[1])  # matmul.py:70
+            tk_v_cse32[1] = rem(e[1], Int32(64))  # matmul.py:69
+            tk_v_cse33[1] = div(e[1], Int32(64))  # matmul.py:69
+            kb[1] = ifelse((tk_v_cse32[1] != Int32(0)) & (tk_v_cse32[1] < Int32(0)), tk_v_cse33[1] - Int32(1), tk_v_cse33[1])  # matmul.py:69
+            tk_v_cse34[1] = rem(e[1], Int32(64))  # matmul.py:70
+            col[1] = ifelse((tk_v_cse34[1] != Int32(0)) & (tk_v_cse34[1] < Int32(0)), tk_v_cse34[1] + Int32(64), tk_v_cse34[1])  # matmul.py:70
             okb[1] = Int32(((p0 + kb[1]) < k) && ((j0[1] + col[1]) < n))  # matmul.py:71
             b_s[(e[1] % Int64) + 1] = (okb[1] != Int32(0)) ? b[(((((((z[1] * k) + p0) + kb[1]) * n) + j0[1]) + col[1]) % Int64) + 1] : 0.0f0  # matmul.py:72
         end
@@ -367,10 +367,10 @@ end
             end
             KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(15)  # matmul.py:78
                 q[1] = tk_f5  # matmul.py:78
-                _cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
-                _cse36[1] = (_cse35[1] != Int32(0)) & (_cse35[1] < Int32(0))  # matmul.py:79
-                _cse37[1] = div(q[1], Int32(4))  # matmul.py:79
-                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1], bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
+                tk_v_cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
+                tk_v_cse36[1] = (tk_v_cse35[1] != Int32(0)) & (tk_v_cse35[1] < Int32(0))  # matmul.py:79
+                tk_v_cse37[1] = div(q[1], Int32(4))  # matmul.py:79
+                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(tk_v_cse36[1], tk_v_cse37[1] - Int32(1), tk_v_cse37[1]) % Int64) + 1], bv[(ifelse(tk_v_cse36[1], tk_v_cse35[1] + Int32(4), tk_v_cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
             end
         end
         @synchronize()  # matmul.py:80
@@ -380,26 +380,26 @@ end
     end
     local i::Int32 = zero(Int32)  # matmul.py:81
     local j::Int32 = zero(Int32)  # matmul.py:81
-    local _cse38::Int32 = zero(Int32)  # matmul.py:81
-    local _cse39::Int32 = zero(Int32)  # matmul.py:81
-    local _cse40::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:81
     local tk_f6::Int32 = zero(Int32)  # matmul.py:81
     KernelAbstractions.Extras.@unroll for outer tk_f6 in Int32(0):Int32(15)  # matmul.py:81
         q[1] = tk_f6  # matmul.py:81
-        _cse38 = rem(q[1], Int32(4))  # matmul.py:82
-        _cse39 = div(q[1], Int32(4))  # matmul.py:82
-        i = (i0[1] + ty[1]) + (Int32(16) * ifelse((_cse38 != Int32(0)) & (_cse38 < Int32(0)), _cse39 - Int32(1), _cse39))  # matmul.py:82
-        _cse40 = rem(q[1], Int32(4))  # matmul.py:83
-        j = (j0[1] + tx[1]) + (Int32(16) * ifelse((_cse40 != Int32(0)) & (_cse40 < Int32(0)), _cse40 + Int32(4), _cse40))  # matmul.py:83
+        tk_v_cse38 = rem(q[1], Int32(4))  # matmul.py:82
+        tk_v_cse39 = div(q[1], Int32(4))  # matmul.py:82
+        i = (i0[1] + ty[1]) + (Int32(16) * ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39))  # matmul.py:82
+        tk_v_cse40 = rem(q[1], Int32(4))  # matmul.py:83
+        j = (j0[1] + tx[1]) + (Int32(16) * ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(4), tk_v_cse40))  # matmul.py:83
         if (i < m) && (j < n)  # matmul.py:84
             c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:85
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_90231f95)) = 256  # matmul.py:44
 
 # Tack kernel `_rows4`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_e72ee741(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
+@kernel function tk__rows4_0633a767(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:15
     tk_gi = @index(Global, Linear)  # matmul.py:15
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:15
     local t::Int32 = zero(Int32)  # matmul.py:15
@@ -416,38 +416,38 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
     local a3::Float64 = zero(Float64)  # matmul.py:15
     local j::Int32 = zero(Int32)  # matmul.py:15
     local bv::Float64 = zero(Float64)  # matmul.py:15
-    local _t1::Int32 = zero(Int32)  # matmul.py:15
-    local _t2::Int32 = zero(Int32)  # matmul.py:15
-    local _t3::Int32 = zero(Int32)  # matmul.py:15
-    local _t4::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:15
     local i::Int32 = zero(Int32)  # matmul.py:15
     local av::Float64 = zero(Float64)  # matmul.py:15
-    local _t5::Int32 = zero(Int32)  # matmul.py:15
-    local _cse1::Int32 = zero(Int32)  # matmul.py:15
-    local _cse2::Int32 = zero(Int32)  # matmul.py:15
-    local _cse3::Int32 = zero(Int32)  # matmul.py:15
-    local _cse4::Bool = zero(Bool)  # matmul.py:15
-    local _cse5::Bool = zero(Bool)  # matmul.py:15
-    local _cse6::Int32 = zero(Int32)  # matmul.py:15
-    local _cse7::Int32 = zero(Int32)  # matmul.py:15
-    local _cse8::Int32 = zero(Int32)  # matmul.py:15
-    local _cse9::Bool = zero(Bool)  # matmul.py:15
-    local _cse10::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:15
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:15
+    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:15
     if tk_t < tk_n  # matmul.py:15
         t = tk_t % Int32  # matmul.py:16
-        _cse1 = m + Int32(3)  # matmul.py:17
-        _cse2 = rem(_cse1, Int32(4))  # matmul.py:17
-        _cse3 = div(_cse1, Int32(4))  # matmul.py:17
-        blocks = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse3 - Int32(1), _cse3)  # matmul.py:17
-        _cse4 = blocks == Int32(-1)  # matmul.py:18
-        _cse5 = blocks == Int32(0)  # matmul.py:18
-        _cse6 = ifelse(_cse5 | _cse4, Int32(1), blocks)  # matmul.py:18
-        _cse7 = rem(t, _cse6)  # matmul.py:18
-        _cse8 = div(t, _cse6)  # matmul.py:18
-        z = ifelse(_cse4, -t, ifelse(_cse5, Int32(0), ifelse((_cse7 != Int32(0)) & ((_cse7 < Int32(0)) != (blocks < Int32(0))), _cse8 - Int32(1), _cse8)))  # matmul.py:18
-        _cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:19
-        _cse10 = rem(t, ifelse(_cse9, Int32(1), blocks))  # matmul.py:19
-        i0 = ifelse(_cse9, Int32(0), ifelse((_cse10 != Int32(0)) & ((_cse10 < Int32(0)) != (blocks < Int32(0))), _cse10 + blocks, _cse10)) * Int32(4)  # matmul.py:19
+        tk_v_cse1 = m + Int32(3)  # matmul.py:17
+        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:17
+        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:17
+        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:17
+        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:18
+        tk_v_cse5 = blocks == Int32(0)  # matmul.py:18
+        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:18
+        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:18
+        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:18
+        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:18
+        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:19
+        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:19
+        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:19
         ab = (z * m) * k  # matmul.py:20
         bb = (z * k) * n  # matmul.py:21
         cb = (z * m) * n  # matmul.py:22
@@ -461,14 +461,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
                     if Int32(0) < n  # matmul.py:29
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:29
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:30
-                            _t1 = (cb + (i0 * n)) + j  # matmul.py:31
-                            c[(_t1 % Int64) + 1] = muladd(a0, bv, c[(_t1 % Int64) + 1])  # matmul.py:31
-                            _t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
-                            c[(_t2 % Int64) + 1] = muladd(a1, bv, c[(_t2 % Int64) + 1])  # matmul.py:32
-                            _t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
-                            c[(_t3 % Int64) + 1] = muladd(a2, bv, c[(_t3 % Int64) + 1])  # matmul.py:33
-                            _t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
-                            c[(_t4 % Int64) + 1] = muladd(a3, bv, c[(_t4 % Int64) + 1])  # matmul.py:34
+                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:31
+                            c[(tk_v_t1 % Int64) + 1] = muladd(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:31
+                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:32
+                            c[(tk_v_t2 % Int64) + 1] = muladd(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:32
+                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:33
+                            c[(tk_v_t3 % Int64) + 1] = muladd(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:33
+                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:34
+                            c[(tk_v_t4 % Int64) + 1] = muladd(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:34
                         end
                     end
                 end
@@ -481,8 +481,8 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
                             av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:38
                             if Int32(0) < n  # matmul.py:39
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
-                                    _t5 = (cb + (i * n)) + j  # matmul.py:40
-                                    c[(_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(_t5 % Int64) + 1])  # matmul.py:40
+                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:40
+                                    c[(tk_v_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:40
                                 end
                             end
                         end
@@ -494,7 +494,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_82126cba)) = 256  # matmul.py:44
 end
 
 # Tack kernel `_tiled`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_8389a511(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
+@kernel function tk__tiled_a06b7ca8(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:44
     tk_gi = @index(Global, Linear)  # matmul.py:44
     tk_li = @index(Local, Linear)  # matmul.py:44
     a_s = @localmem Float64 (1024,)  # matmul.py:44
@@ -517,50 +517,50 @@ end
     kb = @private Int32 (1,)  # matmul.py:44
     col = @private Int32 (1,)  # matmul.py:44
     okb = @private Int32 (1,)  # matmul.py:44
-    _cse29 = @private Int32 (1,)  # matmul.py:44
-    _cse30 = @private Int32 (1,)  # matmul.py:44
-    _cse31 = @private Int32 (1,)  # matmul.py:44
-    _cse32 = @private Int32 (1,)  # matmul.py:44
-    _cse33 = @private Int32 (1,)  # matmul.py:44
-    _cse34 = @private Int32 (1,)  # matmul.py:44
-    _cse35 = @private Int32 (1,)  # matmul.py:44
-    _cse36 = @private Bool (1,)  # matmul.py:44
-    _cse37 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse29 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse30 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse31 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse32 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse33 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse34 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse35 = @private Int32 (1,)  # matmul.py:44
+    tk_v_cse36 = @private Bool (1,)  # matmul.py:44
+    tk_v_cse37 = @private Int32 (1,)  # matmul.py:44
     tk_k1 = @private UInt32 (1,)  # matmul.py:44
     tk_e1 = @private UInt32 (1,)  # matmul.py:44
     local t::Int32 = zero(Int32)  # matmul.py:44
     local tn::Int32 = zero(Int32)  # matmul.py:44
     local tiles::Int32 = zero(Int32)  # matmul.py:44
     local g::Int32 = zero(Int32)  # matmul.py:44
-    local _trips1::UInt32 = zero(UInt32)  # matmul.py:44
-    local _cse1::Int32 = zero(Int32)  # matmul.py:44
-    local _cse2::Int32 = zero(Int32)  # matmul.py:44
-    local _cse3::Int32 = zero(Int32)  # matmul.py:44
-    local _cse4::Int32 = zero(Int32)  # matmul.py:44
-    local _cse5::Int32 = zero(Int32)  # matmul.py:44
-    local _cse6::Int32 = zero(Int32)  # matmul.py:44
-    local _cse7::Int32 = zero(Int32)  # matmul.py:44
-    local _cse8::Int32 = zero(Int32)  # matmul.py:44
-    local _cse9::Bool = zero(Bool)  # matmul.py:44
-    local _cse10::Bool = zero(Bool)  # matmul.py:44
-    local _cse11::Int32 = zero(Int32)  # matmul.py:44
-    local _cse12::Int32 = zero(Int32)  # matmul.py:44
-    local _cse13::Int32 = zero(Int32)  # matmul.py:44
-    local _cse14::Bool = zero(Bool)  # matmul.py:44
-    local _cse15::Bool = zero(Bool)  # matmul.py:44
-    local _cse16::Int32 = zero(Int32)  # matmul.py:44
-    local _cse17::Int32 = zero(Int32)  # matmul.py:44
-    local _cse18::Bool = zero(Bool)  # matmul.py:44
-    local _cse19::Int32 = zero(Int32)  # matmul.py:44
-    local _cse20::Int32 = zero(Int32)  # matmul.py:44
-    local _cse21::Int32 = zero(Int32)  # matmul.py:44
-    local _cse22::Bool = zero(Bool)  # matmul.py:44
-    local _cse23::Bool = zero(Bool)  # matmul.py:44
-    local _cse24::Int32 = zero(Int32)  # matmul.py:44
-    local _cse25::Int32 = zero(Int32)  # matmul.py:44
-    local _cse26::Int32 = zero(Int32)  # matmul.py:44
-    local _cse27::Int32 = zero(Int32)  # matmul.py:44
-    local _cse28::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:44
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:44
+    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:44
+    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:44
     local tk_f1::Int32 = zero(Int32)  # matmul.py:44
     lane[1] = Int32(0)  # matmul.py:44
     z[1] = Int32(0)  # matmul.py:44
@@ -576,85 +576,85 @@ end
     kb[1] = Int32(0)  # matmul.py:44
     col[1] = Int32(0)  # matmul.py:44
     okb[1] = Int32(0)  # matmul.py:44
-    _cse29[1] = Int32(0)  # matmul.py:44
-    _cse30[1] = Int32(0)  # matmul.py:44
-    _cse31[1] = Int32(0)  # matmul.py:44
-    _cse32[1] = Int32(0)  # matmul.py:44
-    _cse33[1] = Int32(0)  # matmul.py:44
-    _cse34[1] = Int32(0)  # matmul.py:44
-    _cse35[1] = Int32(0)  # matmul.py:44
-    _cse36[1] = false  # matmul.py:44
-    _cse37[1] = Int32(0)  # matmul.py:44
+    tk_v_cse29[1] = Int32(0)  # matmul.py:44
+    tk_v_cse30[1] = Int32(0)  # matmul.py:44
+    tk_v_cse31[1] = Int32(0)  # matmul.py:44
+    tk_v_cse32[1] = Int32(0)  # matmul.py:44
+    tk_v_cse33[1] = Int32(0)  # matmul.py:44
+    tk_v_cse34[1] = Int32(0)  # matmul.py:44
+    tk_v_cse35[1] = Int32(0)  # matmul.py:44
+    tk_v_cse36[1] = false  # matmul.py:44
+    tk_v_cse37[1] = Int32(0)  # matmul.py:44
     tk_k1[1] = UInt32(0)  # matmul.py:44
     tk_e1[1] = UInt32(0)  # matmul.py:44
     t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:45
-    _cse1 = n + Int32(63)  # matmul.py:46
-    _cse2 = rem(_cse1, Int32(64))  # matmul.py:46
-    _cse3 = div(_cse1, Int32(64))  # matmul.py:46
-    tn = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse3 - Int32(1), _cse3)  # matmul.py:46
-    _cse4 = m + Int32(63)  # matmul.py:47
-    _cse5 = rem(_cse4, Int32(64))  # matmul.py:47
-    _cse6 = div(_cse4, Int32(64))  # matmul.py:47
-    tiles = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6) * tn  # matmul.py:47
-    _cse7 = rem(t, Int32(256))  # matmul.py:48
-    _cse8 = div(t, Int32(256))  # matmul.py:48
-    g = ifelse((_cse7 != Int32(0)) & (_cse7 < Int32(0)), _cse8 - Int32(1), _cse8)  # matmul.py:48
+    tk_v_cse1 = n + Int32(63)  # matmul.py:46
+    tk_v_cse2 = rem(tk_v_cse1, Int32(64))  # matmul.py:46
+    tk_v_cse3 = div(tk_v_cse1, Int32(64))  # matmul.py:46
+    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:46
+    tk_v_cse4 = m + Int32(63)  # matmul.py:47
+    tk_v_cse5 = rem(tk_v_cse4, Int32(64))  # matmul.py:47
+    tk_v_cse6 = div(tk_v_cse4, Int32(64))  # matmul.py:47
+    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:47
+    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:48
+    tk_v_cse8 = div(t, Int32(256))  # matmul.py:48
+    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:48
     lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:49
-    _cse9 = tiles == Int32(-1)  # matmul.py:50
-    _cse10 = tiles == Int32(0)  # matmul.py:50
-    _cse11 = ifelse(_cse10 | _cse9, Int32(1), tiles)  # matmul.py:50
-    _cse12 = rem(g, _cse11)  # matmul.py:50
-    _cse13 = div(g, _cse11)  # matmul.py:50
-    z[1] = ifelse(_cse9, -g, ifelse(_cse10, Int32(0), ifelse((_cse12 != Int32(0)) & ((_cse12 < Int32(0)) != (tiles < Int32(0))), _cse13 - Int32(1), _cse13)))  # matmul.py:50
-    _cse14 = tn == Int32(-1)  # matmul.py:51
-    _cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:51
-    _cse16 = rem(g, ifelse(_cse15, Int32(1), tiles))  # matmul.py:51
-    _cse17 = ifelse(_cse15, Int32(0), ifelse((_cse16 != Int32(0)) & ((_cse16 < Int32(0)) != (tiles < Int32(0))), _cse16 + tiles, _cse16))  # matmul.py:51
-    _cse18 = tn == Int32(0)  # matmul.py:51
-    _cse19 = ifelse(_cse18 | _cse14, Int32(1), tn)  # matmul.py:51
-    _cse20 = rem(_cse17, _cse19)  # matmul.py:51
-    _cse21 = div(_cse17, _cse19)  # matmul.py:51
-    i0[1] = ifelse(_cse14, -_cse17, ifelse(_cse18, Int32(0), ifelse((_cse20 != Int32(0)) & ((_cse20 < Int32(0)) != (tn < Int32(0))), _cse21 - Int32(1), _cse21))) * Int32(64)  # matmul.py:51
-    _cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:52
-    _cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:52
-    _cse24 = rem(g, ifelse(_cse23, Int32(1), tiles))  # matmul.py:52
-    _cse25 = rem(ifelse(_cse23, Int32(0), ifelse((_cse24 != Int32(0)) & ((_cse24 < Int32(0)) != (tiles < Int32(0))), _cse24 + tiles, _cse24)), ifelse(_cse22, Int32(1), tn))  # matmul.py:52
-    j0[1] = ifelse(_cse22, Int32(0), ifelse((_cse25 != Int32(0)) & ((_cse25 < Int32(0)) != (tn < Int32(0))), _cse25 + tn, _cse25)) * Int32(64)  # matmul.py:52
-    _cse26 = rem(lane[1], Int32(16))  # matmul.py:53
-    _cse27 = div(lane[1], Int32(16))  # matmul.py:53
-    ty[1] = ifelse((_cse26 != Int32(0)) & (_cse26 < Int32(0)), _cse27 - Int32(1), _cse27)  # matmul.py:53
-    _cse28 = rem(lane[1], Int32(16))  # matmul.py:54
-    tx[1] = ifelse((_cse28 != Int32(0)) & (_cse28 < Int32(0)), _cse28 + Int32(16), _cse28)  # matmul.py:54
+    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:50
+    tk_v_cse10 = tiles == Int32(0)  # matmul.py:50
+    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:50
+    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:50
+    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:50
+    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:50
+    tk_v_cse14 = tn == Int32(-1)  # matmul.py:51
+    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:51
+    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:51
+    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:51
+    tk_v_cse18 = tn == Int32(0)  # matmul.py:51
+    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:51
+    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:51
+    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:51
+    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(64)  # matmul.py:51
+    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:52
+    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:52
+    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:52
+    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:52
+    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(64)  # matmul.py:52
+    tk_v_cse26 = rem(lane[1], Int32(16))  # matmul.py:53
+    tk_v_cse27 = div(lane[1], Int32(16))  # matmul.py:53
+    ty[1] = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27)  # matmul.py:53
+    tk_v_cse28 = rem(lane[1], Int32(16))  # matmul.py:54
+    tx[1] = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(16), tk_v_cse28)  # matmul.py:54
     KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # matmul.py:60
         q[1] = tk_f1  # matmul.py:60
         acc[(q[1] % Int64) + 1] = Float64(0.0)  # matmul.py:61
     end
-    _trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(16)) - Int64(1), Int64(16)) % UInt32  # matmul.py:62
+    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(16)) - Int64(1), Int64(16)) % UInt32  # matmul.py:62
     tk_k1[1] = UInt32(0)  # matmul.py:62
-    tk_e1[1] = _trips1  # matmul.py:62
+    tk_e1[1] = tk_v_trips1  # matmul.py:62
     tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:62
     @synchronize()  # matmul.py:62
     while tk_u[1]  # matmul.py:62
         local p0::Int32 = zero(Int32)  # matmul.py:62
-        local _k2::UInt32 = zero(UInt32)  # matmul.py:62
+        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:62
         local tk_f2::Int32 = zero(Int32)  # matmul.py:62
-        _k2 = tk_k1[1]  # matmul.py:62
-        p0 = (Int64(0) + ((_k2 % Int64) * Int64(16))) % Int32  # matmul.py:62
+        tk_v_k2 = tk_k1[1]  # matmul.py:62
+        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(16))) % Int32  # matmul.py:62
         KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:63
             q[1] = tk_f2  # matmul.py:63
             e[1] = lane[1] + (q[1] * Int32(256))  # matmul.py:64
-            _cse29[1] = rem(e[1], Int32(16))  # matmul.py:65
-            _cse30[1] = div(e[1], Int32(16))  # matmul.py:65
-            row[1] = ifelse((_cse29[1] != Int32(0)) & (_cse29[1] < Int32(0)), _cse30[1] - Int32(1), _cse30[1])  # matmul.py:65
-            _cse31[1] = rem(e[1], Int32(16))  # matmul.py:66
-            kk[1] = ifelse((_cse31[1] != Int32(0)) & (_cse31[1] < Int32(0)), _cse31[1] + Int32(16), _cse31[1])  # matmul.py:66
+            tk_v_cse29[1] = rem(e[1], Int32(16))  # matmul.py:65
+            tk_v_cse30[1] = div(e[1], Int32(16))  # matmul.py:65
+            row[1] = ifelse((tk_v_cse29[1] != Int32(0)) & (tk_v_cse29[1] < Int32(0)), tk_v_cse30[1] - Int32(1), tk_v_cse30[1])  # matmul.py:65
+            tk_v_cse31[1] = rem(e[1], Int32(16))  # matmul.py:66
+            kk[1] = ifelse((tk_v_cse31[1] != Int32(0)) & (tk_v_cse31[1] < Int32(0)), tk_v_cse31[1] + Int32(16), tk_v_cse31[1])  # matmul.py:66
             ok[1] = Int32(((i0[1] + row[1]) < m) && ((p0 + kk[1]) < k))  # matmul.py:67
             a_s[(((kk[1] * Int32(64)) + row[1]) % Int64) + 1] = (ok[1] != Int32(0)) ? a[(((((((z[1] * m) + i0[1]) + row[1]) * k) + p0) + kk[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:68
-            _cse32[1] = rem(e[1], Int32(64))  # matmul.py:69
-            _cse33[1] = div(e[1], Int32(64))  # matmul.py:69
-            kb[1] = ifelse((_cse32[1] != Int32(0)) & (_cse32[1] < Int32(0)), _cse33[1] - Int32(1), _cse33[1])  # matmul.py:69
-            _cse34[1] = rem(e[1], Int32(64))  # matmul.py:70
-            col[1] = ifelse((_cse34[1] != Int32(0)) & (_cse34[1] < Int32(0)), _cse34[1] + Int32(64), _cse34[1])  # matmul.py:70
+            tk_v_cse32[1] = rem(e[1], Int32(64))  # matmul.py:69
+            tk_v_cse33[1] = div(e[1], Int32(64))  # matmul.py:69
+            kb[1] = ifelse((tk_v_cse32[1] != Int32(0)) & (tk_v_cse32[1] < Int32(0)), tk_v_cse33[1] - Int32(1), tk_v_cse33[1])  # matmul.py:69
+            tk_v_cse34[1] = rem(e[1], Int32(64))  # matmul.py:70
+            col[1] = ifelse((tk_v_cse34[1] != Int32(0)) & (tk_v_cse34[1] < Int32(0)), tk_v_cse34[1] + Int32(64), tk_v_cse34[1])  # matmul.py:70
             okb[1] = Int32(((p0 + kb[1]) < k) && ((j0[1] + col[1]) < n))  # matmul.py:71
             b_s[(e[1] % Int64) + 1] = (okb[1] != Int32(0)) ? b[(((((((z[1] * k) + p0) + kb[1]) * n) + j0[1]) + col[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:72
         end
@@ -671,10 +671,10 @@ end
             end
             KernelAbstractions.Extras.@unroll for outer tk_f5 in Int32(0):Int32(15)  # matmul.py:78
                 q[1] = tk_f5  # matmul.py:78
-                _cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
-                _cse36[1] = (_cse35[1] != Int32(0)) & (_cse35[1] < Int32(0))  # matmul.py:79
-                _cse37[1] = div(q[1], Int32(4))  # matmul.py:79
-                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(_cse36[1], _cse37[1] - Int32(1), _cse37[1]) % Int64) + 1], bv[(ifelse(_cse36[1], _cse35[1] + Int32(4), _cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
+                tk_v_cse35[1] = rem(q[1], Int32(4))  # matmul.py:79
+                tk_v_cse36[1] = (tk_v_cse35[1] != Int32(0)) & (tk_v_cse35[1] < Int32(0))  # matmul.py:79
+                tk_v_cse37[1] = div(q[1], Int32(4))  # matmul.py:79
+                acc[(q[1] % Int64) + 1] = muladd(av[(ifelse(tk_v_cse36[1], tk_v_cse37[1] - Int32(1), tk_v_cse37[1]) % Int64) + 1], bv[(ifelse(tk_v_cse36[1], tk_v_cse35[1] + Int32(4), tk_v_cse35[1]) % Int64) + 1], acc[(q[1] % Int64) + 1])  # matmul.py:79
             end
         end
         @synchronize()  # matmul.py:80
@@ -684,31 +684,31 @@ end
     end
     local i::Int32 = zero(Int32)  # matmul.py:81
     local j::Int32 = zero(Int32)  # matmul.py:81
-    local _cse38::Int32 = zero(Int32)  # matmul.py:81
-    local _cse39::Int32 = zero(Int32)  # matmul.py:81
-    local _cse40::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:81
+    local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:81
     local tk_f6::Int32 = zero(Int32)  # matmul.py:81
     KernelAbstractions.Extras.@unroll for outer tk_f6 in Int32(0):Int32(15)  # matmul.py:81
         q[1] = tk_f6  # matmul.py:81
-        _cse38 = rem(q[1], Int32(4))  # matmul.py:82
-        _cse39 = div(q[1], Int32(4))  # matmul.py:82
-        i = (i0[1] + ty[1]) + (Int32(16) * ifelse((_cse38 != Int32(0)) & (_cse38 < Int32(0)), _cse39 - Int32(1), _cse39))  # matmul.py:82
-        _cse40 = rem(q[1], Int32(4))  # matmul.py:83
-        j = (j0[1] + tx[1]) + (Int32(16) * ifelse((_cse40 != Int32(0)) & (_cse40 < Int32(0)), _cse40 + Int32(4), _cse40))  # matmul.py:83
+        tk_v_cse38 = rem(q[1], Int32(4))  # matmul.py:82
+        tk_v_cse39 = div(q[1], Int32(4))  # matmul.py:82
+        i = (i0[1] + ty[1]) + (Int32(16) * ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39))  # matmul.py:82
+        tk_v_cse40 = rem(q[1], Int32(4))  # matmul.py:83
+        j = (j0[1] + tx[1]) + (Int32(16) * ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(4), tk_v_cse40))  # matmul.py:83
         if (i < m) && (j < n)  # matmul.py:84
             c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:85
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_8389a511)) = 256  # matmul.py:44
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_a06b7ca8)) = 256  # matmul.py:44
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
     const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows4, Float32, 0) => tk__rows4_f40735b9,
-        (:tiled, Float32, 0) => tk__tiled_82126cba,
-        (:rows4, Float64, 0) => tk__rows4_e72ee741,
-        (:tiled, Float64, 0) => tk__tiled_8389a511,
+        (:rows4, Float32, 0) => tk__rows4_6c51a812,
+        (:tiled, Float32, 0) => tk__tiled_90231f95,
+        (:rows4, Float64, 0) => tk__rows4_0633a767,
+        (:tiled, Float64, 0) => tk__tiled_a06b7ca8,
     )
 end
 

@@ -6,19 +6,19 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `ndrange_2d`, specialization (a: f32[?, 9], out: f32[?, 9], __start0: i64, __start1: i64, __ext1: i64)
-@kernel function tk_ndrange_2d_b2d7827b(a::AbstractVector{Float32}, out::AbstractVector{Float32}, __start0::Int64, __start1::Int64, __ext1::Int64, tk_n::Int64)  # corpus.py:646
+# Tack kernel `ndrange_2d`, specialization (a: f32[?, 9], out: f32[?, 9], .start0: i64, .start1: i64, .ext1: i64)
+@kernel function tk_ndrange_2d_39a45445(a::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:646
     tk_gi = @index(Global, Linear)  # corpus.py:646
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:646
     local i::Int64 = zero(Int64)  # corpus.py:646
     local j::Int64 = zero(Int64)  # corpus.py:646
-    local _cse1::Int64 = zero(Int64)  # corpus.py:646
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:646
     if tk_t < tk_n  # corpus.py:646
-        i = __start0 + div(tk_t, __ext1)  # corpus.py:647
-        j = __start1 + rem(tk_t, __ext1)  # corpus.py:647
-        _cse1 = (i * Int64(9)) + j  # corpus.py:648
-        out[_cse1 + 1] = muladd(a[_cse1 + 1], Float32(i), -Float32(j))  # corpus.py:648
+        i = tk_v_start0 + div(tk_t, tk_v_ext1)  # corpus.py:647
+        j = tk_v_start1 + rem(tk_t, tk_v_ext1)  # corpus.py:647
+        tk_v_cse1 = (i * Int64(9)) + j  # corpus.py:648
+        out[tk_v_cse1 + 1] = muladd(a[tk_v_cse1 + 1], Float32(i), -Float32(j))  # corpus.py:648
     end
 end
 
-const tack_ndrange_2d = tk_ndrange_2d_b2d7827b
+const tack_ndrange_2d = tk_ndrange_2d_39a45445

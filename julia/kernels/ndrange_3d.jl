@@ -6,19 +6,19 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `ndrange_3d`, specialization (out: i32[?, 10, 3], a: i32, b: i32, __start0: i64, __start1: i64, __start2: i64, __ext1: i64, __ext2: i64)
-@kernel function tk_ndrange_3d_1b3de563(out::AbstractVector{Int32}, a::Int32, b::Int32, __start0::Int64, __start1::Int64, __start2::Int64, __ext1::Int64, __ext2::Int64, tk_n::Int64)  # corpus.py:652
+# Tack kernel `ndrange_3d`, specialization (out: i32[?, 10, 3], a: i32, b: i32, .start0: i64, .start1: i64, .start2: i64, .ext1: i64, .ext2: i64)
+@kernel function tk_ndrange_3d_37946742(out::AbstractVector{Int32}, a::Int32, b::Int32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_start2::Int64, tk_v_ext1::Int64, tk_v_ext2::Int64, tk_n::Int64)  # corpus.py:652
     tk_gi = @index(Global, Linear)  # corpus.py:652
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:652
     local i::Int64 = zero(Int64)  # corpus.py:652
     local j::Int64 = zero(Int64)  # corpus.py:652
     local k::Int64 = zero(Int64)  # corpus.py:652
     if tk_t < tk_n  # corpus.py:652
-        i = __start0 + div(div(tk_t, __ext2), __ext1)  # corpus.py:653
-        j = __start1 + rem(div(tk_t, __ext2), __ext1)  # corpus.py:653
-        k = __start2 + rem(tk_t, __ext2)  # corpus.py:653
+        i = tk_v_start0 + div(div(tk_t, tk_v_ext2), tk_v_ext1)  # corpus.py:653
+        j = tk_v_start1 + rem(div(tk_t, tk_v_ext2), tk_v_ext1)  # corpus.py:653
+        k = tk_v_start2 + rem(tk_t, tk_v_ext2)  # corpus.py:653
         out[((((i * Int64(10)) + j) * Int64(3)) + k) + 1] = (((i * Int64(100)) + (j * Int64(10))) + k) % Int32  # corpus.py:654
     end
 end
 
-const tack_ndrange_3d = tk_ndrange_3d_1b3de563
+const tack_ndrange_3d = tk_ndrange_3d_37946742

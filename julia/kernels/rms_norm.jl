@@ -95,83 +95,83 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_cf21034e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_b7e5fbf8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
-    _row_sq_dev_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
+    tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
-    local _row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_d4::Float32 = zero(Float32)  # norms.py:33
-    local _row_sq_dev_ret6::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_d4::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_row_sq_dev_ret6::Float32 = zero(Float32)  # norms.py:33
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:33
     local c::Int32 = zero(Int32)  # norms.py:33
-    local _cse1::Int64 = zero(Int64)  # norms.py:33
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
     if tk_t < tk_n  # norms.py:33
         r = tk_t % Int32  # norms.py:34
         base = r * n  # norms.py:35
-        _row_sq_dev_mu1 = 0.0f0  # norms.py:36
-        KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
-            _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = 0.0f0  # _rowsum.py:32
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
+            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = 0.0f0  # _rowsum.py:32
         end
-        _row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
-        while (_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
-                _row_sq_dev_d4 = x[(((base + _row_sq_dev_c3) + _row_sq_dev_j5) % Int64) + 1] - 0.0f0  # _rowsum.py:36
-                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
+        while (tk_v_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
+                tk_v_row_sq_dev_d4 = x[(((base + tk_v_row_sq_dev_c3) + tk_v_row_sq_dev_j5) % Int64) + 1] - 0.0f0  # _rowsum.py:36
+                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
             end
-            _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
         end
-        while _row_sq_dev_c3 < n  # _rowsum.py:39
-            _row_sq_dev_d4 = x[((base + _row_sq_dev_c3) % Int64) + 1] - 0.0f0  # _rowsum.py:40
-            _row_sq_dev_acc2[1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[1])  # _rowsum.py:41
-            _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c3 < n  # _rowsum.py:39
+            tk_v_row_sq_dev_d4 = x[((base + tk_v_row_sq_dev_c3) % Int64) + 1] - 0.0f0  # _rowsum.py:40
+            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:41
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
         end
-        _row_sq_dev_ret6 = ((_row_sq_dev_acc2[1] + _row_sq_dev_acc2[2]) + (_row_sq_dev_acc2[3] + _row_sq_dev_acc2[4])) + ((_row_sq_dev_acc2[5] + _row_sq_dev_acc2[6]) + (_row_sq_dev_acc2[7] + _row_sq_dev_acc2[8]))  # _rowsum.py:43
-        tk_v_inv = 1.0f0 / tk_sqrt((_row_sq_dev_ret6 / Float32(n)) + eps)  # norms.py:36
+        tk_v_row_sq_dev_ret6 = ((tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]) + (tk_v_row_sq_dev_acc2[3] + tk_v_row_sq_dev_acc2[4])) + ((tk_v_row_sq_dev_acc2[5] + tk_v_row_sq_dev_acc2[6]) + (tk_v_row_sq_dev_acc2[7] + tk_v_row_sq_dev_acc2[8]))  # _rowsum.py:43
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret6 / Float32(n)) + eps)  # norms.py:36
         if Int32(0) < n  # norms.py:37
             for outer c in Int32(0):(n - Int32(1))  # norms.py:37
-                _cse1 = (base + c) % Int64  # norms.py:38
-                y[_cse1 + 1] = (x[_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:38
+                tk_v_cse1 = (base + c) % Int64  # norms.py:38
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:38
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_2c764944(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_731fb71a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (1,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -179,43 +179,43 @@ end
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -224,40 +224,40 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c764944)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_731fb71a)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_bbc24415(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_c7b84b3f(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (2,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -265,43 +265,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c764944)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -310,40 +310,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c764944)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bbc24415)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c7b84b3f)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_d2159474(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_2c9ea2d8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (4,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -351,43 +351,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bbc24415)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -396,40 +396,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bbc24415)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2159474)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c9ea2d8)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_99c4dcbc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_2b48d55e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (8,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -437,43 +437,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2159474)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -482,40 +482,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d2159474)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_99c4dcbc)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2b48d55e)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_b647235b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_873264c6(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (16,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -523,43 +523,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_99c4dcbc)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -568,40 +568,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_99c4dcbc)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b647235b)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_873264c6)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_1250872b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_bd09e7a4(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float32 (32,)  # norms.py:76
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float32 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float32 = zero(Float32)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float32 = zero(Float32)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = 0.0f0  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = 0.0f0  # norms.py:82
@@ -609,43 +609,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b647235b)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -654,178 +654,178 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b647235b)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1250872b)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_bd09e7a4)) = 256  # norms.py:76
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_359349fa(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:118
+@kernel function tk__rms_long_fcc78b78(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:118
     tk_gi = @index(Global, Linear)  # norms.py:118
     tk_li = @index(Local, Linear)  # norms.py:118
-    __tree_smem3 = @localmem Float32 (256,)  # norms.py:118
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # norms.py:118
     tk_u = @localmem Bool (1,)  # norms.py:118
     lane = @private Int32 (1,)  # norms.py:118
     base = @private Int32 (1,)  # norms.py:118
     c = @private Int32 (1,)  # norms.py:118
-    __tree_tid5 = @private Int32 (1,)  # norms.py:118
-    __tree_stride4 = @private Int32 (1,)  # norms.py:118
-    __tree_result2 = @private Float32 (1,)  # norms.py:118
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:118
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:118
+    tk_v_tree_result2 = @private Float32 (1,)  # norms.py:118
     local t::Int32 = zero(Int32)  # norms.py:118
     local r::Int32 = zero(Int32)  # norms.py:118
     local q::Float32 = zero(Float32)  # norms.py:118
-    local _trips1::UInt32 = zero(UInt32)  # norms.py:118
-    local _k2::UInt32 = zero(UInt32)  # norms.py:118
-    local _start3::Int64 = zero(Int64)  # norms.py:118
-    local _cse1::Int32 = zero(Int32)  # norms.py:118
-    local _cse2::Int32 = zero(Int32)  # norms.py:118
-    local _cse3::Float32 = zero(Float32)  # norms.py:118
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:118
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:118
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:118
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:118
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:118
+    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:118
     lane[1] = Int32(0)  # norms.py:118
     base[1] = Int32(0)  # norms.py:118
     c[1] = Int32(0)  # norms.py:118
-    __tree_tid5[1] = Int32(0)  # norms.py:118
-    __tree_stride4[1] = Int32(0)  # norms.py:118
-    __tree_result2[1] = 0.0f0  # norms.py:118
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:118
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:118
+    tk_v_tree_result2[1] = 0.0f0  # norms.py:118
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:119
-    _cse1 = rem(t, Int32(256))  # norms.py:120
-    _cse2 = div(t, Int32(256))  # norms.py:120
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:120
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:120
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:120
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:120
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:121
     base[1] = r * n  # norms.py:122
     q = 0.0f0  # norms.py:123
-    _start3 = lane[1] % Int64  # norms.py:124
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:124
-    if UInt32(0) < _trips1  # norms.py:124
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:124
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
-            _cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
-            q = muladd(_cse3, _cse3, q)  # norms.py:125
+    tk_v_start3 = lane[1] % Int64  # norms.py:124
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:124
+    if UInt32(0) < tk_v_trips1  # norms.py:124
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:124
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
+            tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
+            q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:125
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float32 = zero(Float32)  # _group.py:17
-        local __add_b8::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret1::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    local _cse6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = 1.0f0 / tk_sqrt((_group_sum_ret1 / Float32(n)) + eps)  # norms.py:126
-    _start6 = lane[1] % Int64  # norms.py:127
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
-    if UInt32(0) < _trips4  # norms.py:127
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:127
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:127
-            _cse6 = (base[1] + c[1]) % Int64  # norms.py:128
-            y[_cse6 + 1] = (x[_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:128
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    local tk_v_cse6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_sum_ret1 / Float32(n)) + eps)  # norms.py:126
+    tk_v_start6 = lane[1] % Int64  # norms.py:127
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
+    if UInt32(0) < tk_v_trips4  # norms.py:127
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:127
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:127
+            tk_v_cse6 = (base[1] + c[1]) % Int64  # norms.py:128
+            y[tk_v_cse6 + 1] = (x[tk_v_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:128
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_359349fa)) = 256  # norms.py:118
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_fcc78b78)) = 256  # norms.py:118
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_9545ff6a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_01769a3a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
-    _row_sq_dev_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
+    tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
-    local _row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
-    local _row_sq_dev_d4::Float64 = zero(Float64)  # norms.py:33
-    local _row_sq_dev_ret6::Float64 = zero(Float64)  # norms.py:33
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_d4::Float64 = zero(Float64)  # norms.py:33
+    local tk_v_row_sq_dev_ret6::Float64 = zero(Float64)  # norms.py:33
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:33
     local c::Int32 = zero(Int32)  # norms.py:33
-    local _cse1::Int64 = zero(Int64)  # norms.py:33
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
     if tk_t < tk_n  # norms.py:33
         r = tk_t % Int32  # norms.py:34
         base = r * n  # norms.py:35
-        _row_sq_dev_mu1 = 0.0f0  # norms.py:36
-        KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
-            _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
+            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
         end
-        _row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
-        while (_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer _row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
-                _row_sq_dev_d4 = x[(((base + _row_sq_dev_c3) + _row_sq_dev_j5) % Int64) + 1] - Float64(0.0)  # _rowsum.py:36
-                _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[(_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
+        while (tk_v_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
+                tk_v_row_sq_dev_d4 = x[(((base + tk_v_row_sq_dev_c3) + tk_v_row_sq_dev_j5) % Int64) + 1] - Float64(0.0)  # _rowsum.py:36
+                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
             end
-            _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
         end
-        while _row_sq_dev_c3 < n  # _rowsum.py:39
-            _row_sq_dev_d4 = x[((base + _row_sq_dev_c3) % Int64) + 1] - Float64(0.0)  # _rowsum.py:40
-            _row_sq_dev_acc2[1] = muladd(_row_sq_dev_d4, _row_sq_dev_d4, _row_sq_dev_acc2[1])  # _rowsum.py:41
-            _row_sq_dev_c3 = _row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c3 < n  # _rowsum.py:39
+            tk_v_row_sq_dev_d4 = x[((base + tk_v_row_sq_dev_c3) % Int64) + 1] - Float64(0.0)  # _rowsum.py:40
+            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:41
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
         end
-        _row_sq_dev_ret6 = ((_row_sq_dev_acc2[1] + _row_sq_dev_acc2[2]) + (_row_sq_dev_acc2[3] + _row_sq_dev_acc2[4])) + ((_row_sq_dev_acc2[5] + _row_sq_dev_acc2[6]) + (_row_sq_dev_acc2[7] + _row_sq_dev_acc2[8]))  # _rowsum.py:43
-        tk_v_inv = Float64(1.0) / tk_sqrt((_row_sq_dev_ret6 / Float64(n)) + eps)  # norms.py:36
+        tk_v_row_sq_dev_ret6 = ((tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]) + (tk_v_row_sq_dev_acc2[3] + tk_v_row_sq_dev_acc2[4])) + ((tk_v_row_sq_dev_acc2[5] + tk_v_row_sq_dev_acc2[6]) + (tk_v_row_sq_dev_acc2[7] + tk_v_row_sq_dev_acc2[8]))  # _rowsum.py:43
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret6 / Float64(n)) + eps)  # norms.py:36
         if Int32(0) < n  # norms.py:37
             for outer c in Int32(0):(n - Int32(1))  # norms.py:37
-                _cse1 = (base + c) % Int64  # norms.py:38
-                y[_cse1 + 1] = (x[_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:38
+                tk_v_cse1 = (base + c) % Int64  # norms.py:38
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:38
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_6ebebbb3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_cdd0a2c6(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (1,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -833,43 +833,43 @@ end
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -878,40 +878,40 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ebebbb3)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cdd0a2c6)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_d1fe6716(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_39facb63(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (2,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -919,43 +919,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ebebbb3)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -964,40 +964,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6ebebbb3)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d1fe6716)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_39facb63)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_f9b9cf0e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_4f0d03a4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (4,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -1005,43 +1005,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d1fe6716)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -1050,40 +1050,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d1fe6716)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f9b9cf0e)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4f0d03a4)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_023cf1f3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_79ffd81b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (8,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -1091,43 +1091,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f9b9cf0e)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -1136,40 +1136,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f9b9cf0e)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_023cf1f3)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_79ffd81b)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_9c276400(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_6bc99e06(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (16,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -1177,43 +1177,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_023cf1f3)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -1222,40 +1222,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_023cf1f3)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9c276400)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_6bc99e06)) = 256  # norms.py:76
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_2598f076(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
+@kernel function tk_rms_norm_cached_72d67415(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:76
     tk_gi = @index(Global, Linear)  # norms.py:76
     tk_li = @index(Local, Linear)  # norms.py:76
     vals = @private Float64 (32,)  # norms.py:76
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:76
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:76
     tk_u = @localmem Bool (1,)  # norms.py:76
     lane = @private Int32 (1,)  # norms.py:76
     base = @private Int32 (1,)  # norms.py:76
     k = @private Int32 (1,)  # norms.py:76
     c = @private Int32 (1,)  # norms.py:76
-    __tree_tid5 = @private Int32 (1,)  # norms.py:76
-    __tree_stride4 = @private Int32 (1,)  # norms.py:76
-    __tree_result2 = @private Float64 (1,)  # norms.py:76
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:76
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:76
     local t::Int32 = zero(Int32)  # norms.py:76
     local r::Int32 = zero(Int32)  # norms.py:76
     local q::Float64 = zero(Float64)  # norms.py:76
-    local _cse1::Int32 = zero(Int32)  # norms.py:76
-    local _cse2::Int32 = zero(Int32)  # norms.py:76
-    local _cse3::Float64 = zero(Float64)  # norms.py:76
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:76
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:76
     local tk_f1::Int32 = zero(Int32)  # norms.py:76
     lane[1] = Int32(0)  # norms.py:76
     base[1] = Int32(0)  # norms.py:76
     k[1] = Int32(0)  # norms.py:76
     c[1] = Int32(0)  # norms.py:76
-    __tree_tid5[1] = Int32(0)  # norms.py:76
-    __tree_stride4[1] = Int32(0)  # norms.py:76
-    __tree_result2[1] = Float64(0.0)  # norms.py:76
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:76
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:76
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:76
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:77
-    _cse1 = rem(t, Int32(256))  # norms.py:78
-    _cse2 = div(t, Int32(256))  # norms.py:78
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:78
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:78
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:78
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:79
     base[1] = r * n  # norms.py:80
     q = Float64(0.0)  # norms.py:82
@@ -1263,43 +1263,43 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9c276400)) = 256  # nor
         k[1] = tk_f1  # norms.py:83
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:84
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:85
-        _cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
-        q = muladd(_cse3, _cse3, q)  # norms.py:86
+        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:86
+        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:86
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:87
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:88
         k[1] = tk_f2  # norms.py:88
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:89
@@ -1308,119 +1308,119 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9c276400)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2598f076)) = 256  # norms.py:76
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_72d67415)) = 256  # norms.py:76
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_89951f38(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:118
+@kernel function tk__rms_long_92d3f35e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:118
     tk_gi = @index(Global, Linear)  # norms.py:118
     tk_li = @index(Local, Linear)  # norms.py:118
-    __tree_smem3 = @localmem Float64 (256,)  # norms.py:118
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # norms.py:118
     tk_u = @localmem Bool (1,)  # norms.py:118
     lane = @private Int32 (1,)  # norms.py:118
     base = @private Int32 (1,)  # norms.py:118
     c = @private Int32 (1,)  # norms.py:118
-    __tree_tid5 = @private Int32 (1,)  # norms.py:118
-    __tree_stride4 = @private Int32 (1,)  # norms.py:118
-    __tree_result2 = @private Float64 (1,)  # norms.py:118
+    tk_v_tree_tid5 = @private Int32 (1,)  # norms.py:118
+    tk_v_tree_stride4 = @private Int32 (1,)  # norms.py:118
+    tk_v_tree_result2 = @private Float64 (1,)  # norms.py:118
     local t::Int32 = zero(Int32)  # norms.py:118
     local r::Int32 = zero(Int32)  # norms.py:118
     local q::Float64 = zero(Float64)  # norms.py:118
-    local _trips1::UInt32 = zero(UInt32)  # norms.py:118
-    local _k2::UInt32 = zero(UInt32)  # norms.py:118
-    local _start3::Int64 = zero(Int64)  # norms.py:118
-    local _cse1::Int32 = zero(Int32)  # norms.py:118
-    local _cse2::Int32 = zero(Int32)  # norms.py:118
-    local _cse3::Float64 = zero(Float64)  # norms.py:118
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:118
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:118
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:118
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:118
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:118
+    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:118
     lane[1] = Int32(0)  # norms.py:118
     base[1] = Int32(0)  # norms.py:118
     c[1] = Int32(0)  # norms.py:118
-    __tree_tid5[1] = Int32(0)  # norms.py:118
-    __tree_stride4[1] = Int32(0)  # norms.py:118
-    __tree_result2[1] = Float64(0.0)  # norms.py:118
+    tk_v_tree_tid5[1] = Int32(0)  # norms.py:118
+    tk_v_tree_stride4[1] = Int32(0)  # norms.py:118
+    tk_v_tree_result2[1] = Float64(0.0)  # norms.py:118
     t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:119
-    _cse1 = rem(t, Int32(256))  # norms.py:120
-    _cse2 = div(t, Int32(256))  # norms.py:120
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # norms.py:120
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:120
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:120
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:120
     lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:121
     base[1] = r * n  # norms.py:122
     q = Float64(0.0)  # norms.py:123
-    _start3 = lane[1] % Int64  # norms.py:124
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:124
-    if UInt32(0) < _trips1  # norms.py:124
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # norms.py:124
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
-            _cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
-            q = muladd(_cse3, _cse3, q)  # norms.py:125
+    tk_v_start3 = lane[1] % Int64  # norms.py:124
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:124
+    if UInt32(0) < tk_v_trips1  # norms.py:124
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:124
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:124
+            tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:125
+            q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:125
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = q  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = q  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __add_a7::Float64 = zero(Float64)  # _group.py:17
-        local __add_b8::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __add_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __add_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __add_ret9 = __add_a7 + __add_b8  # _group.py:28
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __add_ret9  # _group.py:18
+        local tk_v_add_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_add_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # _group.py:28
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        _cse4 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse5 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse4 != Int32(0)) & (_cse4 < Int32(0)), _cse5 - Int32(1), _cse5)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse4 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse5 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret1::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    local _cse6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_sum_ret1 = __tree_ret6  # _group.py:39
-    tk_v_inv = Float64(1.0) / tk_sqrt((_group_sum_ret1 / Float64(n)) + eps)  # norms.py:126
-    _start6 = lane[1] % Int64  # norms.py:127
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
-    if UInt32(0) < _trips4  # norms.py:127
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # norms.py:127
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # norms.py:127
-            _cse6 = (base[1] + c[1]) % Int64  # norms.py:128
-            y[_cse6 + 1] = (x[_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:128
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    local tk_v_cse6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_sum_ret1 = tk_v_tree_ret6  # _group.py:39
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_sum_ret1 / Float64(n)) + eps)  # norms.py:126
+    tk_v_start6 = lane[1] % Int64  # norms.py:127
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
+    if UInt32(0) < tk_v_trips4  # norms.py:127
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:127
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:127
+            tk_v_cse6 = (base[1] + c[1]) % Int64  # norms.py:128
+            y[tk_v_cse6 + 1] = (x[tk_v_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:128
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_89951f38)) = 256  # norms.py:118
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_92d3f35e)) = 256  # norms.py:118
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_cf21034e,
-        (:cached, Float32, 1) => tk_rms_norm_cached_2c764944,
-        (:cached, Float32, 2) => tk_rms_norm_cached_bbc24415,
-        (:cached, Float32, 4) => tk_rms_norm_cached_d2159474,
-        (:cached, Float32, 8) => tk_rms_norm_cached_99c4dcbc,
-        (:cached, Float32, 16) => tk_rms_norm_cached_b647235b,
-        (:cached, Float32, 32) => tk_rms_norm_cached_1250872b,
-        (:long, Float32, 0) => tk__rms_long_359349fa,
-        (:rows, Float64, 0) => tk__rms_rows_9545ff6a,
-        (:cached, Float64, 1) => tk_rms_norm_cached_6ebebbb3,
-        (:cached, Float64, 2) => tk_rms_norm_cached_d1fe6716,
-        (:cached, Float64, 4) => tk_rms_norm_cached_f9b9cf0e,
-        (:cached, Float64, 8) => tk_rms_norm_cached_023cf1f3,
-        (:cached, Float64, 16) => tk_rms_norm_cached_9c276400,
-        (:cached, Float64, 32) => tk_rms_norm_cached_2598f076,
-        (:long, Float64, 0) => tk__rms_long_89951f38,
+        (:rows, Float32, 0) => tk__rms_rows_b7e5fbf8,
+        (:cached, Float32, 1) => tk_rms_norm_cached_731fb71a,
+        (:cached, Float32, 2) => tk_rms_norm_cached_c7b84b3f,
+        (:cached, Float32, 4) => tk_rms_norm_cached_2c9ea2d8,
+        (:cached, Float32, 8) => tk_rms_norm_cached_2b48d55e,
+        (:cached, Float32, 16) => tk_rms_norm_cached_873264c6,
+        (:cached, Float32, 32) => tk_rms_norm_cached_bd09e7a4,
+        (:long, Float32, 0) => tk__rms_long_fcc78b78,
+        (:rows, Float64, 0) => tk__rms_rows_01769a3a,
+        (:cached, Float64, 1) => tk_rms_norm_cached_cdd0a2c6,
+        (:cached, Float64, 2) => tk_rms_norm_cached_39facb63,
+        (:cached, Float64, 4) => tk_rms_norm_cached_4f0d03a4,
+        (:cached, Float64, 8) => tk_rms_norm_cached_79ffd81b,
+        (:cached, Float64, 16) => tk_rms_norm_cached_6bc99e06,
+        (:cached, Float64, 32) => tk_rms_norm_cached_72d67415,
+        (:long, Float64, 0) => tk__rms_long_92d3f35e,
     )
 end
 

@@ -7,21 +7,21 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `scalar_param_reassign`, specialization (out: i32[?], bias: i32)
-@kernel function tk_scalar_param_reassign_243bfd5e(out::AbstractVector{Int32}, bias::Int32, tk_n::Int64)  # corpus.py:155
+@kernel function tk_scalar_param_reassign_2440d8e0(out::AbstractVector{Int32}, bias::Int32, tk_n::Int64)  # corpus.py:155
     tk_gi = @index(Global, Linear)  # corpus.py:155
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:155
     local bias_::Int32 = zero(Int32)  # corpus.py:155
     local i::Int64 = zero(Int64)  # corpus.py:155
-    local _cse1::Int64 = zero(Int64)  # corpus.py:155
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:155
     if tk_t < tk_n  # corpus.py:155
         i = tk_t  # corpus.py:156
         bias_ = bias  # corpus.py:156
-        _cse1 = rem(i, Int64(2))  # corpus.py:157
-        if ifelse((_cse1 != Int64(0)) & (_cse1 < Int64(0)), _cse1 + Int64(2), _cse1) == Int64(0)  # corpus.py:157
+        tk_v_cse1 = rem(i, Int64(2))  # corpus.py:157
+        if ifelse((tk_v_cse1 != Int64(0)) & (tk_v_cse1 < Int64(0)), tk_v_cse1 + Int64(2), tk_v_cse1) == Int64(0)  # corpus.py:157
             bias_ = bias_ * Int32(2)  # corpus.py:158
         end
         out[i + 1] = bias_  # corpus.py:159
     end
 end
 
-const tack_scalar_param_reassign = tk_scalar_param_reassign_243bfd5e
+const tack_scalar_param_reassign = tk_scalar_param_reassign_2440d8e0

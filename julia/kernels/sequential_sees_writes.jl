@@ -7,21 +7,21 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `sequential_sees_writes`, specialization (buf: i64[?, 6], out: i64[?])
-@kernel function tk_sequential_sees_writes_2d98b32e(buf::AbstractVector{Int64}, out::AbstractVector{Int64}, tk_n::Int64)  # corpus.py:163
+@kernel function tk_sequential_sees_writes_758e96b0(buf::AbstractVector{Int64}, out::AbstractVector{Int64}, tk_n::Int64)  # corpus.py:163
     tk_gi = @index(Global, Linear)  # corpus.py:163
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:163
     local i::Int64 = zero(Int64)  # corpus.py:163
     local k::Int64 = zero(Int64)  # corpus.py:163
-    local _cse1::Int64 = zero(Int64)  # corpus.py:163
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:163
     if tk_t < tk_n  # corpus.py:163
         i = tk_t  # corpus.py:164
         buf[((i * Int64(6)) + Int64(0)) + 1] = i  # corpus.py:165
         for outer k in Int64(1):Int64(5)  # corpus.py:166
-            _cse1 = i * Int64(6)  # corpus.py:167
-            buf[(_cse1 + k) + 1] = buf[(_cse1 + (k - Int64(1))) + 1] + k  # corpus.py:167
+            tk_v_cse1 = i * Int64(6)  # corpus.py:167
+            buf[(tk_v_cse1 + k) + 1] = buf[(tk_v_cse1 + (k - Int64(1))) + 1] + k  # corpus.py:167
         end
         out[i + 1] = buf[((i * Int64(6)) + Int64(5)) + 1]  # corpus.py:168
     end
 end
 
-const tack_sequential_sees_writes = tk_sequential_sees_writes_2d98b32e
+const tack_sequential_sees_writes = tk_sequential_sees_writes_758e96b0

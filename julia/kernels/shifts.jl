@@ -7,19 +7,19 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `shifts`, specialization (a: i32[?], u: u32[?], s: i32, out_a: i32[?], out_u: u32[?])
-@kernel function tk_shifts_c201fef7(a::AbstractVector{Int32}, u::AbstractVector{UInt32}, s::Int32, out_a::AbstractVector{Int32}, out_u::AbstractVector{UInt32}, tk_n::Int64)  # extra_kernels.py:56
+@kernel function tk_shifts_d75095c9(a::AbstractVector{Int32}, u::AbstractVector{UInt32}, s::Int32, out_a::AbstractVector{Int32}, out_u::AbstractVector{UInt32}, tk_n::Int64)  # extra_kernels.py:56
     tk_gi = @index(Global, Linear)  # extra_kernels.py:56
     tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:56
     local i::Int64 = zero(Int64)  # extra_kernels.py:56
-    local _cse1::Int32 = zero(Int32)  # extra_kernels.py:56
-    local _cse2::UInt32 = zero(UInt32)  # extra_kernels.py:56
+    local tk_v_cse1::Int32 = zero(Int32)  # extra_kernels.py:56
+    local tk_v_cse2::UInt32 = zero(UInt32)  # extra_kernels.py:56
     if tk_t < tk_n  # extra_kernels.py:56
         i = tk_t  # extra_kernels.py:57
-        _cse1 = a[i + 1]  # extra_kernels.py:58
-        out_a[i + 1] = xor(_cse1 >> (s & Int32(31)), ~(_cse1 << Int32(3)))  # extra_kernels.py:58
-        _cse2 = u[i + 1]  # extra_kernels.py:59
-        out_u[i + 1] = (_cse2 >>> ((s % UInt32) & UInt32(31))) | (_cse2 << UInt32(1))  # extra_kernels.py:59
+        tk_v_cse1 = a[i + 1]  # extra_kernels.py:58
+        out_a[i + 1] = xor(tk_v_cse1 >> (s & Int32(31)), ~(tk_v_cse1 << Int32(3)))  # extra_kernels.py:58
+        tk_v_cse2 = u[i + 1]  # extra_kernels.py:59
+        out_u[i + 1] = (tk_v_cse2 >>> ((s % UInt32) & UInt32(31))) | (tk_v_cse2 << UInt32(1))  # extra_kernels.py:59
     end
 end
 
-const tack_shifts = tk_shifts_c201fef7
+const tack_shifts = tk_shifts_d75095c9

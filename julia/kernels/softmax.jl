@@ -95,84 +95,84 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_be9e00a7(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
+@kernel function tk__rows_3676c026(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
     tk_gi = @index(Global, Linear)  # softmax.py:27
-    _row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
-    _row_sum_acc6 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
+    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
     local r::Int32 = zero(Int32)  # softmax.py:27
     local base::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_j3::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_c2::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_ret4::Float32 = zero(Float32)  # softmax.py:27
+    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_max_ret4::Float32 = zero(Float32)  # softmax.py:27
     local m::Float32 = zero(Float32)  # softmax.py:27
     local c::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
-    local _row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_ret9::Float32 = zero(Float32)  # softmax.py:27
+    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
+    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_sum_ret9::Float32 = zero(Float32)  # softmax.py:27
     local s::Float32 = zero(Float32)  # softmax.py:27
     local shift::Float32 = zero(Float32)  # softmax.py:27
     local tk_v_inv::Float32 = zero(Float32)  # softmax.py:27
-    local _cse1::Int64 = zero(Int64)  # softmax.py:27
-    local _cse2::Int64 = zero(Int64)  # softmax.py:27
-    local _cse3::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:27
     if tk_t < tk_n  # softmax.py:27
         r = tk_t % Int32  # softmax.py:28
         base = r * n  # softmax.py:29
-        KernelAbstractions.Extras.@unroll for outer _row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            _row_max_acc1[(_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
+            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
         end
-        _row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer _row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                _row_max_acc1[(_row_max_j3 % Int64) + 1] = tk_maxnum(_row_max_acc1[(_row_max_j3 % Int64) + 1], x[(((base + _row_max_c2) + _row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
+        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
+                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
             end
-            _row_max_c2 = _row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
         end
-        while _row_max_c2 < n  # _rowsum.py:56
-            _row_max_acc1[1] = tk_maxnum(_row_max_acc1[1], x[((base + _row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            _row_max_c2 = _row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < n  # _rowsum.py:56
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
         end
-        _row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(_row_max_acc1[1], _row_max_acc1[2]), tk_maxnum(_row_max_acc1[3], _row_max_acc1[4])), tk_maxnum(tk_maxnum(_row_max_acc1[5], _row_max_acc1[6]), tk_maxnum(_row_max_acc1[7], _row_max_acc1[8])))  # _rowsum.py:59
-        m = _row_max_ret4  # softmax.py:30
+        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
+        m = tk_v_row_max_ret4  # softmax.py:30
         if Int32(0) < n  # softmax.py:31
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:31
-                _cse1 = (base + c) % Int64  # softmax.py:32
-                out[_cse1 + 1] = exp(x[_cse1 + 1] - m)  # softmax.py:32
+                tk_v_cse1 = (base + c) % Int64  # softmax.py:32
+                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:32
             end
         end
-        _row_sum_shift5 = 0.0f0  # softmax.py:33
-        KernelAbstractions.Extras.@unroll for outer _row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            _row_sum_acc6[(_row_sum_j8 % Int64) + 1] = 0.0f0  # _rowsum.py:15
+        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:33
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
+            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = 0.0f0  # _rowsum.py:15
         end
-        _row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer _row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                _row_sum_acc6[(_row_sum_j8 % Int64) + 1] = _row_sum_acc6[(_row_sum_j8 % Int64) + 1] + (out[(((base + _row_sum_c7) + _row_sum_j8) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
+        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
+        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
+                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
             end
-            _row_sum_c7 = _row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
         end
-        while _row_sum_c7 < n  # _rowsum.py:21
-            _row_sum_acc6[1] = _row_sum_acc6[1] + (out[((base + _row_sum_c7) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
-            _row_sum_c7 = _row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c7 < n  # _rowsum.py:21
+            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
+            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
         end
-        _row_sum_ret9 = ((_row_sum_acc6[1] + _row_sum_acc6[2]) + (_row_sum_acc6[3] + _row_sum_acc6[4])) + ((_row_sum_acc6[5] + _row_sum_acc6[6]) + (_row_sum_acc6[7] + _row_sum_acc6[8]))  # _rowsum.py:24
-        s = _row_sum_ret9  # softmax.py:33
+        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
+        s = tk_v_row_sum_ret9  # softmax.py:33
         if want_log != Int32(0)  # softmax.py:34
             shift = m + tk_log(s)  # softmax.py:35
             if Int32(0) < n  # softmax.py:36
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:36
-                    _cse2 = (base + c) % Int64  # softmax.py:37
-                    out[_cse2 + 1] = x[_cse2 + 1] - shift  # softmax.py:37
+                    tk_v_cse2 = (base + c) % Int64  # softmax.py:37
+                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:37
                 end
             end
         else
             tk_v_inv = 1.0f0 / s  # softmax.py:39
             if Int32(0) < n  # softmax.py:40
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:40
-                    _cse3 = (base + c) % Int64  # softmax.py:41
-                    out[_cse3 + 1] = out[_cse3 + 1] * tk_v_inv  # softmax.py:41
+                    tk_v_cse3 = (base + c) % Int64  # softmax.py:41
+                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:41
                 end
             end
         end
@@ -180,7 +180,7 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_5dc029fa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
+@kernel function tk__columns_ead86a8a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
     tk_gi = @index(Global, Linear)  # softmax.py:45
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:45
     local t::Int32 = zero(Int32)  # softmax.py:45
@@ -190,23 +190,23 @@ end
     local s::Float32 = zero(Float32)  # softmax.py:45
     local shift::Float32 = zero(Float32)  # softmax.py:45
     local v::Float32 = zero(Float32)  # softmax.py:45
-    local _cse1::Bool = zero(Bool)  # softmax.py:45
-    local _cse2::Bool = zero(Bool)  # softmax.py:45
-    local _cse3::Bool = zero(Bool)  # softmax.py:45
-    local _cse4::Int32 = zero(Int32)  # softmax.py:45
-    local _cse5::Int32 = zero(Int32)  # softmax.py:45
-    local _cse6::Bool = zero(Bool)  # softmax.py:45
-    local _cse7::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:45
     if tk_t < tk_n  # softmax.py:45
         t = tk_t % Int32  # softmax.py:46
-        _cse1 = inner == Int32(-1)  # softmax.py:47
-        _cse2 = inner == Int32(0)  # softmax.py:47
-        _cse3 = _cse2 | _cse1  # softmax.py:47
-        _cse4 = ifelse(_cse3, Int32(1), inner)  # softmax.py:47
-        _cse5 = rem(t, _cse4)  # softmax.py:47
-        _cse6 = (_cse5 != Int32(0)) & ((_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
-        _cse7 = div(t, _cse4)  # softmax.py:47
-        base = ((ifelse(_cse1, -t, ifelse(_cse2, Int32(0), ifelse(_cse6, _cse7 - Int32(1), _cse7))) * n) * inner) + ifelse(_cse3, Int32(0), ifelse(_cse6, _cse5 + inner, _cse5))  # softmax.py:47
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:47
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:47
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:47
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:47
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:47
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:47
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:47
         m = -Inf32  # softmax.py:48
         if Int32(0) < n  # softmax.py:49
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:49
@@ -230,46 +230,46 @@ end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_1cbd377e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_2d7faf9e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (1,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -279,40 +279,40 @@ end
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -322,41 +322,41 @@ end
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:86
@@ -367,49 +367,49 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1cbd377e)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2d7faf9e)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_e92b63d6(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_e540a349(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (2,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -419,40 +419,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1cbd377e)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -462,41 +462,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1cbd377e)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:86
@@ -507,49 +507,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1cbd377e)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e92b63d6)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e540a349)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_d881e7f3(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_c84b831e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (4,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -559,40 +559,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e92b63d6)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -602,41 +602,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e92b63d6)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:86
@@ -647,49 +647,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e92b63d6)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d881e7f3)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c84b831e)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_7ae46e19(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_37512814(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (8,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -699,40 +699,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d881e7f3)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -742,41 +742,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d881e7f3)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:86
@@ -787,49 +787,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d881e7f3)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ae46e19)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_37512814)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_24038afa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_2e379b68(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (16,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -839,40 +839,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ae46e19)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -882,41 +882,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ae46e19)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:86
@@ -927,49 +927,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ae46e19)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_24038afa)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2e379b68)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_61d02e74(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_9c1ffb16(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float32 (32,)  # softmax.py:65
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float32 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
     s = @private Float32 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float32 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = 0.0f0  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
     s[1] = 0.0f0  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = 0.0f0  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf32  # softmax.py:71
@@ -979,40 +979,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_24038afa)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = 0.0f0  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -1022,41 +1022,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_24038afa)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float32 = zero(Float32)  # _group.py:17
-        local __add_b17::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
     local shift::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:86
@@ -1067,14 +1067,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_24038afa)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_61d02e74)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9c1ffb16)) = 256  # softmax.py:65
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_783cf36d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
+@kernel function tk__online_a95f7f0c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
     tk_gi = @index(Global, Linear)  # softmax.py:94
     tk_li = @index(Local, Linear)  # softmax.py:94
-    __tree_smem3 = @localmem Float32 (256,)  # softmax.py:94
-    __tree_smem13 = @localmem Float32 (256,)  # softmax.py:94
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:94
+    tk_v_tree_smem13 = @localmem Float32 (256,)  # softmax.py:94
     tk_u = @localmem Bool (2,)  # softmax.py:94
     lane = @private Int32 (1,)  # softmax.py:94
     base = @private Int32 (1,)  # softmax.py:94
@@ -1082,46 +1082,46 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_61d02e74)) = 256  # soft
     s = @private Float32 (1,)  # softmax.py:94
     c = @private Int32 (1,)  # softmax.py:94
     v = @private Float32 (1,)  # softmax.py:94
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:94
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:94
-    __tree_result2 = @private Float32 (1,)  # softmax.py:94
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:94
     big = @private Float32 (1,)  # softmax.py:94
-    __tree_tid15 = @private Int32 (1,)  # softmax.py:94
-    __tree_stride14 = @private Int32 (1,)  # softmax.py:94
-    __tree_result12 = @private Float32 (1,)  # softmax.py:94
+    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_result12 = @private Float32 (1,)  # softmax.py:94
     local t::Int32 = zero(Int32)  # softmax.py:94
     local r::Int32 = zero(Int32)  # softmax.py:94
-    local _trips1::UInt32 = zero(UInt32)  # softmax.py:94
-    local _k2::UInt32 = zero(UInt32)  # softmax.py:94
-    local _start3::Int64 = zero(Int64)  # softmax.py:94
-    local _cse1::Int32 = zero(Int32)  # softmax.py:94
-    local _cse2::Int32 = zero(Int32)  # softmax.py:94
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:94
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:94
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:94
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:94
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:94
     lane[1] = Int32(0)  # softmax.py:94
     base[1] = Int32(0)  # softmax.py:94
     m[1] = 0.0f0  # softmax.py:94
     s[1] = 0.0f0  # softmax.py:94
     c[1] = Int32(0)  # softmax.py:94
     v[1] = 0.0f0  # softmax.py:94
-    __tree_tid5[1] = Int32(0)  # softmax.py:94
-    __tree_stride4[1] = Int32(0)  # softmax.py:94
-    __tree_result2[1] = 0.0f0  # softmax.py:94
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:94
     big[1] = 0.0f0  # softmax.py:94
-    __tree_tid15[1] = Int32(0)  # softmax.py:94
-    __tree_stride14[1] = Int32(0)  # softmax.py:94
-    __tree_result12[1] = 0.0f0  # softmax.py:94
+    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_result12[1] = 0.0f0  # softmax.py:94
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:95
-    _cse1 = rem(t, Int32(256))  # softmax.py:96
-    _cse2 = div(t, Int32(256))  # softmax.py:96
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:96
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:96
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:96
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:96
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:97
     base[1] = r * n  # softmax.py:98
     m[1] = -Inf32  # softmax.py:99
     s[1] = 0.0f0  # softmax.py:100
-    _start3 = lane[1] % Int64  # softmax.py:101
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
-    if UInt32(0) < _trips1  # softmax.py:101
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # softmax.py:101
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
+    tk_v_start3 = lane[1] % Int64  # softmax.py:101
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
+    if UInt32(0) < tk_v_trips1  # softmax.py:101
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:101
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
             v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:102
             if v[1] > m[1]  # softmax.py:103
                 s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:104
@@ -1130,168 +1130,168 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_61d02e74)) = 256  # soft
             s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:106
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float32 = zero(Float32)  # _group.py:17
-        local __max_b8::Float32 = zero(Float32)  # _group.py:17
-        local __max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local _group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_v10::Float32 = zero(Float32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    big[1] = _group_max_ret1  # softmax.py:107
-    _group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
-    __tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem13[(__tree_tid15[1] % Int64) + 1] = _group_sum_v10  # _group.py:13
+    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_v10::Float32 = zero(Float32)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    big[1] = tk_v_group_max_ret1  # softmax.py:107
+    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
+    tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride14[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride14[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride14[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a17::Float32 = zero(Float32)  # _group.py:17
-        local __add_b18::Float32 = zero(Float32)  # _group.py:17
-        local __add_ret19::Float32 = zero(Float32)  # _group.py:17
-        if __tree_tid15[1] < __tree_stride14[1]  # _group.py:17
-            __add_a17 = __tree_smem13[(__tree_tid15[1] % Int64) + 1]  # _group.py:18
-            __add_b18 = __tree_smem13[((__tree_tid15[1] + __tree_stride14[1]) % Int64) + 1]  # _group.py:18
-            __add_ret19 = __add_a17 + __add_b18  # _group.py:28
-            __tree_smem13[(__tree_tid15[1] % Int64) + 1] = __add_ret19  # _group.py:18
+        local tk_v_add_a17::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret19::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid15[1] < tk_v_tree_stride14[1]  # _group.py:17
+            tk_v_add_a17 = tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b18 = tk_v_tree_smem13[((tk_v_tree_tid15[1] + tk_v_tree_stride14[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # _group.py:28
+            tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_add_ret19  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride14[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride14[1], Int32(2))  # _group.py:20
-        __tree_stride14[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride14[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride14[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result12[1] = __tree_smem13[1]  # _group.py:21
+    tk_v_tree_result12[1] = tk_v_tree_smem13[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret16::Float32 = zero(Float32)  # _group.py:23
-    local _group_sum_ret11::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret16::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret11::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret16 = __tree_result12[1]  # _group.py:23
-    _group_sum_ret11 = __tree_ret16  # _group.py:39
-    s[1] = _group_sum_ret11  # softmax.py:108
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
+    tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
+    s[1] = tk_v_group_sum_ret11  # softmax.py:108
     tk_v_inv = 1.0f0 / s[1]  # softmax.py:109
-    _start6 = lane[1] % Int64  # softmax.py:110
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
-    if UInt32(0) < _trips4  # softmax.py:110
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # softmax.py:110
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
+    tk_v_start6 = lane[1] % Int64  # softmax.py:110
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
+    if UInt32(0) < tk_v_trips4  # softmax.py:110
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:110
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
             v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:111
             out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:112
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_783cf36d)) = 256  # softmax.py:94
+TackRuntime.tk_workgroupsize(::typeof(tk__online_a95f7f0c)) = 256  # softmax.py:94
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_231a7fd4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
+@kernel function tk__rows_e0eb907f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
     tk_gi = @index(Global, Linear)  # softmax.py:27
-    _row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
-    _row_sum_acc6 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
+    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
     local r::Int32 = zero(Int32)  # softmax.py:27
     local base::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_j3::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_c2::Int32 = zero(Int32)  # softmax.py:27
-    local _row_max_ret4::Float64 = zero(Float64)  # softmax.py:27
+    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_max_ret4::Float64 = zero(Float64)  # softmax.py:27
     local m::Float64 = zero(Float64)  # softmax.py:27
     local c::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
-    local _row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
-    local _row_sum_ret9::Float64 = zero(Float64)  # softmax.py:27
+    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
+    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
+    local tk_v_row_sum_ret9::Float64 = zero(Float64)  # softmax.py:27
     local s::Float64 = zero(Float64)  # softmax.py:27
     local shift::Float64 = zero(Float64)  # softmax.py:27
     local tk_v_inv::Float64 = zero(Float64)  # softmax.py:27
-    local _cse1::Int64 = zero(Int64)  # softmax.py:27
-    local _cse2::Int64 = zero(Int64)  # softmax.py:27
-    local _cse3::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:27
+    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:27
     if tk_t < tk_n  # softmax.py:27
         r = tk_t % Int32  # softmax.py:28
         base = r * n  # softmax.py:29
-        KernelAbstractions.Extras.@unroll for outer _row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            _row_max_acc1[(_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
+            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
         end
-        _row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer _row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                _row_max_acc1[(_row_max_j3 % Int64) + 1] = tk_maxnum(_row_max_acc1[(_row_max_j3 % Int64) + 1], x[(((base + _row_max_c2) + _row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
+        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
+                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
             end
-            _row_max_c2 = _row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
         end
-        while _row_max_c2 < n  # _rowsum.py:56
-            _row_max_acc1[1] = tk_maxnum(_row_max_acc1[1], x[((base + _row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            _row_max_c2 = _row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < n  # _rowsum.py:56
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
         end
-        _row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(_row_max_acc1[1], _row_max_acc1[2]), tk_maxnum(_row_max_acc1[3], _row_max_acc1[4])), tk_maxnum(tk_maxnum(_row_max_acc1[5], _row_max_acc1[6]), tk_maxnum(_row_max_acc1[7], _row_max_acc1[8])))  # _rowsum.py:59
-        m = _row_max_ret4  # softmax.py:30
+        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
+        m = tk_v_row_max_ret4  # softmax.py:30
         if Int32(0) < n  # softmax.py:31
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:31
-                _cse1 = (base + c) % Int64  # softmax.py:32
-                out[_cse1 + 1] = exp(x[_cse1 + 1] - m)  # softmax.py:32
+                tk_v_cse1 = (base + c) % Int64  # softmax.py:32
+                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:32
             end
         end
-        _row_sum_shift5 = 0.0f0  # softmax.py:33
-        KernelAbstractions.Extras.@unroll for outer _row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            _row_sum_acc6[(_row_sum_j8 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
+        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:33
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
+            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
         end
-        _row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer _row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                _row_sum_acc6[(_row_sum_j8 % Int64) + 1] = _row_sum_acc6[(_row_sum_j8 % Int64) + 1] + (out[(((base + _row_sum_c7) + _row_sum_j8) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
+        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
+        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
+                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
             end
-            _row_sum_c7 = _row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
         end
-        while _row_sum_c7 < n  # _rowsum.py:21
-            _row_sum_acc6[1] = _row_sum_acc6[1] + (out[((base + _row_sum_c7) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
-            _row_sum_c7 = _row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c7 < n  # _rowsum.py:21
+            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
+            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
         end
-        _row_sum_ret9 = ((_row_sum_acc6[1] + _row_sum_acc6[2]) + (_row_sum_acc6[3] + _row_sum_acc6[4])) + ((_row_sum_acc6[5] + _row_sum_acc6[6]) + (_row_sum_acc6[7] + _row_sum_acc6[8]))  # _rowsum.py:24
-        s = _row_sum_ret9  # softmax.py:33
+        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
+        s = tk_v_row_sum_ret9  # softmax.py:33
         if want_log != Int32(0)  # softmax.py:34
             shift = m + tk_log(s)  # softmax.py:35
             if Int32(0) < n  # softmax.py:36
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:36
-                    _cse2 = (base + c) % Int64  # softmax.py:37
-                    out[_cse2 + 1] = x[_cse2 + 1] - shift  # softmax.py:37
+                    tk_v_cse2 = (base + c) % Int64  # softmax.py:37
+                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:37
                 end
             end
         else
             tk_v_inv = Float64(1.0) / s  # softmax.py:39
             if Int32(0) < n  # softmax.py:40
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:40
-                    _cse3 = (base + c) % Int64  # softmax.py:41
-                    out[_cse3 + 1] = out[_cse3 + 1] * tk_v_inv  # softmax.py:41
+                    tk_v_cse3 = (base + c) % Int64  # softmax.py:41
+                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:41
                 end
             end
         end
@@ -1299,7 +1299,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_783cf36d)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_ead57415(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
+@kernel function tk__columns_0e7f85fe(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
     tk_gi = @index(Global, Linear)  # softmax.py:45
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:45
     local t::Int32 = zero(Int32)  # softmax.py:45
@@ -1309,23 +1309,23 @@ end
     local s::Float64 = zero(Float64)  # softmax.py:45
     local shift::Float64 = zero(Float64)  # softmax.py:45
     local v::Float64 = zero(Float64)  # softmax.py:45
-    local _cse1::Bool = zero(Bool)  # softmax.py:45
-    local _cse2::Bool = zero(Bool)  # softmax.py:45
-    local _cse3::Bool = zero(Bool)  # softmax.py:45
-    local _cse4::Int32 = zero(Int32)  # softmax.py:45
-    local _cse5::Int32 = zero(Int32)  # softmax.py:45
-    local _cse6::Bool = zero(Bool)  # softmax.py:45
-    local _cse7::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:45
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:45
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:45
     if tk_t < tk_n  # softmax.py:45
         t = tk_t % Int32  # softmax.py:46
-        _cse1 = inner == Int32(-1)  # softmax.py:47
-        _cse2 = inner == Int32(0)  # softmax.py:47
-        _cse3 = _cse2 | _cse1  # softmax.py:47
-        _cse4 = ifelse(_cse3, Int32(1), inner)  # softmax.py:47
-        _cse5 = rem(t, _cse4)  # softmax.py:47
-        _cse6 = (_cse5 != Int32(0)) & ((_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
-        _cse7 = div(t, _cse4)  # softmax.py:47
-        base = ((ifelse(_cse1, -t, ifelse(_cse2, Int32(0), ifelse(_cse6, _cse7 - Int32(1), _cse7))) * n) * inner) + ifelse(_cse3, Int32(0), ifelse(_cse6, _cse5 + inner, _cse5))  # softmax.py:47
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:47
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:47
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:47
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:47
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:47
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:47
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:47
         m = -Inf64  # softmax.py:48
         if Int32(0) < n  # softmax.py:49
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:49
@@ -1349,46 +1349,46 @@ end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_665103c9(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_cf146ecc(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (1,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -1398,40 +1398,40 @@ end
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -1441,41 +1441,41 @@ end
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:86
@@ -1486,49 +1486,49 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_665103c9)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cf146ecc)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_acc1638a(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_f4d65e62(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (2,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -1538,40 +1538,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_665103c9)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -1581,41 +1581,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_665103c9)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:86
@@ -1626,49 +1626,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_665103c9)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acc1638a)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f4d65e62)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bf3b0f3d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_f18aae6d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (4,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -1678,40 +1678,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acc1638a)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -1721,41 +1721,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acc1638a)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:86
@@ -1766,49 +1766,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acc1638a)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf3b0f3d)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f18aae6d)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a96b0861(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_05c00c5e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (8,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -1818,40 +1818,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf3b0f3d)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -1861,41 +1861,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf3b0f3d)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:86
@@ -1906,49 +1906,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf3b0f3d)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a96b0861)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_05c00c5e)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_e98d4aaf(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_6dc193a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (16,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -1958,40 +1958,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a96b0861)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -2001,41 +2001,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a96b0861)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:86
@@ -2046,49 +2046,49 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a96b0861)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e98d4aaf)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6dc193a6)) = 256  # softmax.py:65
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_1a4813a0(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
+@kernel function tk_softmax_cached_a75952db(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
     tk_gi = @index(Global, Linear)  # softmax.py:65
     tk_li = @index(Local, Linear)  # softmax.py:65
     vals = @private Float64 (32,)  # softmax.py:65
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    __tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
     tk_u = @localmem Bool (2,)  # softmax.py:65
     lane = @private Int32 (1,)  # softmax.py:65
     base = @private Int32 (1,)  # softmax.py:65
     m = @private Float64 (1,)  # softmax.py:65
     k = @private Int32 (1,)  # softmax.py:65
     c = @private Int32 (1,)  # softmax.py:65
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    __tree_result2 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
     s = @private Float64 (1,)  # softmax.py:65
-    __tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    __tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    __tree_result11 = @private Float64 (1,)  # softmax.py:65
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
     local t::Int32 = zero(Int32)  # softmax.py:65
     local r::Int32 = zero(Int32)  # softmax.py:65
-    local _cse1::Int32 = zero(Int32)  # softmax.py:65
-    local _cse2::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
     local tk_f1::Int32 = zero(Int32)  # softmax.py:65
     lane[1] = Int32(0)  # softmax.py:65
     base[1] = Int32(0)  # softmax.py:65
     m[1] = Float64(0.0)  # softmax.py:65
     k[1] = Int32(0)  # softmax.py:65
     c[1] = Int32(0)  # softmax.py:65
-    __tree_tid5[1] = Int32(0)  # softmax.py:65
-    __tree_stride4[1] = Int32(0)  # softmax.py:65
-    __tree_result2[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
     s[1] = Float64(0.0)  # softmax.py:65
-    __tree_tid14[1] = Int32(0)  # softmax.py:65
-    __tree_stride13[1] = Int32(0)  # softmax.py:65
-    __tree_result11[1] = Float64(0.0)  # softmax.py:65
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    _cse1 = rem(t, Int32(256))  # softmax.py:67
-    _cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:67
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
     base[1] = r * n  # softmax.py:69
     m[1] = -Inf64  # softmax.py:71
@@ -2098,40 +2098,40 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e98d4aaf)) = 256  # soft
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
         m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    m[1] = _group_max_ret1  # softmax.py:76
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    m[1] = tk_v_group_max_ret1  # softmax.py:76
     s[1] = Float64(0.0)  # softmax.py:77
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:78
         k[1] = tk_f2  # softmax.py:78
@@ -2141,41 +2141,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e98d4aaf)) = 256  # soft
             vals[(k[1] % Int64) + 1] = e  # softmax.py:82
         end
     end
-    __tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem12[(__tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a16::Float64 = zero(Float64)  # _group.py:17
-        local __add_b17::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid14[1] < __tree_stride13[1]  # _group.py:17
-            __add_a16 = __tree_smem12[(__tree_tid14[1] % Int64) + 1]  # _group.py:18
-            __add_b17 = __tree_smem12[((__tree_tid14[1] + __tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            __add_ret18 = __add_a16 + __add_b17  # _group.py:28
-            __tree_smem12[(__tree_tid14[1] % Int64) + 1] = __add_ret18  # _group.py:18
+        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
+            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
+            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride13[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride13[1], Int32(2))  # _group.py:20
-        __tree_stride13[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride13[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result11[1] = __tree_smem12[1]  # _group.py:21
+    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
     local shift::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    __tree_ret15 = __tree_result11[1]  # _group.py:23
-    _group_sum_ret10 = __tree_ret15  # _group.py:39
-    s[1] = _group_sum_ret10  # softmax.py:83
+    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
+    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
+    s[1] = tk_v_group_sum_ret10  # softmax.py:83
     shift = m[1] + tk_log(s[1])  # softmax.py:84
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
     KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:86
@@ -2186,14 +2186,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e98d4aaf)) = 256  # soft
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1a4813a0)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a75952db)) = 256  # softmax.py:65
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_5c25ed4e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
+@kernel function tk__online_f18206c7(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
     tk_gi = @index(Global, Linear)  # softmax.py:94
     tk_li = @index(Local, Linear)  # softmax.py:94
-    __tree_smem3 = @localmem Float64 (256,)  # softmax.py:94
-    __tree_smem13 = @localmem Float64 (256,)  # softmax.py:94
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:94
+    tk_v_tree_smem13 = @localmem Float64 (256,)  # softmax.py:94
     tk_u = @localmem Bool (2,)  # softmax.py:94
     lane = @private Int32 (1,)  # softmax.py:94
     base = @private Int32 (1,)  # softmax.py:94
@@ -2201,46 +2201,46 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1a4813a0)) = 256  # soft
     s = @private Float64 (1,)  # softmax.py:94
     c = @private Int32 (1,)  # softmax.py:94
     v = @private Float64 (1,)  # softmax.py:94
-    __tree_tid5 = @private Int32 (1,)  # softmax.py:94
-    __tree_stride4 = @private Int32 (1,)  # softmax.py:94
-    __tree_result2 = @private Float64 (1,)  # softmax.py:94
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:94
     big = @private Float64 (1,)  # softmax.py:94
-    __tree_tid15 = @private Int32 (1,)  # softmax.py:94
-    __tree_stride14 = @private Int32 (1,)  # softmax.py:94
-    __tree_result12 = @private Float64 (1,)  # softmax.py:94
+    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:94
+    tk_v_tree_result12 = @private Float64 (1,)  # softmax.py:94
     local t::Int32 = zero(Int32)  # softmax.py:94
     local r::Int32 = zero(Int32)  # softmax.py:94
-    local _trips1::UInt32 = zero(UInt32)  # softmax.py:94
-    local _k2::UInt32 = zero(UInt32)  # softmax.py:94
-    local _start3::Int64 = zero(Int64)  # softmax.py:94
-    local _cse1::Int32 = zero(Int32)  # softmax.py:94
-    local _cse2::Int32 = zero(Int32)  # softmax.py:94
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:94
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:94
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:94
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:94
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:94
     lane[1] = Int32(0)  # softmax.py:94
     base[1] = Int32(0)  # softmax.py:94
     m[1] = Float64(0.0)  # softmax.py:94
     s[1] = Float64(0.0)  # softmax.py:94
     c[1] = Int32(0)  # softmax.py:94
     v[1] = Float64(0.0)  # softmax.py:94
-    __tree_tid5[1] = Int32(0)  # softmax.py:94
-    __tree_stride4[1] = Int32(0)  # softmax.py:94
-    __tree_result2[1] = Float64(0.0)  # softmax.py:94
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:94
     big[1] = Float64(0.0)  # softmax.py:94
-    __tree_tid15[1] = Int32(0)  # softmax.py:94
-    __tree_stride14[1] = Int32(0)  # softmax.py:94
-    __tree_result12[1] = Float64(0.0)  # softmax.py:94
+    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:94
+    tk_v_tree_result12[1] = Float64(0.0)  # softmax.py:94
     t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:95
-    _cse1 = rem(t, Int32(256))  # softmax.py:96
-    _cse2 = div(t, Int32(256))  # softmax.py:96
-    r = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse2 - Int32(1), _cse2)  # softmax.py:96
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:96
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:96
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:96
     lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:97
     base[1] = r * n  # softmax.py:98
     m[1] = -Inf64  # softmax.py:99
     s[1] = Float64(0.0)  # softmax.py:100
-    _start3 = lane[1] % Int64  # softmax.py:101
-    _trips1 = div((max((n % Int64) - _start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
-    if UInt32(0) < _trips1  # softmax.py:101
-        for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # softmax.py:101
-            c[1] = (_start3 + ((_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
+    tk_v_start3 = lane[1] % Int64  # softmax.py:101
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
+    if UInt32(0) < tk_v_trips1  # softmax.py:101
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:101
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
             v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:102
             if v[1] > m[1]  # softmax.py:103
                 s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:104
@@ -2249,110 +2249,110 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1a4813a0)) = 256  # soft
             s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:106
         end
     end
-    __tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem3[(__tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local __max_a7::Float64 = zero(Float64)  # _group.py:17
-        local __max_b8::Float64 = zero(Float64)  # _group.py:17
-        local __max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid5[1] < __tree_stride4[1]  # _group.py:17
-            __max_a7 = __tree_smem3[(__tree_tid5[1] % Int64) + 1]  # _group.py:18
-            __max_b8 = __tree_smem3[((__tree_tid5[1] + __tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            __max_ret9 = tk_maxnum(__max_a7, __max_b8)  # _group.py:33
-            __tree_smem3[(__tree_tid5[1] % Int64) + 1] = __max_ret9  # _group.py:18
+        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
+            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
+            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse3::Int32 = zero(Int32)  # _group.py:20
-        local _cse4::Int32 = zero(Int32)  # _group.py:20
-        _cse3 = rem(__tree_stride4[1], Int32(2))  # _group.py:20
-        _cse4 = div(__tree_stride4[1], Int32(2))  # _group.py:20
-        __tree_stride4[1] = ifelse((_cse3 != Int32(0)) & (_cse3 < Int32(0)), _cse4 - Int32(1), _cse4)  # _group.py:20
-        tk_u[1] = __tree_stride4[1] > Int32(0)  # _group.py:16
+        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result2[1] = __tree_smem3[1]  # _group.py:21
+    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local _group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_v10::Float64 = zero(Float64)  # _group.py:23
-    __tree_ret6 = __tree_result2[1]  # _group.py:23
-    _group_max_ret1 = __tree_ret6  # _group.py:46
-    big[1] = _group_max_ret1  # softmax.py:107
-    _group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
-    __tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    __tree_smem13[(__tree_tid15[1] % Int64) + 1] = _group_sum_v10  # _group.py:13
+    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_v10::Float64 = zero(Float64)  # _group.py:23
+    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
+    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
+    big[1] = tk_v_group_max_ret1  # softmax.py:107
+    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
+    tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
     @synchronize()  # _group.py:14
-    __tree_stride14[1] = Int32(128)  # _group.py:15
-    tk_u[2] = __tree_stride14[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride14[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local __add_a17::Float64 = zero(Float64)  # _group.py:17
-        local __add_b18::Float64 = zero(Float64)  # _group.py:17
-        local __add_ret19::Float64 = zero(Float64)  # _group.py:17
-        if __tree_tid15[1] < __tree_stride14[1]  # _group.py:17
-            __add_a17 = __tree_smem13[(__tree_tid15[1] % Int64) + 1]  # _group.py:18
-            __add_b18 = __tree_smem13[((__tree_tid15[1] + __tree_stride14[1]) % Int64) + 1]  # _group.py:18
-            __add_ret19 = __add_a17 + __add_b18  # _group.py:28
-            __tree_smem13[(__tree_tid15[1] % Int64) + 1] = __add_ret19  # _group.py:18
+        local tk_v_add_a17::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret19::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid15[1] < tk_v_tree_stride14[1]  # _group.py:17
+            tk_v_add_a17 = tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b18 = tk_v_tree_smem13[((tk_v_tree_tid15[1] + tk_v_tree_stride14[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # _group.py:28
+            tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_add_ret19  # _group.py:18
         end
         @synchronize()  # _group.py:19
-        local _cse5::Int32 = zero(Int32)  # _group.py:20
-        local _cse6::Int32 = zero(Int32)  # _group.py:20
-        _cse5 = rem(__tree_stride14[1], Int32(2))  # _group.py:20
-        _cse6 = div(__tree_stride14[1], Int32(2))  # _group.py:20
-        __tree_stride14[1] = ifelse((_cse5 != Int32(0)) & (_cse5 < Int32(0)), _cse6 - Int32(1), _cse6)  # _group.py:20
-        tk_u[2] = __tree_stride14[1] > Int32(0)  # _group.py:16
+        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
+        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
+        tk_v_cse5 = rem(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride14[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    __tree_result12[1] = __tree_smem13[1]  # _group.py:21
+    tk_v_tree_result12[1] = tk_v_tree_smem13[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local __tree_ret16::Float64 = zero(Float64)  # _group.py:23
-    local _group_sum_ret11::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret16::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret11::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local _trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local _k5::UInt32 = zero(UInt32)  # _group.py:23
-    local _start6::Int64 = zero(Int64)  # _group.py:23
-    __tree_ret16 = __tree_result12[1]  # _group.py:23
-    _group_sum_ret11 = __tree_ret16  # _group.py:39
-    s[1] = _group_sum_ret11  # softmax.py:108
+    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
+    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
+    tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
+    tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
+    s[1] = tk_v_group_sum_ret11  # softmax.py:108
     tk_v_inv = Float64(1.0) / s[1]  # softmax.py:109
-    _start6 = lane[1] % Int64  # softmax.py:110
-    _trips4 = div((max((n % Int64) - _start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
-    if UInt32(0) < _trips4  # softmax.py:110
-        for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # softmax.py:110
-            c[1] = (_start6 + ((_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
+    tk_v_start6 = lane[1] % Int64  # softmax.py:110
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
+    if UInt32(0) < tk_v_trips4  # softmax.py:110
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:110
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
             v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:111
             out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:112
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_5c25ed4e)) = 256  # softmax.py:94
+TackRuntime.tk_workgroupsize(::typeof(tk__online_f18206c7)) = 256  # softmax.py:94
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_be9e00a7,
-        (:columns, Float32, 0) => tk__columns_5dc029fa,
-        (:cached, Float32, 1) => tk_softmax_cached_1cbd377e,
-        (:cached, Float32, 2) => tk_softmax_cached_e92b63d6,
-        (:cached, Float32, 4) => tk_softmax_cached_d881e7f3,
-        (:cached, Float32, 8) => tk_softmax_cached_7ae46e19,
-        (:cached, Float32, 16) => tk_softmax_cached_24038afa,
-        (:cached, Float32, 32) => tk_softmax_cached_61d02e74,
-        (:online, Float32, 0) => tk__online_783cf36d,
-        (:rows, Float64, 0) => tk__rows_231a7fd4,
-        (:columns, Float64, 0) => tk__columns_ead57415,
-        (:cached, Float64, 1) => tk_softmax_cached_665103c9,
-        (:cached, Float64, 2) => tk_softmax_cached_acc1638a,
-        (:cached, Float64, 4) => tk_softmax_cached_bf3b0f3d,
-        (:cached, Float64, 8) => tk_softmax_cached_a96b0861,
-        (:cached, Float64, 16) => tk_softmax_cached_e98d4aaf,
-        (:cached, Float64, 32) => tk_softmax_cached_1a4813a0,
-        (:online, Float64, 0) => tk__online_5c25ed4e,
+        (:rows, Float32, 0) => tk__rows_3676c026,
+        (:columns, Float32, 0) => tk__columns_ead86a8a,
+        (:cached, Float32, 1) => tk_softmax_cached_2d7faf9e,
+        (:cached, Float32, 2) => tk_softmax_cached_e540a349,
+        (:cached, Float32, 4) => tk_softmax_cached_c84b831e,
+        (:cached, Float32, 8) => tk_softmax_cached_37512814,
+        (:cached, Float32, 16) => tk_softmax_cached_2e379b68,
+        (:cached, Float32, 32) => tk_softmax_cached_9c1ffb16,
+        (:online, Float32, 0) => tk__online_a95f7f0c,
+        (:rows, Float64, 0) => tk__rows_e0eb907f,
+        (:columns, Float64, 0) => tk__columns_0e7f85fe,
+        (:cached, Float64, 1) => tk_softmax_cached_cf146ecc,
+        (:cached, Float64, 2) => tk_softmax_cached_f4d65e62,
+        (:cached, Float64, 4) => tk_softmax_cached_f18aae6d,
+        (:cached, Float64, 8) => tk_softmax_cached_05c00c5e,
+        (:cached, Float64, 16) => tk_softmax_cached_6dc193a6,
+        (:cached, Float64, 32) => tk_softmax_cached_a75952db,
+        (:online, Float64, 0) => tk__online_f18206c7,
     )
 end
 

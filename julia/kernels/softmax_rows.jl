@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `softmax_rows`, specialization (x: f32[?, 37], out: f32[?, 37])
-@kernel function tk_softmax_rows_cf75995f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
+@kernel function tk_softmax_rows_2823ae82(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
     tk_gi = @index(Global, Linear)  # corpus.py:77
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:77
     local r::Int64 = zero(Int64)  # corpus.py:77
@@ -16,7 +16,7 @@ using .TackRuntime
     local total::Float32 = zero(Float32)  # corpus.py:77
     local e::Float32 = zero(Float32)  # corpus.py:77
     local tk_v_inv::Float32 = zero(Float32)  # corpus.py:77
-    local _cse1::Int64 = zero(Int64)  # corpus.py:77
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:77
     if tk_t < tk_n  # corpus.py:77
         r = tk_t  # corpus.py:78
         m = x[((r * Int64(37)) + Int64(0)) + 1]  # corpus.py:79
@@ -31,10 +31,10 @@ using .TackRuntime
         end
         tk_v_inv = 1.0f0 / total  # corpus.py:87
         for outer c in Int64(0):Int64(36)  # corpus.py:88
-            _cse1 = (r * Int64(37)) + c  # corpus.py:89
-            out[_cse1 + 1] = out[_cse1 + 1] * tk_v_inv  # corpus.py:89
+            tk_v_cse1 = (r * Int64(37)) + c  # corpus.py:89
+            out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # corpus.py:89
         end
     end
 end
 
-const tack_softmax_rows = tk_softmax_rows_cf75995f
+const tack_softmax_rows = tk_softmax_rows_2823ae82

@@ -6,22 +6,22 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `stencil5`, specialization (u: f32[?, 10], out: f32[?, 10], __start: i64)
-@kernel function tk_stencil5_3150bcf8(u::AbstractVector{Float32}, out::AbstractVector{Float32}, __start::Int64, tk_n::Int64)  # corpus.py:46
+# Tack kernel `stencil5`, specialization (u: f32[?, 10], out: f32[?, 10], .start: i64)
+@kernel function tk_stencil5_c5eb3f63(u::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start::Int64, tk_n::Int64)  # corpus.py:46
     tk_gi = @index(Global, Linear)  # corpus.py:46
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:46
     local i::Int64 = zero(Int64)  # corpus.py:46
     local j::Int64 = zero(Int64)  # corpus.py:46
-    local _cse1::Int64 = zero(Int64)  # corpus.py:46
-    local _cse2::Int64 = zero(Int64)  # corpus.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:46
+    local tk_v_cse2::Int64 = zero(Int64)  # corpus.py:46
     if tk_t < tk_n  # corpus.py:46
-        i = __start + tk_t  # corpus.py:47
+        i = tk_v_start + tk_t  # corpus.py:47
         for outer j in Int64(1):Int64(8)  # corpus.py:48
-            _cse1 = i * Int64(10)  # corpus.py:49
-            _cse2 = _cse1 + j  # corpus.py:49
-            out[_cse2 + 1] = muladd(0.25f0, ((u[(((i - Int64(1)) * Int64(10)) + j) + 1] + u[(((i + Int64(1)) * Int64(10)) + j) + 1]) + u[(_cse1 + (j - Int64(1))) + 1]) + u[(_cse1 + (j + Int64(1))) + 1], -u[_cse2 + 1])  # corpus.py:49
+            tk_v_cse1 = i * Int64(10)  # corpus.py:49
+            tk_v_cse2 = tk_v_cse1 + j  # corpus.py:49
+            out[tk_v_cse2 + 1] = muladd(0.25f0, ((u[(((i - Int64(1)) * Int64(10)) + j) + 1] + u[(((i + Int64(1)) * Int64(10)) + j) + 1]) + u[(tk_v_cse1 + (j - Int64(1))) + 1]) + u[(tk_v_cse1 + (j + Int64(1))) + 1], -u[tk_v_cse2 + 1])  # corpus.py:49
         end
     end
 end
 
-const tack_stencil5 = tk_stencil5_3150bcf8
+const tack_stencil5 = tk_stencil5_c5eb3f63

@@ -6,15 +6,15 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
-# Tack kernel `stepped_launch`, specialization (out: i64[?], start: i32, stop: i32, __start: i64)
-@kernel function tk_stepped_launch_0994788e(out::AbstractVector{Int64}, start::Int32, stop::Int32, __start::Int64, tk_n::Int64)  # corpus.py:142
+# Tack kernel `stepped_launch`, specialization (out: i64[?], start: i32, stop: i32, .start: i64)
+@kernel function tk_stepped_launch_b5e14fe7(out::AbstractVector{Int64}, start::Int32, stop::Int32, tk_v_start::Int64, tk_n::Int64)  # corpus.py:142
     tk_gi = @index(Global, Linear)  # corpus.py:142
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:142
     local i::Int32 = zero(Int32)  # corpus.py:142
     if tk_t < tk_n  # corpus.py:142
-        i = (__start + (tk_t * Int64(3))) % Int32  # corpus.py:143
+        i = (tk_v_start + (tk_t * Int64(3))) % Int32  # corpus.py:143
         out[(i % Int64) + 1] = ((i * Int32(2)) + Int32(1)) % Int64  # corpus.py:144
     end
 end
 
-const tack_stepped_launch = tk_stepped_launch_0994788e
+const tack_stepped_launch = tk_stepped_launch_b5e14fe7

@@ -7,37 +7,37 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `strided_loops`, specialization (out: i32[?], n: i32)
-@kernel function tk_strided_loops_19bccd94(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
+@kernel function tk_strided_loops_edaa36f1(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
     tk_gi = @index(Global, Linear)  # corpus.py:129
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:129
     local i::Int32 = zero(Int32)  # corpus.py:129
     local t::Int32 = zero(Int32)  # corpus.py:129
     local k::Int32 = zero(Int32)  # corpus.py:129
-    local _trips1::UInt32 = zero(UInt32)  # corpus.py:129
-    local _k2::UInt32 = zero(UInt32)  # corpus.py:129
-    local _start3::Int64 = zero(Int64)  # corpus.py:129
-    local _trips4::UInt32 = zero(UInt32)  # corpus.py:129
-    local _k5::UInt32 = zero(UInt32)  # corpus.py:129
-    local _cse1::Int32 = zero(Int32)  # corpus.py:129
+    local tk_v_trips1::UInt32 = zero(UInt32)  # corpus.py:129
+    local tk_v_k2::UInt32 = zero(UInt32)  # corpus.py:129
+    local tk_v_start3::Int64 = zero(Int64)  # corpus.py:129
+    local tk_v_trips4::UInt32 = zero(UInt32)  # corpus.py:129
+    local tk_v_k5::UInt32 = zero(UInt32)  # corpus.py:129
+    local tk_v_cse1::Int32 = zero(Int32)  # corpus.py:129
     if tk_t < tk_n  # corpus.py:129
         i = tk_t % Int32  # corpus.py:130
         t = Int32(0)  # corpus.py:131
-        _start3 = i % Int64  # corpus.py:132
-        _trips1 = div((max(_start3 - Int64(-1), Int64(0)) + Int64(3)) - Int64(1), Int64(3)) % UInt32  # corpus.py:132
-        if UInt32(0) < _trips1  # corpus.py:132
-            for outer _k2 in UInt32(0):(_trips1 - UInt32(1))  # corpus.py:132
-                k = (_start3 + ((_k2 % Int64) * Int64(-3))) % Int32  # corpus.py:132
-                _cse1 = rem(k, Int32(5))  # corpus.py:133
-                if ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(5), _cse1) == Int32(0)  # corpus.py:133
+        tk_v_start3 = i % Int64  # corpus.py:132
+        tk_v_trips1 = div((max(tk_v_start3 - Int64(-1), Int64(0)) + Int64(3)) - Int64(1), Int64(3)) % UInt32  # corpus.py:132
+        if UInt32(0) < tk_v_trips1  # corpus.py:132
+            for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # corpus.py:132
+                k = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(-3))) % Int32  # corpus.py:132
+                tk_v_cse1 = rem(k, Int32(5))  # corpus.py:133
+                if ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse1 + Int32(5), tk_v_cse1) == Int32(0)  # corpus.py:133
                     continue  # corpus.py:134
                 end
                 t = t + k  # corpus.py:135
             end
         end
-        _trips4 = div((max((i % Int64) - Int64(0), Int64(0)) + Int64(4)) - Int64(1), Int64(4)) % UInt32  # corpus.py:136
-        if UInt32(0) < _trips4  # corpus.py:136
-            for outer _k5 in UInt32(0):(_trips4 - UInt32(1))  # corpus.py:136
-                k = (Int64(0) + ((_k5 % Int64) * Int64(4))) % Int32  # corpus.py:136
+        tk_v_trips4 = div((max((i % Int64) - Int64(0), Int64(0)) + Int64(4)) - Int64(1), Int64(4)) % UInt32  # corpus.py:136
+        if UInt32(0) < tk_v_trips4  # corpus.py:136
+            for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # corpus.py:136
+                k = (Int64(0) + ((tk_v_k5 % Int64) * Int64(4))) % Int32  # corpus.py:136
                 t = t + Int32(1)  # corpus.py:137
             end
         end
@@ -45,4 +45,4 @@ using .TackRuntime
     end
 end
 
-const tack_strided_loops = tk_strided_loops_19bccd94
+const tack_strided_loops = tk_strided_loops_edaa36f1

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `unroll_hints`, specialization (x: f32[?], out: f32[?], steps: i32[?], n: i32)
-@kernel function tk_unroll_hints_5a8194e6(x::AbstractVector{Float32}, out::AbstractVector{Float32}, steps::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:890
+@kernel function tk_unroll_hints_7d8a85da(x::AbstractVector{Float32}, out::AbstractVector{Float32}, steps::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:890
     tk_gi = @index(Global, Linear)  # corpus.py:890
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:890
     local i::Int64 = zero(Int64)  # corpus.py:890
@@ -16,33 +16,33 @@ using .TackRuntime
     local c::Int32 = zero(Int32)  # corpus.py:890
     local t::Int64 = zero(Int64)  # corpus.py:890
     local k::Int64 = zero(Int64)  # corpus.py:890
-    local _trips1::Int64 = zero(Int64)  # corpus.py:890
-    local _k2::Int64 = zero(Int64)  # corpus.py:890
-    local _start3::Int64 = zero(Int64)  # corpus.py:890
-    local _cse1::Bool = zero(Bool)  # corpus.py:890
-    local _cse2::Int64 = zero(Int64)  # corpus.py:890
-    local _cse3::Int64 = zero(Int64)  # corpus.py:890
+    local tk_v_trips1::Int64 = zero(Int64)  # corpus.py:890
+    local tk_v_k2::Int64 = zero(Int64)  # corpus.py:890
+    local tk_v_start3::Int64 = zero(Int64)  # corpus.py:890
+    local tk_v_cse1::Bool = zero(Bool)  # corpus.py:890
+    local tk_v_cse2::Int64 = zero(Int64)  # corpus.py:890
+    local tk_v_cse3::Int64 = zero(Int64)  # corpus.py:890
     if tk_t < tk_n  # corpus.py:890
         i = tk_t  # corpus.py:891
         acc = 0.0f0  # corpus.py:892
         if Int32(0) < n  # corpus.py:893
             KernelAbstractions.Extras.@unroll 4 for outer j in Int32(0):(n - Int32(1))  # corpus.py:893
-                _cse1 = ((n % Int64) == Int64(0)) | ((n % Int64) == Int64(-1))  # corpus.py:894
-                _cse2 = rem(i + (j % Int64), ifelse(_cse1, Int64(1), n % Int64))  # corpus.py:894
-                acc = muladd(acc, 0.5f0, x[ifelse(_cse1, Int64(0), ifelse((_cse2 != Int64(0)) & ((_cse2 < Int64(0)) != ((n % Int64) < Int64(0))), _cse2 + (n % Int64), _cse2)) + 1])  # corpus.py:894
+                tk_v_cse1 = ((n % Int64) == Int64(0)) | ((n % Int64) == Int64(-1))  # corpus.py:894
+                tk_v_cse2 = rem(i + (j % Int64), ifelse(tk_v_cse1, Int64(1), n % Int64))  # corpus.py:894
+                acc = muladd(acc, 0.5f0, x[ifelse(tk_v_cse1, Int64(0), ifelse((tk_v_cse2 != Int64(0)) & ((tk_v_cse2 < Int64(0)) != ((n % Int64) < Int64(0))), tk_v_cse2 + (n % Int64), tk_v_cse2)) + 1])  # corpus.py:894
             end
         end
         KernelAbstractions.Extras.@unroll for outer c in Int32(0):Int32(2)  # corpus.py:895
             acc = muladd(Float32(c), x[i + 1], acc)  # corpus.py:896
         end
         t = Int64(0)  # corpus.py:897
-        _start3 = i  # corpus.py:898
-        _trips1 = div((max(_start3 - Int64(-1), Int64(0)) + Int64(3)) - Int64(1), Int64(3))  # corpus.py:898
-        if Int64(0) < _trips1  # corpus.py:898
-            KernelAbstractions.Extras.@unroll 2 for outer _k2 in Int64(0):(_trips1 - Int64(1))  # corpus.py:898
-                k = _start3 + (_k2 * Int64(-3))  # corpus.py:898
-                _cse3 = rem(k, Int64(5))  # corpus.py:899
-                if ifelse((_cse3 != Int64(0)) & (_cse3 < Int64(0)), _cse3 + Int64(5), _cse3) == Int64(0)  # corpus.py:899
+        tk_v_start3 = i  # corpus.py:898
+        tk_v_trips1 = div((max(tk_v_start3 - Int64(-1), Int64(0)) + Int64(3)) - Int64(1), Int64(3))  # corpus.py:898
+        if Int64(0) < tk_v_trips1  # corpus.py:898
+            KernelAbstractions.Extras.@unroll 2 for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # corpus.py:898
+                k = tk_v_start3 + (tk_v_k2 * Int64(-3))  # corpus.py:898
+                tk_v_cse3 = rem(k, Int64(5))  # corpus.py:899
+                if ifelse((tk_v_cse3 != Int64(0)) & (tk_v_cse3 < Int64(0)), tk_v_cse3 + Int64(5), tk_v_cse3) == Int64(0)  # corpus.py:899
                     continue  # corpus.py:900
                 end
                 if t > Int64(600)  # corpus.py:901
@@ -56,4 +56,4 @@ using .TackRuntime
     end
 end
 
-const tack_unroll_hints = tk_unroll_hints_5a8194e6
+const tack_unroll_hints = tk_unroll_hints_7d8a85da

@@ -7,50 +7,50 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_constants`, specialization (v: f32[?, 2], k: i32[?], out: f32[?, 2], outs: f32[?])
-@kernel function tk_vec_constants_d65c324f(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
+@kernel function tk_vec_constants_b69c8925(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
     tk_gi = @index(Global, Linear)  # corpus.py:669
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:669
     local i::Int64 = zero(Int64)  # corpus.py:669
-    local p__0::Float32 = zero(Float32)  # corpus.py:669
-    local p__1::Float32 = zero(Float32)  # corpus.py:669
-    local _v1::Int32 = zero(Int32)  # corpus.py:669
-    local _v2::Int32 = zero(Int32)  # corpus.py:669
-    local _v3::Int64 = zero(Int64)  # corpus.py:669
-    local _v4::Float32 = zero(Float32)  # corpus.py:669
-    local w__0::Float32 = zero(Float32)  # corpus.py:669
-    local w__1::Float32 = zero(Float32)  # corpus.py:669
-    local w__2::Float32 = zero(Float32)  # corpus.py:669
-    local primes__0::Int32 = zero(Int32)  # corpus.py:669
-    local primes__1::Int32 = zero(Int32)  # corpus.py:669
-    local primes__2::Int32 = zero(Int32)  # corpus.py:669
-    local primes__3::Int32 = zero(Int32)  # corpus.py:669
-    local _v5::Int64 = zero(Int64)  # corpus.py:669
-    local _v6::Int64 = zero(Int64)  # corpus.py:669
-    local _cse1::Int32 = zero(Int32)  # corpus.py:669
-    local _cse2::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_p_0::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_p_1::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_v1::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_v2::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_v3::Int64 = zero(Int64)  # corpus.py:669
+    local tk_v_v4::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_w_0::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_w_1::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_w_2::Float32 = zero(Float32)  # corpus.py:669
+    local tk_v_primes_0::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_primes_1::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_primes_2::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_primes_3::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_v5::Int64 = zero(Int64)  # corpus.py:669
+    local tk_v_v6::Int64 = zero(Int64)  # corpus.py:669
+    local tk_v_cse1::Int32 = zero(Int32)  # corpus.py:669
+    local tk_v_cse2::Int32 = zero(Int32)  # corpus.py:669
     if tk_t < tk_n  # corpus.py:669
         i = tk_t  # corpus.py:670
-        p__0 = v[((i * Int64(2)) + Int64(0)) + 1]  # corpus.py:671
-        p__1 = v[((i * Int64(2)) + Int64(1)) + 1]  # corpus.py:671
-        _cse1 = rem(k[i + 1], Int32(2))  # corpus.py:672
-        _v1 = ifelse((_cse1 != Int32(0)) & (_cse1 < Int32(0)), _cse1 + Int32(2), _cse1)  # corpus.py:672
-        _cse2 = rem(k[i + 1], Int32(2))  # corpus.py:672
-        _v2 = ifelse((_cse2 != Int32(0)) & (_cse2 < Int32(0)), _cse2 + Int32(2), _cse2)  # corpus.py:672
-        _v3 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:672
-        _v4 = ifelse(_v3 == Int64(0), 0.25f0, ifelse(_v3 == Int64(1), 0.5f0, 0.25f0))  # corpus.py:672
-        out[((i * Int64(2)) + Int64(0)) + 1] = muladd(ifelse(_v1 == Int32(0), 0.0f0, 1.0f0), _v4, muladd(0.0f0, p__0, (-1.0f0) * p__1))  # corpus.py:672
-        out[((i * Int64(2)) + Int64(1)) + 1] = muladd(ifelse(_v2 == Int32(0), -1.0f0, 0.0f0), _v4, muladd(1.0f0, p__0, 0.0f0 * p__1))  # corpus.py:672
-        w__0 = 0.25f0  # corpus.py:673
-        w__1 = 0.5f0  # corpus.py:673
-        w__2 = 0.25f0  # corpus.py:673
-        primes__0 = Int32(2)  # corpus.py:674
-        primes__1 = Int32(3)  # corpus.py:674
-        primes__2 = Int32(5)  # corpus.py:674
-        primes__3 = Int32(7)  # corpus.py:674
-        _v5 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
-        _v6 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
-        outs[i + 1] = ((ifelse(_v5 == Int64(0), 0.25f0, ifelse(_v5 == Int64(1), 0.5f0, 0.25f0)) + Float32(ifelse(_v6 == Int64(0), Int32(2), ifelse(_v6 == Int64(1), Int32(3), ifelse(_v6 == Int64(2), Int32(5), Int32(7)))))) + muladd(w__2, 1.0f0, muladd(w__0, p__0, w__1 * p__1))) + Float32(((primes__0 + primes__1) + primes__2) + primes__3)  # corpus.py:675
+        tk_v_p_0 = v[((i * Int64(2)) + Int64(0)) + 1]  # corpus.py:671
+        tk_v_p_1 = v[((i * Int64(2)) + Int64(1)) + 1]  # corpus.py:671
+        tk_v_cse1 = rem(k[i + 1], Int32(2))  # corpus.py:672
+        tk_v_v1 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse1 + Int32(2), tk_v_cse1)  # corpus.py:672
+        tk_v_cse2 = rem(k[i + 1], Int32(2))  # corpus.py:672
+        tk_v_v2 = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse2 + Int32(2), tk_v_cse2)  # corpus.py:672
+        tk_v_v3 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:672
+        tk_v_v4 = ifelse(tk_v_v3 == Int64(0), 0.25f0, ifelse(tk_v_v3 == Int64(1), 0.5f0, 0.25f0))  # corpus.py:672
+        out[((i * Int64(2)) + Int64(0)) + 1] = muladd(ifelse(tk_v_v1 == Int32(0), 0.0f0, 1.0f0), tk_v_v4, muladd(0.0f0, tk_v_p_0, (-1.0f0) * tk_v_p_1))  # corpus.py:672
+        out[((i * Int64(2)) + Int64(1)) + 1] = muladd(ifelse(tk_v_v2 == Int32(0), -1.0f0, 0.0f0), tk_v_v4, muladd(1.0f0, tk_v_p_0, 0.0f0 * tk_v_p_1))  # corpus.py:672
+        tk_v_w_0 = 0.25f0  # corpus.py:673
+        tk_v_w_1 = 0.5f0  # corpus.py:673
+        tk_v_w_2 = 0.25f0  # corpus.py:673
+        tk_v_primes_0 = Int32(2)  # corpus.py:674
+        tk_v_primes_1 = Int32(3)  # corpus.py:674
+        tk_v_primes_2 = Int32(5)  # corpus.py:674
+        tk_v_primes_3 = Int32(7)  # corpus.py:674
+        tk_v_v5 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
+        tk_v_v6 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
+        outs[i + 1] = ((ifelse(tk_v_v5 == Int64(0), 0.25f0, ifelse(tk_v_v5 == Int64(1), 0.5f0, 0.25f0)) + Float32(ifelse(tk_v_v6 == Int64(0), Int32(2), ifelse(tk_v_v6 == Int64(1), Int32(3), ifelse(tk_v_v6 == Int64(2), Int32(5), Int32(7)))))) + muladd(tk_v_w_2, 1.0f0, muladd(tk_v_w_0, tk_v_p_0, tk_v_w_1 * tk_v_p_1))) + Float32(((tk_v_primes_0 + tk_v_primes_1) + tk_v_primes_2) + tk_v_primes_3)  # corpus.py:675
     end
 end
 
-const tack_vec_constants = tk_vec_constants_d65c324f
+const tack_vec_constants = tk_vec_constants_b69c8925

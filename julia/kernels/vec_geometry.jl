@@ -7,59 +7,59 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_geometry`, specialization (a: f32[?, 3], b: f32[?, 3], out: f32[?, 3], dots: f32[?], flags: i32[?])
-@kernel function tk_vec_geometry_58127829(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
+@kernel function tk_vec_geometry_efa4b84c(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
     tk_gi = @index(Global, Linear)  # corpus.py:500
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:500
     local i::Int64 = zero(Int64)  # corpus.py:500
-    local u__0::Float32 = zero(Float32)  # corpus.py:500
-    local u__1::Float32 = zero(Float32)  # corpus.py:500
-    local u__2::Float32 = zero(Float32)  # corpus.py:500
-    local v__0::Float32 = zero(Float32)  # corpus.py:500
-    local v__1::Float32 = zero(Float32)  # corpus.py:500
-    local v__2::Float32 = zero(Float32)  # corpus.py:500
-    local _v1::Float32 = zero(Float32)  # corpus.py:500
-    local _v2::Float32 = zero(Float32)  # corpus.py:500
-    local _v3::Float32 = zero(Float32)  # corpus.py:500
-    local _v4::Float32 = zero(Float32)  # corpus.py:500
-    local n__0::Float32 = zero(Float32)  # corpus.py:500
-    local n__1::Float32 = zero(Float32)  # corpus.py:500
-    local n__2::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_u_0::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_u_1::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_u_2::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v_0::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v_1::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v_2::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v1::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v2::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v3::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_v4::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_n_0::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_n_1::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_n_2::Float32 = zero(Float32)  # corpus.py:500
     local d::Float32 = zero(Float32)  # corpus.py:500
-    local m__0::Int32 = zero(Int32)  # corpus.py:500
-    local m__1::Int32 = zero(Int32)  # corpus.py:500
-    local m__2::Int32 = zero(Int32)  # corpus.py:500
-    local w__0::Float32 = zero(Float32)  # corpus.py:500
-    local w__1::Float32 = zero(Float32)  # corpus.py:500
-    local w__2::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_m_0::Int32 = zero(Int32)  # corpus.py:500
+    local tk_v_m_1::Int32 = zero(Int32)  # corpus.py:500
+    local tk_v_m_2::Int32 = zero(Int32)  # corpus.py:500
+    local tk_v_w_0::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_w_1::Float32 = zero(Float32)  # corpus.py:500
+    local tk_v_w_2::Float32 = zero(Float32)  # corpus.py:500
     if tk_t < tk_n  # corpus.py:500
         i = tk_t  # corpus.py:501
-        u__0 = a[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:502
-        u__1 = a[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:502
-        u__2 = a[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:502
-        v__0 = b[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:503
-        v__1 = b[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:503
-        v__2 = b[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:503
-        _v1 = muladd(u__1, v__2, -(u__2 * v__1))  # corpus.py:504
-        _v2 = muladd(u__2, v__0, -(u__0 * v__2))  # corpus.py:504
-        _v3 = muladd(u__0, v__1, -(u__1 * v__0))  # corpus.py:504
-        _v4 = tk_sqrt(muladd(_v3, _v3, muladd(_v1, _v1, _v2 * _v2)))  # corpus.py:504
-        n__0 = _v1 / _v4  # corpus.py:504
-        n__1 = _v2 / _v4  # corpus.py:504
-        n__2 = _v3 / _v4  # corpus.py:504
-        d = muladd(u__2, v__2, muladd(u__0, v__0, u__1 * v__1))  # corpus.py:505
-        m__0 = Int32(u__0 > v__0)  # corpus.py:506
-        m__1 = Int32(u__1 > v__1)  # corpus.py:506
-        m__2 = Int32(u__2 > v__2)  # corpus.py:506
-        w__0 = muladd(n__0, d, ifelse(m__0 != Int32(0), u__0, v__0))  # corpus.py:507
-        w__1 = muladd(n__1, d, ifelse(m__1 != Int32(0), u__1, v__1))  # corpus.py:507
-        w__2 = muladd(n__2, d, ifelse(m__2 != Int32(0), u__2, v__2))  # corpus.py:507
-        w__2 = (w__2 + muladd(u__2, v__2, muladd(u__0, v__0, u__1 * v__1))) - d  # corpus.py:508
-        out[((i * Int64(3)) + Int64(0)) + 1] = w__0  # corpus.py:509
-        out[((i * Int64(3)) + Int64(1)) + 1] = w__1  # corpus.py:509
-        out[((i * Int64(3)) + Int64(2)) + 1] = w__2  # corpus.py:509
-        dots[i + 1] = muladd(tk_sqrt(muladd(u__2, u__2, muladd(u__0, u__0, u__1 * u__1))), tk_sqrt(muladd(v__2, v__2, muladd(v__0, v__0, v__1 * v__1))), d)  # corpus.py:510
-        flags[i + 1] = (((Int32(m__0 != Int32(0)) | Int32(m__1 != Int32(0))) | Int32(m__2 != Int32(0))) + (Int32(2) * ((Int32(u__0 < 0.5f0) & Int32(u__1 < 0.5f0)) & Int32(u__2 < 0.5f0)))) + (Int32(4) * ((m__0 + m__1) + m__2))  # corpus.py:511
+        tk_v_u_0 = a[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:502
+        tk_v_u_1 = a[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:502
+        tk_v_u_2 = a[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:502
+        tk_v_v_0 = b[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:503
+        tk_v_v_1 = b[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:503
+        tk_v_v_2 = b[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:503
+        tk_v_v1 = muladd(tk_v_u_1, tk_v_v_2, -(tk_v_u_2 * tk_v_v_1))  # corpus.py:504
+        tk_v_v2 = muladd(tk_v_u_2, tk_v_v_0, -(tk_v_u_0 * tk_v_v_2))  # corpus.py:504
+        tk_v_v3 = muladd(tk_v_u_0, tk_v_v_1, -(tk_v_u_1 * tk_v_v_0))  # corpus.py:504
+        tk_v_v4 = tk_sqrt(muladd(tk_v_v3, tk_v_v3, muladd(tk_v_v1, tk_v_v1, tk_v_v2 * tk_v_v2)))  # corpus.py:504
+        tk_v_n_0 = tk_v_v1 / tk_v_v4  # corpus.py:504
+        tk_v_n_1 = tk_v_v2 / tk_v_v4  # corpus.py:504
+        tk_v_n_2 = tk_v_v3 / tk_v_v4  # corpus.py:504
+        d = muladd(tk_v_u_2, tk_v_v_2, muladd(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))  # corpus.py:505
+        tk_v_m_0 = Int32(tk_v_u_0 > tk_v_v_0)  # corpus.py:506
+        tk_v_m_1 = Int32(tk_v_u_1 > tk_v_v_1)  # corpus.py:506
+        tk_v_m_2 = Int32(tk_v_u_2 > tk_v_v_2)  # corpus.py:506
+        tk_v_w_0 = muladd(tk_v_n_0, d, ifelse(tk_v_m_0 != Int32(0), tk_v_u_0, tk_v_v_0))  # corpus.py:507
+        tk_v_w_1 = muladd(tk_v_n_1, d, ifelse(tk_v_m_1 != Int32(0), tk_v_u_1, tk_v_v_1))  # corpus.py:507
+        tk_v_w_2 = muladd(tk_v_n_2, d, ifelse(tk_v_m_2 != Int32(0), tk_v_u_2, tk_v_v_2))  # corpus.py:507
+        tk_v_w_2 = (tk_v_w_2 + muladd(tk_v_u_2, tk_v_v_2, muladd(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))) - d  # corpus.py:508
+        out[((i * Int64(3)) + Int64(0)) + 1] = tk_v_w_0  # corpus.py:509
+        out[((i * Int64(3)) + Int64(1)) + 1] = tk_v_w_1  # corpus.py:509
+        out[((i * Int64(3)) + Int64(2)) + 1] = tk_v_w_2  # corpus.py:509
+        dots[i + 1] = muladd(tk_sqrt(muladd(tk_v_u_2, tk_v_u_2, muladd(tk_v_u_0, tk_v_u_0, tk_v_u_1 * tk_v_u_1))), tk_sqrt(muladd(tk_v_v_2, tk_v_v_2, muladd(tk_v_v_0, tk_v_v_0, tk_v_v_1 * tk_v_v_1))), d)  # corpus.py:510
+        flags[i + 1] = (((Int32(tk_v_m_0 != Int32(0)) | Int32(tk_v_m_1 != Int32(0))) | Int32(tk_v_m_2 != Int32(0))) + (Int32(2) * ((Int32(tk_v_u_0 < 0.5f0) & Int32(tk_v_u_1 < 0.5f0)) & Int32(tk_v_u_2 < 0.5f0)))) + (Int32(4) * ((tk_v_m_0 + tk_v_m_1) + tk_v_m_2))  # corpus.py:511
     end
 end
 
-const tack_vec_geometry = tk_vec_geometry_58127829
+const tack_vec_geometry = tk_vec_geometry_efa4b84c

@@ -7,16 +7,16 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `wrap_u8`, specialization (a: u8[?], out: i32[?])
-@kernel function tk_wrap_u8_10c0213b(a::AbstractVector{UInt8}, out::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:107
+@kernel function tk_wrap_u8_0f587ccf(a::AbstractVector{UInt8}, out::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:107
     tk_gi = @index(Global, Linear)  # corpus.py:107
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:107
     local i::Int64 = zero(Int64)  # corpus.py:107
-    local _cse1::UInt8 = zero(UInt8)  # corpus.py:107
+    local tk_v_cse1::UInt8 = zero(UInt8)  # corpus.py:107
     if tk_t < tk_n  # corpus.py:107
         i = tk_t  # corpus.py:108
-        _cse1 = a[i + 1]  # corpus.py:109
-        out[i + 1] = ((_cse1 * _cse1) % Int32) + Int32(200)  # corpus.py:109
+        tk_v_cse1 = a[i + 1]  # corpus.py:109
+        out[i + 1] = ((tk_v_cse1 * tk_v_cse1) % Int32) + Int32(200)  # corpus.py:109
     end
 end
 
-const tack_wrap_u8 = tk_wrap_u8_10c0213b
+const tack_wrap_u8 = tk_wrap_u8_0f587ccf

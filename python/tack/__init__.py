@@ -9,9 +9,9 @@ from .constants import constant
 from .devices import Device, default_device, device, set_debug, set_default_device, sync
 from .dtypes import (DType, VecType, f32, f64, i8, i16, i32, i64, mat2, mat3, mat4, matrix, u8,
                      u16, u32, u64, vec2, vec3, vec4, vector)
-from .errors import (IRVerificationError, RenderError, TackError, TackIndexError,
-                     TackNameError, TackRuntimeError, TackTypeError, TackValueError,
-                     UnsupportedSyntaxError)
+from .errors import (IRVerificationError, KindError, RenderError, TackBufferError, TackError,
+                     TackIndexError, TackNameError, TackRuntimeError, TackTypeError,
+                     TackValueError, UnsupportedSyntaxError)
 from .inspection import inspect
 from .intrinsics import (Matrix, Vector, ndrange, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
                          local_array_like, shared, shared_like, thread_id, unroll)
@@ -38,7 +38,7 @@ __all__ = [
     "Texture3D", "texture3d", "math", "random", "ops", "algorithms", "device", "default_device", "ones",
     "arange", "concat",
     "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel",
-    "RenderError", "TackError",
+    "KindError", "RenderError", "TackBufferError", "TackError",
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "check", "constant", "copyto", "empty", "f32", "f64", "full",
     "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",

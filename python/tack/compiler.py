@@ -9,6 +9,7 @@ compile, so `import tack` does not load them.
 from __future__ import annotations
 
 from . import capabilities, signature
+from .frontend import depth
 from .ir.nodes import KernelIR
 
 
@@ -48,14 +49,22 @@ def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
     """The typed IR (before the passes) of a parse for the specs of its IR parameters."""
     from .frontend.typecheck import TypeChecker  # loaded at the first compile (see above)
 
-    typed = TypeChecker(pk, specs, debug=debug).run()
+    deep = depth.kernel_depth(getattr(kernel, "depth", 0))
+    typed = depth.on_deep_stack(deep, TypeChecker(pk, specs, debug=debug).run)
     if getattr(kernel, "options", {}).get("fastmath"):
         typed.notes["fastmath"] = True
+    if deep > depth.DEEP:  # the later steps run on a deep stack too (`nesting`)
+        typed.notes["nesting"] = deep
     return typed
+
+
+def nesting(kir: KernelIR) -> int:
+    """How deeply a kernel's IR nests (frontend/depth.py), as its type checker found it."""
+    return kir.notes.get("nesting", 0)
 
 
 def lower(typed: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
     """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check`."""
     from .passes import pipeline  # loaded at the first compile (see above)
 
-    return pipeline.lower(typed, debug, checked)
+    return depth.on_deep_stack(nesting(typed), pipeline.lower, typed, debug, checked)

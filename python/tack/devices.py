@@ -12,13 +12,14 @@ import os
 import threading
 
 from . import dtypes as dt
-from .errors import TackValueError
+from .errors import TackTypeError, TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
 from .runtime.cpu_threads import check_num_threads
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
 _OPTIONS = {"cpu": {"num_threads"}}
+_SINGLE = ("cpu", "sim")  # architectures with one device: an index above 0 names none
 
 
 class Device:
@@ -97,8 +98,22 @@ _global = {"device": None, "debug": os.environ.get("TACK_DEBUG", "").strip().low
 
 def set_debug(flag: bool = True) -> None:
     """Debug mode: every array index is checked; an out-of-bounds access is skipped and the call
-    raises IndexError naming it. Debug kernels are separate specializations."""
+    raises IndexError naming it. Debug kernels are separate specializations. `flag` is a bool
+    (or 0/1); a string is refused, since `set_debug("false")` would otherwise turn it on."""
+    if not _is_flag(flag):
+        raise TackTypeError(f"tack.set_debug takes True or False, got {flag!r} (the environment "
+                            "variable TACK_DEBUG=1 sets it from a shell)")
     _global["debug"] = bool(flag)
+
+
+def _is_flag(v) -> bool:
+    """True, False, 0, 1 or a NumPy bool; not a string, None or anything else."""
+    if isinstance(v, (str, bytes)) or not hasattr(v, "__index__") and not hasattr(v, "__bool__"):
+        return False
+    try:
+        return bool(v in (True, False))
+    except (TypeError, ValueError):  # an array: ambiguous
+        return False
 
 
 def _parse_name(name: str) -> tuple[str, int]:
@@ -129,6 +144,9 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TackValueError(f"num_threads must be a positive integer, got {n!r}")
         check_num_threads(n)
+    if index and arch in _SINGLE:
+        raise TackValueError(f"{name!r} names no device: there is one {arch} device, "
+                             f"'{arch}' (also '{arch}:0')")
     if index:
         options["index"] = index
     registry.find(engine, arch)  # an engine that does not target the arch fails here

@@ -19,6 +19,7 @@ from . import signature
 from .arrays import Array
 from .devices import _global
 from .frontend.hostrange import _HELPERS
+from .frontend.source import parse
 from .ir.ops import WORKGROUP
 
 MISS = object()  # "not this variant": take the general path
@@ -72,7 +73,9 @@ def _count(spec, names, env, arrays) -> tuple[list[str], bool]:
     lo, hi = spec.index_range or (None, None)  # indices outside: the general path raises
     if stop is not None:
         env.update(_HELPERS)
-        lines = [f"    n = {stop}", "    if n <= 0:", "        return None"]
+        # `n // 0`: MISS, and the general path raises the error
+        lines = ["    try:", f"        n = {stop}", "    except ArithmeticError:",
+                 "        return MISS", "    if n <= 0:", "        return None"]
         if hi is not None:
             lines += [f"    if n > {hi + 1}:", "        return MISS"]
     else:
@@ -93,7 +96,7 @@ def _inline_stop(host_range, names, arrays=frozenset()):
     dtype and rank, so `a.shape[k]` exists): that becomes `a.shape[k]`, one call less."""
     if host_range.form != "stop":
         return None
-    lam = ast.parse(host_range.source, mode="eval").body
+    lam = parse(host_range.source, mode="eval").body  # one parse at a time (source.parse)
     params = [a.arg for a in lam.args.args]
     if len(params) != len(names) or set(_HELPERS) & set(params):
         return None

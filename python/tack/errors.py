@@ -31,6 +31,12 @@ class TackTypeError(TackError, TypeError):
     pass
 
 
+class KindError(TackTypeError, UnsupportedSyntaxError):
+    """A value of the wrong kind for its place: a vector where one value is required, a
+    device-class object (a texture) indexed or used as a value. A TypeError; also an
+    UnsupportedSyntaxError, the class these were reported with before."""
+
+
 class TackValueError(TackError, ValueError):
     pass
 

@@ -19,6 +19,8 @@ from .errors import (
     TackTypeError,
     TackValueError,
 )
+from .frontend import depth
+from .frontend.objects import is_device_class
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
 from .ir.ops import WORKGROUP
@@ -62,11 +64,12 @@ class Kernel:
 
     def __init__(self, fn, fastmath: bool = False):
         if not callable(fn) or not hasattr(fn, "__code__"):
-            raise TypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")
+            raise TackTypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")
         self.fn = fn
         self.options = {"fastmath": bool(fastmath)}
         self.name = fn.__name__
         self.source = capture(fn)  # fails now, with advice, if the source cannot be read
+        self.depth, self._deepest = depth.nesting(self.source.tree)  # frontend/depth.py
         self._parsed = {}  # object structure key -> ParsedKernel
         self._specs: dict = {}
         self._fast = None  # the prebuilt call path of the variant called last (tack.dispatch)
@@ -94,8 +97,9 @@ class Kernel:
             closure = closure_values(self.fn)
             names = [a.arg for a in self.source.tree.args.args]
             objects = signature.object_infos(args, names)
-            pk = Parser(self.source, self.fn.__globals__, closure,
-                        objects=objects).parse_kernel()
+            depth.check(self.source, self.depth, self._deepest, f"Kernel '{self.name}'")
+            parser = Parser(self.source, self.fn.__globals__, closure, objects=objects)
+            pk = depth.on_deep_stack(depth.kernel_depth(self.depth), parser.parse_kernel)
             self._parsed[key] = pk
         return pk
 
@@ -105,7 +109,10 @@ class Kernel:
         return self.parse_for(())
 
     def check_arity(self, args) -> None:
-        n = len(self.source.tree.args.args)
+        a = self.source.tree.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+            self.parse_for(args)  # raises the signature's UnsupportedSyntaxError, at the def
+        n = len(a.args)
         if len(args) != n:
             raise TackTypeError(f"Kernel '{self.name}' expects {n} arguments, got {len(args)}")
 
@@ -173,17 +180,24 @@ class Kernel:
                 "range's arguments); pass a bound as a 64-bit integer, e.g. np.int64(n)")
 
     def _return_value(self, dev, spec: _Spec, shape_key, args):
-        """Run the one-iteration epilogue that computes a kernel's return value."""
-        epi_pk = spec.parsed.epilogue
+        """Run the one-iteration epilogue that computes a kernel's return value (compiled
+        with its variant, before the main launch)."""
         ret = zeros(1, spec.parsed.ret_dtype, device=dev)
         vals = list(args) + [ret]
-        epi = spec.epilogues.get(shape_key)
-        if epi is None:
-            specs = signature.specs(self.name, epi_pk.params, vals)
-            kir = compiler.specialize_parsed(self, epi_pk, specs, dev)
-            epi = spec.epilogues[shape_key] = dev.engine.compile(kir)
+        epi = spec.epilogues.get(shape_key) or self._compile_epilogue(dev, spec, shape_key, args)
         epi.launch(signature.launch_values(self.name, dev, vals, spec.pointers), 1)
         return ret.numpy()[0].item()
+
+    def _compile_epilogue(self, dev, spec: _Spec, shape_key, args):
+        """The return value's epilogue for these arguments: typed and compiled before the
+        main loop runs, so that an error in `return expr` changes nothing."""
+        vals = list(args) + [zeros(1, spec.parsed.ret_dtype, device=dev)]
+        epi_pk = spec.parsed.epilogue
+        specs = signature.specs(self.name, epi_pk.params, vals)
+        kir = compiler.specialize_parsed(self, epi_pk, specs, dev)
+        epi = spec.epilogues[shape_key] = depth.on_deep_stack(compiler.nesting(kir),
+                                                               dev.engine.compile, kir)
+        return epi
 
     def _launch_debug(self, dev, spec: _Spec, variant, values, n, sites) -> None:
         """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""
@@ -197,6 +211,10 @@ class Kernel:
 
     def _new_spec(self, key, args, debug: bool) -> _Spec:
         self.check_arity(args)
+        if key[1] is None:  # an argument without a key: its TypeError comes before any parse
+            plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
+                     if not is_device_class(a)]
+            signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
         pk = self.parse_for(args)
         values = signature.expand(pk.paths, args)
         specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
@@ -235,12 +253,14 @@ class Kernel:
         except CapabilityError as exc:
             raise _failed_on(self.name, dev, exc) from exc
         try:
-            variant = dev.engine.compile(kir)
+            variant = depth.on_deep_stack(compiler.nesting(kir), dev.engine.compile, kir)
         except TackError:
             raise
         except Exception as exc:  # a backend failure names the kernel once
             raise TackRuntimeError(f"Kernel '{self.name}' failed to compile on {dev.label}: "
                                    f"{exc}") from exc
+        if spec.parsed.epilogue is not None:
+            self._compile_epilogue(dev, spec, shape_key, args)
         with self._lock:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
             spec.variants[shape_key] = variant

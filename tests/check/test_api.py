@@ -24,7 +24,7 @@ def test_device_class_and_bound_kernel_arguments():
     np.testing.assert_array_equal(r.outputs["out"], h * 3 + 1)
     m = Mover(tack.zeros(4), tack.array(np.arange(4, dtype=np.float32)))
     r = tack.check(m.step, 0.5, 4).require_clean()
-    np.testing.assert_array_equal(r.outputs["self__pos"], np.arange(4) * 0.5)
+    np.testing.assert_array_equal(r.outputs["self.pos"], np.arange(4) * 0.5)
     np.testing.assert_array_equal(m.pos.numpy(), 0)  # checked on a copy
 
 

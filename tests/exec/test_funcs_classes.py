@@ -222,7 +222,7 @@ def test_kernel_as_method():
     m.step(0.5, 4)
     m.step(0.5, 4)
     np.testing.assert_array_equal(m.pos.numpy(), v)
-    assert "self__pos" in tack.inspect(m.step, 0.5, 4, mode="ir")
+    assert "self.pos" in tack.inspect(m.step, 0.5, 4, mode="ir")
 
 
 @tack.func
@@ -329,5 +329,5 @@ def test_nested_device_classes():
     out = tack.zeros(5)
     nested_objects(Outer(Inner(tack.array(h)), 0.5), out)
     np.testing.assert_array_equal(out.numpy(), h * 2 + 0.5 + 2)
-    assert "o__inner__values" in tack.inspect(nested_objects, Outer(Inner(tack.array(h)), 0.5),
+    assert "o.inner.values" in tack.inspect(nested_objects, Outer(Inner(tack.array(h)), 0.5),
                                               out, mode="ir")

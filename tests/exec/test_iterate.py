@@ -171,7 +171,7 @@ def test_two_names_component_order():
     np.testing.assert_array_equal(ys.numpy(), y)
     np.testing.assert_array_equal(seq.numpy(), np.arange(nx * ny))
     ir = tack.inspect(grid_order, g, counter, seq, xs, ys, mode="ir")
-    assert "g__nx" in ir and "g__ny" in ir
+    assert "g.nx" in ir and "g.ny" in ir
 
 
 @pytest.mark.parametrize("sizes", [(1, 1, 1), (3, 1, 2), (7, 5, 3), (1025, 2, 1), (2, 1, 13)])

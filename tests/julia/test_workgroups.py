@@ -185,10 +185,10 @@ def test_debug_specialization_renders_and_parses(case, jl_parser):
     assert parse_problems(jl_parser, text) == []
     assert literal_problems(jl_parser, text) == []
     assert structure_problems(jl_parser, text) == []
-    assert "__dbg::AbstractVector{Int64}" in text
+    assert "tk_v_dbg::AbstractVector{Int64}" in text
     if kir.notes.get("debug_sites"):
-        assert "tk_atomic_add!(__dbg, 1, Int64(1))" in text
-        assert "tk_atomic_min!(__dbg, " in text and "tk_atomic_max!(__dbg, " in text
+        assert "tk_atomic_add!(tk_v_dbg, 1, Int64(1))" in text
+        assert "tk_atomic_min!(tk_v_dbg, " in text and "tk_atomic_max!(tk_v_dbg, " in text
 
 
 # -- inspect -------------------------------------------------------------------------------------

@@ -112,8 +112,10 @@ def _check_dir(path: str, create: bool, follow: bool = True) -> str | None:
             reason = f"{path} is not a directory"
         else:
             reason = _insecure(path, st)
-    except FileNotFoundError:
-        return "missing"  # read-only mode and nothing stored yet: not remembered, not warned
+    except FileNotFoundError as exc:
+        if not create:
+            return "missing"  # read-only mode and nothing stored yet: not remembered, not warned
+        reason = f"cannot create {path}: {exc.strerror or exc}"  # makedirs found no parent
     except OSError as exc:
         reason = f"cannot use {path}: {exc.strerror or exc}"
     _checked[path] = reason

@@ -12,7 +12,10 @@ import ast
 from dataclasses import dataclass
 
 from ..constants import Constant
-from ..errors import TackValueError
+from ..errors import TackTypeError, TackValueError
+from ..passes.names import hidden
+
+START, STEP = hidden("start"), hidden("step")  # the hidden parameters of range(a, b[, s])
 
 
 @dataclass
@@ -24,22 +27,29 @@ class HostRange:
     source: str
     dims: int = 1
     literals: tuple = ()  # the integer literals of the bounds: the loop variable must hold them
+    loc: object = None  # the range call's source position: a bound's error points there
 
     def __post_init__(self):
         if self.form == "nd":
-            self.hidden = tuple(f"__start{d}" for d in range(self.dims)) + tuple(
-                f"__ext{d}" for d in range(1, self.dims))
+            self.hidden = tuple(hidden(f"start{d}") for d in range(self.dims)) + tuple(
+                hidden(f"ext{d}") for d in range(1, self.dims))
         else:  # the host-computed scalar parameters the kernel receives, in order
-            self.hidden = {"stop": (), "start": ("__start",), "step": ("__start", "__step")}[
+            self.hidden = {"stop": (), "start": (START,), "step": (START, STEP)}[
                 self.form][:1 if self.form == "step" and self.literal_step is not None else 2]
         self._nh = len(self.hidden)
 
     def launch(self, args, kernel_name: str) -> tuple[int, list]:
         """(number of launch indices, values of `hidden`) for one call."""
-        got = self.evaluate(*args)
+        try:
+            got = self.evaluate(*args)
+        except TypeError as exc:  # a bound that is not an integer (a float, NaN, an array)
+            raise TackTypeError.at(self.loc, f"Kernel '{kernel_name}': {exc}") from None
+        except ArithmeticError as exc:  # `n // m` with m == 0
+            raise TackValueError.at(self.loc, f"Kernel '{kernel_name}': the parallel loop's "
+                                              f"bounds cannot be computed: {exc}") from None
         if self.form == "stop":  # range(n): the common case, kept cheap
             n = got[1]
-            return (n if n > 0 else 0), []
+            return (max(0, n)), []
         if self.form == "nd":
             exts = [max(0, e - s) for s, e in got]  # empty extents run nothing
             n = 1
@@ -96,9 +106,15 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
             raise parser.unsupported(it.args[2], "parallel range with a step that is not positive")
     else:
         literal_step = 1
-    src = f"lambda {', '.join(parser.params)}: ({parts[0]}, {parts[1]}, {parts[2]})"
+    src = f"lambda {_lambda_params(parser)}: ({parts[0]}, {parts[1]}, {parts[2]})"
     fn = eval(src, _HELPERS)  # built from checked AST only
-    return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals))
+    return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals),
+                     loc=parser.src.loc(it))
+
+
+def _lambda_params(parser) -> str:
+    """The bound function's parameters: one per kernel argument, by position (_Converter.arg)."""
+    return ", ".join(f"_p{k}" for k in range(len(parser.params)))
 
 
 def _as_int(v, name):
@@ -152,6 +168,12 @@ class _Converter:
                         self.subst[n.id] = None
         self.uses: set[str] = set()
         self.literals: list[int] = []
+        self.position = {p: k for k, p in enumerate(parser.params)}
+
+    def arg(self, param: str) -> str:
+        """How the host source names a parameter: by position (`_p0`), so that no parameter
+        name can shadow a helper (`_i`, `_s`, `_a`) or another generated name."""
+        return f"_p{self.position[param]}"
 
     def conv(self, node: ast.expr, depth=0) -> str:
         parser = self.parser
@@ -171,7 +193,7 @@ class _Converter:
                 return self.conv(self.subst[node.id], depth + 1)
             if node.id in parser.params:
                 self.uses.add(node.id)
-                return f"_i({node.id}, {node.id!r})"
+                return f"_i({self.arg(node.id)}, {node.id!r})"
         if isinstance(node, ast.BinOp) and isinstance(node.op, _OK_BIN):
             op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}[type(node.op)]
             return f"({self.conv(node.left, depth + 1)} {op} {self.conv(node.right, depth + 1)})"
@@ -207,13 +229,13 @@ class _Converter:
         parser = self.parser
         if isinstance(arr, ast.Name) and arr.id in parser.params:
             self.uses.add(arr.id)
-            return f"_s({arr.id}, {k}, {arr.id!r})"
+            return f"_s({self.arg(arr.id)}, {k}, {arr.id!r})"
         if isinstance(arr, ast.Attribute):
             ref = parser.objref(arr.value)
             if ref is not None and arr.attr in ref.info.arrays:
                 self.uses.add(parser.object_param(ref, arr.attr))
                 path = ref.path + (arr.attr,)
-                return f"_s({path[0]}, {k}, {'.'.join(path)!r}, {path[1:]!r})"
+                return f"_s({self.arg(path[0])}, {k}, {'.'.join(path)!r}, {path[1:]!r})"
         return None
 
     def static(self, node: ast.expr) -> str | None:
@@ -242,7 +264,7 @@ class _Converter:
         if ref is not None and node.attr in ref.info.ints:
             self.uses.add(self.parser.object_param(ref, node.attr))  # it types the loop
             path = ref.path + (node.attr,)
-            return f"_a({path[0]}, {path[1:]!r}, {'.'.join(path)!r})"
+            return f"_a({self.arg(path[0])}, {path[1:]!r}, {'.'.join(path)!r})"
         return None
 
 
@@ -257,6 +279,7 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
             pairs.append(f"({conv(a.elts[0])}, {conv(a.elts[1])})")
         else:
             pairs.append(f"(0, {conv(a)})")
-    src = f"lambda {', '.join(parser.params)}: ({', '.join(pairs)},)"
+    src = f"lambda {_lambda_params(parser)}: ({', '.join(pairs)},)"
     fn = eval(src, _HELPERS)  # built from checked AST only
-    return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals))
+    return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals),
+                     parser.src.loc(it))

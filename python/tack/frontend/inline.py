@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import TackRuntimeError, TackTypeError
 from ..ir.nodes import Assign
+from .depth import nesting, note_func
 from .source import assigned_names, capture, closure_values
 
 
@@ -30,6 +31,7 @@ class Func:
         self.name = fn.__name__
         self.source = capture(fn)
         self.source.scope = self.source.tree.name  # its accesses name it in debug reports
+        note_func(nesting(self.source.tree)[0])  # kernels inlining it nest that much deeper
 
     def __repr__(self) -> str:
         return f"<tack.func {self.name}>"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import TackTypeError
+from ..passes.names import member
 
 
 def is_device_class(obj) -> bool:
@@ -41,4 +42,4 @@ class ObjInfo:
 
 
 def expanded_name(path: tuple) -> str:
-    return "__".join(path)
+    return member(*path)

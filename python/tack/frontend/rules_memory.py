@@ -13,6 +13,7 @@ from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import Op
 from ..ir.walk import iter_exprs
+from ..passes.names import numbered
 from .argspec import ArgSpec
 from .untyped import SetComponent
 from .vectors import VecVal, comp_name, typed
@@ -137,7 +138,7 @@ class ArrayAccess:
         # Bound to a temporary before its statement, so that lowering may duplicate operands
         # without running the update twice.
         self._ntmp += 1
-        name = f"_old{self._ntmp}"
+        name = numbered("old", self._ntmp)
         while name in self.pk.assigned:
             name += "_"
         self.types[name] = t

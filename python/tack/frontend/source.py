@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
+import threading
 from dataclasses import dataclass
 
-from ..errors import TackRuntimeError
+from ..errors import TackRuntimeError, UnsupportedSyntaxError
 from ..ir.nodes import Loc
 
 
@@ -45,9 +47,33 @@ def capture(fn) -> Source:
     first_src = next((ln for ln in lines if ln.strip()), "")
     first_ded = next((ln for ln in dedented.splitlines() if ln.strip()), "")
     indent = len(first_src) - len(first_src.lstrip()) - (len(first_ded) - len(first_ded.lstrip()))
-    module = ast.parse(dedented)
-    tree = next(n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    try:
+        module = parse(dedented)
+    except RecursionError:  # deeper than Python's own limit lets ast build
+        raise UnsupportedSyntaxError(
+            f"{getattr(fn, '__qualname__', fn)!r} at {file}:{first} nests too deeply for "
+            f"Python's recursion limit ({sys.getrecursionlimit()}) to parse it; split the "
+            "expression into partial sums assigned to locals") from None
+    tree = next((n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                None)
+    if tree is None or getattr(fn, "__name__", "") == "<lambda>":
+        raise UnsupportedSyntaxError(
+            f"{getattr(fn, '__qualname__', fn)!r} at {file}:{first} is not a function defined "
+            "with `def`: kernels and device functions are written as `def name(...):` with a "
+            "body (a lambda has no statements)")
     return Source(file, first, indent, tuple(ln.rstrip("\n") for ln in lines), tree)
+
+
+_parse_lock = threading.Lock()
+
+
+def parse(text: str, mode: str = "exec") -> ast.AST:
+    """`ast.parse`, one thread at a time: CPython 3.11 keeps the AST converter's recursion
+    depth in interpreter-wide state, and concurrent parses can corrupt it ("SystemError: AST
+    constructor recursion depth mismatch"). Tack parses at decoration and when it builds a call
+    path (tack.dispatch), always through here."""
+    with _parse_lock:
+        return ast.parse(text, mode=mode)
 
 
 def closure_values(fn) -> dict:

@@ -15,9 +15,11 @@ from ..errors import TackTypeError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, MATH_BINARY, MATH_UNARY, Op
-from ..ir.walk import iter_exprs, iter_stmts, stmt_exprs
+from ..ir.walk import iter_exprs, iter_stmts, stmt_roots, unique_exprs
+from ..passes.names import hidden, member, numbered
 from ..passes.simplify import simplify_expr
 from .argspec import ArgSpec
+from .hostrange import START, STEP
 from .promotion import Promotion
 from .rules import RULES
 from .rules_arith import ArithRules
@@ -59,7 +61,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
     # -- errors ---------------------------------------------------------------------------------
     def message(self, loc, text: str) -> str:
         """`text` as every typing error words it: the kernel, then the line and column."""
-        return f"{self.kind} '{self.pk.name}': {text} at line {loc.line}, column {loc.col}"
+        name = self.pk.shown or self.pk.name
+        return f"{self.kind} '{name}': {text} at line {loc.line}, column {loc.col}"
 
     def type_error(self, e, msg: str, hint: str | None = None) -> TackTypeError:
         return TackTypeError.at(e.loc, self.message(e.loc, msg), hint)
@@ -107,7 +110,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         self._weak_conds = {}
         for n, v in weak.items():
             if v.op is Op.IFEXP:
-                cond = f"_wc_{n}"
+                cond = member(hidden("wc"), n)
                 self._weak_conds[n] = (cond, v.args[0])
                 weak[n] = v.replace(args=(Expr(Op.VAR, None, (), cond, v.loc),) + v.args[1:])
         return weak
@@ -155,12 +158,12 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
                 params.append(Param(p, "array", t, len(shape), shape, _writes(body, p)))
             else:
                 params.append(Param(p, "scalar", s.dtype))
-        hidden = self.pk.host_range.hidden
-        params += [Param(h, "scalar", dt.i64) for h in hidden]
+        extra = self.pk.host_range.hidden
+        params += [Param(h, "scalar", dt.i64) for h in extra]
         local_types = {n: dt.concrete(t) for n, t in self.types.items()
                        if not isinstance(t, VecType)}
         return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,
-                        self.pk.source.file, hidden, scratch=self.scratch, tables=self.tables)
+                        self.pk.source.file, extra, scratch=self.scratch, tables=self.tables)
 
     def _loop_var_dtype(self) -> DType:
         t = dt.i32
@@ -186,10 +189,10 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             if d == 0:
                 local = rest
             else:
-                ext = p(f"__ext{d}")
+                ext = p(hidden(f"ext{d}"))
                 local = Expr(Op.IREM, dt.i64, (rest, ext), None, loc)
                 rest = Expr(Op.IDIV, dt.i64, (rest, ext), None, loc)
-            idx = Expr(Op.ADD, dt.i64, (p(f"__start{d}"), local), None, loc)
+            idx = Expr(Op.ADD, dt.i64, (p(hidden(f"start{d}")), local), None, loc)
             if var_dt is not dt.i64:
                 idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
             out.insert(0, N.Assign(loc, self.pk.loop_vars[d], idx))
@@ -203,10 +206,10 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         idx: Expr = Expr(Op.LAUNCH, dt.i64, (), None, loc)
         if hr.form == "step":
             step = (Expr(Op.CONST, dt.i64, (), hr.literal_step, loc) if hr.literal_step is not None
-                    else Expr(Op.PARAM, dt.i64, (), "__step", loc))
+                    else Expr(Op.PARAM, dt.i64, (), STEP, loc))
             idx = Expr(Op.MUL, dt.i64, (idx, step), None, loc)
         if hr.form in ("start", "step"):
-            idx = Expr(Op.ADD, dt.i64, (Expr(Op.PARAM, dt.i64, (), "__start", loc), idx), None, loc)
+            idx = Expr(Op.ADD, dt.i64, (Expr(Op.PARAM, dt.i64, (), START, loc), idx), None, loc)
         if var_dt is not dt.i64:
             idx = Expr(Op.CAST, var_dt, (idx,), None, loc)
         return [N.Assign(loc, self.pk.loop_var, idx)] + self._param_prefix(loc)
@@ -349,7 +352,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             tmps = []
             for c in comps:
                 self._ntmp += 1
-                tmp = f"_vt{self._ntmp}"
+                tmp = numbered("vt", self._ntmp)
                 self.types[tmp] = t.elem
                 out.append(N.Assign(s.loc, tmp, c))
                 tmps.append(Expr(Op.VAR, t.elem, (), tmp, s.loc))
@@ -455,6 +458,6 @@ def _writes(body, name: str) -> bool:
     for s in iter_stmts(body):
         if isinstance(s, N.Store) and s.array == name:
             return True
-        if any(x.op in ATOMIC and x.arg == name for e in stmt_exprs(s) for x in iter_exprs(e)):
+        if any(x.op in ATOMIC and x.arg == name for x in unique_exprs(stmt_roots(s))):
             return True
     return False

@@ -62,6 +62,7 @@ class ParsedKernel:
     nargs: int = 0
     loop_vars: tuple = ()  # every variable of the parallel loop (several for an ndrange)
     # A kernel ending in `return expr` (with a return annotation): a one-iteration kernel that
-    # stores the value into a hidden one-element array `__ret` after the main launch.
-    epilogue: "ParsedKernel | None" = None
+    # stores the value into a hidden one-element array `.ret` after the main launch.
+    epilogue: ParsedKernel | None = None
     ret_dtype: object = None
+    shown: str = ""  # the name errors give, when not `name` (an epilogue: its user's kernel)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from ..dtypes import VecType
-from ..errors import UnsupportedSyntaxError
+from ..errors import KindError, UnsupportedSyntaxError
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..passes.names import member, numbered
 
 # Ops applied component by component (scalars broadcast).
 ELEMENTWISE = (frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW,
@@ -53,7 +54,7 @@ def typed(e: Expr) -> Expr:
 
 
 def comp_name(local: str, k: int) -> str:
-    return f"{local}__{k}"
+    return member(local, k)
 
 
 def lift(rule):
@@ -77,7 +78,7 @@ class VectorRules:
     def scalar(self, x, e, what: str = "a value"):
         """`x` if it is a scalar; a vector where one value is required is rejected."""
         if isinstance(x, VecVal):
-            raise UnsupportedSyntaxError.at(
+            raise KindError.at(
                 e.loc, self.message(e.loc, f"a vector or matrix where {what} is required"),
                 "use a component (v.x, v[k]), or any()/all() for a mask")
         return x
@@ -91,7 +92,7 @@ class VectorRules:
         if x.op in _TRIVIAL or not self._eager:
             return x
         self._ntmp += 1
-        name = f"_v{self._ntmp}"
+        name = numbered("v", self._ntmp)
         t = dt.concrete(x.dtype)
         self.types[name] = t
         self._pre.append(N.Assign(x.loc, name, self.coerce(x, t)))

@@ -91,6 +91,29 @@ def iter_stmts(body: list[N.Stmt]) -> Iterator[N.Stmt]:
             yield from iter_stmts(b)
 
 
+def stmt_roots(s: N.Stmt) -> Iterator[Expr]:
+    """`s`'s own expressions (not those of its blocks), the roots `stmt_exprs` walks."""
+    for f in EXPR_FIELDS:
+        e = getattr(s, f, None)
+        if isinstance(e, Expr):
+            yield e
+    yield from getattr(s, "indices", ())
+
+
+def unique_exprs(roots) -> Iterator[Expr]:
+    """Every distinct node below `roots`, each once however often it is shared (typed IR is a
+    DAG, and walking a deep one as a tree takes time quadratic in its depth)."""
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        stack.extend(x.args)
+
+
 def stmt_exprs(s: N.Stmt) -> Iterator[Expr]:
     """Every expression node of `s`'s own expressions (not of its blocks), each tree in order."""
     for f in EXPR_FIELDS:
@@ -102,7 +125,11 @@ def stmt_exprs(s: N.Stmt) -> Iterator[Expr]:
 
 
 def iter_exprs(e: Expr) -> Iterator[Expr]:
-    """`e` and every node below it, pre-order (a shared subexpression once per use)."""
-    yield e
-    for a in e.args:
-        yield from iter_exprs(a)
+    """`e` and every node below it, pre-order (a shared subexpression once per use). With an
+    explicit stack: nested generators would cost the depth per node, and deep sums exist."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        if x.args:
+            stack.extend(reversed(x.args))

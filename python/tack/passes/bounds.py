@@ -21,8 +21,9 @@ from ..ir.ops import ATOMIC, Op
 from ..ir.walk import map_blocks, map_stmts
 from .build import B
 from .flatten import flatten
+from .names import hidden
 
-DBG = "__dbg"
+DBG = hidden("dbg")
 I64_MAX = (1 << 63) - 1
 I64_MIN = -(1 << 63)
 

@@ -221,9 +221,14 @@ def _strip(s: str) -> str:
 # -- the printer -----------------------------------------------------------------------------
 
 def _julia_name(n: str) -> str:
+    """A Julia identifier for an IR name: a user's as written where Julia takes it; Tack's
+    generated names (passes/names.py: they hold a `.`) as `tk_v_` and the name with `_` for
+    `.` (the printer makes the spellings distinct, appending `_`)."""
     if _IDENT.match(n) and n.strip("_") and n not in RESERVED and not n.startswith("tk_"):
         return n
-    return "tk_v_" + re.sub(r"[^A-Za-z0-9_]", lambda m: f"u{ord(m.group()):x}", n)
+    spelled = re.sub(r"[^A-Za-z0-9_]", lambda m: "_" if m.group() == "." else
+                     f"u{ord(m.group()):x}", n)
+    return "tk_v_" + spelled.lstrip("_")
 
 
 class _Printer:

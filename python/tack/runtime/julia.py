@@ -28,6 +28,7 @@ from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
 from ..ir.printer import kernel_str
 from ..ir.walk import iter_exprs, iter_stmts
+from ..passes.bounds import DBG
 from ..render.julia_ka import render_julia
 from ..render.julia_ka_rewrites import stmt_exprs
 from .base import Capabilities, Engine, Launchable
@@ -255,7 +256,7 @@ class JuliaEngine(Engine):
         bits = self.capabilities.atomic_bits
         for x in (x for s in iter_stmts(kir.body) for x in stmt_exprs(s)):
             if x.op in ATOMIC and x.dtype.bits > bits:
-                what = "debug mode's i64 counters" if x.arg == "__dbg" else \
+                what = "debug mode's i64 counters" if x.arg == DBG else \
                     f"an atomic on the {x.dtype.name} array '{x.arg}'"
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
                                     "the Julia engine's 'metal' device lacks")

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import ast
 
-from ...errors import InternalCompilerError, TackError, TackNameError, UnsupportedSyntaxError
+from ...errors import (
+    InternalCompilerError,
+    KindError,
+    TackError,
+    TackNameError,
+    UnsupportedSyntaxError,
+)
 from ...ir.nodes import Stmt
+from ...passes.names import numbered
 from ..inline import ObjRef
 from ..source import Source, assigned_names
 
@@ -42,6 +49,7 @@ class ParserBase:
             self.call_locs: list = []  # where each of them was called
             self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
             self.counter = 0
+            self.effect_facts: dict = {}  # parser/order.py's memo: id(Expr) -> (Expr, bits)
             for pname, info in (objects or {}).items():
                 self.rename[pname] = ObjRef((pname,), info)
         else:
@@ -60,6 +68,12 @@ class ParserBase:
         loc = self.src.loc(node)
         msg = f"{self.title}: {what} at line {loc.line}, column {loc.col}"
         return UnsupportedSyntaxError.at(loc, msg, hint)
+
+    def kind_error(self, node: ast.AST, what: str, hint: str | None = None):
+        """A value of the wrong kind for its place (errors.KindError: a TypeError)."""
+        loc = self.src.loc(node)
+        return KindError.at(loc, f"{self.title}: {what} at line {loc.line}, column {loc.col}",
+                            hint)
 
     def name_error(self, node: ast.AST, name: str):
         loc = self.src.loc(node)
@@ -105,6 +119,6 @@ class ParserBase:
         """A new local name, unique in the kernel."""
         root = self.root
         root.counter += 1
-        name = f"_{prefix}{root.counter}"
+        name = numbered(prefix, root.counter)
         root.assigned.add(name)
         return name

@@ -52,8 +52,11 @@ class Names:
         if node.id in self.rename:
             ref = self.rename[node.id]
             if isinstance(ref, ObjRef):
-                raise self.unsupported(node, f"device-class object '{node.id}' used as a value",
-                                       "use its attributes, or pass it to a @tack.func")
+                raise self.kind_error(node, f"device-class object '{node.id}' (a "
+                                            f"{ref.info.cls.__name__}) used as a value: it is "
+                                            "not an array and cannot be indexed",
+                                      "use its attributes or methods (a texture: t.sample(u, "
+                                      "v, w)), or pass it to a @tack.func")
             return Expr(Op.VAR, None, (), ref, self.src.loc(node))
         if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
             return Expr(Op.VAR, None, (), node.id, self.src.loc(node))
@@ -103,7 +106,7 @@ class Names:
         if attr in info.scalars:
             return Expr(Op.VAR, None, (), self.object_param(ref, attr), loc)
         if attr in info.arrays:
-            raise self.unsupported(node, f"array attribute '{attr}' used as a value",
+            raise self.kind_error(node, f"array attribute '{attr}' used as a value",
                                    f"index it: {ast.unparse(node)}[i]")
         raise TackValueError.at(
             loc, f"{self.title}: {ast.unparse(node)} at line {loc.line}, column {loc.col} is "

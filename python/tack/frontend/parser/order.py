@@ -14,17 +14,32 @@ import ast
 
 from ...ir.nodes import Assign, Expr, ExprStmt, Store
 from ...ir.ops import Op
-from ...ir.walk import iter_exprs, iter_stmts, stmt_exprs
+from ...ir.walk import iter_stmts, stmt_exprs
 
 ATOMIC_OPS = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
 
 
-def _reads_memory(e: Expr) -> bool:
-    return any(x.op is Op.LOAD for x in iter_exprs(e))
-
-
-def _has_atomic(e: Expr) -> bool:
-    return any(x.op in ATOMIC_OPS for x in iter_exprs(e))
+def _facts(e: Expr, memo: dict) -> int:
+    """Whether `e` reads memory (bit 1) and holds an atomic (bit 2), each node computed once
+    per kernel (`memo`: id -> (node, bits)): `pin` asks at every level of a nested
+    expression, which rescanning would make quadratic in its depth."""
+    got = memo.get(id(e))
+    if got is not None:
+        return got[1]
+    stack = [(e, False)]
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in memo:
+            continue
+        if not ready:
+            stack.append((x, True))
+            stack.extend((a, False) for a in x.args if id(a) not in memo)
+            continue
+        bits = (1 if x.op is Op.LOAD else 0) | (2 if x.op in ATOMIC_OPS else 0)
+        for a in x.args:
+            bits |= memo[id(a)][1]
+        memo[id(x)] = (x, bits)  # keeps `x` alive, so its id is not reused meanwhile
+    return memo[id(e)][1]
 
 
 def _stmts_write(stmts) -> bool:
@@ -56,11 +71,12 @@ class Ordering:
             return vals
         inlined = [_stmts_write(root.pre[(marks[k - 1] if k else 0):marks[k]])
                    for k in range(len(vals))]
-        atomic = [_has_atomic(v) for v in vals]
+        memo = root.effect_facts
+        atomic = [bool(_facts(v, memo) & 2) for v in vals]
         out, shift = list(vals), 0
         for k, v in enumerate(vals[:-1]):
             later_inlined, later_atomic = any(inlined[k + 1:]), any(atomic[k + 1:])
-            if _reads_memory(v):
+            if _facts(v, memo) & 1:
                 pin = later_inlined or later_atomic
             else:  # an atomic is hoisted by the typechecker in typing order, but after root.pre
                 pin = atomic[k] and later_inlined

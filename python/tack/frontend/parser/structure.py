@@ -15,6 +15,7 @@ from ...errors import TackTypeError
 from ...ir.nodes import Assign, Barrier, Expr, ExprStmt, Stmt, Store
 from ...ir.ops import Op
 from ...ir.walk import iter_stmts
+from ...passes.names import hidden
 from ..hostrange import HostRange, build_host_range
 from ..inline import ObjRef
 from ..source import is_docstring
@@ -22,6 +23,7 @@ from ..untyped import ParsedKernel
 from .calls import ATOMICS, SCRATCH
 from .names import BuiltinName
 
+RET, EPILOGUE = hidden("ret"), hidden("epilogue")  # the return value's array, its loop
 _OUTSIDE = ("statements before the parallel loop run an undefined number of times; move it "
             "into the loop")
 
@@ -153,12 +155,12 @@ class KernelStructure:
         loc = self.src.loc(ret)
         value = Expr(Op.CAST, None, (self.expr(ret.value),), t, loc)
         zero = Expr(Op.CONST, None, (), 0, loc)
-        body = list(prologue) + [Store(loc, "__ret", (zero,), value, "return")]
+        body = list(prologue) + [Store(loc, RET, (zero,), value, "return")]
         one = HostRange("stop", 1, lambda *a: (0, 1, 1), frozenset(), "", 1)
-        pk.epilogue = ParsedKernel(f"{self.name}_return", pk.params + ["__ret"], self.src,
-                                   pk.loc, "__epilogue", loc, one, body,
-                                   set(self.assigned) | {"__epilogue"}, None, 0,
-                                   ("__epilogue",))
+        pk.epilogue = ParsedKernel(f"{self.name}_return", pk.params + [RET], self.src,
+                                   pk.loc, EPILOGUE, loc, one, body,
+                                   set(self.assigned) | {EPILOGUE}, None, 0,
+                                   (EPILOGUE,), shown=self.name)
         pk.ret_dtype = t
 
     # -- the parallel loop ----------------------------------------------------------------------

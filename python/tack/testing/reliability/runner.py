@@ -14,6 +14,7 @@ import traceback
 import numpy as np
 
 import tack
+from tack.devices import _global as _settings  # the process-wide settings run_here restores
 
 from .case import OUTCOMES, Case, Result
 
@@ -21,10 +22,11 @@ RESULT_MARK = "@@tack-reliability-result@@ "  # the child's last stdout line sta
 
 
 def resolve(dotted: str) -> type:
-    """The exception class a row names: a builtin (`TypeError`) or `tack.Name`."""
-    if dotted.startswith("tack."):
-        return getattr(tack, dotted[len("tack."):])
-    return getattr(builtins, dotted)
+    """The exception class a row names: a builtin (`TypeError`), or one of Tack's
+    (`UnsupportedSyntaxError`, `tack.TackTypeError`)."""
+    name = dotted.removeprefix("tack.")
+    found = getattr(builtins, name, None) if name == dotted else None
+    return found if isinstance(found, type) else getattr(tack, name)
 
 
 def _exec(source: str, filename: str, ns: dict) -> None:
@@ -72,7 +74,17 @@ def _first_line(exc: BaseException) -> str:
 
 
 def run_here(case: Case) -> Result:
-    """Run `case` in this process (whatever `case.isolate` says)."""
+    """Run `case` in this process (whatever `case.isolate` says). Tack's process-wide settings
+    (default device, debug mode) are restored afterwards, so rows do not leak into each other."""
+    saved = dict(_settings)
+    try:
+        return _run_here(case)
+    finally:
+        _settings.clear()
+        _settings.update(saved)
+
+
+def _run_here(case: Case) -> Result:
     t0 = time.perf_counter()
     ns = {"tack": tack, "np": np, "os": os, "__name__": f"reliability_{abs(hash(case.name))}"}
     try:
@@ -99,6 +111,8 @@ def run_here(case: Case) -> Result:
             _exec(case.check, f"<reliability {case.name} check>", ns)
         except AssertionError as e:
             outcome, detail = "check-failed", str(e) or "assertion failed"
+        except Exception as e:  # noqa: BLE001 - a post-condition that cannot even run fails
+            outcome, detail = "check-failed", f"{type(e).__name__}: {e}"
     return Result(case.name, outcome, detail, time.perf_counter() - t0)
 
 
