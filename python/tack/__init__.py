@@ -42,6 +42,7 @@ __all__ = [
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "check", "constant", "copyto", "empty", "f32", "f64", "full",
     "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",
+    "devices",
     "u32", "u64", "zeros",
 ]
 del _dtypes

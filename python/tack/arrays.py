@@ -13,6 +13,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .devices import Device, default_device
+from .devices import device as _device
 from .errors import TackTypeError, TackValueError
 
 
@@ -194,6 +195,28 @@ class Array:
             self._device.engine.copy(out._buf, self._buf, self.nbytes)
         return out
 
+    def to(self, device) -> Array:
+        """This array on `device` (a `Device` or a name such as "cuda:1"): itself when it is
+        there already, else a copy; GPU to GPU peer-to-peer when the driver allows it, else
+        through the host."""
+        dev = device if isinstance(device, Device) else _device(device)
+        if dev is self._device:
+            return self
+        if self._host is not None:
+            if dev.is_host:
+                return Array(self._host.copy(), dev, dtype=self.dtype)
+            return Array._from_host(self._host, dev, self.dtype)
+        if dev.is_host:
+            return Array(self.numpy(), dev, dtype=self.dtype)
+        src, eng = self._device.engine, dev.engine
+        peer = getattr(eng, "copy_peer", None)  # optional in the engine contract
+        if peer is None or type(src) is not type(eng):
+            return Array._from_host(self.numpy(), dev, self.dtype)
+        buf = eng.alloc(self.nbytes)
+        if self.nbytes:
+            peer(buf, src, self._buf, self.nbytes)
+        return Array(None, dev, buf, self._phys, self.dtype)
+
     def astype(self, dtype) -> Array:
         """A new array of `dtype` (for a vector or matrix array: its component dtype), each
         value converted by the kernel language's rules (docs/language.md, "Conversions")."""
@@ -286,6 +309,13 @@ def _dlpack():
     return cuda_dlpack
 
 
+def _on(device) -> Device:
+    """The device an allocation goes to: `device` (a Device or a name), else the current one."""
+    if device is None:
+        return default_device()
+    return device if isinstance(device, Device) else _device(device)
+
+
 def _check_host_source(src) -> np.ndarray:
     if isinstance(src, Array):
         return src.numpy()
@@ -304,10 +334,10 @@ def array(obj, dtype=None, device: Device | None = None) -> Array:
             raise TackValueError(f"an array of {dtype!r} needs data of shape (..., "
                                  f"{', '.join(map(str, dtype.shape))}), got {src.shape}")
         host = np.array(src, dtype=dtype.elem.np, order="C", copy=True)
-        return Array._from_host(host, device or default_device(), dtype)
+        return Array._from_host(host, _on(device), dtype)
     target = dt.from_numpy(src.dtype) if dtype is None else dt.as_dtype(dtype)
     host = np.array(src, dtype=target.np, order="C", copy=True)
-    return Array._from_host(host, device or default_device())
+    return Array._from_host(host, _on(device))
 
 
 def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
@@ -325,7 +355,7 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     t = dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype)
     shape = _shape(shape)
     phys = shape + t.shape if isinstance(t, dt.VecType) else shape
-    device = device or default_device()
+    device = _on(device)
     if device.is_host:
         return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
@@ -406,7 +436,7 @@ def from_dlpack(obj, device: Device | None = None) -> Array:
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"tack.from_dlpack needs an object with __dlpack__, got "
                         f"{type(obj).__name__}")
-    device = device or default_device()
+    device = _on(device)
     dlpack = _dlpack()
     dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
     if dev_type in dlpack.HOST_TYPES and device.is_host:
