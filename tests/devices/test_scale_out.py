@@ -67,3 +67,15 @@ def test_dask_map_blocks_on_a_local_cluster_of_two_workers():
         same = tack.dask.map_blocks(twice, x, out_chunks=x.chunks).compute()
         np.testing.assert_array_equal(same, 2.0 * np.arange(1000, dtype=np.float32))
         assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_the_dask_example_checks():
+    pytest.importorskip("dask.array")
+    pytest.importorskip("distributed")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, str(ROOT / "docs" / "examples" / "heat_dask.py"),
+                          "--check"], capture_output=True, text=True, check=False, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "bit for bit" in out.stdout
