@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.devices", "tack.arrays", "tack.signature", "tack.interop"),
     ("tack.compiler", "tack.dispatch"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
-     "tack"),
+     "tack.dask", "tack"),
     ("tack.testing", "tack.julia"),
 )
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from . import dtypes as dt
 from .devices import Device, default_device
-from .errors import TackBufferError, TackError, TackIndexError, TackTypeError, TackValueError
+from .devices import device as _device
+from .errors import TackIndexError, TackTypeError, TackValueError
 
 READ_ONLY = "read-only"  # the third part of a read-only array's specialization key
 
@@ -209,6 +210,28 @@ class Array:
             self._device.engine.copy(out._buf, self._buf, self.nbytes)
         return out
 
+    def to(self, device) -> Array:
+        """This array on `device` (a `Device` or a name such as "cuda:1"): itself when it is
+        there already, else a copy; GPU to GPU peer-to-peer when the driver allows it, else
+        through the host."""
+        dev = device if isinstance(device, Device) else _device(device)
+        if dev is self._device:
+            return self
+        if self._host is not None:
+            if dev.is_host:
+                return Array(self._host.copy(), dev, dtype=self.dtype)
+            return Array._from_host(self._host, dev, self.dtype)
+        if dev.is_host:
+            return Array(self.numpy(), dev, dtype=self.dtype)
+        src, eng = self._device.engine, dev.engine
+        peer = getattr(eng, "copy_peer", None)  # optional in the engine contract
+        if peer is None or type(src) is not type(eng):
+            return Array._from_host(self.numpy(), dev, self.dtype)
+        buf = eng.alloc(self.nbytes)
+        if self.nbytes:
+            peer(buf, src, self._buf, self.nbytes)
+        return Array(None, dev, buf, self._phys, self.dtype)
+
     def astype(self, dtype) -> Array:
         """A new array of `dtype` (for a vector or matrix array: its component dtype), each
         value converted by the kernel language's rules (docs/language.md, "Conversions")."""
@@ -308,6 +331,13 @@ def _dlpack():
     return cuda_dlpack
 
 
+def _on(device) -> Device:
+    """The device an allocation goes to: `device` (a Device or a name), else the current one."""
+    if device is None:
+        return default_device()
+    return device if isinstance(device, Device) else _device(device)
+
+
 def _check_host_source(src) -> np.ndarray:
     if isinstance(src, Array):
         return src.numpy()
@@ -329,10 +359,10 @@ def array(obj, dtype=None, device: Device | None = None) -> Array:
             raise TackValueError(f"an array of {dtype!r} needs data of shape (..., "
                                  f"{', '.join(map(str, dtype.shape))}), got {src.shape}")
         host = np.array(src, dtype=dtype.elem.np, order="C", copy=True)
-        return Array._from_host(host, device or default_device(), dtype)
+        return Array._from_host(host, _on(device), dtype)
     target = dt.from_numpy(src.dtype) if dtype is None else dt.as_dtype(dtype)
     host = np.array(src, dtype=target.np, order="C", copy=True)
-    return Array._from_host(host, device or default_device())
+    return Array._from_host(host, _on(device))
 
 
 def empty(shape, dtype=dt.f32, device: Device | None = None) -> Array:
@@ -350,7 +380,7 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     t = dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype)
     shape = _shape(shape)
     phys = shape + t.shape if isinstance(t, dt.VecType) else shape
-    device = device or default_device()
+    device = _on(device)
     if device.is_host:
         return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
@@ -427,54 +457,3 @@ def copyto(dst: Array, src) -> None:
         host = np.ascontiguousarray(a, dtype=dst.dtype.np)
         if host.size:
             dst._device.engine.upload(dst._buf, host)
-
-
-def from_dlpack(obj, device: Device | None = None) -> Array:
-    """A Tack array sharing the memory of a DLPack producer (NumPy, CuPy, PyTorch, ...): CPU
-    tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made.
-
-    Refused (TackTypeError / TackBufferError / TackValueError, nothing shared): an object
-    without `__dlpack__`, a dtype Tack lacks (float16, bool, complex, big-endian), a tensor
-    that is not C-contiguous, and one whose address is not a multiple of its element size
-    (the generated code loads elements at their natural alignment). A read-only tensor gives a
-    read-only array (`a.readonly`): kernels that may store into it refuse it before launch."""
-    if isinstance(obj, Array):
-        return obj
-    if not hasattr(obj, "__dlpack__") or not hasattr(obj, "__dlpack_device__"):
-        raise TackTypeError(f"tack.from_dlpack needs an object with __dlpack__ and "
-                            f"__dlpack_device__, got {type(obj).__name__}")
-    device = device or default_device()
-    dlpack = _dlpack()
-    try:
-        dev_type, dev_id = (int(v) for v in obj.__dlpack_device__())
-        if dev_type in dlpack.HOST_TYPES and device.is_host:
-            host = dlpack.host_array(obj)
-            _check_aligned(host.ctypes.data, host.dtype.itemsize)
-            return Array(host, device)
-        if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda":
-            return _from_cuda(obj, device, dev_id)
-    except BufferError as exc:  # the producer's refusal (NumPy: big-endian, read-only export)
-        if isinstance(exc, TackError):
-            raise
-        raise TackBufferError(f"tack.from_dlpack: {exc}") from exc
-    raise TackBufferError(f"tack.from_dlpack cannot share a tensor of DLPack device type "
-                          f"{dev_type} with {device!r} without a copy; use tack.array(...) to "
-                          "copy it")
-
-
-def _from_cuda(obj, device: Device, dev_id: int) -> Array:
-    engine = device.engine
-    if dev_id != engine.index:
-        raise TackBufferError(f"the tensor is on cuda:{dev_id} but the Tack device is "
-                              f"cuda:{engine.index}; select it with set_default_device"
-                              f"('cuda:{dev_id}')")
-    ptr, nbytes, shape, dtype, owner, readonly = _dlpack().import_cuda(obj, engine)
-    _check_aligned(ptr, dtype.itemsize)
-    return Array(None, device, engine.adopt(ptr, nbytes, owner), shape, dtype, readonly)
-
-
-def _check_aligned(address: int, itemsize: int) -> None:
-    if address % itemsize:
-        raise TackValueError(f"tack.from_dlpack: the tensor's address {address:#x} is not a "
-                             f"multiple of its element size ({itemsize} bytes); kernels load "
-                             "elements at their natural alignment. Copy it with tack.array(...)")

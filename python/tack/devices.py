@@ -9,17 +9,20 @@ Julia.
 from __future__ import annotations
 
 import os
+import sys
+import types
 import threading
 
 from . import dtypes as dt
-from .errors import TackTypeError, TackValueError
+from .errors import TackRuntimeError, TackTypeError, TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
 from .runtime.cpu_threads import check_num_threads
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
+_INDEXED = ("cuda", "hip", "level_zero", "metal", "sim")  # arches with several devices
 _OPTIONS = {"cpu": {"num_threads"}}
-_SINGLE = ("cpu", "sim")  # architectures with one device: an index above 0 names none
+_SINGLE = ("cpu",)  # architectures with one device: an index above 0 names none
 
 
 class Device:
@@ -30,9 +33,46 @@ class Device:
         self._engine = None
         self._lock = threading.Lock()
 
+    @property
+    def _key(self) -> tuple:
+        return (self.arch, self.engine_name, tuple(sorted(self.options.items())))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Device) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
     def __repr__(self) -> str:
+        opts = {k: v for k, v in self.options.items() if k != "index"}
         extra = "" if self.engine_name == "native" else f", engine={self.engine_name!r}"
-        return f"tack.Device({self.arch!r}{extra})"
+        extra += "".join(f", {k}={v!r}" for k, v in sorted(opts.items()))
+        name = f"{self.arch}:{self.index}" if self.arch in _INDEXED else self.arch
+        return f"tack.device({name!r}{extra})"
+
+    # ---- `with tack.device("cuda:1"):` the current device of this thread, for a block --------
+    def __enter__(self):  # -> this Device
+        self.kind.check_importable()
+        _scoped_stack().append(self)
+        with _scope_lock:
+            _global["scoped"] += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _scoped_stack().pop()  # blocks nest within a thread: the last entered is this one
+        with _scope_lock:
+            _global["scoped"] -= 1
+
+    @property
+    def index(self) -> int:
+        """The device's number among those of its arch (0 for the CPU)."""
+        return self.options.get("index", 0)
+
+    @property
+    def place(self) -> str:
+        """Where its arrays live: "host" for the CPU's memory (it serves every host device),
+        else the device's own memory, named as `tack.device` takes it ("cuda:1", "sim:0")."""
+        return "host" if self.arch == "cpu" else f"{self.arch}:{self.index}"
 
     @property
     def kind(self) -> registry.EngineKind:
@@ -54,8 +94,7 @@ class Device:
     @property
     def name(self) -> str:
         """The device's name as `tack.device` takes it: "cpu", "cuda", "cuda:1"."""
-        index = self.options.get("index", 0)
-        return f"{self.arch}:{index}" if index else self.arch
+        return f"{self.arch}:{self.index}" if self.index else self.arch
 
     @property
     def supports_workgroups(self) -> bool:
@@ -91,9 +130,21 @@ class Device:
         return self._engine
 
 
-_global = {"device": None, "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
+_global = {"device": None, "scoped": 0,  # scoped: `with device` blocks open in any thread
+           "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
            in ("1", "true", "yes", "on"),  # TACK_DEBUG is read once, at import
            "intercept": None}  # tack.check's session: every kernel call goes to it instead
+
+
+_local = threading.local()  # .stack: this thread's `with device` blocks
+_scope_lock = threading.Lock()
+
+
+def _scoped_stack() -> list:
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
 
 
 def set_debug(flag: bool = True) -> None:
@@ -162,21 +213,24 @@ def _shared(dev: Device) -> Device:
     return _devices.setdefault(key, dev)
 
 
-def device(name: str = "cpu", engine: str | None = None, **options) -> Device:
+def device(name: str | Device = "cpu", engine: str | None = None, **options) -> Device:
     """The device `name` (as `set_default_device` takes it), without selecting it or starting
     its engine: its capabilities (`supports_workgroups`, `supports_f64`,
-    `supported_atomic_dtypes`) come from the engine registry."""
+    `supported_atomic_dtypes`) come from the engine registry. `with tack.device("cuda:1"):`
+    makes it this thread's current device for the block."""
+    if isinstance(name, Device):
+        return _shared(name)
     return _shared(make_device(name, engine, **options))
 
 
-def set_default_device(name: str, engine: str | None = None, **options) -> Device:
+def set_default_device(name: str | Device, engine: str | None = None, **options) -> Device:
     """Select the device later kernel calls and allocations use. A rejected call changes nothing.
 
     A backend that cannot run here fails now, naming what is missing (an engine that does not
     target the arch, a module that is not installed; the native CUDA engine starts, so a missing
     driver or device fails too), so portable code can probe backends in a `try`.
     Asking again for the same device returns the same `Device`, so its arrays stay usable."""
-    dev = make_device(name, engine, **options)
+    dev = name if isinstance(name, Device) else make_device(name, engine, **options)
     dev.kind.check_importable()
     dev = _shared(dev)
     if dev.kind.start_on_select:
@@ -186,15 +240,92 @@ def set_default_device(name: str, engine: str | None = None, **options) -> Devic
 
 
 def default_device() -> Device:
-    """The device kernel calls and allocations use now (the CPU until one is selected)."""
+    """The device kernel calls and allocations use now: this thread's innermost `with device`
+    block's, else the one `set_default_device` selected (the CPU until one is)."""
+    if _global["scoped"]:
+        stack = getattr(_local, "stack", None)
+        if stack:
+            return stack[-1]
     dev = _global["device"]
     if dev is None:
         dev = _global["device"] = _shared(make_device("cpu"))
     return dev
 
 
+def devices() -> list[Device]:
+    """The devices present: the CPU, then each CUDA GPU the driver lists (none without
+    cuda-bindings or a driver). The simulator (`"sim:N"`) and the Julia engine's devices are
+    made by name."""
+    found = [device("cpu")]
+    if registry.NATIVE_CUDA.importable():
+        from .runtime.cuda_devices import device_count  # loads the CUDA driver: only when asked
+
+        found += [device(f"cuda:{k}") for k in range(device_count())]
+    return found
+
+
 def sync(device: Device | None = None) -> None:
-    """Wait for queued work on a device (the CPU's kernel calls return finished)."""
-    dev = device or _global["device"]
-    if dev is not None and dev._engine is not None:  # an engine never started has no work
-        dev._engine.sync()
+    """Wait for queued work on one device, or (no argument) on every device that has run
+    anything (the CPU's kernel calls return finished)."""
+    devs = [device] if device is not None else list(_devices.values())
+    for dev in devs:
+        if dev._engine is not None:  # an engine never started has no work
+            dev._engine.sync()
+
+
+# ---- where a kernel call runs ------------------------------------------------------------------
+class DeviceMismatchError(TackValueError, TackRuntimeError):
+    """A kernel's arguments are on two devices (or on one the current device cannot read)."""
+
+
+def launch_device(name: str, args) -> Device:
+    """The device a call of kernel `name` runs on: its array arguments' device, else the
+    current one. CPU memory serves every host device (the current one runs it when it is a host
+    device). Arguments on two devices raise DeviceMismatchError naming both, before launch."""
+    current = default_device()
+    own = host = None  # the first array device with its own memory; the first on CPU memory
+    for a in args:
+        d = getattr(a, "_device", None)
+        if not isinstance(d, Device):
+            continue
+        if d.place == "host":
+            host = host or d
+        elif own is None:
+            own = d
+        elif d.place != own.place:
+            raise mismatch(name, own, d)
+    if own is not None:
+        if host is not None and not own.is_host:
+            raise mismatch(name, own, host)
+        return current if current.place == own.place else own
+    if host is not None and not current.is_host:
+        raise mismatch(name, host, current, current=True)
+    return current
+
+
+def serves(a: Device, dev: Device) -> bool:
+    """Arrays of device `a` may be launch arguments on `dev`."""
+    return a is dev or a.place == dev.place or (a.place == "host" and dev.is_host)
+
+
+def mismatch(name: str, a: Device, b: Device, current: bool = False) -> DeviceMismatchError:
+    if current:
+        return DeviceMismatchError(
+            f"Kernel '{name}': an argument array belongs to {a!r}, but the current device is "
+            f"{b!r}, which cannot read it; move it with a.to({b!r}) or re-create the array "
+            "after set_default_device")
+    return DeviceMismatchError(
+        f"Kernel '{name}': its arguments are on two devices, {a!r} and {b!r} (an argument "
+        f"array belongs to each); move one with a.to(device) or re-create the array on the "
+        "other device")
+
+
+class _Module(types.ModuleType):
+    """`tack.devices()` lists the devices while `tack.devices` stays this module (its name
+    predates the function): calling the module calls `devices`."""
+
+    def __call__(self) -> list[Device]:
+        return devices()
+
+
+sys.modules[__name__].__class__ = _Module

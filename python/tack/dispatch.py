@@ -36,9 +36,12 @@ def build(kernel, dev, spec, shape_key, variant, args):
     names = [f"a{k}" for k in range(len(args))]
     env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
            "hrl": pk.host_range.launch, "name": kernel.name, "sk": signature.safe_key}
+    # Arrays on a device with its own memory launch there whatever the current device is
+    # (devices.launch_device); otherwise the current device must still be `dev`.
+    own = dev.place != "host" and any(a.__class__ is Array for a in args)
+    current = "" if own else " or G['device'] is not dev or G['scoped']"
     lines = ["def fast(args):",
-             (f"    if len(args) != {len(args)} or G['device'] is not dev or G['debug'] "
-              "or G['intercept']:"),
+             f"    if len(args) != {len(args)}{current} or G['debug'] or G['intercept']:",
              "        return MISS"]
     if names:
         lines.append(f"    {', '.join(names)}, = args")

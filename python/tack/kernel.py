@@ -8,7 +8,7 @@ import threading
 from . import compiler, signature
 from .arrays import array, zeros
 from .capabilities import has_collectives, reject_workgroups
-from .devices import _global, default_device
+from .devices import _global, default_device, launch_device
 from .dispatch import MISS
 from .dispatch import build as build_fast
 from .errors import (
@@ -135,7 +135,7 @@ class Kernel:
         intercept = _global["intercept"]
         if intercept is not None:  # TACK_CHECK / python -m tack.check (tack/check/session.py)
             return intercept(self, args)
-        dev = _global["device"] or default_device()
+        dev = launch_device(self.name, args)  # the arguments' device, else the current one
         sig = signature.key(args)
         debug = _global["debug"]
         key = (dev, sig, True) if debug else (dev, sig)

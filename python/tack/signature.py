@@ -19,7 +19,8 @@ import numpy as np
 
 from . import dtypes as dt
 from .arrays import Array
-from .errors import TackRuntimeError, TackTypeError
+from .devices import mismatch, serves
+from .errors import TackTypeError
 from .frontend.inline import Func
 from .frontend.objects import ObjInfo, is_device_class
 
@@ -210,10 +211,8 @@ def launch_values(name: str, dev, values, takes_pointers: bool) -> list:
     out = []
     for a in values:
         if a.__class__ is Array:
-            if a._device is not dev and not (a._device.is_host and dev.is_host):
-                raise TackRuntimeError(
-                    f"Kernel '{name}': an argument array belongs to {a._device!r}, but the "
-                    f"default device is {dev!r}; re-create the array after set_default_device")
+            if a._device is not dev and not serves(a._device, dev):
+                raise mismatch(name, a._device, dev, current=dev.place == "host")
             a._unwritten = False  # a launch may write it (tack.empty's mark, arrays.py)
             out.append(a._ptr if takes_pointers else a._buf)
         else:

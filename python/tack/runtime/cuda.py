@@ -45,6 +45,7 @@ from ..toolchain.sass import disassemble, disassembler
 from . import cuda_inspect
 from .base import Engine, Launchable
 from .cuda_cache import cached_ptx
+from .cuda_devices import enable_peer
 from .cuda_launch import Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -117,6 +118,9 @@ class _Native:
         self.set_current = lib.cuCtxSetCurrent
         self.set_current.argtypes = [vp]
         self.set_current.restype = ctypes.c_int
+        self.get_current = lib.cuCtxGetCurrent
+        self.get_current.argtypes = [ctypes.POINTER(vp)]
+        self.get_current.restype = ctypes.c_int
         self.launch_addr = ctypes.cast(lib.cuLaunchKernel, vp).value  # for the trampoline
 
 
@@ -234,8 +238,11 @@ class CUDAEngine(Engine):
         raise TackRuntimeError(f"{LABEL}: {msg}")
 
     def call(self, fn, *args, what: str | None = None):
-        """A cuda-bindings call with its error checked; makes our context current on a thread
-        that has none (CUDA_ERROR_INVALID_CONTEXT) and retries once."""
+        """A cuda-bindings call with its error checked, in our context: made current first when
+        the thread's is another device's (several engines in one process), and again after
+        CUDA_ERROR_INVALID_CONTEXT (a thread that has none), retrying once."""
+        if not self.is_current():
+            self.make_current()
         res = fn(*args)
         if _code(res) == _INVALID_CONTEXT:
             self.make_current()
@@ -245,6 +252,26 @@ class CUDAEngine(Engine):
 
     def make_current(self) -> None:
         self.native.set_current(self.ctx_ptr)
+
+    def is_current(self) -> bool:
+        """Whether the calling thread's current context is this engine's."""
+        ctx = ctypes.c_void_p()
+        return self.native.get_current(ctypes.byref(ctx)) == _SUCCESS and ctx.value == self.ctx_ptr
+
+    def copy_peer(self, dst: CUDABuffer, src_engine: CUDAEngine, src: CUDABuffer,
+                  nbytes: int) -> None:
+        """Copy from another device's buffer, queued on our stream once the source's queue is
+        done: peer-to-peer when the two devices can access each other (enabled on first use),
+        else staged through the host by the driver (cuMemcpyPeerAsync does either)."""
+        src_engine.sync()
+        enable_peer(self, src_engine)
+        self.call(drv.cuMemcpyPeerAsync, dst.ptr, self.ctx, src.ptr, src_engine.ctx, nbytes,
+                  self.stream, what="cuMemcpyPeerAsync")
+
+    def can_access_peer(self, other: CUDAEngine) -> bool:
+        """Whether this device can read `other`'s memory directly (NVLink or PCIe P2P)."""
+        return bool(self.call(drv.cuDeviceCanAccessPeer, self.device, other.device,
+                              what="cuDeviceCanAccessPeer"))
 
     # ---- storage (the engine contract, runtime/base.py) ----------------------------------------
     def alloc(self, nbytes: int) -> CUDABuffer:
@@ -286,7 +313,7 @@ class CUDAEngine(Engine):
     def sync(self) -> None:
         """Wait for everything queued; a failure names the kernels launched since the last wait."""
         code = self.native.stream_sync(self.stream_ptr)
-        if code == _INVALID_CONTEXT:
+        if code == _INVALID_CONTEXT or code and not self.is_current():
             self.make_current()
             code = self.native.stream_sync(self.stream_ptr)
         pending, self._pending = self._pending, set()
@@ -450,8 +477,11 @@ class CUDAKernel(Launchable):
                              "one CUDA launch can index; split the work across several launches.")
 
     def _failed(self, code: int, args, n: int) -> None:
-        if code == _INVALID_CONTEXT:  # first launch from a thread without our context
+        # The first launch from a thread without our context, or with another device's current
+        # (several engines in one process): make ours current and launch again.
+        if code == _INVALID_CONTEXT or not self.engine.is_current():
             self.engine.make_current()
-            return self.launch(args, n)
+            if self.engine.is_current():
+                return self.launch(args, n)
         self.engine.fail(code, f"launch of {-(-n // self._span)} blocks of {BLOCK} threads "
                                "(cuLaunchKernel)", {self.name})

@@ -2,16 +2,25 @@
 Kept apart from runtime/cuda.py so it imports without the CUDA driver bindings."""
 from __future__ import annotations
 
+import threading
+
 import llvmlite
 
 from .. import cache
 from ..ir.nodes import KernelIR
 from ..toolchain.nvptx import PTXModule, compile_ptx
 
+# PTX built or loaded in this process, by key: several devices of one architecture (cuda:0 and
+# cuda:1 of an H200 pair) compile a specialization once and load the same PTX. TACK_CACHE=off
+# compiles every time, as asked.
+_MEMO: dict = {}
+_MEMO_LOCK = threading.Lock()
+
 
 def cached_ptx(kir: KernelIR, arch: str):
-    """The kernel's PTX from the disk cache (tack.cache, kind "cuda"), or compiled and stored.
-    Keyed like the CPU engine's entries: the KernelIR by value, Tack's modules, the target."""
+    """The kernel's PTX from this process's memo, the disk cache (tack.cache, kind "cuda"), or
+    compiled and stored. Keyed like the CPU engine's entries: the KernelIR by value, Tack's
+    modules, the target."""
     if not cache.enabled():
         return compile_ptx(kir, arch)
     try:
@@ -19,6 +28,15 @@ def cached_ptx(kir: KernelIR, arch: str):
                              cache.digest_object(kir))
     except (TypeError, RecursionError):  # something the key cannot digest: no caching
         return compile_ptx(kir, arch)
+    built = _MEMO.get(key)
+    if built is None:
+        built = _from_disk(kir, arch, key)
+        with _MEMO_LOCK:
+            built = _MEMO.setdefault(key, built)
+    return built
+
+
+def _from_disk(kir: KernelIR, arch: str, key):
     hit = cache.load("cuda", key)
     if hit is not None:
         m = hit.meta

@@ -55,6 +55,14 @@ class EngineKind:
                 raise TackRuntimeError(self.missing.format(
                     name=self.name, exc=f"No module named {module!r}"))
 
+    def importable(self) -> bool:
+        """Whether `check_importable` passes."""
+        try:
+            self.check_importable()
+        except TackRuntimeError:
+            return False
+        return True
+
     def load(self) -> type[Engine]:
         try:
             module = importlib.import_module(self.module)

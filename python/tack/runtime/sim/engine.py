@@ -36,11 +36,16 @@ class SimEngine(HostMemory, Engine):
     capabilities = SIM.capabilities["sim"]
     stages = SIM.stages
 
+    def __init__(self, index: int = 0):
+        self.index = index  # "sim:1": several simulated devices in one process
+        self.compiled = 0  # kernels compiled for this device (each device has its own)
+
     @classmethod
     def create(cls, arch: str, options: dict) -> SimEngine:
-        return cls()
+        return cls(options.get("index", 0))
 
     def compile(self, kir: KernelIR) -> SimKernel:
+        self.compiled += 1
         return SimKernel(kir)
 
     def sync(self) -> None:

@@ -1,0 +1,46 @@
+"""Several CUDA devices in one process: how many there are, and peer access between them.
+Kept apart from runtime/cuda.py (the engine of one device)."""
+from __future__ import annotations
+
+import threading
+
+try:
+    from cuda.bindings import driver as drv
+except ImportError:  # pragma: no cover - older cuda-python layout
+    from cuda import cuda as drv  # type: ignore[no-redef]
+
+_SUCCESS = 0
+_PEER_ENABLED = 704  # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED (another library enabled it)
+
+
+def _code(res) -> int:
+    return int(res[0] if isinstance(res, tuple) else res)
+
+
+_PEERS: dict = {}  # (destination, source) device ordinals -> whether peer access is on
+_PEER_LOCK = threading.Lock()
+
+
+def enable_peer(dst, src) -> bool:
+    """Let `dst`'s context (a CUDAEngine) read `src`'s memory directly when the hardware
+    allows, once per pair; whether it can (False: copies are staged through the host)."""
+    pair = (dst.index, src.index)
+    with _PEER_LOCK:
+        if dst.index == src.index:
+            return True
+        if pair not in _PEERS:
+            _PEERS[pair] = on = dst.can_access_peer(src)
+            if on:
+                dst.make_current()
+                code = _code(drv.cuCtxEnablePeerAccess(src.ctx, 0))
+                if code not in (_SUCCESS, _PEER_ENABLED):
+                    dst.fail(code, "cuCtxEnablePeerAccess")
+        return _PEERS[pair]
+
+
+def device_count() -> int:
+    """How many CUDA devices the driver lists (0 when it cannot start)."""
+    if _code(drv.cuInit(0)) != _SUCCESS:
+        return 0
+    err, count = drv.cuDeviceGetCount()
+    return int(count) if _code(err) == _SUCCESS else 0
