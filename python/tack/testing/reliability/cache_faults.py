@@ -96,13 +96,18 @@ def _entries(root: str) -> dict:
     return out
 
 
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
 def _shared_dir() -> str:
     """This user's directory of the kernel module and of populated caches: the kernel's file
     must be the same for every row, since its path is part of the kernel's cache key."""
     d = os.path.join(tempfile.gettempdir(), f"tack-cache-faults-{os.getuid()}")
     os.makedirs(os.path.join(d, "src"), mode=0o700, exist_ok=True)
     path = os.path.join(d, "src", "kmod.py")
-    if not os.path.exists(path) or open(path).read() != KERNEL:
+    if not os.path.exists(path) or _read(path) != KERNEL:
         with open(path + f".{os.getpid()}", "w") as f:
             f.write(KERNEL)
         os.replace(path + f".{os.getpid()}", path)
