@@ -3,73 +3,52 @@
     python docs/examples/isosurface.py --arch cpu --check
     python docs/examples/isosurface.py --arch cuda --size 128 --output isosurface.png
 
-Marching cubes in its tetrahedral form (marching tetrahedra): every cube of the grid is split into
-the six tetrahedra that share its main diagonal (the Kuhn/Freudenthal split, which matches across
-neighbouring cubes), and each tetrahedron holds 0, 1 or 2 triangles by a 16-case table. Every
-mesh vertex lies on a grid edge from a sample point p to p + d, d one of the 7 non-zero 0/1
-offsets, so vertex `7 * point + d - 1` is shared by all the triangles around that edge: the mesh is
-indexed and, for a closed surface, watertight. Four steps, as in `contours.py`:
+Classic marching cubes (Lorensen & Cline): each cube of the grid looks up its case (one bit per
+corner inside, f < 0) in the standard 256-entry edge table and 256 x 16 triangle table (Paul
+Bourke's, in `_mc_tables.py`: constant tables, `tack.constant` of nested tuples), which give up
+to five triangles whose corners lie on the cube's crossed edges. Every mesh vertex lies on a grid
+edge from a sample point p along +x, +y or +z, so vertex `3 * point + axis` is shared by all the
+triangles around that edge and the mesh is indexed. Four steps, as in `contours.py`:
 `edge_vertices` (one crossing point per grid edge), `count_triangles` per cube,
 `tack.algorithms.exclusive_scan` of the counts (the total sizes the face array exactly) and
 `write_triangles`. The volume is the sphere level set |p - c|^2 - 0.6^2 on [-1, 1]^3.
---check: the counts equal a NumPy count, the scan equals `np.cumsum`; every index is valid and
-names a computed vertex; every edge of the mesh is shared by exactly two triangles and
-V - E + F = 2 (a sphere); every vertex is within the interpolation error of the sphere (on an edge
-of length L, linear interpolation of f puts it at |p|^2 >= r^2 - L^2 / 4, and L <= sqrt(3) h);
-the area is close to 4 pi r^2.
+--check: the copied tables agree with their definition (an edge is crossed when its corners
+differ; each case's triangles use exactly its crossed edges); the counts equal a NumPy count of the
+same cases, the scan equals `np.cumsum`; every index is valid and names a computed vertex; every
+vertex is within the interpolation error of the sphere (on an edge of length h, linear
+interpolation of the convex f puts it at r^2 - h^2 / 4 <= |p - c|^2 <= r^2); the area is close
+to 4 pi r^2. Classic marching cubes can leave holes where a cube face is ambiguous (diagonal
+corners inside, the other two outside); a sphere sampled on a grid has no such face (on a square,
+f(p00) + f(p11) = f(p10) + f(p01)), so the check also asks for a watertight mesh: every edge in
+exactly two triangles and V - E + F = 2; and, as the table orders each triangle's edges, a
+consistently oriented one (each directed edge once, every normal towards f < 0).
 """
 from __future__ import annotations
 
-import itertools
 import math
 import sys
 
 import numpy as np
 import tack
+from _mc_tables import CORNER_X, CORNER_Y, CORNER_Z, EDGE_ENDS, EDGE_TABLE, TRI_TABLE
 from _tutorial import Clock, check, close, main, parser, passed, pyplot
 from tack.algorithms import exclusive_scan
 
 RADIUS = 0.6
 CENTRE = (0.03, -0.02, 0.01)  # off the grid's symmetry planes
-
-
-def tetrahedra() -> np.ndarray:
-    """The six tetrahedra of a cube as corner masks (bit 0: +x, bit 1: +y, bit 2: +z): the paths
-    0 -> e_a -> e_a + e_b -> (1, 1, 1) over the orderings (a, b, c) of the axes."""
-    return np.array([[0, 1 << a, (1 << a) | (1 << b), 7]
-                     for a, b, _ in itertools.permutations(range(3))], np.int32)
-
-
-def triangle_table() -> np.ndarray:
-    """For each of the 16 inside/outside cases of a tetrahedron, up to two triangles, each corner
-    the tetrahedron edge (i, j) it lies on coded as 4 * i + j; -1 where unused."""
-    table = np.full((16, 6), -1, np.int32)
-    for case in range(16):
-        inside = [k for k in range(4) if (case >> k) & 1]
-        outside = [k for k in range(4) if not (case >> k) & 1]
-        if len(inside) in (1, 3):  # one corner apart from three: one triangle around it
-            lone = inside[0] if len(inside) == 1 else outside[0]
-            others = [k for k in range(4) if k != lone]
-            table[case, :3] = [4 * min(lone, k) + max(lone, k) for k in others]
-        elif len(inside) == 2:  # two and two: the quad a-c, a-d, b-d, b-c as two triangles
-            (a, b), (c, d) = inside, outside
-            pairs = ((a, c), (a, d), (b, d), (b, c))
-            ac, ad, bd, bc = (4 * min(u, v) + max(u, v) for u, v in pairs)
-            table[case] = [ac, ad, bd, ac, bd, bc]
-    return table
+# Cube edge e as a grid edge: its lower corner and its axis (0: x, 1: y, 2: z), from EDGE_ENDS.
+EDGE_LOW = tack.constant((0, 1, 3, 0, 4, 5, 7, 4, 0, 1, 2, 3))
+EDGE_AXIS = tack.constant((0, 1, 0, 1, 0, 1, 0, 1, 2, 2, 2, 2))
+# The step along each axis (a grid edge's far end).
+STEP_X, STEP_Y, STEP_Z = (tack.constant((1, 0, 0)), tack.constant((0, 1, 0)),
+                          tack.constant((0, 0, 1)))
 
 
 @tack.func
-def corner(f, cx, cy, cz, mask):
-    return f[cz + ((mask >> 2) & 1), cy + ((mask >> 1) & 1), cx + (mask & 1)]
-
-
-@tack.func
-def tet_case(f, tets, t, cx, cy, cz):
+def cube_case(f, cx, cy, cz):
     case = 0
-    for k in range(4):
-        value = corner(f, cx, cy, cz, tets[t, k])
-        if value < 0.0:
+    for k in range(8):
+        if f[cz + CORNER_Z[k], cy + CORNER_Y[k], cx + CORNER_X[k]] < 0.0:
             case += 1 << k
     return case
 
@@ -78,14 +57,14 @@ def tet_case(f, tets, t, cx, cy, cz):
 def edge_vertices(f, verts, x0, h):
     for q in range(verts.shape[0]):
         m = f.shape[2]  # samples per side
-        p = q // 7
-        d = q % 7 + 1
+        p = q // 3
+        axis = q % 3
         x = p % m
         y = (p // m) % m
         z = p // (m * m)
-        ex = x + (d & 1)
-        ey = y + ((d >> 1) & 1)
-        ez = z + ((d >> 2) & 1)
+        ex = x + STEP_X[axis]
+        ey = y + STEP_Y[axis]
+        ez = z + STEP_Z[axis]
         vertex = [math.nan, math.nan, math.nan]  # no crossing on this edge
         if ex < m and ey < m and ez < m:
             a = f[z, y, x]
@@ -99,40 +78,38 @@ def edge_vertices(f, verts, x0, h):
 
 
 @tack.kernel
-def count_triangles(f, tets, table, counts):
+def count_triangles(f, counts):
     for c in range(counts.shape[0]):
         n = f.shape[2] - 1
+        case = cube_case(f, c % n, (c // n) % n, c // (n * n))
         total = 0
-        for t in range(6):
-            case = tet_case(f, tets, t, c % n, (c // n) % n, c // (n * n))
-            for s in range(2):
-                if table[case, 3 * s] >= 0:
+        if EDGE_TABLE[case] != 0:  # some edge crossed: the cube holds 1 to 5 triangles
+            for s in range(5):
+                if TRI_TABLE[case, 3 * s] >= 0:
                     total += 1
         counts[c] = total
 
 
 @tack.kernel
-def write_triangles(f, tets, table, offsets, faces):
+def write_triangles(f, offsets, faces):
     for c in range(offsets.shape[0]):
         n = f.shape[2] - 1
         m = n + 1
         cx = c % n
         cy = (c // n) % n
         cz = c // (n * n)
+        case = cube_case(f, cx, cy, cz)
         slot = offsets[c]
-        for t in range(6):
-            case = tet_case(f, tets, t, cx, cy, cz)
-            for s in range(2):
-                if table[case, 3 * s] >= 0:
-                    for v in range(3):
-                        code = table[case, 3 * s + v]
-                        mi = tets[t, code // 4]
-                        mj = tets[t, code % 4]
-                        x = cx + (mi & 1)
-                        y = cy + ((mi >> 1) & 1)
-                        z = cz + ((mi >> 2) & 1)
-                        faces[slot, v] = 7 * ((z * m + y) * m + x) + (mi ^ mj) - 1
-                    slot += 1
+        for s in range(5):
+            if TRI_TABLE[case, 3 * s] >= 0:
+                for v in range(3):
+                    e = TRI_TABLE[case, 3 * s + v]
+                    k = EDGE_LOW[e]
+                    x = cx + CORNER_X[k]
+                    y = cy + CORNER_Y[k]
+                    z = cz + CORNER_Z[k]
+                    faces[slot, v] = 3 * ((z * m + y) * m + x) + EDGE_AXIS[e]
+                slot += 1
 
 
 def sample(n: int):
@@ -145,27 +122,44 @@ def sample(n: int):
 
 def extract(f_host: np.ndarray, h: float):
     n = f_host.shape[0] - 1
-    f, tets, table = tack.array(f_host), tack.array(tetrahedra()), tack.array(triangle_table())
-    verts = tack.empty(7 * (n + 1) ** 3, tack.vec3)
+    f = tack.array(f_host)
+    verts = tack.empty(3 * (n + 1) ** 3, tack.vec3)
     edge_vertices(f, verts, -1.0, h)
     counts, offsets = tack.zeros(n**3, tack.i32), tack.zeros(n**3, tack.i32)
-    count_triangles(f, tets, table, counts)
+    count_triangles(f, counts)
     total = int(exclusive_scan(counts, offsets))
     faces = tack.empty((total, 3), tack.i32)
-    write_triangles(f, tets, table, offsets, faces)
+    write_triangles(f, offsets, faces)
     return verts.numpy(), faces.numpy(), counts.numpy(), offsets.numpy()
 
 
+def check_tables() -> None:
+    """The copied tables against their definition, for every case."""
+    edges, tris = np.asarray(EDGE_TABLE), np.asarray(TRI_TABLE)
+    corners = np.stack([np.asarray(CORNER_X), np.asarray(CORNER_Y), np.asarray(CORNER_Z)], 1)
+    low, axis = np.asarray(EDGE_LOW), np.asarray(EDGE_AXIS)
+    for e, (a, b) in enumerate(EDGE_ENDS):
+        check((corners[low[e]] == np.minimum(corners[a], corners[b])).all()
+              and np.flatnonzero(corners[a] != corners[b]).tolist() == [axis[e]],
+              f"EDGE_LOW/EDGE_AXIS of edge {e}")
+    for case in range(256):
+        crossed = sum(1 << e for e, (a, b) in enumerate(EDGE_ENDS)
+                      if (case >> a) & 1 != (case >> b) & 1)
+        check(edges[case] == crossed, f"EDGE_TABLE[{case}] = {edges[case]:#x}, not {crossed:#x}")
+        row = tris[case]
+        used = row[row >= 0]
+        check(len(used) % 3 == 0 and (row[len(used):] == -1).all(), f"TRI_TABLE[{case}] padding")
+        check(sum(1 << int(e) for e in set(used)) == crossed, f"TRI_TABLE[{case}]'s edges")
+    passed("EDGE_TABLE and TRI_TABLE agree with the corner and edge numbering (256 cases)")
+
+
 def numpy_counts(f: np.ndarray) -> np.ndarray:
-    """Triangles per cube, counted with NumPy: per tetrahedron, 1 for a 1-3 split, 2 for 2-2."""
+    """Triangles per cube, counted with NumPy: the same case per cube, looked up in TRI_TABLE."""
     neg = (f < 0).astype(np.int32)
     n = f.shape[0] - 1
-    total = np.zeros((n, n, n), np.int32)
-    for tet in tetrahedra():
-        inside = sum(neg[(m >> 2) & 1 : n + ((m >> 2) & 1), (m >> 1) & 1 : n + ((m >> 1) & 1),
-                         m & 1 : n + (m & 1)] for m in tet)
-        total += np.select([inside == 2, (inside == 1) | (inside == 3)], [2, 1], 0)
-    return total.ravel()
+    case = sum(neg[dz : n + dz, dy : n + dy, dx : n + dx] << k for k, (dx, dy, dz)
+               in enumerate(zip(CORNER_X, CORNER_Y, CORNER_Z)))
+    return ((np.asarray(TRI_TABLE)[case] >= 0).sum(axis=-1) // 3).ravel()
 
 
 def check_mesh(verts: np.ndarray, faces: np.ndarray, h: float) -> None:
@@ -181,13 +175,19 @@ def check_mesh(verts: np.ndarray, faces: np.ndarray, h: float) -> None:
     check((uses == 2).all(), "an edge is not shared by exactly two triangles (a hole)")
     euler = len(used) - len(unique) + len(faces)
     check(euler == 2, f"V - E + F = {euler}, a sphere has 2")
-    passed("watertight: every edge in two triangles, V - E + F = 2")
-    radius = np.linalg.norm(verts[used] - np.array(CENTRE), axis=1)
-    close(np.abs(radius - RADIUS).max(), 0.0, "sphere residual", rtol=0.0,
-          atol=RADIUS - np.sqrt(RADIUS**2 - 3 * h * h / 4) + 1e-6)
+    passed("watertight (no ambiguous face on a sphere): every edge in two triangles, V - E + F = 2")
+    directed = np.unique(faces[:, [0, 1, 1, 2, 2, 0]].reshape(-1, 2), axis=0)
     a, b, c = (verts[faces[:, k]] for k in range(3))
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), np.array(CENTRE) - (a + b + c) / 3)
+    check(len(directed) == 3 * len(faces) and (inward > 0).all(), "a triangle is turned over")
+    passed("oriented: each directed edge in one triangle, every normal towards f < 0")
+    radius = np.linalg.norm(verts[used] - np.array(CENTRE), axis=1)
+    inner = np.sqrt(RADIUS**2 - h * h / 4)
+    close(radius, np.full_like(radius, (RADIUS + inner) / 2), "sphere residual", rtol=0.0,
+          atol=(RADIUS - inner) / 2 + 1e-6)
     area = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1).sum()
-    close(area, 4 * np.pi * RADIUS**2, "surface area ~ 4 pi r^2", rtol=2 * h, atol=0.0)
+    # The triangles are chords of the sphere: the area is short by O(h^2) (3% at h = 1/6).
+    close(area, 4 * np.pi * RADIUS**2, "surface area ~ 4 pi r^2", rtol=2 * h * h, atol=0.0)
 
 
 def run(args, clock: Clock) -> None:
@@ -195,6 +195,7 @@ def run(args, clock: Clock) -> None:
     for _ in range(3 if args.check else 5):  # timed as a whole: vertices, count, scan, write
         verts, faces, counts, offsets = clock(extract, f, h)
     if args.check:
+        check_tables()
         check((counts == numpy_counts(f)).all(), "triangle counts differ from NumPy's")
         check((offsets == np.cumsum(counts) - counts).all(), "the scan differs from np.cumsum")
         passed("counts equal NumPy's; exclusive_scan equals np.cumsum")
