@@ -324,11 +324,23 @@ extern "C" __global__ void tiny(const float* x, float* out, int n) {
 _module = None
 
 
+_fast_module = None
+
+
 def rawfn(name):
     global _module
     if _module is None:
         _module = cp.RawModule(code=CUDA_SRC)
     return _module.get_function(name)
+
+
+def rawfn_fast(name):
+    """`name` from CUDA_SRC compiled with NVRTC's `--use_fast_math` (which implies `-ftz=true`:
+    f32 subnormals flushed, as in a Tack `fastmath=True` kernel on the GPU)."""
+    global _fast_module
+    if _fast_module is None:
+        _fast_module = cp.RawModule(code=CUDA_SRC, options=("--use_fast_math",))
+    return _fast_module.get_function(name)
 
 
 # ---- benchmarks ------------------------------------------------------------------------------
@@ -472,10 +484,13 @@ def nbody_fastmath_rounds(pos, acc, n, sample, ref, peers, tflop, cpos, cacc, ro
     check("nbody tiles32", acc.numpy()[sample], ref, 1e-3, 1e-3)
     _load_with_budget(tiles32_32, args, 32)
     check("nbody tiles32 maxnreg 32", acc.numpy()[sample], ref, 1e-3, 1e-3)
-    k = rawfn("nbody_rsqrt")
+    k, kf = rawfn("nbody_rsqrt"), rawfn_fast("nbody_rsqrt")
+    cargs = (cpos, cacc, np.int32(n), np.float32(0.01))
+    kf((n // 256,), (256,), cargs)
+    check("nbody CUDA C --use_fast_math", cp.asnumpy(cacc)[sample], ref, 1e-3, 1e-3)
     cands = {
-        "CUDA C rsqrtf": (lambda: k((n // 256,), (256,), (cpos, cacc, np.int32(n),
-                                                         np.float32(0.01))), cupy_sync),
+        "CUDA C rsqrtf": (lambda: k((n // 256,), (256,), cargs), cupy_sync),
+        "CUDA C rsqrtf --use_fast_math": (lambda: kf((n // 256,), (256,), cargs), cupy_sync),
         "tack tiles fastmath": (lambda: nbody_tiled_fast(*args), tack_sync),
         "tack tiles32 fastmath": (lambda: tiles32_40(*args), tack_sync),
         "tack tiles32 fastmath .maxnreg 32": (lambda: tiles32_32(*args), tack_sync),
@@ -495,11 +510,13 @@ def nbody_fastmath_rounds(pos, acc, n, sample, ref, peers, tflop, cpos, cacc, ro
                 fn()
             sync()
             times[name].append((time.perf_counter() - t0) / 5)
-    base = times["CUDA C rsqrtf"]
-    print(f"  nbody interleaved: {rounds} rounds; ratio = CUDA C time / Tack time per round")
+    base, fast = times["CUDA C rsqrtf"], times["CUDA C rsqrtf --use_fast_math"]
+    print(f"  nbody interleaved: {rounds} rounds; ratio = CUDA C time / Tack time per round "
+          "(vs NVRTC's defaults; vs --use_fast_math)")
     for name, ts in times.items():
         med = statistics.median(ts)
-        ratio = "" if name.startswith("CUDA") else fmt_ratio(ratio_stats(ts, base))
+        ratio = "" if name.startswith("CUDA") else (
+            f"{fmt_ratio(ratio_stats(ts, base))}; {fmt_ratio(ratio_stats(ts, fast))}")
         print(f"    {name:36s} {tflop / med:7.2f} TFLOP/s  {ratio}", flush=True)
         ROWS.append(("nbody-rounds", name, tflop / med, "TFLOP/s", tflop / statistics.median(base),
                      ratio))

@@ -75,6 +75,26 @@ def test_matmul_large_unaligned(device):
     refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=100)
 
 
+@pytest.mark.parametrize("shape", [(1, 1, 1), (1, 1025, 1), (131, 257, 127), (1025, 9, 1025),
+                                   (128, 16, 128), (2, 129, 7, 130), (3, 1, 131, 1)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
+def test_matmul_tile_edges(device, shape, dtype):
+    """The 128 x 128 tiles at one element, primes, 1025 (one row or column past a tile) and
+    k not a multiple of the 8-deep slab; batched shapes too."""
+    *z, m, k, n = shape
+    a, b = refs.rand((*z, m, k), dtype, 1, 1.0), refs.rand((*z, k, n), dtype, 2, 1.0)
+    got = ops.batched_matmul(a, b) if z else ops.matmul(a, b)
+    refs.close(got, refs.matmul(a, b), dtype, scale=max(1, k / 8))
+
+
+def test_matmul_out_is_overwritten(device):
+    """`out=` holding old values: the tiled kernel writes every element (no accumulation)."""
+    a, b = refs.rand((200, 33), np.float32, 1, 1.0), refs.rand((33, 150), np.float32, 2, 1.0)
+    out = tack.array(np.full((200, 150), 7.0, np.float32))
+    ops.matmul(a, b, out=out)
+    refs.close(out, refs.matmul(a, b), np.float32, scale=8)
+
+
 def test_host_array_is_refused_on_the_gpu(device):
     x = tack.array(np.zeros(4, np.float32), device=tack.Device("cpu"))
     with pytest.raises(ValueError, match=r"relu: argument 'x' lives on"):

@@ -1,8 +1,8 @@
 """The workgroup kernels (the GPU paths), run in the model of a workgroup CPU backend
 (tests/ops/model.py) against the same float64 references. The model interprets every lane in
 Python, so the sizes are tiny: one row or tile each, yet every path's structure (per-lane
-registers over one and several slots, the online rescaling, the long-row sweeps, the 64 x 64
-matmul tile with ragged edges, attention's 32-key shared tiles) runs."""
+registers over one and several slots, the online rescaling, the long-row sweeps, attention's 32-key
+shared tiles) runs; the matmul tile runs on the simulator."""
 import importlib
 import math
 
@@ -64,11 +64,20 @@ def test_norm_wrappers_choose_workgroup_kernels(wg):
         refs.close(got, exp, np.float32, scale=4)
 
 
-def test_matmul_tile(wg):
-    """One ragged tile and one k-step (each lane's 16 x 24 unrolled steps are what the model
-    interprets slowly; the loop over k-steps runs on CUDA in tests/cuda/test_ops_cuda.py)."""
-    a, b = refs.rand((3, 13), np.float32, 1, 1.0), refs.rand((13, 5), np.float32, 2, 1.0)
-    refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=4)
+@pytest.mark.parametrize("shape", [(3, 13, 5), (130, 20, 129), (2, 7, 9, 1025)], ids=str)
+def test_matmul_tile(shape):
+    """The 128 x 128 tile (8 x 8 results per lane, double-buffered 8-deep k slabs) with ragged
+    edges, several tiles and slabs, and a batch: on the simulator, which runs the workgroup
+    kernel as a GPU does (the model interprets each lane's 512 multiply-adds per slab slowly)."""
+    tack.set_default_device("sim")
+    try:
+        *z, m, k, n = shape
+        a = refs.rand((*z, m, k), np.float32, 1, 1.0)
+        b = refs.rand((*z, k, n), np.float32, 2, 1.0)
+        got = ops.batched_matmul(a, b) if z else ops.matmul(a, b)
+        refs.close(got, refs.matmul(a, b), np.float32, scale=4)
+    finally:
+        tack.set_default_device("cpu")
 
 
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])

@@ -1,11 +1,15 @@
 """`matmul` (2-D) and `batched_matmul` (3-D), one kernel pair for both (a matmul is a batch of
-one). On an engine with workgroups a 256-lane workgroup computes a 64 x 64 tile of the output,
-staging 64 x 16 slices of A and 16 x 64 slices of B in shared memory, each lane accumulating a
-4 x 4 block in registers. The portable kernel computes four rows of C per parallel iteration,
-so that every row of B loaded serves four rows (the inner loop runs along contiguous rows of B
-and C, which LLVM vectorizes)."""
+one). On an engine with workgroups a 256-lane workgroup computes a 128 x 128 tile of the output,
+each lane an 8 x 8 block in registers; k advances in slabs of 8 (128 x 8 of A, stored
+transposed, and 8 x 128 of B) through two shared-memory buffers, the next slab's global loads
+issued before the current slab's 512 multiply-adds so that their latency is hidden. The
+portable kernel computes four rows of C per parallel iteration, so that every row of B loaded
+serves four rows (the inner loop runs along contiguous rows of B and C, which LLVM
+vectorizes)."""
 from __future__ import annotations
 
+from ..constants import constant
+from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
 from . import _args
@@ -40,47 +44,80 @@ def _rows4(a, b, c, batch, m, k, n):
                         c[cb + i * n + j] += av * b[bb + p * n + j]
 
 
+# ---- the workgroup kernel: 128 x 128 tiles, 8 x 8 results per lane ---------------------------
+TILE = constant(128)  # output rows and columns per workgroup
+SLAB = constant(8)  # k values staged in shared memory per step (two buffers)
+A_ROW = constant(132)  # a_s stride: 128 rows of A plus 4, so the transposing stores hit 32 banks
+A_BUF = constant(1056)  # SLAB * A_ROW
+B_BUF = constant(1024)  # SLAB * TILE
+
+
+@func
+def _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane):
+    """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32 bytes)
+    and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero outside."""
+    for q in unroll(range(4)):
+        row = lane // 8 + 32 * q
+        kk = lane % 8
+        ra[q] = a[(z * m + i0 + row) * k + p0 + kk] if i0 + row < m and p0 + kk < k else 0.0
+        kb = lane // 128 + 2 * q
+        col = lane % 128
+        rb[q] = b[(z * k + p0 + kb) * n + j0 + col] if p0 + kb < k and j0 + col < n else 0.0
+
+
+@func
+def _stash(a_s, b_s, ra, rb, buf, lane):
+    """The fetched registers into shared buffer `buf`: A transposed ([k][row]), B as is."""
+    for q in unroll(range(4)):
+        a_s[buf * A_BUF + (lane % 8) * A_ROW + lane // 8 + 32 * q] = ra[q]
+        b_s[buf * B_BUF + (lane // 128 + 2 * q) * TILE + lane % 128] = rb[q]
+
+
+@func
+def _slab(a_s, b_s, acc, av, bv, buf, ty, tx):
+    """acc += one slab's products: per k, rows 4ty..4ty+3 and 64+4ty.. of A and columns 4tx..
+    and 64+4tx.. of B (four 16-byte shared loads), then 64 multiply-adds."""
+    for kk in unroll(range(8)):
+        for q in unroll(range(4)):
+            av[q] = a_s[buf * A_BUF + kk * A_ROW + 4 * ty + q]
+            av[q + 4] = a_s[buf * A_BUF + kk * A_ROW + 64 + 4 * ty + q]
+            bv[q] = b_s[buf * B_BUF + kk * TILE + 4 * tx + q]
+            bv[q + 4] = b_s[buf * B_BUF + kk * TILE + 64 + 4 * tx + q]
+        for q in unroll(range(64)):
+            acc[q] += av[q // 8] * bv[q % 8]
+
+
 @kernel
 def _tiled(a, b, c, batch, m, k, n):
-    for t in range(batch * ((m + 63) // 64) * ((n + 63) // 64) * 256):
-        tn = (n + 63) // 64
-        tiles = ((m + 63) // 64) * tn
+    for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
+        tn = (n + 127) // 128
+        tiles = ((m + 127) // 128) * tn
         g = t // 256
         lane = thread_id()
         z = g // tiles
-        i0 = ((g % tiles) // tn) * 64
-        j0 = ((g % tiles) % tn) * 64
-        ty = lane // 16
-        tx = lane % 16
-        a_s = shared_like(a, 1024)  # [16 k][64 rows of A]
-        b_s = shared_like(a, 1024)  # [16 k][64 columns of B]
-        acc = local_array_like(a, 16)
-        av = local_array_like(a, 4)
-        bv = local_array_like(a, 4)
-        for q in unroll(range(16)):
+        i0 = ((g % tiles) // tn) * 128
+        j0 = ((g % tiles) % tn) * 128
+        a_s = shared_like(a, 2 * A_BUF)
+        b_s = shared_like(a, 2 * B_BUF)
+        acc = local_array_like(a, 64)
+        av = local_array_like(a, 8)
+        bv = local_array_like(a, 8)
+        ra = local_array_like(a, 4)
+        rb = local_array_like(a, 4)
+        for q in unroll(range(64)):
             acc[q] = 0.0
-        for p0 in range(0, k, 16):
-            for q in unroll(range(4)):
-                e = lane + q * 256
-                row = e // 16
-                kk = e % 16
-                ok = i0 + row < m and p0 + kk < k
-                a_s[kk * 64 + row] = a[(z * m + i0 + row) * k + p0 + kk] if ok else 0.0
-                kb = e // 64
-                col = e % 64
-                okb = p0 + kb < k and j0 + col < n
-                b_s[e] = b[(z * k + p0 + kb) * n + j0 + col] if okb else 0.0
+        _fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane)
+        _stash(a_s, b_s, ra, rb, 0, lane)
+        barrier()
+        for p0 in range(0, k, 8):
+            buf = (p0 // 8) % 2
+            _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane)
+            _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
+            _stash(a_s, b_s, ra, rb, 1 - buf, lane)
             barrier()
-            for kk in unroll(range(16)):
-                for q in unroll(range(4)):
-                    av[q] = a_s[kk * 64 + ty + 16 * q]
-                    bv[q] = b_s[kk * 64 + tx + 16 * q]
-                for q in unroll(range(16)):
-                    acc[q] += av[q // 4] * bv[q % 4]
-            barrier()
-        for q in unroll(range(16)):
-            i = i0 + ty + 16 * (q // 4)
-            j = j0 + tx + 16 * (q % 4)
+        for q in unroll(range(64)):
+            i = i0 + 4 * (lane // 16) + q // 8 % 4 + 64 * (q // 32)
+            j = j0 + 4 * (lane % 16) + q % 4 + 64 * (q % 8 // 4)
             if i < m and j < n:
                 c[(z * m + i) * n + j] = acc[q]
 

@@ -11,11 +11,14 @@
   (passes/coarsen.py). Scalar bool parameters travel as one byte (`i8`, truncated to `i1`);
 - math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), except ops that
   NVPTX lowers to exact instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
-  copysign, fabs). No fast-math anywhere: `fdiv` stays IEEE (`div.rn`), the module flag
+  copysign, fabs). By default no fast-math: `fdiv` stays IEEE (`div.rn`), the module flag
   `nvvm-reflect-ftz` is 0 (libdevice keeps subnormals), and no `afn`/`ninf` flags are emitted;
   a multiply-add fuses only where the IR has an `Op.MULADD` (`llvm.fmuladd` → `fma.rn`), as on
   the CPU: plain float ops carry no `contract`, so NVPTX emits `mul.rn`/`add.rn`, which ptxas
-  does not fuse;
+  does not fuse. A `fastmath=True` kernel instead gets LLVM's `fast` flags and flushes f32
+  subnormals (the entry and body marked `denormal-fp-math-f32=preserve-sign`, the flag 1), as
+  CUDA's `--use_fast_math` does: NVPTX then emits the `.ftz` forms, `rsqrt.approx.ftz.f32`
+  without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`. Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
@@ -51,6 +54,18 @@ _KEEP_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.
                    Op.TRUNC: "llvm.trunc", Op.COPYSIGN: "llvm.copysign"}
 
 
+# The function attribute by which NVPTX selects the `.ftz` forms of f32 instructions
+# (`rsqrt.approx.ftz.f32`, `add.ftz.f32`, ...): subnormal results and operands become zero.
+FTZ_ATTRIBUTE = '"denormal-fp-math-f32"="preserve-sign,preserve-sign"'
+
+
+def flush_f32_subnormals(fn: ir.Function) -> None:
+    """Mark `fn` as flushing f32 subnormals to zero (fast-math kernels only). llvmlite checks
+    attribute names against its list of keywords, which has no string attributes; the set
+    underneath prints any entry as is."""
+    set.add(fn.attributes, FTZ_ATTRIBUTE)
+
+
 class PTXRenderer(LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
 
@@ -84,8 +99,12 @@ class PTXRenderer(LLVMRenderer):
             self.module.add_named_metadata(
                 "nvvm.annotations", self.module.add_metadata([fn, "kernel", I32(1)]))
         fn.attributes.add("nounwind")
+        ftz = bool(kir.notes.get("fastmath"))
+        if ftz:
+            for f in (fn, body):
+                flush_f32_subnormals(f)
         # libdevice's __nvvm_reflect("__CUDA_FTZ") reads this flag: 0 keeps subnormals (no FTZ).
-        flag = self.module.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)])
+        flag = self.module.add_metadata([I32(4), "nvvm-reflect-ftz", I32(int(ftz))])
         self.module.add_named_metadata("llvm.module.flags", flag)
         *vals, n = fn.args
         n.name = "n"
