@@ -15,7 +15,10 @@ written once):
              32x8 blocks)                                                    GB/s (8 B/cell)
   nbody      all-pairs 65536 bodies: Tack with tack.shared/tack.barrier tiles vs the same tiling
              in CUDA C, with rsqrtf (approximate) and with 1.0f/sqrtf (IEEE, Tack's semantics);
-             also Tack's plain (untiled) corpus kernel         TFLOP/s (20 flop/interaction)
+             interleaved rounds of the fast-math forms, beside rsqrtf built with NVRTC's
+             defaults and with --use_fast_math (which flushes subnormals, as Tack's
+             fastmath=True does on GPUs); also Tack's plain (untiled) corpus kernel
+                                                                TFLOP/s (20 flop/interaction)
   histogram  256 bins of 2^26 i32 values: Tack global atomics, Tack privatized per thread
              (local_array + one atomic per bin), CUDA C global atomics and CUDA C privatized in
              shared memory                                                   GB/s (4 B/value)
