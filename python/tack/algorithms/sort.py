@@ -13,6 +13,8 @@ from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
+from . import radix as R
+from ._scratch import kept
 from .combine import in_dtype
 from .copy_fill import copy_elements
 from .reduce import reduce_flat
@@ -22,7 +24,6 @@ __all__ = ["argsort", "gather", "sort_by_key"]
 
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
 CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
-GPU_CHUNK = 1 << 10  # smaller on engines with workgroups: many more lanes to keep busy
 
 
 @kernel
@@ -84,23 +85,44 @@ def argsort(keys: Array, n=None) -> Array:
         raise V.TackValueError(f"argsort: {n} keys do not fit an i32 permutation")
     udt = dt.u64 if k.dtype.itemsize == 8 else dt.u32
     dev = k.device
-    perm = zeros(n, dt.i32, device=dev)
     if n == 0:
-        return perm
+        return zeros(0, dt.i32, device=dev)
     lo, passes = _passes(k, n)
-    ukeys = zeros(n, udt, device=dev)
+    if V.workgroups(k):
+        return _workgroup_passes(k, n, udt, lo, passes)
+    perm, ukeys = zeros(n, dt.i32, device=dev), zeros(n, udt, device=dev)
     low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
     offsets_from_min(k, ukeys, perm, low, n)
-    chunk = GPU_CHUNK if V.workgroups(k) else CHUNK
-    m = -(-n // chunk)
+    m = -(-n // CHUNK)
     okeys, operm = zeros(n, udt, device=dev), zeros(n, dt.i32, device=dev)
     hist = zeros(256 * m, dt.i32, device=dev)
     for p in range(passes):
         if p:
             hist.fill(0)
-        digit_counts(ukeys, hist, n, chunk, 8 * p, m)
+        digit_counts(ukeys, hist, n, CHUNK, 8 * p, m)
         exclusive_scan(hist, hist)
-        digit_scatter(ukeys, perm, okeys, operm, hist, n, chunk, 8 * p, m)
+        digit_scatter(ukeys, perm, okeys, operm, hist, n, CHUNK, 8 * p, m)
+        ukeys, okeys, perm, operm = okeys, ukeys, operm, perm
+    return perm
+
+
+def _workgroup_passes(k: Array, n: int, udt, lo: int, passes: int) -> Array:
+    """The passes on an engine with workgroups (radix.py: tiles ranked in shared memory); the
+    work arrays are kept between calls, the returned permutation is new."""
+    dev = k.device
+    m = -(-n // R.STILE)
+    fresh = zeros(n, dt.i32, device=dev)
+    other = kept(dev, dt.i32, "argsort entries", n)
+    perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)  # ends in fresh
+    ukeys = kept(dev, udt, "argsort keys", n)
+    okeys = kept(dev, udt, "argsort keys out", n)
+    low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
+    offsets_from_min(k, ukeys, perm, low, n)
+    hist = kept(dev, dt.i32, "argsort digit table", 256 * m)  # written before it is read
+    for p in range(passes):
+        R.radix_counts(ukeys, hist, n, 8 * p, m)
+        exclusive_scan(hist, hist)
+        R.radix_scatter(ukeys, perm, okeys, operm, hist, n, 8 * p, m)
         ukeys, okeys, perm, operm = okeys, ukeys, operm, perm
     return perm
 
