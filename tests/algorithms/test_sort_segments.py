@@ -152,3 +152,14 @@ def test_argument_errors(device):
         A.copy(tack.zeros(4), tack.zeros(3), 4)
     with pytest.raises(TypeError):
         A.fill_value(tack.zeros(3), "x")
+
+
+def test_argsorts_return_independent_arrays(device):
+    """Each argsort returns a new permutation: a later call (its work arrays are kept between
+    calls on a GPU) leaves an earlier result alone, for an even and an odd pass count."""
+    for spread in (2 ** 16 - 1, 2 ** 24 - 1):  # two passes, then three
+        a, b = (data(5003, np.int32, seed) % spread for seed in (1, 2))
+        pa = A.argsort(tack.array(a))
+        pb = A.argsort(tack.array(b))
+        np.testing.assert_array_equal(pa.numpy(), np.argsort(a, kind="stable"))
+        np.testing.assert_array_equal(pb.numpy(), np.argsort(b, kind="stable"))

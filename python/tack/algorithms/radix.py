@@ -33,31 +33,43 @@ def digit(k, shift):
 
 
 @func
-def counts_tile(ukeys, hist, c, n, base, lane, shift):
-    """Add the digits of keys base … base + STILE - 1 (those below n) into shared counts c,
-    every load first, so that SPL of them are in flight per lane."""
+def ukey(src, like, low, j):
+    """Key j as an unsigned offset from the minimum (like's dtype): the first pass reads the
+    caller's keys and subtracts low[0], the later ones read offsets and subtract zero."""
+    return in_dtype(like, src[j]) - low[0]
+
+
+@func
+def counts_tile(src, like, low, hist, c, n, base, lane, shift, row):
+    """Add the digits of keys base … base + STILE - 1 (those below n) into shared counts
+    c[row + d], every load first, so that SPL of them are in flight per lane."""
     ds = local_array_like(hist, SPL)
     for k in unroll(range(SPL)):
         ds[k] = -1
         if base + k * 256 + lane < n:
-            ds[k] = digit(ukeys[base + k * 256 + lane], shift)
+            ds[k] = digit(ukey(src, like, low, base + k * 256 + lane), shift)
     for k in unroll(range(SPL)):
         if ds[k] >= 0:
-            atomic_add(c, ds[k], 1)
+            atomic_add(c, row + ds[k], 1)
 
 
 @kernel
-def radix_counts(ukeys, hist, n, shift, m):
-    """hist[d * m + b] = how many keys of tile b have digit d."""
-    for t in range(m * 256):
-        c = shared_like(hist, 256)
+def radix_counts(src, like, low, hist, n, shift, groups):
+    """hist[d * m8 + b] = how many keys of tile b have digit d (m8 = 8 * groups, the tiles
+    rounded up to a multiple of 8). Each workgroup counts 8 tiles, so that lane d writes its
+    digit's 8 counts as one 32-byte run (a run per lane, not a scattered word)."""
+    for t in range(groups * 256):
+        c = shared_like(hist, 8 * 256)
         lane = thread_id()
-        b = t // 256
-        c[lane] = 0
+        w = t // 256
+        for i in unroll(range(8)):
+            c[i * 256 + lane] = 0
         barrier()
-        counts_tile(ukeys, hist, c, n, b * STILE, lane, shift)
+        for i in range(8):
+            counts_tile(src, like, low, hist, c, n, (w * 8 + i) * STILE, lane, shift, i * 256)
         barrier()
-        hist[lane * m + b] = c[lane]
+        for i in unroll(range(8)):
+            hist[lane * (groups * 8) + w * 8 + i] = c[i * 256 + lane]
 
 
 @func
@@ -85,16 +97,17 @@ def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift):
 
 
 @func
-def load_tile(ukeys, perm, kx, px, kv, pv, n, base, lane):
+def load_tile(src, low, perm, okeys, kx, px, kv, pv, n, base, lane, first):
     """Keys and entries of the tile into kv and pv, lane l holding elements l*SPL … (loaded
     coalesced through shared memory); past n, keys of all ones (the last digit everywhere),
-    which stay behind every real key of the tile."""
+    which stay behind every real key of the tile. The first pass's entries are the indices."""
     for k in unroll(range(SPL)):
-        kv[k] = in_dtype(ukeys, -1)
+        j = base + k * 256 + lane
+        kv[k] = in_dtype(okeys, -1)
         pv[k] = 0
-        if base + k * 256 + lane < n:
-            kv[k] = ukeys[base + k * 256 + lane]
-            pv[k] = perm[base + k * 256 + lane]
+        if j < n:
+            kv[k] = ukey(src, okeys, low, j)
+            pv[k] = j if first else perm[j]
     for k in unroll(range(SPL)):
         kx[slot(k * 256 + lane)] = kv[k]
         px[slot(k * 256 + lane)] = pv[k]
@@ -105,7 +118,7 @@ def load_tile(ukeys, perm, kx, px, kv, pv, n, base, lane):
 
 
 @func
-def scatter_tile(kx, px, okeys, operm, goff, first, n, base, lane, shift):
+def scatter_tile(kx, px, okeys, operm, goff, start, n, base, lane, shift, keys_out):
     """Write the tile, sorted by digit in kx and px, to its places: position p of digit d goes
     to goff[d] + p - (the tile's first position of digit d)."""
     for k in unroll(range(SPL)):
@@ -115,36 +128,39 @@ def scatter_tile(kx, px, okeys, operm, goff, first, n, base, lane, shift):
         if p > 0:
             before = digit(kx[slot(p - 1)], shift)
         if d != before:
-            first[d] = p
+            start[d] = p
     barrier()
     for k in unroll(range(SPL)):
         p = k * 256 + lane
         if base + p < n:  # the tile's real keys are its first n - base positions
             key = kx[slot(p)]
             d = digit(key, shift)
-            g = goff[d] + (p - first[d])
-            okeys[g] = key
+            g = goff[d] + (p - start[d])
+            if keys_out:
+                okeys[g] = key
             operm[g] = px[slot(p)]
 
 
 @kernel
-def radix_scatter(ukeys, perm, okeys, operm, hist, n, shift, m):
-    """One stable pass by the digit at `shift`; hist holds the scanned table of radix_counts."""
-    for t in range(m * 256):
-        kx = shared_like(ukeys, XSLOTS)
+def radix_scatter(src, low, perm, okeys, operm, hist, n, shift, groups, first, keys_out):
+    """One stable pass by the digit at `shift`; hist holds the scanned table of radix_counts.
+    The first pass reads the caller's keys (src, minus low[0]) and no perm; the last one
+    writes no keys unless keys_out."""
+    for t in range(groups * (8 * 256)):
+        kx = shared_like(okeys, XSLOTS)
         px = shared_like(perm, SLOTS)  # the nibble counters (SLOTS), then the entries
         lanes = shared_like(perm, 256)
         goff = shared_like(hist, 256)
-        first = shared_like(hist, 256)
+        start = shared_like(hist, 256)
         lane = thread_id()
         b = t // 256
-        kv = local_array_like(ukeys, SPL)
+        kv = local_array_like(okeys, SPL)
         pv = local_array_like(perm, SPL)
-        goff[lane] = hist[lane * m + b]
-        load_tile(ukeys, perm, kx, px, kv, pv, n, b * STILE, lane)
+        goff[lane] = hist[lane * (groups * 8) + b]
+        load_tile(src, low, perm, okeys, kx, px, kv, pv, n, b * STILE, lane, first)
         rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift)
         for i in unroll(range(SPL)):
             kv[i] = kx[slot(lane * SPL + i)]
             pv[i] = px[slot(lane * SPL + i)]
         rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4)
-        scatter_tile(kx, px, okeys, operm, goff, first, n, b * STILE, lane, shift)
+        scatter_tile(kx, px, okeys, operm, goff, start, n, b * STILE, lane, shift, keys_out)

@@ -108,22 +108,29 @@ def argsort(keys: Array, n=None) -> Array:
 
 def _workgroup_passes(k: Array, n: int, udt, lo: int, passes: int) -> Array:
     """The passes on an engine with workgroups (radix.py: tiles ranked in shared memory); the
-    work arrays are kept between calls, the returned permutation is new."""
+    first reads the keys themselves, the work arrays are kept between calls, and the returned
+    permutation is new."""
     dev = k.device
-    m = -(-n // R.STILE)
+    low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
+    if passes == 0:
+        perm = zeros(n, dt.i32, device=dev)
+        offsets_from_min(k, kept(dev, udt, "argsort keys", n), perm, low, n)
+        return perm
+    groups = -(-n // (8 * R.STILE))  # workgroups of radix_counts, 8 tiles each
     fresh = zeros(n, dt.i32, device=dev)
     other = kept(dev, dt.i32, "argsort entries", n)
-    perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)  # ends in fresh
-    ukeys = kept(dev, udt, "argsort keys", n)
-    okeys = kept(dev, udt, "argsort keys out", n)
-    low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
-    offsets_from_min(k, ukeys, perm, low, n)
-    hist = kept(dev, dt.i32, "argsort digit table", 256 * m)  # written before it is read
+    # pass p writes the entries into operm as it then is: the last lands in fresh
+    perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)
+    ukeys, okeys = kept(dev, udt, "argsort keys", n), kept(dev, udt, "argsort keys out", n)
+    zero = kept(dev, udt, "argsort zero", 1)  # the minimum of the offsets: never written
+    hist = kept(dev, dt.i32, "argsort digit table", 256 * 8 * groups)  # written, then read
+    src = k
     for p in range(passes):
-        R.radix_counts(ukeys, hist, n, 8 * p, m)
+        R.radix_counts(src, okeys, low, hist, n, 8 * p, groups)
         exclusive_scan(hist, hist)
-        R.radix_scatter(ukeys, perm, okeys, operm, hist, n, 8 * p, m)
-        ukeys, okeys, perm, operm = okeys, ukeys, operm, perm
+        R.radix_scatter(src, low, perm, okeys, operm, hist, n, 8 * p, groups, int(p == 0),
+                        int(p < passes - 1))
+        src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
     return perm
 
 
