@@ -122,7 +122,7 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
         tiles = -(-n // TILE)
         words = kept(dst.device, dt.u64, "look-back", 2 * tiles + 1)
         LB.clear(words)
-        LB.SCANS[enc](src, dst, words, n, tiles, exclusive)
+        LB.SCANS[enc](src, dst, words, n, tiles, exclusive, LB.WINDOW)
         return LB.decode(words[2 * tiles - 1], dst.dtype)  # the last tile's inclusive prefix
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
