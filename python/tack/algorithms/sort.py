@@ -17,7 +17,7 @@ from . import radix as R
 from ._scratch import kept
 from .combine import in_dtype
 from .copy_fill import copy_elements
-from .reduce import reduce_flat
+from .reduce import min_max, reduce_flat
 from .scans import exclusive_scan
 
 __all__ = ["argsort", "gather", "sort_by_key"]
@@ -72,7 +72,7 @@ def _keys(name: str, keys) -> Array:
 
 def _passes(k: Array, n: int) -> tuple[int, int]:
     """(the minimum key, the number of 8-bit passes its spread needs)."""
-    lo, hi = int(reduce_flat(k, n, "min")), int(reduce_flat(k, n, "max"))
+    lo, hi = (int(v) for v in min_max(k, n))
     return lo, -(-(hi - lo).bit_length() // 8)
 
 
