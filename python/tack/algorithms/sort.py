@@ -17,7 +17,7 @@ from . import radix as R
 from ._scratch import kept
 from .combine import in_dtype
 from .copy_fill import copy_elements
-from .reduce import min_max, reduce_flat
+from .reduce import min_max
 from .scans import exclusive_scan
 
 __all__ = ["argsort", "gather", "sort_by_key"]
@@ -145,7 +145,7 @@ def gather(values: Array, perm: Array) -> Array:
     n = perm.shape[0]
     out = zeros(n, values.dtype, device=values.device)
     if n:
-        lo, hi = int(reduce_flat(perm, n, "min")), int(reduce_flat(perm, n, "max"))
+        lo, hi = (int(v) for v in min_max(perm, n))
         if lo < 0 or hi >= values.shape[0]:
             raise V.TackValueError(f"gather: perm holds {lo if lo < 0 else hi}, outside "
                                    f"[0, {values.shape[0]})")
