@@ -24,8 +24,8 @@ __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
 # The single-pass look-back scan (lookback.py) is correct but, on the H200, slower than the two
-# passes (2.7 ms against 0.89 ms at 2^28 f32): off until its look-back is faster
-# (docs/algorithms.md, "Scans"); the tests run it by setting this.
+# passes (2.6-2.7 ms against 0.87-0.89 ms at 2^28 f32, with a window of 32 or 256 tiles): off
+# until its look-back is faster (docs/algorithms.md, "Performance"); the tests set this.
 LOOK_BACK = False
 
 
