@@ -1,8 +1,8 @@
 """One pass of the radix sort on an engine with workgroups: a stable 8-bit digit pass that ranks
 each tile of STILE keys in shared memory, so that the global writes land in runs per digit.
 
-A pass is three launches: `radix_counts` (each workgroup counts the digits of its tile with
-shared-memory atomics and writes its 256 counts into column b of a digit-major table),
+A pass is three launches: `radix_counts` (each workgroup counts the digits of 8 tiles with
+shared-memory atomics and writes them into columns b … b+7 of a digit-major table),
 an exclusive scan of that table (scans.py: the offset of digit d of tile b is the number of keys
 with a smaller digit, plus those with digit d in the tiles before b), and `radix_scatter`.
 The scatter sorts its tile by the digit in two stable 4-bit steps (`rank_nibble`: per-lane
@@ -10,7 +10,8 @@ counters of the 16 nibble values in shared memory, scanned in nibble-major, lane
 tiles.py's `tile_prefixes`; each lane holds STILE / 256 consecutive keys, so that order is the
 input order), then writes key k of digit d to `offset(d, b) + (its rank among the tile's keys of
 digit d)`. Equal digits keep their input order (stable), so the permutation, which is unique for
-a stable sort, is the same bits on every engine (docs/algorithms.md, "Sorting and segments").
+a stable sort, is the same bits on every engine (docs/algorithms.md, "Paths per engine").
+SPL and the pads are sized so that 64-bit keys fit CUDA's 48 KB of static shared memory.
 """
 from __future__ import annotations
 
