@@ -6,11 +6,19 @@
     PYTHONPATH=python python3 bench/algorithms.py --log2 20       # another size
 
 Rows: sum of f32 (GB/s, 4 B/element), inclusive scan of f32 (GB/s, 8 B/element: read and
-write), argsort and sort of i32 keys (Gkeys/s). Each implementation runs once and is checked,
-then is timed as the median of 5 calls (each ended by a device synchronize on the GPU). The ratio
-column is peer time / Tack time: above 1 means Tack is faster. Goals (docs/algorithms.md,
-"Performance"): CPU ≥ 1.0× NumPy for sums and scans; GPU sum ≥ 0.95× torch, scans ≥ 1.2× torch's
-cumsum, sort ≥ 0.5× torch.
+write; on the GPU also the single-pass look-back scan, `scans.LOOK_BACK`), stable argsort of i32
+keys and sort (argsort, then the keys gathered: what torch.sort returns) in Gkeys/s. The peers:
+NumPy on the CPU; torch and CuPy on the GPU, where `a.sum()`'s Python float is also compared with
+`torch.sum(x).item()` (row "sum→float"), since torch.sum alone returns a device tensor.
+
+Each implementation runs once and is checked against NumPy, then timed in interleaved rounds
+(`--rounds`, default 7): per round one block of `--reps` calls of each implementation back to
+back, the order rotating, each call ended by a device synchronize on the GPU; its time is the
+block's median. The table gives the median over rounds; the ratio is per round, peer time / Tack
+time (above 1: Tack is faster), as a median and interquartile range with a verdict only where the
+whole range lies on one side of 1 (bench/_stats.py). Goals (docs/algorithms.md, "Performance"):
+CPU ≥ 1.0× NumPy for sums and scans; GPU sum ≥ 0.95× torch, scans ≥ 1.2× torch's cumsum,
+sort ≥ 0.5× torch.
 """
 from __future__ import annotations
 
@@ -20,14 +28,13 @@ import sys
 import time
 
 import numpy as np
-
 import tack
+from _stats import fmt_ratio, ratio_stats
 from tack import algorithms as A
 
 
-def _time(fn, sync, reps: int = 5) -> float:
-    fn()
-    sync()
+def _block(fn, sync, reps: int) -> float:
+    """The median time of `reps` calls, each ended by `sync`."""
     out = []
     for _ in range(reps):
         t = time.perf_counter()
@@ -37,13 +44,41 @@ def _time(fn, sync, reps: int = 5) -> float:
     return statistics.median(out)
 
 
-def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, sync):
+def _look_back_scan(a, d, n):
+    from tack.algorithms import scans  # the switch of the single-pass scan
+
+    scans.LOOK_BACK = True
+    try:
+        return A.inclusive_scan(a, d, n)
+    finally:
+        scans.LOOK_BACK = False
+
+
+def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, gpu: bool):
     a, d, k = tack.array(x), tack.zeros(n), tack.array(keys)
-    return {
-        "sum": lambda: a.sum(),
-        "scan": lambda: A.inclusive_scan(a, d, n),
-        "argsort": lambda: A.argsort(k),
-    }
+    rows = {"sum": (lambda: a.sum(), None), "scan": (lambda: A.inclusive_scan(a, d, n), d)}
+    if gpu:
+        rows["sum→float"] = rows["sum"]
+        rows["scan (look-back)"] = (lambda: _look_back_scan(a, d, n), d)
+    rows["argsort"] = (lambda: A.argsort(k), None)
+    rows["sort"] = (lambda: A.gather(k, A.argsort(k)), None)
+    return rows
+
+
+def _check(row: str, out, x, keys) -> bool:
+    """Tack's first result of a row against NumPy, in O(n) work (no host sort at 2^28): sums
+    and scan totals to within 1e-3 of Σ|x|, a permutation that orders the keys with ties in
+    index order, sorted keys with the keys' sum."""
+    if row.startswith(("sum", "scan")):
+        return abs(out - float(np.sum(x, dtype=np.float64))) <= 1e-3 * float(np.abs(x).sum())
+    got = out.numpy()
+    if row == "argsort":
+        seen = np.zeros(len(keys), bool)
+        seen[got] = True
+        k = keys[got]
+        ties = k[1:] == k[:-1]
+        return bool(seen.all() and (k[1:] >= k[:-1]).all() and (got[1:][ties] > got[:-1][ties]).all())
+    return bool((got[1:] >= got[:-1]).all() and got.sum(dtype=np.int64) == keys.sum(dtype=np.int64))
 
 
 def _numpy_rows(x, keys):
@@ -51,6 +86,7 @@ def _numpy_rows(x, keys):
         "sum": lambda: np.sum(x),
         "scan": lambda: np.cumsum(x),
         "argsort": lambda: np.argsort(keys, kind="stable"),
+        "sort": lambda: np.sort(keys, kind="stable"),
     }
 
 
@@ -60,7 +96,9 @@ def _gpu_peers(x, keys):
         import torch
 
         tx, tk = torch.from_numpy(x).cuda(), torch.from_numpy(keys).cuda()
-        peers["torch"] = ({"sum": lambda: torch.sum(tx), "scan": lambda: torch.cumsum(tx, 0),
+        peers["torch"] = ({"sum": lambda: torch.sum(tx), "sum→float": lambda: torch.sum(tx).item(),
+                           "scan": lambda: torch.cumsum(tx, 0),
+                           "scan (look-back)": lambda: torch.cumsum(tx, 0),
                            "argsort": lambda: torch.argsort(tk, stable=True),
                            "sort": lambda: torch.sort(tk, stable=True)},
                           torch.cuda.synchronize)
@@ -71,7 +109,9 @@ def _gpu_peers(x, keys):
 
         cx, ck = cupy.asarray(x), cupy.asarray(keys)
         sync = cupy.cuda.Device().synchronize
-        peers["cupy"] = ({"sum": lambda: cupy.sum(cx), "scan": lambda: cupy.cumsum(cx),
+        peers["cupy"] = ({"sum": lambda: cupy.sum(cx), "sum→float": lambda: float(cupy.sum(cx)),
+                          "scan": lambda: cupy.cumsum(cx),
+                          "scan (look-back)": lambda: cupy.cumsum(cx),
                           "argsort": lambda: cupy.argsort(ck), "sort": lambda: cupy.sort(ck)},
                          sync)
     except ImportError as exc:
@@ -80,17 +120,52 @@ def _gpu_peers(x, keys):
 
 
 def _unit(row: str, n: int, seconds: float) -> str:
-    if row == "sum":
+    if row.startswith("sum"):
         return f"{4 * n / seconds / 1e9:8.1f} GB/s"
-    if row == "scan":
+    if row.startswith("scan"):
         return f"{8 * n / seconds / 1e9:8.1f} GB/s"
     return f"{n / seconds / 1e9:8.3f} Gkeys/s"
+
+
+def _rounds(impls: dict, rounds: int, reps: int) -> dict:
+    """{name: [per-round block medians]} for impls {name: (fn, sync)}, the order rotating."""
+    names = list(impls)
+    times = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn, sync = impls[name]
+            times[name].append(_block(fn, sync, reps))
+    return times
+
+
+def _row(row, tack_fn, sync, peers, args, n, x, keys) -> None:
+    out = tack_fn()
+    sync()
+    ok = _check(row, out, x, keys)
+    impls = {"tack": (tack_fn, sync)}
+    for name, (fns, psync) in peers.items():
+        if row in fns:
+            fns[row]()
+            psync()
+            impls[name] = (fns[row], psync)
+    times = _rounds(impls, args.rounds, args.reps)
+    t_tack = statistics.median(times["tack"])
+    print(f"{row:17s} {'tack':6s} {t_tack * 1e3:10.3f} {_unit(row, n, t_tack):>16s}"
+          f"{'':>10s}  {'checked' if ok else 'WRONG'}")
+    for name in impls:
+        if name != "tack":
+            t = statistics.median(times[name])
+            print(f"{row:17s} {name:6s} {t * 1e3:10.3f} {_unit(row, n, t):>16s} "
+                  f"{t / t_tack:9.2f}x  {fmt_ratio(ratio_stats(times['tack'], times[name]))}")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", action="store_true", help="CUDA beside torch and CuPy")
     ap.add_argument("--log2", type=int, default=None, help="log2 of the element count")
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
+    ap.add_argument("--reps", type=int, default=3, help="calls per block")
+    ap.add_argument("--rows", default=None, help="comma-separated rows (default: all)")
     args = ap.parse_args(argv)
     n = 1 << (args.log2 or (28 if args.gpu else 24))
     rng = np.random.default_rng(0)
@@ -99,22 +174,20 @@ def main(argv=None) -> int:
     if args.gpu:
         tack.set_default_device("cuda")
     dev = tack.devices.default_device()
+
     def sync():
         tack.sync(dev)
 
-    tack_rows = _tack_rows(n, x, keys, sync)
+    rows = _tack_rows(n, x, keys, args.gpu)
+    wanted = args.rows.split(",") if args.rows else list(rows)
     peers = _gpu_peers(x, keys) if args.gpu else {"numpy": (_numpy_rows(x, keys), lambda: None)}
     threads = getattr(dev.engine, "num_threads", "?")
-    print(f"# {dev!r}, n = 2^{n.bit_length() - 1}, engine threads: {threads}")
-    print(f"{'row':8s} {'impl':7s} {'time (ms)':>10s} {'rate':>16s} {'peer/tack':>10s}")
-    for row, fn in tack_rows.items():
-        t_tack = _time(fn, sync)
-        print(f"{row:8s} {'tack':7s} {t_tack * 1e3:10.2f} {_unit(row, n, t_tack):>16s}")
-        for name, (rows, psync) in peers.items():
-            if row in rows:
-                t = _time(rows[row], psync)
-                print(f"{row:8s} {name:7s} {t * 1e3:10.2f} {_unit(row, n, t):>16s} "
-                      f"{t / t_tack:9.2f}x")
+    print(f"# {dev!r}, n = 2^{n.bit_length() - 1}, engine threads: {threads}, "
+          f"{args.rounds} rounds of {args.reps} calls")
+    print(f"{'row':17s} {'impl':6s} {'time (ms)':>10s} {'rate':>16s} {'peer/tack':>10s}  "
+          "per-round ratio")
+    for row in wanted:
+        _row(row, rows[row][0], sync, peers, args, n, x, keys)
     return 0
 
 

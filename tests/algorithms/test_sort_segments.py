@@ -152,3 +152,28 @@ def test_argument_errors(device):
         A.copy(tack.zeros(4), tack.zeros(3), 4)
     with pytest.raises(TypeError):
         A.fill_value(tack.zeros(3), "x")
+
+
+def test_argsorts_return_independent_arrays(device):
+    """Each argsort returns a new permutation: a later call (its work arrays are kept between
+    calls on a GPU) leaves an earlier result alone, for an even and an odd pass count."""
+    for spread in (2 ** 16 - 1, 2 ** 24 - 1):  # two passes, then three
+        a, b = (data(5003, np.int32, seed) % spread for seed in (1, 2))
+        pa = A.argsort(tack.array(a))
+        pb = A.argsort(tack.array(b))
+        np.testing.assert_array_equal(pa.numpy(), np.argsort(a, kind="stable"))
+        np.testing.assert_array_equal(pb.numpy(), np.argsort(b, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", KEYS)
+@pytest.mark.parametrize("n", [1, 2049, 20011])
+def test_sort_by_key_every_dtype(device, dtype, n):
+    """The sorted keys come from the last radix pass (offsets from the minimum, converted
+    back), the values from the permutation; all-equal keys (no pass) stay as they are."""
+    for k in (data(n, dtype), np.full(n, np.iinfo(dtype).max, dtype)):
+        v = np.arange(n, dtype=np.int64)
+        kt, vt = tack.array(k), tack.array(v)
+        A.sort_by_key(kt, vt)
+        order = np.argsort(k, kind="stable")
+        np.testing.assert_array_equal(kt.numpy(), k[order])
+        np.testing.assert_array_equal(vt.numpy(), v[order])

@@ -77,3 +77,15 @@ def test_f32_payload_is_the_bit_pattern(engine):
         assert np.isnan(back.numpy()[-1])
     finally:
         tack.devices._global["device"] = old
+
+
+@pytest.mark.parametrize("window", [1, 256])
+def test_look_back_window(device, monkeypatch, window):
+    """The look-back reads `lookback.WINDOW` predecessors at once: the narrowest and the widest
+    window give the same bits (a fixed left fold of the tile totals)."""
+    monkeypatch.setattr(lookback, "WINDOW", window)
+    n = 5 * 4096 + 7
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i32)
+    assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum())
+    np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int32))

@@ -1,6 +1,7 @@
 """tack.algorithms on CUDA: every test of tests/algorithms re-run with the device fixture set to
-cuda (the workgroup paths: block reductions, tile scans), plus sizes that reach the recursive
-scan of tile totals and 10^7 elements. Skips without a GPU or cuda-bindings."""
+cuda (the workgroup paths: block reductions, tile scans, the radix passes of algorithms/radix.py),
+plus sizes that reach the recursive scan of tile totals, 10^7 elements, and the single-pass
+look-back scan (off by default) at each window. Skips without a GPU or cuda-bindings."""
 import numpy as np
 import pytest
 
@@ -11,6 +12,11 @@ from tests.algorithms.test_reductions import *  # the same tests, on cuda
 from tests.algorithms.test_scans import *
 from tests.algorithms.test_sort_segments import *
 from tests.algorithms.test_stats import *
+from tests.algorithms.test_sort_workgroups import (  # the radix passes at tile boundaries
+    test_argsort_around_tiles,
+    test_argsort_many_equal_keys,
+)
+from tack.algorithms import lookback, scans
 
 from . import gpu
 
@@ -43,3 +49,22 @@ def test_sort_ten_million_matches_cpu_bits(device):
     keys = data(10 ** 7, np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(keys)).numpy(),
                                   np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("window", [1, 32, 256])
+@pytest.mark.parametrize("n", [4097, 10 ** 7])
+def test_look_back_scan(device, monkeypatch, window, n):
+    """The look-back scan on a GPU, where tiles really run concurrently: integer prefixes
+    exact, f32 ones the same bits on every run and within the bound."""
+    monkeypatch.setattr(scans, "LOOK_BACK", True)
+    monkeypatch.setattr(lookback, "WINDOW", window)
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i32)
+    assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum(dtype=np.int32))
+    np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int32))
+    x = data(n, np.float32)
+    d1, d2 = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
+    t1 = A.inclusive_scan(tack.array(x), d1, n)
+    assert A.inclusive_scan(tack.array(x), d2, n) == t1
+    np.testing.assert_array_equal(d1.numpy(), d2.numpy())
+    check_sum(t1, x, np.float32)

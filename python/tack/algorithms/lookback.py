@@ -31,6 +31,7 @@ from .tiles import PER, SLOTS, slot, stage, tile_prefixes
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
+WINDOW = 32  # predecessors whose words a tile reads at once (1 … 256): one atomic each
 
 
 @func
@@ -178,7 +179,7 @@ def f32_value(like, w):
 def walk_back(dst, words, j, value):
     """The inclusive prefix of tile j: from its nearest predecessor-or-self that has published
     one, plus the aggregates after it up to tile j, in order (lane 0 alone, one tile at a
-    time: only where a window of 256 aggregates held no prefix and waiting did not help)."""
+    time: only where a window of aggregates held no prefix and waiting did not help)."""
     w = atomic_add(words, 2 * j + 1, 0)
     k = j
     while w < dt.u64(READY):
@@ -193,17 +194,17 @@ def walk_back(dst, words, j, value):
 
 
 @func
-def look_back(dst, words, pre, agg, prev, aggv, g, value):
+def look_back(dst, words, pre, agg, prev, aggv, g, value, window):
     """The exclusive prefix of tile g (g > 0; lane 0). `pre` and `agg` hold the words of tiles
-    g-1, g-2, …, g-256 as the workgroup's lanes read them, one each, in parallel, and `prev`
-    and `aggv` their decoded payloads: find the nearest published prefix among them, re-reading
-    (waiting) where a tile has published nothing yet, then add the aggregates after it in
-    order. With 256 aggregates and no prefix, wait a while for tile g-256's prefix (every
-    tile publishes one in the end: tile 0 at once, tile k once one of its own 256 has), then
-    walk back."""
+    g-1, g-2, …, g-window as the workgroup's first `window` lanes read them, one each, in
+    parallel, and `prev` and `aggv` their decoded payloads: find the nearest published prefix
+    among them, re-reading (waiting) where a tile has published nothing yet, then add the
+    aggregates after it in order. With `window` aggregates and no prefix, wait a while for tile
+    g-window's prefix (every tile publishes one in the end: tile 0 at once, tile k once one of
+    its own window has), then walk back."""
     found = -1
     ell = 0
-    while found < 0 and ell < 256:
+    while found < 0 and ell < window:
         if pre[ell] >= dt.u64(READY):
             found = ell
         elif agg[ell] >= dt.u64(READY):
@@ -217,18 +218,18 @@ def look_back(dst, words, pre, agg, prev, aggv, g, value):
             aggv[ell] = value(dst, aw)
     p = in_dtype(dst, 0)
     if found < 0:
-        w = atomic_add(words, 2 * (g - 256) + 1, 0)
+        w = atomic_add(words, 2 * (g - window) + 1, 0)
         tries = 0
         while w < dt.u64(READY) and tries < 256:
-            w = atomic_add(words, 2 * (g - 256) + 1, 0)
+            w = atomic_add(words, 2 * (g - window) + 1, 0)
             tries += 1
         if w >= dt.u64(READY):
-            prev[255] = value(dst, w)
-            found = 255
+            prev[window - 1] = value(dst, w)
+            found = window - 1
         else:  # an engine that runs workgroups in lockstep (the simulator) never publishes it
-            p = walk_back(dst, words, g - 257, value)
-            found = 256
-    if found < 256:
+            p = walk_back(dst, words, g - window - 1, value)
+            found = window
+    if found < window:
         p = prev[found]
     for i in range(found):
         p = p + aggv[found - 1 - i]
@@ -239,7 +240,7 @@ def _kernel(bits, value):
     """The look-back scan for one payload encoding (`bits`, `value`: integers or f32)."""
 
     @kernel
-    def scan_lookback(src, dst, words, n, tiles, exclusive):
+    def scan_lookback(src, dst, words, n, tiles, exclusive, window):
         for t in range(tiles * 256):
             tile = shared_like(dst, SLOTS)
             lanes = shared_like(dst, 256)
@@ -262,18 +263,19 @@ def _kernel(bits, value):
             total = lanes[255]
             if lane == 0:
                 atomic_add(words, 2 * g + select(g == 0, 1, 0), dt.u64(READY) | bits(dst, total))
-            # lane l reads the words of tile g-1-l (clamped to tile 0, where look_back stops;
-            # an atomic add of 0 changes nothing, and the simulator runs these on every lane)
-            back = max(g - 1 - lane, 0)
-            pw = atomic_add(words, 2 * back + 1, 0)
-            aw = atomic_add(words, 2 * back, 0)
-            pre[lane] = pw
-            agg[lane] = aw
-            prev[lane] = value(dst, pw)
-            aggv[lane] = value(dst, aw)
+            # lane l < window reads the words of tile g-1-l (clamped to tile 0, where
+            # look_back stops; an atomic add of 0 changes nothing)
+            if lane < window:
+                back = max(g - 1 - lane, 0)
+                pw = atomic_add(words, 2 * back + 1, 0)
+                aw = atomic_add(words, 2 * back, 0)
+                pre[lane] = pw
+                agg[lane] = aw
+                prev[lane] = value(dst, pw)
+                aggv[lane] = value(dst, aw)
             barrier()
             if lane == 0 and g > 0:
-                p = look_back(dst, words, pre, agg, prev, aggv, g, value)
+                p = look_back(dst, words, pre, agg, prev, aggv, g, value, window)
                 atomic_add(words, 2 * g + 1, dt.u64(READY) | bits(dst, p + total))
                 carry[0] = p
             barrier()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import barrier, shared_like, thread_id
+from ..intrinsics import barrier, local_array_like, shared_like, thread_id
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
@@ -160,6 +160,40 @@ def max_groups(x, part, n):
             part[t // 256] = r
 
 
+@func
+def lane_min_max(x, res, n, t, stride):
+    """res[0], res[1]: the minimum and maximum of elements t, t + T, … of x[:n] (T = stride),
+    in one read of them (four loads in flight per lane, folded in a fixed order)."""
+    a0 = x[t % n]
+    a1, a2, a3, b0, b1, b2, b3 = a0, a0, a0, a0, a0, a0, a0
+    j = t
+    while j + 3 * stride < n:
+        v0, v1, v2, v3 = x[j], x[j + stride], x[j + 2 * stride], x[j + 3 * stride]
+        a0, a1, a2, a3 = nan_min(a0, v0), nan_min(a1, v1), nan_min(a2, v2), nan_min(a3, v3)
+        b0, b1, b2, b3 = nan_max(b0, v0), nan_max(b1, v1), nan_max(b2, v2), nan_max(b3, v3)
+        j += 4 * stride
+    while j < n:
+        a0 = nan_min(a0, x[j])
+        b0 = nan_max(b0, x[j])
+        j += stride
+    res[0] = nan_min(nan_min(a0, a1), nan_min(a2, a3))
+    res[1] = nan_max(nan_max(b0, b1), nan_max(b2, b3))
+
+
+@kernel
+def minmax_groups(x, lo, hi, n):
+    """lo[g], hi[g]: the minimum and maximum of the elements of workgroup g's lanes (strided
+    as in sum_groups), in one read of x: what the radix sort needs of its keys."""
+    for t in range(lo.shape[0] * 256):
+        res = local_array_like(x, 2)
+        lane_min_max(x, res, n, t, lo.shape[0] * 256)
+        r = group_tree(lo, res[0], nan_min)
+        q = group_tree(hi, res[1], nan_max)
+        if t % 256 == 0:
+            lo[t // 256] = r
+            hi[t // 256] = q
+
+
 _CHUNKS = {"sum": sum_chunks, "min": min_chunks, "max": max_chunks}
 _GROUPS = {"sum": sum_groups, "min": min_groups, "max": max_groups}
 
@@ -190,6 +224,17 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
         _CHUNKS[op](part, out, m, m)  # one iteration: the partial results in order
         part = out
     return part.numpy()[0]
+
+
+def min_max(x: Array, n: int) -> tuple:
+    """(min, max) of x[:n] (1-D, n > 0), NumPy scalars; with workgroups in one read of x."""
+    if not (V.workgroups(x) and n > WORKGROUP):
+        return reduce_flat(x, n, "min"), reduce_flat(x, n, "max")
+    groups = min(GROUPS, -(-n // WORKGROUP))
+    lo = kept(x.device, x.dtype, "group minima", groups)  # every slot written before read
+    hi = kept(x.device, x.dtype, "group maxima", groups)
+    minmax_groups(x, lo, hi, n)
+    return reduce_flat(lo, groups, "min"), reduce_flat(hi, groups, "max")
 
 
 def array_reduction(op: str, a: Array) -> float:

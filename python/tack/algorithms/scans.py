@@ -24,8 +24,8 @@ __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
 # The single-pass look-back scan (lookback.py) is correct but, on the H200, slower than the two
-# passes (2.7 ms against 0.89 ms at 2^28 f32): off until its look-back is faster
-# (docs/algorithms.md, "Scans"); the tests run it by setting this.
+# passes (2.6-2.7 ms against 0.87-0.89 ms at 2^28 f32, with a window of 32 or 256 tiles): off
+# until its look-back is faster (docs/algorithms.md, "Performance"); the tests set this.
 LOOK_BACK = False
 
 
@@ -122,7 +122,7 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
         tiles = -(-n // TILE)
         words = kept(dst.device, dt.u64, "look-back", 2 * tiles + 1)
         LB.clear(words)
-        LB.SCANS[enc](src, dst, words, n, tiles, exclusive)
+        LB.SCANS[enc](src, dst, words, n, tiles, exclusive, LB.WINDOW)
         return LB.decode(words[2 * tiles - 1], dst.dtype)  # the last tile's inclusive prefix
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read

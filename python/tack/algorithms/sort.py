@@ -13,16 +13,17 @@ from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
+from . import radix as R
+from ._scratch import kept
 from .combine import in_dtype
 from .copy_fill import copy_elements
-from .reduce import reduce_flat
+from .reduce import min_max
 from .scans import exclusive_scan
 
 __all__ = ["argsort", "gather", "sort_by_key"]
 
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
 CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
-GPU_CHUNK = 1 << 10  # smaller on engines with workgroups: many more lanes to keep busy
 
 
 @kernel
@@ -57,6 +58,12 @@ def digit_scatter(ukeys, perm, okeys, operm, hist, n, chunk, shift, m):
 
 
 @kernel
+def keys_from_offsets(ukeys, keys, low, n):
+    for i in range(n):
+        keys[i] = ukeys[i] + low[0]  # wraps back to the key's bits on the store
+
+
+@kernel
 def gather_kernel(values, perm, out, n):
     for i in range(n):
         out[i] = values[perm[i]]
@@ -71,7 +78,7 @@ def _keys(name: str, keys) -> Array:
 
 def _passes(k: Array, n: int) -> tuple[int, int]:
     """(the minimum key, the number of 8-bit passes its spread needs)."""
-    lo, hi = int(reduce_flat(k, n, "min")), int(reduce_flat(k, n, "max"))
+    lo, hi = (int(v) for v in min_max(k, n))
     return lo, -(-(hi - lo).bit_length() // 8)
 
 
@@ -80,29 +87,61 @@ def argsort(keys: Array, n=None) -> Array:
     k = _keys("argsort", keys)
     V.same_device("argsort", k)
     n = V.count("argsort", n, k)
+    return _sort(k, n, False)[0]
+
+
+def _sort(k: Array, n: int, keys_out: bool):
+    """(the permutation, the sorted keys as offsets from low[0] or None if they are the input
+    keys already, low): the passes of the CPU chunks or of the workgroup radix (radix.py)."""
     if n >= 2 ** 31:
         raise V.TackValueError(f"argsort: {n} keys do not fit an i32 permutation")
     udt = dt.u64 if k.dtype.itemsize == 8 else dt.u32
     dev = k.device
-    perm = zeros(n, dt.i32, device=dev)
     if n == 0:
-        return perm
+        return zeros(0, dt.i32, device=dev), None, None
     lo, passes = _passes(k, n)
-    ukeys = zeros(n, udt, device=dev)
     low = Array._from_host(udt.np.type(lo % (1 << (8 * udt.itemsize))).reshape(1), dev)
+    if V.workgroups(k) and passes:
+        return (*_workgroup_passes(k, n, udt, low, passes, keys_out), low)
+    perm, ukeys = zeros(n, dt.i32, device=dev), zeros(n, udt, device=dev)
     offsets_from_min(k, ukeys, perm, low, n)
-    chunk = GPU_CHUNK if V.workgroups(k) else CHUNK
-    m = -(-n // chunk)
+    if passes == 0:  # every key is equal: the identity
+        return perm, None, low
+    m = -(-n // CHUNK)
     okeys, operm = zeros(n, udt, device=dev), zeros(n, dt.i32, device=dev)
     hist = zeros(256 * m, dt.i32, device=dev)
     for p in range(passes):
         if p:
             hist.fill(0)
-        digit_counts(ukeys, hist, n, chunk, 8 * p, m)
+        digit_counts(ukeys, hist, n, CHUNK, 8 * p, m)
         exclusive_scan(hist, hist)
-        digit_scatter(ukeys, perm, okeys, operm, hist, n, chunk, 8 * p, m)
+        digit_scatter(ukeys, perm, okeys, operm, hist, n, CHUNK, 8 * p, m)
         ukeys, okeys, perm, operm = okeys, ukeys, operm, perm
-    return perm
+    return perm, ukeys, low
+
+
+def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out: bool):
+    """The passes (at least one) on an engine with workgroups (radix.py: tiles ranked in
+    shared memory): the first reads the keys themselves, the last writes keys only if
+    keys_out; the work arrays are kept between calls, the returned permutation is new.
+    (permutation, sorted offsets or None)."""
+    dev = k.device
+    groups = -(-n // (8 * R.STILE))  # workgroups of radix_counts, 8 tiles each
+    fresh = zeros(n, dt.i32, device=dev)
+    other = kept(dev, dt.i32, "argsort entries", n)
+    # pass p writes the entries into operm as it then is: the last lands in fresh
+    perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)
+    ukeys, okeys = kept(dev, udt, "argsort keys", n), kept(dev, udt, "argsort keys out", n)
+    zero = kept(dev, udt, "argsort zero", 1)  # the minimum of the offsets: never written
+    hist = kept(dev, dt.i32, "argsort digit table", 256 * 8 * groups)  # written, then read
+    src = k
+    for p in range(passes):
+        R.radix_counts(src, okeys, low, hist, n, 8 * p, groups)
+        exclusive_scan(hist, hist)
+        R.radix_scatter(src, low, perm, okeys, operm, hist, n, 8 * p, groups, int(p == 0),
+                        int(keys_out or p < passes - 1))
+        src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
+    return perm, (ukeys if keys_out else None)
 
 
 def gather(values: Array, perm: Array) -> Array:
@@ -116,7 +155,7 @@ def gather(values: Array, perm: Array) -> Array:
     n = perm.shape[0]
     out = zeros(n, values.dtype, device=values.device)
     if n:
-        lo, hi = int(reduce_flat(perm, n, "min")), int(reduce_flat(perm, n, "max"))
+        lo, hi = (int(v) for v in min_max(perm, n))
         if lo < 0 or hi >= values.shape[0]:
             raise V.TackValueError(f"gather: perm holds {lo if lo < 0 else hi}, outside "
                                    f"[0, {values.shape[0]})")
@@ -132,7 +171,12 @@ def sort_by_key(keys: Array, values: Array) -> None:
     if keys.ndim != 1 or values.ndim != 1 or keys.shape[0] != values.shape[0]:
         raise V.TackValueError(f"sort_by_key: keys and values must be 1-D of one length, got "
                                f"{keys.shape} and {values.shape}")
-    perm = argsort(keys)
-    for a in (keys, values):
-        if a.shape[0]:
-            copy_elements(gather(a, perm), a, a.shape[0])
+    n = keys.shape[0]
+    V.same_device("sort_by_key", keys, values)
+    perm, sorted_keys, low = _sort(keys, n, True)
+    if sorted_keys is not None:  # else every key is equal: they are sorted already
+        keys_from_offsets(sorted_keys, keys, low, n)
+    if n:
+        out = zeros(n, values.dtype, device=values.device)
+        gather_kernel(values, perm, out, n)  # perm is a permutation: no range check
+        copy_elements(out, values, n)

@@ -1,7 +1,8 @@
-"""The tile of the GPU scans, shared by the two-pass scan (scans.py) and the single-pass scan
-with look-back (lookback.py): PER elements per lane of a 256-lane workgroup, staged in shared
-memory with coalesced loads, scanned serially by each lane over its PER consecutive elements,
-then across the lanes by a Hillis–Steele scan of the lane totals. The order of the additions
+"""The tile of the GPU scans, shared by the two-pass scan (scans.py), the single-pass scan
+with look-back (lookback.py) and the radix sort's scan of its nibble counters (radix.py): PER
+elements per lane of a 256-lane workgroup, staged in shared memory with coalesced loads,
+scanned serially by each lane over its PER consecutive elements, then across the lanes by a
+Hillis–Steele scan of the lane totals. The order of the additions
 is fixed (it depends on the tile's position and n only)."""
 from __future__ import annotations
 

@@ -1,0 +1,54 @@
+"""The sort on the simulator, a workgroup engine on the CPU (docs/design/008-simulator.md): the
+radix passes of algorithms/radix.py (tiles ranked in shared memory in two 4-bit steps, digit
+counts of 8 tiles per workgroup, a stable scatter) checked in CI without a GPU, against NumPy's
+stable argsort, at sizes around the tile (2048 keys) and the 8-tile counting group."""
+import numpy as np
+import pytest
+
+import tack
+from tack import algorithms as A
+from tests.algorithms.conftest import data
+from tests.algorithms.test_sort_segments import (  # the same tests, on sim
+    KEYS,
+    test_argsort_leading_n,
+    test_argsort_stable_for_small_spreads,
+    test_argsorts_return_independent_arrays,
+    test_sort_by_key_and_gather,
+    test_sort_by_key_every_dtype,
+)
+
+__all__ = ["test_argsort_leading_n",
+           "test_argsort_stable_for_small_spreads", "test_argsorts_return_independent_arrays",
+           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype"]
+
+
+@pytest.fixture
+def device():
+    old = tack.devices._global["device"]
+    dev = tack.set_default_device("cpu", engine="sim")
+    yield dev
+    tack.devices._global["device"] = old
+
+
+@pytest.mark.parametrize("dtype", KEYS)
+@pytest.mark.parametrize("n", [0, 1, 2, 257, 2049])
+def test_argsort_is_numpy_stable(device, dtype, n):
+    """test_sort_segments' test at the sizes the simulator runs quickly."""
+    x = data(n, dtype)
+    p = A.argsort(tack.array(x))
+    assert p.dtype == tack.i32
+    np.testing.assert_array_equal(p.numpy(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [2047, 2048, 8 * 2048 + 1])
+def test_argsort_around_tiles(device, n):
+    x = data(n, np.int32)
+    np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("n", [2049, 20011])
+def test_argsort_many_equal_keys(device, n):
+    """Few distinct keys: long runs of one digit within a tile keep their input order, and the
+    tile's padding (keys of all ones) stays behind real keys of the top digit."""
+    x = np.where(data(n, np.int32) % 3 == 0, 2 ** 31 - 1, data(n, np.int32, 5) % 4).astype(np.int32)
+    np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
