@@ -37,7 +37,7 @@ def wrapped(y, x):
 @tack.kernel
 def shifted(y, x, n):
     for i in range(n):
-        i = i + 1  # noqa: PLW2901 - the loop variable reassigned: not the launch index
+        i = i + 1  # the loop variable reassigned: not the launch index
         y[i - 1] = 2.0 * x[i - 1]
 
 

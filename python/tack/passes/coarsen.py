@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ..capabilities import workgroup_features
 from .. import dtypes as dt
+from ..capabilities import workgroup_features
 from ..ir.nodes import Assign, ExprStmt, KernelIR, Store
 from ..ir.ops import ATOMIC, LAZY, Op
 from ..ir.walk import iter_exprs, iter_stmts
