@@ -5,6 +5,7 @@ This module only re-exports the public API; compilers, GPU libraries and Julia l
 from . import dtypes as _dtypes
 from .arrays import Array, arange, array, concat, copyto, empty, full, ones, zeros
 from .interop import from_dlpack
+from . import cuda  # tack.cuda: the CUDA engine's memory (empty_cache, memory_stats); no driver
 from .check import CheckError, CheckReport, check
 from .constants import constant
 from .devices import Device, default_device, device, set_debug, set_default_device, sync
@@ -43,7 +44,7 @@ __all__ = [
     "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
     "UnsupportedSyntaxError", "array", "check", "constant", "copyto", "empty", "f32", "f64", "full",
     "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",
-    "devices",
+    "devices", "cuda",
     "u32", "u64", "zeros",
 ]
 del _dtypes
