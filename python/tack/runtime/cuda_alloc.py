@@ -98,12 +98,14 @@ class BlockCache:
                 self.counts["reused"] += 1
                 self._live[ptr] = size
                 return ptr
+        ptr = None
         try:
             ptr = self._malloc(size)
         except MemoryError:
             if not self.empty():
                 raise
-            ptr = self._malloc(size)  # a second refusal propagates
+        if ptr is None:
+            ptr = self._malloc(size)  # once more with the cache empty; a refusal propagates
         with self._lock:
             self.counts["driver_allocs"] += 1
             self._live[ptr] = size
