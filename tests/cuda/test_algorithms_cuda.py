@@ -3,9 +3,9 @@ cuda (the workgroup paths: block reductions, tile scans), plus sizes that reach 
 scan of tile totals and 10^7 elements. Skips without a GPU or cuda-bindings."""
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
+
 from tests.algorithms.conftest import check_sum, data
 from tests.algorithms.test_reductions import *  # the same tests, on cuda
 from tests.algorithms.test_scans import *
