@@ -159,8 +159,7 @@ class CUDAEngine(Engine):
         self.name = name.split(b"\0")[0].decode() if isinstance(name, bytes) else str(name)
         self._pending: set[str] = set()  # kernels launched since the last successful wait
         self.broken: str | None = None  # set after a sticky error
-        total = self.call(drv.cuDeviceTotalMem, self.device, what="cuDeviceTotalMem")
-        self.pool = BlockCache(self._malloc, self._driver_free, limit_from_env(int(total)),
+        self.pool = BlockCache(self._malloc, self._driver_free, limit_from_env(self._memory()),
                                enabled_from_env(), wait=self._quiet_sync)
         _ENGINES.add(self)
 
@@ -184,6 +183,14 @@ class CUDAEngine(Engine):
         self._check(err, "cuDevicePrimaryCtxRetain")
         self._check(drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
         return ctx, False
+
+    def _memory(self) -> int:
+        """The device's memory in bytes (cuDeviceTotalMem; cuMemGetInfo's total where a
+        cuda-bindings release spells the first differently)."""
+        try:
+            return int(self.call(drv.cuDeviceTotalMem, self.device, what="cuDeviceTotalMem"))
+        except (TypeError, AttributeError):
+            return int(self.call(drv.cuMemGetInfo, what="cuMemGetInfo")[2])
 
     def _attr(self, a) -> int:
         err, v = drv.cuDeviceGetAttribute(a, self.device)
