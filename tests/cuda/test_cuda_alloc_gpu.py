@@ -58,11 +58,11 @@ def test_a_temporary_reuses_the_block_of_the_last_one():
 def test_a_reused_block_waits_for_the_kernel_that_used_it():
     n = 1 << 20
     for _ in range(3):
-        busy = tack.empty(n, tack.i32)
+        busy = tack.empty(n, tack.i64)
         spin_fill(busy, 20000)  # queued: still running when the array goes
         ptr = busy._ptr
         del busy
-        fresh = tack.zeros(n, tack.i32)  # the same block, zeroed after the kernel on the stream
+        fresh = tack.zeros(n, tack.i64)  # the same block, zeroed after the kernel on the stream
         assert fresh._ptr == ptr
         assert not fresh.numpy().any()
 
