@@ -66,7 +66,8 @@ def sanitize(tool: str, name: str, fixed: bool, timeout: float) -> dict:
     """Run one launch under `compute-sanitizer --tool TOOL`: what it reported."""
     cmd = ["compute-sanitizer", "--tool", tool, "--print-limit", "20", sys.executable,
            str(Path(__file__).resolve()), "--case", name] + (["--fixed"] if fixed else [])
-    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}{os.pathsep}{ROOT}")
+    # TACK_CUDA_CACHE=off: each array its own cuMemAlloc, so memcheck sees an array's end
+    env = dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}{os.pathsep}{ROOT}", TACK_CUDA_CACHE="off")
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
                            check=False)

@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.frontend", "tack.render", "tack.cache"),
     ("tack.toolchain",),
     ("tack.runtime",),
-    ("tack.devices", "tack.arrays", "tack.signature", "tack.interop"),
+    ("tack.devices", "tack.arrays", "tack.signature", "tack.interop", "tack.cuda"),
     ("tack.compiler", "tack.dispatch"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
      "tack.dask", "tack"),

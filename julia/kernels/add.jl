@@ -8,6 +8,13 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
+# Tack's workgroup (tack.ir.ops.WORKGROUP) and the longest row whose lanes keep it
+# in registers (WORKGROUP * tack.ops.softmax.MAX_PER_LANE), from the Python side
+if !isdefined(@__MODULE__, :TK_OPS_LANES)
+    const TK_OPS_LANES = 256
+    const TK_OPS_CACHED_MAX = 8192
+end
+
 # The host side every op file shares (defined once per module, whichever file comes first).
 if !isdefined(@__MODULE__, :tk_ops_launch!)
     """
@@ -15,7 +22,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 
     Run a generated kernel on `n` work-items of `backend` and wait for it: arrays are passed as
     `vec(a)` (the kernels index flat column-major memory, which is NumPy's C order of the
-    reversed shape), and a kernel that declares Tack's 256-lane workgroup gets it
+    reversed shape), and a kernel that declares Tack's workgroup (TK_OPS_LANES lanes) gets it
     (`TackRuntime.instantiate`).
     """
     function tk_ops_launch!(kernel, backend, n::Integer, args...)
@@ -67,10 +74,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (256 lanes)."""
+    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    lanes)."""
     function tk_ops_per_lane(n::Integer)
         per = 1
-        while per * 256 < n
+        while per * TK_OPS_LANES < n
             per *= 2
         end
         return per

@@ -8,6 +8,13 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 
+# Tack's workgroup (tack.ir.ops.WORKGROUP) and the longest row whose lanes keep it
+# in registers (WORKGROUP * tack.ops.softmax.MAX_PER_LANE), from the Python side
+if !isdefined(@__MODULE__, :TK_OPS_LANES)
+    const TK_OPS_LANES = 256
+    const TK_OPS_CACHED_MAX = 8192
+end
+
 # The host side every op file shares (defined once per module, whichever file comes first).
 if !isdefined(@__MODULE__, :tk_ops_launch!)
     """
@@ -15,7 +22,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 
     Run a generated kernel on `n` work-items of `backend` and wait for it: arrays are passed as
     `vec(a)` (the kernels index flat column-major memory, which is NumPy's C order of the
-    reversed shape), and a kernel that declares Tack's 256-lane workgroup gets it
+    reversed shape), and a kernel that declares Tack's workgroup (TK_OPS_LANES lanes) gets it
     (`TackRuntime.instantiate`).
     """
     function tk_ops_launch!(kernel, backend, n::Integer, args...)
@@ -67,10 +74,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (256 lanes)."""
+    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    lanes)."""
     function tk_ops_per_lane(n::Integer)
         per = 1
-        while per * 256 < n
+        while per * TK_OPS_LANES < n
             per *= 2
         end
         return per
@@ -2375,8 +2383,10 @@ function tk_softmax_run!(op::Symbol, y::AbstractArray{T}, x::AbstractArray{T}, d
     n = size(x, dims)
     inner = prod(size(x)[1:dims-1])  # NumPy's elements after the axis
     rows = length(x) ÷ n
-    # a row's last lane may index up to 256 * per past its start (the Python wrapper's bound)
-    rows32, n32, inner32 = tk_ops_sizes(op, max(length(x) + 512 * n, 256 * rows), rows, n, inner)
+    # a row's last lane may index up to TK_OPS_LANES * per past its start (the Python wrapper's
+    # bound)
+    total = max(length(x) + 512 * n, TK_OPS_LANES * rows)
+    rows32, n32, inner32 = tk_ops_sizes(op, total, rows, n, inner)
     flag = Int32(want_log)
     if inner > 1
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:columns, T, 0))
@@ -2384,12 +2394,12 @@ function tk_softmax_run!(op::Symbol, y::AbstractArray{T}, x::AbstractArray{T}, d
     elseif !workgroups
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:rows, T, 0))
         tk_ops_launch!(k, b, rows, x, y, rows32, n32, flag)
-    elseif n <= 256 * 32
+    elseif n <= TK_OPS_CACHED_MAX
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:cached, T, tk_ops_per_lane(n)))
-        tk_ops_launch!(k, b, 256 * rows, x, y, rows32, n32, flag)
+        tk_ops_launch!(k, b, TK_OPS_LANES * rows, x, y, rows32, n32, flag)
     else
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:online, T, 0))
-        tk_ops_launch!(k, b, 256 * rows, x, y, rows32, n32, flag)
+        tk_ops_launch!(k, b, TK_OPS_LANES * rows, x, y, rows32, n32, flag)
     end
     return y
 end

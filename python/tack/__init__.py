@@ -2,49 +2,169 @@
 
 This module only re-exports the public API; compilers, GPU libraries and Julia load on first use.
 """
+import sys as _sys
+
+from . import (
+    algorithms,  # tack.algorithms; registers Array.sum/min/max/mean
+    cuda,  # tack.cuda: the CUDA engine's memory (empty_cache, memory_stats); no driver
+)
 from . import dtypes as _dtypes
+from ._version import __version__  # noqa: F401
 from .arrays import Array, arange, array, concat, copyto, empty, full, ones, zeros
-from .interop import from_dlpack
 from .check import CheckError, CheckReport, check
 from .constants import constant
 from .devices import Device, default_device, device, set_debug, set_default_device, sync
-from .dtypes import (DType, VecType, f32, f64, i8, i16, i32, i64, mat2, mat3, mat4, matrix, u8,
-                     u16, u32, u64, vec2, vec3, vec4, vector)
-from .errors import (IRVerificationError, KindError, RenderError, TackBufferError, TackError,
-                     TackIndexError, TackNameError, TackRuntimeError, TackTypeError,
-                     TackValueError, UnsupportedSyntaxError)
-from .inspection import inspect
-from .intrinsics import (Matrix, Vector, ndrange, select, atomic_add, atomic_max, atomic_min, barrier, local_array,
-                         local_array_like, shared, shared_like, thread_id, unroll)
+from .dtypes import (
+    DType,
+    VecType,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    mat2,
+    mat3,
+    mat4,
+    matrix,
+    u8,
+    u16,
+    u32,
+    u64,
+    vec2,
+    vec3,
+    vec4,
+    vector,
+)
+from .errors import (
+    IRVerificationError,
+    KindError,
+    RenderError,
+    TackBufferError,
+    TackError,
+    TackIndexError,
+    TackNameError,
+    TackRuntimeError,
+    TackTypeError,
+    TackValueError,
+    UnsupportedSyntaxError,
+)
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
+from .inspection import inspect
+from .interop import from_dlpack
+from .intrinsics import (
+    Matrix,
+    Vector,
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    barrier,
+    local_array,
+    local_array_like,
+    ndrange,
+    select,
+    shared,
+    shared_like,
+    thread_id,
+    unroll,
+)
 from .kernel import Kernel, kernel
-from . import algorithms  # noqa: F401 - tack.algorithms; registers Array.sum/min/max/mean
-from .lib import math  # noqa: F401 - `from tack import math as tm`
-from .lib import random  # noqa: F401 - `from tack import random`
-import sys as _sys  # noqa: E402 - the two modules, importable under their public names too:
-_sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
-_sys.modules.setdefault(__name__ + ".random", random)  # `from tack.random import seed`
-del _sys
+from .lib import (
+    math,  # `from tack import math as tm`
+    random,  # `from tack import random`
+)
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
 
-from ._version import __version__  # noqa: F401
+# the two modules, importable under their public names too
+_sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
+_sys.modules.setdefault(__name__ + ".random", random)  # `from tack.random import seed`
+del _sys
 
 __all__ = [
-    "atomic_add", "atomic_max", "atomic_min", "barrier", "local_array", "local_array_like",
-    "shared", "shared_like", "thread_id", "set_debug", "func", "Func", "device_class",
-    "VecType", "vector", "matrix", "vec2", "vec3", "vec4", "mat2", "mat3", "mat4", "Vector",
-    "Matrix", "select", "ndrange", "unroll", "from_dlpack", "block_sum", "block_min", "block_max",
-    "Texture3D", "texture3d", "math", "random", "ops", "algorithms", "device", "default_device", "ones",
-    "arange", "concat",
-    "Array", "CheckError", "CheckReport", "DType", "Device", "IRVerificationError", "Kernel",
-    "KindError", "RenderError", "TackBufferError", "TackError",
-    "TackIndexError", "TackNameError", "TackRuntimeError", "TackTypeError", "TackValueError",
-    "UnsupportedSyntaxError", "array", "check", "constant", "copyto", "empty", "f32", "f64", "full",
-    "i8", "i16", "i32", "i64", "inspect", "kernel", "set_default_device", "sync", "u8", "u16",
+    "Array",
+    "CheckError",
+    "CheckReport",
+    "DType",
+    "Device",
+    "Func",
+    "IRVerificationError",
+    "Kernel",
+    "KindError",
+    "Matrix",
+    "RenderError",
+    "TackBufferError",
+    "TackError",
+    "TackIndexError",
+    "TackNameError",
+    "TackRuntimeError",
+    "TackTypeError",
+    "TackValueError",
+    "Texture3D",
+    "UnsupportedSyntaxError",
+    "VecType",
+    "Vector",
+    "algorithms",
+    "arange",
+    "array",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "barrier",
+    "block_max",
+    "block_min",
+    "block_sum",
+    "check",
+    "concat",
+    "constant",
+    "copyto",
+    "cuda",
+    "default_device",
+    "device",
+    "device_class",
     "devices",
-    "u32", "u64", "zeros",
+    "empty",
+    "f32",
+    "f64",
+    "from_dlpack",
+    "full",
+    "func",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "inspect",
+    "kernel",
+    "local_array",
+    "local_array_like",
+    "mat2",
+    "mat3",
+    "mat4",
+    "math",
+    "matrix",
+    "ndrange",
+    "ones",
+    "ops",
+    "random",
+    "select",
+    "set_debug",
+    "set_default_device",
+    "shared",
+    "shared_like",
+    "sync",
+    "texture3d",
+    "thread_id",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "unroll",
+    "vec2",
+    "vec3",
+    "vec4",
+    "vector",
+    "zeros",
 ]
 del _dtypes
 

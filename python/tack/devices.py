@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 import threading
+import types
 
 from . import dtypes as dt
 from .errors import TackRuntimeError, TackTypeError, TackValueError
@@ -264,10 +264,15 @@ def devices() -> list[Device]:
     return found
 
 
+def started() -> list[Device]:
+    """The devices whose engine has started (an engine never started has no work or memory)."""
+    return [dev for dev in list(_devices.values()) if dev._engine is not None]
+
+
 def sync(device: Device | None = None) -> None:
     """Wait for queued work on one device, or (no argument) on every device that has run
     anything (the CPU's kernel calls return finished)."""
-    devs = [device] if device is not None else list(_devices.values())
+    devs = [device] if device is not None else started()
     for dev in devs:
         if dev._engine is not None:  # an engine never started has no work
             dev._engine.sync()

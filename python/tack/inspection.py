@@ -13,7 +13,7 @@ from .ir.nodes import KernelIR
 from .ir.ops import WORKGROUP
 from .ir.printer import kernel_str
 from .kernel import BoundKernel, Kernel, partial_group_message
-from .runtime.registry import shown_by, stage_names
+from .runtime.registry import shown_by, stage_names, targets
 from .toolchain.sass import MissingToolError
 
 
@@ -32,9 +32,7 @@ def inspect(kernel, *args, mode: str | None = None, engine: str | None = None,
         kernel, args = kernel.kernel, (kernel.obj,) + args
     if not isinstance(kernel, Kernel):
         raise TackTypeError(f"Expected a @tack.kernel, got {type(kernel).__name__}")
-    dev = default_device()
-    if engine is not None and engine != dev.engine_name:  # check what that engine can run
-        dev = make_device(dev.arch, engine)
+    dev = _device_for(engine)
     if mode is not None and mode not in stage_names():
         kind = dev.kind
         raise TackValueError(f"Unknown inspect mode: {mode!r}. The {kind.name} engine for "
@@ -48,6 +46,20 @@ def inspect(kernel, *args, mode: str | None = None, engine: str | None = None,
         return _stage(dev, kir, mode or "source")
     return write_stages(dev, kir, kernel.name, Path(outdir),
                         dev.stages if mode is None else (mode,))
+
+
+def _device_for(engine: str | None) -> Device:
+    """The default device, or with `engine` that engine's device on the default device's arch
+    (specialized as it would run there), else on the engine's first arch: a rendering shows
+    the engine's text wherever the arrays live (the Julia engine's while the default device is
+    the simulator)."""
+    dev = default_device()
+    if engine is None or engine == dev.engine_name:
+        return dev
+    archs = targets(engine)
+    if archs and dev.arch not in archs:
+        return make_device(archs[0], engine)
+    return make_device(dev.arch, engine)  # an unknown engine is refused here, naming them
 
 
 def _modes(stages) -> str:

@@ -3,7 +3,6 @@ floating prefixes within γ_k·Σ|x| (math.fsum), the total, in place, n (docs/a
 "Scans")."""
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
 

@@ -5,7 +5,6 @@ import itertools
 
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
 

@@ -4,9 +4,9 @@ plus sizes that reach the recursive scan of tile totals, 10^7 elements, and the 
 look-back scan (off by default) at each window. Skips without a GPU or cuda-bindings."""
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
+
 from tests.algorithms.conftest import check_sum, data
 from tests.algorithms.test_reductions import *  # the same tests, on cuda
 from tests.algorithms.test_scans import *

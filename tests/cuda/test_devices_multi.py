@@ -126,3 +126,19 @@ def test_concurrent_launches_from_two_threads():
     assert not errors, errors
     for got in results.values():
         np.testing.assert_array_equal(got, np.arange(1 << 20) * 3.0)
+
+
+def test_a_peer_copys_source_block_is_reused_only_after_the_copy():
+    """`y = x.to(b)` reads x on b's stream; x's block, cached when x goes, is zeroed by a's
+    next array only after that read (the caching allocator, runtime/cuda_alloc.py)."""
+    a, b = PAIR
+    host = np.random.default_rng(1).random(1 << 24).astype(np.float32)  # 64 MiB
+    for _ in range(3):
+        x = tack.array(host, device=a)
+        y = x.to(b)
+        ptr = x._ptr
+        del x
+        z = tack.zeros(host.shape, device=a)  # x's block, zeroed on a's stream
+        assert z._ptr == ptr
+        np.testing.assert_array_equal(y.numpy(), host)
+        assert not z.numpy().any()

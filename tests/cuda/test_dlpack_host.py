@@ -7,9 +7,14 @@ import pytest
 import tack
 from tack.runtime import cuda_dlpack as D
 
+SHARED = []  # what export marked as shared (the caching allocator does not reuse it)
+
 
 class _FakeEngine:
     index, stream_ptr = 0, 12345
+
+    def share(self, ptr):
+        SHARED.append(ptr)
 
 
 class _FakeDevice:
@@ -54,7 +59,9 @@ def test_export_checks():
         a.__dlpack__(stream=-1, dl_device=(D.kDLCPU, 0))
     with pytest.raises(BufferError):
         a.__dlpack__(stream=-1, copy=True)
+    SHARED.clear()
     cai = a.__cuda_array_interface__
+    assert SHARED == [0x7000_0000]  # exported: its block is not reused
     assert cai["version"] == 3 and cai["typestr"] == "<f4" and cai["data"] == (0x7000_0000, False)
     assert cai["stream"] == 12345 and cai["shape"] == (4,)
 

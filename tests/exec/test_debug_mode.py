@@ -4,7 +4,6 @@ import os
 
 import numpy as np
 import pytest
-
 import tack
 
 HERE = os.path.relpath(os.path.abspath(__file__))

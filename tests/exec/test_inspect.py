@@ -127,3 +127,21 @@ def test_optimized_on_cuda_is_cpu_only_and_lists_the_cuda_modes(gpu):
     with pytest.raises(ValueError, match="'optimized' is CPU only: the cuda engine shows 'ir', "
                                          "'source', 'resources', 'sass'"):
         tack.inspect(saxpy, *_args(), mode="optimized")
+
+
+@pytest.mark.parametrize("current", ["sim", ("cpu", "sim")])
+def test_julia_source_renders_whatever_the_default_device(current):
+    """The Julia engine does not target the simulator: inspect renders its text all the same
+    (on the engine's first arch), the one it shows while the CPU is the default."""
+    expected = tack.inspect(saxpy, *_args(), engine="julia")
+    ir = tack.inspect(saxpy, *_args(), mode="ir", engine="julia")
+    name, engine = (current, None) if isinstance(current, str) else current
+    tack.set_default_device(name, engine=engine)
+    try:
+        assert tack.inspect(saxpy, *_args(), engine="julia") == expected
+        assert tack.inspect(saxpy, *_args(), mode="ir", engine="julia") == ir
+        assert "@kernel function" in expected
+        with pytest.raises(ValueError, match="Unknown engine: 'nope'"):
+            tack.inspect(saxpy, *_args(), engine="nope")
+    finally:
+        tack.set_default_device("cpu")

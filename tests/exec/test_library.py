@@ -3,7 +3,6 @@ vector/matrix constants (docs/language.md: "Builtins", "Constants", "Random numb
 "Textures")."""
 import numpy as np
 import pytest
-
 import tack
 from tack import math as tm
 from tack import random

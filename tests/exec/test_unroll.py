@@ -6,7 +6,6 @@ import os
 
 import numpy as np
 import pytest
-
 import tack
 from tack.testing.oracle import check_kernel
 from tack.testing.shapes import AWKWARD_SIZES

@@ -4,7 +4,6 @@ import os
 
 import numpy as np
 import pytest
-
 import tack
 from tack.errors import TackError
 
@@ -51,7 +50,7 @@ def k_assert(x, out):
 
 def k_dict(x, out):
     for i in range(x.shape[0]):
-        d = {1: 2}
+        d = {1: 2}  # noqa: F841 - the unsupported dict display is the point
         out[i] = x[i]
 
 
@@ -231,7 +230,7 @@ def _copy(x, out):
 
 def test_unreadable_source():
     ns = {}
-    exec("def f(x):\n    for i in range(1):\n        x[i] = 1\n", ns)
+    exec("def f(x):\n    for i in range(1):\n        x[i] = 1\n", ns)  # noqa: S102 - no source file
     with pytest.raises(RuntimeError, match="Cannot read the source"):
         tack.kernel(ns["f"])
 

@@ -33,3 +33,22 @@ def test_render_command_writes_every_file(tmp_path, capsys):
     assert capsys.readouterr().out.count("wrote ") == len(OPS)
     assert main(["render", str(tmp_path)]) == 0  # unchanged files are not rewritten
     assert capsys.readouterr().out == ""
+
+
+def test_the_bridges_launch_by_the_python_sides_sizes():
+    """The workgroup and the one-read row limit are said once, in Python (tack.ir.ops.WORKGROUP,
+    tack.ops.softmax.MAX_PER_LANE): each op file defines them, and no bridge spells them."""
+    import re
+    from importlib import resources
+
+    from tack.ir.ops import WORKGROUP
+    from tack.ops.softmax import MAX_PER_LANE
+
+    for name in OPS:
+        text = render_file(name)
+        assert f"const TK_OPS_LANES = {WORKGROUP}\n" in text
+        assert f"const TK_OPS_CACHED_MAX = {WORKGROUP * MAX_PER_LANE}\n" in text
+    bridges = resources.files("tack.julia").joinpath("bridges")
+    for path in bridges.iterdir():
+        if path.name.endswith(".jl"):
+            assert not re.search(rf"\b{WORKGROUP}\b", path.read_text()), path.name

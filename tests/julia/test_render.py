@@ -12,11 +12,11 @@ from tack.ir import nodes as N
 from tack.ir.nodes import Expr, KernelIR, Loc, Param
 from tack.ir.ops import Op
 from tack.ir.printer import kernel_str
-from tack.render.julia_ka import JL_TYPES, _float_lit, render_julia
+from tack.julia.validate import untyped_literals
+from tack.render.julia_ka import _float_lit, render_julia
 
 from tests.julia.golden import ALL_CASES, ROOT, case_ir
 
-TYPE_NAMES = set(JL_TYPES.values())
 LOOPS = {"for_statement", "while_statement"}
 
 
@@ -26,75 +26,17 @@ def _nodes(node):
         yield from _nodes(c)
 
 
-def _up(node, skip=("unary_expression",)):
-    p = node.parent
-    while p is not None and p.type in skip:
-        p = p.parent
-    return p
-
-
 def parse_problems(parser, text: str) -> list[str]:
     tree = parser.parse(text.encode())
     return [f"{n.type} at {n.start_point}: {n.text[:60]!r}" for n in _nodes(tree.root_node)
             if n.type == "ERROR" or n.is_missing]
 
 
-def _is_index_literal(n) -> bool:
-    """An `Int64` literal where Julia expects an index: the `1` of an index's `+ 1`, a constant
-    index (`a[3]`), the index argument of `tk_atomic_*!(a, 3, v)`, the dims of `@private` and
-    `@localmem`, and the workgroup size of `tk_workgroupsize(...) = 256`."""
-    lit, p = n.text.decode(), n.parent
-    if p.type == "vector_expression" and p.parent.type == "index_expression":
-        return True
-    if lit == "1" and p.type == "binary_expression" and p.parent.type == "vector_expression" \
-            and p.parent.parent.type == "index_expression":
-        return True
-    if lit == "1" and p.type == "binary_expression":
-        n, p = p, p.parent  # `k + 1` as a whole
-    if p.type == "argument_list" and p.parent.children[0].text.decode().startswith(
-            "tk_atomic_") and [c.id for c in p.named_children].index(n.id) == 1:
-        return True
-    if p.type == "tuple_expression" and p.parent.type == "macro_argument_list" and \
-            p.parent.parent.children[0].text in (b"@private", b"@localmem"):
-        return True
-    return p.type == "assignment" and b"tk_workgroupsize" in p.children[0].text
-
-
-def _is_unroll_count(n) -> bool:
-    """The N of `KernelAbstractions.Extras.@unroll N for ...`: the macro wants a literal Integer
-    (`N isa Integer` when it expands), so this one is untyped on purpose."""
-    p = n.parent
-    return p.type == "macro_argument_list" and p.named_children[0].id == n.id and any(
-        c.type == "macro_identifier" and c.text == b"@unroll" for c in p.parent.children)
-
-
-def _is_val_size(n) -> bool:
-    """The N of `TackRuntime.tk_private(T, Val(N))`: a size that is a type parameter (like the
-    `(N,)` of `@private T (N,)`), so its Julia type is irrelevant."""
-    args = _up(n)
-    return args is not None and args.type == "argument_list" and \
-        args.parent.children[0].text == b"Val"
-
-
 def literal_problems(parser, text: str) -> list[str]:
-    """A literal is typed when it is a Float32 literal (`0.5f0`), the argument of a type
-    constructor (`Int32(3)`, `Float64(0.1)`), or an index (`_is_index_literal`)."""
-    bad = []
-    for n in _nodes(parser.parse(text.encode()).root_node):
-        if n.type not in ("integer_literal", "float_literal"):
-            continue
-        lit = n.text.decode()
-        if n.type == "float_literal" and "f" in lit and not lit.startswith("0x"):
-            continue
-        args = _up(n)
-        if args is not None and args.type == "argument_list" and \
-                args.parent.children[0].text.decode() in TYPE_NAMES:
-            continue
-        if n.type == "integer_literal" and (_is_index_literal(n) or _is_unroll_count(n)
-                                            or _is_val_size(n)):
-            continue
-        bad.append(f"untyped literal {lit} at {n.start_point}")
-    return bad
+    """The untyped literals of `text` by the rules `python -m tack.julia validate` applies
+    (tack.julia.validate.untyped_literals), in the whole text, not only its kernels."""
+    return [f"untyped literal {n.text.decode()} at {n.start_point}"
+            for n in untyped_literals(parser.parse(text.encode()).root_node)]
 
 
 def structure_problems(parser, text: str) -> list[str]:

@@ -16,9 +16,23 @@ from tack.ir.nodes import Assign, Barrier, For, If, Param, Scratch
 from tack.ir.ops import FRONTEND_ONLY, WORKGROUP_OPS, Op
 from tack.runtime.cpu import CPUEngine
 
-from tests.runtime.irbuild import (C, FLOATS, INTS, TESTED, E, L, T, arr, edge_ints, ints_array,
-                                   kir, ld, run, st, wrap)
-
+from tests.runtime.irbuild import (
+    FLOATS,
+    INTS,
+    TESTED,
+    C,
+    E,
+    L,
+    T,
+    arr,
+    edge_ints,
+    ints_array,
+    kir,
+    ld,
+    run,
+    st,
+    wrap,
+)
 
 INT_BIN = {
     Op.ADD: lambda a, b, dt: a + b, Op.SUB: lambda a, b, dt: a - b,

@@ -26,7 +26,7 @@ from tack.ir.nodes import (
 from tack.ir.ops import Op
 from tack.runtime.cpu import CPUEngine, default_num_threads
 
-from tests.runtime.irbuild import (C, FLOATS, INTS, E, L, T, arr, kir, ld, run, st, wrap)
+from tests.runtime.irbuild import FLOATS, INTS, C, E, L, T, arr, kir, ld, run, st, wrap
 
 
 # ---- control flow, locals, params ---------------------------------------------------------------

@@ -9,6 +9,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..compiler import specialize
+from ..ir.ops import WORKGROUP
+from ..ops.softmax import MAX_PER_LANE
 from ..render.julia_ka import JL_TYPES, render_julia
 from .ops_table import DTYPES, OPS, OpFile
 
@@ -23,6 +25,18 @@ using KernelAbstractions
 isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", "TackRuntime.jl"))
 using .TackRuntime
 """
+
+def constants() -> str:
+    """The sizes the bridges launch by, from the Python side, so they are said once: Tack's
+    workgroup (`tack.ir.ops.WORKGROUP` lanes, docs/language.md "Workgroup contract") and the
+    longest row the one-read kernels keep in registers (`MAX_PER_LANE` elements per lane)."""
+    return ("# Tack's workgroup (tack.ir.ops.WORKGROUP) and the longest row whose lanes keep it\n"
+            "# in registers (WORKGROUP * tack.ops.softmax.MAX_PER_LANE), from the Python side\n"
+            "if !isdefined(@__MODULE__, :TK_OPS_LANES)\n"
+            f"    const TK_OPS_LANES = {WORKGROUP}\n"
+            f"    const TK_OPS_CACHED_MAX = {WORKGROUP * MAX_PER_LANE}\n"
+            "end\n")
+
 
 def table_name(name: str) -> str:
     """The constant holding an op file's kernels by (tier, element type, parameter)."""
@@ -65,6 +79,7 @@ def render_file(name: str) -> str:
     for inc in op.includes:
         parts.append(f'isdefined(@__MODULE__, :{table_name(inc)}) || '
                      f'include(joinpath(@__DIR__, "{inc}.jl"))\n')
+    parts.append("\n" + constants())
     parts.append("\n" + bridge("prelude"))
     if op.entries:
         specs = specializations(op)

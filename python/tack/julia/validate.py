@@ -186,31 +186,40 @@ def _is_index_literal(n) -> bool:
         return True
     if p.type == "macro_argument_list" and p.named_children[0].id == n.id and any(
             c.type == "macro_identifier" and c.text == b"@unroll" for c in p.parent.children):
-        return True
-    if p.type == "argument_list" and p.parent.type == "call_expression" and \
-            p.parent.children[0].text == b"Val":  # the length of TackRuntime.tk_private's MVector
-        return True
+        return True  # `@unroll N` wants a literal Integer (`N isa Integer` when it expands)
+    args = _up(n)
+    if args is not None and args.type == "argument_list" and args.parent.type == \
+            "call_expression" and args.parent.children[0].text == b"Val":
+        return True  # the length of TackRuntime.tk_private's MVector: a type parameter
     return p.type == "assignment" and b"tk_workgroupsize" in p.children[0].text
 
 
-def _literals(root):
+def untyped_literals(node) -> list:
+    """The literals under a tree-sitter node that Julia would type by default (Int64, Float64)
+    where Tack's rendering must type them (docs/design/003-julia-rendering.md): typed are a
+    Float32 literal (`0.5f0`), the argument of a type constructor (`Int32(3)`, `Float64(0.1)`)
+    and an index or size (`_is_index_literal`). tests/julia check rendered kernels with it."""
     bad = []
-    for k in _kernels(root):
-        for n in _nodes(k):
-            if n.type not in ("integer_literal", "float_literal"):
-                continue
-            lit = n.text.decode()
-            if n.type == "float_literal" and "f" in lit and not lit.startswith("0x"):
-                continue
-            args = _up(n)
-            if args is not None and args.type == "argument_list" and \
-                    args.parent.children[0].text.decode() in JL_TYPES.values():
-                continue
-            if n.type == "integer_literal" and _is_index_literal(n):
-                continue
-            bad.append((n, (f"untyped literal {lit} in a kernel (Julia would make it "
-                           f"{'Float64' if n.type == 'float_literal' else 'Int64'})")))
+    for n in _nodes(node):
+        if n.type not in ("integer_literal", "float_literal"):
+            continue
+        lit = n.text.decode()
+        if n.type == "float_literal" and "f" in lit and not lit.startswith("0x"):
+            continue
+        args = _up(n)
+        if args is not None and args.type == "argument_list" and \
+                args.parent.children[0].text.decode() in JL_TYPES.values():
+            continue
+        if n.type == "integer_literal" and _is_index_literal(n):
+            continue
+        bad.append(n)
     return bad
+
+
+def _literals(root):
+    return [(n, (f"untyped literal {n.text.decode()} in a kernel (Julia would make it "
+                 f"{'Float64' if n.type == 'float_literal' else 'Int64'})"))
+            for k in _kernels(root) for n in untyped_literals(k)]
 
 
 def _float64(root):

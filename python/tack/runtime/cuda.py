@@ -7,10 +7,11 @@
                                           # scalar → Python/NumPy number; queued, returns at once
     engine.sync()                         # waits; errors of queued launches surface here
 
-Storage (the engine contract, runtime/base.py): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; freed
-by a finalizer; zero bytes → ptr 0, nothing allocated; out of memory → `MemoryError`, earlier
-buffers intact), `upload`, `download` (waits first, so errors of queued kernels name them),
-`memset0`, `copy`, `adopt` (DLPack import). All work goes to one stream per engine, created
+Storage (the engine contract, runtime/base.py): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; its
+block goes back to the caching allocator, runtime.cuda_alloc, when it goes; zero bytes → ptr 0,
+nothing allocated; out of memory even after emptying the cache → `MemoryError`, earlier buffers
+intact), `upload`, `download` (waits first, so errors of queued kernels name them), `memset0`,
+`copy`, `adopt` (DLPack import). All work goes to one stream per engine, created
 blocking (it orders against the legacy default stream that CuPy and PyTorch use by default).
 
 The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
@@ -29,8 +30,8 @@ indices; more raises `ValueError` before anything runs.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
-import ctypes.util
 import os
 import sys
 import threading
@@ -44,9 +45,10 @@ from ..toolchain.nvptx import compile_ptx
 from ..toolchain.sass import disassemble, disassembler
 from . import cuda_inspect
 from .base import Engine, Launchable
+from .cuda_alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
 from .cuda_cache import cached_ptx
-from .cuda_devices import enable_peer
-from .cuda_launch import Record, trampoline
+from .cuda_devices import copy_peer
+from .cuda_launch import Native, Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CUDA
@@ -91,57 +93,23 @@ def _code(res) -> int:
     return int(res[0] if isinstance(res, tuple) else res)
 
 
-# ---- libcuda through ctypes: the calls on the hot path ----------------------------------------
-def _libcuda() -> ctypes.CDLL:
-    names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"]
-    found = ctypes.util.find_library("cuda")
-    for name in names + ([found] if found else []):
-        try:
-            return ctypes.CDLL(name)
-        except OSError:
-            continue
-    raise OSError("libcuda (the NVIDIA driver library) was not found")
-
-
-class _Native:
-    """The few driver entry points called per launch / wait, with fixed argtypes."""
-
-    def __init__(self):
-        lib = _libcuda()
-        vp, u = ctypes.c_void_p, ctypes.c_uint
-        self.launch = lib.cuLaunchKernel
-        self.launch.argtypes = [vp, u, u, u, u, u, u, u, vp, vp, vp]
-        self.launch.restype = ctypes.c_int
-        self.stream_sync = lib.cuStreamSynchronize
-        self.stream_sync.argtypes = [vp]
-        self.stream_sync.restype = ctypes.c_int
-        self.set_current = lib.cuCtxSetCurrent
-        self.set_current.argtypes = [vp]
-        self.set_current.restype = ctypes.c_int
-        self.get_current = lib.cuCtxGetCurrent
-        self.get_current.argtypes = [ctypes.POINTER(vp)]
-        self.get_current.restype = ctypes.c_int
-        self.launch_addr = ctypes.cast(lib.cuLaunchKernel, vp).value  # for the trampoline
-
-
-class CUDABuffer:
-    """A device allocation (`ptr`, `nbytes`), freed when the last reference goes."""
-
-    __slots__ = ("__weakref__", "_free", "nbytes", "owner", "ptr")
-
-    def __init__(self, ptr: int, nbytes: int, free=None, owner=None):
-        self.ptr, self.nbytes, self.owner = ptr, nbytes, owner
-        self._free = weakref.finalize(self, free, ptr) if free is not None and ptr else None
-
-    def __repr__(self) -> str:
-        return f"CUDABuffer(ptr=0x{self.ptr:x}, nbytes={self.nbytes})"
-
-
 def _free(ptr: int) -> None:
+    """cuMemFree of a block of the context current in this thread (the engine's `_driver_free`
+    makes its own current first)."""
     try:
         drv.cuMemFree(ptr)
     except Exception:  # noqa: BLE001, S110 - a finalizer at interpreter shutdown: drv may be gone
         pass
+
+
+_ENGINES: weakref.WeakSet = weakref.WeakSet()  # live engines: their caches go at exit
+
+
+@atexit.register
+def _close_all() -> None:
+    """The contexts' teardown: every engine's cached blocks back to the driver."""
+    for engine in list(_ENGINES):
+        engine.pool.close()
 
 
 class CUDAEngine(Engine):
@@ -172,7 +140,7 @@ class CUDAEngine(Engine):
         err, self.device = drv.cuDeviceGet(self.index)
         self._check(err, "cuDeviceGet")
         self.ctx, self.adopted = self._context()
-        self.native = _Native()
+        self.native = Native()
         self.ctx_ptr = int(self.ctx)
         err, self.stream = drv.cuStreamCreate(0)  # CU_STREAM_DEFAULT: blocking
         self._check(err, "cuStreamCreate")
@@ -191,6 +159,9 @@ class CUDAEngine(Engine):
         self.name = name.split(b"\0")[0].decode() if isinstance(name, bytes) else str(name)
         self._pending: set[str] = set()  # kernels launched since the last successful wait
         self.broken: str | None = None  # set after a sticky error
+        self.pool = BlockCache(self._malloc, self._driver_free, limit_from_env(self._memory()),
+                               enabled_from_env(), wait=self._quiet_sync)
+        _ENGINES.add(self)
 
     @classmethod
     def create(cls, arch: str, options: dict) -> CUDAEngine:
@@ -212,6 +183,14 @@ class CUDAEngine(Engine):
         self._check(err, "cuDevicePrimaryCtxRetain")
         self._check(drv.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
         return ctx, False
+
+    def _memory(self) -> int:
+        """The device's memory in bytes (cuDeviceTotalMem; cuMemGetInfo's total where a
+        cuda-bindings release spells the first differently)."""
+        try:
+            return int(self.call(drv.cuDeviceTotalMem, self.device, what="cuDeviceTotalMem"))
+        except (TypeError, AttributeError):
+            return int(self.call(drv.cuMemGetInfo, what="cuMemGetInfo")[2])
 
     def _attr(self, a) -> int:
         err, v = drv.cuDeviceGetAttribute(a, self.device)
@@ -260,13 +239,8 @@ class CUDAEngine(Engine):
 
     def copy_peer(self, dst: CUDABuffer, src_engine: CUDAEngine, src: CUDABuffer,
                   nbytes: int) -> None:
-        """Copy from another device's buffer, queued on our stream once the source's queue is
-        done: peer-to-peer when the two devices can access each other (enabled on first use),
-        else staged through the host by the driver (cuMemcpyPeerAsync does either)."""
-        src_engine.sync()
-        enable_peer(self, src_engine)
-        self.call(drv.cuMemcpyPeerAsync, dst.ptr, self.ctx, src.ptr, src_engine.ctx, nbytes,
-                  self.stream, what="cuMemcpyPeerAsync")
+        """Copy from another device's buffer, queued on our stream (runtime.cuda_devices)."""
+        copy_peer(self, dst, src_engine, src, nbytes)
 
     def can_access_peer(self, other: CUDAEngine) -> bool:
         """Whether this device can read `other`'s memory directly (NVLink or PCIe P2P)."""
@@ -275,11 +249,48 @@ class CUDAEngine(Engine):
 
     # ---- storage (the engine contract, runtime/base.py) ----------------------------------------
     def alloc(self, nbytes: int) -> CUDABuffer:
+        """A block of the caching allocator (runtime.cuda_alloc); back to it when the buffer
+        goes. Out of memory even after emptying the cache: CUDAOutOfMemoryError."""
         nbytes = int(nbytes)
         if nbytes <= 0:
             return CUDABuffer(0, 0)
-        ptr = self.call(drv.cuMemAlloc, nbytes, what=f"cuMemAlloc({nbytes} bytes)")
-        return CUDABuffer(int(ptr), nbytes, _free)
+        return CUDABuffer(self.pool.alloc(nbytes), nbytes, self.pool.release)
+
+    def _malloc(self, nbytes: int) -> int:
+        return int(self.call(drv.cuMemAlloc, nbytes, what=f"cuMemAlloc({nbytes} bytes)"))
+
+    def _driver_free(self, ptr: int) -> None:
+        """cuMemFree in our context; a finalizer's thread gets its own current context back."""
+        if self.is_current():
+            return _free(ptr)
+        pushed = _code(drv.cuCtxPushCurrent(self.ctx)) == _SUCCESS
+        try:
+            _free(ptr)
+        finally:
+            if pushed:
+                drv.cuCtxPopCurrent()
+
+    def _quiet_sync(self) -> None:
+        """Wait for the stream before cached blocks go to the driver; an error of queued work
+        is left for the next `sync`, which names its kernels."""
+        if not self.is_current():
+            self.make_current()
+        self.native.stream_sync(self.stream_ptr)
+
+    def share(self, ptr: int) -> None:
+        """The buffer at `ptr` is exported (DLPack, `__cuda_array_interface__`): its block is
+        not reused when it goes, since the consumer's stream may still read it."""
+        self.pool.share(ptr)
+
+    def empty_cache(self) -> int:
+        """Wait for queued work, then return every idle cached block to the driver; the bytes
+        freed (`tack.cuda.empty_cache`)."""
+        self.sync()
+        return self.pool.empty()
+
+    def memory_stats(self) -> dict:
+        """The caching allocator's counters (`tack.cuda.memory_stats`)."""
+        return self.pool.stats()
 
     def upload(self, buf: CUDABuffer, host) -> None:
         if host.nbytes:

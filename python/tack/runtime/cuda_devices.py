@@ -1,4 +1,4 @@
-"""Several CUDA devices in one process: how many there are, and peer access between them.
+"""Several CUDA devices in one process: how many there are, peer access and copies between them.
 Kept apart from runtime/cuda.py (the engine of one device)."""
 from __future__ import annotations
 
@@ -36,6 +36,29 @@ def enable_peer(dst, src) -> bool:
                 if code not in (_SUCCESS, _PEER_ENABLED):
                     dst.fail(code, "cuCtxEnablePeerAccess")
         return _PEERS[pair]
+
+
+def copy_peer(engine, dst, src_engine, src, nbytes: int) -> None:
+    """Copy `nbytes` of `src` (a buffer of `src_engine`) into `dst` (of `engine`), queued on
+    `engine`'s stream once the source's queue is done: peer-to-peer when the two devices can
+    access each other (enabled on first use), else staged through the host by the driver
+    (cuMemcpyPeerAsync does either). The source's stream then waits for the copy, so `src`
+    may go at once: its block's next user there is ordered after the read."""
+    src_engine.sync()
+    enable_peer(engine, src_engine)
+    engine.call(drv.cuMemcpyPeerAsync, dst.ptr, engine.ctx, src.ptr, src_engine.ctx, nbytes,
+                engine.stream, what="cuMemcpyPeerAsync")
+    wait_for(src_engine, engine)
+
+
+def wait_for(engine, other) -> None:
+    """Order `engine`'s later work after everything queued on `other`'s stream (an event)."""
+    event = other.call(drv.cuEventCreate, 2, what="cuEventCreate")  # DISABLE_TIMING
+    try:
+        other.call(drv.cuEventRecord, event, other.stream, what="cuEventRecord")
+        engine.call(drv.cuStreamWaitEvent, engine.stream, event, 0, what="cuStreamWaitEvent")
+    finally:
+        drv.cuEventDestroy(event)
 
 
 def device_count() -> int:

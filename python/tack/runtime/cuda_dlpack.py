@@ -16,6 +16,10 @@ called) when the Tack array's buffer goes.
 
 `__cuda_array_interface__` (GPU arrays only) publishes the pointer and Tack's stream as
 `stream`, so a consumer synchronizes with Tack's queued work (v3 semantics).
+
+Either export marks the memory shared (`engine.share`): when the Tack array goes, its block
+returns to the driver instead of the caching allocator's free lists (runtime.cuda_alloc), since
+the consumer's stream may still be reading it.
 """
 from __future__ import annotations
 
@@ -157,6 +161,7 @@ def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version
     if scalar.kind not in _CODES:
         raise TackBufferError(f"dtype {scalar.name} has no DLPack code")
     _wait_for_tack(engine, stream)
+    engine.share(ptr)  # the consumer's stream may read it after Tack's array goes: not reused
     keep: list = [keep]
     versioned = max_version is not None and next(iter(max_version)) >= 1
     if versioned:
@@ -175,7 +180,9 @@ def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version
 
 
 def cuda_array_interface(engine, ptr: int, phys: tuple, scalar) -> dict:
-    """`__cuda_array_interface__` (version 3) of the CUDA engine's memory at `ptr`."""
+    """`__cuda_array_interface__` (version 3) of the CUDA engine's memory at `ptr`, whose
+    block is then not reused by the caching allocator (a consumer may read it on its stream)."""
+    engine.share(ptr)
     return {"shape": phys, "typestr": scalar.np.str, "data": (ptr, False), "version": 3,
             "strides": None, "stream": engine.stream_ptr}
 

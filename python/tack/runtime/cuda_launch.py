@@ -14,8 +14,10 @@ the LLVM IR below by the same loader as the CPU pool (objload: disk-cached objec
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import functools
 import struct
+import sys
 
 from ..ir.ops import WORKGROUP as BLOCK
 
@@ -72,3 +74,36 @@ class Record:
         self._buf = ctypes.create_string_buffer(_RECORD.size)
         _RECORD.pack_into(self._buf, 0, launch_fn, function, span, stream, params, n_slot)
         self.address = ctypes.addressof(self._buf)
+
+
+# ---- libcuda through ctypes: the calls on the hot path ----------------------------------------
+def libcuda() -> ctypes.CDLL:
+    names = ["nvcuda.dll"] if sys.platform == "win32" else ["libcuda.so.1", "libcuda.so"]
+    found = ctypes.util.find_library("cuda")
+    for name in names + ([found] if found else []):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    raise OSError("libcuda (the NVIDIA driver library) was not found")
+
+
+class Native:
+    """The few driver entry points called per launch / wait, with fixed argtypes."""
+
+    def __init__(self):
+        lib = libcuda()
+        vp, u = ctypes.c_void_p, ctypes.c_uint
+        self.launch = lib.cuLaunchKernel
+        self.launch.argtypes = [vp, u, u, u, u, u, u, u, vp, vp, vp]
+        self.launch.restype = ctypes.c_int
+        self.stream_sync = lib.cuStreamSynchronize
+        self.stream_sync.argtypes = [vp]
+        self.stream_sync.restype = ctypes.c_int
+        self.set_current = lib.cuCtxSetCurrent
+        self.set_current.argtypes = [vp]
+        self.set_current.restype = ctypes.c_int
+        self.get_current = lib.cuCtxGetCurrent
+        self.get_current.argtypes = [ctypes.POINTER(vp)]
+        self.get_current.restype = ctypes.c_int
+        self.launch_addr = ctypes.cast(lib.cuLaunchKernel, vp).value  # for the trampoline

@@ -99,6 +99,11 @@ def shown_by(stage: str) -> list[tuple[str, str]]:
     return [key for key, kind in _KINDS.items() if stage in kind.stages]
 
 
+def targets(name: str) -> tuple[str, ...]:
+    """The arches engine `name` targets, in registration order (its first kind's first)."""
+    return tuple(dict.fromkeys(arch for (n, arch) in _KINDS if n == name))
+
+
 def find(name: str, arch: str) -> EngineKind:
     """The kind of engine `name` on `arch`; TackRuntimeError if that engine does not target it."""
     kind = _KINDS.get((name, arch))

@@ -19,10 +19,11 @@ function tack_attention!(O::AbstractArray{T,4}, Q::AbstractArray{T,4}, K::Abstra
     d, s, h, nb = size(Q)
     length(Q) == 0 && return O
     sc = scale === nothing ? inv(sqrt(T(d))) : T(scale)
-    rows32, s32, bh32 = tk_ops_sizes(op, length(Q) + 256 * d, s * h * nb, s, h * nb)
+    rows32, s32, bh32 = tk_ops_sizes(op, length(Q) + TK_OPS_LANES * d, s * h * nb, s, h * nb)
     if workgroups
         k = tk_ops_kernel(TK_ATTENTION_KERNELS, op, (:blocked, T, d))
-        tk_ops_launch!(k, be, h * nb * cld(s, 256) * 256, Q, K, V, O, bh32, s32, sc, Int32(causal))
+        groups = h * nb * cld(s, TK_OPS_LANES)
+        tk_ops_launch!(k, be, groups * TK_OPS_LANES, Q, K, V, O, bh32, s32, sc, Int32(causal))
     else
         k = tk_ops_kernel(TK_ATTENTION_KERNELS, op, (:rows, T, d))
         tk_ops_launch!(k, be, s * h * nb, Q, K, V, O, rows32, s32, sc, Int32(causal))

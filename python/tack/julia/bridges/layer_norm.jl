@@ -19,16 +19,18 @@ function tk_layer_norm_run!(op::Symbol, y::AbstractArray{T}, mean::AbstractArray
     wv = tk_ops_vector(op, w, T, be, n, 1)
     bv = tk_ops_vector(op, bias, T, be, n, 0)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, 256 * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, bv, y, mean, rstd, rows32, n32, T(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)
-    elseif n <= 256 * 32
+    elseif n <= TK_OPS_CACHED_MAX
         key = (:cached, T, tk_ops_per_lane(n))
-        tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, key), be, 256 * rows, args...)
+        k = tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, key)
+        tk_ops_launch!(k, be, TK_OPS_LANES * rows, args...)
     else
         key = (:long, T, 0)
-        tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, key), be, 256 * rows, args...)
+        k = tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, key)
+        tk_ops_launch!(k, be, TK_OPS_LANES * rows, args...)
     end
     return y
 end

@@ -17,7 +17,7 @@ function tk_matmul_run!(op::Symbol, C::AbstractArray{T}, A::AbstractArray{T},
     if workgroups
         tiles = z * cld(n, 64) * cld(m, 64)
         k_ = tk_ops_kernel(TK_MATMUL_KERNELS, op, (:tiled, T, 0))
-        tk_ops_launch!(k_, be, 256 * tiles, B, A, C, z32, rm, rk, rn)
+        tk_ops_launch!(k_, be, TK_OPS_LANES * tiles, B, A, C, z32, rm, rk, rn)
     else
         fill!(C, zero(T))  # the portable kernel accumulates into C
         k_ = tk_ops_kernel(TK_MATMUL_KERNELS, op, (:rows4, T, 0))

@@ -5,7 +5,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 
     Run a generated kernel on `n` work-items of `backend` and wait for it: arrays are passed as
     `vec(a)` (the kernels index flat column-major memory, which is NumPy's C order of the
-    reversed shape), and a kernel that declares Tack's 256-lane workgroup gets it
+    reversed shape), and a kernel that declares Tack's workgroup (TK_OPS_LANES lanes) gets it
     (`TackRuntime.instantiate`).
     """
     function tk_ops_launch!(kernel, backend, n::Integer, args...)
@@ -57,10 +57,11 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
         return nothing
     end
 
-    """The smallest power of two of elements per lane that holds a row of `n` (256 lanes)."""
+    """The smallest power of two of elements per lane that holds a row of `n` (TK_OPS_LANES
+    lanes)."""
     function tk_ops_per_lane(n::Integer)
         per = 1
-        while per * 256 < n
+        while per * TK_OPS_LANES < n
             per *= 2
         end
         return per

@@ -17,16 +17,18 @@ function tack_rms_norm!(y::AbstractArray{T}, x::AbstractArray{T}, w = nothing;
     be = tk_ops_backend(op, y, x)
     wv = tk_ops_vector(op, w, T, be, n, 1)
     rows == 0 && return y
-    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, 256 * rows), rows, n)
+    rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
     args = (x, wv, y, rows32, n32, T(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)
-    elseif n <= 256 * 32
+    elseif n <= TK_OPS_CACHED_MAX
         key = (:cached, T, tk_ops_per_lane(n))
-        tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, key), be, 256 * rows, args...)
+        k = tk_ops_kernel(TK_RMS_NORM_KERNELS, op, key)
+        tk_ops_launch!(k, be, TK_OPS_LANES * rows, args...)
     else
         key = (:long, T, 0)
-        tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, key), be, 256 * rows, args...)
+        k = tk_ops_kernel(TK_RMS_NORM_KERNELS, op, key)
+        tk_ops_launch!(k, be, TK_OPS_LANES * rows, args...)
     end
     return y
 end

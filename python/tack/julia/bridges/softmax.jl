@@ -17,8 +17,10 @@ function tk_softmax_run!(op::Symbol, y::AbstractArray{T}, x::AbstractArray{T}, d
     n = size(x, dims)
     inner = prod(size(x)[1:dims-1])  # NumPy's elements after the axis
     rows = length(x) ÷ n
-    # a row's last lane may index up to 256 * per past its start (the Python wrapper's bound)
-    rows32, n32, inner32 = tk_ops_sizes(op, max(length(x) + 512 * n, 256 * rows), rows, n, inner)
+    # a row's last lane may index up to TK_OPS_LANES * per past its start (the Python wrapper's
+    # bound)
+    total = max(length(x) + 512 * n, TK_OPS_LANES * rows)
+    rows32, n32, inner32 = tk_ops_sizes(op, total, rows, n, inner)
     flag = Int32(want_log)
     if inner > 1
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:columns, T, 0))
@@ -26,12 +28,12 @@ function tk_softmax_run!(op::Symbol, y::AbstractArray{T}, x::AbstractArray{T}, d
     elseif !workgroups
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:rows, T, 0))
         tk_ops_launch!(k, b, rows, x, y, rows32, n32, flag)
-    elseif n <= 256 * 32
+    elseif n <= TK_OPS_CACHED_MAX
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:cached, T, tk_ops_per_lane(n)))
-        tk_ops_launch!(k, b, 256 * rows, x, y, rows32, n32, flag)
+        tk_ops_launch!(k, b, TK_OPS_LANES * rows, x, y, rows32, n32, flag)
     else
         k = tk_ops_kernel(TK_SOFTMAX_KERNELS, op, (:online, T, 0))
-        tk_ops_launch!(k, b, 256 * rows, x, y, rows32, n32, flag)
+        tk_ops_launch!(k, b, TK_OPS_LANES * rows, x, y, rows32, n32, flag)
     end
     return y
 end

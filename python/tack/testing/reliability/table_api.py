@@ -220,8 +220,8 @@ _OBJECTS = [
     ("string-attribute", "p = P('x')\n", "k(p, out)", "ValueError"),
     ("array-as-scalar", "p = P(tack.zeros(2))\n", "k(p, out)", "TypeError"),
     ("not-a-device-class", "class Q:\n    a = 1.0\n", "k(Q(), out)", "TypeError"),
-    ("iterate-undeclared", "@tack.kernel\ndef j(p, out):\n    for c in p:\n        out[c] = 1.0\n"
-                           "p = P(1)\n", "j(p, out)", "TypeError"),
+    ("iterate-undeclared", ("@tack.kernel\ndef j(p, out):\n    for c in p:\n        out[c] = 1.0\n"
+                            "p = P(1)\n"), "j(p, out)", "TypeError"),
 ]
 
 
