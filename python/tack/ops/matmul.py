@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args
+from . import _args, matmul_cpu
 
 
 @kernel
@@ -111,9 +111,7 @@ def _run(op: str, a, b, ranks, out):
     if _args.workgroups(dev):
         _tiled(*args)
     else:
-        if not fresh:  # the portable kernel accumulates into C
-            out.fill(0.0)
-        _rows4(*args)
+        matmul_cpu.run(aa, ba, out, z, m, k, n)
     return out
 
 
