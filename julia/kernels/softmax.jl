@@ -95,22 +95,26 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_6b882322(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
+@kernel function tk__rows_e78c0c8d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
     tk_gi = @index(Global, Linear)  # softmax.py:33
     tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
-    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
+    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
     local r::Int32 = zero(Int32)  # softmax.py:33
     local base::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_ret4::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:33
     local m::Float32 = zero(Float32)  # softmax.py:33
     local c::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_ret9::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_halve_sum_ret13::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_ret11::Float32 = zero(Float32)  # softmax.py:33
     local s::Float32 = zero(Float32)  # softmax.py:33
     local shift::Float32 = zero(Float32)  # softmax.py:33
     local tk_v_inv::Float32 = zero(Float32)  # softmax.py:33
@@ -120,45 +124,60 @@ end
     if tk_t < tk_n  # softmax.py:33
         r = tk_t % Int32  # softmax.py:34
         base = r * n  # softmax.py:35
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
-        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
+        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
+        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
+                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
         end
-        while tk_v_row_max_c2 < n  # _rowsum.py:56
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
         end
-        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
-        m = tk_v_row_max_ret4  # softmax.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        end
+        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
+        m = tk_v_row_max_ret5  # softmax.py:36
         if Int32(0) < n  # softmax.py:37
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
                 tk_v_cse1 = (base + c) % Int64  # softmax.py:38
                 out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
             end
         end
-        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:39
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = 0.0f0  # _rowsum.py:15
+        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = 0.0f0  # _rowsum.py:33
         end
-        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
+        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
             end
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c7 < n  # _rowsum.py:21
-            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
+            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - 0.0f0)  # _rowsum.py:41
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
-        s = tk_v_row_sum_ret9  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
+        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
+        s = tk_v_row_sum_ret11  # softmax.py:39
         if want_log != Int32(0)  # softmax.py:40
             shift = m + tk_log(s)  # softmax.py:41
             if Int32(0) < n  # softmax.py:42
@@ -1214,22 +1233,26 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:106
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_374f20ad(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
+@kernel function tk__rows_2f4f8d14(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
     tk_gi = @index(Global, Linear)  # softmax.py:33
     tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
-    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
+    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
     local r::Int32 = zero(Int32)  # softmax.py:33
     local base::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_ret4::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:33
     local m::Float64 = zero(Float64)  # softmax.py:33
     local c::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_ret9::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_halve_sum_ret13::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_row_sum_ret11::Float64 = zero(Float64)  # softmax.py:33
     local s::Float64 = zero(Float64)  # softmax.py:33
     local shift::Float64 = zero(Float64)  # softmax.py:33
     local tk_v_inv::Float64 = zero(Float64)  # softmax.py:33
@@ -1239,45 +1262,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:
     if tk_t < tk_n  # softmax.py:33
         r = tk_t % Int32  # softmax.py:34
         base = r * n  # softmax.py:35
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
-        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
+        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
+        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
+                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
         end
-        while tk_v_row_max_c2 < n  # _rowsum.py:56
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
         end
-        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
-        m = tk_v_row_max_ret4  # softmax.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        end
+        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
+        m = tk_v_row_max_ret5  # softmax.py:36
         if Int32(0) < n  # softmax.py:37
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
                 tk_v_cse1 = (base + c) % Int64  # softmax.py:38
                 out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
             end
         end
-        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:39
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
+        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
         end
-        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
+        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
             end
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c7 < n  # _rowsum.py:21
-            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
+            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - Float64(0.0))  # _rowsum.py:41
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
-        s = tk_v_row_sum_ret9  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
+        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
+        s = tk_v_row_sum_ret11  # softmax.py:39
         if want_log != Int32(0)  # softmax.py:40
             shift = m + tk_log(s)  # softmax.py:41
             if Int32(0) < n  # softmax.py:42
@@ -2335,7 +2373,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_44ab91cd)) = 256  # softmax.py:
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_6b882322,
+        (:rows, Float32, 0) => tk__rows_e78c0c8d,
         (:columns, Float32, 0) => tk__columns_6ab4a805,
         (:cached, Float32, 1) => tk_softmax_cached_8ca642f0,
         (:cached, Float32, 2) => tk_softmax_cached_5e768175,
@@ -2344,7 +2382,7 @@ if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
         (:cached, Float32, 16) => tk_softmax_cached_726d64e8,
         (:cached, Float32, 32) => tk_softmax_cached_cde0369b,
         (:online, Float32, 0) => tk__online_d167c49e,
-        (:rows, Float64, 0) => tk__rows_374f20ad,
+        (:rows, Float64, 0) => tk__rows_2f4f8d14,
         (:columns, Float64, 0) => tk__columns_669b840e,
         (:cached, Float64, 1) => tk_softmax_cached_3962e0a6,
         (:cached, Float64, 2) => tk_softmax_cached_7b95a134,
