@@ -56,6 +56,8 @@ def kernels(fastmath: bool) -> dict:
         for i in prange(f.size):
             v = f[i]
             inner = np.float32(0.7978845608028654) * (v + np.float32(0.044715) * v * v * v)
-            o[i] = v / (np.float32(1.0) + math.exp(np.float32(-2.0) * inner))
+            # min: under fastmath (no infinities assumed) v / (1 + inf) would give NaN
+            o[i] = v / (np.float32(1.0) + math.exp(min(np.float32(-2.0) * inner,
+                                                       np.float32(80.0))))
 
     return {"softmax": softmax, "layer_norm": layer_norm, "gelu": gelu}
