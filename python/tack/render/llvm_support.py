@@ -64,7 +64,7 @@ def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -
 
 def saturate_by_selects(b: ir.IRBuilder, v: ir.Value, dst: DType, ty: ir.Type) -> ir.Value:
     """Float → integer truncating and saturating (NaN → 0) as `llvm.fpto[su]i.sat` defines it,
-    spelled as a plain conversion and three selects: the x86 backend (LLVM 20) turns a vector
+    spelled as a plain conversion and three selects: the x86 backend (LLVM 22) turns a vector
     `fptosi.sat` into one scalar conversion per lane, which made every vectorized loop with an
     `int(x)` run lane by lane, while this form is `vcvttps2dq` and three blends. The plain
     conversion is poison only outside the range, and a select never yields its unchosen arm."""
