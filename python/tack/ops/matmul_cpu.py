@@ -2,10 +2,10 @@
 blocked, for any (batch, m, k, n):
 
 1. `pack_panels` copies B into column panels of NR columns (16 in float32, 8 in float64: two
-   AVX2 registers either way), each k x NR and contiguous, padded
-   with zeros past the last column. Read in place, one step of k moves a tile to the next row of
-   B, a whole row away: a tile would walk k cache lines 4 KiB apart (for n = 1024), all in the
-   same few cache sets and each on its own page. The panel is read front to back.
+   AVX2 registers either way), each k x NR and contiguous, padded with zeros past the last
+   column. Read in place, one step of k moves a tile to the next row of B, a whole row away:
+   a tile would walk k cache lines 4 KiB apart (for n = 1024), all in the same few cache sets
+   and each on its own page. The panel is read front to back.
 2. `matmul_tiles`: each parallel iteration computes a 6 x NR tile of C over the whole of k, its
    6 NR sums in registers (a local array indexed only by unrolled constants, which LLVM keeps
    in 12 vector registers), reading per step of k six elements of A (broadcasts) and one row of
