@@ -1,5 +1,6 @@
 """Numba versions of tack.ops' portable kernels for bench/ops.py: the same algorithms (one row
-per parallel iteration, the three sweeps of softmax, the two of layer norm), in float32 like
+per parallel iteration, the three sweeps of softmax, the three of layer norm, gelu's tanh form
+as x / (1 + exp(-2u)) as tack.ops computes it), in float32 like
 Tack's (np.float32 constants keep Numba from widening to float64), compiled with
 `parallel=True` and with fastmath off or on."""
 from __future__ import annotations
@@ -55,6 +56,8 @@ def kernels(fastmath: bool) -> dict:
         for i in prange(f.size):
             v = f[i]
             inner = np.float32(0.7978845608028654) * (v + np.float32(0.044715) * v * v * v)
-            o[i] = np.float32(0.5) * v * (np.float32(1.0) + math.tanh(inner))
+            # min: under fastmath (no infinities assumed) v / (1 + inf) would give NaN
+            o[i] = v / (np.float32(1.0) + math.exp(min(np.float32(-2.0) * inner,
+                                                       np.float32(80.0))))
 
     return {"softmax": softmax, "layer_norm": layer_norm, "gelu": gelu}

@@ -1,12 +1,17 @@
 """tack.ops beside its peers, in one process, with ratios.
 
     python bench/ops.py            # CPU: Tack, NumPy, Numba parallel (fastmath off and on)
+    python bench/ops.py --rounds 15 --only softmax,matmul   # more rounds, some rows
     python bench/ops.py --gpu      # CUDA: Tack against PyTorch on the same GPU
     python bench/ops.py --quick    # small sizes (a smoke run)
 
 Every implementation runs once and is checked against a float64 NumPy reference (a mismatch is
 printed and makes the exit status 1), then all are timed in interleaved blocks (median of 7
-blocks of calls, each block ending with the device's synchronization). Tack writes into
+blocks of calls, each block ending with the device's synchronization). On the CPU the blocks
+interleave round by round (Tack, then each peer, `--rounds` times), so that a burst of load from
+another process hits both sides of a ratio: a row prints the median rate and, for each peer, the
+median per-round ratio with its interquartile range and a verdict only where that range lies on
+one side of 1 (bench/_stats.py). Tack writes into
 preallocated outputs (`out=`), as the peers do. Rows print the achieved rate (GB/s of
 compulsory traffic: each input read once, each output written once; TFLOP/s for matmul and
 attention) and its ratio to each peer; `--gpu` also prints the rate beside the card's limits
@@ -29,6 +34,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
 import tack
+from _stats import fmt_ratio, ratio_stats
 from tack import ops
 
 LIMITS = {"GB/s": 4300.0, "TFLOP/s": 67.0}  # H200: copy bandwidth measured, f32 FMA datasheet
@@ -215,16 +221,43 @@ def _numba_peers(key, inputs, want_shape):
         return {}
 
 
-def run_cpu(sz, budget):
+def compare_rounds(name, impls: dict, want, amount: float, unit: str, tol, budget: float,
+                   rounds: int):
+    """compare() with the blocks interleaved: each round times one block of every
+    implementation back to back; prints each rate (median over rounds, its range) and Tack's
+    per-round ratio to each peer (peer time / Tack time), with its spread and verdict."""
+    for label, (run, result, sync) in impls.items():
+        run()
+        sync()
+        check(name, label, result(), want, *tol)
+    if unit == "TFLOP/s":  # a CPU's rates read better in GFLOP/s
+        amount, unit = amount * 1e3, "GFLOP/s"
+    calls = {k: calibrate(r, s, budget / rounds) for k, (r, _, s) in impls.items()}
+    times = {k: [] for k in impls}
+    for _ in range(rounds):
+        for k, (r, _, s) in impls.items():
+            times[k].append(timed(r, s, calls[k], blocks=1))
+    for label, ts in times.items():
+        rates = sorted(amount / t for t in ts)
+        line = (f"  {name:18s} {label:9s} {statistics.median(rates):8.3f} {unit:7s} "
+                f"(rounds {rates[0]:.3f}-{rates[-1]:.3f})")
+        if label != "tack":
+            line += f"  tack/{label}: {fmt_ratio(ratio_stats(times['tack'], ts))}"
+        print(line, flush=True)
+
+
+def run_cpu(sz, budget, rounds=7, only=None):
     tack.set_default_device("cpu")
     for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in benchmarks(sz, rng()):
+        if only and not any(name.startswith(o) for o in only):
+            continue
         impls = {"tack": _tack_impl(tk, inputs, want.shape)}
         if npf is not None:
             out = np.empty(want.shape, np.float32)
             impls["numpy"] = (lambda f=npf, o=out, i=inputs: f(*i, o), lambda o=out: o, lambda: None)
         if nbk is not None:
             impls.update(_numba_peers(nbk, inputs, want.shape))
-        compare(name, impls, want, work, unit, tol, budget, None)
+        compare_rounds(name, impls, want, work, unit, tol, budget, rounds)
 
 
 def run_gpu(sz, budget):
@@ -256,10 +289,15 @@ def main(argv=None) -> int:
     p.add_argument("--gpu", action="store_true", help="CUDA against PyTorch")
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--budget", type=float, default=1.5, help="seconds of timing per row")
+    p.add_argument("--rounds", type=int, default=7, help="interleaved rounds per row (CPU)")
+    p.add_argument("--only", default="", help="comma-separated row names (prefixes), CPU")
     a = p.parse_args(argv)
     sz = SIZES["quick" if a.quick else ("gpu" if a.gpu else "cpu")]
     print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), float32", flush=True)
-    (run_gpu if a.gpu else run_cpu)(sz, a.budget)
+    if a.gpu:
+        run_gpu(sz, a.budget)
+    else:
+        run_cpu(sz, a.budget * a.rounds / 7, a.rounds, [o for o in a.only.split(",") if o])
     if FAILED:
         print(f"MISMATCHES: {FAILED}")
     return 1 if FAILED else 0

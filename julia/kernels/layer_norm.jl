@@ -103,22 +103,28 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_10191741(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_d421e5b8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
     tk_v_row_sum_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
-    tk_v_row_sq_dev_acc6 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
+    tk_v_row_sq_dev_acc9 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
     local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
-    local tk_v_row_sum_j4::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sum_c3::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sum_ret5::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sum_j5::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_c3::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sum_end4::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_halve_sum_j7::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_halve_sum_ret8::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sum_ret6::Float32 = zero(Float32)  # norms.py:21
     local mu::Float32 = zero(Float32)  # norms.py:21
-    local tk_v_row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sq_dev_d8::Float32 = zero(Float32)  # norms.py:21
-    local tk_v_row_sq_dev_ret10::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sq_dev_j13::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_c10::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sq_dev_end12::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sq_dev_d11::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_halve_sum_j15::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_halve_sum_ret16::Float32 = zero(Float32)  # norms.py:21
+    local tk_v_row_sq_dev_ret14::Float32 = zero(Float32)  # norms.py:21
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:21
     local c::Int32 = zero(Int32)  # norms.py:21
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:21
@@ -126,40 +132,56 @@ end
         r = tk_t % Int32  # norms.py:22
         base = r * n  # norms.py:23
         tk_v_row_sum_shift1 = 0.0f0  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = 0.0f0  # _rowsum.py:15
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = 0.0f0  # _rowsum.py:33
         end
-        tk_v_row_sum_c3 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] + (x[(((base + tk_v_row_sum_c3) + tk_v_row_sum_j4) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
+        tk_v_row_sum_c3 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end4 = tk_v_row_sum_c3 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c3 + Int64(8)) <= tk_v_row_sum_end4  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] + (x[(tk_v_row_sum_c3 + (tk_v_row_sum_j5 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
             end
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c3 < n  # _rowsum.py:21
-            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[((base + tk_v_row_sum_c3) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c3 < tk_v_row_sum_end4  # _rowsum.py:40
+            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[tk_v_row_sum_c3 + 1] - 0.0f0)  # _rowsum.py:41
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret5 = ((tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]) + (tk_v_row_sum_acc2[3] + tk_v_row_sum_acc2[4])) + ((tk_v_row_sum_acc2[5] + tk_v_row_sum_acc2[6]) + (tk_v_row_sum_acc2[7] + tk_v_row_sum_acc2[8]))  # _rowsum.py:24
-        mu = tk_v_row_sum_ret5 / Float32(n)  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
-            tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = 0.0f0  # _rowsum.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
         end
-        tk_v_row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
-        while (tk_v_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
-                tk_v_row_sq_dev_d8 = x[(((base + tk_v_row_sq_dev_c7) + tk_v_row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret8 = tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]  # _rowsum.py:25
+        tk_v_row_sum_ret6 = tk_v_halve_sum_ret8  # _rowsum.py:43
+        mu = tk_v_row_sum_ret6 / Float32(n)  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:50
+            tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = 0.0f0  # _rowsum.py:51
+        end
+        tk_v_row_sq_dev_c10 = base % Int64  # _rowsum.py:52
+        tk_v_row_sq_dev_end12 = tk_v_row_sq_dev_c10 + (n % Int64)  # _rowsum.py:53
+        while (tk_v_row_sq_dev_c10 + Int64(8)) <= tk_v_row_sq_dev_end12  # _rowsum.py:54
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:55
+                tk_v_row_sq_dev_d11 = x[(tk_v_row_sq_dev_c10 + (tk_v_row_sq_dev_j13 % Int64)) + 1] - mu  # _rowsum.py:56
+                tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1])  # _rowsum.py:57
             end
-            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(8)  # _rowsum.py:58
         end
-        while tk_v_row_sq_dev_c7 < n  # _rowsum.py:39
-            tk_v_row_sq_dev_d8 = x[((base + tk_v_row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            tk_v_row_sq_dev_acc6[1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[1])  # _rowsum.py:41
-            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c10 < tk_v_row_sq_dev_end12  # _rowsum.py:59
+            tk_v_row_sq_dev_d11 = x[tk_v_row_sq_dev_c10 + 1] - mu  # _rowsum.py:60
+            tk_v_row_sq_dev_acc9[1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[1])  # _rowsum.py:61
+            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(1)  # _rowsum.py:62
         end
-        tk_v_row_sq_dev_ret10 = ((tk_v_row_sq_dev_acc6[1] + tk_v_row_sq_dev_acc6[2]) + (tk_v_row_sq_dev_acc6[3] + tk_v_row_sq_dev_acc6[4])) + ((tk_v_row_sq_dev_acc6[5] + tk_v_row_sq_dev_acc6[6]) + (tk_v_row_sq_dev_acc6[7] + tk_v_row_sq_dev_acc6[8]))  # _rowsum.py:43
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret10 / Float32(n)) + eps)  # norms.py:25
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret16 = tk_v_row_sq_dev_acc9[1] + tk_v_row_sq_dev_acc9[2]  # _rowsum.py:25
+        tk_v_row_sq_dev_ret14 = tk_v_halve_sum_ret16  # _rowsum.py:63
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret14 / Float32(n)) + eps)  # norms.py:25
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
                 tk_v_cse1 = (base + c) % Int64  # norms.py:27
@@ -1157,22 +1179,28 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ae3ee41e)) = 256  # norms.py:96
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_d854f326(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
+@kernel function tk__layer_rows_17ae32e8(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:21
     tk_gi = @index(Global, Linear)  # norms.py:21
     tk_v_row_sum_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
-    tk_v_row_sq_dev_acc6 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
+    tk_v_row_sq_dev_acc9 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:21
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:21
     local r::Int32 = zero(Int32)  # norms.py:21
     local base::Int32 = zero(Int32)  # norms.py:21
     local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:21
-    local tk_v_row_sum_j4::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sum_c3::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sum_ret5::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sum_j5::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sum_c3::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sum_end4::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_halve_sum_j7::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_halve_sum_ret8::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sum_ret6::Float64 = zero(Float64)  # norms.py:21
     local mu::Float64 = zero(Float64)  # norms.py:21
-    local tk_v_row_sq_dev_j9::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sq_dev_c7::Int32 = zero(Int32)  # norms.py:21
-    local tk_v_row_sq_dev_d8::Float64 = zero(Float64)  # norms.py:21
-    local tk_v_row_sq_dev_ret10::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sq_dev_j13::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_row_sq_dev_c10::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sq_dev_end12::Int64 = zero(Int64)  # norms.py:21
+    local tk_v_row_sq_dev_d11::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_halve_sum_j15::Int32 = zero(Int32)  # norms.py:21
+    local tk_v_halve_sum_ret16::Float64 = zero(Float64)  # norms.py:21
+    local tk_v_row_sq_dev_ret14::Float64 = zero(Float64)  # norms.py:21
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:21
     local c::Int32 = zero(Int32)  # norms.py:21
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:21
@@ -1180,40 +1208,56 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ae3ee41e)) = 256  # norms.p
         r = tk_t % Int32  # norms.py:22
         base = r * n  # norms.py:23
         tk_v_row_sum_shift1 = 0.0f0  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
         end
-        tk_v_row_sum_c3 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c3 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j4 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j4 % Int64) + 1] + (x[(((base + tk_v_row_sum_c3) + tk_v_row_sum_j4) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
+        tk_v_row_sum_c3 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end4 = tk_v_row_sum_c3 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c3 + Int64(8)) <= tk_v_row_sum_end4  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] + (x[(tk_v_row_sum_c3 + (tk_v_row_sum_j5 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
             end
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c3 < n  # _rowsum.py:21
-            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[((base + tk_v_row_sum_c3) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c3 < tk_v_row_sum_end4  # _rowsum.py:40
+            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[tk_v_row_sum_c3 + 1] - Float64(0.0))  # _rowsum.py:41
+            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret5 = ((tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]) + (tk_v_row_sum_acc2[3] + tk_v_row_sum_acc2[4])) + ((tk_v_row_sum_acc2[5] + tk_v_row_sum_acc2[6]) + (tk_v_row_sum_acc2[7] + tk_v_row_sum_acc2[8]))  # _rowsum.py:24
-        mu = tk_v_row_sum_ret5 / Float64(n)  # norms.py:24
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:31
-            tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
         end
-        tk_v_row_sq_dev_c7 = Int32(0)  # _rowsum.py:33
-        while (tk_v_row_sq_dev_c7 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j9 in Int32(0):Int32(7)  # _rowsum.py:35
-                tk_v_row_sq_dev_d8 = x[(((base + tk_v_row_sq_dev_c7) + tk_v_row_sq_dev_j9) % Int64) + 1] - mu  # _rowsum.py:36
-                tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[(tk_v_row_sq_dev_j9 % Int64) + 1])  # _rowsum.py:37
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret8 = tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]  # _rowsum.py:25
+        tk_v_row_sum_ret6 = tk_v_halve_sum_ret8  # _rowsum.py:43
+        mu = tk_v_row_sum_ret6 / Float64(n)  # norms.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:50
+            tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = Float64(0.0)  # _rowsum.py:51
+        end
+        tk_v_row_sq_dev_c10 = base % Int64  # _rowsum.py:52
+        tk_v_row_sq_dev_end12 = tk_v_row_sq_dev_c10 + (n % Int64)  # _rowsum.py:53
+        while (tk_v_row_sq_dev_c10 + Int64(8)) <= tk_v_row_sq_dev_end12  # _rowsum.py:54
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:55
+                tk_v_row_sq_dev_d11 = x[(tk_v_row_sq_dev_c10 + (tk_v_row_sq_dev_j13 % Int64)) + 1] - mu  # _rowsum.py:56
+                tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1])  # _rowsum.py:57
             end
-            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(8)  # _rowsum.py:58
         end
-        while tk_v_row_sq_dev_c7 < n  # _rowsum.py:39
-            tk_v_row_sq_dev_d8 = x[((base + tk_v_row_sq_dev_c7) % Int64) + 1] - mu  # _rowsum.py:40
-            tk_v_row_sq_dev_acc6[1] = muladd(tk_v_row_sq_dev_d8, tk_v_row_sq_dev_d8, tk_v_row_sq_dev_acc6[1])  # _rowsum.py:41
-            tk_v_row_sq_dev_c7 = tk_v_row_sq_dev_c7 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c10 < tk_v_row_sq_dev_end12  # _rowsum.py:59
+            tk_v_row_sq_dev_d11 = x[tk_v_row_sq_dev_c10 + 1] - mu  # _rowsum.py:60
+            tk_v_row_sq_dev_acc9[1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[1])  # _rowsum.py:61
+            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(1)  # _rowsum.py:62
         end
-        tk_v_row_sq_dev_ret10 = ((tk_v_row_sq_dev_acc6[1] + tk_v_row_sq_dev_acc6[2]) + (tk_v_row_sq_dev_acc6[3] + tk_v_row_sq_dev_acc6[4])) + ((tk_v_row_sq_dev_acc6[5] + tk_v_row_sq_dev_acc6[6]) + (tk_v_row_sq_dev_acc6[7] + tk_v_row_sq_dev_acc6[8]))  # _rowsum.py:43
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret10 / Float64(n)) + eps)  # norms.py:25
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret16 = tk_v_row_sq_dev_acc9[1] + tk_v_row_sq_dev_acc9[2]  # _rowsum.py:25
+        tk_v_row_sq_dev_ret14 = tk_v_halve_sum_ret16  # _rowsum.py:63
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret14 / Float64(n)) + eps)  # norms.py:25
         if Int32(0) < n  # norms.py:26
             for outer c in Int32(0):(n - Int32(1))  # norms.py:26
                 tk_v_cse1 = (base + c) % Int64  # norms.py:27
@@ -2213,7 +2257,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c471cd09)) = 256  # norms.p
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_10191741,
+        (:rows, Float32, 0) => tk__layer_rows_d421e5b8,
         (:cached, Float32, 1) => tk_layer_norm_cached_823f40eb,
         (:cached, Float32, 2) => tk_layer_norm_cached_e44a3891,
         (:cached, Float32, 4) => tk_layer_norm_cached_5ee0e3d5,
@@ -2221,7 +2265,7 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float32, 16) => tk_layer_norm_cached_af63fb10,
         (:cached, Float32, 32) => tk_layer_norm_cached_3fefe228,
         (:long, Float32, 0) => tk__layer_long_ae3ee41e,
-        (:rows, Float64, 0) => tk__layer_rows_d854f326,
+        (:rows, Float64, 0) => tk__layer_rows_17ae32e8,
         (:cached, Float64, 1) => tk_layer_norm_cached_42c91c1d,
         (:cached, Float64, 2) => tk_layer_norm_cached_853aeae3,
         (:cached, Float64, 4) => tk_layer_norm_cached_ffe0c607,

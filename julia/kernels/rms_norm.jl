@@ -103,17 +103,20 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_b7e5fbf8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_402c1f2e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
     tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
     local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_j6::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_c3::Int64 = zero(Int64)  # norms.py:33
+    local tk_v_row_sq_dev_end5::Int64 = zero(Int64)  # norms.py:33
     local tk_v_row_sq_dev_d4::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sq_dev_ret6::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_halve_sum_j8::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_halve_sum_ret9::Float32 = zero(Float32)  # norms.py:33
+    local tk_v_row_sq_dev_ret7::Float32 = zero(Float32)  # norms.py:33
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:33
     local c::Int32 = zero(Int32)  # norms.py:33
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
@@ -121,24 +124,32 @@ end
         r = tk_t % Int32  # norms.py:34
         base = r * n  # norms.py:35
         tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:36
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
-            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = 0.0f0  # _rowsum.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:50
+            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:51
         end
-        tk_v_row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
-        while (tk_v_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
-                tk_v_row_sq_dev_d4 = x[(((base + tk_v_row_sq_dev_c3) + tk_v_row_sq_dev_j5) % Int64) + 1] - 0.0f0  # _rowsum.py:36
-                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c3 = base % Int64  # _rowsum.py:52
+        tk_v_row_sq_dev_end5 = tk_v_row_sq_dev_c3 + (n % Int64)  # _rowsum.py:53
+        while (tk_v_row_sq_dev_c3 + Int64(8)) <= tk_v_row_sq_dev_end5  # _rowsum.py:54
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:55
+                tk_v_row_sq_dev_d4 = x[(tk_v_row_sq_dev_c3 + (tk_v_row_sq_dev_j6 % Int64)) + 1] - 0.0f0  # _rowsum.py:56
+                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1])  # _rowsum.py:57
             end
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(8)  # _rowsum.py:58
         end
-        while tk_v_row_sq_dev_c3 < n  # _rowsum.py:39
-            tk_v_row_sq_dev_d4 = x[((base + tk_v_row_sq_dev_c3) % Int64) + 1] - 0.0f0  # _rowsum.py:40
-            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:41
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c3 < tk_v_row_sq_dev_end5  # _rowsum.py:59
+            tk_v_row_sq_dev_d4 = x[tk_v_row_sq_dev_c3 + 1] - 0.0f0  # _rowsum.py:60
+            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:61
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(1)  # _rowsum.py:62
         end
-        tk_v_row_sq_dev_ret6 = ((tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]) + (tk_v_row_sq_dev_acc2[3] + tk_v_row_sq_dev_acc2[4])) + ((tk_v_row_sq_dev_acc2[5] + tk_v_row_sq_dev_acc2[6]) + (tk_v_row_sq_dev_acc2[7] + tk_v_row_sq_dev_acc2[8]))  # _rowsum.py:43
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret6 / Float32(n)) + eps)  # norms.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret9 = tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]  # _rowsum.py:25
+        tk_v_row_sq_dev_ret7 = tk_v_halve_sum_ret9  # _rowsum.py:63
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret7 / Float32(n)) + eps)  # norms.py:36
         if Int32(0) < n  # norms.py:37
             for outer c in Int32(0):(n - Int32(1))  # norms.py:37
                 tk_v_cse1 = (base + c) % Int64  # norms.py:38
@@ -757,17 +768,20 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_fcc78b78)) = 256  # norms.py:118
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_01769a3a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
+@kernel function tk__rms_rows_1db0e494(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:33
     tk_gi = @index(Global, Linear)  # norms.py:33
     tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:33
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:33
     local r::Int32 = zero(Int32)  # norms.py:33
     local base::Int32 = zero(Int32)  # norms.py:33
     local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:33
-    local tk_v_row_sq_dev_j5::Int32 = zero(Int32)  # norms.py:33
-    local tk_v_row_sq_dev_c3::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_j6::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_row_sq_dev_c3::Int64 = zero(Int64)  # norms.py:33
+    local tk_v_row_sq_dev_end5::Int64 = zero(Int64)  # norms.py:33
     local tk_v_row_sq_dev_d4::Float64 = zero(Float64)  # norms.py:33
-    local tk_v_row_sq_dev_ret6::Float64 = zero(Float64)  # norms.py:33
+    local tk_v_halve_sum_j8::Int32 = zero(Int32)  # norms.py:33
+    local tk_v_halve_sum_ret9::Float64 = zero(Float64)  # norms.py:33
+    local tk_v_row_sq_dev_ret7::Float64 = zero(Float64)  # norms.py:33
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:33
     local c::Int32 = zero(Int32)  # norms.py:33
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:33
@@ -775,24 +789,32 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_fcc78b78)) = 256  # norms.py:
         r = tk_t % Int32  # norms.py:34
         base = r * n  # norms.py:35
         tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:36
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:31
-            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = Float64(0.0)  # _rowsum.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:50
+            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:51
         end
-        tk_v_row_sq_dev_c3 = Int32(0)  # _rowsum.py:33
-        while (tk_v_row_sq_dev_c3 + Int32(8)) <= n  # _rowsum.py:34
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j5 in Int32(0):Int32(7)  # _rowsum.py:35
-                tk_v_row_sq_dev_d4 = x[(((base + tk_v_row_sq_dev_c3) + tk_v_row_sq_dev_j5) % Int64) + 1] - Float64(0.0)  # _rowsum.py:36
-                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j5 % Int64) + 1])  # _rowsum.py:37
+        tk_v_row_sq_dev_c3 = base % Int64  # _rowsum.py:52
+        tk_v_row_sq_dev_end5 = tk_v_row_sq_dev_c3 + (n % Int64)  # _rowsum.py:53
+        while (tk_v_row_sq_dev_c3 + Int64(8)) <= tk_v_row_sq_dev_end5  # _rowsum.py:54
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:55
+                tk_v_row_sq_dev_d4 = x[(tk_v_row_sq_dev_c3 + (tk_v_row_sq_dev_j6 % Int64)) + 1] - Float64(0.0)  # _rowsum.py:56
+                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1])  # _rowsum.py:57
             end
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(8)  # _rowsum.py:38
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(8)  # _rowsum.py:58
         end
-        while tk_v_row_sq_dev_c3 < n  # _rowsum.py:39
-            tk_v_row_sq_dev_d4 = x[((base + tk_v_row_sq_dev_c3) % Int64) + 1] - Float64(0.0)  # _rowsum.py:40
-            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:41
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int32(1)  # _rowsum.py:42
+        while tk_v_row_sq_dev_c3 < tk_v_row_sq_dev_end5  # _rowsum.py:59
+            tk_v_row_sq_dev_d4 = x[tk_v_row_sq_dev_c3 + 1] - Float64(0.0)  # _rowsum.py:60
+            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:61
+            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(1)  # _rowsum.py:62
         end
-        tk_v_row_sq_dev_ret6 = ((tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]) + (tk_v_row_sq_dev_acc2[3] + tk_v_row_sq_dev_acc2[4])) + ((tk_v_row_sq_dev_acc2[5] + tk_v_row_sq_dev_acc2[6]) + (tk_v_row_sq_dev_acc2[7] + tk_v_row_sq_dev_acc2[8]))  # _rowsum.py:43
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret6 / Float64(n)) + eps)  # norms.py:36
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret9 = tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]  # _rowsum.py:25
+        tk_v_row_sq_dev_ret7 = tk_v_halve_sum_ret9  # _rowsum.py:63
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret7 / Float64(n)) + eps)  # norms.py:36
         if Int32(0) < n  # norms.py:37
             for outer c in Int32(0):(n - Int32(1))  # norms.py:37
                 tk_v_cse1 = (base + c) % Int64  # norms.py:38
@@ -1413,7 +1435,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_92d3f35e)) = 256  # norms.py:
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_b7e5fbf8,
+        (:rows, Float32, 0) => tk__rms_rows_402c1f2e,
         (:cached, Float32, 1) => tk_rms_norm_cached_731fb71a,
         (:cached, Float32, 2) => tk_rms_norm_cached_c7b84b3f,
         (:cached, Float32, 4) => tk_rms_norm_cached_2c9ea2d8,
@@ -1421,7 +1443,7 @@ if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
         (:cached, Float32, 16) => tk_rms_norm_cached_873264c6,
         (:cached, Float32, 32) => tk_rms_norm_cached_bd09e7a4,
         (:long, Float32, 0) => tk__rms_long_fcc78b78,
-        (:rows, Float64, 0) => tk__rms_rows_01769a3a,
+        (:rows, Float64, 0) => tk__rms_rows_1db0e494,
         (:cached, Float64, 1) => tk_rms_norm_cached_cdd0a2c6,
         (:cached, Float64, 2) => tk_rms_norm_cached_39facb63,
         (:cached, Float64, 4) => tk_rms_norm_cached_4f0d03a4,

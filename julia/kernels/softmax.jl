@@ -103,84 +103,103 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_3676c026(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
-    tk_gi = @index(Global, Linear)  # softmax.py:27
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
-    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:27
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
-    local r::Int32 = zero(Int32)  # softmax.py:27
-    local base::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_ret4::Float32 = zero(Float32)  # softmax.py:27
-    local m::Float32 = zero(Float32)  # softmax.py:27
-    local c::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
-    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_ret9::Float32 = zero(Float32)  # softmax.py:27
-    local s::Float32 = zero(Float32)  # softmax.py:27
-    local shift::Float32 = zero(Float32)  # softmax.py:27
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:27
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:27
-    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:27
-    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:27
-    if tk_t < tk_n  # softmax.py:27
-        r = tk_t % Int32  # softmax.py:28
-        base = r * n  # softmax.py:29
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+@kernel function tk__rows_e78c0c8d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
+    tk_gi = @index(Global, Linear)  # softmax.py:33
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
+    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
+    local r::Int32 = zero(Int32)  # softmax.py:33
+    local base::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:33
+    local m::Float32 = zero(Float32)  # softmax.py:33
+    local c::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_halve_sum_ret13::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_ret11::Float32 = zero(Float32)  # softmax.py:33
+    local s::Float32 = zero(Float32)  # softmax.py:33
+    local shift::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:33
+    if tk_t < tk_n  # softmax.py:33
+        r = tk_t % Int32  # softmax.py:34
+        base = r * n  # softmax.py:35
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
-        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
+        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
+        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
+                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
         end
-        while tk_v_row_max_c2 < n  # _rowsum.py:56
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
         end
-        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
-        m = tk_v_row_max_ret4  # softmax.py:30
-        if Int32(0) < n  # softmax.py:31
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:31
-                tk_v_cse1 = (base + c) % Int64  # softmax.py:32
-                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        end
+        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
+        m = tk_v_row_max_ret5  # softmax.py:36
+        if Int32(0) < n  # softmax.py:37
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
+                tk_v_cse1 = (base + c) % Int64  # softmax.py:38
+                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
             end
         end
-        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:33
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = 0.0f0  # _rowsum.py:15
+        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = 0.0f0  # _rowsum.py:33
         end
-        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - 0.0f0)  # _rowsum.py:19
+        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
             end
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c7 < n  # _rowsum.py:21
-            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - 0.0f0)  # _rowsum.py:22
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
+            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - 0.0f0)  # _rowsum.py:41
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
-        s = tk_v_row_sum_ret9  # softmax.py:33
-        if want_log != Int32(0)  # softmax.py:34
-            shift = m + tk_log(s)  # softmax.py:35
-            if Int32(0) < n  # softmax.py:36
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:36
-                    tk_v_cse2 = (base + c) % Int64  # softmax.py:37
-                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:37
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
+        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
+        s = tk_v_row_sum_ret11  # softmax.py:39
+        if want_log != Int32(0)  # softmax.py:40
+            shift = m + tk_log(s)  # softmax.py:41
+            if Int32(0) < n  # softmax.py:42
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:42
+                    tk_v_cse2 = (base + c) % Int64  # softmax.py:43
+                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:43
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:39
-            if Int32(0) < n  # softmax.py:40
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:40
-                    tk_v_cse3 = (base + c) % Int64  # softmax.py:41
-                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:41
+            tk_v_inv = 1.0f0 / s  # softmax.py:45
+            if Int32(0) < n  # softmax.py:46
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:46
+                    tk_v_cse3 = (base + c) % Int64  # softmax.py:47
+                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:47
                 end
             end
         end
@@ -188,104 +207,104 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_ead86a8a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
-    tk_gi = @index(Global, Linear)  # softmax.py:45
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:45
-    local t::Int32 = zero(Int32)  # softmax.py:45
-    local base::Int32 = zero(Int32)  # softmax.py:45
-    local m::Float32 = zero(Float32)  # softmax.py:45
-    local c::Int32 = zero(Int32)  # softmax.py:45
-    local s::Float32 = zero(Float32)  # softmax.py:45
-    local shift::Float32 = zero(Float32)  # softmax.py:45
-    local v::Float32 = zero(Float32)  # softmax.py:45
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:45
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:45
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:45
-    if tk_t < tk_n  # softmax.py:45
-        t = tk_t % Int32  # softmax.py:46
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:47
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:47
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:47
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:47
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:47
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:47
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:47
-        m = -Inf32  # softmax.py:48
-        if Int32(0) < n  # softmax.py:49
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:49
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:50
+@kernel function tk__columns_6ab4a805(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:57
+    tk_gi = @index(Global, Linear)  # softmax.py:57
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:57
+    local t::Int32 = zero(Int32)  # softmax.py:57
+    local base::Int32 = zero(Int32)  # softmax.py:57
+    local m::Float32 = zero(Float32)  # softmax.py:57
+    local c::Int32 = zero(Int32)  # softmax.py:57
+    local s::Float32 = zero(Float32)  # softmax.py:57
+    local shift::Float32 = zero(Float32)  # softmax.py:57
+    local v::Float32 = zero(Float32)  # softmax.py:57
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:57
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:57
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:57
+    if tk_t < tk_n  # softmax.py:57
+        t = tk_t % Int32  # softmax.py:58
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:59
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:59
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:59
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:59
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:59
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:59
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:59
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:59
+        m = -Inf32  # softmax.py:60
+        if Int32(0) < n  # softmax.py:61
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:61
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:62
             end
         end
-        s = 0.0f0  # softmax.py:51
-        if Int32(0) < n  # softmax.py:52
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:52
-                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:53
+        s = 0.0f0  # softmax.py:63
+        if Int32(0) < n  # softmax.py:64
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:64
+                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:65
             end
         end
-        shift = m + tk_log(s)  # softmax.py:54
-        if Int32(0) < n  # softmax.py:55
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
-                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:56
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:57
+        shift = m + tk_log(s)  # softmax.py:66
+        if Int32(0) < n  # softmax.py:67
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:67
+                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:68
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:69
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_2d7faf9e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_8ca642f0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -320,14 +339,14 @@ end
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -364,68 +383,68 @@ end
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2d7faf9e)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8ca642f0)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_e540a349(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (2,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_5e768175(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (2,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -460,14 +479,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2d7faf9e)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -504,68 +523,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2d7faf9e)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e540a349)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e768175)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c84b831e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (4,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_569f5776(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (4,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -600,14 +619,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e540a349)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -644,68 +663,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_e540a349)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c84b831e)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_569f5776)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_37512814(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (8,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_bb0b029e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (8,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -740,14 +759,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c84b831e)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -784,68 +803,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c84b831e)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_37512814)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb0b029e)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_2e379b68(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (16,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_726d64e8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (16,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -880,14 +899,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_37512814)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -924,68 +943,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_37512814)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2e379b68)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_726d64e8)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_9c1ffb16(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float32 (32,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float32 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:65
-    s = @private Float32 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = 0.0f0  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:65
-    s[1] = 0.0f0  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf32  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_cde0369b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float32 (32,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float32 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
+    s = @private Float32 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = 0.0f0  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
+    s[1] = 0.0f0  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf32  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1020,14 +1039,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2e379b68)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = 0.0f0  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = 0.0f0  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1064,78 +1083,78 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2e379b68)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9c1ffb16)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cde0369b)) = 256  # softmax.py:77
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_a95f7f0c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
-    tk_gi = @index(Global, Linear)  # softmax.py:94
-    tk_li = @index(Local, Linear)  # softmax.py:94
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:94
-    tk_v_tree_smem13 = @localmem Float32 (256,)  # softmax.py:94
-    tk_u = @localmem Bool (2,)  # softmax.py:94
-    lane = @private Int32 (1,)  # softmax.py:94
-    base = @private Int32 (1,)  # softmax.py:94
-    m = @private Float32 (1,)  # softmax.py:94
-    s = @private Float32 (1,)  # softmax.py:94
-    c = @private Int32 (1,)  # softmax.py:94
-    v = @private Float32 (1,)  # softmax.py:94
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:94
-    big = @private Float32 (1,)  # softmax.py:94
-    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_result12 = @private Float32 (1,)  # softmax.py:94
-    local t::Int32 = zero(Int32)  # softmax.py:94
-    local r::Int32 = zero(Int32)  # softmax.py:94
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:94
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:94
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:94
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:94
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:94
-    lane[1] = Int32(0)  # softmax.py:94
-    base[1] = Int32(0)  # softmax.py:94
-    m[1] = 0.0f0  # softmax.py:94
-    s[1] = 0.0f0  # softmax.py:94
-    c[1] = Int32(0)  # softmax.py:94
-    v[1] = 0.0f0  # softmax.py:94
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:94
-    big[1] = 0.0f0  # softmax.py:94
-    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_result12[1] = 0.0f0  # softmax.py:94
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:95
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:96
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:96
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:96
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:97
-    base[1] = r * n  # softmax.py:98
-    m[1] = -Inf32  # softmax.py:99
-    s[1] = 0.0f0  # softmax.py:100
-    tk_v_start3 = lane[1] % Int64  # softmax.py:101
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
-    if UInt32(0) < tk_v_trips1  # softmax.py:101
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:101
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:102
-            if v[1] > m[1]  # softmax.py:103
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:104
-                m[1] = v[1]  # softmax.py:105
+@kernel function tk__online_d167c49e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:106
+    tk_gi = @index(Global, Linear)  # softmax.py:106
+    tk_li = @index(Local, Linear)  # softmax.py:106
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:106
+    tk_v_tree_smem13 = @localmem Float32 (256,)  # softmax.py:106
+    tk_u = @localmem Bool (2,)  # softmax.py:106
+    lane = @private Int32 (1,)  # softmax.py:106
+    base = @private Int32 (1,)  # softmax.py:106
+    m = @private Float32 (1,)  # softmax.py:106
+    s = @private Float32 (1,)  # softmax.py:106
+    c = @private Int32 (1,)  # softmax.py:106
+    v = @private Float32 (1,)  # softmax.py:106
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:106
+    big = @private Float32 (1,)  # softmax.py:106
+    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_result12 = @private Float32 (1,)  # softmax.py:106
+    local t::Int32 = zero(Int32)  # softmax.py:106
+    local r::Int32 = zero(Int32)  # softmax.py:106
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:106
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:106
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:106
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:106
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:106
+    lane[1] = Int32(0)  # softmax.py:106
+    base[1] = Int32(0)  # softmax.py:106
+    m[1] = 0.0f0  # softmax.py:106
+    s[1] = 0.0f0  # softmax.py:106
+    c[1] = Int32(0)  # softmax.py:106
+    v[1] = 0.0f0  # softmax.py:106
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:106
+    big[1] = 0.0f0  # softmax.py:106
+    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_result12[1] = 0.0f0  # softmax.py:106
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:107
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:108
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:108
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:108
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:109
+    base[1] = r * n  # softmax.py:110
+    m[1] = -Inf32  # softmax.py:111
+    s[1] = 0.0f0  # softmax.py:112
+    tk_v_start3 = lane[1] % Int64  # softmax.py:113
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:113
+    if UInt32(0) < tk_v_trips1  # softmax.py:113
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:113
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:113
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:114
+            if v[1] > m[1]  # softmax.py:115
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:116
+                m[1] = v[1]  # softmax.py:117
             end
-            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:106
+            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:118
         end
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1170,8 +1189,8 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9c1ffb16)) = 256  # soft
     local tk_v_group_sum_v10::Float32 = zero(Float32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    big[1] = tk_v_group_max_ret1  # softmax.py:107
-    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
+    big[1] = tk_v_group_max_ret1  # softmax.py:119
+    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:120
     tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
     @synchronize()  # _group.py:14
@@ -1207,99 +1226,118 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9c1ffb16)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
     tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
     tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
-    s[1] = tk_v_group_sum_ret11  # softmax.py:108
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:109
-    tk_v_start6 = lane[1] % Int64  # softmax.py:110
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
-    if UInt32(0) < tk_v_trips4  # softmax.py:110
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:110
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
-            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:111
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:112
+    s[1] = tk_v_group_sum_ret11  # softmax.py:120
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:121
+    tk_v_start6 = lane[1] % Int64  # softmax.py:122
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:122
+    if UInt32(0) < tk_v_trips4  # softmax.py:122
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:122
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:122
+            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:123
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:124
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_a95f7f0c)) = 256  # softmax.py:94
+TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:106
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_e0eb907f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:27
-    tk_gi = @index(Global, Linear)  # softmax.py:27
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
-    tk_v_row_sum_acc6 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:27
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:27
-    local r::Int32 = zero(Int32)  # softmax.py:27
-    local base::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_j3::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_c2::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_max_ret4::Float64 = zero(Float64)  # softmax.py:27
-    local m::Float64 = zero(Float64)  # softmax.py:27
-    local c::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_shift5::Float32 = zero(Float32)  # softmax.py:27
-    local tk_v_row_sum_j8::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_c7::Int32 = zero(Int32)  # softmax.py:27
-    local tk_v_row_sum_ret9::Float64 = zero(Float64)  # softmax.py:27
-    local s::Float64 = zero(Float64)  # softmax.py:27
-    local shift::Float64 = zero(Float64)  # softmax.py:27
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:27
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:27
-    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:27
-    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:27
-    if tk_t < tk_n  # softmax.py:27
-        r = tk_t % Int32  # softmax.py:28
-        base = r * n  # softmax.py:29
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:49
-            tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:50
+@kernel function tk__rows_2f4f8d14(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
+    tk_gi = @index(Global, Linear)  # softmax.py:33
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
+    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
+    local r::Int32 = zero(Int32)  # softmax.py:33
+    local base::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:33
+    local m::Float64 = zero(Float64)  # softmax.py:33
+    local c::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
+    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
+    local tk_v_halve_sum_ret13::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_row_sum_ret11::Float64 = zero(Float64)  # softmax.py:33
+    local s::Float64 = zero(Float64)  # softmax.py:33
+    local shift::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:33
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:33
+    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:33
+    if tk_t < tk_n  # softmax.py:33
+        r = tk_t % Int32  # softmax.py:34
+        base = r * n  # softmax.py:35
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
-        tk_v_row_max_c2 = Int32(0)  # _rowsum.py:51
-        while (tk_v_row_max_c2 + Int32(8)) <= n  # _rowsum.py:52
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j3 in Int32(0):Int32(7)  # _rowsum.py:53
-                tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j3 % Int64) + 1], x[(((base + tk_v_row_max_c2) + tk_v_row_max_j3) % Int64) + 1])  # _rowsum.py:54
+        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
+        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
+        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
+                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(8)  # _rowsum.py:55
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
         end
-        while tk_v_row_max_c2 < n  # _rowsum.py:56
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[((base + tk_v_row_max_c2) % Int64) + 1])  # _rowsum.py:57
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int32(1)  # _rowsum.py:58
+        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
+            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
+            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
         end
-        tk_v_row_max_ret4 = tk_maxnum(tk_maxnum(tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2]), tk_maxnum(tk_v_row_max_acc1[3], tk_v_row_max_acc1[4])), tk_maxnum(tk_maxnum(tk_v_row_max_acc1[5], tk_v_row_max_acc1[6]), tk_maxnum(tk_v_row_max_acc1[7], tk_v_row_max_acc1[8])))  # _rowsum.py:59
-        m = tk_v_row_max_ret4  # softmax.py:30
-        if Int32(0) < n  # softmax.py:31
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:31
-                tk_v_cse1 = (base + c) % Int64  # softmax.py:32
-                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:32
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
+            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        end
+        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
+        m = tk_v_row_max_ret5  # softmax.py:36
+        if Int32(0) < n  # softmax.py:37
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
+                tk_v_cse1 = (base + c) % Int64  # softmax.py:38
+                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
             end
         end
-        tk_v_row_sum_shift5 = 0.0f0  # softmax.py:33
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:14
-            tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = Float64(0.0)  # _rowsum.py:15
+        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
         end
-        tk_v_row_sum_c7 = Int32(0)  # _rowsum.py:16
-        while (tk_v_row_sum_c7 + Int32(8)) <= n  # _rowsum.py:17
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j8 in Int32(0):Int32(7)  # _rowsum.py:18
-                tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] = tk_v_row_sum_acc6[(tk_v_row_sum_j8 % Int64) + 1] + (out[(((base + tk_v_row_sum_c7) + tk_v_row_sum_j8) % Int64) + 1] - Float64(0.0))  # _rowsum.py:19
+        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
             end
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(8)  # _rowsum.py:20
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c7 < n  # _rowsum.py:21
-            tk_v_row_sum_acc6[1] = tk_v_row_sum_acc6[1] + (out[((base + tk_v_row_sum_c7) % Int64) + 1] - Float64(0.0))  # _rowsum.py:22
-            tk_v_row_sum_c7 = tk_v_row_sum_c7 + Int32(1)  # _rowsum.py:23
+        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
+            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - Float64(0.0))  # _rowsum.py:41
+            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
         end
-        tk_v_row_sum_ret9 = ((tk_v_row_sum_acc6[1] + tk_v_row_sum_acc6[2]) + (tk_v_row_sum_acc6[3] + tk_v_row_sum_acc6[4])) + ((tk_v_row_sum_acc6[5] + tk_v_row_sum_acc6[6]) + (tk_v_row_sum_acc6[7] + tk_v_row_sum_acc6[8]))  # _rowsum.py:24
-        s = tk_v_row_sum_ret9  # softmax.py:33
-        if want_log != Int32(0)  # softmax.py:34
-            shift = m + tk_log(s)  # softmax.py:35
-            if Int32(0) < n  # softmax.py:36
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:36
-                    tk_v_cse2 = (base + c) % Int64  # softmax.py:37
-                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:37
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        end
+        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
+        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
+        s = tk_v_row_sum_ret11  # softmax.py:39
+        if want_log != Int32(0)  # softmax.py:40
+            shift = m + tk_log(s)  # softmax.py:41
+            if Int32(0) < n  # softmax.py:42
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:42
+                    tk_v_cse2 = (base + c) % Int64  # softmax.py:43
+                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:43
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:39
-            if Int32(0) < n  # softmax.py:40
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:40
-                    tk_v_cse3 = (base + c) % Int64  # softmax.py:41
-                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:41
+            tk_v_inv = Float64(1.0) / s  # softmax.py:45
+            if Int32(0) < n  # softmax.py:46
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:46
+                    tk_v_cse3 = (base + c) % Int64  # softmax.py:47
+                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:47
                 end
             end
         end
@@ -1307,104 +1345,104 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_a95f7f0c)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_0e7f85fe(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:45
-    tk_gi = @index(Global, Linear)  # softmax.py:45
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:45
-    local t::Int32 = zero(Int32)  # softmax.py:45
-    local base::Int32 = zero(Int32)  # softmax.py:45
-    local m::Float64 = zero(Float64)  # softmax.py:45
-    local c::Int32 = zero(Int32)  # softmax.py:45
-    local s::Float64 = zero(Float64)  # softmax.py:45
-    local shift::Float64 = zero(Float64)  # softmax.py:45
-    local v::Float64 = zero(Float64)  # softmax.py:45
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:45
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:45
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:45
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:45
-    if tk_t < tk_n  # softmax.py:45
-        t = tk_t % Int32  # softmax.py:46
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:47
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:47
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:47
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:47
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:47
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:47
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:47
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:47
-        m = -Inf64  # softmax.py:48
-        if Int32(0) < n  # softmax.py:49
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:49
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:50
+@kernel function tk__columns_669b840e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:57
+    tk_gi = @index(Global, Linear)  # softmax.py:57
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:57
+    local t::Int32 = zero(Int32)  # softmax.py:57
+    local base::Int32 = zero(Int32)  # softmax.py:57
+    local m::Float64 = zero(Float64)  # softmax.py:57
+    local c::Int32 = zero(Int32)  # softmax.py:57
+    local s::Float64 = zero(Float64)  # softmax.py:57
+    local shift::Float64 = zero(Float64)  # softmax.py:57
+    local v::Float64 = zero(Float64)  # softmax.py:57
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:57
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:57
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:57
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:57
+    if tk_t < tk_n  # softmax.py:57
+        t = tk_t % Int32  # softmax.py:58
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:59
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:59
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:59
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:59
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:59
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:59
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:59
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:59
+        m = -Inf64  # softmax.py:60
+        if Int32(0) < n  # softmax.py:61
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:61
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:62
             end
         end
-        s = Float64(0.0)  # softmax.py:51
-        if Int32(0) < n  # softmax.py:52
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:52
-                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:53
+        s = Float64(0.0)  # softmax.py:63
+        if Int32(0) < n  # softmax.py:64
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:64
+                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:65
             end
         end
-        shift = m + tk_log(s)  # softmax.py:54
-        if Int32(0) < n  # softmax.py:55
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
-                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:56
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:57
+        shift = m + tk_log(s)  # softmax.py:66
+        if Int32(0) < n  # softmax.py:67
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:67
+                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:68
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:69
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_cf146ecc(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_3962e0a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1439,14 +1477,14 @@ end
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1483,68 +1521,68 @@ end
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cf146ecc)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3962e0a6)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f4d65e62(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (2,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_7b95a134(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (2,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1579,14 +1617,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cf146ecc)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1623,68 +1661,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cf146ecc)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f4d65e62)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7b95a134)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f18aae6d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (4,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_853e0760(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (4,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1719,14 +1757,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f4d65e62)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1763,68 +1801,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f4d65e62)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f18aae6d)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_853e0760)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_05c00c5e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (8,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_7d05016b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (8,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1859,14 +1897,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f18aae6d)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -1903,68 +1941,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f18aae6d)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_05c00c5e)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d05016b)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_6dc193a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (16,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_4d81b05b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (16,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1999,14 +2037,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_05c00c5e)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -2043,68 +2081,68 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_05c00c5e)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6dc193a6)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4d81b05b)) = 256  # softmax.py:77
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a75952db(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:65
-    tk_gi = @index(Global, Linear)  # softmax.py:65
-    tk_li = @index(Local, Linear)  # softmax.py:65
-    vals = @private Float64 (32,)  # softmax.py:65
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:65
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:65
-    tk_u = @localmem Bool (2,)  # softmax.py:65
-    lane = @private Int32 (1,)  # softmax.py:65
-    base = @private Int32 (1,)  # softmax.py:65
-    m = @private Float64 (1,)  # softmax.py:65
-    k = @private Int32 (1,)  # softmax.py:65
-    c = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:65
-    s = @private Float64 (1,)  # softmax.py:65
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:65
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:65
-    local t::Int32 = zero(Int32)  # softmax.py:65
-    local r::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:65
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:65
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:65
-    lane[1] = Int32(0)  # softmax.py:65
-    base[1] = Int32(0)  # softmax.py:65
-    m[1] = Float64(0.0)  # softmax.py:65
-    k[1] = Int32(0)  # softmax.py:65
-    c[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:65
-    s[1] = Float64(0.0)  # softmax.py:65
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:65
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:65
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:66
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:67
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:67
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:67
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:68
-    base[1] = r * n  # softmax.py:69
-    m[1] = -Inf64  # softmax.py:71
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:72
-        k[1] = tk_f1  # softmax.py:72
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:73
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:74
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:75
+@kernel function tk_softmax_cached_8cda9be4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
+    tk_gi = @index(Global, Linear)  # softmax.py:77
+    tk_li = @index(Local, Linear)  # softmax.py:77
+    vals = @private Float64 (32,)  # softmax.py:77
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
+    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
+    tk_u = @localmem Bool (2,)  # softmax.py:77
+    lane = @private Int32 (1,)  # softmax.py:77
+    base = @private Int32 (1,)  # softmax.py:77
+    m = @private Float64 (1,)  # softmax.py:77
+    k = @private Int32 (1,)  # softmax.py:77
+    c = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
+    s = @private Float64 (1,)  # softmax.py:77
+    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
+    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
+    local t::Int32 = zero(Int32)  # softmax.py:77
+    local r::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
+    lane[1] = Int32(0)  # softmax.py:77
+    base[1] = Int32(0)  # softmax.py:77
+    m[1] = Float64(0.0)  # softmax.py:77
+    k[1] = Int32(0)  # softmax.py:77
+    c[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
+    s[1] = Float64(0.0)  # softmax.py:77
+    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
+    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
+    base[1] = r * n  # softmax.py:81
+    m[1] = -Inf64  # softmax.py:83
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:84
+        k[1] = tk_f1  # softmax.py:84
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -2139,14 +2177,14 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6dc193a6)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:76
-    s[1] = Float64(0.0)  # softmax.py:77
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:78
-        k[1] = tk_f2  # softmax.py:78
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:79
-        s[1] = s[1] + e  # softmax.py:80
-        if !(want_log != Int32(0))  # softmax.py:81
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:82
+    m[1] = tk_v_group_max_ret1  # softmax.py:88
+    s[1] = Float64(0.0)  # softmax.py:89
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:90
+        k[1] = tk_f2  # softmax.py:90
+        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
+        s[1] = s[1] + e  # softmax.py:92
+        if !(want_log != Int32(0))  # softmax.py:93
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
         end
     end
     tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -2183,78 +2221,78 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6dc193a6)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
     tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:83
-    shift = m[1] + tk_log(s[1])  # softmax.py:84
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:86
-        k[1] = tk_f3  # softmax.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:87
-        if c[1] < n  # softmax.py:88
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:89
+    s[1] = tk_v_group_sum_ret10  # softmax.py:95
+    shift = m[1] + tk_log(s[1])  # softmax.py:96
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:98
+        k[1] = tk_f3  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        if c[1] < n  # softmax.py:100
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a75952db)) = 256  # softmax.py:65
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8cda9be4)) = 256  # softmax.py:77
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_f18206c7(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:94
-    tk_gi = @index(Global, Linear)  # softmax.py:94
-    tk_li = @index(Local, Linear)  # softmax.py:94
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:94
-    tk_v_tree_smem13 = @localmem Float64 (256,)  # softmax.py:94
-    tk_u = @localmem Bool (2,)  # softmax.py:94
-    lane = @private Int32 (1,)  # softmax.py:94
-    base = @private Int32 (1,)  # softmax.py:94
-    m = @private Float64 (1,)  # softmax.py:94
-    s = @private Float64 (1,)  # softmax.py:94
-    c = @private Int32 (1,)  # softmax.py:94
-    v = @private Float64 (1,)  # softmax.py:94
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:94
-    big = @private Float64 (1,)  # softmax.py:94
-    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:94
-    tk_v_tree_result12 = @private Float64 (1,)  # softmax.py:94
-    local t::Int32 = zero(Int32)  # softmax.py:94
-    local r::Int32 = zero(Int32)  # softmax.py:94
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:94
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:94
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:94
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:94
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:94
-    lane[1] = Int32(0)  # softmax.py:94
-    base[1] = Int32(0)  # softmax.py:94
-    m[1] = Float64(0.0)  # softmax.py:94
-    s[1] = Float64(0.0)  # softmax.py:94
-    c[1] = Int32(0)  # softmax.py:94
-    v[1] = Float64(0.0)  # softmax.py:94
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:94
-    big[1] = Float64(0.0)  # softmax.py:94
-    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:94
-    tk_v_tree_result12[1] = Float64(0.0)  # softmax.py:94
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:95
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:96
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:96
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:96
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:97
-    base[1] = r * n  # softmax.py:98
-    m[1] = -Inf64  # softmax.py:99
-    s[1] = Float64(0.0)  # softmax.py:100
-    tk_v_start3 = lane[1] % Int64  # softmax.py:101
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:101
-    if UInt32(0) < tk_v_trips1  # softmax.py:101
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:101
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:101
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:102
-            if v[1] > m[1]  # softmax.py:103
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:104
-                m[1] = v[1]  # softmax.py:105
+@kernel function tk__online_44ab91cd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:106
+    tk_gi = @index(Global, Linear)  # softmax.py:106
+    tk_li = @index(Local, Linear)  # softmax.py:106
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:106
+    tk_v_tree_smem13 = @localmem Float64 (256,)  # softmax.py:106
+    tk_u = @localmem Bool (2,)  # softmax.py:106
+    lane = @private Int32 (1,)  # softmax.py:106
+    base = @private Int32 (1,)  # softmax.py:106
+    m = @private Float64 (1,)  # softmax.py:106
+    s = @private Float64 (1,)  # softmax.py:106
+    c = @private Int32 (1,)  # softmax.py:106
+    v = @private Float64 (1,)  # softmax.py:106
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:106
+    big = @private Float64 (1,)  # softmax.py:106
+    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:106
+    tk_v_tree_result12 = @private Float64 (1,)  # softmax.py:106
+    local t::Int32 = zero(Int32)  # softmax.py:106
+    local r::Int32 = zero(Int32)  # softmax.py:106
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:106
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:106
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:106
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:106
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:106
+    lane[1] = Int32(0)  # softmax.py:106
+    base[1] = Int32(0)  # softmax.py:106
+    m[1] = Float64(0.0)  # softmax.py:106
+    s[1] = Float64(0.0)  # softmax.py:106
+    c[1] = Int32(0)  # softmax.py:106
+    v[1] = Float64(0.0)  # softmax.py:106
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:106
+    big[1] = Float64(0.0)  # softmax.py:106
+    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:106
+    tk_v_tree_result12[1] = Float64(0.0)  # softmax.py:106
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:107
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:108
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:108
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:108
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:109
+    base[1] = r * n  # softmax.py:110
+    m[1] = -Inf64  # softmax.py:111
+    s[1] = Float64(0.0)  # softmax.py:112
+    tk_v_start3 = lane[1] % Int64  # softmax.py:113
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:113
+    if UInt32(0) < tk_v_trips1  # softmax.py:113
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:113
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:113
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:114
+            if v[1] > m[1]  # softmax.py:115
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:116
+                m[1] = v[1]  # softmax.py:117
             end
-            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:106
+            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:118
         end
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
@@ -2289,8 +2327,8 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a75952db)) = 256  # soft
     local tk_v_group_sum_v10::Float64 = zero(Float64)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    big[1] = tk_v_group_max_ret1  # softmax.py:107
-    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:108
+    big[1] = tk_v_group_max_ret1  # softmax.py:119
+    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:120
     tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
     @synchronize()  # _group.py:14
@@ -2326,41 +2364,41 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a75952db)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
     tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
     tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
-    s[1] = tk_v_group_sum_ret11  # softmax.py:108
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:109
-    tk_v_start6 = lane[1] % Int64  # softmax.py:110
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:110
-    if UInt32(0) < tk_v_trips4  # softmax.py:110
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:110
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:110
-            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:111
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:112
+    s[1] = tk_v_group_sum_ret11  # softmax.py:120
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:121
+    tk_v_start6 = lane[1] % Int64  # softmax.py:122
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:122
+    if UInt32(0) < tk_v_trips4  # softmax.py:122
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:122
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:122
+            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:123
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:124
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_f18206c7)) = 256  # softmax.py:94
+TackRuntime.tk_workgroupsize(::typeof(tk__online_44ab91cd)) = 256  # softmax.py:106
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_3676c026,
-        (:columns, Float32, 0) => tk__columns_ead86a8a,
-        (:cached, Float32, 1) => tk_softmax_cached_2d7faf9e,
-        (:cached, Float32, 2) => tk_softmax_cached_e540a349,
-        (:cached, Float32, 4) => tk_softmax_cached_c84b831e,
-        (:cached, Float32, 8) => tk_softmax_cached_37512814,
-        (:cached, Float32, 16) => tk_softmax_cached_2e379b68,
-        (:cached, Float32, 32) => tk_softmax_cached_9c1ffb16,
-        (:online, Float32, 0) => tk__online_a95f7f0c,
-        (:rows, Float64, 0) => tk__rows_e0eb907f,
-        (:columns, Float64, 0) => tk__columns_0e7f85fe,
-        (:cached, Float64, 1) => tk_softmax_cached_cf146ecc,
-        (:cached, Float64, 2) => tk_softmax_cached_f4d65e62,
-        (:cached, Float64, 4) => tk_softmax_cached_f18aae6d,
-        (:cached, Float64, 8) => tk_softmax_cached_05c00c5e,
-        (:cached, Float64, 16) => tk_softmax_cached_6dc193a6,
-        (:cached, Float64, 32) => tk_softmax_cached_a75952db,
-        (:online, Float64, 0) => tk__online_f18206c7,
+        (:rows, Float32, 0) => tk__rows_e78c0c8d,
+        (:columns, Float32, 0) => tk__columns_6ab4a805,
+        (:cached, Float32, 1) => tk_softmax_cached_8ca642f0,
+        (:cached, Float32, 2) => tk_softmax_cached_5e768175,
+        (:cached, Float32, 4) => tk_softmax_cached_569f5776,
+        (:cached, Float32, 8) => tk_softmax_cached_bb0b029e,
+        (:cached, Float32, 16) => tk_softmax_cached_726d64e8,
+        (:cached, Float32, 32) => tk_softmax_cached_cde0369b,
+        (:online, Float32, 0) => tk__online_d167c49e,
+        (:rows, Float64, 0) => tk__rows_2f4f8d14,
+        (:columns, Float64, 0) => tk__columns_669b840e,
+        (:cached, Float64, 1) => tk_softmax_cached_3962e0a6,
+        (:cached, Float64, 2) => tk_softmax_cached_7b95a134,
+        (:cached, Float64, 4) => tk_softmax_cached_853e0760,
+        (:cached, Float64, 8) => tk_softmax_cached_7d05016b,
+        (:cached, Float64, 16) => tk_softmax_cached_4d81b05b,
+        (:cached, Float64, 32) => tk_softmax_cached_8cda9be4,
+        (:online, Float64, 0) => tk__online_44ab91cd,
     )
 end
 

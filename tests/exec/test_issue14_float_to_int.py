@@ -54,6 +54,20 @@ def test_issue14_float_to_int_stores_and_casts_saturate(device):
             assert [int(t(float(v))) for v in x] == want, ("host cast", fdt, t)
 
 
+def test_issue14_float_to_int_saturates_in_vectorized_loops(device):
+    """1000 elements: the CPU engine converts them 8 (or 16) at a time, the vector code spelling
+    the saturation as selects (render/llvm_support.py)."""
+    rng = np.random.default_rng(14)
+    for fdt in (np.float32, np.float64):
+        x = rng.choice(np.array(VALUES, fdt), 1000) * rng.choice([1.0, 0.5, 3.0], 1000)
+        x = x.astype(fdt)
+        for t in INT_DTYPES:
+            stored, cast = tack.zeros(len(x), t), tack.zeros(len(x), tack.u8)
+            store_and_cast(tack.array(x), stored, cast)
+            assert stored.numpy().tolist() == [expected(float(v), t) for v in x], (fdt, t)
+            assert cast.numpy().tolist() == [expected(float(v), tack.u8) for v in x], fdt
+
+
 @tack.kernel
 def folded(out):
     for i in range(out.shape[0]):

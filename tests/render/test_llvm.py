@@ -140,12 +140,36 @@ def test_int_abs_wraps():
 @pytest.mark.parametrize("src, dst, inst", [
     (D.i8, D.i32, "sext"), (D.u8, D.i32, "zext"), (D.i8, D.u64, "sext"), (D.u16, D.i64, "zext"),
     (D.i64, D.i8, "trunc"), (D.i32, D.f32, "sitofp"), (D.u32, D.f64, "uitofp"),
-    (D.f32, D.i16, "llvm.fptosi.sat.i16.f32"), (D.f64, D.u32, "llvm.fptoui.sat.i32.f64"),
+    (D.f32, D.i16, "fptosi float"), (D.f64, D.u32, "fptoui double"),
     (D.f32, D.f64, "fpext"), (D.f64, D.f32, "fptrunc"),
 ])
 def test_cast_instruction_follows_the_source_signedness(src, dst, inst):
     text = verified(render(unary_kernel(Op.CAST, src, dst)))
     assert inst in body_of(text)
+
+
+@pytest.mark.parametrize("src, dst, ends", [
+    (D.f32, D.i16, ("i16 32767", "i16 -32768")), (D.f64, D.u32, ("i32 -1", "i32 0")),
+    (D.f32, D.i64, ("i64 9223372036854775807", "i64 -9223372036854775808")),
+])
+def test_float_to_int_saturates_by_selects_on_the_cpu(src, dst, ends):
+    """The CPU spells fpto[su]i.sat out (the x86 backend scalarizes the vector intrinsic): the
+    plain conversion, then the range's two ends (the unsigned maximum is all ones) and NaN → 0
+    chosen by selects."""
+    text = body_of(verified(render(unary_kernel(Op.CAST, src, dst))))
+    assert ".sat" not in text
+    assert len(re.findall(r"= select\s+i1", text)) == 3
+    assert re.search(r"fcmp oge \w+ %\S+, ", text) and re.search(r"fcmp olt \w+ %\S+, ", text)
+    assert "fcmp uno" in text
+    for end in ends:
+        assert f"{end}," in text, (end, text)
+
+
+def test_float_to_int_keeps_the_intrinsic_on_nvptx():
+    from tack.render.ptx import PTXRenderer
+
+    text = PTXRenderer().render(unary_kernel(Op.CAST, D.f32, D.i32))
+    assert "llvm.fptosi.sat.i32.f32" in text  # cvt.rzi saturates in hardware
 
 
 def test_cast_to_and_from_bool():
@@ -361,6 +385,13 @@ def test_simple_kernels_vectorize(make):
     assert widths & {"8", "16"}, widths  # 256-bit (AVX2) or 512-bit (AVX-512) vectors
     assert re.search(r"load <(8|16) x float>", text)
     assert re.search(r"store <(8|16) x float>", text)
+
+
+@pytest.mark.skipif(not _host_has("avx2"), reason="needs an AVX2 host")
+def test_float_to_int_conversion_vectorizes():
+    text = optimize(render(unary_kernel(Op.CAST, D.f32, D.i32)))
+    assert re.search(r"fptosi <(8|16) x float>", text)
+    assert "fptosi.sat" not in text
 
 
 # ---- the subclass hooks a PTX renderer uses -----------------------------------------------------

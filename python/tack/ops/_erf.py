@@ -4,9 +4,13 @@ rational approximations on [0, 0.84375), [0.84375, 1.25), [1.25, 1/0.35) and [1/
 https://github.com/JuliaMath/openlibm/blob/master/src/s_erf.c. fdlibm states an error below
 1 ulp in double precision; here the tail's exp(-x*x - 0.5625 + R/S) is taken in one piece
 instead of fdlibm's split of x*x into high and low words, which costs a few ulp at most (the
-tests hold erf to 4e-16 absolute in float64; float32 arguments compute in float32)."""
+tests hold erf to 4e-16 absolute in float64; float32 arguments compute in float32). `erf_f32`
+is the same with `tack.lib.expf.exp_f32` for the exp, for the CPU's float32 kernels."""
+import math
+
 from ..frontend.inline import func
 from ..intrinsics import select
+from ..lib.expf import exp_f32
 
 
 @func
@@ -60,16 +64,24 @@ def _tail_rb(s):  # 1/0.35 <= |x| < 6
     return r / q
 
 
-@func
-def erf(x):
-    """erf(x) in the precision of x; odd, so the tail is computed on |x|."""
-    a = abs(x)
-    out = _small(x)
-    if a >= 0.84375:
-        out = copysign(_mid(a), x)  # noqa: F821 - a kernel builtin
-    if a >= 1.25:
-        s = 1.0 / (a * a)
-        r = select(a < 2.857142857142857, _tail_ra(s), _tail_rb(s))
-        e = exp(-a * a - 0.5625 + r) / a  # noqa: F821 - a kernel builtin; erfc(|x|)
-        out = copysign(select(a < 6.0, 1.0 - e, 1.0), x)  # noqa: F821
-    return out
+def _erf_with(expf):
+    """erf with `expf` for the tail's exp (the builtin, or tack.lib.expf.exp_f32)."""
+
+    @func
+    def erf(x):
+        """erf(x) in the precision of x; odd, so the tail is computed on |x|."""
+        a = abs(x)
+        out = _small(x)
+        if a >= 0.84375:
+            out = copysign(_mid(a), x)  # noqa: F821 - a kernel builtin
+        if a >= 1.25:
+            s = 1.0 / (a * a)
+            r = select(a < 2.857142857142857, _tail_ra(s), _tail_rb(s))
+            e = expf(-a * a - 0.5625 + r) / a  # erfc(|x|)
+            out = copysign(select(a < 6.0, 1.0 - e, 1.0), x)  # noqa: F821
+        return out
+    return erf
+
+
+erf = _erf_with(math.exp)
+erf_f32 = _erf_with(exp_f32)  # float32 on the CPU: an exp that vectorizes

@@ -7,16 +7,21 @@ cheap kernels (`add`, `relu`) several consecutive indices per thread with 16-byt
 (`exp`, in gelu and silu) is not coarsened there, so on an engine with workgroups its `_spread`
 form runs SPREAD elements per iteration, `n / SPREAD` apart: each load stays coalesced across
 neighbouring iterations, and a GPU thread keeps SPREAD loads in flight instead of one. The
-portable form (one element per iteration) serves the CPU, where LLVM vectorizes it. Each element
-is computed by the same expression either way, so the results are the same bits."""
+portable form (one element per iteration) serves the CPU, where LLVM vectorizes it; in float32
+it takes `tack.lib.expf.exp_f32` for exp, which vectorizes too. Each element is computed by the
+same expression in the flat and the spread form, so the results are the same bits."""
 from __future__ import annotations
 
+import math
+
 from ..constants import constant
+from ..dtypes import f32
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
 from ..kernel import kernel
+from ..lib.expf import exp_f32
 from . import _args
-from ._erf import erf
+from ._erf import erf, erf_f32
 
 SPREAD = constant(8)  # elements per `_spread` iteration (gelu on the H200: 4 gave 3.78 TB/s, 8 3.91)
 
@@ -34,22 +39,24 @@ def _relu(x, out):
         out[i] = select(v != v, v, select(v > 0.0, v, 0.0))  # noqa: PLR0124 - NaN stays NaN
 
 
-@func
-def gelu_tanh(v):
-    inner = 0.7978845608028654 * (v + 0.044715 * v * v * v)  # sqrt(2/pi)
-    # 0.5 v (1 + tanh(u)) = v / (1 + exp(-2u)): the same function, one exp instead of a tanh
-    # (several times dearer in the C library), and no cancellation for u << 0
-    return v / (1.0 + exp(-2.0 * inner))  # noqa: F821 - a kernel builtin
+def _scalar_functions(expf, erf) -> dict:
+    """gelu (both forms) and silu on one element, with `expf` for exp and `erf` for erf."""
 
+    @func
+    def gelu_tanh(v):
+        inner = 0.7978845608028654 * (v + 0.044715 * v * v * v)  # sqrt(2/pi)
+        # 0.5 v (1 + tanh(u)) = v / (1 + exp(-2u)): the same function, one exp instead of a
+        # tanh (several times dearer in the C library), and no cancellation for u << 0
+        return v / (1.0 + expf(-2.0 * inner))
 
-@func
-def gelu_erf(v):
-    return 0.5 * v * (1.0 + erf(v * 0.7071067811865476))  # 1/sqrt(2)
+    @func
+    def gelu_erf(v):
+        return 0.5 * v * (1.0 + erf(v * 0.7071067811865476))  # 1/sqrt(2)
 
-
-@func
-def silu(v):
-    return v / (1.0 + exp(-v))  # noqa: F821 - a kernel builtin
+    @func
+    def silu(v):
+        return v / (1.0 + expf(-v))
+    return {"gelu_tanh": gelu_tanh, "gelu_erf": gelu_erf, "silu": silu}
 
 
 def _kernels(f, name: str):
@@ -75,14 +82,18 @@ def _kernels(f, name: str):
 
 
 _UNARY = {name: _kernels(fn, name)
-          for name, fn in (("gelu_tanh", gelu_tanh), ("gelu_erf", gelu_erf), ("silu", silu))}
+          for name, fn in _scalar_functions(math.exp, erf).items()}
+# float32 on engines without workgroups (the CPU): the same expressions with exp_f32, an exp in
+# plain arithmetic that LLVM vectorizes (the builtin's `expf` runs one lane at a time)
+_UNARY_F32 = {name: _kernels(fn, name)[0]
+              for name, fn in _scalar_functions(exp_f32, erf_f32).items()}
 
 
 def _flat(a):
     return _args.view(a, (a.size,))
 
 
-def _unary(op, kernels, x, out):
+def _unary(op, kernels, x, out, cpu_f32=None):
     dev = _args.device()
     xa = _args.as_array(op, "x", x, dev)
     out = _args.output(op, out, xa)
@@ -94,7 +105,7 @@ def _unary(op, kernels, x, out):
             q = -(-xa.size // int(SPREAD))
             spread(_flat(xa), _flat(out), *_args.sizes(xa.size, q, xa.size))
             return out
-        kernels = flat
+        kernels = cpu_f32 if cpu_f32 is not None and xa.dtype == f32 else flat
     kernels(_flat(xa), _flat(out))
     return out
 
@@ -124,9 +135,10 @@ def gelu(x, approximate="tanh", out=None):
     if approximate not in ("tanh", "none"):
         raise _args.TackValueError(f"tack.ops.gelu: argument 'approximate' must be 'tanh' or "
                                    f"'none', got {approximate!r}")
-    return _unary("gelu", _UNARY["gelu_tanh" if approximate == "tanh" else "gelu_erf"], x, out)
+    key = "gelu_tanh" if approximate == "tanh" else "gelu_erf"
+    return _unary("gelu", _UNARY[key], x, out, _UNARY_F32[key])
 
 
 def silu(x, out=None):
     """x * sigmoid(x), NNlib's `swish`."""
-    return _unary("silu", _UNARY["silu"], x, out)
+    return _unary("silu", _UNARY["silu"], x, out, _UNARY_F32["silu"])

@@ -12,7 +12,7 @@ from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args
+from . import _args, matmul_cpu
 
 
 @kernel
@@ -148,9 +148,7 @@ def _run(op: str, a, b, ranks, out):
     if _args.workgroups(dev):
         _tiled(*args)
     else:
-        if not fresh:  # the portable kernel accumulates into C
-            out.fill(0.0)
-        _rows4(*args)
+        matmul_cpu.run(aa, ba, out, z, m, k, n)
     return out
 
 

@@ -6,16 +6,19 @@ engine with workgroups, one 256-lane workgroup takes a row: where the row fits i
 row takes an online max/sum (each lane rescales its running sum when its maximum grows, the
 lanes' pairs are then combined) and is read twice. The portable kernel (the CPU) runs one row
 per parallel iteration, whose four sweeps stay in cache (max, exp, sum, scale: the reductions
-eight at a time, `_rowsum`, the exp loop free of them, so that each vectorizes). Another axis
-runs one (outer, inner) column per iteration, neighbouring iterations reading neighbouring
-addresses."""
+eight at a time, `_rowsum`, the exp loop free of them, so that each vectorizes); in float32 its
+exp is `tack.lib.expf.exp_f32`, plain arithmetic that vectorizes too (the builtin's `expf`
+runs one lane at a time). Another axis runs one (outer, inner) column per iteration,
+neighbouring iterations reading neighbouring addresses."""
 from __future__ import annotations
 
 import math
 
 from ..constants import constant
+from ..dtypes import f32
 from ..intrinsics import local_array_like, thread_id, unroll
 from ..kernel import kernel
+from ..lib.expf import exp_f32
 from . import _args
 from ._group import group_max, group_sum
 from ._rowsum import row_max, row_sum
@@ -23,22 +26,31 @@ from ._rowsum import row_max, row_sum
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
 
 
-@kernel
-def _rows(x, out, rows, n, want_log):
-    for r in range(rows):
-        base = r * n
-        m = row_max(x, base, n)
-        for c in range(n):
-            out[base + c] = exp(x[base + c] - m)  # noqa: F821 - a kernel builtin
-        s = row_sum(out, base, n, 0.0)
-        if want_log:
-            shift = m + log(s)  # noqa: F821
+def _rows_kernel(expf, name: str):
+    """The portable row kernel with `expf` for exp (the builtin, or `exp_f32`); `name` is the
+    Python-side name (`tack.inspect` and the Julia files show `_rows` for both)."""
+
+    def _rows(x, out, rows, n, want_log):
+        for r in range(rows):
+            base = r * n
+            m = row_max(x, base, n)
             for c in range(n):
-                out[base + c] = x[base + c] - shift
-        else:
-            inv = 1.0 / s
-            for c in range(n):
-                out[base + c] = out[base + c] * inv
+                out[base + c] = expf(x[base + c] - m)
+            s = row_sum(out, base, n, 0.0)
+            if want_log:
+                shift = m + log(s)  # noqa: F821 - a kernel builtin
+                for c in range(n):
+                    out[base + c] = x[base + c] - shift
+            else:
+                inv = 1.0 / s
+                for c in range(n):
+                    out[base + c] = out[base + c] * inv
+    _rows.__name__ = name
+    return kernel(_rows)
+
+
+_rows = _rows_kernel(math.exp, "_rows")  # float64, and the Julia files' portable tier
+_rows_f32 = _rows_kernel(exp_f32, "_rows_f32")  # float32 on the CPU: a vectorized exp
 
 
 @kernel
@@ -145,7 +157,7 @@ def _run(op: str, x, axis, want_log: int, out):
     if inner > 1:
         _columns(xa, out, rows, n, inner, want_log)
     elif not _args.workgroups(dev):
-        _rows(xa, out, rows, n, want_log)
+        (_rows_f32 if xa.dtype == f32 else _rows)(xa, out, rows, n, want_log)
     elif n <= 256 * MAX_PER_LANE:
         _cached(_per_lane(n))(xa, out, rows, n, want_log)
     else:

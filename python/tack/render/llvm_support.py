@@ -49,8 +49,9 @@ def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -
     if dst.is_float and not src.is_float:
         return b.sitofp(v, ty) if src.is_signed else b.uitofp(v, ty)
     if dst.is_int and src.is_float:
-        # Saturating forms: an unrepresentable value gives some value (the contract leaves it
-        # unspecified) instead of poison, which could turn into UB downstream.
+        if not (b.module.triple or "").startswith("nvptx"):
+            return saturate_by_selects(b, v, dst, ty)
+        # NVPTX: `cvt.rzi` saturates in hardware, so the intrinsic is one instruction there.
         name = "llvm.fptosi.sat" if dst.is_signed else "llvm.fptoui.sat"
         fn = b.module.declare_intrinsic(name, [ty, v.type], ir.FunctionType(ty, [v.type]))
         return b.call(fn, [v])
@@ -59,6 +60,22 @@ def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -
             return v
         return (b.fpext if dst.bits > src.bits else b.fptrunc)(v, ty)
     return None
+
+
+def saturate_by_selects(b: ir.IRBuilder, v: ir.Value, dst: DType, ty: ir.Type) -> ir.Value:
+    """Float → integer truncating and saturating (NaN → 0) as `llvm.fpto[su]i.sat` defines it,
+    spelled as a plain conversion and three selects: the x86 backend (LLVM 22) turns a vector
+    `fptosi.sat` into one scalar conversion per lane, which made every vectorized loop with an
+    `int(x)` run lane by lane, while this form is `vcvttps2dq` and three blends. The plain
+    conversion is poison only outside the range, and a select never yields its unchosen arm."""
+    lo = -(2.0 ** (dst.bits - 1)) if dst.is_signed else 0.0  # both exact in f32 and f64
+    hi = 2.0 ** (dst.bits - 1 if dst.is_signed else dst.bits)
+    raw = (b.fptosi if dst.is_signed else b.fptoui)(v, ty)
+    imin = -(1 << (dst.bits - 1)) if dst.is_signed else 0
+    imax = (1 << (dst.bits - 1)) - 1 if dst.is_signed else -1  # all ones: the unsigned max
+    out = b.select(b.fcmp_ordered(">=", v, ir.Constant(v.type, hi)), ir.Constant(ty, imax), raw)
+    out = b.select(b.fcmp_ordered("<", v, ir.Constant(v.type, lo)), ir.Constant(ty, imin), out)
+    return b.select(b.fcmp_unordered("uno", v, v), ir.Constant(ty, 0), out)
 
 
 # ---- constants and constant tables ------------------------------------------------------------
