@@ -23,7 +23,6 @@ import os
 import struct
 import sys
 import weakref
-from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import cache
@@ -108,17 +107,18 @@ def _align(x: int, a: int) -> int:
 
 
 # ---- phase 1: map ------------------------------------------------------------------------------
-@dataclass
 class _Layout:
     """Where everything goes, as offsets from the image's base: three page-aligned segments
-    (TEXT, RODATA, DATA, in that order); the jump stubs end TEXT, the GOT ends RODATA."""
+    (TEXT, RODATA, DATA, in that order); the jump stubs end TEXT, the GOT ends RODATA. (A plain
+    class: see elf.ElfObject.)"""
 
-    offs: dict  # section index -> offset in its segment
-    seg_start: list
-    seg_size: list
-    stub_off: int  # in TEXT
-    got_off: int  # in RODATA
-    total: int
+    __slots__ = ("got_off", "offs", "seg_size", "seg_start", "stub_off", "total")
+
+    def __init__(self, offs: dict, seg_start: list, seg_size: list, stub_off: int,
+                 got_off: int, total: int):
+        self.offs = offs  # section index -> offset in its segment
+        self.seg_start, self.seg_size = seg_start, seg_size
+        self.stub_off, self.got_off, self.total = stub_off, got_off, total  # stubs: in TEXT
 
     def section(self, i: int, seg: int) -> int:
         return self.seg_start[seg] + self.offs[i]
