@@ -91,6 +91,12 @@ def _walk(put, o) -> None:
             if hasattr(o, "__dict__"):
                 _walk(put, dict(vars(o)))
             return
+    if isinstance(o, (tuple, list)):  # subclasses, e.g. tack.constant tables
+        put(name + b"=")
+        _walk(put, list(o))
+        if hasattr(o, "__dict__"):
+            _walk(put, dict(vars(o)))
+        return
     if t is dict or t is set or t is frozenset:
         _walk_mapping(put, o, t, name)
         return

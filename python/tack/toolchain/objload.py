@@ -360,7 +360,8 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     """Object code, mapped, with `symbols` checked present: from the disk cache (tack.cache,
     kind "cpu") when it holds it, else `make_ir()` compiled (and stored). `source` (or a
     function giving it, called only when the cache is on) identifies the code for the key, e.g.
-    ["kir", digest]; None: the LLVM IR text itself, rendered first."""
+    ["kir", digest]; None: the LLVM IR text itself, rendered first. The image's `cache_key` is
+    the entry's key (None with the cache off), so a launch record can name the code."""
     key = ir = None
     if cache.enabled():
         if callable(source):
@@ -369,16 +370,9 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             ir = make_ir()
             source = ["ir", ir]
         key = llvm_host.code_key(source)
-        entry = cache.load("cpu", key)
-        if entry is not None:
-            try:
-                image = map_object(entry.data, keep, fallback=False)
-                for name in symbols:
-                    image.address(name)
-                counts["cached"] += 1
-                return image
-            except LoadError:
-                pass  # checksum-valid, but not an object ElfImage accepts: compile it afresh
+        image = load_cached(key, symbols, keep)
+        if image is not None:
+            return image
     if ir is None:
         ir = make_ir()
     obj = llvm_host.compile_object(ir)
@@ -391,6 +385,25 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             key = llvm_host.code_key(source)
         cache.store("cpu", key, obj, {"symbols": list(symbols), "label": label,
                                       "target": llvm_host.host_info()})
+    image.cache_key = key
+    return image
+
+
+def load_cached(key: str, symbols, keep: bool = False):
+    """The object code stored under `key` (kind "cpu"), mapped by ElfImage with `symbols`
+    checked present; None if the cache does not hold it or holds something ElfImage rejects
+    (checksum-valid, but not an object it accepts: the caller compiles it afresh)."""
+    entry = cache.load("cpu", key)
+    if entry is None:
+        return None
+    try:
+        image = map_object(entry.data, keep, fallback=False)
+        for name in symbols:
+            image.address(name)
+    except LoadError:
+        return None
+    counts["cached"] += 1
+    image.cache_key = key
     return image
 
 
