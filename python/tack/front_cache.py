@@ -33,6 +33,7 @@ from .cache import records
 
 KIND = "kernel"
 FORMAT = 1  # of the records below: bump on any change to what they hold
+counts = {"specs": 0, "variants": 0}  # this process's specializations and variants from records
 
 
 class SpecRecord:
@@ -86,8 +87,10 @@ def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
                           list(sys.version_info[:3]))
 
 
-def load_spec(key: str | None) -> SpecRecord | None:
-    """The spec record stored under `key`; None if absent or not one this Tack wrote."""
+def load_spec(key: str | None, values) -> SpecRecord | None:
+    """The spec record stored under `key` for these IR parameter values; None if absent or not
+    one this Tack wrote for them (positions and axes of the baked extents, one written flag per
+    parameter)."""
     entry = cache.load(KIND, key) if key is not None else None
     if entry is None:
         return None
@@ -97,10 +100,16 @@ def load_spec(key: str | None) -> SpecRecord | None:
         baked = [(records.integer(i), records.integer(ax)) for i, ax in f.get("baked", [])]
         (rng,), (written,), ((collective,),) = f["range"], f["written"], f["collective"]
         lo, hi = (records.optional_integer(x) for x in rng)
-        return SpecRecord(baked, None if lo is None or hi is None else (lo, hi),
-                          [records.flag(w) for w in written], records.flag(collective))
+        rec = SpecRecord(baked, None if lo is None or hi is None else (lo, hi),
+                         [records.flag(w) for w in written], records.flag(collective))
     except (KeyError, ValueError):  # a missing field, too many or too few tokens
         return None
+    ndims = [getattr(v, "ndim", 0) for v in values]
+    if len(rec.written) != len(values) or not all(
+            0 <= i < len(values) and 0 <= ax < ndims[i] for i, ax in rec.baked):
+        return None
+    counts["specs"] += 1
+    return rec
 
 
 def store_spec(key: str | None, rec: SpecRecord) -> None:
@@ -120,7 +129,10 @@ def load_variant(engine, key: str, shape_key: tuple, make_kir):
     """The engine's launchable for this spec key and baked extents, from its launch record;
     None if absent or unusable (`engine.from_record` checks it, and its code)."""
     entry = cache.load(KIND, variant_key(key, shape_key))
-    return None if entry is None else engine.from_record(entry.data, make_kir)
+    variant = None if entry is None else engine.from_record(entry.data, make_kir)
+    if variant is not None:
+        counts["variants"] += 1
+    return variant
 
 
 def store_variant(key: str, shape_key: tuple, variant) -> None:

@@ -224,7 +224,7 @@ class Kernel:
         # type checker; otherwise the typed IR gives the spec and its record is stored.
         front = (front_cache.spec_key(self, dev, pk, values, debug) if key[1] is not None
                  else None)
-        rec = front_cache.load_spec(front)
+        rec = front_cache.load_spec(front, values)
         if rec is None:
             rec, first = self._typed_spec(pk, values, dev, debug)
             front_cache.store_spec(front, rec)
