@@ -1,6 +1,8 @@
 """First call of the seed's `transform` (32 f32 elements) in fresh processes: cold compile
 (TACK_CACHE=off) and loaded from the disk cache. `import tack` is timed separately and not
-included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this.
+included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this. A cached run
+reports whether it launched from the kernel's records (tack.front_cache: no type checker loaded)
+and whether LLVM was loaded.
 
     PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
 
@@ -57,9 +59,15 @@ except ImportError:
         from tack.runtime.objload import counts  # a Tack before the toolchain package
     except ImportError:  # a Tack before the disk cache
         counts = {{"compiled": "?", "cached": "?"}}
+try:
+    from tack.front_cache import counts as records
+except ImportError:  # a Tack before the kernel records
+    records = {{"variants": "?"}}
 import json
 print(json.dumps({{"first_ms": first * 1e3, "import_ms": t_import * 1e3,
                   "warm_us": float(np.median(times)) * 1e6, "code": counts,
+                  "records": records["variants"],
+                  "typecheck_loaded": "tack.frontend.typecheck" in sys.modules,
                   "llvm_loaded": "llvmlite.binding" in sys.modules}}))
 '''
 
@@ -107,7 +115,8 @@ def main() -> None:
               f"({min(first):.2f}-{max(first):.2f}); import tack "
               f"{statistics.median(imp):6.1f} ms; warm call {statistics.median(warm):5.2f} µs; "
               f"compiled {rs[-1]['code']['compiled']}, from cache {rs[-1]['code']['cached']}, "
-              f"LLVM loaded: {rs[-1]['llvm_loaded']}")
+              f"from records {rs[-1].get('records', '?')}; type checker loaded: "
+              f"{rs[-1].get('typecheck_loaded', '?')}, LLVM loaded: {rs[-1]['llvm_loaded']}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import functools
 import operator
 import threading
 
-from . import compiler, front_cache, signature
+from . import compiler, signature
 from .arrays import array, zeros
 from .capabilities import has_collectives, reject_workgroups
 from .devices import _global, default_device, launch_device
@@ -217,6 +217,8 @@ class Kernel:
             plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
                      if not is_device_class(a)]
             signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
+        from . import front_cache  # the disk cache loads at the first compile, not at import
+
         pk = self.parse_for(args)
         values = signature.expand(pk.paths, args)
         dev = key[0]
@@ -255,11 +257,15 @@ class Kernel:
         var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
         index_range = (var.min(), var.max()) if var is not None and var.is_int else None
         written = [p.kind == "array" and p.written for p in kir.params[:len(values)]]
-        rec = front_cache.SpecRecord(baked, index_range, written, has_collectives(kir))
+        from .front_cache import SpecRecord  # (see _new_spec)
+
+        rec = SpecRecord(baked, index_range, written, has_collectives(kir))
         return rec, (tuple([values[i].shape[ax] for i, ax in baked]), kir, features)
 
     def _compile(self, dev, spec: _Spec, args):
         """Compile for the expanded arguments `args` (one value per IR parameter)."""
+        from . import front_cache  # (see _new_spec)
+
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         first, spec.first = spec.first, None
         variant = None

@@ -176,10 +176,13 @@ def package_fingerprint() -> list:
 
 
 def package_digest() -> str:
-    """`package_fingerprint` as one hex digest (hashed once per process): what keys hold."""
+    """`package_fingerprint` as one hex digest (hashed once per process, as one string: each
+    module length-prefixed): what keys hold."""
     global _package_digest
     if _package_digest is None:
+        root, files = package_fingerprint()
+        text = "\0".join([root] + [f"{len(p)}:{p}:{size}:{mtime}" for p, size, mtime in files])
         h = blake2b(digest_size=32, person=b"tack-cache-pkg")
-        _feed(h, package_fingerprint())
+        h.update(text.encode("utf-8", "surrogatepass"))
         _package_digest = h.hexdigest()
     return _package_digest
