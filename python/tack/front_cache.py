@@ -30,6 +30,7 @@ import sys
 
 from . import cache, signature
 from .cache import records
+from .dtypes import i64
 
 KIND = "kernel"
 FORMAT = 1  # of the records below: bump on any change to what they hold
@@ -125,14 +126,27 @@ def variant_key(key: str, shape_key: tuple) -> str:
     return cache.make_key(KIND, "variant", FORMAT, key, [int(x) for x in shape_key])
 
 
-def load_variant(engine, key: str, shape_key: tuple, make_kir):
+def load_variant(engine, key: str, shape_key: tuple, make_kir, expected):
     """The engine's launchable for this spec key and baked extents, from its launch record;
-    None if absent or unusable (`engine.from_record` checks it, and its code)."""
+    None if absent or unusable (`engine.from_record` checks it against `expected`, the
+    parameters the type checker would give, and its code)."""
     entry = cache.load(KIND, variant_key(key, shape_key))
-    variant = None if entry is None else engine.from_record(entry.data, make_kir)
+    variant = None if entry is None else engine.from_record(entry.data, make_kir, expected)
     if variant is not None:
         counts["variants"] += 1
     return variant
+
+
+def expected_params(pk, parts) -> list[tuple]:
+    """(name, kind, dtype, ndim) of each parameter of the final IR, as the type checker makes
+    them from `signature.spec_parts` (a vector array's components are trailing dimensions),
+    then the launch range's hidden i64 scalars: what a launch record must describe."""
+    out = []
+    for name, (kind, t, ndim, _) in zip(pk.params, parts):
+        if kind == "array" and hasattr(t, "elem"):  # a VecType
+            t, ndim = t.elem, ndim + len(t.shape)
+        out.append((name, kind, t, ndim))
+    return out + [(h, "scalar", i64, 0) for h in pk.host_range.hidden]
 
 
 def store_variant(key: str, shape_key: tuple, variant) -> None:

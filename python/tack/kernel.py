@@ -272,7 +272,8 @@ class Kernel:
         if first is None and spec.front is not None:  # no typed IR at hand: try the records
             parts = signature.spec_parts(self.name, spec.parsed.params, args)
             variant = front_cache.load_variant(dev.engine, spec.front, shape_key, lambda: (
-                compiler.specialize_parts(self, spec.parsed, parts, dev, spec.debug)))
+                compiler.specialize_parts(self, spec.parsed, parts, dev, spec.debug)),
+                front_cache.expected_params(spec.parsed, parts))
         if variant is None:
             variant = self._compile_ir(dev, spec, args, shape_key, first)
             if spec.front is not None:

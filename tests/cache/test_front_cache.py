@@ -200,3 +200,20 @@ def test_a_record_whose_code_is_gone_compiles_it_again(tmp_path):
     r = run(tmp_path)
     assert r["front"] == {"specs": 1, "variants": 0} and r["code"]["compiled"] == 1
     assert from_records(run(tmp_path))
+
+
+def test_a_variant_record_that_does_not_match_the_parameters_is_ignored(tmp_path):
+    """A well-formed record whose parameters differ from what the type checker would give
+    (one dropped, a dtype changed) is not launched: its layout would not fit the arguments."""
+    from tack import cache
+
+    run(tmp_path)
+    (path, key, (payload, _)), = _records(tmp_path, "variant")
+    lines = payload.decode().split("\n")
+    params = [k for k, line in enumerate(lines) if line.startswith("param ")]
+    for forged in (lines[:params[-1]] + lines[params[-1] + 1:],
+                   [ln.replace(" f32 ", " f64 ") for ln in lines]):
+        with open(path, "wb") as f:
+            f.write(cache.encode("kernel", key, "\n".join(forged).encode(), {"record": "x"}))
+        r = run(tmp_path)
+        assert r["front"]["variants"] == 0 and r["code"] == {"compiled": 0, "cached": 1}

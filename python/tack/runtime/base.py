@@ -120,9 +120,10 @@ class Engine:
         default): kernels of this engine are always typechecked and compiled."""
         return None
 
-    def from_record(self, data: bytes, make_kir) -> Launchable | None:
-        """The launchable a `Launchable.record()` describes, or None if it is unusable (the
-        caller then compiles). `make_kir()` gives the KernelIR should anything ask for it."""
+    def from_record(self, data: bytes, make_kir, expected) -> Launchable | None:
+        """The launchable a `Launchable.record()` describes, or None if it is unusable or its
+        parameters are not `expected` ((name, kind, dtype, ndim) each): the caller then
+        compiles. `make_kir()` gives the KernelIR should anything ask for it."""
         return None
 
 

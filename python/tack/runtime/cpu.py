@@ -162,8 +162,8 @@ class CPUEngine(HostMemory, Engine):
         fp = llvm_host.host_fingerprint()
         return None if fp is None else ["cpu", fp, llvm_host.PIPELINE]
 
-    def from_record(self, data: bytes, make_kir) -> CPUKernel | None:
-        return CPUKernel.from_record(self, data, make_kir)
+    def from_record(self, data: bytes, make_kir, expected) -> CPUKernel | None:
+        return CPUKernel.from_record(self, data, make_kir, expected)
 
     def sync(self) -> None:
         """Launches return finished: nothing is ever queued."""
@@ -191,12 +191,13 @@ class CPUKernel(Launchable):
         self._setup(engine, kir.name, kir.params, code, symbols)
 
     @classmethod
-    def from_record(cls, engine: CPUEngine, data: bytes, make_kir) -> CPUKernel | None:
+    def from_record(cls, engine: CPUEngine, data: bytes, make_kir,
+                    expected) -> CPUKernel | None:
         """The kernel a launch record describes (cpu_record.py), its code mapped from the disk
         cache; None if the record or its code is unusable (the caller compiles). `make_kir()`
         gives the KernelIR if something asks for it (`llvm_ir`): never on a launch."""
         got = cpu_record.loads(data)
-        if got is None:
+        if got is None or [(p.name, p.kind, p.dtype, p.ndim) for p in got[1]] != expected:
             return None
         name, params, key, symbols = got
         entry = f"tack_{name}"
