@@ -38,7 +38,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_call, cpu_interrupt, cpu_pool, cpu_record
+from . import cpu_call, cpu_pool, cpu_record
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -157,8 +157,7 @@ class CPUEngine(HostMemory, Engine):
         return CPUKernel(self, kir)
 
     def record_key(self) -> list | None:
-        """The host CPU and LLVM's build as `llvm_host` reads them without LLVM (the kernels'
-        code is made for them); None where they cannot be read so."""
+        """The host CPU and LLVM's build, read without LLVM (None where they cannot be)."""
         fp = llvm_host.host_fingerprint()
         return None if fp is None else ["cpu", fp, llvm_host.PIPELINE]
 
@@ -191,11 +190,9 @@ class CPUKernel(Launchable):
         self._setup(engine, kir.name, kir.params, code, symbols)
 
     @classmethod
-    def from_record(cls, engine: CPUEngine, data: bytes, make_kir,
-                    expected) -> CPUKernel | None:
-        """The kernel a launch record describes (cpu_record.py), its code mapped from the disk
-        cache; None if the record or its code is unusable (the caller compiles). `make_kir()`
-        gives the KernelIR if something asks for it (`llvm_ir`): never on a launch."""
+    def from_record(cls, engine: CPUEngine, data: bytes, make_kir, expected):
+        """The kernel a launch record describes (cpu_record.py), its code from the disk cache;
+        None if unusable. `make_kir()` gives the KernelIR if asked for (`llvm_ir`)."""
         got = cpu_record.loads(data)
         if got is None or [(p.name, p.kind, p.dtype, p.ndim) for p in got[1]] != expected:
             return None
@@ -211,8 +208,7 @@ class CPUKernel(Launchable):
         return self
 
     def record(self) -> bytes | None:
-        """This kernel's launch record (cpu_record.py), or None when its code is not in the
-        disk cache (the cache is off) or its parameters would not read back the same."""
+        """This kernel's launch record (cpu_record.py); None if its code is not in the cache."""
         key = getattr(self._code, "cache_key", None)
         return None if key is None else cpu_record.dumps(self.name, self.params, key,
                                                          self._symbols)
@@ -225,8 +221,7 @@ class CPUKernel(Launchable):
 
     def _setup(self, engine: CPUEngine, name: str, params, code, symbols) -> None:
         self.name, self.params, self.num_threads = name, params, engine.num_threads
-        self.engine = engine
-        self._code, self._symbols = code, symbols
+        self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = len(symbols) > 1
         self.entry_address = code.address(symbols[0])
         self._entry = _ENTRY(self.entry_address)
@@ -239,8 +234,7 @@ class CPUKernel(Launchable):
         self._addr = ctypes.addressof(self._buf)
         self._lock = threading.Lock()  # guards _buf; a contended launch packs a private buffer
         self.n_par, self.grain, self._calibrated = NEVER, 1, False
-        self.ns_per_iter: float | None = None
-        self._acc_ns = self._acc_iters = self._timed = 0
+        self.ns_per_iter, self._acc_ns, self._acc_iters, self._timed = None, 0, 0, 0
         self._c_min, self._probe = math.inf, FIRST_PROBE
         self._pool_ptr = None  # the pool and its fan-out cost: at the first launch that needs it
         self._fanout, self._call_ns = F_PRIOR_NS, None
@@ -327,7 +321,7 @@ class CPUKernel(Launchable):
         else:
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
                                  self.grain):
-                cpu_interrupt.interrupted(self.name)
+                _interrupted(self.name)
 
     def _run_provisional(self, addr: int, n: int) -> None:
         if n < self.n_par:
@@ -374,7 +368,7 @@ class CPUKernel(Launchable):
                 return self._entry(done, n, addr)
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
                                  self.grain):
-                cpu_interrupt.interrupted(self.name)
+                _interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
         """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""
@@ -406,6 +400,12 @@ class CPUKernel(Launchable):
             self._attach_pool()
         self.n_par, self.grain = min(NEVER, int(n_par)), max(1, min(NEVER, int(grain)))
         self._finish()
+
+
+def _interrupted(name: str) -> None:
+    from . import cpu_interrupt  # a SIGINT stopped a pool launch: loaded with the pool
+
+    cpu_interrupt.interrupted(name)
 
 
 def entry_symbol(kir: KernelIR) -> str:

@@ -13,13 +13,11 @@ those as plain tokens (`tack.cache.records`) and names the code by its `cpu/` ca
 """
 from __future__ import annotations
 
-import re
-
 from .. import dtypes as d
 from ..cache import records
 from ..ir.nodes import Param
 
-_KEY = re.compile(r"[0-9a-f]{64}\Z")
+_HEX = frozenset("0123456789abcdef")
 _KINDS = ("array", "scalar")
 
 
@@ -53,7 +51,8 @@ def _loads(data: bytes) -> tuple[str, list, str, list]:
         raise ValueError("not a record")
     f = records.fields(lines)
     (name,), (key,), (symbols,) = f["name"], f["code"], f["symbols"]
-    if len(name) != 1 or len(key) != 1 or not _KEY.match(key[0]) or not symbols:
+    if len(name) != 1 or len(key) != 1 or len(key[0]) != 64 or not set(key[0]) <= _HEX \
+            or not symbols:
         raise ValueError("bad name, code key or symbols")
     return name[0], [_param(t) for t in f.get("param", [])], key[0], symbols
 
