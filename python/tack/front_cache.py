@@ -20,8 +20,9 @@ Two records per kernel, both plain tokens (tack.cache.records), kind `kernel/`:
   record (`Launchable.record`: for the CPU the parameter layout and the key of the object code).
 
 Anything unusual — the cache off, debug mode, device-class arguments, a return value, an engine
-without records, a parse holding something `digest_object` cannot digest — gives no key, and the
-kernel is typechecked and compiled as before (with the `KernelIR`-keyed object cache).
+without records (`EngineKind.records`, known before the engine starts), a parse holding
+something `digest_object` cannot digest — gives no key, and the kernel is typechecked and
+compiled as before (with the `KernelIR`-keyed object cache).
 """
 from __future__ import annotations
 
@@ -70,9 +71,10 @@ def parse_digest(pk) -> str:
 def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
     """The key of the spec record for this parse and these IR parameter values on `dev`, or
     None where this cache does not apply (see the module docstring)."""
-    if debug or pk.paths is not None or pk.epilogue is not None or not cache.enabled():
+    if (debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
+            or not cache.enabled()):
         return None
-    engine = dev.engine
+    engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)
     target = engine.record_key()
     if target is None:
         return None
