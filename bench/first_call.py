@@ -1,6 +1,10 @@
 """First call of the seed's `transform` (32 f32 elements) in fresh processes: cold compile
-(TACK_CACHE=off) and loaded from the disk cache. `import tack` is timed separately and not
-included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this.
+(TACK_CACHE=off) and loaded from the disk cache, as wall time and as the process's CPU time
+(`time.process_time`: what a loaded machine's other processes do not add). `import tack` is
+timed separately and not
+included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this. A cached run
+reports whether it launched from the kernel's records (tack.front_cache: no type checker loaded)
+and whether LLVM was loaded.
 
     PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
 
@@ -39,9 +43,9 @@ def transform(x, out):
     for i in range(x.shape[0]):
         out[i] = sqrt(abs(x[i]))
 
-start = time.perf_counter()
+start, cpu0 = time.perf_counter(), time.process_time()
 transform(x, out)
-first = time.perf_counter() - start
+first, first_cpu = time.perf_counter() - start, time.process_time() - cpu0
 for _ in range(5):
     transform(x, out)
 times = []
@@ -57,9 +61,16 @@ except ImportError:
         from tack.runtime.objload import counts  # a Tack before the toolchain package
     except ImportError:  # a Tack before the disk cache
         counts = {{"compiled": "?", "cached": "?"}}
+try:
+    from tack.front_cache import counts as records
+except ImportError:  # a Tack before the kernel records
+    records = {{"variants": "?"}}
 import json
-print(json.dumps({{"first_ms": first * 1e3, "import_ms": t_import * 1e3,
+print(json.dumps({{"first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
+                  "import_ms": t_import * 1e3,
                   "warm_us": float(np.median(times)) * 1e6, "code": counts,
+                  "records": records["variants"],
+                  "typecheck_loaded": "tack.frontend.typecheck" in sys.modules,
                   "llvm_loaded": "llvmlite.binding" in sys.modules}}))
 '''
 
@@ -101,13 +112,16 @@ def main() -> None:
           f"{a.runs} fresh processes per row, alternating, medians (min-max); {note}")
     for name, rs in rows.items():
         first = [r["first_ms"] for r in rs]
+        cpu = [r["first_cpu_ms"] for r in rs]
         imp = [r["import_ms"] for r in rs]
         warm = [r["warm_us"] for r in rs]
         print(f"{name:22s} first call {statistics.median(first):7.2f} ms "
-              f"({min(first):.2f}-{max(first):.2f}); import tack "
+              f"({min(first):.2f}-{max(first):.2f}), CPU time {statistics.median(cpu):6.2f} ms "
+              f"({min(cpu):.2f}-{max(cpu):.2f}); import tack "
               f"{statistics.median(imp):6.1f} ms; warm call {statistics.median(warm):5.2f} µs; "
               f"compiled {rs[-1]['code']['compiled']}, from cache {rs[-1]['code']['cached']}, "
-              f"LLVM loaded: {rs[-1]['llvm_loaded']}")
+              f"from records {rs[-1].get('records', '?')}; type checker loaded: "
+              f"{rs[-1].get('typecheck_loaded', '?')}, LLVM loaded: {rs[-1]['llvm_loaded']}")
 
 
 if __name__ == "__main__":

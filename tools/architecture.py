@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.toolchain",),
     ("tack.runtime",),
     ("tack.devices", "tack.arrays", "tack.signature", "tack.interop", "tack.cuda"),
-    ("tack.compiler", "tack.dispatch"),
+    ("tack.compiler", "tack.dispatch", "tack.front_cache"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
      "tack.dask", "tack"),
     ("tack.testing", "tack.julia"),

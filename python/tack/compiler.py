@@ -31,6 +31,15 @@ def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False)
     return lower(typed, debug)
 
 
+def specialize_parts(kernel, pk, parts: list, device=None, debug: bool = False) -> KernelIR:
+    """`specialize_parsed` for `signature.spec_parts` tuples (kind, dtype, ndim, shape) of its
+    IR parameters: what a kernel from the disk cache keeps in case its IR is asked for."""
+    from .frontend.argspec import ArgSpec  # loaded at the first compile (see above)
+
+    specs = {p: ArgSpec(*t) for p, t in zip(pk.params, parts)}
+    return specialize_parsed(kernel, pk, specs, device, debug)
+
+
 def first_ir(kernel, pk, specs: dict, debug: bool = False,
              device=None) -> tuple[KernelIR, list[str]]:
     """A new specialization's final IR, and the workgroup features of its typed IR. A device

@@ -36,6 +36,7 @@ class _Spec:
         "epilogues",
         "fast",
         "first",
+        "front",
         "hidden",
         "index_range",
         "parsed",
@@ -57,6 +58,7 @@ class _Spec:
         self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
         self.first = None  # (shape key, final IR, workgroup features): the spec's own IR, reused
         self.index_range = None  # (min, max) of the parallel loop variable's type
+        self.front = None  # its key in the disk cache's records (tack.front_cache), or None
 
 
 class Kernel:
@@ -215,34 +217,74 @@ class Kernel:
             plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
                      if not is_device_class(a)]
             signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
+        from . import front_cache  # the disk cache loads at the first compile, not at import
+
         pk = self.parse_for(args)
         values = signature.expand(pk.paths, args)
-        specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
         dev = key[0]
-        try:
-            kir, features = compiler.first_ir(self, pk, specs, debug, dev)
-        except CapabilityError as exc:
-            raise _failed_on(self.name, dev, exc) from exc
-        _refuse_read_only_stores(self.name, kir.params, values)
-        # Extents baked into the code (a vector array's component dimensions are in its dtype).
-        baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
-                 for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
-        spec = _Spec(baked, kir.hidden, debug, pk, dev.capabilities.takes_pointers)
-        spec.collective = has_collectives(kir)
-        var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
-        if var is not None and var.is_int:
-            spec.index_range = (var.min(), var.max())
+        # The disk cache's records, keyed on the parse (tack.front_cache): a hit needs no
+        # type checker; otherwise the typed IR gives the spec and its record is stored.
+        front = (front_cache.spec_key(self, dev, pk, values, debug) if key[1] is not None
+                 else None)
+        rec = front_cache.load_spec(front, values)
+        if rec is None:
+            rec, first = self._typed_spec(pk, values, dev, debug)
+            front_cache.store_spec(front, rec)
+        else:
+            first = None
+        _refuse_read_only_stores(self.name, pk.params, rec.written, values)
+        spec = _Spec(rec.baked, list(pk.host_range.hidden), debug, pk,
+                     dev.capabilities.takes_pointers)
+        spec.collective, spec.index_range, spec.front = rec.collective, rec.index_range, front
         # The first variant compiles from this IR: the device check is all that is left to do.
-        spec.first = (tuple([values[i].shape[ax] for i, ax in baked]), kir, features)
+        spec.first = first
         if key[1] is not None:
             with self._lock:
                 self._specs[key] = spec
         return spec
 
+    def _typed_spec(self, pk, values, dev, debug: bool):
+        """The spec record of a new specialization from its typed IR, and (shape key, final
+        IR, workgroup features) for its first variant."""
+        specs = signature.specs(self.name, pk.params, values)  # raises for a bad argument
+        try:
+            kir, features = compiler.first_ir(self, pk, specs, debug, dev)
+        except CapabilityError as exc:
+            raise _failed_on(self.name, dev, exc) from exc
+        # Extents baked into the code (a vector array's component dimensions are in its dtype).
+        baked = [(i, ax) for i, p in enumerate(kir.params[:len(values)]) if p.kind == "array"
+                 for ax, d in enumerate(p.shape) if d is not None and ax < values[i].ndim]
+        var = kir.locals.get((pk.loop_vars or (pk.loop_var,))[0])
+        index_range = (var.min(), var.max()) if var is not None and var.is_int else None
+        written = [p.kind == "array" and p.written for p in kir.params[:len(values)]]
+        from .front_cache import SpecRecord  # (see _new_spec)
+
+        rec = SpecRecord(baked, index_range, written, has_collectives(kir))
+        return rec, (tuple([values[i].shape[ax] for i, ax in baked]), kir, features)
+
     def _compile(self, dev, spec: _Spec, args):
         """Compile for the expanded arguments `args` (one value per IR parameter)."""
+        from . import front_cache  # (see _new_spec)
+
         shape_key = tuple([args[i].shape[ax] for i, ax in spec.baked])
         first, spec.first = spec.first, None
+        variant = None
+        if first is None and spec.front is not None:  # no typed IR at hand: try the records
+            parts = signature.spec_parts(self.name, spec.parsed.params, args)
+            variant = front_cache.load_variant(dev.engine, spec.front, shape_key, lambda: (
+                compiler.specialize_parts(self, spec.parsed, parts, dev, spec.debug)),
+                front_cache.expected_params(spec.parsed, parts))
+        if variant is None:
+            variant = self._compile_ir(dev, spec, args, shape_key, first)
+            if spec.front is not None:
+                front_cache.store_variant(spec.front, shape_key, variant)
+        with self._lock:
+            spec.sites.setdefault(shape_key, [])
+            spec.variants[shape_key] = variant
+        return variant
+
+    def _compile_ir(self, dev, spec: _Spec, args, shape_key, first):
+        """Typecheck (unless `first` holds this variant's IR) and compile one variant."""
         try:
             if first is not None and first[0] == shape_key:
                 kir = first[1]
@@ -263,17 +305,17 @@ class Kernel:
             self._compile_epilogue(dev, spec, shape_key, args)
         with self._lock:
             spec.sites[shape_key] = kir.notes.get("debug_sites", [])
-            spec.variants[shape_key] = variant
         return variant
 
 
-def _refuse_read_only_stores(name: str, params, values) -> None:
+def _refuse_read_only_stores(name: str, params, written, values) -> None:
     """A read-only array (memory imported read-only) passed where the kernel may store or
-    update atomically: refused before anything runs. Read-only arrays key their own
-    specializations (arrays.READ_ONLY), so this runs once per specialization."""
-    for p, a in zip(params, values):
-        if p.kind == "array" and p.written and getattr(a, "readonly", False):
-            raise TackValueError(f"Kernel '{name}': parameter '{p.name}' may be written (a store "
+    update atomically (`written[k]` for parameter k): refused before anything runs. Read-only
+    arrays key their own specializations (arrays.READ_ONLY), so this runs once per
+    specialization."""
+    for p, w, a in zip(params, written, values):
+        if w and getattr(a, "readonly", False):
+            raise TackValueError(f"Kernel '{name}': parameter '{p}' may be written (a store "
                                  "or an atomic update), but its array is read-only (imported "
                                  "from read-only memory); pass a copy (a.copy())")
 

@@ -182,12 +182,19 @@ def specs(name: str, params, values) -> dict:
     """The `ArgSpec`s of the IR parameters `params` from their values (objects expanded)."""
     from .frontend.typecheck import ArgSpec  # with the type checker, at the first compile
 
+    return {p: ArgSpec(*t) for p, t in zip(params, spec_parts(name, params, values))}
+
+
+def spec_parts(name: str, params, values) -> list[tuple]:
+    """What `specs` makes its `ArgSpec`s of, as plain tuples (kind, dtype, ndim, shape), one per
+    parameter: the disk cache keys a kernel on them before the type checker is loaded
+    (tack.front_cache)."""
     any_f64 = any(isinstance(a, Array) and getattr(a.dtype, "elem", a.dtype) is dt.f64
                   for a in values)
-    out = {}
+    out = []
     for p, a in zip(params, values):
         if isinstance(a, Array):
-            out[p] = ArgSpec("array", a.dtype, a.ndim, a.shape)
+            out.append(("array", a.dtype, a.ndim, a.shape))
             continue
         try:
             s = scalar_key(a)
@@ -196,7 +203,7 @@ def specs(name: str, params, values) -> dict:
         if s is None:
             raise TackTypeError(f"Kernel '{name}': Unsupported argument type for parameter "
                                 f"'{p}': {type(a)}")
-        out[p] = ArgSpec("scalar", (dt.f64 if any_f64 else dt.f32) if s is FLOAT else s)
+        out.append(("scalar", (dt.f64 if any_f64 else dt.f32) if s is FLOAT else s, 0, ()))
     return out
 
 

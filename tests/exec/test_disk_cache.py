@@ -480,7 +480,7 @@ def test_command_line_info_and_clear(cdir):
     info = cli("--info")
     assert str(cdir) in info and "state:     ok" in info and "cpu: 1 entries" in info
     assert cli("--path").strip() == str(cdir)
-    n = len(entries(cdir)) + len(entries(cdir, "host"))
+    n = len(entries(cdir)) + len(entries(cdir, "host")) + len(entries(cdir, "kernel"))
     assert f"removed {n} files" in cli("--clear")
     assert entries(cdir) == [] and "entries:   0" in cli()
     assert (cdir / "README.txt").exists() and (cdir / "cpu" / "keep.txt").exists()

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from .config import DEFAULT_SIZE, default_directory, directory, enabled, max_size, mode
 from .entry import FORMAT, MAGIC, SUFFIX, Entry, decode, encode
-from .keys import digest_object, make_key, package_fingerprint
+from .keys import digest_object, make_key, package_digest, package_fingerprint
 from .storage import clear, info, load, prune, stats, store
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "make_key",
     "max_size",
     "mode",
+    "package_digest",
     "package_fingerprint",
     "prune",
     "stats",

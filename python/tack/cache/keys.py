@@ -91,6 +91,12 @@ def _walk(put, o) -> None:
             if hasattr(o, "__dict__"):
                 _walk(put, dict(vars(o)))
             return
+    if isinstance(o, (tuple, list)):  # subclasses, e.g. tack.constant tables
+        put(name + b"=")
+        _walk(put, list(o))
+        if hasattr(o, "__dict__"):
+            _walk(put, dict(vars(o)))
+        return
     if t is dict or t is set or t is frozenset:
         _walk_mapping(put, o, t, name)
         return
@@ -140,29 +146,43 @@ def _fields_of(o, t):
 
 # ---- Tack's own code ----------------------------------------------------------------------------
 _package: list | None = None
+_package_digest: str | None = None
 
 
 def package_fingerprint() -> list:
     """(path, size, mtime) of every module of the tack package: part of code keys, so that any
     change to Tack's own code (a renderer, the pipeline) can never reuse stale code. Computed
-    once per process (~0.3 ms)."""
+    once per process (one `stat` per module, ~0.3 ms)."""
     global _package
     if _package is None:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
         out: list = []
 
-        def walk(d):
+        def walk(d, rel):  # `rel`: the directory's path below root, with a trailing "/"
             for e in sorted(os.scandir(d), key=lambda e: e.name):
                 if e.is_dir(follow_symlinks=False):
                     if e.name != "__pycache__":
-                        walk(e.path)
+                        walk(e.path, rel + e.name + "/")
                 elif e.name.endswith(".py"):
                     st = e.stat()
-                    out.append([os.path.relpath(e.path, root), st.st_size, st.st_mtime_ns])
+                    out.append([rel + e.name, st.st_size, st.st_mtime_ns])
 
         try:
-            walk(root)
+            walk(root, "")
         except OSError:
             pass
         _package = [root, out]
     return _package
+
+
+def package_digest() -> str:
+    """`package_fingerprint` as one hex digest (hashed once per process, as one string: each
+    module length-prefixed): what keys hold."""
+    global _package_digest
+    if _package_digest is None:
+        root, files = package_fingerprint()
+        text = "\0".join([root] + [f"{len(p)}:{p}:{size}:{mtime}" for p, size, mtime in files])
+        h = blake2b(digest_size=32, person=b"tack-cache-pkg")
+        h.update(text.encode("utf-8", "surrogatepass"))
+        _package_digest = h.hexdigest()
+    return _package_digest

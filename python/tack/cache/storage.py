@@ -9,15 +9,25 @@ least recently used entries down to 3/4 of it.
 from __future__ import annotations
 
 import os
-import re
 import stat
 import time
 
 from .config import _check_dir, _insecure, _warn_once, default_directory, directory, max_size, mode
 from .entry import HEADER_SIZE, SUFFIX, Entry, claimed_size, decode, encode
 
-_KIND = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}\Z")
-_KEY = re.compile(r"[0-9a-f]{16,128}\Z")
+_HEX = frozenset("0123456789abcdef")
+_KIND_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _is_kind(name: str) -> bool:
+    """`[a-z0-9][a-z0-9_-]{0,31}`, spelled without `re` (its compiler would cost a cached
+    first call more than the lookup itself)."""
+    return 0 < len(name) <= 32 and name[0] not in "_-" and set(name) <= _KIND_CHARS
+
+
+def _is_key(key: str) -> bool:
+    """`[0-9a-f]{16,128}`."""
+    return 16 <= len(key) <= 128 and set(key) <= _HEX
 _TMP_MAX_AGE = 600.0  # seconds after which a writer's leftover temporary file is removed
 
 _stats = {"hits": 0, "misses": 0, "rejected": 0, "stores": 0, "store_errors": 0}
@@ -30,9 +40,9 @@ def stats() -> dict:
 
 
 def _path(root: str, kind: str, key: str) -> str:
-    if not _KIND.match(kind):
+    if not _is_kind(kind):
         raise ValueError(f"bad cache kind {kind!r}")
-    if not _KEY.match(key):
+    if not _is_key(key):
         raise ValueError(f"bad cache key {key!r}")
     return os.path.join(root, kind, key + SUFFIX)
 
@@ -168,7 +178,7 @@ def _entries(root: str, strays: bool = False):
     `strays`: also whatever else has such a name and is not a regular file (a FIFO, a socket, a
     symbolic link, a device node: a lookup refuses them, `clear` removes them)."""
     try:
-        kinds = [d for d in os.scandir(root) if _KIND.match(d.name) and
+        kinds = [d for d in os.scandir(root) if _is_kind(d.name) and
                  d.is_dir(follow_symlinks=False)]
     except OSError:
         return

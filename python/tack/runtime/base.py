@@ -43,6 +43,12 @@ class Launchable:
         `return MISS` to take the general path). None (the default): call `launch`."""
         return None
 
+    def record(self) -> bytes | None:
+        """Optional: a launch record (plain data) from which `Engine.from_record` makes this
+        launchable again in another process, its code from the disk cache. None (the default):
+        the engine keeps none (docs/design/005-disk-cache.md, "Keyed before the type checker")."""
+        return None
+
 
 class Engine:
     """One device's engine. Un-overridden, every method raises NotImplementedError."""
@@ -106,6 +112,19 @@ class Engine:
     def stage(self, kir: KernelIR, name: str) -> str:
         """The text of stage `name` (one of `stages`) for a final KernelIR; nothing is run."""
         _missing(self, "stage")
+
+    # ---- optional: kernels from the disk cache without their KernelIR ----------------------
+    def record_key(self) -> list | None:
+        """What, besides the kernel and its argument types, decides the code this engine makes
+        (the CPU: a fingerprint of the host CPU and of LLVM's build), as key parts; None (the
+        default): kernels of this engine are always typechecked and compiled."""
+        return None
+
+    def from_record(self, data: bytes, make_kir, expected) -> Launchable | None:
+        """The launchable a `Launchable.record()` describes, or None if it is unusable or its
+        parameters are not `expected` ((name, kind, dtype, ndim) each): the caller then
+        compiles. `make_kir()` gives the KernelIR should anything ask for it."""
+        return None
 
 
 def _missing(obj, method: str):

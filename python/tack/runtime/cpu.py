@@ -38,7 +38,7 @@ from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
-from . import cpu_call, cpu_interrupt, cpu_pool
+from . import cpu_call, cpu_pool, cpu_record
 from .base import Engine, Launchable
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -156,6 +156,14 @@ class CPUEngine(HostMemory, Engine):
                 f"tack.local_array_like for per-iteration scratch")
         return CPUKernel(self, kir)
 
+    def record_key(self) -> list | None:
+        """The host CPU and LLVM's build, read without LLVM (None where they cannot be)."""
+        fp = llvm_host.host_fingerprint()
+        return None if fp is None else ["cpu", fp, llvm_host.PIPELINE]
+
+    def from_record(self, data: bytes, make_kir, expected) -> CPUKernel | None:
+        return CPUKernel.from_record(self, data, make_kir, expected)
+
     def sync(self) -> None:
         """Launches return finished: nothing is ever queued."""
 
@@ -173,28 +181,60 @@ class CPUKernel(Launchable):
     """One compiled specialization. `launch(args, n)` runs the body for t in [0, n)."""
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
-        self.kir, self.name, self.num_threads = kir, kir.name, engine.num_threads
-        self.engine = engine
-        self._llvm_ir: str | None = None
-        self._optimized_ir: str | None = None
+        self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
         entry = entry_symbol(kir)
-        self._with_caller = cpu_call.available()
-        symbols = [entry, cpu_call.caller_symbol(entry)] if self._with_caller else [entry]
-        self._code = objload.load_code(self._render, symbols, kir.name,
-                                        source=lambda: _source(kir, self._with_caller))
-        self.entry_address = self._code.address(entry)
+        self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
+        symbols = [entry, cpu_call.caller_symbol(entry)] if with_caller else [entry]
+        code = objload.load_code(self._render, symbols, kir.name,
+                                 source=lambda: _source(kir, with_caller))
+        self._setup(engine, kir.name, kir.params, code, symbols)
+
+    @classmethod
+    def from_record(cls, engine: CPUEngine, data: bytes, make_kir, expected):
+        """The kernel a launch record describes (cpu_record.py), its code from the disk cache;
+        None if unusable. `make_kir()` gives the KernelIR if asked for (`llvm_ir`)."""
+        got = cpu_record.loads(data)
+        if got is None or [(p.name, p.kind, p.dtype, p.ndim) for p in got[1]] != expected:
+            return None
+        name, params, key, symbols = got
+        entry = f"tack_{name}"
+        want = [entry, cpu_call.caller_symbol(entry)] if cpu_call.available() else [entry]
+        code = objload.load_cached(key, symbols) if symbols == want else None
+        if code is None:
+            return None
+        self = cls.__new__(cls)
+        self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = None, make_kir, None, None
+        self._setup(engine, name, params, code, symbols)
+        return self
+
+    def record(self) -> bytes | None:
+        """This kernel's launch record (cpu_record.py); None if its code is not in the cache."""
+        key = getattr(self._code, "cache_key", None)
+        return None if key is None else cpu_record.dumps(self.name, self.params, key,
+                                                         self._symbols)
+
+    @property
+    def kir(self) -> KernelIR:
+        if self._kir is None:
+            self._kir = self._make_kir()
+        return self._kir
+
+    def _setup(self, engine: CPUEngine, name: str, params, code, symbols) -> None:
+        self.name, self.params, self.num_threads = name, params, engine.num_threads
+        self.engine, self._code, self._symbols = engine, code, symbols
+        self._with_caller = len(symbols) > 1
+        self.entry_address = code.address(symbols[0])
         self._entry = _ENTRY(self.entry_address)
-        self._caller = (cpu_call.Caller(symbols[1], self._code.address(symbols[1]))
+        self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]))
                         if self._with_caller else None)
-        self._pack = layout(kir.params).pack_into
-        self._pack_n = layout(kir.params, "q").pack  # the caller's block: the slots, then n
-        self._size = 8 * max(1, len(kir.params))
+        self._pack = layout(params).pack_into
+        self._pack_n = layout(params, "q").pack  # the caller's block: the slots, then n
+        self._size = 8 * max(1, len(params))
         self._buf = ctypes.create_string_buffer(self._size)
         self._addr = ctypes.addressof(self._buf)
         self._lock = threading.Lock()  # guards _buf; a contended launch packs a private buffer
         self.n_par, self.grain, self._calibrated = NEVER, 1, False
-        self.ns_per_iter: float | None = None
-        self._acc_ns = self._acc_iters = self._timed = 0
+        self.ns_per_iter, self._acc_ns, self._acc_iters, self._timed = None, 0, 0, 0
         self._c_min, self._probe = math.inf, FIRST_PROBE
         self._pool_ptr = None  # the pool and its fan-out cost: at the first launch that needs it
         self._fanout, self._call_ns = F_PRIOR_NS, None
@@ -242,7 +282,7 @@ class CPUKernel(Launchable):
             try:
                 self._pack(self._buf, 0, *args)
             except PACK_ERRORS:
-                pack_slow(self.name, self.kir.params, self._pack, self._buf, args)
+                pack_slow(self.name, self.params, self._pack, self._buf, args)
             self._run(self._addr, n)
         finally:
             self._lock.release()
@@ -267,7 +307,7 @@ class CPUKernel(Launchable):
         try:
             self._pack(buf, 0, *args)
         except PACK_ERRORS:
-            pack_slow(self.name, self.kir.params, self._pack, buf, args)
+            pack_slow(self.name, self.params, self._pack, buf, args)
         self._run(ctypes.addressof(buf), n)
 
     def _run_serial(self, addr: int, n: int) -> None:
@@ -281,7 +321,7 @@ class CPUKernel(Launchable):
         else:
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
                                  self.grain):
-                cpu_interrupt.interrupted(self.name)
+                _interrupted(self.name)
 
     def _run_provisional(self, addr: int, n: int) -> None:
         if n < self.n_par:
@@ -328,7 +368,7 @@ class CPUKernel(Launchable):
                 return self._entry(done, n, addr)
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
                                  self.grain):
-                cpu_interrupt.interrupted(self.name)
+                _interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
         """n_par = SAFETY * F / (c (1 - 1/P)): where P threads save more than the fan-out costs."""
@@ -360,6 +400,12 @@ class CPUKernel(Launchable):
             self._attach_pool()
         self.n_par, self.grain = min(NEVER, int(n_par)), max(1, min(NEVER, int(grain)))
         self._finish()
+
+
+def _interrupted(name: str) -> None:
+    from . import cpu_interrupt  # a SIGINT stopped a pool launch: loaded with the pool
+
+    cpu_interrupt.interrupted(name)
 
 
 def entry_symbol(kir: KernelIR) -> str:

@@ -31,8 +31,6 @@ import os
 import threading
 
 from ..toolchain.objload import load_ir
-from . import cpu_interrupt
-from .cpu_pool_ir import pause_asm, pool_ir
 from .cpu_threads import MAX_THREADS, check_num_threads  # noqa: F401 (re-exported)
 
 _SYMBOLS = ("tack_pool_create", "tack_pool_init", "tack_pool_workers", "tack_pool_shutdown",
@@ -46,6 +44,11 @@ class _Native:
     cache. Their code is never unmapped (workers may run it during interpreter teardown)."""
 
     def __init__(self):
+        # Loaded with the pool, not with the engine: a first call that stays serial (most
+        # first calls) needs neither the pool's IR nor the SIGINT machinery (`signal`, ~1 ms).
+        from . import cpu_interrupt
+        from .cpu_pool_ir import pause_asm, pool_ir
+
         self.code = load_ir(pool_ir(pause_asm()), _SYMBOLS, "tack_pool", keep=True)
         addr = self.code.address
         i64, ptr = _c.c_int64, _c.c_void_p

@@ -42,6 +42,9 @@ class EngineKind:
     # starts right away (a missing driver library or device then fails there too).
     requires: tuple[str, ...] = ()
     start_on_select: bool = False
+    # Kernels of this engine may launch from the disk cache's records (tack.front_cache),
+    # known before the engine starts: looking records up must not start, say, a GPU engine.
+    records: bool = False
 
     def check_importable(self) -> None:
         """TackRuntimeError (the `missing` message) when a required module is not installed;
@@ -124,7 +127,7 @@ NATIVE_CPU = register(EngineKind(
     "native", "tack.runtime.cpu", "CPUEngine",
     {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True)},
     ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE,
-    files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}))
+    files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}, records=True))
 
 NATIVE_CUDA = register(EngineKind(
     "native", "tack.runtime.cuda", "CUDAEngine",

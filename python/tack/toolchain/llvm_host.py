@@ -14,7 +14,6 @@ import sys
 import threading
 
 from .. import cache
-from . import compile_worker
 
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
@@ -120,17 +119,24 @@ def _cpuinfo(first_block: bool) -> bytes:
 
 @functools.cache
 def _llvmlite_build() -> list:
-    import llvmlite
+    """llvmlite's build as files: its version module and its native library (size, mtime),
+    found without importing llvmlite (a cache hit never loads it)."""
+    import importlib.util
 
-    out = [llvmlite.__version__]
-    d = os.path.join(os.path.dirname(llvmlite.__file__), "binding")
-    try:
-        for name in sorted(os.listdir(d)):
-            if name.startswith(("libllvmlite", "llvmlite")) and not name.endswith(".py"):
-                st = os.stat(os.path.join(d, name))
-                out.append([name, st.st_size, st.st_mtime_ns])
-    except OSError:
-        pass
+    spec = importlib.util.find_spec("llvmlite")
+    if spec is None or not spec.submodule_search_locations:
+        return ["no llvmlite"]
+    root = next(iter(spec.submodule_search_locations))
+    out: list = []
+    for d, keep in ((root, ("_version.py",)), (os.path.join(root, "binding"), None)):
+        try:
+            for name in sorted(os.listdir(d)):
+                if (name in keep) if keep else (name.startswith(("libllvmlite", "llvmlite"))
+                                                and not name.endswith(".py")):
+                    st = os.stat(os.path.join(d, name))
+                    out.append([name, st.st_size, st.st_mtime_ns])
+        except OSError:
+            continue
     return out
 
 
@@ -240,6 +246,8 @@ def compile_object(llvm_ir: str) -> bytes:
     model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation). After a
     process's first compiles, in a bounded worker process (compile_worker.py: llvmlite keeps
     ~70 KB of every O3 run)."""
+    from . import compile_worker  # with subprocess (~5 ms): only a process that compiles
+
     with compile_lock:
         return compile_worker.compile_object(llvm_ir, compile_here)
 
@@ -258,4 +266,4 @@ def code_key(source) -> str:
     and features, LLVM and llvmlite, the pipeline, and Tack's own modules (so that a changed
     renderer or pipeline can never reuse stale code)."""
     return cache.make_key("cpu", source, host_info(), PIPELINE, _llvmlite_build(),
-                          cache.package_fingerprint())
+                          cache.package_digest())

@@ -23,7 +23,6 @@ import os
 import struct
 import sys
 import weakref
-from dataclasses import dataclass
 from typing import ClassVar
 
 from .. import cache
@@ -108,17 +107,18 @@ def _align(x: int, a: int) -> int:
 
 
 # ---- phase 1: map ------------------------------------------------------------------------------
-@dataclass
 class _Layout:
     """Where everything goes, as offsets from the image's base: three page-aligned segments
-    (TEXT, RODATA, DATA, in that order); the jump stubs end TEXT, the GOT ends RODATA."""
+    (TEXT, RODATA, DATA, in that order); the jump stubs end TEXT, the GOT ends RODATA. (A plain
+    class: see elf.ElfObject.)"""
 
-    offs: dict  # section index -> offset in its segment
-    seg_start: list
-    seg_size: list
-    stub_off: int  # in TEXT
-    got_off: int  # in RODATA
-    total: int
+    __slots__ = ("got_off", "offs", "seg_size", "seg_start", "stub_off", "total")
+
+    def __init__(self, offs: dict, seg_start: list, seg_size: list, stub_off: int,
+                 got_off: int, total: int):
+        self.offs = offs  # section index -> offset in its segment
+        self.seg_start, self.seg_size = seg_start, seg_size
+        self.stub_off, self.got_off, self.total = stub_off, got_off, total  # stubs: in TEXT
 
     def section(self, i: int, seg: int) -> int:
         return self.seg_start[seg] + self.offs[i]
@@ -360,7 +360,8 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     """Object code, mapped, with `symbols` checked present: from the disk cache (tack.cache,
     kind "cpu") when it holds it, else `make_ir()` compiled (and stored). `source` (or a
     function giving it, called only when the cache is on) identifies the code for the key, e.g.
-    ["kir", digest]; None: the LLVM IR text itself, rendered first."""
+    ["kir", digest]; None: the LLVM IR text itself, rendered first. The image's `cache_key` is
+    the entry's key (None with the cache off), so a launch record can name the code."""
     key = ir = None
     if cache.enabled():
         if callable(source):
@@ -369,16 +370,9 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             ir = make_ir()
             source = ["ir", ir]
         key = llvm_host.code_key(source)
-        entry = cache.load("cpu", key)
-        if entry is not None:
-            try:
-                image = map_object(entry.data, keep, fallback=False)
-                for name in symbols:
-                    image.address(name)
-                counts["cached"] += 1
-                return image
-            except LoadError:
-                pass  # checksum-valid, but not an object ElfImage accepts: compile it afresh
+        image = load_cached(key, symbols, keep)
+        if image is not None:
+            return image
     if ir is None:
         ir = make_ir()
     obj = llvm_host.compile_object(ir)
@@ -391,6 +385,25 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             key = llvm_host.code_key(source)
         cache.store("cpu", key, obj, {"symbols": list(symbols), "label": label,
                                       "target": llvm_host.host_info()})
+    image.cache_key = key
+    return image
+
+
+def load_cached(key: str, symbols, keep: bool = False):
+    """The object code stored under `key` (kind "cpu"), mapped by ElfImage with `symbols`
+    checked present; None if the cache does not hold it or holds something ElfImage rejects
+    (checksum-valid, but not an object it accepts: the caller compiles it afresh)."""
+    entry = cache.load("cpu", key)
+    if entry is None:
+        return None
+    try:
+        image = map_object(entry.data, keep, fallback=False)
+        for name in symbols:
+            image.address(name)
+    except LoadError:
+        return None
+    counts["cached"] += 1
+    image.cache_key = key
     return image
 
 

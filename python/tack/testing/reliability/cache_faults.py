@@ -6,10 +6,11 @@ applied to one entry or directory, a fresh consumer process, and what it must co
     r = consume(ctx)                         # a fresh process calls the kernel over the pool
     verify(ctx, r, "recompiled")             # AssertionError if it came to something else
 
-Targets are the three kinds of entry a CPU process reads: the kernel's object code ("kernel"),
-the thread pool's ("pool", both under cpu/) and the host record ("host", under host/). The
-consumer runs the kernel over 4096 elements on 2 threads, so it reads all three, and prints
-what it compiled, what the cache counted and which warnings it gave.
+Targets are the kinds of entry a CPU process reads: the kernel's object code ("kernel"),
+the thread pool's ("pool", both under cpu/), the host record ("host", under host/) and the
+kernel's records ("spec" and "variant", under kernel/: tack.front_cache). The consumer runs the
+kernel over 4096 elements on 2 threads, so it reads them all, and prints what it compiled, what
+it took from records, what the cache counted and which warnings it gave.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ sys.path[:0] = [{pkg!r}, {kdir!r}]
 warnings.simplefilter("always")
 import numpy as np
 import tack
-from tack import cache
+from tack import cache, front_cache
 from tack.toolchain import objload
 import kmod
 
@@ -57,7 +58,7 @@ with warnings.catch_warnings(record=True) as w:
     kmod.k(x, out)
 ok = bool(np.array_equal(out.numpy(), np.arange(4096, dtype=np.float32) * 2 + 1))
 print(json.dumps({{"ok": ok, "code": objload.counts, "stats": cache.stats(),
-                  "warnings": [str(m.message) for m in w]}}))
+                  "records": front_cache.counts, "warnings": [str(m.message) for m in w]}}))
 '''
 
 
@@ -82,7 +83,7 @@ def _run(ctx: dict, mode: str, extra=(), timeout: float = 120) -> dict:
 def _entries(root: str) -> dict:
     """target -> (path, kind, key) of a populated cache."""
     out = {}
-    for kind in ("cpu", "host"):
+    for kind in ("cpu", "host", "kernel"):
         sub = os.path.join(root, kind)
         for name in sorted(os.listdir(sub)) if os.path.isdir(sub) else []:
             if not name.endswith(cache.SUFFIX):
@@ -90,8 +91,9 @@ def _entries(root: str) -> dict:
             path, key = os.path.join(sub, name), name[:-len(cache.SUFFIX)]
             with open(path, "rb") as f:
                 got = cache.decode(kind, key, f.read())
-            label = json.loads(got[1]).get("label") if got else None
-            target = "host" if kind == "host" else "pool" if label == "tack_pool" else "kernel"
+            meta = json.loads(got[1]) if got else {}
+            target = ("host" if kind == "host" else meta.get("record") if kind == "kernel" else
+                      "pool" if meta.get("label") == "tack_pool" else "kernel")
             out[target] = (path, kind, key)
     return out
 
@@ -340,13 +342,16 @@ def verify(ctx: dict, r: dict, expect: str) -> None:
     assert "crashed" not in r, r.get("crashed")
     assert r["ok"], f"wrong result: {r}"
     code, writes = r["code"], ctx["mode"] in ("readwrite", "on")
+    record = {"spec": "specs", "variant": "variants"}.get(ctx["target"])
     if expect == "used":
         assert code == {"compiled": 0, "cached": 2}, f"expected every entry used: {r}"
+        assert record is None or r["records"][record] == 1, f"expected the record used: {r}"
     elif expect in ("recompiled", "repaired"):
-        if expect == "recompiled":
-            want = ({"compiled": 0, "cached": 2} if ctx["target"] == "host" else
+        if expect == "recompiled":  # (a record: the kernel typechecked, its code cached)
+            want = ({"compiled": 0, "cached": 2} if ctx["target"] == "host" or record else
                     {"compiled": 1, "cached": 1})
             assert code == want, f"expected only the {ctx['target']} rebuilt: {r}"
+            assert record is None or r["records"][record] == 0, f"a refused record used: {r}"
         if writes and not ctx.get("unrepairable"):
             assert _intact(ctx), f"the {ctx['target']} entry was not repaired: {r}"
         if not writes:

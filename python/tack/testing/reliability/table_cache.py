@@ -1,8 +1,9 @@
-"""Disk-cache faults (issue 15's 195 scenarios): each row populates a private cache in one
-process, damages one entry or directory, and runs the kernel in a fresh process, which must give
-the right result, rebuild what it refused and repair it on disk (cache_faults.py has the
-machinery and what each expectation checks). Targets: the kernel's object code, the thread
-pool's, the host record; modes: a cache that reads and writes, and one that only reads."""
+"""Disk-cache faults (issue 15's 195 scenarios, and 86 for the kernel records): each row
+populates a private cache in one process, damages one entry or directory, and runs the kernel
+in a fresh process, which must give the right result, rebuild what it refused and repair it on
+disk (cache_faults.py has the machinery and what each expectation checks). Targets: the
+kernel's object code, the thread pool's, the host record, the kernel's spec and variant records
+(tack.front_cache); modes: a cache that reads and writes, and one that only reads."""
 from __future__ import annotations
 
 from .cache_faults import CONTENT, DIRS, PROCESS, ROOTS, TYPES
@@ -48,7 +49,7 @@ def _process_row(fault: str) -> Case:
 
 def _cases() -> list[Case]:
     rows = []
-    for target in ("kernel", "pool", "host"):
+    for target in ("kernel", "pool", "host", "spec", "variant"):
         rows += [_row(target, f, "readwrite") for f in CONTENT + TYPES]
     rows += [_row("kernel", f, "read") for f in CONTENT + _READ_TYPES]
     rows += [_row(t, f, "readwrite") for t in ("kernel", "host") for f in DIRS]

@@ -1,0 +1,157 @@
+"""Kernels from the disk cache without the type checker: keys computed from the parse.
+
+The CPU engine keys object code on the final `KernelIR`, so before this a cached first call still
+imported and ran the type checker and the IR passes (~15 ms of a 45 ms first call on a small VM).
+The parse is the frontend's complete answer to what a kernel depends on: every global, closure
+value and `tack.constant` it reads is a literal there, and every `@tack.func` it calls is inlined
+into its body (frontend/parser/names.py, calls.py). The type checker and the passes are
+deterministic functions of the parse, the argument specs, the kernel's options and Tack's own
+code. So a key over those (plus what the engine adds: the host CPU, LLVM's build) names the
+final IR as well as the IR itself does, one step earlier (docs/design/005-disk-cache.md,
+"Keyed before the type checker").
+
+Two records per kernel, both plain tokens (tack.cache.records), kind `kernel/`:
+
+- the *spec* record, keyed on the parse, the arguments' kinds, dtypes and ranks, the options,
+  the engine and Tack's code: what `Kernel` needs of the typed IR before compiling a variant
+  (the extents baked into the code, the loop variable's range, which parameters are written,
+  whether launches must fill workgroups);
+- the *variant* record, keyed on the spec key and the baked extents' values: the engine's launch
+  record (`Launchable.record`: for the CPU the parameter layout and the key of the object code).
+
+Anything unusual — the cache off, debug mode, device-class arguments, a return value, an engine
+without records (`EngineKind.records`, known before the engine starts), a parse holding
+something `digest_object` cannot digest — gives no key, and the kernel is typechecked and
+compiled as before (with the `KernelIR`-keyed object cache).
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from . import cache, signature
+from .cache import records
+from .dtypes import i64
+
+KIND = "kernel"
+FORMAT = 1  # of the records below: bump on any change to what they hold
+counts = {"specs": 0, "variants": 0}  # this process's specializations and variants from records
+
+
+class SpecRecord:
+    """What a specialization needs of its typed IR before a variant is compiled."""
+
+    __slots__ = ("baked", "collective", "index_range", "written")
+
+    def __init__(self, baked, index_range, written, collective):
+        self.baked = baked  # [(argument position, axis)] extents baked into the code
+        self.index_range = index_range  # (min, max) of the loop variable's type, or None
+        self.written = written  # per parameter: may the kernel store into it (an array)
+        self.collective = collective  # launches must fill whole workgroups
+
+
+def parse_digest(pk) -> str:
+    """A digest of everything the type checker reads of a parse: every field of the
+    `ParsedKernel` (its body with every inlined function and constant), its source by position
+    (file, first line, indentation, scope: the `Loc`s carry the rest), and the launch range by
+    its text (`evaluate` is compiled from `source`). TypeError if it holds something
+    `digest_object` does not know."""
+    parts = []
+    for f in dataclasses.fields(pk):
+        v = getattr(pk, f.name)
+        if f.name == "source":
+            v = [v.file, v.first_line, v.indent, v.scope]
+        elif f.name == "host_range":
+            v = [[g.name, getattr(v, g.name)] for g in dataclasses.fields(v)
+                 if g.name != "evaluate"]
+        parts.append([f.name, v])
+    return cache.digest_object(parts)
+
+
+def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
+    """The key of the spec record for this parse and these IR parameter values on `dev`, or
+    None where this cache does not apply (see the module docstring)."""
+    if (debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
+            or not cache.enabled()):
+        return None
+    engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)
+    target = engine.record_key()
+    if target is None:
+        return None
+    try:
+        digest = parse_digest(pk)
+    except (TypeError, RecursionError):
+        return None
+    args = [[kind, t.name, ndim] for kind, t, ndim, _ in
+            signature.spec_parts(kernel.name, pk.params, values)]
+    return cache.make_key(KIND, "spec", FORMAT, digest, args, dict(kernel.options),
+                          type(engine).__module__ + "." + type(engine).__qualname__, dev.arch,
+                          target, cache.package_digest(), sys.implementation.name,
+                          list(sys.version_info[:3]))
+
+
+def load_spec(key: str | None, values) -> SpecRecord | None:
+    """The spec record stored under `key` for these IR parameter values; None if absent or not
+    one this Tack wrote for them (positions and axes of the baked extents, one written flag per
+    parameter)."""
+    entry = cache.load(KIND, key) if key is not None else None
+    if entry is None:
+        return None
+    lines = records.loads(entry.data)
+    try:
+        f = records.fields(lines) if lines is not None else {}
+        baked = [(records.integer(i), records.integer(ax)) for i, ax in f.get("baked", [])]
+        (rng,), (written,), ((collective,),) = f["range"], f["written"], f["collective"]
+        lo, hi = (records.optional_integer(x) for x in rng)
+        rec = SpecRecord(baked, None if lo is None or hi is None else (lo, hi),
+                         [records.flag(w) for w in written], records.flag(collective))
+    except (KeyError, ValueError):  # a missing field, too many or too few tokens
+        return None
+    ndims = [getattr(v, "ndim", 0) for v in values]
+    if len(rec.written) != len(values) or not all(
+            0 <= i < len(values) and 0 <= ax < ndims[i] for i, ax in rec.baked):
+        return None
+    counts["specs"] += 1
+    return rec
+
+
+def store_spec(key: str | None, rec: SpecRecord) -> None:
+    if key is None:
+        return
+    lo, hi = rec.index_range or (None, None)
+    lines = [("baked", i, ax) for i, ax in rec.baked]
+    lines += [("range", lo, hi), ("written", *rec.written), ("collective", rec.collective)]
+    cache.store(KIND, key, records.dumps(lines), {"record": "spec"})
+
+
+def variant_key(key: str, shape_key: tuple) -> str:
+    return cache.make_key(KIND, "variant", FORMAT, key, [int(x) for x in shape_key])
+
+
+def load_variant(engine, key: str, shape_key: tuple, make_kir, expected):
+    """The engine's launchable for this spec key and baked extents, from its launch record;
+    None if absent or unusable (`engine.from_record` checks it against `expected`, the
+    parameters the type checker would give, and its code)."""
+    entry = cache.load(KIND, variant_key(key, shape_key))
+    variant = None if entry is None else engine.from_record(entry.data, make_kir, expected)
+    if variant is not None:
+        counts["variants"] += 1
+    return variant
+
+
+def expected_params(pk, parts) -> list[tuple]:
+    """(name, kind, dtype, ndim) of each parameter of the final IR, as the type checker makes
+    them from `signature.spec_parts` (a vector array's components are trailing dimensions),
+    then the launch range's hidden i64 scalars: what a launch record must describe."""
+    out = []
+    for name, (kind, t, ndim, _) in zip(pk.params, parts):
+        if kind == "array" and hasattr(t, "elem"):  # a VecType
+            t, ndim = t.elem, ndim + len(t.shape)
+        out.append((name, kind, t, ndim))
+    return out + [(h, "scalar", i64, 0) for h in pk.host_range.hidden]
+
+
+def store_variant(key: str, shape_key: tuple, variant) -> None:
+    data = variant.record()
+    if data is not None:
+        cache.store(KIND, variant_key(key, shape_key), data, {"record": "variant"})
