@@ -37,6 +37,7 @@ from ..errors import TackRuntimeError, TackValueError
 from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
+from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_interrupt, cpu_pool
 from .base import Engine, Launchable
@@ -162,11 +163,8 @@ class CPUEngine(HostMemory, Engine):
     def stage(self, kir: KernelIR, name: str) -> str:
         if name == "ir":
             return kernel_str(kir)
-        from ..render.llvm import render_llvm  # llvmlite loads on first use
-        from ..toolchain.llvm_host import optimize
-
-        text = render_llvm(kir)
-        return optimize(text) if name == "optimized" else text
+        text = render(kir)
+        return llvm_host.optimize(text) if name == "optimized" else text
 
 
 class CPUKernel(Launchable):
@@ -180,10 +178,14 @@ class CPUKernel(Launchable):
         entry = entry_symbol(kir)
         self._with_caller = cpu_call.available()
         symbols = [entry, cpu_call.caller_symbol(entry)] if self._with_caller else [entry]
-        self._code = objload.load_code(self._render, symbols, kir.name,
-                                        source=lambda: _source(kir, self._with_caller))
+        self._sigints = sigints_symbol(entry) if poll_plan(kir) else None  # Ctrl-C polls
+        self._code = objload.load_code(self._render, symbols + [self._sigints] * self.polled,
+                                        kir.name, source=lambda: _source(kir, self._with_caller))
         self.entry_address = self._code.address(entry)
-        self._entry = _ENTRY(self.entry_address)
+        self._entry = self._serial = _ENTRY(self.entry_address)
+        self._count = None  # with polls: the SIGINT count (a ctypes view)
+        if self.polled:
+            self._watch_sigints()
         self._caller = (cpu_call.Caller(symbols[1], self._code.address(symbols[1]))
                         if self._with_caller else None)
         self._pack = layout(kir.params).pack_into
@@ -205,8 +207,33 @@ class CPUKernel(Launchable):
             self._llvm_ir = render(self.kir)
         if self._with_caller:  # the object code holds the caller too (not `llvm_ir`)
             entry = entry_symbol(self.kir)
-            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params))
+            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params), self._sigints)
         return self._llvm_ir
+
+    @property
+    def polled(self) -> bool:
+        """Whether the kernel has loops that poll for Ctrl-C (passes/polls.py)."""
+        return self._sigints is not None
+
+    def _watch_sigints(self) -> None:
+        """Point the code's polls at the process's SIGINT count (loading the pool's code, which
+        holds it and installs the handler that counts), and check it around serial launches."""
+        nat = cpu_pool.native()
+        ctypes.c_void_p.from_address(self._code.address(self._sigints)).value = nat.sigint_count
+        count, entry, name = ctypes.c_int64.from_address(nat.sigint_count), self._entry, self.name
+        self._count = count
+
+        def serial(t0: int, t1: int, addr: int) -> None:
+            s0 = count.value
+            entry(t0, t1, addr)
+            if count.value != s0:  # a poll returned early: raise outside the main thread
+                cpu_interrupt.interrupted(name)
+
+        self._serial = serial
+
+    def interrupted(self) -> None:
+        """After a launch that a SIGINT stopped (cpu_interrupt.interrupted)."""
+        cpu_interrupt.interrupted(self.name)
 
     @property
     def llvm_ir(self) -> str:
@@ -260,7 +287,7 @@ class CPUKernel(Launchable):
                  "    return MISS"]
         if self.num_threads > 1:
             lines += ["if n >= 64 and not _K._calibrated:", f"    return _launch([{vals}], n)"]
-        return lines + ["_call(block)"]
+        return lines + ["if _call(block) is None:", "    _K.interrupted()"]
 
     def _launch_private(self, args, n: int) -> None:
         buf = ctypes.create_string_buffer(self._size)
@@ -271,21 +298,20 @@ class CPUKernel(Launchable):
         self._run(ctypes.addressof(buf), n)
 
     def _run_serial(self, addr: int, n: int) -> None:
-        self._entry(0, n, addr)
+        self._serial(0, n, addr)
 
     def _run_policy(self, addr: int, n: int) -> None:
         # The policy's one compare, here rather than in tack_pool_launch: the 3-argument entry
         # call is ~0.2 µs cheaper than the 7-argument pool call.
         if n < self.n_par:
-            self._entry(0, n, addr)
-        else:
-            if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
-                                 self.grain):
-                cpu_interrupt.interrupted(self.name)
+            self._serial(0, n, addr)
+        elif self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
+                               self.grain):
+            cpu_interrupt.interrupted(self.name)
 
     def _run_provisional(self, addr: int, n: int) -> None:
         if n < self.n_par:
-            return self._entry(0, n, addr)
+            return self._serial(0, n, addr)
         self._finish()
         self._run(addr, n)
 
@@ -297,17 +323,20 @@ class CPUKernel(Launchable):
         caches costs several times less per iteration than the first, cold one, and the policy
         must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
         if n < 64:  # too small to time: it would measure the call, not the kernel
-            return self._entry(0, n, addr)
+            return self._serial(0, n, addr)
         if self._call_ns is None:
             self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
             self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
+        s0 = 0 if self._count is None else self._count.value
         while done < n and spent < PREFIX_NS:
             k = min(self._probe, n - done)
             t0 = time.perf_counter_ns()
             self._entry(done, done + k, addr)
             dt = max(0.0, time.perf_counter_ns() - t0 - self._call_ns)
+            if self._count is not None and self._count.value != s0:
+                return self.interrupted()  # the main thread's KeyboardInterrupt is on its way
             done, spent = done + k, spent + dt
             self._acc_ns, self._acc_iters = self._acc_ns + dt, self._acc_iters + k
             if dt >= SAMPLE_NS and self._acc_iters > k:  # not the very first call: cold code
@@ -325,7 +354,7 @@ class CPUKernel(Launchable):
                 self._finish(attach=False)
         if done < n:
             if self._pool_ptr is None:
-                return self._entry(done, n, addr)
+                return self._serial(done, n, addr)
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
                                  self.grain):
                 cpu_interrupt.interrupted(self.name)
@@ -368,11 +397,13 @@ def entry_symbol(kir: KernelIR) -> str:
 
 
 def render(kir: KernelIR) -> str:
-    """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed)."""
-    from ..render.llvm import LLVMRenderer, entry_name  # llvmlite loads on first render
+    """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed), with its
+    Ctrl-C polls (render/llvm_polls.py)."""
+    from ..render.llvm import entry_name  # llvmlite loads on first render
+    from ..render.llvm_polls import PollingRenderer
 
     assert entry_name(kir) == entry_symbol(kir)
-    r = LLVMRenderer()
+    r = PollingRenderer()
     r.triple = llvm_host.process_triple()
     return r.render(kir)
 
