@@ -57,6 +57,5 @@ def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
             total += inner if trip is None else trip * inner
         elif s.BLOCKS:  # an If: its longer arm counts
             total += max(_work(b, plan) - 1 for b in blocks(s))
-        if total > POLL_WORK:
-            return POLL_WORK + 1
+        total = min(total, POLL_WORK + 1)  # (the later statements' loops still get planned)
     return total
