@@ -5,9 +5,11 @@ with the process usable afterwards."""
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -229,6 +231,7 @@ for scenario in {scenarios!r}:
         got = []
 
         def run():
+            print("ready", flush=True)  # a SIGINT before the launch began would not stop it
             try:
                 kernel(out, arg)
                 got.append("finished")
@@ -238,7 +241,6 @@ for scenario in {scenarios!r}:
 
         t = threading.Thread(target=run)
         t.start()
-        print("ready", flush=True)
         try:
             while t.is_alive():
                 time.sleep(0.01)
@@ -268,17 +270,28 @@ def _interrupt_each(tmp_path, threads: int, scenarios: list[str]) -> list[float]
     (tmp_path / "child.py").write_text(code)
     proc = subprocess.Popen([sys.executable, str(tmp_path / "child.py")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x.strip()) for x in proc.stdout], daemon=True).start()
+
+    def expect(what: str, scenario: str, timeout: float = 120) -> None:
+        try:
+            line = lines.get(timeout=timeout)
+        except queue.Empty:
+            line = f"nothing within {timeout} s"
+        if line != what:
+            proc.kill()
+            pytest.fail(f"{scenario}: expected {what!r}, got {line!r}\n{proc.stderr.read()[-3000:]}")
+
     delays = []
     try:
         for scenario in scenarios:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()[-3000:]
+            expect("ready", scenario)
             time.sleep(0.5)
             t0 = time.perf_counter()
             proc.send_signal(signal.SIGINT)
-            line = proc.stdout.readline().strip()
+            expect("interrupted", scenario, timeout=30)
             delays.append(time.perf_counter() - t0)
-            assert line == "interrupted", (scenario, line, proc.stderr.read()[-3000:])
-            assert proc.stdout.readline().strip() == "usable", scenario
+            expect("usable", scenario)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
