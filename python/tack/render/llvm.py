@@ -57,7 +57,7 @@ from .llvm_support import (
     loop_id,
     scalar_constant,
 )
-from .printf import format_line, string_constant
+from .printf import emit_printf
 
 I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
 FFLAGS = ()  # no contraction outside Op.MULADD (passes/muladd.py)
@@ -113,7 +113,7 @@ class LLVMRenderer:
         return str(self.module)
 
     def emit_body_function(self, kir: KernelIR) -> ir.Function:
-        fnty = ir.FunctionType(ir.VoidType(), [I64] + [self.param_type(p) for p in kir.params])
+        fnty = ir.FunctionType(ir.VoidType(), self.body_param_types(kir))
         fn = ir.Function(self.module, fnty, name=f"{entry_name(kir)}.body")
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")  # after inlining, the entry's t loop vectorizes
@@ -126,6 +126,7 @@ class LLVMRenderer:
             self.params[p.name] = (p, v)
             if p.kind == "array":
                 self.arrays[p.name] = (p.dtype, v)
+        self.extra_args = values[len(kir.params):]  # a subclass's own (body_param_types)
         self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
         self.b = ir.IRBuilder(fn.append_basic_block("body"))
         self.slots = {n: self.alloca(self.ll_type(dt), n) for n, dt in kir.locals.items()}
@@ -142,20 +143,14 @@ class LLVMRenderer:
         self.allocas.branch(fn.blocks[1])  # allocas first: mem2reg promotes entry-block allocas
         return fn
 
+    def body_param_types(self, kir: KernelIR) -> list[ir.Type]:
+        """The body's parameters: t, then the kernel's (a subclass may append its own)."""
+        return [I64] + [self.param_type(p) for p in kir.params]
+
     def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
         """CPU ABI: unpack the 8-byte argument slots once, then loop t over [t_begin, t_end)."""
-        i8p = ir.PointerType(ir.IntType(8))
-        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p]),
-                         name=entry_name(kir))
-        fn.attributes.add("nounwind")
-        begin, end, args = fn.args
-        begin.name, end.name, args.name = "t_begin", "t_end", "args"
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        vals = []
-        for j, p in enumerate(kir.params):
-            ty = self.param_type(p)
-            slot = b.bitcast(b.gep(args, [ir.Constant(I64, 8 * j)]), ir.PointerType(ty))
-            vals.append(b.load(slot, name=p.name, align=8))
+        fn, b, vals = self.entry_function(kir)
+        begin, end, _ = fn.args
         loop, done = fn.append_basic_block("loop"), fn.append_basic_block("done")
         b.cbranch(b.icmp_signed("<", begin, end), loop, done)
         b.position_at_end(loop)
@@ -168,6 +163,22 @@ class LLVMRenderer:
         b.position_at_end(done)
         b.ret_void()
         return fn
+
+    def entry_function(self, kir: KernelIR) -> tuple[ir.Function, ir.IRBuilder, list]:
+        """The CPU entry function, a builder in its entry block and the parameters' values."""
+        i8p = ir.PointerType(ir.IntType(8))
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p]),
+                         name=entry_name(kir))
+        fn.attributes.add("nounwind")
+        begin, end, args = fn.args
+        begin.name, end.name, args.name = "t_begin", "t_end", "args"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        vals = []
+        for j, p in enumerate(kir.params):
+            ty = self.param_type(p)
+            slot = b.bitcast(b.gep(args, [ir.Constant(I64, 8 * j)]), ir.PointerType(ty))
+            vals.append(b.load(slot, name=p.name, align=8))
+        return fn, b, vals
 
     def scratch_array(self, sc) -> ir.Value:
         """A pointer to element 0 of a scratch array: `local` ones live on the stack (one per
@@ -410,18 +421,7 @@ class LLVMRenderer:
     def expr_stmt(self, s: ExprStmt) -> None:
         self.expr(s.value)
 
-    def print_(self, e: Expr) -> ir.Value:
-        """printf of one line, then fflush, so output interleaves sanely with Python's."""
-        text, args = format_line(self, e)
-        name = f".fmt{len([g for g in self.module.global_values if g.name.startswith('.fmt')])}"
-        gv = string_constant(self.module, name, text)
-        i8p = ir.IntType(8).as_pointer()
-        printf = self.module.globals.get("printf") or ir.Function(
-            self.module, ir.FunctionType(ir.IntType(32), [i8p], var_arg=True), name="printf")
-        self.b.call(printf, [self.b.bitcast(gv, i8p)] + args)
-        fflush = self.declare("fflush", ir.IntType(32), [i8p])
-        self.b.call(fflush, [ir.Constant(i8p, None)])
-        return ir.Constant(ir.IntType(32), 0)
+    print_ = emit_printf  # printf of one line, then fflush (render/printf.py)
 
     def if_(self, s: If) -> None:
         cond = self.expr(s.cond)

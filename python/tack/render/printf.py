@@ -1,5 +1,6 @@
 """`print` for the LLVM printers: one line's printf format and arguments, shared by the CPU
-renderer (`printf`) and the PTX renderer (CUDA's `vprintf`), so both print the same text.
+renderer (`printf`, emit_printf) and the PTX renderer (CUDA's `vprintf`), so both print the same
+text.
 
 The line format (docs/language.md, "print"): the pieces joined by one space, then a newline;
 integers in decimal, f32 with 7 and f64 with 16 significant digits (%g style); bools as 0 / 1.
@@ -38,3 +39,18 @@ def string_constant(module: ir.Module, name: str, data: bytes) -> ir.GlobalVaria
     gv = ir.GlobalVariable(module, const.type, name=name)
     gv.global_constant, gv.linkage, gv.initializer = True, "internal", const
     return gv
+
+
+def emit_printf(r, e) -> ir.Value:
+    """The CPU renderer's `Op.PRINT` (`r`: an LLVMRenderer): printf of one line, then fflush, so
+    output interleaves sanely with Python's."""
+    text, args = format_line(r, e)
+    name = f".fmt{len([g for g in r.module.global_values if g.name.startswith('.fmt')])}"
+    gv = string_constant(r.module, name, text)
+    i8p = I8.as_pointer()
+    printf = r.module.globals.get("printf") or ir.Function(
+        r.module, ir.FunctionType(ir.IntType(32), [i8p], var_arg=True), name="printf")
+    r.b.call(printf, [r.b.bitcast(gv, i8p)] + args)
+    fflush = r.declare("fflush", ir.IntType(32), [i8p])
+    r.b.call(fflush, [ir.Constant(i8p, None)])
+    return ir.Constant(ir.IntType(32), 0)

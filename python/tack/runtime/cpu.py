@@ -24,7 +24,6 @@ without loading LLVM at all; otherwise rendered, compiled by llvmlite and stored
 from __future__ import annotations
 
 import ctypes
-import functools
 import math
 import os
 import threading
@@ -37,9 +36,11 @@ from ..errors import TackRuntimeError, TackValueError
 from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
+from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_pool, cpu_record
 from .base import Engine, Launchable
+from .cpu_timing import _ENTRY, NEVER, _median_ns, call_overhead_ns, entry_overhead_ns, fanout_ns
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CPU
@@ -50,10 +51,8 @@ CALIBRATION_LAUNCHES = 2  # the second launch usually finds warm caches
 FIRST_PROBE = 256  # iterations of the first timed prefix
 GRAIN_NS = 4_000  # least work per chunk of a parallel launch: chunk hand-out stays < ~3%
 SAFETY = 1.0  # F already includes moving a chunk's cache lines (see fanout_ns); c is the warm cost
-NEVER = 1 << 62  # n_par meaning "always serial"
 POOL_START_NS = 2_000_000  # starting the pool (its code, F) costs ~ms: a cheaper rest runs serially
 F_PRIOR_NS = 20_000  # the fan-out cost assumed while the pool is not started (see _finish)
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 
 
 def default_num_threads() -> int:
@@ -67,64 +66,6 @@ def default_num_threads() -> int:
     except ValueError:
         raise TackValueError(f"TACK_CPU_THREADS must be an integer, got {env!r}") from None
     return cpu_pool.check_num_threads(n, "TACK_CPU_THREADS")
-
-
-CALIBRATION_NS = 20_000_000  # time budget of each timed phase of fanout_ns, whatever P is
-
-
-def _median_ns(fn, reps: int, budget_ns: float = math.inf) -> float:
-    """The median time of `reps` calls of fn, or of fewer (at least 5) once `budget_ns` is
-    spent: a calibration costs about the same at 4 threads and at 1,000."""
-    xs, spent = [], 0
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        fn()
-        dt = time.perf_counter_ns() - t0
-        xs.append(dt)
-        spent += dt
-        if spent > budget_ns and len(xs) >= 5:
-            break
-    xs.sort()
-    k = len(xs) // 2
-    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
-
-
-_entry_ns: list = []
-
-
-def entry_overhead_ns(entry, addr: int) -> float:
-    """Warm cost of one ctypes call of a kernel entry over an empty range (subtracted from the
-    calibration's timings), measured once per process with the first kernel that calibrates."""
-    if not _entry_ns:
-        _entry_ns.append(_median_ns(lambda: entry(0, 0, addr), 101))
-    return _entry_ns[0]
-
-
-@functools.cache
-def call_overhead_ns() -> float:
-    """Warm cost of one serial launch of an empty kernel via ctypes (subtracted from timings)."""
-    nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
-    noop, addr = _ENTRY(nat.noop), ctypes.addressof(buf)
-    return _median_ns(lambda: noop(0, 1, addr), 300)
-
-
-@functools.cache
-def fanout_ns(num_threads: int) -> float:
-    """What a parallel launch costs beyond its share of the work, measured once per pool: a small
-    streaming kernel over 4096 hot floats per thread, F = T_parallel - T_serial / P. A no-op kernel
-    would miss the chunk hand-out and the cache lines that move to the workers (3x less here)."""
-    pool, nat = cpu_pool.get_pool(num_threads), cpu_pool.native()
-    n = 4096 * num_threads
-    buf = (ctypes.c_float * n)()
-    addr = ctypes.addressof(buf)
-
-    def run(n_par):
-        return lambda: nat.launch(pool.ptr, nat.probe, addr, 0, n, n_par, 1)
-
-    _median_ns(run(0), 50, CALIBRATION_NS / 4)  # start the workers, warm the caches
-    ser = _median_ns(run(NEVER), 300, CALIBRATION_NS)
-    par = _median_ns(run(0), 300, CALIBRATION_NS)
-    return max(par - ser / num_threads, 100.0)
 
 
 class CPUEngine(HostMemory, Engine):
@@ -170,11 +111,8 @@ class CPUEngine(HostMemory, Engine):
     def stage(self, kir: KernelIR, name: str) -> str:
         if name == "ir":
             return kernel_str(kir)
-        from ..render.llvm import render_llvm  # llvmlite loads on first use
-        from ..toolchain.llvm_host import optimize
-
-        text = render_llvm(kir)
-        return optimize(text) if name == "optimized" else text
+        text = render(kir)  # with the Ctrl-C polls the object code has
+        return llvm_host.optimize(text) if name == "optimized" else text
 
 
 class CPUKernel(Launchable):
@@ -184,7 +122,8 @@ class CPUKernel(Launchable):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
-        symbols = [entry, cpu_call.caller_symbol(entry)] if with_caller else [entry]
+        self._sigints = sigints_symbol(entry) if poll_plan(kir) else None  # Ctrl-C polls (too)
+        symbols = _symbols(entry, with_caller, self._sigints is not None)
         code = objload.load_code(self._render, symbols, kir.name,
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
@@ -198,8 +137,8 @@ class CPUKernel(Launchable):
             return None
         name, params, key, symbols = got
         entry = f"tack_{name}"
-        want = [entry, cpu_call.caller_symbol(entry)] if cpu_call.available() else [entry]
-        code = objload.load_cached(key, symbols) if symbols == want else None
+        ok = symbols in (_symbols(entry, cpu_call.available(), polls) for polls in (False, True))
+        code = objload.load_cached(key, symbols) if ok else None
         if code is None:
             return None
         self = cls.__new__(cls)
@@ -222,9 +161,16 @@ class CPUKernel(Launchable):
     def _setup(self, engine: CPUEngine, name: str, params, code, symbols) -> None:
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
-        self._with_caller = len(symbols) > 1
+        self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
+        self._sigints = symbols[-1] if symbols[-1] == sigints_symbol(symbols[0]) else None
         self.entry_address = code.address(symbols[0])
-        self._entry = _ENTRY(self.entry_address)
+        self._entry = self._serial = _ENTRY(self.entry_address)
+        self._count = None  # with polls: the SIGINT count (a ctypes view)
+        if self.polled:
+            from . import cpu_interrupt  # signal handling: loaded with kernels that poll
+
+            self._count, self._serial = cpu_interrupt.watch_sigints(
+                cpu_pool.native(), code.address(self._sigints), self._entry, name)
         self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]))
                         if self._with_caller else None)
         self._pack = layout(params).pack_into
@@ -245,8 +191,18 @@ class CPUKernel(Launchable):
             self._llvm_ir = render(self.kir)
         if self._with_caller:  # the object code holds the caller too (not `llvm_ir`)
             entry = entry_symbol(self.kir)
-            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params))
+            return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params),
+                                                      self._sigints)
         return self._llvm_ir
+
+    @property
+    def polled(self) -> bool:
+        """Whether the kernel has loops that poll for Ctrl-C (passes/polls.py)."""
+        return self._sigints is not None
+
+    def interrupted(self) -> None:
+        """After a launch that a SIGINT stopped (cpu_interrupt.interrupted)."""
+        _interrupted(self.name)
 
     @property
     def llvm_ir(self) -> str:
@@ -300,7 +256,7 @@ class CPUKernel(Launchable):
                  "    return MISS"]
         if self.num_threads > 1:
             lines += ["if n >= 64 and not _K._calibrated:", f"    return _launch([{vals}], n)"]
-        return lines + ["_call(block)"]
+        return lines + ["if _call(block) is None:", "    _K.interrupted()"]
 
     def _launch_private(self, args, n: int) -> None:
         buf = ctypes.create_string_buffer(self._size)
@@ -311,21 +267,20 @@ class CPUKernel(Launchable):
         self._run(ctypes.addressof(buf), n)
 
     def _run_serial(self, addr: int, n: int) -> None:
-        self._entry(0, n, addr)
+        self._serial(0, n, addr)
 
     def _run_policy(self, addr: int, n: int) -> None:
         # The policy's one compare, here rather than in tack_pool_launch: the 3-argument entry
         # call is ~0.2 µs cheaper than the 7-argument pool call.
         if n < self.n_par:
-            self._entry(0, n, addr)
-        else:
-            if self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
-                                 self.grain):
-                _interrupted(self.name)
+            self._serial(0, n, addr)
+        elif self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
+                               self.grain):
+            _interrupted(self.name)
 
     def _run_provisional(self, addr: int, n: int) -> None:
         if n < self.n_par:
-            return self._entry(0, n, addr)
+            return self._serial(0, n, addr)
         self._finish()
         self._run(addr, n)
 
@@ -337,17 +292,20 @@ class CPUKernel(Launchable):
         caches costs several times less per iteration than the first, cold one, and the policy
         must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
         if n < 64:  # too small to time: it would measure the call, not the kernel
-            return self._entry(0, n, addr)
+            return self._serial(0, n, addr)
         if self._call_ns is None:
             self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
             self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
+        s0 = 0 if self._count is None else self._count.value
         while done < n and spent < PREFIX_NS:
             k = min(self._probe, n - done)
             t0 = time.perf_counter_ns()
             self._entry(done, done + k, addr)
             dt = max(0.0, time.perf_counter_ns() - t0 - self._call_ns)
+            if self._count is not None and self._count.value != s0:
+                return self.interrupted()  # the main thread's KeyboardInterrupt is on its way
             done, spent = done + k, spent + dt
             self._acc_ns, self._acc_iters = self._acc_ns + dt, self._acc_iters + k
             if dt >= SAMPLE_NS and self._acc_iters > k:  # not the very first call: cold code
@@ -365,7 +323,7 @@ class CPUKernel(Launchable):
                 self._finish(attach=False)
         if done < n:
             if self._pool_ptr is None:
-                return self._entry(done, n, addr)
+                return self._serial(done, n, addr)
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
                                  self.grain):
                 _interrupted(self.name)
@@ -413,12 +371,21 @@ def entry_symbol(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
 
 
+def _symbols(entry: str, with_caller: bool, polled: bool) -> list[str]:
+    """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
+    the pointer its Ctrl-C polls read (passes/polls.py)."""
+    return ([entry] + [cpu_call.caller_symbol(entry)] * with_caller
+            + [sigints_symbol(entry)] * polled)
+
+
 def render(kir: KernelIR) -> str:
-    """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed)."""
-    from ..render.llvm import LLVMRenderer, entry_name  # llvmlite loads on first render
+    """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed), with its
+    Ctrl-C polls (render/llvm_polls.py)."""
+    from ..render.llvm import entry_name  # llvmlite loads on first render
+    from ..render.llvm_polls import PollingRenderer
 
     assert entry_name(kir) == entry_symbol(kir)
-    r = LLVMRenderer()
+    r = PollingRenderer()
     r.triple = llvm_host.process_triple()
     return r.render(kir)
 

@@ -10,10 +10,13 @@ object by `PyCFunction_NewEx`. Python calls it like any builtin:
 
 It reads n from the block's last slot, releases the GIL (as a ctypes call does), runs the entry
 over [0, n) serially when n < n_par and through `tack_pool_launch` otherwise, takes the GIL back
-and returns its `self`. `self` is the record below, a bytearray the engine updates in place when
-the policy changes; the block is a fresh bytes object per call, so two threads launching the same
-kernel never share one (no lock). Built where objload maps ELF objects (Linux x86-64; both of
-its loaders resolve the C-API from the process); elsewhere launches keep the ctypes path.
+and returns its `self`, or None when a SIGINT stopped the launch (the pool's result; for a
+kernel with polled loops, passes/polls.py, also a serial launch during which the SIGINT count
+moved): the inline launch lines then call `CPUKernel.interrupted`. `self` is the record below,
+a bytearray the engine updates in place when the policy changes; the block is a fresh bytes
+object per call, so two threads launching the same kernel never share one (no lock). Built where
+objload maps ELF objects (Linux x86-64; both of its loaders resolve the C-API from the process);
+elsewhere launches keep the ctypes path.
 """
 from __future__ import annotations
 
@@ -22,11 +25,11 @@ import struct
 
 from ..toolchain import objload
 
-ABI = "tack_call/1"  # part of the disk-cache key of the code that holds a caller
+ABI = "tack_call/2"  # part of the disk-cache key of the code that holds a caller
 RECORD = struct.Struct("@qqQQ")  # n_par, grain, pool, tack_pool_launch (0, 0 while serial)
 _METH_O = 0x0008
 _API = ("PyBytes_AsString", "PyByteArray_AsString", "PyEval_SaveThread", "PyEval_RestoreThread",
-        "Py_IncRef")
+        "Py_IncRef", "_Py_NoneStruct")
 
 _IR = """
 declare ptr @PyBytes_AsString(ptr)
@@ -34,6 +37,7 @@ declare ptr @PyByteArray_AsString(ptr)
 declare ptr @PyEval_SaveThread()
 declare void @PyEval_RestoreThread(ptr)
 declare void @Py_IncRef(ptr)
+@_Py_NoneStruct = external global i8
 
 define ptr @{caller}(ptr %self, ptr %block) {{
 entry:
@@ -49,8 +53,7 @@ ok:
   %serial = icmp slt i64 %n, %npar
   br i1 %serial, label %one, label %pool
 one:
-  call void @{entry}(i64 0, i64 %n, ptr %args)
-  br label %done
+{serial}  br label %done
 pool:
   %gp = getelementptr inbounds i64, ptr %rec, i64 1
   %grain = load i64, ptr %gp, align 8
@@ -58,15 +61,29 @@ pool:
   %poolp = load ptr, ptr %pp, align 8
   %fp = getelementptr inbounds i64, ptr %rec, i64 3
   %fn = load ptr, ptr %fp, align 8
-  call void %fn(ptr %poolp, ptr @{entry}, ptr %args, i64 0, i64 %n, i64 %npar, i64 %grain)
+  %r2 = call i64 %fn(ptr %poolp, ptr @{entry}, ptr %args, i64 0, i64 %n, i64 %npar, i64 %grain)
   br label %done
 done:
+  %r = phi i64 [%r1, %one], [%r2, %pool]
   call void @PyEval_RestoreThread(ptr %ts)
-  call void @Py_IncRef(ptr %self)
-  ret ptr %self
+  %stopped = icmp ne i64 %r, 0
+  %out = select i1 %stopped, ptr @_Py_NoneStruct, ptr %self
+  call void @Py_IncRef(ptr %out)
+  ret ptr %out
 fail:
   ret ptr null
 }}
+"""
+_SERIAL = """  call void @{entry}(i64 0, i64 %n, ptr %args)
+  %r1 = add i64 0, 0
+"""
+# A kernel with polled loops: whether the SIGINT count moved while the entry ran.
+_SERIAL_POLLED = """  %cp = load ptr, ptr @{sigints}, align 8
+  %s0 = load atomic i64, ptr %cp monotonic, align 8
+  call void @{entry}(i64 0, i64 %n, ptr %args)
+  %s1 = load atomic i64, ptr %cp monotonic, align 8
+  %moved = icmp ne i64 %s1, %s0
+  %r1 = zext i1 %moved to i64
 """
 
 
@@ -81,10 +98,12 @@ def caller_symbol(entry: str) -> str:
     return f"tack_call_{entry}"
 
 
-def caller_ir(entry: str, slots: int) -> str:
+def caller_ir(entry: str, slots: int, sigints: str | None = None) -> str:
     """The caller of `entry`, whose argument block has `slots` slots before n, as LLVM IR to
-    append to the entry's module."""
-    return _IR.format(caller=caller_symbol(entry), entry=entry, slots=slots)
+    append to the entry's module; `sigints`: the module's pointer to the SIGINT count, for a
+    kernel with polled loops."""
+    serial = (_SERIAL_POLLED if sigints else _SERIAL).format(entry=entry, sigints=sigints)
+    return _IR.format(caller=caller_symbol(entry), entry=entry, slots=slots, serial=serial)
 
 
 class _MethodDef(ctypes.Structure):

@@ -1,11 +1,12 @@
-"""Ctrl-C during a CPU kernel: a parallel launch stops between chunks and the call raises
-KeyboardInterrupt, its outputs partially written (docs/language.md, "Kernels and calls").
+"""Ctrl-C during a CPU kernel: a parallel launch stops between chunks, a long sequential loop of
+the kernel at its next poll (passes/polls.py), and the call raises KeyboardInterrupt, its outputs
+partially written (docs/language.md, "Kernels and calls"; docs/design/002-cpu-engine.md, "Ctrl-C").
 
 A launch runs inside one GIL-releasing native call, so Python's own SIGINT handler only notes
 the signal; the call would run to its end. So the pool's code has a native handler
-(`tack_on_sigint`, cpu_pool_ir.py) that counts the signal where the chunk loop sees it and then
-calls the handler it replaced — Python's — so the KeyboardInterrupt comes as usual when the call
-returns. It is installed (once, by the pool's first use) only in front of Python's default
+(`tack_on_sigint`, cpu_pool_ir.py) that counts the signal where the chunk loop and the kernels'
+polls see it and then calls the handler it replaced — Python's — so the KeyboardInterrupt comes
+as usual when the call returns. It is installed (once, by the pool's first use) only in front of Python's default
 handler: a program that set its own SIGINT handler, or ignores SIGINT, keeps exactly that
 behaviour, and one that sets a handler later replaces this one. Linux with glibc only (the layout
 of `struct sigaction` is read here); elsewhere kernels run to their end, as before.
@@ -62,3 +63,20 @@ def interrupted(name: str) -> None:
     if threading.current_thread() is not threading.main_thread():
         raise KeyboardInterrupt(f"Kernel '{name}' was interrupted; its outputs are partially "
                                 "written")
+
+
+def watch_sigints(nat, pointer_address: int, entry, name: str):
+    """For a kernel whose loops poll (passes/polls.py): point its code's SIGINT-count pointer (at
+    `pointer_address`) at the count in the pool's code `nat` (cpu_pool.native(), whose loading
+    installs the handler that counts), and give (the count as a ctypes view, a serial entry
+    that raises when a poll stopped the call)."""
+    ctypes.c_void_p.from_address(pointer_address).value = nat.sigint_count
+    count = ctypes.c_int64.from_address(nat.sigint_count)
+
+    def serial(t0: int, t1: int, addr: int) -> None:
+        s0 = count.value
+        entry(t0, t1, addr)
+        if count.value != s0:  # a poll returned early: raise outside the main thread
+            interrupted(name)
+
+    return count, serial

@@ -35,7 +35,7 @@ from .cpu_threads import MAX_THREADS, check_num_threads  # noqa: F401 (re-export
 
 _SYMBOLS = ("tack_pool_create", "tack_pool_init", "tack_pool_workers", "tack_pool_shutdown",
             "tack_pool_noop", "tack_pool_probe", "tack_pool_launch", "tack_on_sigint",
-            "tack_set_prev_sigint", "tack_sigints")
+            "tack_set_prev_sigint", "tack_sigints", "tack_sigint_count")
 _c = ctypes
 
 
@@ -62,6 +62,8 @@ class _Native:
         self.launch = _c.CFUNCTYPE(i64, ptr, ptr, ptr, i64, i64, i64, i64)(
             addr("tack_pool_launch"))
         self.sigints = _c.CFUNCTYPE(i64)(addr("tack_sigints"))
+        # The count's address, which kernels with polled loops read (passes/polls.py)
+        self.sigint_count = _c.c_void_p.from_address(addr("tack_sigint_count")).value
         self.interruptible = cpu_interrupt.install(
             addr("tack_on_sigint"), _c.CFUNCTYPE(None, ptr)(addr("tack_set_prev_sigint")))
 

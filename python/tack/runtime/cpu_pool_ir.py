@@ -33,8 +33,10 @@ declare i32 @sched_yield()
 
 ; Ctrl-C: the SIGINT handler (cpu_interrupt.py installs it in front of Python's) counts signals in
 ; @sigints and calls Python's handler. A job remembers the count it started at (`sig0`); its
-; chunks stop being taken once the count moved, and tack_pool_launch returns 1.
+; chunks stop being taken once the count moved, and tack_pool_launch returns 1. Kernels with
+; polled loops read the count too (passes/polls.py), through its exported address.
 @sigints = internal global i64 0
+@tack_sigint_count = constant ptr @sigints
 @prev_sigint = internal global ptr null
 
 define void @tack_on_sigint(i32 %sig) nounwind {
@@ -247,7 +249,8 @@ out:
 
 ; fn over [begin, end): serially on the caller when end - begin < n_par or the pool is busy with
 ; another thread's launch; otherwise split among the workers and the caller.
-; Returns 1 if a SIGINT stopped it before every chunk ran, else 0.
+; Returns 1 if a SIGINT came while it ran (chunks were left out, or a polled loop returned early),
+; else 0.
 define i64 @tack_pool_launch(ptr %p, ptr %fn, ptr %args, i64 %begin, i64 %end, i64 %n_par,
                              i64 %grain) nounwind {
 entry:
@@ -277,8 +280,12 @@ unlock_serial:
   call i32 @pthread_mutex_unlock(ptr %dispatch)
   br label %serial
 serial:
+  %sigs0 = load atomic i64, ptr @sigints acquire, align 8
   call void %fn(i64 %begin, i64 %end, ptr %args)
-  ret i64 0
+  %sigs1 = load atomic i64, ptr @sigints acquire, align 8
+  %sstopped = icmp ne i64 %sigs1, %sigs0
+  %sret = zext i1 %sstopped to i64
+  ret i64 %sret
 go:
   %sigstart = load atomic i64, ptr @sigints acquire, align 8
   %sig0p = $sig0
