@@ -4,11 +4,13 @@
     k = eng.compile(kir)               # render_julia → evaluated once per distinct source
     k.launch([x, out, 2.5], n)         # arrays: NumPy (C-contiguous); scalars: Python numbers
 
-Julia starts on the first `compile` (not at import, not at construction). It runs in one module
-`TackJL` per process, which includes julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views
-of the NumPy buffers; a GPU launch uploads, runs, synchronizes and downloads the written arrays
-(`TackRuntime.launch!`). Every failure to start Julia or a GPU package is a `RuntimeError` saying
-what to install; nothing falls back to another engine. See docs/julia.md.
+Julia starts on the first `compile` or, on a GPU device, the first allocation (not at import, not
+at construction). It runs in one module `TackJL` per process, which includes
+julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views of the NumPy buffers; a GPU launch
+of NumPy arrays uploads, runs, synchronizes and downloads the written arrays
+(`TackRuntime.launch!`); a GPU device's tack.Arrays are Julia arrays on the backend, launched on
+as they are (runtime/julia_storage.py). Every failure to start Julia or a GPU package is a
+`RuntimeError` saying what to install; nothing falls back to another engine. See docs/julia.md.
 """
 from __future__ import annotations
 
@@ -173,8 +175,9 @@ class _Session:
 
 
 class JuliaEngine(Engine):
-    """Runs kernels as KernelAbstractions.jl kernels on one KA backend. Launches return
-    finished (`launch!` synchronizes); on KA's CPU backend arrays are host memory."""
+    """Runs kernels as KernelAbstractions.jl kernels on one KA backend. On KA's CPU backend
+    arrays are host memory and launches return finished; on a GPU backend tack.Arrays are
+    device memory and their launches are queued until `sync` or the next download."""
 
     stages = JULIA.stages
 
