@@ -211,6 +211,13 @@ def test_arrays_of_an_ended_session_are_freed(jl, dev, monkeypatch):
     assert _no_launch(jl)
 
 
+def test_sync_skips_an_ended_session(jl, dev, monkeypatch):
+    tack.zeros(4, device=dev)
+    monkeypatch.setattr(rj._Session, "_current", None)
+    tack.sync(dev)  # the device's storage belongs to the ended session: nothing to wait for
+    assert "tk_synchronize" not in jl.calls
+
+
 def test_direct_launches_check_dtypes_and_kinds(jl, dev):
     from tack.compiler import specialize
 

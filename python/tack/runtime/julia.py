@@ -280,8 +280,9 @@ class JuliaEngine(Engine):
 
     def sync(self) -> None:
         """Wait for launches on device-resident arrays (`launch!` of NumPy arrays returns
-        finished, so a device that has held no tack.Array has nothing to wait for)."""
-        if self._store is not None:
+        finished, so a device that has held no tack.Array has nothing to wait for; nor has one
+        whose Julia session has ended)."""
+        if self._store is not None and self._store.session is _Session._current:
             self._store.sync()
 
 
