@@ -10,7 +10,8 @@ The small runtime of Tack's generated KernelAbstractions.jl kernels:
   KA backend compiles them like kernel code.
 * `launch!`, the host side of a launch from Python (juliacall): zero-copy views of NumPy buffers
   on the CPU, upload/download for GPU backends, the static workgroup size a kernel declares with
-  `tk_workgroupsize`.
+  `tk_workgroupsize`; `launch_resident!` and the `tk_alloc` family keep `tack.Array`s on a GPU
+  backend between launches.
 
 Load it with `include("julia/src/TackRuntime.jl"); using .TackRuntime`.
 See docs/design/003-julia-rendering.md for why each helper exists.
@@ -292,5 +293,55 @@ function copy_back!(runs, written)
     end
     return nothing
 end
+
+# -- device storage: the memory of `tack.Array`s on a GPU backend --------------------------------
+# An array is one byte vector from `KA.allocate(backend, UInt8, (nbytes,))` (KA's storage call,
+# src/KernelAbstractions.jl), kept on the device between launches; a launch passes
+# `reinterpret(T, bytes)`, which on CUDA.jl, Metal.jl, AMDGPU.jl and oneAPI.jl is again the
+# backend's own array type, sharing the memory. Host data crosses only in `tk_upload!` and
+# `tk_download!`. The layout is the NumPy one: C (row-major) order, flat. See docs/julia.md,
+# "tack.Arrays on Julia GPU devices".
+
+"""`nbytes` bytes of device memory on `backend` (contents unspecified)."""
+tk_alloc(backend, nbytes::Integer) = KA.allocate(backend, UInt8, (Int(nbytes),))
+
+"""`bytes` seen as a vector of `T`, without a copy: a kernel's array argument."""
+tk_typed(bytes, ::Type{T}) where {T} = reinterpret(T, bytes)
+
+"""Copy the host bytes `host` (a NumPy `uint8` array) into `bytes`, from byte `offset`."""
+function tk_upload!(bytes, offset::Integer, host)
+    h = host_vector(host)
+    GC.@preserve host copyto!(bytes, Int(offset) + 1, h, 1, length(h))
+    return nothing
+end
+
+"""Wait for `backend`'s queued work, then copy `bytes` from byte `offset` into `host`."""
+function tk_download!(host, bytes, offset::Integer, backend)
+    KA.synchronize(backend)
+    h = host_vector(host)
+    GC.@preserve host copyto!(h, 1, bytes, Int(offset) + 1, length(h))
+    return nothing
+end
+
+"""Zero every byte of `bytes`."""
+tk_fill0!(bytes) = (fill!(bytes, 0x00); nothing)
+
+"""Copy the first `nbytes` bytes of `src` to `dst` (device to device)."""
+tk_copy!(dst, src, nbytes::Integer) = (copyto!(dst, 1, src, 1, Int(nbytes)); nothing)
+
+"""
+    launch_resident!(kernel, backend, n, args...)
+
+Run `kernel` on arguments that already live on `backend` (device arrays from `tk_typed`, and
+scalars), without waiting: no copy is made, and `KA.synchronize(backend)` (the engine's `sync`,
+or the next `tk_download!`) is where it finishes and where its errors surface.
+"""
+function launch_resident!(kernel, backend, n::Integer, args...)
+    n > 0 && instantiate(kernel, backend)(args..., Int64(n); ndrange = n)
+    return nothing
+end
+
+"""Wait for every kernel and copy queued on `backend`."""
+tk_synchronize(backend) = (KA.synchronize(backend); nothing)
 
 end # module

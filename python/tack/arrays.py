@@ -14,7 +14,7 @@ import numpy as np
 from . import dtypes as dt
 from .devices import Device, default_device
 from .devices import device as _device
-from .errors import TackIndexError, TackTypeError, TackValueError
+from .errors import TackBufferError, TackIndexError, TackTypeError, TackValueError
 
 READ_ONLY = "read-only"  # the third part of a read-only array's specialization key
 
@@ -166,7 +166,10 @@ class Array:
             elem = self._scalar()
             comps = np.empty(k, elem.np)
             eng = self._device.engine
-            view = eng.adopt(self._ptr + flat * k * elem.itemsize, k * elem.itemsize, self)
+            at, size = flat * k * elem.itemsize, k * elem.itemsize
+            # A buffer that is not an address (the Julia engine's) makes its own sub-buffer.
+            sub = getattr(self._buf, "sub", None)
+            view = sub(at, size) if sub is not None else eng.adopt(self._ptr + at, size, self)
             eng.download(view, comps)
         if isinstance(t, dt.VecType):
             return comps.reshape(t.shape)
@@ -285,12 +288,19 @@ class Array:
         """A vector/matrix array exchanges its components as trailing dimensions."""
         return getattr(self.dtype, "elem", self.dtype)
 
+    def _shares_memory(self) -> bool:
+        """Whether DLPack and the CUDA array interface can export this array: host memory, or
+        an engine's device addresses (not the Julia engine's arrays: docs/julia.md)."""
+        return self._host is not None or self._device.capabilities.takes_pointers
+
     @property
     def __cuda_array_interface__(self) -> dict:
         """Version 3, GPU arrays only: the device pointer and Tack's stream (consumers sync)."""
         if self._host is not None:
             raise AttributeError("a CPU tack.Array has no __cuda_array_interface__ "
                                  "(use numpy() or __dlpack__)")
+        if not self._shares_memory():
+            raise AttributeError(_NO_EXPORT.format(self._device))
         return _dlpack().cuda_array_interface(self._device.engine, self._ptr, self._phys,
                                               self._scalar())
 
@@ -298,13 +308,21 @@ class Array:
         """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
         if self._host is not None:
             return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
+        if not self._shares_memory():
+            raise TackBufferError(_NO_EXPORT.format(self._device))
         return _dlpack().export(self._device.engine, self._ptr, self._phys, self._scalar(),
                                 self, stream, max_version, dl_device, copy, self.readonly)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         if self._host is not None:
             return (_dlpack().kDLCPU, 0)
+        if not self._shares_memory():
+            raise TackBufferError(_NO_EXPORT.format(self._device))
         return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+_NO_EXPORT = ("a tack.Array on {0!r} is a Julia array: it shares no memory through DLPack or "
+              "__cuda_array_interface__; copy it with a.numpy() or a.to(device)")
 
 
 def _key_text(key: tuple) -> str:

@@ -71,8 +71,14 @@ class Device:
     @property
     def place(self) -> str:
         """Where its arrays live: "host" for the CPU's memory (it serves every host device),
-        else the device's own memory, named as `tack.device` takes it ("cuda:1", "sim:0")."""
-        return "host" if self.arch == "cpu" else f"{self.arch}:{self.index}"
+        else the device's own memory, named as `tack.device` takes it ("cuda:1", "sim:0").
+        Another engine's device memory is its own place ("cuda:0 julia"): the Julia engine's
+        arrays are Julia arrays, which the native CUDA engine cannot take, nor it Tack's."""
+        if self.arch == "cpu":
+            return "host"
+        place = f"{self.arch}:{self.index}"
+        return place if self.engine_name == "native" or self.is_host else \
+            f"{place} {self.engine_name}"
 
     @property
     def kind(self) -> registry.EngineKind:

@@ -31,7 +31,10 @@ def from_dlpack(obj, device: Device | None = None) -> Array:
             host = dlpack.host_array(obj)
             _check_aligned(host.ctypes.data, host.dtype.itemsize)
             return Array(host, device)
-        if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda":
+        # an engine that takes addresses: the native CUDA one (the Julia engine holds Julia
+        # arrays, which cannot wrap foreign memory)
+        if dev_type in dlpack.CUDA_TYPES and device.arch == "cuda" and \
+                device.capabilities.takes_pointers:
             return _from_cuda(obj, device, dev_id)
     except BufferError as exc:  # the producer's refusal (NumPy: big-endian, read-only export)
         if isinstance(exc, TackError):

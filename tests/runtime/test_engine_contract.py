@@ -161,7 +161,9 @@ def test_the_julia_engine_answers_without_starting_julia():
     buf = cpu.alloc(8)
     cpu.memset0(buf)
     assert buf.nbytes == 8
-    with pytest.raises(RuntimeError, match="'metal' device cannot hold tack.Arrays"):
+    # A GPU device's arrays are Julia arrays on its backend (runtime/julia_storage.py): without
+    # juliacall, or without Metal.jl, the allocation says what is missing.
+    with pytest.raises(RuntimeError, match=r"missing dependency juliacall|Metal\.jl is not"):
         metal.alloc(8)
     assert "@kernel function" in cpu.stage(iota_kir(), "source")
     cpu.sync()

@@ -4,11 +4,13 @@
     k = eng.compile(kir)               # render_julia → evaluated once per distinct source
     k.launch([x, out, 2.5], n)         # arrays: NumPy (C-contiguous); scalars: Python numbers
 
-Julia starts on the first `compile` (not at import, not at construction). It runs in one module
-`TackJL` per process, which includes julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views
-of the NumPy buffers; a GPU launch uploads, runs, synchronizes and downloads the written arrays
-(`TackRuntime.launch!`). Every failure to start Julia or a GPU package is a `RuntimeError` saying
-what to install; nothing falls back to another engine. See docs/julia.md.
+Julia starts on the first `compile` or, on a GPU device, the first allocation (not at import, not
+at construction). It runs in one module `TackJL` per process, which includes
+julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views of the NumPy buffers; a GPU launch
+of NumPy arrays uploads, runs, synchronizes and downloads the written arrays
+(`TackRuntime.launch!`); a GPU device's tack.Arrays are Julia arrays on the backend, launched on
+as they are (runtime/julia_storage.py). Every failure to start Julia or a GPU package is a
+`RuntimeError` saying what to install; nothing falls back to another engine. See docs/julia.md.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ..render.julia_ka import render_julia
 from ..render.julia_ka_rewrites import stmt_exprs
 from .base import Capabilities, Engine, Launchable
 from .host import HostMemory
+from .julia_storage import JuliaBuffer, JuliaStorage
 from .registry import JULIA
 
 # device → (Julia package, its UUID in Julia's General registry, KernelAbstractions backend
@@ -172,8 +175,9 @@ class _Session:
 
 
 class JuliaEngine(Engine):
-    """Runs kernels as KernelAbstractions.jl kernels on one KA backend. Launches return
-    finished (`launch!` synchronizes); on KA's CPU backend arrays are host memory."""
+    """Runs kernels as KernelAbstractions.jl kernels on one KA backend. On KA's CPU backend
+    arrays are host memory and launches return finished; on a GPU backend tack.Arrays are
+    device memory and their launches are queued until `sync` or the next download."""
 
     stages = JULIA.stages
 
@@ -182,41 +186,53 @@ class JuliaEngine(Engine):
             raise TackValueError(f"Unknown device for the Julia engine: {device!r}. Available: "
                                  f"{', '.join(BACKENDS)}")
         self.device = device
-        self._backend = None
+        self._backend = self._backend_of = None  # the KA backend, and the session it is of
+        self._store: JuliaStorage | None = None  # a GPU device's tack.Array memory
 
     @classmethod
     def create(cls, arch: str, options: dict) -> JuliaEngine:
+        if options.get("index", 0):
+            raise TackValueError(
+                f"The Julia engine runs on the current device of its backend only: "
+                f"'{arch}:{options['index']}' is not supported (use '{arch}' and choose the GPU "
+                "in Julia, e.g. CUDA.device!, or with CUDA_VISIBLE_DEVICES)")
         return cls(arch)
 
     @property
     def capabilities(self) -> Capabilities:
         return JULIA.capabilities[self.device]
 
-    # ---- storage: host memory on KA's CPU backend (docs/julia.md) --------------------------
-    def _host(self) -> HostMemory:
-        if not self.capabilities.host_memory:
-            raise TackRuntimeError(
-                f"The Julia engine's '{self.device}' device cannot hold tack.Arrays yet; use "
-                "tack.runtime.julia.JuliaEngine directly with NumPy arrays (docs/julia.md)")
-        return _HOST
+    # ---- storage: host memory on KA's CPU backend, device memory on a GPU backend ------------
+    # (runtime/julia_storage.py; docs/julia.md, "tack.Arrays on Julia GPU devices")
+    def storage(self) -> HostMemory | JuliaStorage:
+        """Host memory on KA's CPU backend; else this device's memory (Julia starts)."""
+        if self.capabilities.host_memory:
+            return _HOST
+        session = self._session()
+        if self._store is None or self._store.session is not session:
+            self._store = JuliaStorage(session, self._backend, self.device)
+        return self._store
 
     def alloc(self, nbytes: int):
-        return self._host().alloc(nbytes)
+        return self.storage().alloc(nbytes)
 
     def upload(self, buf, host) -> None:
-        self._host().upload(buf, host)
+        self.storage().upload(buf, host)
 
     def download(self, buf, out) -> None:
-        self._host().download(buf, out)
+        self.storage().download(buf, out)
 
     def memset0(self, buf) -> None:
-        self._host().memset0(buf)
+        self.storage().memset0(buf)
 
     def copy(self, dst, src, nbytes: int) -> None:
-        self._host().copy(dst, src, nbytes)
+        self.storage().copy(dst, src, nbytes)
 
     def adopt(self, ptr: int, nbytes: int, owner):
-        return self._host().adopt(ptr, nbytes, owner)
+        if not self.capabilities.host_memory:
+            raise TackRuntimeError(f"The Julia engine's '{self.device}' device cannot share "
+                                   "foreign memory (DLPack); copy it with tack.array(...)")
+        return _HOST.adopt(ptr, nbytes, owner)
 
     def stage(self, kir: KernelIR, name: str) -> str:
         """"ir", or "source": the KernelAbstractions.jl source (Julia does not start)."""
@@ -224,8 +240,8 @@ class JuliaEngine(Engine):
 
     def _session(self) -> _Session:
         session = _Session.get()
-        if self._backend is None:
-            self._backend = session.backend(self.device)
+        if self._backend is None or self._backend_of is not session:
+            self._backend, self._backend_of = session.backend(self.device), session
         return session
 
     def compile(self, kir: KernelIR) -> JuliaKernel:
@@ -263,7 +279,11 @@ class JuliaEngine(Engine):
         check_atomic_widths(kir, self.capabilities, f"julia:{self.device}")  # CUDA, Metal: >= 32
 
     def sync(self) -> None:
-        """Launches return finished (`launch!` synchronizes), so there is nothing to wait for."""
+        """Wait for launches on device-resident arrays (`launch!` of NumPy arrays returns
+        finished, so a device that has held no tack.Array has nothing to wait for; nor has one
+        whose Julia session has ended)."""
+        if self._store is not None and self._store.session is _Session._current:
+            self._store.sync()
 
 
 _HOST = HostMemory()
@@ -287,22 +307,49 @@ class JuliaKernel(Launchable):
         self.written = np.array([p.kind == "array" and p.written for p in kir.params], np.bool_)
 
     def launch(self, args, n: int) -> None:
+        """NumPy arrays: `TackRuntime.launch!` (in place on the CPU, uploaded and downloaded on
+        a GPU; returns finished). Device arrays (`JuliaBuffer`s of a GPU device's tack.Arrays):
+        `launch_resident!`, no copy, queued until the engine's `sync` or the next download."""
         if len(args) != len(self.params):
             raise TackTypeError(f"Kernel '{self.name}' expects {len(self.params)} arguments, "
                                 f"got {len(args)}")
+        arrays = [_unwrap(a) for p, a in zip(self.params, args) if p.kind == "array"]
+        resident = [isinstance(b, JuliaBuffer) for b, _ in arrays]
+        if any(resident):
+            return self._launch_resident(args, n, all(resident))
         values = [self._array(p, a) if p.kind == "array" else self._scalar(p, a)
                   for p, a in zip(self.params, args)]
         if n <= 0:
-            return
+            return None
         session = self.engine._session()
         try:
             session.launch(self.fn, self.engine._backend, np.int64(n), self.written, *values)
         except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(f"Kernel '{self.name}' failed on julia:{self.engine.device}: "
                                    f"{exc}") from exc
+        return None
+
+    def _launch_resident(self, args, n: int, every: bool) -> None:
+        if not every:
+            raise TackValueError(f"Kernel '{self.name}': its arrays are all NumPy arrays or all "
+                                 f"arrays of julia:{self.engine.device}, not a mix; move them "
+                                 "with tack.array(..., device=) or a.to(device)")
+        store = self.engine.storage()
+        values = []
+        for p, a in zip(self.params, args):
+            if p.kind != "array":
+                values.append(self._scalar(p, a))
+                continue
+            buf, dtype = _unwrap(a)
+            if dtype is not None and getattr(dtype, "elem", dtype) != p.dtype:
+                raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' has dtype "
+                                    f"{dtype!r}, but this specialization takes {p.dtype!r}")
+            values.append(store.launch_value(self.name, p.name, buf, p.dtype))
+        if n > 0:
+            store.launch(self.name, self.fn, np.int64(n), values)
 
     def _array(self, p, a) -> np.ndarray:
-        a = getattr(a, "_host", a)  # a direct caller may hand over a tack.Array: its buffer
+        a = _unwrap(a)[0]
         if not isinstance(a, np.ndarray):
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects an array, "
                                 f"got {type(a).__name__}")
@@ -327,3 +374,13 @@ class JuliaKernel(Launchable):
         # (`NUMPY_SIMPLE_TYPES`, https://github.com/JuliaPy/PythonCall.jl/blob/main/src/Convert/
         # numpy.jl), where a Python float would become Float64.
         return bool(v) if p.dtype.kind == "b" else p.dtype.np.type(v)
+
+
+def _unwrap(a) -> tuple:
+    """(buffer, dtype or None) of a launch value: a direct caller may hand over a tack.Array
+    (its NumPy array on the CPU, its JuliaBuffer on a GPU device) instead of its buffer."""
+    host = getattr(a, "_host", None)
+    if host is not None:
+        return host, None
+    buf = getattr(a, "_buf", None)
+    return (a, None) if buf is None else (buf, getattr(a, "dtype", None))

@@ -146,8 +146,8 @@ def _julia(arch: str) -> Capabilities:
     device: docs/design/003-julia-rendering.md), asked at compile; Metal has 32-bit atomics only
     (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl), and CUDA
     and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
-    `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). GPU devices
-    cannot hold tack.Arrays yet (docs/julia.md): the engine is used with NumPy arrays there."""
+    `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). On GPU devices a
+    tack.Array is a Julia array on the backend (runtime/julia_storage.py, docs/julia.md)."""
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
                         f64=arch in ("cpu", "cuda", "hip"),
                         atomic_bits=32 if arch == "metal" else 64,
