@@ -940,7 +940,7 @@ end
     tack_matmul!(C, A, B; workgroups = <GPU?>)
 
 `C = A * B` for matrices `A` (m × k), `B` (k × n), `C` (m × n) of one element type on one
-backend (tack.ops.matmul; on GPUs 64 × 64 shared-memory tiles). Returns `C`.
+backend (tack.ops.matmul; on GPUs 128 × 128 shared-memory tiles). Returns `C`.
 """
 function tack_matmul!(C::AbstractMatrix{T}, A::AbstractMatrix{T}, B::AbstractMatrix{T};
                       workgroups::Bool = tk_ops_workgroups(KernelAbstractions.get_backend(C))

@@ -1,5 +1,5 @@
 # tack_matmul!(C, A, B) (julia/kernels/matmul.jl, tack.ops.matmul with its arguments swapped:
-# docs/julia.md) against A * B in Float64, both tiers (portable four rows per work-item, 64 × 64
+# docs/julia.md) against A * B in Float64, both tiers (portable four rows per work-item, 128 × 128
 # shared-memory tiles), shapes off the tiles and on them.
 include(joinpath(KERNEL_DIR, "matmul.jl"))
 
