@@ -167,9 +167,9 @@ class Array:
             comps = np.empty(k, elem.np)
             eng = self._device.engine
             at, size = flat * k * elem.itemsize, k * elem.itemsize
-            # A buffer that is not an address (the Julia engine's) makes its own sub-buffer.
-            sub = getattr(self._buf, "sub", None)
-            view = sub(at, size) if sub is not None else eng.adopt(self._ptr + at, size, self)
+            # A buffer whose `ptr` is no address (the Julia engine's) makes its own sub-buffer.
+            view = eng.adopt(self._ptr + at, size, self) if _addressed(self._buf) else \
+                self._buf.sub(at, size)
             eng.download(view, comps)
         if isinstance(t, dt.VecType):
             return comps.reshape(t.shape)
@@ -291,7 +291,7 @@ class Array:
     def _shares_memory(self) -> bool:
         """Whether DLPack and the CUDA array interface can export this array: host memory, or
         an engine's device addresses (not the Julia engine's arrays: docs/julia.md)."""
-        return self._host is not None or self._device.capabilities.takes_pointers
+        return self._host is not None or _addressed(self._buf)
 
     @property
     def __cuda_array_interface__(self) -> dict:
@@ -319,6 +319,11 @@ class Array:
         if not self._shares_memory():
             raise TackBufferError(_NO_EXPORT.format(self._device))
         return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+def _addressed(buf) -> bool:
+    """Whether an engine buffer's `ptr` is a device address (False: a Julia array's number)."""
+    return getattr(buf, "ptr_is_address", True)
 
 
 _NO_EXPORT = ("a tack.Array on {0!r} is a Julia array: it shares no memory through DLPack or "

@@ -261,3 +261,12 @@ def test_no_dlpack_for_julia_arrays(jl, dev):
 def test_other_device_indices_are_refused(jl):
     with pytest.raises(ValueError, match="'cuda:1' is not supported"):
         tack.zeros(4, device=tack.device("cuda:1", engine="julia"))
+
+
+def test_views_of_one_array_stay_one_device_array(jl, dev):
+    """Two views (reshapes) of one array share its buffer, so a launch passes the same Julia
+    vector for both: writes through one are reads through the other, as on the host."""
+    x = tack.zeros((2, 2), device=dev)
+    scale_into(2.0, x.reshape(4), x.reshape(4))
+    _, _, _, _, xv, ov = jl.resident[-1]
+    assert xv is ov

@@ -33,6 +33,7 @@ class JuliaBuffer:
     allocated by the Julia `session` for the engine's `device` ("cuda", "metal", ...)."""
 
     __slots__ = ("__weakref__", "_typed", "arr", "device", "nbytes", "offset", "ptr", "session")
+    ptr_is_address = False  # tack.Array reads elements through `sub` and exports nothing
 
     def __init__(self, arr, nbytes: int, session, device: str, offset: int = 0, ptr=None):
         self.arr, self.nbytes, self.session, self.device = arr, int(nbytes), session, device
