@@ -25,3 +25,24 @@ def _private_tack_cache(tmp_path_factory):
         os.environ.pop("TACK_CACHE_DIR", None)
     else:
         os.environ["TACK_CACHE_DIR"] = old
+
+
+# The files holding the suite's longest tests (minutes of Julia 1.5.3 or of compiles each), run
+# first: under `-n auto --dist worksteal` (the README's command) a long test that starts last
+# would run alone on one core at the end. Only the order changes; a stale name matches nothing.
+LONG_FIRST = (
+    "tests/julia/test_julia153_runtests.py",
+    "tests/ops/test_workgroup_paths.py",
+    "tests/exec/test_differential.py",
+    "tests/julia/test_julia153_differential.py",
+    "tests/julia/test_ops_layout.py",
+    "tests/julia/test_workgroups.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item):
+        path = item.nodeid.split("::", 1)[0]
+        return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: files stay whole and in their own order
