@@ -105,8 +105,10 @@ def _read(path: str) -> str:
 
 def _shared_dir() -> str:
     """This user's directory of the kernel module and of populated caches: the kernel's file
-    must be the same for every row, since its path is part of the kernel's cache key."""
-    d = os.path.join(tempfile.gettempdir(), f"tack-cache-faults-{os.getuid()}")
+    must be the same for every row, since its path is part of the kernel's cache key. Named by
+    the kernel's text too, so that two checkouts with different kernels never share one."""
+    tag = cache.make_key("kmod", KERNEL)[:12]
+    d = os.path.join(tempfile.gettempdir(), f"tack-cache-faults-{os.getuid()}-{tag}")
     os.makedirs(os.path.join(d, "src"), mode=0o700, exist_ok=True)
     path = os.path.join(d, "src", "kmod.py")
     if not os.path.exists(path) or _read(path) != KERNEL:
