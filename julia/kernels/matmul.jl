@@ -925,7 +925,7 @@ function tk_matmul_run!(op::Symbol, C::AbstractArray{T}, A::AbstractArray{T},
     total = max(length(A), length(B), length(C)) + 64 * (m + n + k) * z
     z32, rm, rk, rn = tk_ops_sizes(op, total, z, n, k, m)  # the C-order product's sizes
     if workgroups
-        tiles = z * cld(n, 64) * cld(m, 64)
+        tiles = z * cld(n, 128) * cld(m, 128)  # 128 x 128 output tiles (tack.ops.matmul)
         k_ = tk_ops_kernel(TK_MATMUL_KERNELS, op, (:tiled, T, 0))
         tk_ops_launch!(k_, be, TK_OPS_LANES * tiles, B, A, C, z32, rm, rk, rn)
     else
