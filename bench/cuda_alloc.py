@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -69,8 +70,11 @@ print(json.dumps(out))
 def run(reps: int, cache: str) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT)]),
                TACK_CUDA_CACHE=cache)
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(CHILD), str(reps)], env=env,
-                       capture_output=True, text=True, timeout=600, check=False)
+    with tempfile.TemporaryDirectory() as tmp:  # a file: Tack reads kernels from their source
+        child = Path(tmp) / "cuda_alloc_child.py"
+        child.write_text(textwrap.dedent(CHILD))
+        p = subprocess.run([sys.executable, str(child), str(reps)], env=env,
+                           capture_output=True, text=True, timeout=600, check=False)
     if p.returncode:
         raise SystemExit(f"TACK_CUDA_CACHE={cache}: {p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
