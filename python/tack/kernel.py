@@ -179,7 +179,9 @@ class Kernel:
             raise TackValueError(
                 f"Kernel '{self.name}': the parallel loop's index reaches {bad}, outside the "
                 f"range of its type [{tmin}, {tmax}] (the loop variable takes the type of the "
-                "range's arguments); pass a bound as a 64-bit integer, e.g. np.int64(n)")
+                "range's arguments; a scalar argument is i32 when its value fits, whatever "
+                "its NumPy type); bound the loop by an array extent, e.g. range(out.shape[0]), "
+                "for an i64 index")
 
     def _return_value(self, dev, spec: _Spec, shape_key, args):
         """Run the one-iteration epilogue that computes a kernel's return value (compiled

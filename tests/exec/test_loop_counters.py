@@ -80,5 +80,5 @@ def test_parallel_indices_outside_the_variable_type_are_refused():
     with pytest.raises(ValueError, match="outside the range"):
         parallel_scaled(out, 2**29 + 1)
     big = tack.zeros(4, tack.i64)
-    parallel_scaled(big, np.int64(1))  # an i64 bound gives an i64 index
+    parallel_scaled(big, np.int64(1))  # an i32 scalar: the narrowest type holding its value
     assert list(big.numpy()) == [0, 1, 2, 3]
