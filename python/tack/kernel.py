@@ -180,8 +180,8 @@ class Kernel:
                 f"Kernel '{self.name}': the parallel loop's index reaches {bad}, outside the "
                 f"range of its type [{tmin}, {tmax}] (the loop variable takes the type of the "
                 "range's arguments; a scalar argument is i32 when its value fits, whatever "
-                "its NumPy type); bound the loop by an array extent, e.g. range(out.shape[0]), "
-                "for an i64 index")
+                "its NumPy type); write the bound as tack.i64(...), e.g. "
+                "range(tack.i64(n) * 4), or bound it by an array extent for an i64 index")
 
     def _return_value(self, dev, spec: _Spec, shape_key, args):
         """Run the one-iteration epilogue that computes a kernel's return value (compiled

@@ -64,6 +64,12 @@ def parallel_scaled(out, n):
             out[i] = i
 
 
+@tack.kernel
+def parallel_scaled_wide(out, n):
+    for i in range(tack.i64(n) * 4 - 4, n * 4):  # the last four of range(4n)
+        out[i % 4] = i
+
+
 def test_parallel_loop_variable_holds_literal_bounds():
     out = tack.zeros(10, tack.i64)
     parallel_literal(out)
@@ -82,3 +88,19 @@ def test_parallel_indices_outside_the_variable_type_are_refused():
     big = tack.zeros(4, tack.i64)
     parallel_scaled(big, np.int64(1))  # an i32 scalar: the narrowest type holding its value
     assert list(big.numpy()) == [0, 1, 2, 3]
+
+
+def test_a_bound_cast_to_i64_gives_an_i64_index():
+    """`range(tack.i64(n) * 4 ...)`: the advice of the index-span error; the loop variable is
+    i64 although `n` is an i32 scalar, so indices past 2^31 - 1 run instead of being refused."""
+    out = tack.zeros(4, tack.i64)
+    assert "locals i: i64" in tack.inspect(parallel_scaled_wide, out, 3, mode="ir")
+    parallel_scaled_wide(out, 4)
+    assert list(out.numpy()) == [12, 13, 14, 15]
+    n = 2**29 + 1
+    parallel_scaled_wide(out, n)  # i = 2^31 .. 2^31 + 3: past i32
+    assert list(out.numpy()) == [2**31, 2**31 + 1, 2**31 + 2, 2**31 + 3]
+    with tack.device("sim"):  # the simulator runs the same i64 loop variable
+        got = tack.zeros(4, tack.i64)
+        parallel_scaled_wide(got, n)
+        assert list(got.numpy()) == [2**31, 2**31 + 1, 2**31 + 2, 2**31 + 3]

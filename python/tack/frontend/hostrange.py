@@ -3,7 +3,8 @@
 Its bounds may use what the kernel body accepts as an integer: scalar arguments, `a.shape[k]`,
 `len(a)` (of parameters and of device-class array attributes, `self.values.shape[0]`), integer
 literals, integer `tack.constant`s, integer attributes of device-class objects, locals assigned
-from those before the loop, and `+ - * //` and unary minus over them. Nothing here is compiled
+from those before the loop, `+ - * //` and unary minus over them, and `tack.i64(...)` of any of
+those (the value unchanged; the loop variable becomes at least i64). Nothing here is compiled
 into the kernel, so one specialization serves every length.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .. import dtypes as dt
 from ..constants import Constant
 from ..errors import TackTypeError, TackValueError
 from ..passes.names import hidden
@@ -28,6 +30,7 @@ class HostRange:
     dims: int = 1
     literals: tuple = ()  # the integer literals of the bounds: the loop variable must hold them
     loc: object = None  # the range call's source position: a bound's error points there
+    wide: bool = False  # a bound is written `tack.i64(...)`: the loop variable is at least i64
 
     def __post_init__(self):
         if self.form == "nd":
@@ -89,7 +92,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
         raise parser.unsupported(it, "parallel loop over something other than range(...)",
                                  "write `for i in range(n)`, `range(start, stop)` or "
                                  "`range(start, stop, step)`")
-    conv, uses, literals = _converter(parser, prologue)
+    conv, uses, literals, c = _converter(parser, prologue)
     parts = [conv(a) for a in it.args]
     if len(parts) == 1:
         parts = ["0", parts[0], "1"]
@@ -109,7 +112,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
     src = f"lambda {_lambda_params(parser)}: ({parts[0]}, {parts[1]}, {parts[2]})"
     fn = eval(src, _HELPERS)  # built from checked AST only
     return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals),
-                     loc=parser.src.loc(it))
+                     loc=parser.src.loc(it), wide=c.wide)
 
 
 def _lambda_params(parser) -> str:
@@ -146,9 +149,10 @@ _HELPERS = {"_i": _as_int, "_s": _shape, "_a": _attr}
 
 
 def _converter(parser, prologue):
-    """A function turning a bound expression into host Python source, and the names it reads."""
+    """A function turning a bound expression into host Python source, the names it reads, the
+    literals it holds, and the converter (whose `wide` says whether a bound was cast to i64)."""
     c = _Converter(parser, prologue)
-    return c.conv, c.uses, c.literals
+    return c.conv, c.uses, c.literals, c
 
 
 class _Converter:
@@ -168,6 +172,7 @@ class _Converter:
                         self.subst[n.id] = None
         self.uses: set[str] = set()
         self.literals: list[int] = []
+        self.wide = False  # a `tack.i64(...)` seen
         self.position = {p: k for k, p in enumerate(parser.params)}
 
     def arg(self, param: str) -> str:
@@ -200,14 +205,17 @@ class _Converter:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             sign = "-" if isinstance(node.op, ast.USub) else "+"
             return f"({sign}{self.conv(node.operand, depth + 1)})"
+        if self.is_i64_cast(node):
+            self.wide = True
+            return self.conv(node.args[0], depth + 1)
         got = self.extent(node) or self.static(node) or self.object_int(node)
         if got is not None:
             return got
         raise parser.unsupported(
             node, "Cannot resolve loop range expression",
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
-            "literals, integer tack.constants, integer attributes of device-class objects "
-            "and + - * // of those")
+            "literals, integer tack.constants, integer attributes of device-class objects, "
+            "+ - * // of those and tack.i64(...) of them")
 
     def extent(self, node: ast.expr) -> str | None:
         """`a.shape[k]` or `len(a)` (also `len(T)` of a vector or table constant)."""
@@ -237,6 +245,12 @@ class _Converter:
                 path = ref.path + (arr.attr,)
                 return f"_s({self.arg(path[0])}, {k}, {'.'.join(path)!r}, {path[1:]!r})"
         return None
+
+    def is_i64_cast(self, node: ast.expr) -> bool:
+        """`tack.i64(x)` (however tack is named): the bound's value, typed at least i64."""
+        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and isinstance(node.func, (ast.Name, ast.Attribute))
+                and self.parser._resolve(node.func, quiet=True) is dt.i64)
 
     def static(self, node: ast.expr) -> str | None:
         """An integer `tack.constant` (a free name or `module.NAME`): fixed per parse."""
@@ -270,7 +284,7 @@ class _Converter:
 
 def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
     """`tack.ndrange(a, b[, c])`: each argument a size or a (start, end) pair."""
-    conv, uses, literals = _converter(parser, prologue)
+    conv, uses, literals, c = _converter(parser, prologue)
     pairs = []
     for a in it.args:
         if isinstance(a, ast.Tuple):
@@ -282,4 +296,4 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
     src = f"lambda {_lambda_params(parser)}: ({', '.join(pairs)},)"
     fn = eval(src, _HELPERS)  # built from checked AST only
     return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals),
-                     parser.src.loc(it))
+                     parser.src.loc(it), wide=c.wide)

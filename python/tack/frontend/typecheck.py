@@ -172,6 +172,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             u = dt.i64 if s.kind == "array" else s.dtype
             t = dt.promote(t, u) or dt.i64
         t = t if t.is_int else dt.i64
+        if self.pk.host_range.wide:  # range(tack.i64(n)): at least i64
+            t = dt.promote(t, dt.i64) or dt.i64
         for v in self.pk.host_range.literals:  # range(4999999990, 5000000000) needs an i64
             if not t.min() <= v <= t.max():
                 u = dt.int_literal_dtype(v)
