@@ -93,3 +93,18 @@ def test_inspecting_leaves_the_kernel_runnable():
     tack.inspect(saxpy, 2.0, x, x, out, mode="resources")
     saxpy(2.0, x, x, out)
     np.testing.assert_allclose(out.numpy(), 3 * np.arange(1000, dtype=np.float32))
+
+
+def test_a_one_block_kernel_gets_a_second_block_without_spills():
+    """The matmul tile (ptxas: ~150 registers, one 256-lane block per SM) is loaded again at
+    `.maxnreg 128` and kept only with two blocks per SM and no local memory (cuda_occupancy)."""
+    from tack.ops import _args
+    from tack.ops.matmul import _tiled
+
+    a, b, c = tack.zeros((256, 256)), tack.zeros((256, 256)), tack.zeros((256, 256))
+    args = (a, b, c) + _args.sizes(256 * 256 + 64 * 768, 1, 256, 256, 256)
+    v = launched_variant(_tiled, args)
+    res = json.loads(tack.inspect(_tiled, *args, mode="resources"))
+    assert res["blocks_per_sm"] == v.blocks_per_sm
+    assert v.max_registers == 128 and v.registers <= 128, res
+    assert v.blocks_per_sm >= 2 and res["local_bytes"] == 0, res

@@ -2,7 +2,7 @@
 import re
 
 import pytest
-from tack.runtime.cuda_occupancy import limit_registers, register_budget
+from tack.runtime.cuda_occupancy import budgets, limit_registers, register_budget
 
 # An H100's limits (those of an H200 too): 64 Ki registers and 2048 threads per SM
 H100 = {"block": 256, "regs_per_sm": 65536, "threads_per_sm": 2048}
@@ -59,3 +59,15 @@ def test_limit_registers_marks_only_the_entry():
     assert out.replace("\n.maxnreg 40", "") == PTX
     with pytest.raises(ValueError):
         limit_registers(PTX, "missing", 40)
+
+
+@pytest.mark.parametrize("regs, blocks, tried", [
+    (150, 1, [(128, True), (255, False)]),  # one block: the two-block cap first, then the rest
+    (128, 1, [(255, False)]),                # already fits two by registers (shared memory limits)
+    (200, 1, [(128, True), (255, False)]),
+    (100, 2, [(128, False)]),                # two blocks: only the free registers
+    (33, 6, [(40, False)]),
+    (32, 8, []),
+])
+def test_budgets_try_a_second_block_first(regs, blocks, tried):
+    assert list(budgets(regs, blocks, **H100)) == tried

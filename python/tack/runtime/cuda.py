@@ -49,7 +49,7 @@ from .cuda_alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
 from .cuda_cache import cached_ptx
 from .cuda_devices import copy_peer
 from .cuda_launch import Native, Record, trampoline
-from .cuda_occupancy import limit_registers, register_budget
+from .cuda_occupancy import budgets, limit_registers
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CUDA
 
@@ -366,12 +366,12 @@ class CUDAKernel(Launchable):
         self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
         self._span = BLOCK * built.per_thread  # launch indices per block
         self.module, self.function = self._load(built.ptx)
-        self.registers, self.blocks_per_sm = self._occupancy()
+        self.registers, self.blocks_per_sm, self._local_bytes = self._occupancy()
         self.max_registers = None  # the `.maxnreg` budget it was loaded with, if any
-        budget = register_budget(self.registers, self.blocks_per_sm, BLOCK, engine.regs_per_sm,
-                                 engine.threads_per_sm)
-        if budget is not None:
-            self._reload_with(built.ptx, budget)
+        for budget, more in budgets(self.registers, self.blocks_per_sm, BLOCK,
+                                    engine.regs_per_sm, engine.threads_per_sm):
+            if self._reload_with(built.ptx, budget, more):
+                break
         self.fn_ptr = int(self.function)
         # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
         self._struct = layout(kir.params, "q")
@@ -403,27 +403,29 @@ class CUDAKernel(Launchable):
                                     what="cuModuleGetFunction")
         return module, function
 
-    def _occupancy(self, function=None) -> tuple[int, int]:
-        """(registers per thread, resident 256-thread blocks per SM) of the loaded function."""
-        function = function or self.function
-        regs = self.engine.call(drv.cuFuncGetAttribute,
-                                drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, function,
-                                what="cuFuncGetAttribute")
+    def _occupancy(self, function=None) -> tuple[int, int, int]:
+        """(registers/thread, resident 256-thread blocks/SM, local bytes/thread) of `function`."""
+        function, attr = function or self.function, drv.CUfunction_attribute
+        regs, local = (int(self.engine.call(drv.cuFuncGetAttribute, a, function,
+                                            what="cuFuncGetAttribute"))
+                       for a in (attr.CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                 attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES))
         blocks = self.engine.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, function,
                                   BLOCK, 0, what="cuOccupancyMaxActiveBlocksPerMultiprocessor")
-        return int(regs), int(blocks)
+        return regs, int(blocks), local
 
-    def _reload_with(self, ptx: str, budget: int) -> None:
+    def _reload_with(self, ptx: str, budget: int, more: bool) -> bool:
         """Load again with `.maxnreg budget` (runtime.cuda_occupancy); keep the new module if
-        it runs at least as many blocks per SM, else the first."""
+        it runs at least as many blocks per SM (`more`: more blocks, spilling nothing more)."""
         module, function = self._load(limit_registers(ptx, self.entry, budget))
-        regs, blocks = self._occupancy(function)
-        if blocks < self.blocks_per_sm:
+        regs, blocks, local = self._occupancy(function)
+        if blocks < self.blocks_per_sm + more or more and local > self._local_bytes:
             drv.cuModuleUnload(module)
-            return
+            return False
         drv.cuModuleUnload(self.module)
-        self.module, self.function = module, function
+        self.module, self.function, self._local_bytes = module, function, local
         self.registers, self.blocks_per_sm, self.max_registers = regs, blocks, budget
+        return True
 
     def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
         """`_launch_native` as lines for tack.dispatch's generated call path, whose `n` and
