@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import os
 import sys
-import threading
 import weakref
 
 from ..errors import TackError, TackRuntimeError, TackValueError
@@ -44,27 +42,18 @@ from ..ir.printer import kernel_str
 from ..toolchain.nvptx import compile_ptx
 from ..toolchain.sass import disassemble, disassembler
 from . import cuda_inspect
-from .base import Engine, Launchable
+from .base import Engine
 from .cuda_alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
-from .cuda_cache import cached_ptx
 from .cuda_devices import copy_peer
-from .cuda_launch import Native, Record, trampoline
-from .cuda_occupancy import budgets, limit_registers
-from .packing import PACK_ERRORS, layout, pack_slow
+from .cuda_driver import INVALID_CONTEXT as _INVALID_CONTEXT
+from .cuda_driver import SUCCESS as _SUCCESS
+from .cuda_driver import code_of as _code
+from .cuda_driver import drv, error_name
+from .cuda_kernel import CUDAKernel
+from .cuda_launch import Native
 from .registry import NATIVE_CUDA
 
-try:
-    from cuda.bindings import driver as drv
-except ImportError:  # pragma: no cover - older cuda-python layout
-    from cuda import cuda as drv  # type: ignore[no-redef]
-
 LABEL = "CUDABackend"
-# "native" (the trampoline of runtime.cuda_launch), "bindings" or "ctypes"; bench/gpu.py compares
-LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "native")
-PATHS = ("native", "ctypes", "bindings")
-_SUCCESS = 0
-_OK = drv.CUresult.CUDA_SUCCESS
-_INVALID_CONTEXT = 201
 _OOM = 2
 # Errors after which the context is unusable (the driver says so); the process must restart.
 _STICKY = {700, 701, 702, 703, 704, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719, 720}
@@ -74,23 +63,8 @@ class CUDAOutOfMemoryError(TackError, MemoryError):
     """Device memory is exhausted; arrays allocated before are intact."""
 
 
-def error_name(code: int) -> str:
-    try:
-        _, name = drv.cuGetErrorName(drv.CUresult(code))
-        _, desc = drv.cuGetErrorString(drv.CUresult(code))
-        name = name.decode() if isinstance(name, bytes) else str(name)
-        desc = desc.decode() if isinstance(desc, bytes) else str(desc)
-        return f"{name} ({desc})"
-    except (ValueError, TypeError):  # a code CUresult does not know
-        return f"CUDA error {code}"
-
-
 def _platform() -> str:
     return {"linux": "Linux", "win32": "Windows", "darwin": "macOS"}.get(sys.platform, sys.platform)
-
-
-def _code(res) -> int:
-    return int(res[0] if isinstance(res, tuple) else res)
 
 
 def _free(ptr: int) -> None:
@@ -353,148 +327,3 @@ class CUDAEngine(Engine):
             return disassemble(cuda_inspect.cubin(kernel, drv), kernel.entry)
         finally:
             drv.cuModuleUnload(kernel.module)
-
-
-class CUDAKernel(Launchable):
-    """One compiled specialization: a loaded module and its prebuilt launch parameters."""
-
-    def __init__(self, engine: CUDAEngine, kir: KernelIR):
-        self.engine, self.kir, self.name = engine, kir, kir.name
-        built = cached_ptx(kir, engine.arch)
-        self.ptx, self.llvm_ir, self.optimized_ir = built.ptx, built.llvm_ir, built.optimized_ir
-        self.entry = built.name
-        self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
-        self._span = BLOCK * built.per_thread  # launch indices per block
-        self.module, self.function = self._load(built.ptx)
-        self.registers, self.blocks_per_sm, self._local_bytes = self._occupancy()
-        self.max_registers = None  # the `.maxnreg` budget it was loaded with, if any
-        for budget, more in budgets(self.registers, self.blocks_per_sm, BLOCK,
-                                    engine.regs_per_sm, engine.threads_per_sm):
-            if self._reload_with(built.ptx, budget, more):
-                break
-        self.fn_ptr = int(self.function)
-        # One 8-byte slot per parameter, then n (i64); kernelParams[k] points at slot k.
-        self._struct = layout(kir.params, "q")
-        nslots = len(kir.params) + 1
-        self._buf = ctypes.create_string_buffer(8 * nslots)
-        base = ctypes.addressof(self._buf)
-        self._ptrs = (ctypes.c_void_p * nslots)(*[base + 8 * k for k in range(nslots)])
-        self.params_ptr = ctypes.addressof(self._ptrs)
-        self._pack = self._struct.pack_into
-        self._lock = threading.Lock()
-        self._max = engine.max_grid_x * self._span
-        self._native_launch = engine.native.launch
-        self._stream = engine.stream_ptr
-        self._pending_add = engine._pending.add
-        self._cu_launch, self._stream_obj = drv.cuLaunchKernel, engine.stream
-        self._record = Record(engine.native.launch_addr, self.fn_ptr, self._span, self._stream,
-                              self.params_ptr, base + 8 * (nslots - 1))  # the last slot: n
-        self._tramp, self._rec = trampoline(), self._record.address
-        if LAUNCH_VIA in PATHS[1:]:  # another path by default: `self.launch` calls it
-            self.launch = getattr(self, f"_launch_{LAUNCH_VIA}")
-
-    def __repr__(self) -> str:
-        return f"<CUDAKernel {self.name} on {self.engine.arch}>"
-
-    def _load(self, ptx: str):
-        module = self.engine.call(drv.cuModuleLoadData, ptx.encode() + b"\0",
-                                  what=f"loading kernel '{self.name}' (cuModuleLoadData)")
-        function = self.engine.call(drv.cuModuleGetFunction, module, self.entry.encode(),
-                                    what="cuModuleGetFunction")
-        return module, function
-
-    def _occupancy(self, function=None) -> tuple[int, int, int]:
-        """(registers/thread, resident 256-thread blocks/SM, local bytes/thread) of `function`."""
-        function, attr = function or self.function, drv.CUfunction_attribute
-        regs, local = (int(self.engine.call(drv.cuFuncGetAttribute, a, function,
-                                            what="cuFuncGetAttribute"))
-                       for a in (attr.CU_FUNC_ATTRIBUTE_NUM_REGS,
-                                 attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES))
-        blocks = self.engine.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, function,
-                                  BLOCK, 0, what="cuOccupancyMaxActiveBlocksPerMultiprocessor")
-        return regs, int(blocks), local
-
-    def _reload_with(self, ptx: str, budget: int, more: bool) -> bool:
-        """Load again with `.maxnreg budget` (runtime.cuda_occupancy); keep the new module if
-        it runs at least as many blocks per SM (`more`: more blocks, spilling nothing more)."""
-        module, function = self._load(limit_registers(ptx, self.entry, budget))
-        regs, blocks, local = self._occupancy(function)
-        if blocks < self.blocks_per_sm + more or more and local > self._local_bytes:
-            drv.cuModuleUnload(module)
-            return False
-        drv.cuModuleUnload(self.module)
-        self.module, self.function, self._local_bytes = module, function, local
-        self.registers, self.blocks_per_sm, self.max_registers = regs, blocks, budget
-        return True
-
-    def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
-        """`_launch_native` as lines for tack.dispatch's generated call path, whose `n` and
-        argument expressions `values` are checked already; an odd size or a value the block
-        cannot hold returns MISS (the general path raises). None: not on the native path."""
-        if self.launch != self._launch_native:
-            return None
-        env.update(_lock=self._lock, _pack=self._pack, _buf=self._buf, _tramp=self._tramp,
-                   _rec=self._rec, _failed=self._failed, _pending=self._pending_add,
-                   _name=self.name, _pack_errors=PACK_ERRORS)
-        vals = ", ".join(values)
-        return [f"if n > {self._max}:",
-                "    return MISS",
-                "with _lock:",
-                "    try:",
-                f"        _pack(_buf, 0, {vals}, n)",
-                "    except _pack_errors:",
-                "        return MISS",
-                "    code = _tramp(_rec)",
-                "if code:",
-                f"    _failed(code, [{vals}], n)",
-                "_pending(_name)"]
-
-    def _launch(self, args, n: int, via: str = "native") -> None:
-        """Queue one launch over [0, n); returns at once. Packs the parameter block (its last
-        slot is `n`), then calls cuLaunchKernel by the path `via`: "native", the trampoline of
-        runtime.cuda_launch (one ctypes call with one pointer argument); "ctypes", libcuda's
-        entry through ctypes argtypes; "bindings", cuda-bindings' wrapper."""
-        if n > self._max or n <= 0:
-            return self._odd_size(args, n)
-        with self._lock:
-            try:
-                self._pack(self._buf, 0, *args, n)
-            except PACK_ERRORS:
-                pack_slow(self.name, self.kir.params, self._pack, self._buf, args, n)
-            if via == "native":
-                code = self._tramp(self._rec)
-            elif via == "ctypes":
-                code = self._native_launch(self.fn_ptr, -(-n // self._span), 1, 1, BLOCK, 1, 1,
-                                           0, self._stream, self.params_ptr, None)
-            else:
-                res = self._cu_launch(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
-                                      self._stream_obj, self.params_ptr, 0)
-                code = 0 if res[0] is _OK else _code(res)
-        if code:
-            self._failed(code, args, n)
-        self._pending_add(self.name)
-
-    # The contract's launch, and each path by name (TACK_CUDA_LAUNCH, bench/gpu.py, tests/cuda).
-    launch = _launch_native = _launch
-
-    def _launch_ctypes(self, args, n: int) -> None:
-        self._launch(args, n, "ctypes")
-
-    def _launch_bindings(self, args, n: int) -> None:
-        self._launch(args, n, "bindings")
-
-    def _odd_size(self, args, n: int) -> None:
-        if n <= 0:
-            return
-        raise TackValueError(f"Kernel '{self.name}': {n} iterations exceed the {self._max} that "
-                             "one CUDA launch can index; split the work across several launches.")
-
-    def _failed(self, code: int, args, n: int) -> None:
-        # The first launch from a thread without our context, or with another device's current
-        # (several engines in one process): make ours current and launch again.
-        if code == _INVALID_CONTEXT or not self.engine.is_current():
-            self.engine.make_current()
-            if self.engine.is_current():
-                return self.launch(args, n)
-        self.engine.fail(code, f"launch of {-(-n // self._span)} blocks of {BLOCK} threads "
-                               "(cuLaunchKernel)", {self.name})

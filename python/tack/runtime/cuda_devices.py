@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import threading
 
-try:
-    from cuda.bindings import driver as drv
-except ImportError:  # pragma: no cover - older cuda-python layout
-    from cuda import cuda as drv  # type: ignore[no-redef]
+from .cuda_driver import SUCCESS as _SUCCESS
+from .cuda_driver import code_of as _code
+from .cuda_driver import drv
 
-_SUCCESS = 0
 _PEER_ENABLED = 704  # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED (another library enabled it)
-
-
-def _code(res) -> int:
-    return int(res[0] if isinstance(res, tuple) else res)
 
 
 _PEERS: dict = {}  # (destination, source) device ordinals -> whether peer access is on
