@@ -120,10 +120,11 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
     enc = LB.encoding(dst.dtype) if LOOK_BACK else None
     if V.workgroups(src) and n > WORKGROUP and enc and dt.u64 in src.device.supported_atomic_dtypes:
         tiles = -(-n // TILE)
-        words = kept(dst.device, dt.u64, "look-back", 2 * tiles + 1)
+        size, total = LB.layout(tiles, LB.WINDOW)
+        words = kept(dst.device, dt.u64, "look-back", size)
         LB.clear(words)
-        LB.SCANS[enc](src, dst, words, n, tiles, exclusive, LB.WINDOW)
-        return LB.decode(words[2 * tiles - 1], dst.dtype)  # the last tile's inclusive prefix
+        LB.SCANS[enc](src, dst, words, n, tiles, exclusive, LB.WINDOW, LB.PATIENCE, LB.TICKETS)
+        return LB.decode(words[total], dst.dtype)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
         tile_totals(src, dst, part, n)

@@ -1,0 +1,130 @@
+#!/usr/bin/env python
+"""The GPU scans side by side at 2^28 f32: torch.cumsum, the two-pass scan and the single-pass
+look-back scan at several block spans (`lookback.WINDOW`), with and without tickets
+(`lookback.TICKETS`), each checked first (integers exact, f32 the same bits twice and within
+1e-3 of Σ|x|), then timed in interleaved rounds (median of `--reps` synchronized calls per round).
+
+    PYTHONPATH=python:. python3 bench/scan_variants.py --out results.json
+    PYTHONPATH=python:. python3 bench/scan_variants.py --spans 256,64 --tickets 1
+
+Prints one line per variant as it goes (a hung variant leaves the earlier lines) and the
+look-back kernel's registers, local and shared bytes (`tack.inspect(..., mode="resources")`).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import statistics
+import time
+
+import numpy as np
+import tack
+from tack import algorithms as A
+from tack.algorithms import lookback as LB
+from tack.algorithms import scans
+
+
+def _variant(look_back: bool, span: int = 256, tickets: int = 1):
+    def run(a, d, n):
+        scans.LOOK_BACK, LB.WINDOW, LB.TICKETS = look_back, span, tickets
+        return A.inclusive_scan(a, d, n)
+    return run
+
+
+def _check(run, name: str, sizes=(4097, 3 * 4096 * 256 + 5, 10 ** 7)) -> str:
+    """Integers exact at awkward sizes (three blocks of 256 tiles and more); f32 repeatable and
+    close at the last size."""
+    rng = np.random.default_rng(1)
+    for n in sizes:
+        k = rng.integers(0, 1000, n).astype(np.int32)
+        d = tack.zeros(n, tack.i32)
+        if run(tack.array(k), d, n) != int(k.sum()) or not np.array_equal(
+                d.numpy(), np.cumsum(k, dtype=np.int32)):
+            return f"{name}: i32 scan wrong at n={n}"
+    x = rng.standard_normal(sizes[-1]).astype(np.float32)
+    d1, d2 = tack.zeros(x.size, tack.f32), tack.zeros(x.size, tack.f32)
+    t1, t2 = run(tack.array(x), d1, x.size), run(tack.array(x), d2, x.size)
+    if t1 != t2 or not np.array_equal(d1.numpy().view(np.uint32), d2.numpy().view(np.uint32)):
+        return f"{name}: f32 bits differ between runs"
+    err = float(np.abs(d1.numpy() - np.cumsum(x, dtype=np.float64)).max())
+    if err > 1e-3 * float(np.abs(x).sum()):
+        return f"{name}: f32 error {err}"
+    return "ok"
+
+
+def _time(fn, sync, reps: int) -> float:
+    out = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        sync()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
+
+
+def _resources(n: int) -> dict:
+    src, dst = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
+    tiles = -(-n // scans.TILE)
+    words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
+    text = tack.inspect(LB.SCANS["f32"], [src, dst, words, n, tiles, 0, 256, LB.PATIENCE, 1],
+                        mode="resources")
+    return json.loads(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--log2", type=int, default=28)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--spans", default="256,128,64,32")
+    ap.add_argument("--tickets", default="1,0")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    import torch
+
+    tack.set_default_device("cuda")
+    n = 1 << args.log2
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    a, d, tx = tack.array(x), tack.zeros(n, tack.f32), torch.from_numpy(x).cuda()
+
+    def sync():
+        tack.sync()
+        torch.cuda.synchronize()
+
+    rows = {"torch.cumsum": lambda: torch.cumsum(tx, 0)}
+    variants = {"two-pass": _variant(False)}
+    for tk in (int(v) for v in args.tickets.split(",")):
+        for span in (int(v) for v in args.spans.split(",")):
+            variants[f"look-back span={span} tickets={tk}"] = _variant(True, span, tk)
+    result = {"n": n, "checks": {}, "ms": {}, "resources": None}
+    for name, run in variants.items():
+        result["checks"][name] = status = _check(run, name)
+        print(name, status, flush=True)
+        if status == "ok":
+            rows[name] = functools.partial(run, a, d, n)
+    try:
+        result["resources"] = _resources(n)
+    except Exception as exc:  # noqa: BLE001 - a report, not a result: say what failed
+        result["resources"] = repr(exc)
+    print("resources", result["resources"], flush=True)
+    times = {name: [] for name in rows}
+    for rnd in range(args.rounds):
+        order = list(rows)[rnd % len(rows):] + list(rows)[:rnd % len(rows)]
+        for name in order:
+            rows[name]()
+            sync()
+            times[name].append(_time(rows[name], sync, args.reps))
+    base = statistics.median(times["torch.cumsum"])
+    for name, ts in times.items():
+        ms = statistics.median(ts) * 1e3
+        result["ms"][name] = ms
+        print(f"{name:40s} {ms:7.3f} ms {8 * n / ms / 1e6:7.0f} GB/s "
+              f"torch/this {base * 1e3 / ms:5.2f}x", flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
