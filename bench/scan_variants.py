@@ -39,8 +39,8 @@ def _check(run, name: str, sizes=(4097, 3 * 4096 * 256 + 5, 10 ** 7)) -> str:
     for n in sizes:
         k = rng.integers(0, 1000, n).astype(np.int32)
         d = tack.zeros(n, tack.i32)
-        if run(tack.array(k), d, n) != int(k.sum()) or not np.array_equal(
-                d.numpy(), np.cumsum(k, dtype=np.int32)):
+        want = np.cumsum(k, dtype=np.int32)  # wrapping at 32 bits, as the scan does
+        if run(tack.array(k), d, n) != int(want[-1]) or not np.array_equal(d.numpy(), want):
             return f"{name}: i32 scan wrong at n={n}"
     x = rng.standard_normal(sizes[-1]).astype(np.float32)
     d1, d2 = tack.zeros(x.size, tack.f32), tack.zeros(x.size, tack.f32)
@@ -67,9 +67,43 @@ def _resources(n: int) -> dict:
     src, dst = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
     tiles = -(-n // scans.TILE)
     words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
-    text = tack.inspect(LB.SCANS["f32"], [src, dst, words, n, tiles, 0, 256, LB.PATIENCE, 1],
+    text = tack.inspect(LB.SCANS["f32"], src, dst, words, n, tiles, 0, 256, LB.PATIENCE, 1,
                         mode="resources")
     return json.loads(text)
+
+
+def _torch_row(x, device: str):
+    """torch.cumsum's row and a synchronize of both (none without a GPU)."""
+    if device != "cuda":
+        return {}, tack.sync
+    import torch
+
+    tx = torch.from_numpy(x).cuda()
+
+    def sync():
+        tack.sync()
+        torch.cuda.synchronize()
+
+    return {"torch.cumsum": lambda: torch.cumsum(tx, 0)}, sync
+
+
+def _parts(a, d, n: int) -> dict:
+    """What the scans are made of, timed alone: the two-pass scan's second kernel (the tile
+    scan a single pass also does, without the look-back) and the look-back's fixed costs (the
+    clear launch and the one-word read of the total)."""
+    tiles = -(-n // scans.TILE)
+    part = tack.zeros(tiles, tack.f32)
+    scans.tile_totals(a, d, part, n)
+    scans._scan(part, part, tiles, 0)
+    size, total = LB.layout(tiles, 256)
+    words = tack.zeros(size, tack.u64)
+
+    def fixed():
+        LB.clear(words)
+        return words[total]
+
+    return {"two-pass tile_scan alone": lambda: scans.tile_scan(a, d, part, n, 0),
+            "look-back clear + total read": fixed}
 
 
 def main() -> None:
@@ -80,31 +114,28 @@ def main() -> None:
     ap.add_argument("--spans", default="256,128,64,32")
     ap.add_argument("--tickets", default="1,0")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--no-check", action="store_true", help="time only (a profiler's run)")
+    ap.add_argument("--device", default="cuda", help="'sim' for a dry run without a GPU")
     args = ap.parse_args()
-    import torch
-
-    tack.set_default_device("cuda")
+    tack.set_default_device(*(("cpu", "sim") if args.device == "sim" else ("cuda",)))
+    sizes = (4097, 3 * 4096 * 256 + 5, 10 ** 7) if args.device == "cuda" else (4097, 30000)
     n = 1 << args.log2
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-    a, d, tx = tack.array(x), tack.zeros(n, tack.f32), torch.from_numpy(x).cuda()
-
-    def sync():
-        tack.sync()
-        torch.cuda.synchronize()
-
-    rows = {"torch.cumsum": lambda: torch.cumsum(tx, 0)}
+    a, d = tack.array(x), tack.zeros(n, tack.f32)
+    rows, sync = _torch_row(x, args.device)
     variants = {"two-pass": _variant(False)}
     for tk in (int(v) for v in args.tickets.split(",")):
         for span in (int(v) for v in args.spans.split(",")):
             variants[f"look-back span={span} tickets={tk}"] = _variant(True, span, tk)
     result = {"n": n, "checks": {}, "ms": {}, "resources": None}
     for name, run in variants.items():
-        result["checks"][name] = status = _check(run, name)
+        status = "not checked" if args.no_check else _check(run, name, sizes)
+        result["checks"][name] = status
         print(name, status, flush=True)
-        if status == "ok":
-            rows[name] = functools.partial(run, a, d, n)
+        rows[name] = functools.partial(run, a, d, n)  # timed even if wrong: the check says so
+    rows.update(_parts(a, d, n))
     try:
-        result["resources"] = _resources(n)
+        result["resources"] = _resources(n) if args.device == "cuda" else None
     except Exception as exc:  # noqa: BLE001 - a report, not a result: say what failed
         result["resources"] = repr(exc)
     print("resources", result["resources"], flush=True)
@@ -115,7 +146,7 @@ def main() -> None:
             rows[name]()
             sync()
             times[name].append(_time(rows[name], sync, args.reps))
-    base = statistics.median(times["torch.cumsum"])
+    base = statistics.median(times.get("torch.cumsum", times["two-pass"]))
     for name, ts in times.items():
         ms = statistics.median(ts) * 1e3
         result["ms"][name] = ms
