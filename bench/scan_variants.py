@@ -1,11 +1,12 @@
 #!/usr/bin/env python
 """The GPU scans side by side at 2^28 f32: torch.cumsum, the two-pass scan and the single-pass
-look-back scan at several block spans (`lookback.WINDOW`), with and without tickets
-(`lookback.TICKETS`), each checked first (integers exact, f32 the same bits twice and within
-1e-3 of Σ|x|), then timed in interleaved rounds (median of `--reps` synchronized calls per round).
+look-back scan at several block spans (`lookback.WINDOW`), sub-tiles per tile (`lookback.SUB`),
+with and without tickets (`lookback.TICKETS`), each checked first (integers exact, f32 the same
+bits twice and within 1e-3 of Σ|x|), then timed in interleaved rounds (median of `--reps`
+synchronized calls per round).
 
     PYTHONPATH=python:. python3 bench/scan_variants.py --out results.json
-    PYTHONPATH=python:. python3 bench/scan_variants.py --spans 256,64 --tickets 1
+    PYTHONPATH=python:. python3 bench/scan_variants.py --variants 32/2/1,64/2/0
 
 Prints one line per variant as it goes (a hung variant leaves the earlier lines) and the
 look-back kernel's registers, local and shared bytes (`tack.inspect(..., mode="resources")`).
@@ -25,9 +26,9 @@ from tack.algorithms import lookback as LB
 from tack.algorithms import scans
 
 
-def _variant(look_back: bool, span: int = 256, tickets: int = 1):
+def _variant(look_back: bool, span: int = 32, sub: int = 2, tickets: int = 1):
     def run(a, d, n):
-        scans.LOOK_BACK, LB.WINDOW, LB.TICKETS = look_back, span, tickets
+        scans.LOOK_BACK, LB.WINDOW, LB.SUB, LB.TICKETS = look_back, span, sub, tickets
         return A.inclusive_scan(a, d, n)
     return run
 
@@ -67,8 +68,8 @@ def _resources(n: int) -> dict:
     src, dst = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
     tiles = -(-n // scans.TILE)
     words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
-    text = tack.inspect(LB.SCANS["f32"], src, dst, words, n, tiles, 0, 256, LB.PATIENCE, 1,
-                        mode="resources")
+    text = tack.inspect(LB.scan_kernel("f32", LB.SUB), src, dst, words, n, tiles, 0, 32,
+                        LB.PATIENCE, 1, mode="resources")
     return json.loads(text)
 
 
@@ -111,8 +112,8 @@ def main() -> None:
     ap.add_argument("--log2", type=int, default=28)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--spans", default="256,128,64,32")
-    ap.add_argument("--tickets", default="1,0")
+    ap.add_argument("--variants", default="32/2/1,64/2/1,32/1/1,32/4/1,32/2/0,64/2/0",
+                    help="look-back variants: span/sub/tickets, comma-separated")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-check", action="store_true", help="time only (a profiler's run)")
     ap.add_argument("--device", default="cuda", help="'sim' for a dry run without a GPU")
@@ -124,9 +125,9 @@ def main() -> None:
     a, d = tack.array(x), tack.zeros(n, tack.f32)
     rows, sync = _torch_row(x, args.device)
     variants = {"two-pass": _variant(False)}
-    for tk in (int(v) for v in args.tickets.split(",")):
-        for span in (int(v) for v in args.spans.split(",")):
-            variants[f"look-back span={span} tickets={tk}"] = _variant(True, span, tk)
+    for v in args.variants.split(","):
+        span, sub, tk = (int(x) for x in v.split("/"))
+        variants[f"look-back span={span} sub={sub} tickets={tk}"] = _variant(True, span, sub, tk)
     result = {"n": n, "checks": {}, "ms": {}, "resources": None}
     for name, run in variants.items():
         status = "not checked" if args.no_check else _check(run, name, sizes)

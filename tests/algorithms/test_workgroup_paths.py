@@ -89,3 +89,15 @@ def test_look_back_window(device, monkeypatch, window):
     d = tack.zeros(n, tack.i32)
     assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum())
     np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int32))
+
+
+def test_the_device_chooses_the_gpu_scan(monkeypatch):
+    """Unforced, the single pass runs where workgroups run concurrently in device memory (CUDA,
+    not the simulator's lockstep on the host) and only for dtypes that fit its 32-bit payload."""
+    monkeypatch.setattr(scans, "LOOK_BACK", None)
+    cuda, sim = tack.device("cuda"), tack.device("cpu", engine="sim")
+    assert scans._look_back(cuda, tack.f32) and scans._look_back(cuda, tack.u8)
+    assert not scans._look_back(cuda, tack.i64) and not scans._look_back(cuda, tack.f64)
+    assert not scans._look_back(sim, tack.f32)
+    monkeypatch.setattr(scans, "LOOK_BACK", True)
+    assert scans._look_back(sim, tack.i32) and not scans._look_back(sim, tack.f64)

@@ -27,16 +27,26 @@ import numpy as np
 from .. import dtypes as dt
 from ..constants import constant
 from ..frontend.inline import func
-from ..intrinsics import atomic_add, atomic_max, barrier, bitcast, shared_like, thread_id, unroll
+from ..intrinsics import (
+    atomic_add,
+    atomic_max,
+    barrier,
+    bitcast,
+    local_array_like,
+    shared_like,
+    thread_id,
+    unroll,
+)
 from ..kernel import kernel
 from .combine import in_dtype
-from .tiles import PER, SLOTS, slot, stage, tile_prefixes
+from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
-WINDOW = 256  # tiles per block: aggregates read at once, one per lane (1 … 256)
+WINDOW = 32  # tiles per block: aggregates read at once, one per lane (1 … 256)
 PATIENCE = 4096  # polls of Q_{m-2} before lane 0 computes it alone
 TICKETS = 1  # 0: a tile's index is its workgroup's, trusting the GPU to start them in order
+SUB = 2  # tiles.py tiles per look-back tile (1, 2 or 4: 17 KB of shared memory each)
 
 
 @func
@@ -62,13 +72,14 @@ def f32_value(like, w):
 
 
 @func
-def pair_inclusive(s, u, lane, a, b):
-    """tiles.block_inclusive over two arrays at once (the same tree, half the barriers)."""
+def pair_inclusive(s, u, lane, a, b, span):
+    """tiles.block_inclusive over two arrays at once (the same tree, half the barriers), as far
+    as lane span - 1 (the steps of span and more change nothing below it)."""
     s[lane] = a
     u[lane] = b
     barrier()
     off = 1
-    while off < 256:
+    while off < span:
         x = s[lane]
         y = u[lane]
         if lane >= off:
@@ -172,35 +183,35 @@ def tile_carry(dst, words, seen, prev, mine, s, g, m, r, span, tiles, bits, valu
     return p
 
 
-def _kernel(bits, value):
-    """The look-back scan for one payload encoding (`bits`, `value`: integers or f32)."""
+def _kernel(bits, value, sub):
+    """The look-back scan for one payload encoding (`bits`, `value`: integers or f32) over
+    tiles of `sub` tiles.py tiles (staged and scanned one after the other, published as one)."""
+    sub = constant(sub)  # a compile-time value of the kernel (a closure's int is not one)
 
     @kernel
     def scan_lookback(src, dst, words, n, tiles, exclusive, span, patience, ticketed):
         for t in range(tiles * 256):
-            tile = shared_like(dst, SLOTS)
+            tile = shared_like(dst, sub * SLOTS)
             lanes = shared_like(dst, 256)
             mine = shared_like(dst, 256)  # this block's aggregates before this tile, scanned
             prev = shared_like(dst, 256)  # the previous block's, scanned: B_{m-1} at span - 1
             seen = shared_like(words, 2)  # the words of Q_{m-1} and Q_{m-2}
-            ticket = shared_like(words, 1)
             carry = shared_like(dst, 1)
+            subs = local_array_like(dst, sub)  # the sub-tiles' totals
             lane = thread_id()
-            blocks = (tiles + span - 1) // span
-            if lane == 0 and ticketed:
-                mine_t = atomic_add(words, tiles + blocks, 1)  # tiles start in ticket order
-                ticket[0] = mine_t  # (through a local: the simulator runs an atomic stored
-                # straight into shared memory on every lane, not only on those in the branch)
-            barrier()
-            g = t // 256  # without tickets: workgroups start in index order (TICKETS)
-            if ticketed:
-                g = dt.i64(ticket[0])
+            g = tile_index(words, seen, t, tiles, span, lane, ticketed)
             m = g // span
             r = g - m * span
-            base = g * (PER * 256)
-            stage(src, dst, tile, n, base, lane)  # read before any write: in place is allowed
-            tile_prefixes(tile, lanes, lane, dst, exclusive)
-            total = lanes[255]
+            base = g * (sub * PER * 256)
+            for s in unroll(range(sub)):  # read before any write: in place is allowed
+                stage_at(src, dst, tile, s * SLOTS, n, base + s * (PER * 256), lane)
+            for s in unroll(range(sub)):
+                prefixes_at(tile, s * SLOTS, lanes, lane, dst, exclusive)
+                subs[s] = lanes[255]
+                barrier()  # before the next sub-tile's scan writes lanes again
+            total = subs[0]
+            for s in unroll(range(1, sub)):
+                total = total + subs[s]
             if lane == 0:
                 atomic_add(words, g, dt.u64(READY) | bits(dst, total))
             a = in_dtype(dst, 0)
@@ -214,17 +225,43 @@ def _kernel(bits, value):
             if lane < 2 and m > lane:
                 seen_w = atomic_add(words, tiles + m - 1 - lane, 0)
                 seen[lane] = seen_w
-            pair_inclusive(mine, prev, lane, a, b)
+            pair_inclusive(mine, prev, lane, a, b, span)
             if lane == 0:
                 carry[0] = tile_carry(dst, words, seen, prev, mine, lanes, g, m, r, span,
                                       tiles, bits, value, patience)
             barrier()
-            for k in unroll(range(PER)):
-                j = base + k * 256 + lane
-                if j < n:
-                    v = tile[slot(k * 256 + lane)]
-                    dst[j] = carry[0] + v if g > 0 else v
+            write_tile(dst, tile, subs, carry[0], n, base, g, lane, sub)
     return scan_lookback
+
+
+@func
+def tile_index(words, seen, t, tiles, span, lane, ticketed):
+    """The tile this workgroup scans: its ticket (tiles start in ticket order), or with
+    `ticketed` 0 its own index, trusting the GPU to start workgroups in index order."""
+    if lane == 0 and ticketed:
+        blocks = (tiles + span - 1) // span
+        mine_t = atomic_add(words, tiles + blocks, 1)
+        seen[0] = mine_t  # (through a local: the simulator runs an atomic stored straight into
+        # shared memory on every lane, not only on those in the branch)
+    barrier()
+    g = t // 256
+    if ticketed:
+        g = dt.i64(seen[0])  # (seen is written again after the barriers of the tile's scan)
+    return g
+
+
+@func
+def write_tile(dst, tile, subs, carry, n, base, g, lane, sub):
+    """Each sub-tile's scanned elements from its offset: the tile's carry, then the totals of
+    the sub-tiles before it, added in order (nothing to add to the first of tile 0)."""
+    c = carry
+    for s in unroll(range(sub)):
+        for k in unroll(range(PER)):
+            j = base + s * (PER * 256) + k * 256 + lane
+            if j < n:
+                v = tile[s * SLOTS + slot(k * 256 + lane)]
+                dst[j] = c + v if g > 0 or s > 0 else v
+        c = c + subs[s] if g > 0 or s > 0 else subs[s]
 
 
 @kernel
@@ -233,7 +270,16 @@ def clear(words):
         words[i] = 0
 
 
-SCANS = {"int": _kernel(int_bits, int_value), "f32": _kernel(f32_bits, f32_value)}
+_CODES = {"int": (int_bits, int_value), "f32": (f32_bits, f32_value)}
+_SCANS: dict = {}
+
+
+def scan_kernel(enc: str, sub: int):
+    """The look-back kernel for payload `enc` over tiles of `sub` sub-tiles (made once)."""
+    key = (enc, sub)
+    if key not in _SCANS:
+        _SCANS[key] = _kernel(*_CODES[enc], sub)
+    return _SCANS[key]
 
 
 def encoding(dtype) -> str | None:
