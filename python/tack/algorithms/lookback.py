@@ -72,22 +72,24 @@ def f32_value(like, w):
 
 
 @func
-def pair_inclusive(s, u, lane, a, b, span):
-    """tiles.block_inclusive over two arrays at once (the same tree, half the barriers), as far
-    as lane span - 1 (the steps of span and more change nothing below it)."""
-    s[lane] = a
-    u[lane] = b
+def pair_scan(like, s, u, lane, span):
+    """tiles.block_inclusive's tree over s[0:span] and u[0:span] at once, in place (the lanes
+    below span, which wrote them, after a barrier; the steps of span and more change nothing)."""
     barrier()
     off = 1
     while off < span:
-        x = s[lane]
-        y = u[lane]
-        if lane >= off:
-            x = s[lane - off] + x
-            y = u[lane - off] + y
+        x = in_dtype(like, 0)
+        y = in_dtype(like, 0)
+        if lane < span:
+            x = s[lane]
+            y = u[lane]
+            if lane >= off:
+                x = s[lane - off] + x
+                y = u[lane - off] + y
         barrier()
-        s[lane] = x
-        u[lane] = y
+        if lane < span:
+            s[lane] = x
+            u[lane] = y
         barrier()
         off = off * 2
 
@@ -214,24 +216,39 @@ def _kernel(bits, value, sub):
                 total = total + subs[s]
             if lane == 0:
                 atomic_add(words, g, dt.u64(READY) | bits(dst, total))
-            a = in_dtype(dst, 0)
-            if lane < r:
-                a = value(dst, wait_word(words, m * span + lane))
-            elif lane == r:
-                a = total
-            b = in_dtype(dst, 0)
-            if m > 0 and lane < span:
-                b = value(dst, wait_word(words, (m - 1) * span + lane))
-            if lane < 2 and m > lane:
-                seen_w = atomic_add(words, tiles + m - 1 - lane, 0)
-                seen[lane] = seen_w
-            pair_inclusive(mine, prev, lane, a, b, span)
+            read_back(dst, words, mine, prev, seen, total, lane, m, r, span, tiles, value)
+            pair_scan(dst, mine, prev, lane, span)
             if lane == 0:
                 carry[0] = tile_carry(dst, words, seen, prev, mine, lanes, g, m, r, span,
                                       tiles, bits, value, patience)
             barrier()
             write_tile(dst, tile, subs, carry[0], n, base, g, lane, sub)
     return scan_lookback
+
+
+@func
+def read_back(dst, words, mine, prev, seen, total, lane, m, r, span, tiles, value):
+    """The words a tile looks back at, each read by its own lane, every warp's round trips at
+    once: this block's aggregates before tile r into mine (lanes 0 …, zero from r + 1), the
+    previous block's into prev (lanes 128 …, or the same lanes for a span above 128), the
+    words of Q_{m-1} and Q_{m-2} into seen (lanes 255 and 254)."""
+    if lane < span:
+        a = in_dtype(dst, 0)
+        if lane < r:
+            a = value(dst, wait_word(words, m * span + lane))
+        elif lane == r:
+            a = total
+        mine[lane] = a
+    i = lane - 128 if span <= 128 else lane
+    if i >= 0 and i < span:
+        b = in_dtype(dst, 0)
+        if m > 0:
+            b = value(dst, wait_word(words, (m - 1) * span + i))
+        prev[i] = b
+    back = 255 - lane
+    if back < 2 and m > back:
+        seen_w = atomic_add(words, tiles + m - 1 - back, 0)
+        seen[back] = seen_w
 
 
 @func
