@@ -1,12 +1,13 @@
 #!/usr/bin/env python
 """The GPU scans side by side at 2^28 f32: torch.cumsum, the two-pass scan and the single-pass
 look-back scan at several block spans (`lookback.WINDOW`), sub-tiles per tile (`lookback.SUB`),
-with and without tickets (`lookback.TICKETS`), each checked first (integers exact, f32 the same
+with and without tickets (`lookback.TICKETS`), the write unrolled or a loop (`lookback.LEAN`);
+a variant is span/sub/tickets/lean. Each is checked first (integers exact, f32 the same
 bits twice and within 1e-3 of Σ|x|), then timed in interleaved rounds (median of `--reps`
 synchronized calls per round).
 
     PYTHONPATH=python:. python3 bench/scan_variants.py --out results.json
-    PYTHONPATH=python:. python3 bench/scan_variants.py --variants 32/2/1,64/2/0
+    PYTHONPATH=python:. python3 bench/scan_variants.py --variants 16/2/1/0,16/2/1/1
 
 Prints one line per variant as it goes (a hung variant leaves the earlier lines) and the
 look-back kernel's registers, local and shared bytes (`tack.inspect(..., mode="resources")`).
@@ -26,9 +27,10 @@ from tack.algorithms import lookback as LB
 from tack.algorithms import scans
 
 
-def _variant(look_back: bool, span: int = 32, sub: int = 2, tickets: int = 1):
+def _variant(look_back: bool, span: int = 16, sub: int = 2, tickets: int = 1, lean: int = 0):
     def run(a, d, n):
         scans.LOOK_BACK, LB.WINDOW, LB.SUB, LB.TICKETS = look_back, span, sub, tickets
+        LB.LEAN = bool(lean)
         return A.inclusive_scan(a, d, n)
     return run
 
@@ -68,8 +70,8 @@ def _resources(n: int) -> dict:
     src, dst = tack.zeros(n, tack.f32), tack.zeros(n, tack.f32)
     tiles = -(-n // scans.TILE)
     words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
-    text = tack.inspect(LB.scan_kernel("f32", LB.SUB), src, dst, words, n, tiles, 0, 32,
-                        LB.PATIENCE, 1, mode="resources")
+    text = tack.inspect(LB.scan_kernel("f32", LB.SUB, LB.LEAN), src, dst, words, n, tiles, 0,
+                        LB.WINDOW, LB.PATIENCE, 1, mode="resources")
     return json.loads(text)
 
 
@@ -112,8 +114,8 @@ def main() -> None:
     ap.add_argument("--log2", type=int, default=28)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--variants", default="32/2/1,64/2/1,32/1/1,32/4/1,32/2/0,64/2/0",
-                    help="look-back variants: span/sub/tickets, comma-separated")
+    ap.add_argument("--variants", default="16/2/1/0,16/2/1/1,32/2/1/1,16/4/1/1,16/1/1/0",
+                    help="look-back variants: span/sub/tickets/lean, comma-separated")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-check", action="store_true", help="time only (a profiler's run)")
     ap.add_argument("--device", default="cuda", help="'sim' for a dry run without a GPU")
@@ -126,8 +128,8 @@ def main() -> None:
     rows, sync = _torch_row(x, args.device)
     variants = {"two-pass": _variant(False)}
     for v in args.variants.split(","):
-        span, sub, tk = (int(x) for x in v.split("/"))
-        variants[f"look-back span={span} sub={sub} tickets={tk}"] = _variant(True, span, sub, tk)
+        span, sub, tk, lean = (int(x) for x in (v + "/0").split("/")[:4])
+        variants[f"look-back {span}/{sub}/{tk}/{lean}"] = _variant(True, span, sub, tk, lean)
     result = {"n": n, "checks": {}, "ms": {}, "resources": None}
     for name, run in variants.items():
         status = "not checked" if args.no_check else _check(run, name, sizes)

@@ -43,10 +43,11 @@ from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
-WINDOW = 32  # tiles per block: aggregates read at once, one per lane (1 … 256)
+WINDOW = 16  # tiles per block: aggregates read at once, one per lane (1 … 256)
 PATIENCE = 4096  # polls of Q_{m-2} before lane 0 computes it alone
 TICKETS = 1  # 0: a tile's index is its workgroup's, trusting the GPU to start them in order
 SUB = 2  # tiles.py tiles per look-back tile (1, 2 or 4: 17 KB of shared memory each)
+LEAN = False  # the sub-tiles written in a loop (fewer registers; not yet timed on a GPU)
 
 
 @func
@@ -185,9 +186,12 @@ def tile_carry(dst, words, seen, prev, mine, s, g, m, r, span, tiles, bits, valu
     return p
 
 
-def _kernel(bits, value, sub):
+def _kernel(bits, value, sub, lean):
     """The look-back scan for one payload encoding (`bits`, `value`: integers or f32) over
-    tiles of `sub` tiles.py tiles (staged and scanned one after the other, published as one)."""
+    tiles of `sub` tiles.py tiles (staged and scanned one after the other, published as one);
+    `lean` writes the sub-tiles in a loop instead of unrolled (ptxas: 40 registers instead of
+    72 for sub = 2, so 6 workgroups per multiprocessor instead of 3; see LEAN)."""
+    rolls = constant(1 if lean else sub)  # the unroll factor of the write: 1 is a loop
     sub = constant(sub)  # a compile-time value of the kernel (a closure's int is not one)
 
     @kernel
@@ -222,7 +226,10 @@ def _kernel(bits, value, sub):
                 carry[0] = tile_carry(dst, words, seen, prev, mine, lanes, g, m, r, span,
                                       tiles, bits, value, patience)
             barrier()
-            write_tile(dst, tile, subs, carry[0], n, base, g, lane, sub)
+            c = carry[0]  # then the totals of the sub-tiles before, in order
+            for s in unroll(range(sub), rolls):
+                write_sub(dst, tile, c, n, base, g, lane, s)
+                c = c + subs[s] if g > 0 or s > 0 else subs[s]
     return scan_lookback
 
 
@@ -268,17 +275,13 @@ def tile_index(words, seen, t, tiles, span, lane, ticketed):
 
 
 @func
-def write_tile(dst, tile, subs, carry, n, base, g, lane, sub):
-    """Each sub-tile's scanned elements from its offset: the tile's carry, then the totals of
-    the sub-tiles before it, added in order (nothing to add to the first of tile 0)."""
-    c = carry
-    for s in unroll(range(sub)):
-        for k in unroll(range(PER)):
-            j = base + s * (PER * 256) + k * 256 + lane
-            if j < n:
-                v = tile[s * SLOTS + slot(k * 256 + lane)]
-                dst[j] = c + v if g > 0 or s > 0 else v
-        c = c + subs[s] if g > 0 or s > 0 else subs[s]
+def write_sub(dst, tile, c, n, base, g, lane, s):
+    """Sub-tile s's scanned elements from its offset c (nothing to add to the first of tile 0)."""
+    for k in unroll(range(PER)):
+        j = base + s * (PER * 256) + k * 256 + lane
+        if j < n:
+            v = tile[s * SLOTS + slot(k * 256 + lane)]
+            dst[j] = c + v if g > 0 or s > 0 else v
 
 
 @kernel
@@ -291,11 +294,11 @@ _CODES = {"int": (int_bits, int_value), "f32": (f32_bits, f32_value)}
 _SCANS: dict = {}
 
 
-def scan_kernel(enc: str, sub: int):
+def scan_kernel(enc: str, sub: int, lean: bool = False):
     """The look-back kernel for payload `enc` over tiles of `sub` sub-tiles (made once)."""
-    key = (enc, sub)
+    key = (enc, sub, bool(lean))
     if key not in _SCANS:
-        _SCANS[key] = _kernel(*_CODES[enc], sub)
+        _SCANS[key] = _kernel(*_CODES[enc], sub, bool(lean))
     return _SCANS[key]
 
 

@@ -130,8 +130,8 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
         size, total = LB.layout(tiles, LB.WINDOW)
         words = kept(dst.device, dt.u64, "look-back", size)
         LB.clear(words)
-        LB.scan_kernel(enc, LB.SUB)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
-                                    LB.PATIENCE, LB.TICKETS)
+        LB.scan_kernel(enc, LB.SUB, LB.LEAN)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
+                                             LB.PATIENCE, LB.TICKETS)
         return LB.decode(words[total], dst.dtype)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
