@@ -1,7 +1,6 @@
 """`tack.bitcast` on the Julia engine: the renderer spells BITCAST `reinterpret(T, x)` (Base's
 same-width reinterpretation, docs/design/003-julia-rendering.md), and the bit patterns of
 tests/exec/test_bitcast.py come back unchanged from Julia 1.5.3."""
-import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
