@@ -27,3 +27,21 @@ def test_bitcast_on_julia153(julia153_engine):
     B.test_float_bits_round_trip(None, 64)
     B.test_narrow_integers(None)
     B.test_constants_fold_to_the_same_bits(None)
+
+
+def test_look_back_scan_renders(jl_parser):
+    """The look-back scan, which a Julia GPU backend with 64-bit atomics takes: reinterpret for
+    its f32 payload, atomic max for its block prefixes, valid KernelAbstractions source."""
+    from tack.algorithms import lookback as LB
+
+    tack.set_default_device("cpu", engine="sim")
+    try:
+        args = [tack.zeros(8192, tack.f32), tack.zeros(8192, tack.f32), tack.zeros(10, tack.u64),
+                8192, 1, 0, 16, 4096, 1]
+        for lean in (False, True):
+            text = render_julia(specialize(LB.scan_kernel("f32", 2, lean), args))
+            assert "reinterpret(UInt32, " in text and "tk_atomic_max!(" in text
+            for check in (parse_problems, literal_problems, structure_problems):
+                assert check(jl_parser, text) == []
+    finally:
+        tack.set_default_device("cpu")
