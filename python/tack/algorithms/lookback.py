@@ -1,25 +1,27 @@
 """A single-pass GPU scan with decoupled look-back: each element is read once and written once.
 
 A workgroup takes a ticket (an atomic counter, so tiles start in ticket order and a tile only
-ever waits for tiles that are already running), scans its tile in shared memory (tiles.py's
-`stage` and `tile_prefixes`) and publishes the tile's aggregate A_g. Every published value is one
-64-bit word, `1 << 32 | payload`, written and read by atomics: a relaxed atomic on one word needs
-no fence, which the kernel language does not have (docs/language.md, "Atomics"). So the payload
-is 32 bits: dst dtypes of at most 32 bits (integers by their low 32 bits, f32 by its bits through
-`tack.bitcast`); 64-bit dtypes take scans.py's two-pass path.
+ever waits for tiles that are already running), scans its tile in shared memory (SUB tiles.py
+tiles, one after the other: `stage_at` and `prefixes_at`) and publishes the tile's aggregate A_g.
+Every published value is one 64-bit word, `1 << 32 | payload`, written and read by atomics: a
+relaxed atomic on one word needs no fence, which the kernel language does not have
+(docs/language.md, "Atomics"). So the payload is 32 bits: dst dtypes of at most 32 bits
+(integers by their low 32 bits, f32 by its bits through `tack.bitcast`); 64-bit dtypes take
+scans.py's two-pass path.
 
 Deterministic, and parallel: tiles are grouped in blocks of `span` tiles (WINDOW, up to one per
 lane). B_b, a block's sum, is the Hillis–Steele inclusive scan (tiles.block_inclusive's tree) of
 its aggregates at its last tile, and Q_b = Q_{b-1} + B_b (Q_0 = B_0) is the block's inclusive
 prefix, published in its own word. Tile g = m * span + r scans the aggregates of the tiles before
 it in its block the same way (the scan at lane r-1 is the same tree whichever tile computes it)
-and of block m-1 (B_{m-1}), in parallel, one word per lane, so its exclusive prefix
+and of block m-1 (B_{m-1}), each word read by a lane of its own, so its exclusive prefix
 Q_{m-1} + E_r needs only Q_{m-1}: published already, or Q_{m-2} + B_{m-1}. Every value is a
-fixed function of the aggregates, so the bits depend on n (and span) only. A tile publishes each
-Q it computes (atomic max: every writer writes the same word). Waiting is only ever for words
-that tiles already running will publish: aggregates at once, Q_{m-2} after its own look-back
-(bounded by PATIENCE polls, after which lane 0 computes it from the aggregates alone, as on an
-engine that runs workgroups in lockstep: the simulator)."""
+fixed function of the aggregates, so the bits depend on n (and span, SUB) only. A tile publishes
+each Q it computes (atomic max: every writer writes the same word). Waiting is only ever for
+words that tiles already running will publish: aggregates at once, Q_{m-2} after its own
+look-back (bounded by PATIENCE polls, after which lane 0 computes it from the aggregates alone,
+as on an engine that runs workgroups in lockstep: the simulator). docs/algorithms.md, "Paths
+per engine", has the measurements behind WINDOW, SUB, TICKETS and LEAN."""
 from __future__ import annotations
 
 import numpy as np
