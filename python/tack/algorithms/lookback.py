@@ -20,8 +20,8 @@ fixed function of the aggregates, so the bits depend on n (and span, SUB) only. 
 each Q it computes (atomic max: every writer writes the same word). Waiting is only ever for
 words that tiles already running will publish: aggregates at once, Q_{m-2} after its own
 look-back (bounded by PATIENCE polls, after which lane 0 computes it from the aggregates alone,
-as on an engine that runs workgroups in lockstep: the simulator). docs/algorithms.md, "Paths
-per engine", has the measurements behind WINDOW, SUB, TICKETS and LEAN."""
+as on an engine that runs workgroups in lockstep: the simulator). docs/algorithms.md
+("Performance") has the measurements behind WINDOW, SUB, TICKETS and LEAN."""
 from __future__ import annotations
 
 import numpy as np
