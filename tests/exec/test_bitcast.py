@@ -2,7 +2,7 @@
 "Bit casts"): on the CPU engine and the simulator (the `device` fixture), against NumPy's
 `.view`, with NaN payloads, signed zeros, subnormals and infinities; constants fold to the same
 bits; a width mismatch or a non-dtype target is refused with its position.
-tests/cuda/test_bitcast_cuda.py runs these tests on a GPU; tests/julia/test_bitcast_julia.py
+tests/cuda/test_bitcast_cuda.py runs these tests on a GPU; tests/julia/test_julia153_bitcast.py
 renders BITCAST for KernelAbstractions and runs them on Julia 1.5.3."""
 from __future__ import annotations
 
