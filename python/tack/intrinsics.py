@@ -66,5 +66,6 @@ expect_dtype = _device_only(
     "expect_dtype", "expect_dtype(x, dtype, what): x, or a TypeError naming `what` when x's dtype "
                     "differs (library code checks its inputs with it).")
 
-ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
-       atomic_min, atomic_max)
+ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
+       local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
+       atomic_max)
