@@ -58,9 +58,14 @@ Vector = _device_only("Vector", "Vector([a, b, c]): a vector value (a list works
 Matrix = _device_only("Matrix", "Matrix([[a, b], [c, d]]) or Matrix([u, v]): a matrix by rows.")
 Matrix.identity = _device_only("identity", "Matrix.identity(n): the n×n identity matrix.")
 
+bitcast = _device_only(
+    "bitcast", "bitcast(x, dtype): x's bits read as dtype (a number of the same width: f32 and "
+               "u32/i32, f64 and u64/i64, ...); nothing converted.")
+
 expect_dtype = _device_only(
     "expect_dtype", "expect_dtype(x, dtype, what): x, or a TypeError naming `what` when x's dtype "
                     "differs (library code checks its inputs with it).")
 
-ALL = (expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array, local_array_like, shared, shared_like, barrier, thread_id, atomic_add,
-       atomic_min, atomic_max)
+ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
+       local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
+       atomic_max)

@@ -1,7 +1,9 @@
 """tack.algorithms on CUDA: every test of tests/algorithms re-run with the device fixture set to
 cuda (the workgroup paths: block reductions, tile scans, the radix passes of algorithms/radix.py),
 plus sizes that reach the recursive scan of tile totals, 10^7 elements, and the single-pass
-look-back scan (off by default) at each window. Skips without a GPU or cuda-bindings."""
+look-back scan (the path CUDA takes for dtypes of at most 32 bits, so every scan test above runs
+it) at each block span and write, beside the two passes forced, with f32 bits the same as the
+simulator's. Skips without a GPU or cuda-bindings."""
 import numpy as np
 import pytest
 import tack
@@ -51,13 +53,15 @@ def test_sort_ten_million_matches_cpu_bits(device):
                                   np.argsort(keys, kind="stable"))
 
 
+@pytest.mark.parametrize("lean", [False, True])
 @pytest.mark.parametrize("window", [1, 32, 256])
 @pytest.mark.parametrize("n", [4097, 10 ** 7])
-def test_look_back_scan(device, monkeypatch, window, n):
+def test_look_back_scan(device, monkeypatch, window, n, lean):
     """The look-back scan on a GPU, where tiles really run concurrently: integer prefixes
     exact, f32 ones the same bits on every run and within the bound."""
     monkeypatch.setattr(scans, "LOOK_BACK", True)
     monkeypatch.setattr(lookback, "WINDOW", window)
+    monkeypatch.setattr(lookback, "LEAN", lean)
     k = (data(n, np.int32) % 1000).astype(np.int32)
     d = tack.zeros(n, tack.i32)
     assert A.inclusive_scan(tack.array(k), d, n) == int(k.sum(dtype=np.int32))
@@ -68,3 +72,35 @@ def test_look_back_scan(device, monkeypatch, window, n):
     assert A.inclusive_scan(tack.array(x), d2, n) == t1
     np.testing.assert_array_equal(d1.numpy(), d2.numpy())
     check_sum(t1, x, np.float32)
+
+
+@pytest.mark.parametrize("n", [4096 * 257 + 3, 10 ** 7])
+def test_two_pass_scan_forced(device, monkeypatch, n):
+    """The two passes, which CUDA no longer takes for 32-bit dtypes, still right there."""
+    monkeypatch.setattr(scans, "LOOK_BACK", False)
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i32)
+    assert A.inclusive_scan(tack.array(k), d, n) == int(np.cumsum(k, dtype=np.int32)[-1])
+    np.testing.assert_array_equal(d.numpy(), np.cumsum(k, dtype=np.int32))
+    x = data(n, np.float32)
+    f = tack.zeros(n, tack.f32)
+    check_sum(A.inclusive_scan(tack.array(x), f, n), x, np.float32)
+
+
+@pytest.mark.parametrize("lean", [False, True])
+def test_look_back_f32_bits_match_the_simulator(device, monkeypatch, lean):
+    """The same kernel and the same additions: the GPU's f32 prefixes are the simulator's bit
+    for bit (blocks of 2 tiles: many blocks, so the block prefixes are exercised)."""
+    monkeypatch.setattr(scans, "LOOK_BACK", True)
+    monkeypatch.setattr(lookback, "WINDOW", 2)
+    monkeypatch.setattr(lookback, "LEAN", lean)
+    n = 9 * 2 * 4096 * lookback.SUB + 11
+    x = data(n, np.float32)
+    f = tack.zeros(n, tack.f32)
+    t = A.inclusive_scan(tack.array(x), f, n)
+    gpu = f.numpy().view(np.uint32)
+    tack.set_default_device("cpu", engine="sim")
+    monkeypatch.setattr(lookback, "PATIENCE", 8)
+    g = tack.zeros(n, tack.f32)
+    assert A.inclusive_scan(tack.array(x), g, n) == t
+    np.testing.assert_array_equal(g.numpy().view(np.uint32), gpu)

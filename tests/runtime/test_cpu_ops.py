@@ -447,6 +447,18 @@ def test_print_op(capfd):
     assert capfd.readouterr().out == "x 1.5 100% 255 0.5\nx -3 100% 255 0.5\n"
 
 
+def test_bitcast_op():
+    """BITCAST: the bits unchanged both ways, NaN payloads, -0.0 and subnormals included."""
+    bits = np.array([0x7FC00001, 0xFFA00000, 0x80000000, 1, 0x3F800000], np.uint32)
+    x, out, back = bits.view(np.float32), np.zeros(5, np.uint32), np.zeros(5, np.float32)
+    k = kir("bc", [arr("x", D.f32), arr("o", D.u32, True), arr("b", D.f32, True)],
+            [st("o", E(Op.BITCAST, D.u32, ld("x", D.f32))),
+             st("b", E(Op.BITCAST, D.f32, E(Op.BITCAST, D.i32, ld("x", D.f32))))])
+    run(CPUEngine(num_threads=1), k, [x, out, back])
+    np.testing.assert_array_equal(out, bits)
+    np.testing.assert_array_equal(back.view(np.uint32), bits)
+
+
 def test_every_final_op_is_tested():
     """Runs last in this file: every op of the final IR was executed above (the workgroup ops
     are GPU-only: the CPU engine rejects them, tested above)."""

@@ -1,37 +1,55 @@
 """A single-pass GPU scan with decoupled look-back: each element is read once and written once.
 
 A workgroup takes a ticket (an atomic counter, so tiles start in ticket order and a tile only
-ever waits for tiles that are already running), scans its tile in shared memory (tiles.py's
-`stage` and `tile_prefixes`), publishes the tile's aggregate, and looks back over its
-predecessors for the nearest one that has published its inclusive prefix. Every published value
-is one 64-bit word, `1 << 32 | payload`, written and read by atomics: a relaxed atomic on one
-word needs no fence, which the kernel language does not have (docs/language.md, "Atomics").
-So the payload is 32 bits: dst dtypes of at most 32 bits only (integers by their low 32 bits,
-f32 by its bit pattern, computed with exact arithmetic since there is no bit cast); 64-bit
-dtypes take scans.py's two-pass path.
+ever waits for tiles that are already running), scans its tile in shared memory (SUB tiles.py
+tiles, one after the other: `stage_at` and `prefixes_at`) and publishes the tile's aggregate A_g.
+Every published value is one 64-bit word, `1 << 32 | payload`, written and read by atomics: a
+relaxed atomic on one word needs no fence, which the kernel language does not have
+(docs/language.md, "Atomics"). So the payload is 32 bits: dst dtypes of at most 32 bits
+(integers by their low 32 bits, f32 by its bits through `tack.bitcast`); 64-bit dtypes take
+scans.py's two-pass path.
 
-Deterministic: after finding the prefix P_j, the tile adds the aggregates A_{j+1}, …, A_{g-1}
-left to right, so P_g = (…(P_j + A_{j+1}) + …) + A_g, which by induction is the left fold
-A_0 + A_1 + … + A_g whichever j was found: the bits depend on n only. The 256 lanes read the
-words of the 256 tiles before their own in parallel (one atomic each), so lane 0's look-back
-runs over shared memory."""
+Deterministic, and parallel: tiles are grouped in blocks of `span` tiles (WINDOW, up to one per
+lane). B_b, a block's sum, is the Hillis–Steele inclusive scan (tiles.block_inclusive's tree) of
+its aggregates at its last tile, and Q_b = Q_{b-1} + B_b (Q_0 = B_0) is the block's inclusive
+prefix, published in its own word. Tile g = m * span + r scans the aggregates of the tiles before
+it in its block the same way (the scan at lane r-1 is the same tree whichever tile computes it)
+and of block m-1 (B_{m-1}), each word read by a lane of its own, so its exclusive prefix
+Q_{m-1} + E_r needs only Q_{m-1}: published already, or Q_{m-2} + B_{m-1}. Every value is a
+fixed function of the aggregates, so the bits depend on n (and span, SUB) only. A tile publishes
+each Q it computes (atomic max: every writer writes the same word). Waiting is only ever for
+words that tiles already running will publish: aggregates at once, Q_{m-2} after its own
+look-back (bounded by PATIENCE polls, after which lane 0 computes it from the aggregates alone,
+as on an engine that runs workgroups in lockstep: the simulator). docs/algorithms.md
+("Performance") has the measurements behind WINDOW, SUB, TICKETS and LEAN."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from .. import dtypes as dt
 from ..constants import constant
 from ..frontend.inline import func
-from ..intrinsics import atomic_add, barrier, select, shared_like, thread_id, unroll
+from ..intrinsics import (
+    atomic_add,
+    atomic_max,
+    barrier,
+    bitcast,
+    local_array_like,
+    shared_like,
+    thread_id,
+    unroll,
+)
 from ..kernel import kernel
 from .combine import in_dtype
-from .tiles import PER, SLOTS, slot, stage, tile_prefixes
+from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
-WINDOW = 32  # predecessors whose words a tile reads at once (1 … 256): one atomic each
+WINDOW = 16  # tiles per block: aggregates read at once, one per lane (1 … 256)
+PATIENCE = 4096  # polls of Q_{m-2} before lane 0 computes it alone
+TICKETS = 1  # 0: a tile's index is its workgroup's, trusting the GPU to start them in order
+SUB = 2  # tiles.py tiles per look-back tile (1, 2 or 4: 17 KB of shared memory each)
+LEAN = False  # the sub-tiles written in a loop (fewer registers; not yet timed on a GPU)
 
 
 @func
@@ -45,246 +63,227 @@ def int_value(like, w):
 
 
 @func
-def normal_bits(a):
-    """The exponent and mantissa bits of a positive normal f32 `a`: `a` scaled into [1, 2) by
-    exact powers of two (2^64, 2^32, … 2, then up from below 1), counting the exponent."""
-    m = a
-    e = 0
-    if m >= 1.8446744073709552e19:  # scale m into [1, 2): 2^64, 2^32, ... down to 2
-        m = m * 5.421010862427522e-20
-        e += 64
-    if m >= 4294967296.0:
-        m = m * 2.3283064365386963e-10
-        e += 32
-    if m >= 65536.0:
-        m = m * 1.52587890625e-05
-        e += 16
-    if m >= 256.0:
-        m = m * 0.00390625
-        e += 8
-    if m >= 16.0:
-        m = m * 0.0625
-        e += 4
-    if m >= 4.0:
-        m = m * 0.25
-        e += 2
-    if m >= 2.0:
-        m = m * 0.5
-        e += 1
-    if m < 5.421010862427522e-20:  # and up from below 1
-        m = m * 1.8446744073709552e19
-        e -= 64
-    if m < 2.3283064365386963e-10:
-        m = m * 4294967296.0
-        e -= 32
-    if m < 1.52587890625e-05:
-        m = m * 65536.0
-        e -= 16
-    if m < 0.00390625:
-        m = m * 256.0
-        e -= 8
-    if m < 0.0625:
-        m = m * 16.0
-        e -= 4
-    if m < 0.25:
-        m = m * 4.0
-        e -= 2
-    if m < 0.5:
-        m = m * 2.0
-        e -= 1
-    if m < 1.0:
-        m = m * 2.0
-        e -= 1
-    return (dt.u64(e + 127) << dt.u64(23)) | dt.u64((m - 1.0) * 8388608.0)
-
-
-@func
 def f32_bits(like, v):
-    """The IEEE bit pattern of f32 `v` (NaN as the quiet NaN), by exact scalings by powers of 2."""
-    a = abs(v)
-    sign = dt.u64(0)
-    if copysign(1.0, v) < 0.0:  # noqa: F821 - a kernel builtin
-        sign = dt.u64(2147483648)
-    out = dt.u64(2143289344)  # 0x7FC00000
-    if a == math.inf:
-        out = sign | dt.u64(2139095040)  # 0x7F800000
-    elif a < 1.1754943508222875e-38:  # below 2^-126: zero or subnormal, a multiple of 2^-149
-        out = sign | dt.u64(a * 3.777893186295716e22 * 1.888946593147858e22)  # 2^75 * 2^74
-    elif a == a:  # noqa: PLR0124 - not NaN
-        out = sign | normal_bits(a)
-    return out
+    """The IEEE bit pattern of f32 `v`, as a payload."""
+    return dt.u64(bitcast(v, dt.u32))
 
 
 @func
 def f32_value(like, w):
     """The f32 whose bit pattern is the low 32 bits of `w` (the inverse of f32_bits)."""
-    b = w & dt.u64(LOW)
-    ex = int((b >> dt.u64(23)) & dt.u64(255))
-    mant = in_dtype(like, b & dt.u64(8388607))
-    v = in_dtype(like, math.nan)
-    if ex == 255:
-        if mant == 0.0:
-            v = in_dtype(like, math.inf)
-    elif ex == 0:
-        v = mant * 5.293955920339377e-23 * 2.6469779601696886e-23  # 2^-74 * 2^-75
-    else:
-        v = 1.0 + mant * 1.1920928955078125e-07  # 2^-23
-        e = ex - 127
-        if e >= 64:
-            v = v * 1.8446744073709552e19
-            e -= 64
-        if e >= 32:
-            v = v * 4294967296.0
-            e -= 32
-        if e >= 16:
-            v = v * 65536.0
-            e -= 16
-        if e >= 8:
-            v = v * 256.0
-            e -= 8
-        if e >= 4:
-            v = v * 16.0
-            e -= 4
-        if e >= 2:
-            v = v * 4.0
-            e -= 2
-        if e >= 1:
-            v = v * 2.0
-        if e <= -64:
-            v = v * 5.421010862427522e-20
-            e += 64
-        if e <= -32:
-            v = v * 2.3283064365386963e-10
-            e += 32
-        if e <= -16:
-            v = v * 1.52587890625e-05
-            e += 16
-        if e <= -8:
-            v = v * 0.00390625
-            e += 8
-        if e <= -4:
-            v = v * 0.0625
-            e += 4
-        if e <= -2:
-            v = v * 0.25
-            e += 2
-        if e <= -1:
-            v = v * 0.5
-    if (b >> dt.u64(31)) != dt.u64(0):
-        v = -v
-    return v
+    return bitcast(dt.u32(w & dt.u64(LOW)), dt.f32)
 
 
 @func
-def walk_back(dst, words, j, value):
-    """The inclusive prefix of tile j: from its nearest predecessor-or-self that has published
-    one, plus the aggregates after it up to tile j, in order (lane 0 alone, one tile at a
-    time: only where a window of aggregates held no prefix and waiting did not help)."""
-    w = atomic_add(words, 2 * j + 1, 0)
-    k = j
+def pair_scan(like, s, u, lane, span):
+    """tiles.block_inclusive's tree over s[0:span] and u[0:span] at once, in place (the lanes
+    below span, which wrote them, after a barrier; the steps of span and more change nothing)."""
+    barrier()
+    off = 1
+    while off < span:
+        x = in_dtype(like, 0)
+        y = in_dtype(like, 0)
+        if lane < span:
+            x = s[lane]
+            y = u[lane]
+            if lane >= off:
+                x = s[lane - off] + x
+                y = u[lane - off] + y
+        barrier()
+        if lane < span:
+            s[lane] = x
+            u[lane] = y
+        barrier()
+        off = off * 2
+
+
+@func
+def wait_word(words, i):
+    """Word i once published (a tile that is running publishes it without waiting)."""
+    w = atomic_add(words, i, 0)
     while w < dt.u64(READY):
-        a = atomic_add(words, 2 * k, 0)
-        if a >= dt.u64(READY):
-            k -= 1  # an aggregate, no prefix yet: look further back
-        w = atomic_add(words, 2 * k + 1, 0)
-    p = value(dst, w)
-    for i in range(k + 1, j + 1):
-        p = p + value(dst, atomic_add(words, 2 * i, 0))
-    return p
+        w = atomic_add(words, i, 0)
+    return w
 
 
 @func
-def look_back(dst, words, pre, agg, prev, aggv, g, value, window):
-    """The exclusive prefix of tile g (g > 0; lane 0). `pre` and `agg` hold the words of tiles
-    g-1, g-2, …, g-window as the workgroup's first `window` lanes read them, one each, in
-    parallel, and `prev` and `aggv` their decoded payloads: find the nearest published prefix
-    among them, re-reading (waiting) where a tile has published nothing yet, then add the
-    aggregates after it in order. With `window` aggregates and no prefix, wait a while for tile
-    g-window's prefix (every tile publishes one in the end: tile 0 at once, tile k once one of
-    its own window has), then walk back."""
-    found = -1
-    ell = 0
-    while found < 0 and ell < window:
-        if pre[ell] >= dt.u64(READY):
-            found = ell
-        elif agg[ell] >= dt.u64(READY):
-            ell += 1
-        else:  # nothing published yet: read this tile's words again
-            pw = atomic_add(words, 2 * (g - 1 - ell) + 1, 0)
-            aw = atomic_add(words, 2 * (g - 1 - ell), 0)
-            pre[ell] = pw
-            agg[ell] = aw
-            prev[ell] = value(dst, pw)
-            aggv[ell] = value(dst, aw)
-    p = in_dtype(dst, 0)
-    if found < 0:
-        w = atomic_add(words, 2 * (g - window) + 1, 0)
-        tries = 0
-        while w < dt.u64(READY) and tries < 256:
-            w = atomic_add(words, 2 * (g - window) + 1, 0)
-            tries += 1
-        if w >= dt.u64(READY):
-            prev[window - 1] = value(dst, w)
-            found = window - 1
-        else:  # an engine that runs workgroups in lockstep (the simulator) never publishes it
-            p = walk_back(dst, words, g - window - 1, value)
-            found = window
-    if found < window:
-        p = prev[found]
-    for i in range(found):
-        p = p + aggv[found - 1 - i]
+def block_total(dst, words, s, b, span, value):
+    """B_b by lane 0 alone: block b's aggregates scanned serially in s by the Hillis–Steele
+    steps (each s[l] = s[l - off] + s[l], from the top, so every read is of the step before)."""
+    for i in range(span):
+        s[i] = value(dst, wait_word(words, b * span + i))
+    off = 1
+    while off < span:
+        i = span - 1
+        while i >= off:
+            s[i] = s[i - off] + s[i]
+            i -= 1
+        off = off * 2
+    return s[span - 1]
+
+
+@func
+def prefix_alone(dst, words, s, k, span, tiles, bits, value):
+    """Q_k by lane 0 alone: from the nearest published Q_j (j <= k, if any), adding B_{j+1}, …,
+    B_k in order and publishing each Q on the way."""
+    j = k
+    w = atomic_add(words, tiles + j, 0)
+    while j >= 0 and w < dt.u64(READY):
+        j -= 1
+        if j >= 0:
+            w = atomic_add(words, tiles + j, 0)
+    q = in_dtype(dst, 0)
+    if j >= 0:
+        q = value(dst, w)
+    for b in range(j + 1, k + 1):
+        bs = block_total(dst, words, s, b, span, value)
+        q = q + bs if b > 0 else bs
+        atomic_max(words, tiles + b, dt.u64(READY) | bits(dst, q))
+    return q
+
+
+@func
+def block_prefix(dst, words, seen, prev, s, m, span, tiles, bits, value, patience):
+    """Q_{m-1} (m > 0; lane 0): published (seen[0]), or Q_{m-2} + B_{m-1} with Q_{m-2} published
+    (seen[1]), polled for, or computed alone; published when computed here."""
+    q = in_dtype(dst, 0)
+    if seen[0] >= dt.u64(READY):
+        q = value(dst, seen[0])
+    else:
+        bm = prev[span - 1]
+        if m == 1:
+            q = bm
+        else:
+            w = seen[1]
+            tries = 0
+            while w < dt.u64(READY) and tries < patience:
+                w = atomic_add(words, tiles + m - 2, 0)
+                tries += 1
+            if w >= dt.u64(READY):
+                q = value(dst, w) + bm
+            else:
+                q = prefix_alone(dst, words, s, m - 2, span, tiles, bits, value) + bm
+        atomic_max(words, tiles + m - 1, dt.u64(READY) | bits(dst, q))
+    return q
+
+
+@func
+def tile_carry(dst, words, seen, prev, mine, s, g, m, r, span, tiles, bits, value, patience):
+    """Tile g's exclusive prefix (lane 0; unused for g = 0), publishing Q_m at its block's
+    last tile and the whole total at the last tile."""
+    q = in_dtype(dst, 0)
+    if m > 0:
+        q = block_prefix(dst, words, seen, prev, s, m, span, tiles, bits, value, patience)
+    p = q
+    upto = mine[r]  # the block-canonical inclusive prefix through tile g
+    if m > 0:
+        upto = q + mine[r]
+    if r > 0:
+        p = q + mine[r - 1] if m > 0 else mine[r - 1]
+    if r == span - 1:
+        atomic_max(words, tiles + m, dt.u64(READY) | bits(dst, upto))
+    if g == tiles - 1:
+        blocks = (tiles + span - 1) // span
+        atomic_max(words, tiles + blocks + 1, dt.u64(READY) | bits(dst, upto))
     return p
 
 
-def _kernel(bits, value):
-    """The look-back scan for one payload encoding (`bits`, `value`: integers or f32)."""
+def _kernel(bits, value, sub, lean):
+    """The look-back scan for one payload encoding (`bits`, `value`: integers or f32) over
+    tiles of `sub` tiles.py tiles (staged and scanned one after the other, published as one);
+    `lean` writes the sub-tiles in a loop instead of unrolled (ptxas: 40 registers instead of
+    72 for sub = 2, so 6 workgroups per multiprocessor instead of 3; see LEAN)."""
+    rolls = constant(1 if lean else sub)  # the unroll factor of the write: 1 is a loop
+    sub = constant(sub)  # a compile-time value of the kernel (a closure's int is not one)
 
     @kernel
-    def scan_lookback(src, dst, words, n, tiles, exclusive, window):
+    def scan_lookback(src, dst, words, n, tiles, exclusive, span, patience, ticketed):
         for t in range(tiles * 256):
-            tile = shared_like(dst, SLOTS)
+            tile = shared_like(dst, sub * SLOTS)
             lanes = shared_like(dst, 256)
-            ticket = shared_like(words, 1)
-            pre = shared_like(words, 256)  # the words of tiles g-1, g-2, …: their prefixes
-            agg = shared_like(words, 256)  # and their aggregates
-            prev = shared_like(dst, 256)  # the same, decoded (each lane decodes its own)
-            aggv = shared_like(dst, 256)
+            mine = shared_like(dst, 256)  # this block's aggregates before this tile, scanned
+            prev = shared_like(dst, 256)  # the previous block's, scanned: B_{m-1} at span - 1
+            seen = shared_like(words, 2)  # the words of Q_{m-1} and Q_{m-2}
             carry = shared_like(dst, 1)
+            subs = local_array_like(dst, sub)  # the sub-tiles' totals
             lane = thread_id()
+            g = tile_index(words, seen, t, tiles, span, lane, ticketed)
+            m = g // span
+            r = g - m * span
+            base = g * (sub * PER * 256)
+            for s in unroll(range(sub)):  # read before any write: in place is allowed
+                stage_at(src, dst, tile, s * SLOTS, n, base + s * (PER * 256), lane)
+            for s in unroll(range(sub)):
+                prefixes_at(tile, s * SLOTS, lanes, lane, dst, exclusive)
+                subs[s] = lanes[255]
+                barrier()  # before the next sub-tile's scan writes lanes again
+            total = subs[0]
+            for s in unroll(range(1, sub)):
+                total = total + subs[s]
             if lane == 0:
-                mine = atomic_add(words, 2 * tiles, 1)  # tiles start in ticket order
-                ticket[0] = mine  # (through a local: the simulator runs an atomic stored
-                # straight into shared memory on every lane, not only on those in the branch)
-            barrier()
-            g = dt.i64(ticket[0])
-            base = g * (PER * 256)
-            stage(src, dst, tile, n, base, lane)  # read before any write: in place is allowed
-            tile_prefixes(tile, lanes, lane, dst, exclusive)
-            total = lanes[255]
+                atomic_add(words, g, dt.u64(READY) | bits(dst, total))
+            read_back(dst, words, mine, prev, seen, total, lane, m, r, span, tiles, value)
+            pair_scan(dst, mine, prev, lane, span)
             if lane == 0:
-                atomic_add(words, 2 * g + select(g == 0, 1, 0), dt.u64(READY) | bits(dst, total))
-            # lane l < window reads the words of tile g-1-l (clamped to tile 0, where
-            # look_back stops; an atomic add of 0 changes nothing)
-            if lane < window:
-                back = max(g - 1 - lane, 0)
-                pw = atomic_add(words, 2 * back + 1, 0)
-                aw = atomic_add(words, 2 * back, 0)
-                pre[lane] = pw
-                agg[lane] = aw
-                prev[lane] = value(dst, pw)
-                aggv[lane] = value(dst, aw)
+                carry[0] = tile_carry(dst, words, seen, prev, mine, lanes, g, m, r, span,
+                                      tiles, bits, value, patience)
             barrier()
-            if lane == 0 and g > 0:
-                p = look_back(dst, words, pre, agg, prev, aggv, g, value, window)
-                atomic_add(words, 2 * g + 1, dt.u64(READY) | bits(dst, p + total))
-                carry[0] = p
-            barrier()
-            for k in unroll(range(PER)):
-                j = base + k * 256 + lane
-                if j < n:
-                    v = tile[slot(k * 256 + lane)]
-                    dst[j] = carry[0] + v if g > 0 else v
+            c = carry[0]  # then the totals of the sub-tiles before, in order
+            for s in unroll(range(sub), rolls):
+                write_sub(dst, tile, c, n, base, g, lane, s)
+                c = c + subs[s] if g > 0 or s > 0 else subs[s]
     return scan_lookback
+
+
+@func
+def read_back(dst, words, mine, prev, seen, total, lane, m, r, span, tiles, value):
+    """The words a tile looks back at, each read by its own lane, every warp's round trips at
+    once: this block's aggregates before tile r into mine (lanes 0 …, zero from r + 1), the
+    previous block's into prev (lanes 128 …, or the same lanes for a span above 128), the
+    words of Q_{m-1} and Q_{m-2} into seen (lanes 255 and 254)."""
+    if lane < span:
+        a = in_dtype(dst, 0)
+        if lane < r:
+            a = value(dst, wait_word(words, m * span + lane))
+        elif lane == r:
+            a = total
+        mine[lane] = a
+    i = lane - 128 if span <= 128 else lane
+    if i >= 0 and i < span:
+        b = in_dtype(dst, 0)
+        if m > 0:
+            b = value(dst, wait_word(words, (m - 1) * span + i))
+        prev[i] = b
+    back = 255 - lane
+    if back < 2 and m > back:
+        seen_w = atomic_add(words, tiles + m - 1 - back, 0)
+        seen[back] = seen_w
+
+
+@func
+def tile_index(words, seen, t, tiles, span, lane, ticketed):
+    """The tile this workgroup scans: its ticket (tiles start in ticket order), or with
+    `ticketed` 0 its own index, trusting the GPU to start workgroups in index order."""
+    if lane == 0 and ticketed:
+        blocks = (tiles + span - 1) // span
+        mine_t = atomic_add(words, tiles + blocks, 1)
+        seen[0] = mine_t  # (through a local: the simulator runs an atomic stored straight into
+        # shared memory on every lane, not only on those in the branch)
+    barrier()
+    g = t // 256
+    if ticketed:
+        g = dt.i64(seen[0])  # (seen is written again after the barriers of the tile's scan)
+    return g
+
+
+@func
+def write_sub(dst, tile, c, n, base, g, lane, s):
+    """Sub-tile s's scanned elements from its offset c (nothing to add to the first of tile 0)."""
+    for k in unroll(range(PER)):
+        j = base + s * (PER * 256) + k * 256 + lane
+        if j < n:
+            v = tile[s * SLOTS + slot(k * 256 + lane)]
+            dst[j] = c + v if g > 0 or s > 0 else v
 
 
 @kernel
@@ -293,7 +292,16 @@ def clear(words):
         words[i] = 0
 
 
-SCANS = {"int": _kernel(int_bits, int_value), "f32": _kernel(f32_bits, f32_value)}
+_CODES = {"int": (int_bits, int_value), "f32": (f32_bits, f32_value)}
+_SCANS: dict = {}
+
+
+def scan_kernel(enc: str, sub: int, lean: bool = False):
+    """The look-back kernel for payload `enc` over tiles of `sub` sub-tiles (made once)."""
+    key = (enc, sub, bool(lean))
+    if key not in _SCANS:
+        _SCANS[key] = _kernel(*_CODES[enc], sub, bool(lean))
+    return _SCANS[key]
 
 
 def encoding(dtype) -> str | None:
@@ -303,6 +311,13 @@ def encoding(dtype) -> str | None:
     if dtype.itemsize <= 4 and not dtype.is_float:
         return "int"
     return None
+
+
+def layout(tiles: int, span: int) -> tuple[int, int]:
+    """(words needed, index of the total): the tiles' aggregates, the blocks' prefixes, the
+    ticket counter, the total."""
+    blocks = -(-tiles // span)
+    return tiles + blocks + 2, tiles + blocks + 1
 
 
 def decode(word: int, dtype):

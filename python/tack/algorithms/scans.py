@@ -3,10 +3,10 @@
 Every addition happens in dst's dtype (each term converted on a store, so integer sums wrap at
 the output width) in an order fixed by n. Without workgroups: chunk totals, a one-iteration scan
 of those, then each chunk rescanned from its offset (three passes, two over the data). With
-workgroups: tiles of TILE elements; a tile's total, the scan of the tile totals (the same
-algorithm, applied to them when there are many), then each tile scanned in shared memory, 256 elements at a time,
-from its offset (docs/algorithms.md, "Scans").
-"""
+workgroups, on a GPU (device memory) for dtypes of at most 32 bits: the single pass of
+lookback.py. Otherwise with workgroups (the simulator, 64-bit dtypes): tiles of TILE elements;
+a tile's total, the scan of the tile totals (the same algorithm, applied to them when there are
+many), then each tile scanned in shared memory from its offset (docs/algorithms.md, "Scans")"""
 from __future__ import annotations
 
 from .. import dtypes as dt
@@ -23,10 +23,9 @@ from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
 __all__ = ["exclusive_scan", "inclusive_scan"]
 
 CHUNK = 1 << 16  # elements per CPU iteration
-# The single-pass look-back scan (lookback.py) is correct but, on the H200, slower than the two
-# passes (2.6-2.7 ms against 0.87-0.89 ms at 2^28 f32, with a window of 32 or 256 tiles): off
-# until its look-back is faster (docs/algorithms.md, "Performance"); the tests set this.
-LOOK_BACK = False
+# Which GPU scan: None chooses by the device's capabilities (`_look_back`), True or False forces
+# the single-pass look-back scan (lookback.py) or the two passes (tests and benchmarks set it).
+LOOK_BACK = None
 
 
 @kernel
@@ -115,15 +114,25 @@ def tile_scan(src, dst, part, n, exclusive):
                     slot(k * 256 + lane)]
 
 
+def _look_back(dev, dtype) -> bool:
+    """The single pass where workgroups run concurrently in device memory (a GPU: not the
+    simulator, which runs them in lockstep on the host) and 64-bit atomics publish its words;
+    dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine")."""
+    want = (not dev.is_host) if LOOK_BACK is None else LOOK_BACK
+    return bool(want and LB.encoding(dtype) and dt.u64 in dev.supported_atomic_dtypes)
+
+
 def _scan(src: Array, dst: Array, n: int, exclusive: int):
     """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a Python number."""
-    enc = LB.encoding(dst.dtype) if LOOK_BACK else None
-    if V.workgroups(src) and n > WORKGROUP and enc and dt.u64 in src.device.supported_atomic_dtypes:
-        tiles = -(-n // TILE)
-        words = kept(dst.device, dt.u64, "look-back", 2 * tiles + 1)
+    enc = LB.encoding(dst.dtype)
+    if V.workgroups(src) and n > WORKGROUP and _look_back(dst.device, dst.dtype):
+        tiles = -(-n // (TILE * LB.SUB))
+        size, total = LB.layout(tiles, LB.WINDOW)
+        words = kept(dst.device, dt.u64, "look-back", size)
         LB.clear(words)
-        LB.SCANS[enc](src, dst, words, n, tiles, exclusive, LB.WINDOW)
-        return LB.decode(words[2 * tiles - 1], dst.dtype)  # the last tile's inclusive prefix
+        LB.scan_kernel(enc, LB.SUB, LB.LEAN)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
+                                             LB.PATIENCE, LB.TICKETS)
+        return LB.decode(words[total], dst.dtype)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
         tile_totals(src, dst, part, n)

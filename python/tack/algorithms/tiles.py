@@ -45,13 +45,19 @@ def slot(e):
 def stage(src, dst, tile, n, base, lane):
     """Element e of the tile (from `base`) into tile[slot(e)], loaded coalesced (lane l reads
     base + k*256 + l), converted to dst's dtype, zero past n."""
+    stage_at(src, dst, tile, 0, n, base, lane)
+
+
+@func
+def stage_at(src, dst, tile, at, n, base, lane):
+    """`stage` into the tile that starts at tile[at] (one of several in one shared array)."""
     vals = local_array_like(dst, PER)
     for k in unroll(range(PER)):  # every load first: PER of them in flight per lane
         vals[k] = in_dtype(dst, 0)
         if base + k * 256 + lane < n:
             vals[k] = in_dtype(dst, src[base + k * 256 + lane])
     for k in unroll(range(PER)):
-        tile[slot(k * 256 + lane)] = vals[k]
+        tile[at + slot(k * 256 + lane)] = vals[k]
     barrier()
 
 
@@ -60,10 +66,16 @@ def tile_prefixes(tile, lanes, lane, like, exclusive):
     """Replace each staged element by its prefix within the tile: lane l scans elements
     l*PER … l*PER + PER-1 serially, a Hillis–Steele scan over `lanes` gives the lanes' offsets,
     and element e becomes offset + (its prefix within the lane)."""
+    prefixes_at(tile, 0, lanes, lane, like, exclusive)
+
+
+@func
+def prefixes_at(tile, at, lanes, lane, like, exclusive):
+    """`tile_prefixes` of the tile that starts at tile[at]; the tile's total ends in lanes[255]."""
     vals = local_array_like(like, PER)
     acc = in_dtype(like, 0)
     for i in unroll(range(PER)):
-        v = tile[slot(lane * PER + i)]
+        v = tile[at + slot(lane * PER + i)]
         before = acc
         acc = acc + v
         vals[i] = before if exclusive else acc
@@ -72,5 +84,5 @@ def tile_prefixes(tile, lanes, lane, like, exclusive):
     if lane > 0:
         off = lanes[lane - 1]
     for i in unroll(range(PER)):
-        tile[slot(lane * PER + i)] = off + vals[i] if lane > 0 else vals[i]
+        tile[at + slot(lane * PER + i)] = off + vals[i] if lane > 0 else vals[i]
     barrier()

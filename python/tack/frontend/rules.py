@@ -26,6 +26,7 @@ _SCALAR = {
     Op.CONST: Values.const,
     Op.VAR: Values.var,
     Op.CAST: Values.cast,
+    Op.BITCAST: Values.bitcast,
     Op.PRINT: Values.print_,
     Op.THREAD_ID: Values.as_is,
     Op.SHAPE: Memory.shape,

@@ -11,6 +11,7 @@ from ..dtypes import VecType, convert
 from ..errors import TackNameError
 from ..ir.nodes import Expr
 from ..ir.ops import Op
+from ..ir.semantics import reinterpret
 from .promotion import WEAK
 from .vectors import VecVal, comp_name
 
@@ -92,6 +93,23 @@ class ValueRules:
         a = self.expr(e.args[0])
         out = self.coerce(a, e.arg, explicit=True)
         return out.replace() if out is a else out  # a cast literal is no longer a literal
+
+    def bitcast(self, e: Expr) -> Expr:
+        """`tack.bitcast(x, T)`: x's bits as T, of x's width (docs/language.md, "Bit casts");
+        a constant is folded."""
+        a = self.scalar(self.expr(e.args[0]), e, "the value of a bitcast")
+        a, want = self.settle(a), e.arg
+        if a.dtype is dt.bool_ or a.dtype.bits != want.bits:
+            raise self.type_error(e, f"bitcast of {a.dtype.name} to {want.name}: the widths "
+                                     f"differ ({a.dtype.bits} and {want.bits} bits)",
+                                  "bitcast keeps every bit: pick a dtype of the same width "
+                                  "(f32 with u32 or i32, f64 with u64 or i64), then convert")
+        if a.dtype is want:
+            return a.replace()
+        folded = reinterpret(a.arg, a.dtype, want) if a.op is Op.CONST else None
+        if folded is not None:
+            return Expr(Op.CONST, want, (), folded, e.loc)
+        return Expr(Op.BITCAST, want, (a,), None, e.loc)
 
     def print_(self, e: Expr) -> Expr:
         vals = [self.settle(self.bool_to_int(self.scalar(self.expr(a), e, "one printed value")))

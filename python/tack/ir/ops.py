@@ -47,6 +47,9 @@ Conversion
                              signedness; int→float rounds to nearest; float→int truncates toward zero
                              and saturates at the target's range, NaN giving 0 (LLVM fpto[su]i.sat);
                              float→float rounds; bool→int gives 0/1; int/float→bool is `!= 0`.
+  BITCAST                    to `dtype` from args[0].dtype of the same width, neither bool: the
+                             same bits read as the other dtype (LLVM bitcast, Julia reinterpret;
+                             NaN payloads and -0.0 kept).
 Memory
   LOAD                       arg = array parameter name; args = (flat element index, i64).
                              (Before `passes.linearize`: one index per dimension, any int dtype.)
@@ -144,6 +147,7 @@ class Op(enum.Enum):
     SELECT = enum.auto()
     IFEXP = enum.auto()
     CAST = enum.auto()
+    BITCAST = enum.auto()
 
     LOAD = enum.auto()
     SHAPE = enum.auto()

@@ -38,6 +38,13 @@ _CMP = {Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: opera
 _FLOAT = {Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul}
 
 
+def reinterpret(v, src: DType, dst: DType):
+    """The Python value whose `dst` bits are those of `v` as `src` (same width: BITCAST), or
+    None for a NaN, whose payload a Python float need not keep (so it is not folded)."""
+    out = np.array([v], src.np).view(dst.np)[0].item()
+    return None if out != out else out  # noqa: PLR0124 - NaN
+
+
 def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
     """The value of `op` over constant `args`, or None when it is not folded."""
     if op in _CMP:
@@ -48,6 +55,8 @@ def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
         return int(_INT[op](bool(args[0]), bool(args[1])))
     if op is Op.CAST:
         return convert(args[0], t)
+    if op is Op.BITCAST:
+        return reinterpret(args[0], arg_t, t)
     if op is Op.ISNAN:
         return int(math.isnan(args[0]))
     if t.is_int:
@@ -148,6 +157,12 @@ def np_cast(x, t: DType, src: DType):
     if t.is_int and src.is_float:
         return saturate_int(x, t)
     return np.asarray(x).astype(t.np) if np.ndim(x) else t.np.type(x)
+
+
+def np_bitcast(x, t: DType, src: DType):
+    """BITCAST to `t`: the same bits, NumPy's `view` (NaN payloads kept)."""
+    out = np.asarray(x, src.np).view(t.np)
+    return out if np.ndim(x) else out[()]
 
 
 def np_evaluate(op: Op, t: DType, args: list):

@@ -115,8 +115,8 @@ JULIA_KEYWORDS = frozenset((
     "mutable", "primitive", "type", "outer", "where", "in", "isa"))
 _EMITTED = frozenset(re.findall(r"[A-Za-z_]\w*", " ".join(OPS.values()) + " ".join(
     OPS_BY_KIND.values()))) | set(JL_TYPES.values()) | {
-    "unsafe_trunc", "iszero", "zero", "typemin", "AbstractVector", "Inf32", "NaN32", "Inf64",
-    "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__", "Val"}
+    "unsafe_trunc", "reinterpret", "iszero", "zero", "typemin", "AbstractVector", "Inf32",
+    "NaN32", "Inf64", "NaN64", "KernelAbstractions", "TackRuntime", "Atomix", "__ctx__", "__active_lane__", "Val"}
 RESERVED = JULIA_KEYWORDS | _EMITTED
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _BASENAME = re.compile(r"[/\\]")  # `# file.py:LINE` names the file, not its directory
@@ -280,6 +280,8 @@ class _Printer:
                    f"{_strip(args[1])})"
         if op is Op.CAST:
             return _cast(e, args[0])
+        if op is Op.BITCAST:  # the same bits, another type of one width (Base reinterpret)
+            return f"reinterpret({_typ(e.dtype)}, {_strip(args[0])})"
         kind = e.args[0].dtype.kind if e.args else e.dtype.kind
         if op in KINDS and kind not in KINDS[op]:
             self.fail(e, f"{op.name} on {e.args[0].dtype.name} operands")

@@ -42,6 +42,7 @@ from ..ir.nodes import (
     While,
 )
 from ..ir.ops import Op
+from .llvm_bits import BitRendering
 from .llvm_support import (
     ATOMIC_RMW,
     CMP,
@@ -66,7 +67,7 @@ def entry_name(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
 
 
-class LLVMRenderer:
+class LLVMRenderer(BitRendering):
     """A printer: one method per op family (looked up through `EMIT`), one per statement class."""
 
     triple: str | None = None  # None: the host process triple
@@ -80,7 +81,7 @@ class LLVMRenderer:
         Op.NOT: "invert", Op.ISNAN: "isnan", Op.IPOW: "ipow", Op.MIN: "minmax", Op.MAX: "minmax",
         Op.SELECT: "select", Op.IFEXP: "ifexp", Op.LAND: "logical", Op.LOR: "logical",
         Op.ATOMIC_ADD: "atomic", Op.ATOMIC_MIN: "atomic", Op.ATOMIC_MAX: "atomic",
-        Op.THREAD_ID: "thread_id", Op.PRINT: "print_", Op.MULADD: "muladd",
+        Op.THREAD_ID: "thread_id", Op.PRINT: "print_", Op.MULADD: "muladd", Op.BITCAST: "bitcast_",
         **{op: "binary" for op in (*INT_BIN, *SIGNED_BIN, *FLOAT_BIN)},
         **{op: "compare" for op in CMP},
         **{op: "math" for op in (*MATH_INTRINSICS, *MATH_LIBM, Op.RSQRT)}}
@@ -495,6 +496,5 @@ class LLVMRenderer:
 def render(kir: KernelIR) -> str:
     """The CPU engine's LLVM IR text for one final KernelIR."""
     return LLVMRenderer().render(kir)
-
 
 render_llvm = render  # the name `tack.inspect` imports

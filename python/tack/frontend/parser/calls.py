@@ -126,6 +126,8 @@ class Calls:
             if len(node.args) != 3:
                 raise self.unsupported(node, "select(mask, a, b) takes three arguments")
             return Expr(Op.SELECT, None, tuple(self.ordered(node.args)), None, loc)
+        if name == "bitcast":
+            return self._bitcast(node, loc)
         if name == "thread_id":
             if node.args:
                 raise self.unsupported(node, "thread_id() takes no arguments")
@@ -134,6 +136,14 @@ class Calls:
             raise self.unsupported(node, f"{name}() outside an assignment",
                                    f"bind it to a name: tmp = tack.{name}(...)")
         raise self.unsupported(node, f"{name}() used as a value")
+
+    def _bitcast(self, node: ast.Call, loc) -> Expr:
+        """`tack.bitcast(x, tack.u32)`: the target is a dtype named at compile time."""
+        want = self._resolve(node.args[1], quiet=True) if len(node.args) == 2 else None
+        if not isinstance(want, dt.DType) or want is dt.bool_:
+            raise self.unsupported(node, "bitcast(x, dtype) takes a value and a number dtype",
+                                   "write tack.bitcast(x, tack.u32) for an f32 x")
+        return Expr(Op.BITCAST, None, (self.expr(node.args[0]),), want, loc)
 
     def _matrix_literal(self, name: str, node: ast.Call, loc) -> Expr:
         """`tack.Vector([...])`, `tack.Matrix([[...], ...])`, `tack.Matrix.identity(n)`."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...ir.nodes import Expr
 from ...ir.ops import ARITH_BINARY, COMPARISON, UNARY, WORKGROUP, Op
-from ...ir.semantics import np_cast, np_evaluate
+from ...ir.semantics import np_bitcast, np_cast, np_evaluate
 from . import atomics
 from .lanes import Lanes, npdtype, spread
 from .printing import format_lines
@@ -34,6 +34,7 @@ class Evaluator:
         self.handlers = {Op.CONST: Evaluator.const, Op.VAR: Evaluator.var,
                          Op.PARAM: Evaluator.param, Op.LAUNCH: Evaluator.launch,
                          Op.THREAD_ID: Evaluator.thread_id, Op.CAST: Evaluator.cast,
+                         Op.BITCAST: Evaluator.bitcast,
                          Op.SELECT: Evaluator.select, Op.IFEXP: Evaluator.ifexp,
                          Op.LAND: Evaluator.land, Op.LOR: Evaluator.lor, Op.NOT: Evaluator.not_,
                          Op.LOAD: Evaluator.load, Op.PRINT: Evaluator.print_}
@@ -104,6 +105,9 @@ class Evaluator:
 
     def cast(self, e, act):
         return np_cast(self.ev(e.args[0], act), e.dtype, e.args[0].dtype)
+
+    def bitcast(self, e, act):
+        return np_bitcast(self.ev(e.args[0], act), e.dtype, e.args[0].dtype)
 
     def select(self, e, act):
         c, a, b = (self.ev(x, act) for x in e.args)
