@@ -7,7 +7,9 @@
 
 Rows: sum of f32 (GB/s, 4 B/element), inclusive scan of f32 (GB/s, 8 B/element: read and
 write; on the GPU also the single-pass look-back scan, `scans.LOOK_BACK`), stable argsort of i32
-keys and sort (argsort, then the keys gathered: what torch.sort returns) in Gkeys/s. The peers:
+keys and sort (`tack.algorithms.sort`: the sorted keys and the stable permutation, what
+torch.sort returns; NumPy: argsort, then the keys taken; CuPy's sort returns keys only) in
+Gkeys/s. The peers:
 NumPy on the CPU; torch and CuPy on the GPU, where `a.sum()`'s Python float is also compared with
 `torch.sum(x).item()` (row "sum→float"), since torch.sum alone returns a device tensor.
 
@@ -61,7 +63,7 @@ def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, gpu: bool):
         rows["sum→float"] = rows["sum"]
         rows["scan (look-back)"] = (lambda: _look_back_scan(a, d, n), d)
     rows["argsort"] = (lambda: A.argsort(k), None)
-    rows["sort"] = (lambda: A.gather(k, A.argsort(k)), None)
+    rows["sort"] = (lambda: A.sort(k), None)  # the sorted keys and the permutation
     return rows
 
 
@@ -71,14 +73,19 @@ def _check(row: str, out, x, keys) -> bool:
     index order, sorted keys with the keys' sum."""
     if row.startswith(("sum", "scan")):
         return abs(out - float(np.sum(x, dtype=np.float64))) <= 1e-3 * float(np.abs(x).sum())
-    got = out.numpy()
     if row == "argsort":
-        seen = np.zeros(len(keys), bool)
-        seen[got] = True
-        k = keys[got]
-        ties = k[1:] == k[:-1]
-        return bool(seen.all() and (k[1:] >= k[:-1]).all() and (got[1:][ties] > got[:-1][ties]).all())
-    return bool((got[1:] >= got[:-1]).all() and got.sum(dtype=np.int64) == keys.sum(dtype=np.int64))
+        return _stable_permutation(out.numpy(), keys)
+    got, perm = (a.numpy() for a in out)
+    return _stable_permutation(perm, keys) and bool((got == keys[perm]).all())
+
+
+def _stable_permutation(perm, keys) -> bool:
+    """Whether perm is a permutation that orders the keys, ties in index order."""
+    seen = np.zeros(len(keys), bool)
+    seen[perm] = True
+    k = keys[perm]
+    ties = k[1:] == k[:-1]
+    return bool(seen.all() and (k[1:] >= k[:-1]).all() and (perm[1:][ties] > perm[:-1][ties]).all())
 
 
 def _numpy_rows(x, keys):
@@ -86,8 +93,14 @@ def _numpy_rows(x, keys):
         "sum": lambda: np.sum(x),
         "scan": lambda: np.cumsum(x),
         "argsort": lambda: np.argsort(keys, kind="stable"),
-        "sort": lambda: np.sort(keys, kind="stable"),
+        "sort": lambda: _numpy_sort(keys),
     }
+
+
+def _numpy_sort(keys):
+    """What tack's sort and torch.sort return: the sorted keys and the stable permutation."""
+    perm = np.argsort(keys, kind="stable")
+    return keys[perm], perm
 
 
 def _gpu_peers(x, keys):

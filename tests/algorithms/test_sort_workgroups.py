@@ -15,11 +15,13 @@ from tests.algorithms.test_sort_segments import (  # the same tests, on sim
     test_argsorts_return_independent_arrays,
     test_sort_by_key_and_gather,
     test_sort_by_key_every_dtype,
+    test_sort_returns_keys_and_permutation,
 )
 
 __all__ = ["test_argsort_leading_n",
            "test_argsort_stable_for_small_spreads", "test_argsorts_return_independent_arrays",
-           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype"]
+           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype",
+           "test_sort_returns_keys_and_permutation"]
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""`argsort`, `sort_by_key`, `gather`: a stable LSD radix sort over 8-bit digits, as Tack kernels.
+"""`argsort`, `sort`, `sort_by_key`, `gather`: a stable LSD radix sort over 8-bit digits, as Tack kernels.
 
 Keys (i32, u32, i64, u64) are first mapped to unsigned offsets from their minimum, so the number
 of passes follows the spread of the keys (ceil(bits(max − min) / 8), none when all are equal).
@@ -20,7 +20,7 @@ from .copy_fill import copy_elements
 from .reduce import min_max
 from .scans import exclusive_scan
 
-__all__ = ["argsort", "gather", "sort_by_key"]
+__all__ = ["argsort", "gather", "sort", "sort_by_key"]
 
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
 CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
@@ -88,6 +88,22 @@ def argsort(keys: Array, n=None) -> Array:
     V.same_device("argsort", k)
     n = V.count("argsort", n, k)
     return _sort(k, n, False)[0]
+
+
+def sort(keys: Array, n=None) -> tuple[Array, Array]:
+    """(keys[:n] sorted ascending, as a new array of the keys' dtype; the stable permutation
+    (i32) that sorts them): what torch.sort(keys, stable=True) returns. The sorted keys come
+    from the last radix pass, not from a gather."""
+    k = _keys("sort", keys)
+    V.same_device("sort", k)
+    n = V.count("sort", n, k)
+    perm, sorted_keys, low = _sort(k, n, True)
+    out = zeros(n, k.dtype, device=k.device)
+    if sorted_keys is None:  # no keys, or every key equal: they are sorted already
+        copy_elements(k, out, n)
+    else:
+        keys_from_offsets(sorted_keys, out, low, n)
+    return out, perm
 
 
 def _sort(k: Array, n: int, keys_out: bool):
