@@ -4,9 +4,9 @@ counts of 8 tiles per workgroup, a stable scatter) checked in CI without a GPU, 
 stable argsort, at sizes around the tile (2048 keys) and the 8-tile counting group."""
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
+
 from tests.algorithms.conftest import data
 from tests.algorithms.test_sort_segments import (  # the same tests, on sim
     KEYS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import barrier, local_array_like, shared_like, thread_id
+from ..intrinsics import barrier, local_array_like, select, shared_like, thread_id
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
@@ -25,46 +25,95 @@ GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each a
 
 
 @func
-def chunk_sum(x, part, n, chunk, c):
-    """Sum x[c*chunk : min(n, (c+1)*chunk)] into part[c] (part holds zeros: its dtype is the
-    accumulator's), with eight accumulators so that the loop runs at memory speed."""
-    lo = c * chunk
-    hi = min(n, lo + chunk)
-    a0 = part[c]
-    a1 = a0
-    a2 = a0
-    a3 = a0
-    a4 = a0
-    a5 = a0
-    a6 = a0
-    a7 = a0
+def span_fold(x, acc, lo, hi, combine):
+    """Fold x[lo:hi] into `acc` with eight interleaved accumulators, each starting at `acc`
+    (zero for a sum; a real element for min and max, which are idempotent), the tail into the
+    first, combined in a fixed tree: eight independent chains, so that the loop runs at memory
+    speed rather than at the latency of one chain (min and max vectorize as selects)."""
+    a0 = acc
+    a1 = acc
+    a2 = acc
+    a3 = acc
+    a4 = acc
+    a5 = acc
+    a6 = acc
+    a7 = acc
     j = lo
     while j + 8 <= hi:
-        a0 += x[j]
-        a1 += x[j + 1]
-        a2 += x[j + 2]
-        a3 += x[j + 3]
-        a4 += x[j + 4]
-        a5 += x[j + 5]
-        a6 += x[j + 6]
-        a7 += x[j + 7]
+        a0 = combine(a0, x[j])
+        a1 = combine(a1, x[j + 1])
+        a2 = combine(a2, x[j + 2])
+        a3 = combine(a3, x[j + 3])
+        a4 = combine(a4, x[j + 4])
+        a5 = combine(a5, x[j + 5])
+        a6 = combine(a6, x[j + 6])
+        a7 = combine(a7, x[j + 7])
         j += 8
     while j < hi:
-        a0 += x[j]
+        a0 = combine(a0, x[j])
         j += 1
-    part[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+    return combine(combine(combine(a0, a1), combine(a2, a3)),
+                   combine(combine(a4, a5), combine(a6, a7)))
 
 
 @func
-def chunk_fold(x, part, n, chunk, c, combine):
-    """Fold x's chunk c with `combine`, starting from its first element (chunks are never
-    empty), into part[c] (of x's dtype)."""
+def chunk_sum(x, part, n, chunk, c):
+    """Sum x[c*chunk : min(n, (c+1)*chunk)] into part[c] (part holds zeros: its dtype is the
+    accumulator's)."""
+    lo = c * chunk
+    part[c] = span_fold(x, part[c], lo, min(n, lo + chunk), add)
+
+
+@func
+def less(a, b):
+    return a < b
+
+
+@func
+def greater(a, b):
+    return a > b
+
+
+@func
+def span_pick(x, lo, hi, better):
+    """The element of x[lo:hi] that no other is `better` than, or a NaN if there is one, with
+    eight accumulators of one compare-and-select each (vectorizes, unlike nan_min's chain):
+    a NaN replaces an accumulator and stays, since nothing is better than a NaN. Equal values
+    keep the first, which can be the wrong zero: the caller folds again if the result is 0."""
+    a0 = x[lo]
+    a1, a2, a3, a4, a5, a6, a7 = a0, a0, a0, a0, a0, a0, a0
+    j = lo
+    while j + 8 <= hi:
+        a0 = select(better(x[j], a0) | (x[j] != x[j]), x[j], a0)
+        a1 = select(better(x[j + 1], a1) | (x[j + 1] != x[j + 1]), x[j + 1], a1)
+        a2 = select(better(x[j + 2], a2) | (x[j + 2] != x[j + 2]), x[j + 2], a2)
+        a3 = select(better(x[j + 3], a3) | (x[j + 3] != x[j + 3]), x[j + 3], a3)
+        a4 = select(better(x[j + 4], a4) | (x[j + 4] != x[j + 4]), x[j + 4], a4)
+        a5 = select(better(x[j + 5], a5) | (x[j + 5] != x[j + 5]), x[j + 5], a5)
+        a6 = select(better(x[j + 6], a6) | (x[j + 6] != x[j + 6]), x[j + 6], a6)
+        a7 = select(better(x[j + 7], a7) | (x[j + 7] != x[j + 7]), x[j + 7], a7)
+        j += 8
+    while j < hi:
+        v0 = x[j]
+        a0 = select(better(v0, a0) | (v0 != v0), v0, a0)  # noqa: PLR0124 - NaN test
+        j += 1
+    return (a0, a1, a2, a3, a4, a5, a6, a7)
+
+
+@func
+def chunk_fold(x, part, n, chunk, c, combine, better):
+    """Min or max (`combine` and its strict order `better`) of x's chunk c (never empty) into
+    part[c] (of x's dtype): span_pick's accumulators combined in a fixed tree; a floating zero
+    result is folded again with `combine` alone, which orders -0.0 below 0.0."""
     lo = c * chunk
     hi = min(n, lo + chunk)
-    acc = x[lo]
-    for j in range(lo + 1, hi):
-        acc = combine(acc, x[j])
-    part[c] = acc
+    a0, a1, a2, a3, a4, a5, a6, a7 = span_pick(x, lo, hi, better)
+    r = combine(combine(combine(a0, a1), combine(a2, a3)),
+                combine(combine(a4, a5), combine(a6, a7)))
+    floating = in_dtype(x, 0.5) != in_dtype(x, 0)
+    if floating and r == r - r:  # a zero: which one needs combine's order
+        r = span_fold(x, x[lo], lo, hi, combine)
+    part[c] = r
 
 
 @kernel
@@ -76,13 +125,13 @@ def sum_chunks(x, part, n, chunk):
 @kernel
 def min_chunks(x, part, n, chunk):
     for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_min)
+        chunk_fold(x, part, n, chunk, c, nan_min, less)
 
 
 @kernel
 def max_chunks(x, part, n, chunk):
     for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_max)
+        chunk_fold(x, part, n, chunk, c, nan_max, greater)
 
 
 @func
