@@ -17,7 +17,7 @@ from ..intrinsics import barrier, local_array_like, select, shared_like, thread_
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
-from ._scratch import kept
+from ._scratch import kept, result_box
 from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
@@ -261,12 +261,9 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
         _GROUPS[op](x, part, n)
-        out = kept(x.device, acc, "total", 1)
-        _GROUPS[op](part, out, groups)  # one workgroup: the group results in a fixed order
-        return out.numpy()[0]
-    else:
-        part = zeros(-(-n // CHUNK), acc, device=x.device)
-        _CHUNKS[op](x, part, n, CHUNK)
+        return fold_groups(part, groups, op)
+    part = zeros(-(-n // CHUNK), acc, device=x.device)
+    _CHUNKS[op](x, part, n, CHUNK)
     m = part.shape[0]
     if m > 1:
         out = zeros(1, acc, device=x.device)
@@ -275,15 +272,26 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
     return part.numpy()[0]
 
 
+def fold_groups(part: Array, groups: int, op: str, what="result"):
+    """op over the group results part[:groups] by one workgroup (a fixed order), into a result
+    box (_scratch.result_box) read after the wait; a NumPy scalar."""
+    box, read = result_box(part.device, part.dtype, what)
+    _GROUPS[op](part, box, groups)
+    return read()
+
+
 def min_max(x: Array, n: int) -> tuple:
-    """(min, max) of x[:n] (1-D, n > 0), NumPy scalars; with workgroups in one read of x."""
+    """(min, max) of x[:n] (1-D, n > 0), NumPy scalars; with workgroups in one read of x, the
+    group results folded by one workgroup each, read after one wait."""
     if not (V.workgroups(x) and n > WORKGROUP):
         return reduce_flat(x, n, "min"), reduce_flat(x, n, "max")
     groups = min(GROUPS, -(-n // WORKGROUP))
     lo = kept(x.device, x.dtype, "group minima", groups)  # every slot written before read
     hi = kept(x.device, x.dtype, "group maxima", groups)
     minmax_groups(x, lo, hi, n)
-    return reduce_flat(lo, groups, "min"), reduce_flat(hi, groups, "max")
+    lo_box, read_lo = result_box(x.device, x.dtype, "minimum")
+    min_groups(lo, lo_box, groups)  # queued behind minmax_groups, before the first wait
+    return read_lo(), fold_groups(hi, groups, "max", "maximum")
 
 
 def array_reduction(op: str, a: Array) -> float:

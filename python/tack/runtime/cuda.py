@@ -50,6 +50,7 @@ from .cuda_cache import cached_ptx
 from .cuda_devices import copy_peer
 from .cuda_launch import Native, Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget
+from .cuda_readback import MappedHost
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CUDA
 
@@ -112,7 +113,7 @@ def _close_all() -> None:
         engine.pool.close()
 
 
-class CUDAEngine(Engine):
+class CUDAEngine(MappedHost, Engine):
     """One CUDA device: a context, a stream, allocation, compilation and launches."""
 
     label = LABEL
