@@ -54,3 +54,13 @@ def test_argsort_many_equal_keys(device, n):
     tile's padding (keys of all ones) stays behind real keys of the top digit."""
     x = np.where(data(n, np.int32) % 3 == 0, 2 ** 31 - 1, data(n, np.int32, 5) % 4).astype(np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
+
+
+def test_sort_with_keys_converted_after_the_passes(device, monkeypatch):
+    """sort's other path (sorting.FUSED_KEYS off): the last pass writes offsets, a kernel adds
+    the minimum back."""
+    from tack.algorithms import sorting
+
+    monkeypatch.setattr(sorting, "FUSED_KEYS", False)
+    for dtype in KEYS:
+        test_sort_returns_keys_and_permutation(device, dtype, 2049)

@@ -24,6 +24,7 @@ __all__ = ["argsort", "gather", "sort", "sort_by_key"]
 
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
 CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
+FUSED_KEYS = True  # sort: the last workgroup pass writes the keys themselves (False: offsets)
 
 
 @kernel
@@ -97,18 +98,20 @@ def sort(keys: Array, n=None) -> tuple[Array, Array]:
     k = _keys("sort", keys)
     V.same_device("sort", k)
     n = V.count("sort", n, k)
-    perm, sorted_keys, low = _sort(k, n, True)
     out = zeros(n, k.dtype, device=k.device)
+    perm, sorted_keys, low = _sort(k, n, out if FUSED_KEYS else True)
     if sorted_keys is None:  # no keys, or every key equal: they are sorted already
         copy_elements(k, out, n)
-    else:
+    elif sorted_keys is not out:  # offsets from the minimum (the CPU passes)
         keys_from_offsets(sorted_keys, out, low, n)
     return out, perm
 
 
-def _sort(k: Array, n: int, keys_out: bool):
-    """(the permutation, the sorted keys as offsets from low[0] or None if they are the input
-    keys already, low): the passes of the CPU chunks or of the workgroup radix (radix.py)."""
+def _sort(k: Array, n: int, keys_out):
+    """(the permutation, the sorted keys or None if they are the input keys already, low): the
+    passes of the CPU chunks or of the workgroup radix (radix.py). keys_out: False (no keys),
+    True (offsets from low[0]) or an array that the workgroup passes write the keys into (the
+    CPU passes return offsets)."""
     if n >= 2 ** 31:
         raise V.TackValueError(f"argsort: {n} keys do not fit an i32 permutation")
     udt = dt.u64 if k.dtype.itemsize == 8 else dt.u32
@@ -136,11 +139,13 @@ def _sort(k: Array, n: int, keys_out: bool):
     return perm, ukeys, low
 
 
-def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out: bool):
+def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out):
     """The passes (at least one) on an engine with workgroups (radix.py: tiles ranked in
-    shared memory): the first reads the keys themselves, the last writes keys only if
-    keys_out; the work arrays are kept between calls, the returned permutation is new.
-    (permutation, sorted offsets or None)."""
+    shared memory): the first reads the keys themselves; the last writes keys if keys_out
+    (True: offsets into a kept array; an Array of the keys' dtype: the keys themselves, the
+    offsets plus the minimum, so that no conversion pass follows); the work arrays are kept
+    between calls, the returned permutation is new. (permutation, the sorted offsets or the
+    keys_out array, or None without keys_out)."""
     dev = k.device
     groups = -(-n // (8 * R.STILE))  # workgroups of radix_counts, 8 tiles each
     fresh = zeros(n, dt.i32, device=dev)
@@ -150,14 +155,17 @@ def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out: 
     ukeys, okeys = kept(dev, udt, "argsort keys", n), kept(dev, udt, "argsort keys out", n)
     zero = kept(dev, udt, "argsort zero", 1)  # the minimum of the offsets: never written
     hist = kept(dev, dt.i32, "argsort digit table", 256 * 8 * groups)  # written, then read
-    src = k
+    into = keys_out if isinstance(keys_out, Array) else None
+    last = 2 if into is not None else int(bool(keys_out))
+    src, klow = k, low
     for p in range(passes):
         R.radix_counts(src, okeys, low, hist, n, 8 * p, groups)
         exclusive_scan(hist, hist)
-        R.radix_scatter(src, low, perm, okeys, operm, hist, n, 8 * p, groups, int(p == 0),
-                        int(keys_out or p < passes - 1))
+        out = into if into is not None and p == passes - 1 else okeys
+        R.radix_scatter(src, low, perm, okeys, operm, out, klow, hist, n, 8 * p, groups,
+                        int(p == 0), last if p == passes - 1 else 1)
         src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
-    return perm, (ukeys if keys_out else None)
+    return perm, (into if into is not None else ukeys if keys_out else None)
 
 
 def gather(values: Array, perm: Array) -> Array:
