@@ -5,7 +5,7 @@
     PYTHONPATH=python python3 bench/algorithms.py --gpu           # CUDA, 2^28 elements
     PYTHONPATH=python python3 bench/algorithms.py --log2 20       # another size
 
-Rows: sum of f32 (GB/s, 4 B/element), inclusive scan of f32 (GB/s, 8 B/element: read and
+Rows: sum, min, max and mean of f32 (GB/s, 4 B/element; torch's as device tensors), inclusive scan of f32 (GB/s, 8 B/element: read and
 write; on the GPU also the single-pass look-back scan, `scans.LOOK_BACK`), stable argsort of i32
 keys and sort (`tack.algorithms.sort`: the sorted keys and the stable permutation, what
 torch.sort returns; NumPy: argsort, then the keys taken; CuPy's sort returns keys only) in
@@ -62,6 +62,8 @@ def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, gpu: bool):
     if gpu:
         rows["sum→float"] = rows["sum"]
         rows["scan (look-back)"] = (lambda: _look_back_scan(a, d, n), d)
+    rows.update({"min": (lambda: a.min(), None), "max": (lambda: a.max(), None),
+                 "mean": (lambda: a.mean(), None)})
     rows["argsort"] = (lambda: A.argsort(k), None)
     rows["sort"] = (lambda: A.sort(k), None)  # the sorted keys and the permutation
     return rows
@@ -71,6 +73,10 @@ def _check(row: str, out, x, keys) -> bool:
     """Tack's first result of a row against NumPy, in O(n) work (no host sort at 2^28): sums
     and scan totals to within 1e-3 of Σ|x|, a permutation that orders the keys with ties in
     index order, sorted keys with the keys' sum."""
+    if row in ("min", "max"):
+        return out == float(getattr(x, row)())
+    if row == "mean":
+        return abs(out - float(np.mean(x, dtype=np.float64))) <= 1e-3 * float(np.abs(x).mean())
     if row.startswith(("sum", "scan")):
         return abs(out - float(np.sum(x, dtype=np.float64))) <= 1e-3 * float(np.abs(x).sum())
     if row == "argsort":
@@ -92,6 +98,7 @@ def _numpy_rows(x, keys):
     return {
         "sum": lambda: np.sum(x),
         "scan": lambda: np.cumsum(x),
+        "min": lambda: np.min(x), "max": lambda: np.max(x), "mean": lambda: np.mean(x),
         "argsort": lambda: np.argsort(keys, kind="stable"),
         "sort": lambda: _numpy_sort(keys),
     }
@@ -110,6 +117,8 @@ def _gpu_peers(x, keys):
 
         tx, tk = torch.from_numpy(x).cuda(), torch.from_numpy(keys).cuda()
         peers["torch"] = ({"sum": lambda: torch.sum(tx), "sum→float": lambda: torch.sum(tx).item(),
+                           "min": lambda: torch.min(tx), "max": lambda: torch.max(tx),
+                           "mean": lambda: torch.mean(tx),
                            "scan": lambda: torch.cumsum(tx, 0),
                            "scan (look-back)": lambda: torch.cumsum(tx, 0),
                            "argsort": lambda: torch.argsort(tk, stable=True),
@@ -133,7 +142,7 @@ def _gpu_peers(x, keys):
 
 
 def _unit(row: str, n: int, seconds: float) -> str:
-    if row.startswith("sum"):
+    if row.startswith(("sum", "min", "max", "mean")):
         return f"{4 * n / seconds / 1e9:8.1f} GB/s"
     if row.startswith("scan"):
         return f"{8 * n / seconds / 1e9:8.1f} GB/s"

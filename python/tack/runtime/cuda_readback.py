@@ -8,6 +8,8 @@ stream's wait, not a download queued after the kernels (a wait, a copy, a second
 otherwise."""
 from __future__ import annotations
 
+import weakref
+
 try:
     from cuda.bindings import driver as drv
 except ImportError:  # pragma: no cover - older cuda-python layout
@@ -34,12 +36,11 @@ class MappedHost:
 
 
 class _Pinned:
-    """Frees a cuMemHostAlloc block when the last reference goes."""
+    """Frees a cuMemHostAlloc block when the last reference goes (or at exit, while the driver
+    module is still loaded; an error code after the context's teardown is ignored)."""
 
-    __slots__ = ("host",)
+    __slots__ = ("__weakref__", "host")
 
     def __init__(self, host: int):
         self.host = host
-
-    def __del__(self):
-        drv.cuMemFreeHost(self.host)
+        weakref.finalize(self, drv.cuMemFreeHost, host)
