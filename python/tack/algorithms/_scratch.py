@@ -58,6 +58,14 @@ def _make_room(device_id: int, nbytes: int) -> None:
         total -= _KEPT.pop(k).nbytes
 
 
+def unfilled(device, dtype, n: int) -> Array:
+    """A new 1-D array that the caller's kernels write every element of before it is returned
+    (a permutation, sorted keys): not zero-filled first, which on a GPU is a memset of it."""
+    if device.is_host:
+        return Array(np.empty(n, dtype.np), device, dtype=dtype)
+    return Array(None, device, device.engine.alloc(n * dtype.np.itemsize), (n,), dtype)
+
+
 def kept_bytes(device) -> int:
     """The bytes of the arrays kept on `device` (the tests check the bound)."""
     return sum(a.nbytes for k, a in _KEPT.items() if k[0] == id(device) and a.device is device)

@@ -14,7 +14,7 @@ from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
 from . import radix as R
-from ._scratch import kept
+from ._scratch import kept, unfilled
 from .combine import in_dtype
 from .copy_fill import copy_elements
 from .reduce import min_max
@@ -98,7 +98,7 @@ def sort(keys: Array, n=None) -> tuple[Array, Array]:
     k = _keys("sort", keys)
     V.same_device("sort", k)
     n = V.count("sort", n, k)
-    out = zeros(n, k.dtype, device=k.device)
+    out = unfilled(k.device, k.dtype, n)  # every key written below
     perm, sorted_keys, low = _sort(k, n, out if FUSED_KEYS else True)
     if sorted_keys is None:  # no keys, or every key equal: they are sorted already
         copy_elements(k, out, n)
@@ -148,7 +148,7 @@ def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out):
     keys_out array, or None without keys_out)."""
     dev = k.device
     groups = -(-n // (8 * R.STILE))  # workgroups of radix_counts, 8 tiles each
-    fresh = zeros(n, dt.i32, device=dev)
+    fresh = unfilled(dev, dt.i32, n)  # the last pass writes every entry
     other = kept(dev, dt.i32, "argsort entries", n)
     # pass p writes the entries into operm as it then is: the last lands in fresh
     perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)
