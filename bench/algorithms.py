@@ -80,18 +80,20 @@ def _check(row: str, out, x, keys) -> bool:
     if row.startswith(("sum", "scan")):
         return abs(out - float(np.sum(x, dtype=np.float64))) <= 1e-3 * float(np.abs(x).sum())
     if row == "argsort":
-        return _stable_permutation(out.numpy(), keys)
+        return _stable_permutation(out.numpy(), keys)[0]
     got, perm = (a.numpy() for a in out)
-    return _stable_permutation(perm, keys) and bool((got == keys[perm]).all())
+    ok, k = _stable_permutation(perm, keys)
+    return ok and bool((got == k).all())
 
 
-def _stable_permutation(perm, keys) -> bool:
-    """Whether perm is a permutation that orders the keys, ties in index order."""
+def _stable_permutation(perm, keys):
+    """(whether perm is a permutation that orders the keys, ties in index order; keys[perm])."""
     seen = np.zeros(len(keys), bool)
     seen[perm] = True
     k = keys[perm]
     ties = k[1:] == k[:-1]
-    return bool(seen.all() and (k[1:] >= k[:-1]).all() and (perm[1:][ties] > perm[:-1][ties]).all())
+    ok = seen.all() and (k[1:] >= k[:-1]).all() and (perm[1:][ties] > perm[:-1][ties]).all()
+    return bool(ok), k
 
 
 def _numpy_rows(x, keys):

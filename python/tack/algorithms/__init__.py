@@ -30,9 +30,12 @@ def __dir__():
 
 
 def _array_reduction(op: str, a):
-    """Array.sum/min/max/mean; reduce.py is loaded on first use, to keep `import tack` cheap."""
+    """Array.sum/min/max/mean's first call: reduce.py is loaded on first use, to keep `import
+    tack` cheap, and registered in this function's place (no import statement per call)."""
+    from .. import arrays
     from .reduce import array_reduction
 
+    arrays.register_reductions(array_reduction)
     return array_reduction(op, a)
 
 
