@@ -25,7 +25,7 @@ from ..arrays import Array, zeros
 
 _KEPT: OrderedDict = OrderedDict()  # (device id, thread, dtype, what, n) -> Array, LRU first
 LIMIT = 64  # arrays kept, on all devices together
-BYTES = 4 << 30  # bytes kept per device (the sort's three work arrays at 2^28 keys: 3.1 GB)
+BYTES = 4 << 30  # bytes kept per device (the sort's work arrays at 2^28 keys: 3.1 GiB)
 _BOXES: dict = {}  # (device id, thread, dtype, what) -> (Array, read)
 
 
