@@ -210,10 +210,11 @@ def main(argv=None) -> int:
           f"{args.rounds} rounds of {args.reps} calls")
     print(f"{'row':17s} {'impl':6s} {'time (ms)':>10s} {'rate':>16s} {'peer/tack':>10s}  "
           "per-round ratio")
-    if args.gpu:  # the first row measured 10 % slow once (clocks rising?): warm up first
-        for _ in range(100):
+    if args.gpu:  # the first row measured 6-10 % slower than the same call later (the clocks
+        t0 = time.perf_counter()  # rising from idle?): a second of the first row's work first
+        while time.perf_counter() - t0 < 1.0:
             rows[wanted[0]][0]()
-        sync()
+            sync()
     for row in wanted:
         _row(row, rows[row][0], sync, peers, args, n, x, keys)
     return 0

@@ -75,41 +75,47 @@ def greater(a, b):
 
 
 @func
+def pick(a, b, better):
+    """b if it is `better` than a or a NaN, else a: a NaN, once picked, stays (nothing is
+    better than a NaN), and of equal values the first stays."""
+    return select(b != b, b, select(better(b, a), b, a))  # noqa: PLR0124 - the NaN test
+
+
+@func
 def span_pick(x, lo, hi, better):
     """The element of x[lo:hi] that no other is `better` than, or a NaN if there is one, with
-    eight accumulators of one compare-and-select each (vectorizes, unlike nan_min's chain):
-    a NaN replaces an accumulator and stays, since nothing is better than a NaN. Equal values
-    keep the first, which can be the wrong zero: the caller folds again if the result is 0."""
+    eight accumulators of one compare-and-select each (this vectorizes, unlike nan_min's
+    chain) and one for the tail, combined by `pick` in a fixed tree. Equal values keep the
+    first, which can be the wrong zero: the caller folds again if the result is a zero."""
     a0 = x[lo]
-    a1, a2, a3, a4, a5, a6, a7 = a0, a0, a0, a0, a0, a0, a0
+    a1, a2, a3, a4, a5, a6, a7, t = a0, a0, a0, a0, a0, a0, a0, a0
     j = lo
     while j + 8 <= hi:
-        a0 = select(better(x[j], a0) | (x[j] != x[j]), x[j], a0)
-        a1 = select(better(x[j + 1], a1) | (x[j + 1] != x[j + 1]), x[j + 1], a1)
-        a2 = select(better(x[j + 2], a2) | (x[j + 2] != x[j + 2]), x[j + 2], a2)
-        a3 = select(better(x[j + 3], a3) | (x[j + 3] != x[j + 3]), x[j + 3], a3)
-        a4 = select(better(x[j + 4], a4) | (x[j + 4] != x[j + 4]), x[j + 4], a4)
-        a5 = select(better(x[j + 5], a5) | (x[j + 5] != x[j + 5]), x[j + 5], a5)
-        a6 = select(better(x[j + 6], a6) | (x[j + 6] != x[j + 6]), x[j + 6], a6)
-        a7 = select(better(x[j + 7], a7) | (x[j + 7] != x[j + 7]), x[j + 7], a7)
+        a0 = pick(a0, x[j], better)
+        a1 = pick(a1, x[j + 1], better)
+        a2 = pick(a2, x[j + 2], better)
+        a3 = pick(a3, x[j + 3], better)
+        a4 = pick(a4, x[j + 4], better)
+        a5 = pick(a5, x[j + 5], better)
+        a6 = pick(a6, x[j + 6], better)
+        a7 = pick(a7, x[j + 7], better)
         j += 8
-    while j < hi:
-        v0 = x[j]
-        a0 = select(better(v0, a0) | (v0 != v0), v0, a0)  # noqa: PLR0124 - NaN test
+    while j < hi:  # the tail apart: the eight stay out of a scalar loop, so they vectorize
+        t = pick(t, x[j], better)
         j += 1
-    return (a0, a1, a2, a3, a4, a5, a6, a7)
+    r = pick(pick(pick(a0, a1, better), pick(a2, a3, better), better),
+             pick(pick(a4, a5, better), pick(a6, a7, better), better), better)
+    return pick(r, t, better)
 
 
 @func
 def chunk_fold(x, part, n, chunk, c, combine, better):
     """Min or max (`combine` and its strict order `better`) of x's chunk c (never empty) into
-    part[c] (of x's dtype): span_pick's accumulators combined in a fixed tree; a floating zero
-    result is folded again with `combine` alone, which orders -0.0 below 0.0."""
+    part[c] (of x's dtype) by span_pick; a floating zero result is folded again with
+    `combine`, which orders -0.0 below 0.0."""
     lo = c * chunk
     hi = min(n, lo + chunk)
-    a0, a1, a2, a3, a4, a5, a6, a7 = span_pick(x, lo, hi, better)
-    r = combine(combine(combine(a0, a1), combine(a2, a3)),
-                combine(combine(a4, a5), combine(a6, a7)))
+    r = span_pick(x, lo, hi, better)
     floating = in_dtype(x, 0.5) != in_dtype(x, 0)
     if floating and r == r - r:  # a zero: which one needs combine's order
         r = span_fold(x, x[lo], lo, hi, combine)
