@@ -74,6 +74,24 @@ def test_signed_zeros(device, order, reps):
     assert math.copysign(1, hi) == (-1 if all(neg) else 1)  # max: 0.0 if any is 0.0
 
 
+@pytest.mark.parametrize("n", [13, 65543, 200003])
+def test_min_max_zeros_nan_and_infinities_among_other_values(device, n):
+    """The CPU chunks pick min and max by one compare per element and fold again when the
+    result is a zero: signed zeros among other values, a NaN in the tail of a chunk,
+    infinities, and integer zeros (no refold needed)."""
+    x = np.abs(data(n, np.float32)) + 1
+    x[[n // 3, n - 2]] = [0.0, -0.0]
+    assert math.copysign(1, tack.array(x).min()) == -1 and tack.array(x).max() == x.max()
+    y = -x
+    assert math.copysign(1, tack.array(y).max()) == 1 and tack.array(y).min() == y.min()
+    x[n - 1] = np.nan
+    assert math.isnan(tack.array(x).min()) and math.isnan(tack.array(x).max())
+    x[n - 1], x[n // 2] = -np.inf, np.inf
+    assert tack.array(x).min() == -np.inf and tack.array(x).max() == np.inf
+    k = data(n, np.uint32) % 1000
+    assert tack.array(k).min() == k.min() and tack.array(k).max() == k.max()
+
+
 def test_vector_and_2d_arrays_reduce_every_component(device):
     x = data(3 * 1001, np.float32).reshape(1001, 3)
     v = tack.array(x, dtype=tack.vec3)

@@ -176,3 +176,21 @@ def test_sort_by_key_every_dtype(device, dtype, n):
         order = np.argsort(k, kind="stable")
         np.testing.assert_array_equal(kt.numpy(), k[order])
         np.testing.assert_array_equal(vt.numpy(), v[order])
+
+
+@pytest.mark.parametrize("dtype", KEYS)
+@pytest.mark.parametrize("n", [0, 1, 2049, 20011])
+def test_sort_returns_keys_and_permutation(device, dtype, n):
+    """sort: a new array of the sorted keys (from the last radix pass) and the stable
+    permutation, the input untouched; all-equal keys (no pass) and a leading n too."""
+    for k in (data(n, dtype), np.full(n, np.iinfo(dtype).min, dtype)):
+        kt = tack.array(k)
+        s, p = A.sort(kt)
+        order = np.argsort(k, kind="stable")
+        assert s.dtype == kt.dtype and p.dtype == tack.i32
+        np.testing.assert_array_equal(s.numpy(), k[order])
+        np.testing.assert_array_equal(p.numpy(), order)
+        np.testing.assert_array_equal(kt.numpy(), k)
+    s, p = A.sort(tack.array(data(n, dtype)), n=n // 2)
+    np.testing.assert_array_equal(p.numpy(), np.argsort(data(n, dtype)[:n // 2], kind="stable"))
+    np.testing.assert_array_equal(s.numpy(), np.sort(data(n, dtype)[:n // 2], kind="stable"))

@@ -4,9 +4,9 @@ counts of 8 tiles per workgroup, a stable scatter) checked in CI without a GPU, 
 stable argsort, at sizes around the tile (2048 keys) and the 8-tile counting group."""
 import numpy as np
 import pytest
-
 import tack
 from tack import algorithms as A
+
 from tests.algorithms.conftest import data
 from tests.algorithms.test_sort_segments import (  # the same tests, on sim
     KEYS,
@@ -15,11 +15,13 @@ from tests.algorithms.test_sort_segments import (  # the same tests, on sim
     test_argsorts_return_independent_arrays,
     test_sort_by_key_and_gather,
     test_sort_by_key_every_dtype,
+    test_sort_returns_keys_and_permutation,
 )
 
 __all__ = ["test_argsort_leading_n",
            "test_argsort_stable_for_small_spreads", "test_argsorts_return_independent_arrays",
-           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype"]
+           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype",
+           "test_sort_returns_keys_and_permutation"]
 
 
 @pytest.fixture
@@ -52,3 +54,13 @@ def test_argsort_many_equal_keys(device, n):
     tile's padding (keys of all ones) stays behind real keys of the top digit."""
     x = np.where(data(n, np.int32) % 3 == 0, 2 ** 31 - 1, data(n, np.int32, 5) % 4).astype(np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
+
+
+def test_sort_with_keys_converted_after_the_passes(device, monkeypatch):
+    """sort's other path (sorting.FUSED_KEYS off): the last pass writes offsets, a kernel adds
+    the minimum back."""
+    from tack.algorithms import sorting
+
+    monkeypatch.setattr(sorting, "FUSED_KEYS", False)
+    for dtype in KEYS:
+        test_sort_returns_keys_and_permutation(device, dtype, 2049)

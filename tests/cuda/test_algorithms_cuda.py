@@ -17,6 +17,12 @@ from tests.algorithms.test_stats import *
 from tests.algorithms.test_sort_workgroups import (  # the radix passes at tile boundaries
     test_argsort_around_tiles,
     test_argsort_many_equal_keys,
+    test_sort_with_keys_converted_after_the_passes,
+)
+from tests.algorithms.test_scratch import (  # the kept table's bound and the result box
+    table,
+    test_algorithms_stay_right_under_a_small_bound,
+    test_result_box_reads_what_a_kernel_wrote,
 )
 from tack.algorithms import lookback, scans
 

@@ -9,7 +9,7 @@ from .. import arrays as _arrays
 __all__ = [
     "absmax", "argsort", "copy", "copy_with_offset", "count_nonzero", "dot", "exclusive_scan",
     "fill_value", "gather", "histogram", "inclusive_scan", "norm", "reduce_by_key",
-    "segmented_inclusive_scan", "segmented_reduce", "sort_by_key", "std", "unique", "var",
+    "segmented_inclusive_scan", "segmented_reduce", "sort", "sort_by_key", "std", "unique", "var",
 ]
 
 
@@ -17,9 +17,9 @@ def __getattr__(name: str):
     if name not in __all__:
         raise AttributeError(f"module 'tack.algorithms' has no attribute {name!r}")
     # Loaded on first use, to keep `import tack` cheap.
-    from . import copy_fill, scans, segments, sort, stats
+    from . import copy_fill, scans, segments, sorting, stats
 
-    for mod in (copy_fill, scans, segments, sort, stats):
+    for mod in (copy_fill, scans, segments, sorting, stats):
         for public in getattr(mod, "__all__", ()):
             globals()[public] = getattr(mod, public)
     return globals()[name]
@@ -30,9 +30,12 @@ def __dir__():
 
 
 def _array_reduction(op: str, a):
-    """Array.sum/min/max/mean; reduce.py is loaded on first use, to keep `import tack` cheap."""
+    """Array.sum/min/max/mean's first call: reduce.py is loaded on first use, to keep `import
+    tack` cheap, and registered in this function's place (no import statement per call)."""
+    from .. import arrays
     from .reduce import array_reduction
 
+    arrays.register_reductions(array_reduction)
     return array_reduction(op, a)
 
 

@@ -119,9 +119,10 @@ def load_tile(src, low, perm, okeys, kx, px, kv, pv, n, base, lane, first):
 
 
 @func
-def scatter_tile(kx, px, okeys, operm, goff, start, n, base, lane, shift, keys_out):
+def scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, base, lane, shift, keys_out):
     """Write the tile, sorted by digit in kx and px, to its places: position p of digit d goes
-    to goff[d] + p - (the tile's first position of digit d)."""
+    to goff[d] + p - (the tile's first position of digit d). Keys go to okeys (keys_out 1), or
+    plus klow[0] to kout, converted by the store (keys_out 2: the last pass of `sort`)."""
     for k in unroll(range(SPL)):
         p = k * 256 + lane
         d = digit(kx[slot(p)], shift)
@@ -137,16 +138,19 @@ def scatter_tile(kx, px, okeys, operm, goff, start, n, base, lane, shift, keys_o
             key = kx[slot(p)]
             d = digit(key, shift)
             g = goff[d] + (p - start[d])
-            if keys_out:
+            if keys_out == 1:
                 okeys[g] = key
+            elif keys_out == 2:
+                kout[g] = key + klow[0]  # wraps back to the key's bits on the store
             operm[g] = px[slot(p)]
 
 
 @kernel
-def radix_scatter(src, low, perm, okeys, operm, hist, n, shift, groups, first, keys_out):
+def radix_scatter(src, low, perm, okeys, operm, kout, klow, hist, n, shift, groups, first,
+                  keys_out):
     """One stable pass by the digit at `shift`; hist holds the scanned table of radix_counts.
-    The first pass reads the caller's keys (src, minus low[0]) and no perm; the last one
-    writes no keys unless keys_out."""
+    The first pass reads the caller's keys (src, minus low[0]) and no perm; keys_out says
+    where the keys go: nowhere (0, the last pass of an argsort), okeys (1), kout (2)."""
     for t in range(groups * (8 * 256)):
         kx = shared_like(okeys, XSLOTS)
         px = shared_like(perm, SLOTS)  # the nibble counters (SLOTS), then the entries
@@ -164,4 +168,5 @@ def radix_scatter(src, low, perm, okeys, operm, hist, n, shift, groups, first, k
             kv[i] = kx[slot(lane * SPL + i)]
             pv[i] = px[slot(lane * SPL + i)]
         rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4)
-        scatter_tile(kx, px, okeys, operm, goff, start, n, b * STILE, lane, shift, keys_out)
+        scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, b * STILE, lane, shift,
+                     keys_out)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import barrier, local_array_like, shared_like, thread_id
+from ..intrinsics import barrier, local_array_like, select, shared_like, thread_id
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
-from ._scratch import kept
+from ._scratch import kept, result_box
 from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
@@ -25,46 +25,101 @@ GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each a
 
 
 @func
-def chunk_sum(x, part, n, chunk, c):
-    """Sum x[c*chunk : min(n, (c+1)*chunk)] into part[c] (part holds zeros: its dtype is the
-    accumulator's), with eight accumulators so that the loop runs at memory speed."""
-    lo = c * chunk
-    hi = min(n, lo + chunk)
-    a0 = part[c]
-    a1 = a0
-    a2 = a0
-    a3 = a0
-    a4 = a0
-    a5 = a0
-    a6 = a0
-    a7 = a0
+def span_fold(x, acc, lo, hi, combine):
+    """Fold x[lo:hi] into `acc` with eight interleaved accumulators, each starting at `acc`
+    (zero for a sum; a real element for min and max, which are idempotent), the tail into the
+    first, combined in a fixed tree: eight independent chains, so that the loop runs at memory
+    speed rather than at the latency of one chain (min and max vectorize as selects)."""
+    a0 = acc
+    a1 = acc
+    a2 = acc
+    a3 = acc
+    a4 = acc
+    a5 = acc
+    a6 = acc
+    a7 = acc
     j = lo
     while j + 8 <= hi:
-        a0 += x[j]
-        a1 += x[j + 1]
-        a2 += x[j + 2]
-        a3 += x[j + 3]
-        a4 += x[j + 4]
-        a5 += x[j + 5]
-        a6 += x[j + 6]
-        a7 += x[j + 7]
+        a0 = combine(a0, x[j])
+        a1 = combine(a1, x[j + 1])
+        a2 = combine(a2, x[j + 2])
+        a3 = combine(a3, x[j + 3])
+        a4 = combine(a4, x[j + 4])
+        a5 = combine(a5, x[j + 5])
+        a6 = combine(a6, x[j + 6])
+        a7 = combine(a7, x[j + 7])
         j += 8
     while j < hi:
-        a0 += x[j]
+        a0 = combine(a0, x[j])
         j += 1
-    part[c] = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+    return combine(combine(combine(a0, a1), combine(a2, a3)),
+                   combine(combine(a4, a5), combine(a6, a7)))
 
 
 @func
-def chunk_fold(x, part, n, chunk, c, combine):
-    """Fold x's chunk c with `combine`, starting from its first element (chunks are never
-    empty), into part[c] (of x's dtype)."""
+def chunk_sum(x, part, n, chunk, c):
+    """Sum x[c*chunk : min(n, (c+1)*chunk)] into part[c] (part holds zeros: its dtype is the
+    accumulator's)."""
+    lo = c * chunk
+    part[c] = span_fold(x, part[c], lo, min(n, lo + chunk), add)
+
+
+@func
+def less(a, b):
+    return a < b
+
+
+@func
+def greater(a, b):
+    return a > b
+
+
+@func
+def pick(a, b, better):
+    """b if it is `better` than a or a NaN, else a: a NaN, once picked, stays (nothing is
+    better than a NaN), and of equal values the first stays."""
+    return select(b != b, b, select(better(b, a), b, a))  # noqa: PLR0124 - the NaN test
+
+
+@func
+def span_pick(x, lo, hi, better):
+    """The element of x[lo:hi] that no other is `better` than, or a NaN if there is one, with
+    eight accumulators of one compare-and-select each (this vectorizes, unlike nan_min's
+    chain) and one for the tail, combined by `pick` in a fixed tree. Equal values keep the
+    first, which can be the wrong zero: the caller folds again if the result is a zero."""
+    a0 = x[lo]
+    a1, a2, a3, a4, a5, a6, a7, t = a0, a0, a0, a0, a0, a0, a0, a0
+    j = lo
+    while j + 8 <= hi:
+        a0 = pick(a0, x[j], better)
+        a1 = pick(a1, x[j + 1], better)
+        a2 = pick(a2, x[j + 2], better)
+        a3 = pick(a3, x[j + 3], better)
+        a4 = pick(a4, x[j + 4], better)
+        a5 = pick(a5, x[j + 5], better)
+        a6 = pick(a6, x[j + 6], better)
+        a7 = pick(a7, x[j + 7], better)
+        j += 8
+    while j < hi:  # the tail apart: the eight stay out of a scalar loop, so they vectorize
+        t = pick(t, x[j], better)
+        j += 1
+    r = pick(pick(pick(a0, a1, better), pick(a2, a3, better), better),
+             pick(pick(a4, a5, better), pick(a6, a7, better), better), better)
+    return pick(r, t, better)
+
+
+@func
+def chunk_fold(x, part, n, chunk, c, combine, better):
+    """Min or max (`combine` and its strict order `better`) of x's chunk c (never empty) into
+    part[c] (of x's dtype) by span_pick; a floating zero result is folded again with
+    `combine`, which orders -0.0 below 0.0."""
     lo = c * chunk
     hi = min(n, lo + chunk)
-    acc = x[lo]
-    for j in range(lo + 1, hi):
-        acc = combine(acc, x[j])
-    part[c] = acc
+    r = span_pick(x, lo, hi, better)
+    floating = in_dtype(x, 0.5) != in_dtype(x, 0)
+    if floating and r == r - r:  # a zero: which one needs combine's order
+        r = span_fold(x, x[lo], lo, hi, combine)
+    part[c] = r
 
 
 @kernel
@@ -76,13 +131,13 @@ def sum_chunks(x, part, n, chunk):
 @kernel
 def min_chunks(x, part, n, chunk):
     for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_min)
+        chunk_fold(x, part, n, chunk, c, nan_min, less)
 
 
 @kernel
 def max_chunks(x, part, n, chunk):
     for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_max)
+        chunk_fold(x, part, n, chunk, c, nan_max, greater)
 
 
 @func
@@ -212,12 +267,9 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
         _GROUPS[op](x, part, n)
-        out = kept(x.device, acc, "total", 1)
-        _GROUPS[op](part, out, groups)  # one workgroup: the group results in a fixed order
-        return out.numpy()[0]
-    else:
-        part = zeros(-(-n // CHUNK), acc, device=x.device)
-        _CHUNKS[op](x, part, n, CHUNK)
+        return fold_groups(part, groups, op)
+    part = zeros(-(-n // CHUNK), acc, device=x.device)
+    _CHUNKS[op](x, part, n, CHUNK)
     m = part.shape[0]
     if m > 1:
         out = zeros(1, acc, device=x.device)
@@ -226,15 +278,26 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
     return part.numpy()[0]
 
 
+def fold_groups(part: Array, groups: int, op: str, what="result"):
+    """op over the group results part[:groups] by one workgroup (a fixed order), into a result
+    box (_scratch.result_box) read after the wait; a NumPy scalar."""
+    box, read = result_box(part.device, part.dtype, what)
+    _GROUPS[op](part, box, groups)
+    return read()
+
+
 def min_max(x: Array, n: int) -> tuple:
-    """(min, max) of x[:n] (1-D, n > 0), NumPy scalars; with workgroups in one read of x."""
+    """(min, max) of x[:n] (1-D, n > 0), NumPy scalars; with workgroups in one read of x, the
+    group results folded by one workgroup each, read after one wait."""
     if not (V.workgroups(x) and n > WORKGROUP):
         return reduce_flat(x, n, "min"), reduce_flat(x, n, "max")
     groups = min(GROUPS, -(-n // WORKGROUP))
     lo = kept(x.device, x.dtype, "group minima", groups)  # every slot written before read
     hi = kept(x.device, x.dtype, "group maxima", groups)
     minmax_groups(x, lo, hi, n)
-    return reduce_flat(lo, groups, "min"), reduce_flat(hi, groups, "max")
+    lo_box, read_lo = result_box(x.device, x.dtype, "minimum")
+    min_groups(lo, lo_box, groups)  # queued behind minmax_groups, before the first wait
+    return read_lo(), fold_groups(hi, groups, "max", "maximum")
 
 
 def array_reduction(op: str, a: Array) -> float:

@@ -16,7 +16,7 @@ from ..kernel import kernel
 from . import _views as V
 from .combine import add, in_dtype, nan_max, nan_min
 from .scans import exclusive_scan
-from .sort import KEYS
+from .sorting import KEYS
 
 __all__ = ["reduce_by_key", "segmented_inclusive_scan", "segmented_reduce", "unique"]
 

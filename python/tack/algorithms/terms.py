@@ -1,6 +1,7 @@
 """Map-reduce partial sums for the statistics: each kernel sums one *term* of the elements
 (|x|, x², (x − p)², x·y, x ≠ 0) into one partial per CPU chunk or per workgroup; the partials
-are then summed by reduce.reduce_flat. The order is fixed by n, as for `a.sum()`."""
+are then summed by reduce.reduce_flat (CPU chunks) or by one workgroup into a result box
+(reduce.fold_groups). The order is fixed by n, as for `a.sum()`."""
 from __future__ import annotations
 
 from ..arrays import Array, zeros
@@ -8,8 +9,9 @@ from ..frontend.inline import func
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from . import _views as V
+from ._scratch import kept
 from .combine import add, in_dtype
-from .reduce import CHUNK, GROUPS, group_tree, reduce_flat
+from .reduce import CHUNK, GROUPS, fold_groups, group_tree, reduce_flat
 
 
 @func
@@ -38,7 +40,7 @@ def chunk_terms(x, y, part, n, chunk, p, c, term):
 def group_terms(x, y, part, n, p, t, term):
     """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total."""
     stride = part.shape[0] * 256
-    acc = part[t // 256]
+    acc = in_dtype(part, 0)  # part is a kept array: not read, only written
     j = t
     while j < n:
         acc += term(part, x, y, j, p)
@@ -146,9 +148,10 @@ _GROUPS = {"abs": g_abs, "square": g_square, "deviation": g_deviation, "product"
 def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
     """Σ term(x[j], y[j]) for j < n (n > 0) in the dtype `acc`; a NumPy scalar."""
     if V.workgroups(x) and n > WORKGROUP:
-        part = zeros(min(GROUPS, -(-n // WORKGROUP)), acc, device=x.device)
+        groups = min(GROUPS, -(-n // WORKGROUP))
+        part = kept(x.device, acc, "term groups", groups)  # every slot written before read
         _GROUPS[term](x, y, part, n, p)
-    else:
-        part = zeros(-(-n // CHUNK), acc, device=x.device)
-        _CHUNKS[term](x, y, part, n, CHUNK, p)
+        return fold_groups(part, groups, "sum")
+    part = zeros(-(-n // CHUNK), acc, device=x.device)
+    _CHUNKS[term](x, y, part, n, CHUNK, p)
     return reduce_flat(part, part.shape[0], "sum")

@@ -51,6 +51,7 @@ from .cuda_driver import code_of as _code
 from .cuda_driver import drv, error_name
 from .cuda_kernel import CUDAKernel
 from .cuda_launch import Native
+from .cuda_readback import MappedHost
 from .registry import NATIVE_CUDA
 
 LABEL = "CUDABackend"
@@ -86,7 +87,7 @@ def _close_all() -> None:
         engine.pool.close()
 
 
-class CUDAEngine(Engine):
+class CUDAEngine(MappedHost, Engine):
     """One CUDA device: a context, a stream, allocation, compilation and launches."""
 
     label = LABEL

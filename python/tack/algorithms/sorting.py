@@ -1,4 +1,4 @@
-"""`argsort`, `sort_by_key`, `gather`: a stable LSD radix sort over 8-bit digits, as Tack kernels.
+"""`argsort`, `sort`, `sort_by_key`, `gather`: a stable LSD radix sort over 8-bit digits, as Tack kernels.
 
 Keys (i32, u32, i64, u64) are first mapped to unsigned offsets from their minimum, so the number
 of passes follows the spread of the keys (ceil(bits(max − min) / 8), none when all are equal).
@@ -14,16 +14,17 @@ from ..arrays import Array, zeros
 from ..kernel import kernel
 from . import _views as V
 from . import radix as R
-from ._scratch import kept
+from ._scratch import kept, unfilled
 from .combine import in_dtype
 from .copy_fill import copy_elements
 from .reduce import min_max
 from .scans import exclusive_scan
 
-__all__ = ["argsort", "gather", "sort_by_key"]
+__all__ = ["argsort", "gather", "sort", "sort_by_key"]
 
 KEYS = (dt.i32, dt.u32, dt.i64, dt.u64)
 CHUNK = 1 << 14  # elements per iteration of the count and scatter loops (CPU threads)
+FUSED_KEYS = True  # sort: the last workgroup pass writes the keys themselves (False: offsets)
 
 
 @kernel
@@ -90,9 +91,27 @@ def argsort(keys: Array, n=None) -> Array:
     return _sort(k, n, False)[0]
 
 
-def _sort(k: Array, n: int, keys_out: bool):
-    """(the permutation, the sorted keys as offsets from low[0] or None if they are the input
-    keys already, low): the passes of the CPU chunks or of the workgroup radix (radix.py)."""
+def sort(keys: Array, n=None) -> tuple[Array, Array]:
+    """(keys[:n] sorted ascending, as a new array of the keys' dtype; the stable permutation
+    (i32) that sorts them): what torch.sort(keys, stable=True) returns. The sorted keys come
+    from the last radix pass, not from a gather."""
+    k = _keys("sort", keys)
+    V.same_device("sort", k)
+    n = V.count("sort", n, k)
+    out = unfilled(k.device, k.dtype, n)  # every key written below
+    perm, sorted_keys, low = _sort(k, n, out if FUSED_KEYS else True)
+    if sorted_keys is None:  # no keys, or every key equal: they are sorted already
+        copy_elements(k, out, n)
+    elif sorted_keys is not out:  # offsets from the minimum (the CPU passes)
+        keys_from_offsets(sorted_keys, out, low, n)
+    return out, perm
+
+
+def _sort(k: Array, n: int, keys_out):
+    """(the permutation, the sorted keys or None if they are the input keys already, low): the
+    passes of the CPU chunks or of the workgroup radix (radix.py). keys_out: False (no keys),
+    True (offsets from low[0]) or an array that the workgroup passes write the keys into (the
+    CPU passes return offsets)."""
     if n >= 2 ** 31:
         raise V.TackValueError(f"argsort: {n} keys do not fit an i32 permutation")
     udt = dt.u64 if k.dtype.itemsize == 8 else dt.u32
@@ -120,28 +139,33 @@ def _sort(k: Array, n: int, keys_out: bool):
     return perm, ukeys, low
 
 
-def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out: bool):
+def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out):
     """The passes (at least one) on an engine with workgroups (radix.py: tiles ranked in
-    shared memory): the first reads the keys themselves, the last writes keys only if
-    keys_out; the work arrays are kept between calls, the returned permutation is new.
-    (permutation, sorted offsets or None)."""
+    shared memory): the first reads the keys themselves; the last writes keys if keys_out
+    (True: offsets into a kept array; an Array of the keys' dtype: the keys themselves, the
+    offsets plus the minimum, so that no conversion pass follows); the work arrays are kept
+    between calls, the returned permutation is new. (permutation, the sorted offsets or the
+    keys_out array, or None without keys_out)."""
     dev = k.device
     groups = -(-n // (8 * R.STILE))  # workgroups of radix_counts, 8 tiles each
-    fresh = zeros(n, dt.i32, device=dev)
+    fresh = unfilled(dev, dt.i32, n)  # the last pass writes every entry
     other = kept(dev, dt.i32, "argsort entries", n)
     # pass p writes the entries into operm as it then is: the last lands in fresh
     perm, operm = (fresh, other) if passes % 2 == 0 else (other, fresh)
     ukeys, okeys = kept(dev, udt, "argsort keys", n), kept(dev, udt, "argsort keys out", n)
     zero = kept(dev, udt, "argsort zero", 1)  # the minimum of the offsets: never written
     hist = kept(dev, dt.i32, "argsort digit table", 256 * 8 * groups)  # written, then read
-    src = k
+    into = keys_out if isinstance(keys_out, Array) else None
+    last = 2 if into is not None else int(bool(keys_out))
+    src, klow = k, low
     for p in range(passes):
         R.radix_counts(src, okeys, low, hist, n, 8 * p, groups)
         exclusive_scan(hist, hist)
-        R.radix_scatter(src, low, perm, okeys, operm, hist, n, 8 * p, groups, int(p == 0),
-                        int(keys_out or p < passes - 1))
+        out = into if into is not None and p == passes - 1 else okeys
+        R.radix_scatter(src, low, perm, okeys, operm, out, klow, hist, n, 8 * p, groups,
+                        int(p == 0), last if p == passes - 1 else 1)
         src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
-    return perm, (ukeys if keys_out else None)
+    return perm, (into if into is not None else ukeys if keys_out else None)
 
 
 def gather(values: Array, perm: Array) -> Array:

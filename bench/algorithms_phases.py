@@ -1,0 +1,189 @@
+"""Where the time of tack.algorithms' sum and sort goes on a GPU (docs/performance.md,
+"2026-12-01, night"): the sum's fixed cost (the result box against the download it replaced, one
+and two launches, torch), the radix sort's phases each timed alone, sort against argsort and
+torch, and the kept table's bound (nothing kept against kept).
+
+    PYTHONPATH=python:bench python3 bench/algorithms_phases.py          # CUDA, 2^28
+    PYTHONPATH=python:bench python3 bench/algorithms_phases.py --sim    # the simulator, 2^14
+
+LOG2 in the environment sets the size. Ratios as in bench/algorithms.py (interleaved rounds,
+bench/_stats.py): another variant's time / the first variant's, per round."""
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, "bench")
+import numpy as np
+import tack
+from _stats import fmt_ratio, ratio_stats
+from algorithms import _rounds
+from tack import algorithms as A
+from tack.algorithms import _scratch as S
+from tack.algorithms import radix as RX
+from tack.algorithms import reduce as R
+from tack.algorithms import sorting as SO
+from tack.algorithms.scans import exclusive_scan
+
+GPU = "--sim" not in sys.argv
+LOG2 = int(os.environ.get("LOG2", "28" if GPU else "14"))
+try:
+    import torch
+except ImportError:
+    torch = None
+tack.set_default_device("cuda" if GPU else "cpu", **({} if GPU else {"engine": "sim"}))
+dev = tack.devices.default_device()
+eng = dev.engine
+
+
+def sync():
+    tack.sync(dev)
+
+
+def tsync():
+    if torch is not None and GPU:
+        torch.cuda.synchronize()
+
+
+def show(title, impls, rounds=7, reps=5):
+    print(f"## {title}", flush=True)
+    times = _rounds(impls, rounds, reps)
+    names = list(impls)
+    base = times[names[0]]
+    for nm in names:
+        med = statistics.median(times[nm])
+        extra = "" if nm == names[0] else "  " + fmt_ratio(ratio_stats(base, times[nm]))
+        print(f"  {nm:38s} {med * 1e3:9.4f} ms{extra}", flush=True)
+
+
+def old_sum(a, n):
+    """The previous path: a kept total downloaded (a wait, a copy, a wait)."""
+    g = min(R.GROUPS, -(-n // 256))
+    part = S.kept(dev, tack.f32, "groups", g)
+    R.sum_groups(a, part, n)
+    out = S.kept(dev, tack.f32, "total", 1)
+    R.sum_groups(part, out, g)
+    return out.numpy()[0]
+
+
+def sum_section(log2):
+    n = 1 << log2
+    x = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
+    a = tack.array(x)
+    g = min(R.GROUPS, -(-n // 256))
+    part = S.kept(dev, tack.f32, "groups", g)
+    want = float(np.sum(x, dtype=np.float64))
+    got, old = a.sum(), old_sum(a, n)
+    print(f"# sum 2^{log2}: new {got!r} old {old!r} f64 {want!r} same={got == old}")
+    impls = {"a.sum() (box)": (a.sum, sync), "old path (download)": (lambda: old_sum(a, n), sync),
+             "sum_groups only": (lambda: R.sum_groups(a, part, n), sync),
+             "both launches, no read": (lambda: (R.sum_groups(a, part, n),
+                                                 R.sum_groups(part, part, g)), sync)}
+    if torch is not None and GPU:
+        tx = torch.from_numpy(x).cuda()
+        impls["torch.sum(x)"] = (lambda: torch.sum(tx), tsync)
+        impls["torch.sum(x).item()"] = (lambda: torch.sum(tx).item(), tsync)
+    show(f"sum f32 2^{log2}", impls)
+    for op in ("min", "max", "mean"):
+        print(f"  {op}: {getattr(a, op)()!r} numpy {getattr(x, op)()!r}")
+
+
+def host_costs():
+    a = tack.array(np.ones(1 << 12, np.float32))
+    part = S.kept(dev, tack.f32, "groups", 16)
+    R.sum_groups(a, part, 1 << 12)
+    sync()
+    for label, fn in (("launch (no wait)", lambda: R.sum_groups(a, part, 1 << 12)),
+                      ("sync on an idle stream", sync), ("a.sum() at 2^12", a.sum)):
+        fn()
+        sync()
+        t = time.perf_counter()
+        for _ in range(2000):
+            fn()
+        sync()
+        print(f"  host: {label:28s} {(time.perf_counter() - t) / 2000 * 1e6:8.2f} us")
+
+
+def timed(fn, *args):
+    """ms of one call fn(*args), between waits."""
+    sync()
+    t = time.perf_counter()
+    fn(*args)
+    sync()
+    return (time.perf_counter() - t) * 1e3
+
+
+def sort_phases(k, n):
+    """_workgroup_passes with a wait after each launch (ms per phase)."""
+    udt = tack.u32
+    lo, passes = SO._passes(k, n)
+    low = tack.Array._from_host(np.array([lo % 2 ** 32], np.uint32), dev)
+    groups = -(-n // (8 * RX.STILE))
+    perm, operm = tack.zeros(n, tack.i32), tack.zeros(n, tack.i32)
+    ukeys, okeys = tack.zeros(n, udt), tack.zeros(n, udt)
+    zero = tack.zeros(1, udt)
+    hist = tack.zeros(256 * 8 * groups, tack.i32)
+    src = k
+    rows = []
+    for p in range(passes):
+        c = timed(RX.radix_counts, src, okeys, low, hist, n, 8 * p, groups)
+        s = timed(exclusive_scan, hist, hist)
+        w = timed(RX.radix_scatter, src, low, perm, okeys, operm, okeys, low, hist, n, 8 * p,
+                  groups, int(p == 0), 1)
+        rows.append((c, s, w))
+        src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
+    out = tack.zeros(n, k.dtype)
+    kf = timed(SO.keys_from_offsets, ukeys, out, low, n)
+    mm = timed(R.min_max, k, n)
+    return rows, kf, mm
+
+
+def sort_section(log2):
+    n = 1 << log2
+    keys = np.random.default_rng(1).integers(-2 ** 31, 2 ** 31, n, dtype=np.int32)
+    k = tack.array(keys)
+    s, p = A.sort(k)
+    from algorithms import _check
+
+    print(f"# sort 2^{log2} checked: {_check('sort', (s, p), None, keys)}", flush=True)
+    for _ in range(2):
+        rows, kf, mm = sort_phases(k, n)
+    for i, (c, sc, w) in enumerate(rows):
+        print(f"  pass {i}: counts {c:.3f} ms, scan {sc:.3f} ms, scatter {w:.3f} ms")
+    print(f"  keys_from_offsets {kf:.3f} ms, min_max {mm:.3f} ms", flush=True)
+    def unfused():
+        SO.FUSED_KEYS = False
+        try:
+            return A.sort(k)
+        finally:
+            SO.FUSED_KEYS = True
+
+    s2, p2 = unfused()
+    print(f"# unfused sort checked: {_check('sort', (s2, p2), None, keys)}", flush=True)
+    impls = {"A.sort(k)": (lambda: A.sort(k), sync), "A.argsort(k)": (lambda: A.argsort(k), sync),
+             "A.sort(k), keys converted after": (unfused, sync)}
+    if torch is not None and GPU:
+        tk = torch.from_numpy(keys).cuda()
+        impls["torch.sort(stable)"] = (lambda: torch.sort(tk, stable=True), tsync)
+        impls["torch.argsort(stable)"] = (lambda: torch.argsort(tk, stable=True), tsync)
+    show(f"sort i32 2^{log2}", impls, rounds=5, reps=3)
+    bound = S.BYTES
+
+    def unkept():
+        S.BYTES = 0
+        try:
+            return A.argsort(k)
+        finally:
+            S.BYTES = bound
+
+    show("argsort: work arrays kept vs made each call (BYTES = 0)",
+         {"kept": (lambda: A.argsort(k), sync), "not kept": (unkept, sync)}, rounds=5, reps=3)
+    print(f"  kept bytes on the device: {S.kept_bytes(dev)}")
+
+
+if __name__ == "__main__":
+    print(f"# {dev!r} {eng!r}")
+    host_costs()
+    sum_section(18 if GPU else 12)
+    sum_section(LOG2)
+    sort_section(LOG2)
