@@ -38,7 +38,7 @@ from ..ir.ops import Op
 from ..ir.printer import kernel_str
 from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
-from . import cpu_call, cpu_pool, cpu_record
+from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
 from .cpu_timing import _ENTRY, NEVER, _median_ns, call_overhead_ns, entry_overhead_ns, fanout_ns
 from .host import HostMemory
@@ -56,16 +56,16 @@ F_PRIOR_NS = 20_000  # the fan-out cost assumed while the pool is not started (s
 
 
 def default_num_threads() -> int:
-    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer, or above cpu_pool.MAX_THREADS:
+    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer, or above cpu_threads.MAX_THREADS:
     ValueError), else os.cpu_count()."""
     env = os.environ.get("TACK_CPU_THREADS", "").strip()
     if not env:
-        return min(os.cpu_count() or 1, cpu_pool.MAX_THREADS)
+        return min(os.cpu_count() or 1, cpu_threads.MAX_THREADS)
     try:
         n = max(1, int(env))
     except ValueError:
         raise TackValueError(f"TACK_CPU_THREADS must be an integer, got {env!r}") from None
-    return cpu_pool.check_num_threads(n, "TACK_CPU_THREADS")
+    return cpu_threads.check_num_threads(n, "TACK_CPU_THREADS")
 
 
 class CPUEngine(HostMemory, Engine):
@@ -77,16 +77,21 @@ class CPUEngine(HostMemory, Engine):
 
     def __init__(self, num_threads: int | None = None):
         n = default_num_threads() if num_threads is None else int(num_threads)
-        self.num_threads = cpu_pool.check_num_threads(max(1, n))
+        self.num_threads = cpu_threads.check_num_threads(max(1, n))
 
     @classmethod
     def create(cls, arch: str, options: dict) -> CPUEngine:
         return cls(num_threads=options.get("num_threads"))  # None: TACK_CPU_THREADS, else all
 
     @property
-    def pool(self) -> cpu_pool.Pool | None:
-        """The native pool, made (and its code loaded) by the first launch that needs it."""
-        return cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
+    def pool(self):
+        """The native pool (cpu_pool.Pool), made and its code loaded by the first launch that
+        needs it; None with one thread."""
+        if self.num_threads == 1:
+            return None
+        from . import cpu_pool  # with the pool: a first call that stays serial never loads it
+
+        return cpu_pool.get_pool(self.num_threads)
 
     def compile(self, kir: KernelIR) -> CPUKernel:
         needs = workgroup_features(kir)
@@ -167,7 +172,7 @@ class CPUKernel(Launchable):
         self._entry = self._serial = _ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
         if self.polled:
-            from . import cpu_interrupt  # signal handling: loaded with kernels that poll
+            from . import cpu_interrupt, cpu_pool  # signal handling: with kernels that poll
 
             self._count, self._serial = cpu_interrupt.watch_sigints(
                 cpu_pool.native(), code.address(self._sigints), self._entry, name)
@@ -223,6 +228,8 @@ class CPUKernel(Launchable):
         """Start the pool (its code comes from the disk cache too) and measure its fan-out cost,
         on the first launch whose serial rest would cost more than that (POOL_START_NS): a
         kernel only ever launched small, like most first calls, never pays."""
+        from . import cpu_pool  # (see CPUEngine.pool)
+
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
         self._pool_launch = cpu_pool.native().launch
@@ -419,6 +426,8 @@ def _report() -> None:
     import statistics
 
     import numpy as np
+
+    from . import cpu_pool
 
     kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
     print(f"host: {llvm_host.host_info()['cpu']}, {cpus} CPUs; call overhead "
