@@ -57,7 +57,9 @@ def _feed(h, p) -> None:
 
 
 # ---- IR by value --------------------------------------------------------------------------------
-_FIELDS: dict = {}  # class -> names of its compared fields, or "dtype" / "scalar" for NumPy's
+_HOW: dict = {}  # class -> how `_walk` digests its instances (`_how`)
+_LEAVES = frozenset([type(None), bool, int, float, str, bytes])
+_ENUM, _BASE, _SEQ, _MAP, _FIELDS, _DTYPE, _SCALAR = range(7)
 
 
 def digest_object(obj) -> str:
@@ -65,14 +67,14 @@ def digest_object(obj) -> str:
     fields, so `Loc.source` is skipped), `__slots__` classes, enums, str/bytes/numbers/None,
     lists, tuples, dicts, sets, NumPy dtypes and scalars, each tagged with its class name.
     Anything else raises TypeError (the caller then keys on something else)."""
-    h = blake2b(digest_size=32, person=b"tack-cache-obj")
-    _walk(h.update, obj)
-    return h.hexdigest()
+    out: list = []
+    _walk(out.append, obj)
+    return blake2b(b"".join(out), digest_size=32, person=b"tack-cache-obj").hexdigest()
 
 
 def _walk(put, o) -> None:
     t = type(o)
-    if o is None or t is bool or t is int or t is float or t is str or t is bytes:
+    if t in _LEAVES:
         put(b"%s=%s;" % (t.__name__.encode(), repr(o).encode()))
         return
     if t is list or t is tuple:
@@ -81,38 +83,54 @@ def _walk(put, o) -> None:
             _walk(put, x)
         put(b"]")
         return
-    name = f"{t.__module__}.{t.__qualname__}".encode()
-    if isinstance(o, enum.Enum):
+    how = _HOW.get(t)
+    if how is None:
+        how = _HOW[t] = _how(o, t)
+    kind, name, arg = how
+    if kind == _FIELDS:
+        put(name + b"(")
+        for f, label in arg:
+            put(label)
+            _walk(put, getattr(o, f, None))
+        put(b")")
+    elif kind == _ENUM:
         put(b"%s.%s;" % (name, o.name.encode()))
-        return
-    for base in (bool, int, float, str, bytes):  # subclasses, e.g. tack.constant values
-        if isinstance(o, base):
-            put(b"%s=%s;" % (name, repr(base(o)).encode()))
-            if hasattr(o, "__dict__"):
-                _walk(put, dict(vars(o)))
-            return
-    if isinstance(o, (tuple, list)):  # subclasses, e.g. tack.constant tables
+    elif kind == _BASE:  # a subclass of a leaf type, e.g. a tack.constant value
+        put(b"%s=%s;" % (name, repr(arg(o)).encode()))
+        if hasattr(o, "__dict__"):
+            _walk(put, dict(vars(o)))
+    elif kind == _SEQ:  # a subclass of list or tuple, e.g. a tack.constant table
         put(name + b"=")
         _walk(put, list(o))
         if hasattr(o, "__dict__"):
             _walk(put, dict(vars(o)))
-        return
-    if t is dict or t is set or t is frozenset:
+    elif kind == _MAP:
         _walk_mapping(put, o, t, name)
-        return
-    fields = _FIELDS.get(t)
-    if fields is None:
-        fields = _FIELDS[t] = _fields_of(o, t)
-    if fields == "dtype":
+    elif kind == _DTYPE:
         put(b"%s=%s;" % (name, o.str.encode()))
-    elif fields == "scalar":
-        put(b"%s=%s:%s;" % (name, o.dtype.str.encode(), repr(o.item()).encode()))
     else:
-        put(name + b"(")
-        for f in fields:
-            put(f.encode() + b":")
-            _walk(put, getattr(o, f, None))
-        put(b")")
+        put(b"%s=%s:%s;" % (name, o.dtype.str.encode(), repr(o.item()).encode()))
+
+
+def _how(o, t) -> tuple:
+    """(kind, the class's tag, what the kind needs) for instances of `t`, found once per class:
+    `_walk` then spends one dict lookup per object on it."""
+    name = f"{t.__module__}.{t.__qualname__}".encode()
+    if issubclass(t, enum.Enum):
+        return _ENUM, name, None
+    for base in (bool, int, float, str, bytes):
+        if issubclass(t, base):
+            return _BASE, name, base
+    if issubclass(t, (tuple, list)):
+        return _SEQ, name, None
+    if t is dict or t is set or t is frozenset:
+        return _MAP, name, None
+    fields = _fields_of(o, t)
+    if fields == "dtype":
+        return _DTYPE, name, None
+    if fields == "scalar":
+        return _SCALAR, name, None
+    return _FIELDS, name, tuple((f, f.encode() + b":") for f in fields)
 
 
 def _walk_mapping(put, o, t, name: bytes) -> None:

@@ -40,7 +40,7 @@ from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
-from .cpu_timing import _ENTRY, NEVER, _median_ns, call_overhead_ns, entry_overhead_ns, fanout_ns
+from .cpu_threads import NEVER
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CPU
@@ -169,7 +169,7 @@ class CPUKernel(Launchable):
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
         self._sigints = symbols[-1] if symbols[-1] == sigints_symbol(symbols[0]) else None
         self.entry_address = code.address(symbols[0])
-        self._entry = self._serial = _ENTRY(self.entry_address)
+        self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
         if self.polled:
             from . import cpu_interrupt, cpu_pool  # signal handling: with kernels that poll
@@ -229,6 +229,7 @@ class CPUKernel(Launchable):
         on the first launch whose serial rest would cost more than that (POOL_START_NS): a
         kernel only ever launched small, like most first calls, never pays."""
         from . import cpu_pool  # (see CPUEngine.pool)
+        from .cpu_timing import fanout_ns
 
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
@@ -301,6 +302,8 @@ class CPUKernel(Launchable):
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._serial(0, n, addr)
         if self._call_ns is None:
+            from .cpu_timing import entry_overhead_ns  # with the first calibration
+
             self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
@@ -428,6 +431,7 @@ def _report() -> None:
     import numpy as np
 
     from . import cpu_pool
+    from .cpu_timing import _median_ns, call_overhead_ns, fanout_ns
 
     kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
     print(f"host: {llvm_host.host_info()['cpu']}, {cpus} CPUs; call overhead "

@@ -7,8 +7,8 @@ import functools
 import math
 import time
 
-NEVER = 1 << 62  # n_par meaning "always serial"
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+from .cpu_call import ENTRY
+from .cpu_threads import NEVER
 
 CALIBRATION_NS = 20_000_000  # time budget of each timed phase of fanout_ns, whatever P is
 
@@ -47,7 +47,7 @@ def call_overhead_ns() -> float:
     from . import cpu_pool  # measured with the pool; the engine's import does not load it
 
     nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
-    noop, addr = _ENTRY(nat.noop), ctypes.addressof(buf)
+    noop, addr = ENTRY(nat.noop), ctypes.addressof(buf)
     return _median_ns(lambda: noop(0, 1, addr), 300)
 
 
