@@ -58,7 +58,9 @@ def _feed(h, p) -> None:
 
 # ---- IR by value --------------------------------------------------------------------------------
 _HOW: dict = {}  # class -> how `_walk` digests its instances (`_how`)
-_LEAVES = frozenset([type(None), bool, int, float, str, bytes])
+# None, bool, int, float, str, bytes: b"<type>=<repr>;" (inline in the loops below: most of a
+# tree's objects are leaves, and a call per leaf was half of a digest's time)
+_LEAVES = {t: t.__name__.encode() + b"=" for t in (type(None), bool, int, float, str, bytes)}
 _ENUM, _BASE, _SEQ, _MAP, _FIELDS, _DTYPE, _SCALAR = range(7)
 
 
@@ -74,13 +76,18 @@ def digest_object(obj) -> str:
 
 def _walk(put, o) -> None:
     t = type(o)
-    if t in _LEAVES:
-        put(b"%s=%s;" % (t.__name__.encode(), repr(o).encode()))
+    leaf = _LEAVES.get(t)
+    if leaf is not None:
+        put(leaf + repr(o).encode() + b";")
         return
     if t is list or t is tuple:
         put(b"%s%d[" % (t.__name__.encode(), len(o)))
         for x in o:
-            _walk(put, x)
+            leaf = _LEAVES.get(type(x))
+            if leaf is not None:
+                put(leaf + repr(x).encode() + b";")
+            else:
+                _walk(put, x)
         put(b"]")
         return
     how = _HOW.get(t)
@@ -91,7 +98,12 @@ def _walk(put, o) -> None:
         put(name + b"(")
         for f, label in arg:
             put(label)
-            _walk(put, getattr(o, f, None))
+            x = getattr(o, f, None)
+            leaf = _LEAVES.get(type(x))
+            if leaf is not None:
+                put(leaf + repr(x).encode() + b";")
+            else:
+                _walk(put, x)
         put(b")")
     elif kind == _ENUM:
         put(b"%s.%s;" % (name, o.name.encode()))

@@ -36,7 +36,6 @@ from ..errors import TackRuntimeError, TackValueError
 from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
-from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
@@ -127,8 +126,9 @@ class CPUKernel(Launchable):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
-        self._sigints = sigints_symbol(entry) if poll_plan(kir) else None  # Ctrl-C polls (too)
-        symbols = _symbols(entry, with_caller, self._sigints is not None)
+        polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
+        symbols = _symbols(entry, with_caller, polled)
+        self._sigints = symbols[-1] if polled else None  # (read by `_render`)
         code = objload.load_code(self._render, symbols, kir.name,
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
@@ -167,7 +167,8 @@ class CPUKernel(Launchable):
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
-        self._sigints = symbols[-1] if symbols[-1] == sigints_symbol(symbols[0]) else None
+        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer)
+        self._sigints = symbols[-1] if len(symbols) > 1 + self._with_caller else None
         self.entry_address = code.address(symbols[0])
         self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
@@ -384,8 +385,20 @@ def entry_symbol(kir: KernelIR) -> str:
 def _symbols(entry: str, with_caller: bool, polled: bool) -> list[str]:
     """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
     the pointer its Ctrl-C polls read (passes/polls.py)."""
-    return ([entry] + [cpu_call.caller_symbol(entry)] * with_caller
-            + [sigints_symbol(entry)] * polled)
+    out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller
+    if polled:
+        from ..passes.polls import sigints_symbol  # (see poll_plan)
+
+        out.append(sigints_symbol(entry))
+    return out
+
+
+def poll_plan(kir: KernelIR) -> dict:
+    """passes/polls.py's plan of the kernel's Ctrl-C polls; that module loads with the first
+    compile (a kernel from the disk cache needs none of it)."""
+    from ..passes import polls
+
+    return polls.poll_plan(kir)
 
 
 def render(kir: KernelIR) -> str:
