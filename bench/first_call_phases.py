@@ -10,8 +10,9 @@ without them (what every cached first call took before the records, and still ta
 are missing): parse, type checker, IR passes, `KernelIR` digest, object key, entry, map. Each step
 is the process's CPU time (`time.process_time`, so other processes on a loaded machine add little),
 medians over the runs; the steps' imports are timed where the call path first makes them. The
-last step is the kernel's own first call, which repeats the path's lookups and then builds the
-prebuilt call path and launches (so "total" counts those lookups twice). Like bench/first_call.py,
+last step is the kernel's own first call, which repeats the path's lookups and launches (so
+"total" counts those lookups twice; the prebuilt call path waits for a second call). Like
+bench/first_call.py,
 the package is byte-compiled first and PYTHONDONTWRITEBYTECODE cleared for the children, and
 `--site DIR` measures the Tack installed there (`pip install --no-deps --target DIR .`).
 """
@@ -81,7 +82,7 @@ else:
     key = cpu_record.loads(rec.data)[2]; t = tick("parse variant record", t)
 entry = cache.load("cpu", key); t = tick("read object entry", t)
 objload.map_object(entry.data, fallback=False); t = tick("map the object (ElfImage)", t)
-transform(x, out); t = tick("the kernel's first call (lookups again, call path, launch)", t)
+transform(x, out); t = tick("the kernel's first call (the lookups again, the launch)", t)
 T["total"] = (time.process_time() - start) * 1e3
 print(json.dumps(T))
 '''
