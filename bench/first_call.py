@@ -70,7 +70,7 @@ try:
 except ImportError:  # a Tack before the kernel records
     records = {{"variants": "?"}}
 import json
-fp = tack.cache.package_fingerprint()[1]  # computed by the first call already
+fp = getattr(tack.cache, "code_fingerprint", tack.cache.package_fingerprint)()[1]  # (computed)
 print(json.dumps({{"fingerprint": "RECORD" if isinstance(fp, str) else f"{{len(fp)}} modules",
                   "tack": tack.__file__, "first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
                   "import_ms": t_import * 1e3,

@@ -1,8 +1,9 @@
-"""Tack's own code in cache keys (tack.cache.keys.package_fingerprint): a checkout is
-fingerprinted by the size and mtime of every module, so an edit in place of a module that a
-cached first call never imports (the renderer) makes the next process compile anew; an
-installed package by its RECORD, which an upgrade rewrites; an editable install's RECORD, which
-lists no module, counts as a checkout (docs/design/005-disk-cache.md, "What is cached").
+"""Tack's own code in cache keys (tack.cache.keys.code_fingerprint): a checkout is
+fingerprinted by the size and mtime of every module but the top layer's (test harnesses, the
+Julia bridges: nothing else imports them), so an edit in place of a module that a cached first
+call never imports (the renderer) makes the next process compile anew; an installed package by
+its RECORD, which an upgrade rewrites; an editable install's RECORD, which lists no module,
+counts as a checkout (docs/design/005-disk-cache.md, "What is cached").
 
 Each run is a fresh process over one cache directory, importing a copy of the package."""
 from __future__ import annotations
@@ -17,6 +18,8 @@ import sys
 
 from tack import __version__
 from tack.cache import keys
+
+from tests.test_architecture import arch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(ROOT, "python", "tack")
@@ -41,7 +44,7 @@ x = tack.array(np.linspace(-4, 4, 16).astype(np.float32))
 out = tack.empty(x.shape)
 transform(x, out)
 np.testing.assert_allclose(out.numpy(), np.sqrt(np.abs(x.numpy())) + 1, rtol=1e-6)
-fp = cache.package_fingerprint()
+fp = cache.code_fingerprint()
 print(json.dumps({"tack": tack.__file__, "compiled": objload.counts["compiled"],
                   "records": front_cache.counts["variants"],
                   "fingerprint": "RECORD" if isinstance(fp[1], str) else len(fp[1])}))
@@ -98,6 +101,18 @@ def test_an_edit_in_place_in_a_checkout_compiles_anew(tmp_path):
     after = run(tmp_path, site)
     assert after["compiled"] == 1 and after["records"] == 0
     assert run(tmp_path, site)["records"] == 1
+    with open(os.path.join(pkg, "testing", "__init__.py"), "a") as f:  # the top layer
+        f.write("# an edit of the test harness, which no compiled code depends on\n")
+    assert run(tmp_path, site)["records"] == 1
+
+
+def test_the_skipped_packages_are_the_top_layer():
+    """Nothing below the top layer imports it (tests/test_architecture.py), so no code or record
+    depends on it: what `code_fingerprint` may leave out of a checkout's key."""
+    assert {f"tack.{name}" for name in keys.TOP_LAYER} == set(arch.LAYERS[-1])
+    paths = [p for p, _, _ in keys._module_stats(PACKAGE, keys.TOP_LAYER)]
+    assert paths and not any(p.split("/")[0] in keys.TOP_LAYER for p in paths)
+    assert len(paths) < len(keys._module_stats(PACKAGE))
 
 
 def test_an_installed_package_is_fingerprinted_by_its_record(tmp_path):

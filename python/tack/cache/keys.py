@@ -176,25 +176,42 @@ def _fields_of(o, t):
 
 # ---- Tack's own code ----------------------------------------------------------------------------
 _package: list | None = None
+_code: list | None = None
 _package_digest: str | None = None
 DISTRIBUTION = "tack_kernels"  # the installed distribution's name, as its .dist-info spells it
+# The package's top layer (tools/architecture.py's LAYERS, which tests/test_architecture.py
+# enforces): test harnesses and the Julia bridges. Nothing else in the package imports them, so
+# no compiled code or record depends on their source, and a checkout's code keys skip them.
+TOP_LAYER = ("testing", "julia")
 
 
 def package_fingerprint() -> list:
-    """What identifies Tack's own code: part of code keys, so that any change to it (a renderer,
-    the pipeline) can never reuse stale code. Computed once per process.
+    """What identifies Tack's own code, computed once per process: [the package's path, ...].
 
     An installed package (its `.dist-info/RECORD` lists `tack/__init__.py`): the RECORD's
-    content, which holds a hash of every file the installer wrote (one read, ~0.05 ms); a
-    reinstall or upgrade rewrites it. Otherwise (a checkout, an editable install, whose RECORD
-    lists no module): (path, size, mtime) of every module, one `stat` each (~1 ms for 224
-    modules on a small VM), so that an edit in place is seen."""
+    digest, which covers a hash of every file the installer wrote (one read); a reinstall or an
+    upgrade rewrites it. Otherwise (a checkout, an editable install, whose RECORD lists no
+    module): [path, size, mtime] of every module, one `stat` each (~1.6 ms for 224 modules on
+    a small VM), so that an edit in place is seen."""
     global _package
     if _package is None:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
-        record = _installed_record(root)
-        _package = [root, _module_stats(root) if record is None else record]
+        _package = _fingerprint(())
     return _package
+
+
+def code_fingerprint() -> list:
+    """The part of `package_fingerprint` that code keys hold (`package_digest`): the same for
+    an installed package; in a checkout, every module but the top layer's (TOP_LAYER)."""
+    global _code
+    if _code is None:
+        _code = _fingerprint(TOP_LAYER)
+    return _code
+
+
+def _fingerprint(skip) -> list:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
+    record = _installed_record(root)
+    return [root, _module_stats(root, skip) if record is None else record]
 
 
 def _installed_record(root: str) -> str | None:
@@ -215,8 +232,9 @@ def _installed_record(root: str) -> str | None:
     return h.hexdigest()
 
 
-def _module_stats(root: str) -> list:
-    """[relative path, size, mtime] of every `.py` file below root, sorted by path."""
+def _module_stats(root: str, skip=()) -> list:
+    """[relative path, size, mtime] of every `.py` file below root but in the subpackages named
+    in `skip`, sorted by path."""
     out: list = []
     stack = [(root, "")]
     try:
@@ -228,7 +246,8 @@ def _module_stats(root: str) -> list:
                     if n.endswith(".py"):
                         st = e.stat()
                         out.append([rel + n, st.st_size, st.st_mtime_ns])
-                    elif n != "__pycache__" and e.is_dir(follow_symlinks=False):
+                    elif (n != "__pycache__" and not (rel == "" and n in skip)
+                          and e.is_dir(follow_symlinks=False)):
                         stack.append((e.path, rel + n + "/"))
     except OSError:
         pass
@@ -237,11 +256,11 @@ def _module_stats(root: str) -> list:
 
 
 def package_digest() -> str:
-    """`package_fingerprint` as one hex digest (hashed once per process, as one string: each
-    part length-prefixed): what keys hold."""
+    """`code_fingerprint` as one hex digest (hashed once per process, as one string: each part
+    length-prefixed): what keys hold."""
     global _package_digest
     if _package_digest is None:
-        root, files = package_fingerprint()  # files: the RECORD's digest, or the modules
+        root, files = code_fingerprint()  # files: the RECORD's digest, or the modules
         if isinstance(files, str):
             text = f"{root}\0RECORD:{files}"
         else:
