@@ -7,8 +7,12 @@ reports whether it launched from the kernel's records (tack.front_cache: no type
 and whether LLVM was loaded.
 
     PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
+        [--site DIR]
 
-Without --cache-dir a temporary cache directory is used (the user's cache is left alone). The
+Without --cache-dir a temporary cache directory is used (the user's cache is left alone).
+`--site DIR` measures the Tack installed in DIR (`pip install --no-deps --target DIR .`, as a
+user has it: Tack's code is then fingerprinted by its RECORD, tack.cache.keys) instead of the
+checkout on PYTHONPATH (one `stat` per module); the output says which. The
 script byte-compiles the package first and clears PYTHONDONTWRITEBYTECODE for its children, as an
 installed package has it (bench/_stats.py); otherwise the modules a first call imports would be
 compiled from source in every run. The two rows alternate run by run, so machine noise hits both.
@@ -66,7 +70,9 @@ try:
 except ImportError:  # a Tack before the kernel records
     records = {{"variants": "?"}}
 import json
-print(json.dumps({{"first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
+fp = getattr(tack.cache, "code_fingerprint", tack.cache.package_fingerprint)()[1]  # (computed)
+print(json.dumps({{"fingerprint": "RECORD" if isinstance(fp, str) else f"{{len(fp)}} modules",
+                  "tack": tack.__file__, "first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
                   "import_ms": t_import * 1e3,
                   "warm_us": float(np.median(times)) * 1e6, "code": counts,
                   "records": records["variants"],
@@ -83,11 +89,26 @@ def run(script: str, env: dict) -> dict:
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
+def child_env(site: str | None) -> tuple[dict, str]:
+    """The children's environment (bytecode_env) and its note, their Tack the one installed in
+    `site` if given, else the one on PYTHONPATH."""
+    if site:
+        site = os.path.abspath(site)
+        env, note = bytecode_env([os.path.join(site, "tack")])
+        env["PYTHONPATH"] = os.pathsep.join(
+            [site] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        return env, note
+    import tack
+
+    return bytecode_env([os.path.dirname(os.path.abspath(tack.__file__))])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--threads", type=int, default=None, help="num_threads (default: all)")
     ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--site", default=None, help="measure the Tack installed in this directory")
     a = ap.parse_args()
     script = SCRIPT.format(threads="" if a.threads is None else f", num_threads={a.threads}")
     with tempfile.TemporaryDirectory(prefix="tack-bench-") as tmp:
@@ -95,9 +116,7 @@ def main() -> None:
         with open(path, "w") as f:
             f.write(script)
         script = path
-        import tack  # the Tack the children import (PYTHONPATH as given)
-
-        base, note = bytecode_env([os.path.dirname(os.path.abspath(tack.__file__))])
+        base, note = child_env(a.site)
         env = dict(base, TACK_CACHE_DIR=a.cache_dir or os.path.join(tmp, "cache"))
         env.pop("TACK_CACHE", None)
         modes = (("cold (TACK_CACHE=off)", dict(env, TACK_CACHE="off")), ("cached", env))
@@ -110,6 +129,8 @@ def main() -> None:
 
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; "
           f"{a.runs} fresh processes per row, alternating, medians (min-max); {note}")
+    print(f"Tack {os.path.dirname(rows['cached'][-1]['tack'])}; its code fingerprinted by "
+          f"{rows['cached'][-1]['fingerprint']}")
     for name, rs in rows.items():
         first = [r["first_ms"] for r in rs]
         cpu = [r["first_cpu_ms"] for r in rs]

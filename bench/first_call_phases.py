@@ -2,6 +2,7 @@
 `transform` (32 f32 elements), timed one by one in fresh processes from a filled disk cache.
 
     PYTHONPATH=python python bench/first_call_phases.py [--runs 7] [--path records|typed]
+        [--site DIR]
 
 `records` (the default) is the path a process takes when the kernel's records are in the cache
 (tack.front_cache): parse, key, spec and variant records, object entry, map. `typed` is the path
@@ -9,9 +10,11 @@ without them (what every cached first call took before the records, and still ta
 are missing): parse, type checker, IR passes, `KernelIR` digest, object key, entry, map. Each step
 is the process's CPU time (`time.process_time`, so other processes on a loaded machine add little),
 medians over the runs; the steps' imports are timed where the call path first makes them. The
-last step is the kernel's own first call, which repeats the path's lookups and then builds the
-prebuilt call path and launches (so "total" counts those lookups twice). Like bench/first_call.py,
-the package is byte-compiled first and PYTHONDONTWRITEBYTECODE cleared for the children.
+last step is the kernel's own first call, which repeats the path's lookups and launches (so
+"total" counts those lookups twice; the prebuilt call path waits for a second call). Like
+bench/first_call.py,
+the package is byte-compiled first and PYTHONDONTWRITEBYTECODE cleared for the children, and
+`--site DIR` measures the Tack installed there (`pip install --no-deps --target DIR .`).
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _stats import bytecode_env
+from first_call import child_env
 
 SCRIPT = r'''
 import json, os, sys, time
@@ -79,7 +82,7 @@ else:
     key = cpu_record.loads(rec.data)[2]; t = tick("parse variant record", t)
 entry = cache.load("cpu", key); t = tick("read object entry", t)
 objload.map_object(entry.data, fallback=False); t = tick("map the object (ElfImage)", t)
-transform(x, out); t = tick("the kernel's first call (lookups again, call path, launch)", t)
+transform(x, out); t = tick("the kernel's first call (the lookups again, the launch)", t)
 T["total"] = (time.process_time() - start) * 1e3
 print(json.dumps(T))
 '''
@@ -89,10 +92,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--path", choices=("records", "typed"), default="records")
+    ap.add_argument("--site", default=None, help="measure the Tack installed in this directory")
     a = ap.parse_args()
-    import tack
-
-    base, note = bytecode_env([os.path.dirname(os.path.abspath(tack.__file__))])
+    base, note = child_env(a.site)
     with tempfile.TemporaryDirectory(prefix="tack-bench-") as tmp:
         path = os.path.join(tmp, "phases.py")  # kernels are compiled from a file
         with open(path, "w") as f:

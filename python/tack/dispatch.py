@@ -2,8 +2,9 @@
 
 `Kernel.__call__`'s general path computes the specialization key, looks the specialization up,
 checks every argument's device in a loop and evaluates the launch range; ~1.1-1.5 µs of Python
-before the engine is reached, which on a GPU is a quarter of a launch. After a variant's first
-successful call, `build` generates one function for exactly that variant (in the spirit of
+before the engine is reached, which on a GPU is a quarter of a launch. At a variant's second
+successful call (the first would pay ~1 ms for a path that a process calling the kernel once
+never takes), `build` generates one function for exactly that variant (in the spirit of
 Numba's dispatcher fingerprints): it unpacks the arguments, checks each against what was seen
 (`signature.guard`: the key's rules spelled inline, plus this variant's baked extents),
 evaluates the range and calls the engine. Any mismatch returns `MISS` and the caller takes the

@@ -25,6 +25,10 @@ from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
 from .ir.ops import WORKGROUP
 
+# A variant called once: its second call builds its prebuilt call path (tack.dispatch: ~1 ms of
+# compiling generated Python on a small VM), which a process that calls it once never needs.
+_SECOND = object()
+
 
 class _Spec:
     """Everything shared by the variants of one argument signature on one device."""
@@ -55,7 +59,9 @@ class _Spec:
         self.sites = {}  # debug: shape key -> check sites of that variant
         self.epilogues = {}  # shape key -> compiled return-value epilogue
         self.collective = False  # barriers: launches must fill whole workgroups
-        self.fast = {}  # shape key -> prebuilt call path (tack.dispatch), None if not eligible
+        # shape key -> prebuilt call path (tack.dispatch), None if not eligible, _SECOND after
+        # the variant's first call
+        self.fast = {}
         self.first = None  # (shape key, final IR, workgroup features): the spec's own IR, reused
         self.index_range = None  # (min, max) of the parallel loop variable's type
         self.front = None  # its key in the disk cache's records (tack.front_cache), or None
@@ -119,8 +125,8 @@ class Kernel:
             raise TackTypeError(f"Kernel '{self.name}' expects {n} arguments, got {len(args)}")
 
     # -- calls ----------------------------------------------------------------------------------
-    # `kernel(...)` runs `self._entry`: after a call that built a prebuilt call path, that
-    # variant's generated `call` (tack.dispatch), which checks the arguments and launches in
+    # `kernel(...)` runs `self._entry`: after a call that built a prebuilt call path (a
+    # variant's second call, `_prebuilt`), that variant's generated `call` (tack.dispatch), which checks the arguments and launches in
     # one Python frame and takes `_call` on any mismatch; otherwise `_general`. Read through a
     # C attrgetter, so no Python-level __call__ frame comes first.
     __call__ = property(operator.attrgetter("_entry"))
@@ -162,12 +168,21 @@ class Kernel:
                 self._launch_debug(dev, spec, variant, launch, n, spec.sites[shape_key])
             else:
                 variant.launch(launch, n)
-        fast = spec.fast.get(shape_key, MISS)
-        if fast is MISS:
-            fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, values)
+        fast = self._prebuilt(dev, spec, shape_key, variant, values)
         self._fast, self._entry = fast, (fast.call if fast is not None else self._general)
         if pk.epilogue is not None:
             return self._return_value(dev, spec, shape_key, values)
+
+    def _prebuilt(self, dev, spec: _Spec, shape_key, variant, values):
+        """The variant's prebuilt call path (tack.dispatch), built by its second call: None
+        after its first (maybe the process's only one) and where it is not eligible."""
+        fast = spec.fast.get(shape_key, MISS)
+        if fast is MISS:
+            spec.fast[shape_key] = _SECOND
+            return None
+        if fast is _SECOND:
+            fast = spec.fast[shape_key] = build_fast(self, dev, spec, shape_key, variant, values)
+        return fast
 
     def _check_index_span(self, spec: _Spec, n: int, hidden) -> None:
         """The loop variable takes its bounds' types, computed on the host in Python integers:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from .config import DEFAULT_SIZE, default_directory, directory, enabled, max_size, mode
 from .entry import FORMAT, MAGIC, SUFFIX, Entry, decode, encode
-from .keys import digest_object, make_key, package_digest, package_fingerprint
+from .keys import code_fingerprint, digest_object, make_key, package_digest, package_fingerprint
 from .storage import clear, info, load, prune, stats, store
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "SUFFIX",
     "Entry",
     "clear",
+    "code_fingerprint",
     "decode",
     "default_directory",
     "digest_object",

@@ -57,7 +57,11 @@ def _feed(h, p) -> None:
 
 
 # ---- IR by value --------------------------------------------------------------------------------
-_FIELDS: dict = {}  # class -> names of its compared fields, or "dtype" / "scalar" for NumPy's
+_HOW: dict = {}  # class -> how `_walk` digests its instances (`_how`)
+# None, bool, int, float, str, bytes: b"<type>=<repr>;" (inline in the loops below: most of a
+# tree's objects are leaves, and a call per leaf was half of a digest's time)
+_LEAVES = {t: t.__name__.encode() + b"=" for t in (type(None), bool, int, float, str, bytes)}
+_ENUM, _BASE, _SEQ, _MAP, _FIELDS, _DTYPE, _SCALAR = range(7)
 
 
 def digest_object(obj) -> str:
@@ -65,54 +69,80 @@ def digest_object(obj) -> str:
     fields, so `Loc.source` is skipped), `__slots__` classes, enums, str/bytes/numbers/None,
     lists, tuples, dicts, sets, NumPy dtypes and scalars, each tagged with its class name.
     Anything else raises TypeError (the caller then keys on something else)."""
-    h = blake2b(digest_size=32, person=b"tack-cache-obj")
-    _walk(h.update, obj)
-    return h.hexdigest()
+    out: list = []
+    _walk(out.append, obj)
+    return blake2b(b"".join(out), digest_size=32, person=b"tack-cache-obj").hexdigest()
 
 
 def _walk(put, o) -> None:
     t = type(o)
-    if o is None or t is bool or t is int or t is float or t is str or t is bytes:
-        put(b"%s=%s;" % (t.__name__.encode(), repr(o).encode()))
+    leaf = _LEAVES.get(t)
+    if leaf is not None:
+        put(leaf + repr(o).encode() + b";")
         return
     if t is list or t is tuple:
         put(b"%s%d[" % (t.__name__.encode(), len(o)))
         for x in o:
-            _walk(put, x)
+            leaf = _LEAVES.get(type(x))
+            if leaf is not None:
+                put(leaf + repr(x).encode() + b";")
+            else:
+                _walk(put, x)
         put(b"]")
         return
-    name = f"{t.__module__}.{t.__qualname__}".encode()
-    if isinstance(o, enum.Enum):
+    how = _HOW.get(t)
+    if how is None:
+        how = _HOW[t] = _how(o, t)
+    kind, name, arg = how
+    if kind == _FIELDS:
+        put(name + b"(")
+        for f, label in arg:
+            put(label)
+            x = getattr(o, f, None)
+            leaf = _LEAVES.get(type(x))
+            if leaf is not None:
+                put(leaf + repr(x).encode() + b";")
+            else:
+                _walk(put, x)
+        put(b")")
+    elif kind == _ENUM:
         put(b"%s.%s;" % (name, o.name.encode()))
-        return
-    for base in (bool, int, float, str, bytes):  # subclasses, e.g. tack.constant values
-        if isinstance(o, base):
-            put(b"%s=%s;" % (name, repr(base(o)).encode()))
-            if hasattr(o, "__dict__"):
-                _walk(put, dict(vars(o)))
-            return
-    if isinstance(o, (tuple, list)):  # subclasses, e.g. tack.constant tables
+    elif kind == _BASE:  # a subclass of a leaf type, e.g. a tack.constant value
+        put(b"%s=%s;" % (name, repr(arg(o)).encode()))
+        if hasattr(o, "__dict__"):
+            _walk(put, dict(vars(o)))
+    elif kind == _SEQ:  # a subclass of list or tuple, e.g. a tack.constant table
         put(name + b"=")
         _walk(put, list(o))
         if hasattr(o, "__dict__"):
             _walk(put, dict(vars(o)))
-        return
-    if t is dict or t is set or t is frozenset:
+    elif kind == _MAP:
         _walk_mapping(put, o, t, name)
-        return
-    fields = _FIELDS.get(t)
-    if fields is None:
-        fields = _FIELDS[t] = _fields_of(o, t)
-    if fields == "dtype":
+    elif kind == _DTYPE:
         put(b"%s=%s;" % (name, o.str.encode()))
-    elif fields == "scalar":
-        put(b"%s=%s:%s;" % (name, o.dtype.str.encode(), repr(o.item()).encode()))
     else:
-        put(name + b"(")
-        for f in fields:
-            put(f.encode() + b":")
-            _walk(put, getattr(o, f, None))
-        put(b")")
+        put(b"%s=%s:%s;" % (name, o.dtype.str.encode(), repr(o.item()).encode()))
+
+
+def _how(o, t) -> tuple:
+    """(kind, the class's tag, what the kind needs) for instances of `t`, found once per class:
+    `_walk` then spends one dict lookup per object on it."""
+    name = f"{t.__module__}.{t.__qualname__}".encode()
+    if issubclass(t, enum.Enum):
+        return _ENUM, name, None
+    for base in (bool, int, float, str, bytes):
+        if issubclass(t, base):
+            return _BASE, name, base
+    if issubclass(t, (tuple, list)):
+        return _SEQ, name, None
+    if t is dict or t is set or t is frozenset:
+        return _MAP, name, None
+    fields = _fields_of(o, t)
+    if fields == "dtype":
+        return _DTYPE, name, None
+    if fields == "scalar":
+        return _SCALAR, name, None
+    return _FIELDS, name, tuple((f, f.encode() + b":") for f in fields)
 
 
 def _walk_mapping(put, o, t, name: bytes) -> None:
@@ -146,42 +176,95 @@ def _fields_of(o, t):
 
 # ---- Tack's own code ----------------------------------------------------------------------------
 _package: list | None = None
+_code: list | None = None
 _package_digest: str | None = None
+DISTRIBUTION = "tack_kernels"  # the installed distribution's name, as its .dist-info spells it
+# The package's top layer (tools/architecture.py's LAYERS, which tests/test_architecture.py
+# enforces): test harnesses and the Julia bridges. Nothing else in the package imports them, so
+# no compiled code or record depends on their source, and a checkout's code keys skip them.
+TOP_LAYER = ("testing", "julia")
 
 
 def package_fingerprint() -> list:
-    """(path, size, mtime) of every module of the tack package: part of code keys, so that any
-    change to Tack's own code (a renderer, the pipeline) can never reuse stale code. Computed
-    once per process (one `stat` per module, ~0.3 ms)."""
+    """What identifies Tack's own code, computed once per process: [the package's path, ...].
+
+    An installed package (its `.dist-info/RECORD` lists `tack/__init__.py`): the RECORD's
+    digest, which covers a hash of every file the installer wrote (one read); a reinstall or an
+    upgrade rewrites it. Otherwise (a checkout, an editable install, whose RECORD lists no
+    module): [path, size, mtime] of every module, one `stat` each (~1.6 ms for 224 modules on
+    a small VM), so that an edit in place is seen."""
     global _package
     if _package is None:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
-        out: list = []
-
-        def walk(d, rel):  # `rel`: the directory's path below root, with a trailing "/"
-            for e in sorted(os.scandir(d), key=lambda e: e.name):
-                if e.is_dir(follow_symlinks=False):
-                    if e.name != "__pycache__":
-                        walk(e.path, rel + e.name + "/")
-                elif e.name.endswith(".py"):
-                    st = e.stat()
-                    out.append([rel + e.name, st.st_size, st.st_mtime_ns])
-
-        try:
-            walk(root, "")
-        except OSError:
-            pass
-        _package = [root, out]
+        _package = _fingerprint(())
     return _package
 
 
+def code_fingerprint() -> list:
+    """The part of `package_fingerprint` that code keys hold (`package_digest`): the same for
+    an installed package; in a checkout, every module but the top layer's (TOP_LAYER)."""
+    global _code
+    if _code is None:
+        _code = _fingerprint(TOP_LAYER)
+    return _code
+
+
+def _fingerprint(skip) -> list:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tack/, not cache/
+    record = _installed_record(root)
+    return [root, _module_stats(root, skip) if record is None else record]
+
+
+def _installed_record(root: str) -> str | None:
+    """The digest of the RECORD of the distribution installed beside `root`, if it lists
+    `tack/__init__.py` (a wheel install); None otherwise."""
+    path = os.path.join(os.path.dirname(root), f"{DISTRIBUTION}-{__version__}.dist-info",
+                        "RECORD")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:  # not installed from a wheel (a checkout), or unreadable: stat the modules
+        return None
+    name = os.path.basename(root).encode() + b"/__init__.py,"
+    if not (data.startswith(name) or b"\n" + name in data):
+        return None  # an editable install: the RECORD names a path hook, not the modules
+    h = blake2b(digest_size=32, person=b"tack-cache-rec")
+    h.update(data)
+    return h.hexdigest()
+
+
+def _module_stats(root: str, skip=()) -> list:
+    """[relative path, size, mtime] of every `.py` file below root but in the subpackages named
+    in `skip`, sorted by path."""
+    out: list = []
+    stack = [(root, "")]
+    try:
+        while stack:
+            d, rel = stack.pop()
+            with os.scandir(d) as it:
+                for e in it:
+                    n = e.name
+                    if n.endswith(".py"):
+                        st = e.stat()
+                        out.append([rel + n, st.st_size, st.st_mtime_ns])
+                    elif (n != "__pycache__" and not (rel == "" and n in skip)
+                          and e.is_dir(follow_symlinks=False)):
+                        stack.append((e.path, rel + n + "/"))
+    except OSError:
+        pass
+    out.sort()
+    return out
+
+
 def package_digest() -> str:
-    """`package_fingerprint` as one hex digest (hashed once per process, as one string: each
-    module length-prefixed): what keys hold."""
+    """`code_fingerprint` as one hex digest (hashed once per process, as one string: each part
+    length-prefixed): what keys hold."""
     global _package_digest
     if _package_digest is None:
-        root, files = package_fingerprint()
-        text = "\0".join([root] + [f"{len(p)}:{p}:{size}:{mtime}" for p, size, mtime in files])
+        root, files = code_fingerprint()  # files: the RECORD's digest, or the modules
+        if isinstance(files, str):
+            text = f"{root}\0RECORD:{files}"
+        else:
+            text = "\0".join([root] + [f"{len(p)}:{p}:{n}:{t}" for p, n, t in files])
         h = blake2b(digest_size=32, person=b"tack-cache-pkg")
         h.update(text.encode("utf-8", "surrogatepass"))
         _package_digest = h.hexdigest()

@@ -36,11 +36,10 @@ from ..errors import TackRuntimeError, TackValueError
 from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
 from ..ir.ops import Op
 from ..ir.printer import kernel_str
-from ..passes.polls import poll_plan, sigints_symbol
 from ..toolchain import llvm_host, objload
-from . import cpu_call, cpu_pool, cpu_record
+from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
-from .cpu_timing import _ENTRY, NEVER, _median_ns, call_overhead_ns, entry_overhead_ns, fanout_ns
+from .cpu_threads import NEVER
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CPU
@@ -56,16 +55,16 @@ F_PRIOR_NS = 20_000  # the fan-out cost assumed while the pool is not started (s
 
 
 def default_num_threads() -> int:
-    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer, or above cpu_pool.MAX_THREADS:
+    """TACK_CPU_THREADS if set (<= 0 means 1; not an integer, or above cpu_threads.MAX_THREADS:
     ValueError), else os.cpu_count()."""
     env = os.environ.get("TACK_CPU_THREADS", "").strip()
     if not env:
-        return min(os.cpu_count() or 1, cpu_pool.MAX_THREADS)
+        return min(os.cpu_count() or 1, cpu_threads.MAX_THREADS)
     try:
         n = max(1, int(env))
     except ValueError:
         raise TackValueError(f"TACK_CPU_THREADS must be an integer, got {env!r}") from None
-    return cpu_pool.check_num_threads(n, "TACK_CPU_THREADS")
+    return cpu_threads.check_num_threads(n, "TACK_CPU_THREADS")
 
 
 class CPUEngine(HostMemory, Engine):
@@ -77,16 +76,21 @@ class CPUEngine(HostMemory, Engine):
 
     def __init__(self, num_threads: int | None = None):
         n = default_num_threads() if num_threads is None else int(num_threads)
-        self.num_threads = cpu_pool.check_num_threads(max(1, n))
+        self.num_threads = cpu_threads.check_num_threads(max(1, n))
 
     @classmethod
     def create(cls, arch: str, options: dict) -> CPUEngine:
         return cls(num_threads=options.get("num_threads"))  # None: TACK_CPU_THREADS, else all
 
     @property
-    def pool(self) -> cpu_pool.Pool | None:
-        """The native pool, made (and its code loaded) by the first launch that needs it."""
-        return cpu_pool.get_pool(self.num_threads) if self.num_threads > 1 else None
+    def pool(self):
+        """The native pool (cpu_pool.Pool), made and its code loaded by the first launch that
+        needs it; None with one thread."""
+        if self.num_threads == 1:
+            return None
+        from . import cpu_pool  # with the pool: a first call that stays serial never loads it
+
+        return cpu_pool.get_pool(self.num_threads)
 
     def compile(self, kir: KernelIR) -> CPUKernel:
         needs = workgroup_features(kir)
@@ -122,8 +126,9 @@ class CPUKernel(Launchable):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
-        self._sigints = sigints_symbol(entry) if poll_plan(kir) else None  # Ctrl-C polls (too)
-        symbols = _symbols(entry, with_caller, self._sigints is not None)
+        polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
+        symbols = _symbols(entry, with_caller, polled)
+        self._sigints = symbols[-1] if polled else None  # (read by `_render`)
         code = objload.load_code(self._render, symbols, kir.name,
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
@@ -162,12 +167,13 @@ class CPUKernel(Launchable):
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
-        self._sigints = symbols[-1] if symbols[-1] == sigints_symbol(symbols[0]) else None
+        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer)
+        self._sigints = symbols[-1] if len(symbols) > 1 + self._with_caller else None
         self.entry_address = code.address(symbols[0])
-        self._entry = self._serial = _ENTRY(self.entry_address)
+        self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
         if self.polled:
-            from . import cpu_interrupt  # signal handling: loaded with kernels that poll
+            from . import cpu_interrupt, cpu_pool  # signal handling: with kernels that poll
 
             self._count, self._serial = cpu_interrupt.watch_sigints(
                 cpu_pool.native(), code.address(self._sigints), self._entry, name)
@@ -223,6 +229,9 @@ class CPUKernel(Launchable):
         """Start the pool (its code comes from the disk cache too) and measure its fan-out cost,
         on the first launch whose serial rest would cost more than that (POOL_START_NS): a
         kernel only ever launched small, like most first calls, never pays."""
+        from . import cpu_pool  # (see CPUEngine.pool)
+        from .cpu_timing import fanout_ns
+
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
         self._pool_launch = cpu_pool.native().launch
@@ -294,6 +303,8 @@ class CPUKernel(Launchable):
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._serial(0, n, addr)
         if self._call_ns is None:
+            from .cpu_timing import entry_overhead_ns  # with the first calibration
+
             self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
@@ -374,8 +385,20 @@ def entry_symbol(kir: KernelIR) -> str:
 def _symbols(entry: str, with_caller: bool, polled: bool) -> list[str]:
     """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
     the pointer its Ctrl-C polls read (passes/polls.py)."""
-    return ([entry] + [cpu_call.caller_symbol(entry)] * with_caller
-            + [sigints_symbol(entry)] * polled)
+    out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller
+    if polled:
+        from ..passes.polls import sigints_symbol  # (see poll_plan)
+
+        out.append(sigints_symbol(entry))
+    return out
+
+
+def poll_plan(kir: KernelIR) -> dict:
+    """passes/polls.py's plan of the kernel's Ctrl-C polls; that module loads with the first
+    compile (a kernel from the disk cache needs none of it)."""
+    from ..passes import polls
+
+    return polls.poll_plan(kir)
 
 
 def render(kir: KernelIR) -> str:
@@ -419,6 +442,9 @@ def _report() -> None:
     import statistics
 
     import numpy as np
+
+    from . import cpu_pool
+    from .cpu_timing import _median_ns, call_overhead_ns, fanout_ns
 
     kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
     print(f"host: {llvm_host.host_info()['cpu']}, {cpus} CPUs; call overhead "

@@ -24,9 +24,13 @@ import ctypes
 import struct
 
 from ..toolchain import objload
+from .cpu_threads import NEVER
 
 ABI = "tack_call/2"  # part of the disk-cache key of the code that holds a caller
 RECORD = struct.Struct("@qqQQ")  # n_par, grain, pool, tack_pool_launch (0, 0 while serial)
+# The entry itself, `void tack_<name>(i64 begin, i64 end, ptr args)`, as a ctypes function type:
+# the serial launch before the caller exists, and the calibration's timed prefixes.
+ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _METH_O = 0x0008
 _API = ("PyBytes_AsString", "PyByteArray_AsString", "PyEval_SaveThread", "PyEval_RestoreThread",
         "Py_IncRef", "_Py_NoneStruct")
@@ -121,11 +125,11 @@ class Caller:
 
     def __init__(self, name: str, address: int):
         self.record = bytearray(RECORD.size)
-        self.set_policy(1 << 62, 1, 0, 0)
+        self.set_policy(NEVER, 1, 0, 0)
         self._def = _MethodDef(name.encode(), address, _METH_O, None)
         self.fn = _new(ctypes.addressof(self._def), self.record, None)
 
     def set_policy(self, n_par: int, grain: int, pool: int, pool_launch: int) -> None:
-        """Launches of n >= n_par go to `pool` in chunks of at least `grain` (n_par: 1 << 62 for
+        """Launches of n >= n_par go to `pool` in chunks of at least `grain` (n_par: NEVER for
         always serial)."""
         RECORD.pack_into(self.record, 0, n_par, grain, pool, pool_launch)

@@ -12,6 +12,7 @@ import os
 from ..errors import TackValueError
 
 MAX_THREADS = max(1024, os.cpu_count() or 1)
+NEVER = 1 << 62  # the parallel threshold n_par meaning "always serial"
 
 
 def check_num_threads(n: int, what: str = "num_threads") -> int:

@@ -7,10 +7,8 @@ import functools
 import math
 import time
 
-from . import cpu_pool
-
-NEVER = 1 << 62  # n_par meaning "always serial"
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+from .cpu_call import ENTRY
+from .cpu_threads import NEVER
 
 CALIBRATION_NS = 20_000_000  # time budget of each timed phase of fanout_ns, whatever P is
 
@@ -46,8 +44,10 @@ def entry_overhead_ns(entry, addr: int) -> float:
 @functools.cache
 def call_overhead_ns() -> float:
     """Warm cost of one serial launch of an empty kernel via ctypes (subtracted from timings)."""
+    from . import cpu_pool  # measured with the pool; the engine's import does not load it
+
     nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
-    noop, addr = _ENTRY(nat.noop), ctypes.addressof(buf)
+    noop, addr = ENTRY(nat.noop), ctypes.addressof(buf)
     return _median_ns(lambda: noop(0, 1, addr), 300)
 
 
@@ -56,6 +56,8 @@ def fanout_ns(num_threads: int) -> float:
     """What a parallel launch costs beyond its share of the work, measured once per pool: a small
     streaming kernel over 4096 hot floats per thread, F = T_parallel - T_serial / P. A no-op kernel
     would miss the chunk hand-out and the cache lines that move to the workers (3x less here)."""
+    from . import cpu_pool  # (see call_overhead_ns)
+
     pool, nat = cpu_pool.get_pool(num_threads), cpu_pool.native()
     n = 4096 * num_threads
     buf = (ctypes.c_float * n)()

@@ -121,23 +121,41 @@ def _cpuinfo(first_block: bool) -> bytes:
 def _llvmlite_build() -> list:
     """llvmlite's build as files: its version module and its native library (size, mtime),
     found without importing llvmlite (a cache hit never loads it)."""
+    root = _llvmlite_root()
+    if root is None:
+        return ["no llvmlite"]
+    out: list = []
+    for d, names in ((root, ("_version.py",)), (os.path.join(root, "binding"), _LIBS)):
+        for name in names:
+            try:
+                st = os.stat(os.path.join(d, name))
+            except OSError:
+                continue
+            out.append([name, st.st_size, st.st_mtime_ns])
+    return out
+
+
+# llvmlite's native library, by platform (llvmlite/binding/ffi.py loads it from its package)
+_LIBS = ("libllvmlite.so", "libllvmlite.dylib", "llvmlite.dll")
+
+
+def _llvmlite_root() -> str | None:
+    """The llvmlite package directory `import llvmlite` would use: the first sys.path entry
+    holding llvmlite/__init__.py (one stat per entry; importlib's find_spec walks every finder,
+    ~0.2 ms), else what find_spec says (a zip, a path hook), None if not installed."""
+    loaded = sys.modules.get("llvmlite")
+    if loaded is not None and getattr(loaded, "__path__", None):
+        return next(iter(loaded.__path__))
+    for entry in sys.path:
+        if isinstance(entry, str) and os.path.isfile(os.path.join(entry, "llvmlite",
+                                                                  "__init__.py")):
+            return os.path.join(entry, "llvmlite")
     import importlib.util
 
     spec = importlib.util.find_spec("llvmlite")
     if spec is None or not spec.submodule_search_locations:
-        return ["no llvmlite"]
-    root = next(iter(spec.submodule_search_locations))
-    out: list = []
-    for d, keep in ((root, ("_version.py",)), (os.path.join(root, "binding"), None)):
-        try:
-            for name in sorted(os.listdir(d)):
-                if (name in keep) if keep else (name.startswith(("libllvmlite", "llvmlite"))
-                                                and not name.endswith(".py")):
-                    st = os.stat(os.path.join(d, name))
-                    out.append([name, st.st_size, st.st_mtime_ns])
-        except OSError:
-            continue
-    return out
+        return None
+    return next(iter(spec.submodule_search_locations))
 
 
 def host_fingerprint() -> list | None:

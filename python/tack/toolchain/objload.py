@@ -71,20 +71,36 @@ class _Libc:
         self.munmap = libc.munmap
         self.munmap.restype, self.munmap.argtypes = ctypes.c_int, [vp, sz]
         self.page = os.sysconf("SC_PAGE_SIZE")
+        try:  # one C call per symbol (looking `lib[name]` up builds a ctypes function object)
+            self._dlsym = libc.dlsym
+            self._dlsym.restype, self._dlsym.argtypes = vp, [vp, ctypes.c_char_p]
+        except AttributeError:  # no dlsym in the global scope (a libc without it)
+            self._dlsym = None
         self.libs = [libc]  # the process's global scope: libc, libm, libpthread...
-        for name in ("libm.so.6", "libc.so.6", "libpthread.so.0"):
-            try:
-                self.libs.append(ctypes.CDLL(name))
+        self._more = ["libm.so.6", "libc.so.6", "libpthread.so.0"]  # opened when first needed
+
+    def symbol(self, name: str) -> int | None:
+        k = 0
+        while True:
+            while k < len(self.libs):
+                v = self._lookup(self.libs[k], name)
+                if v is not None:
+                    return v
+                k += 1
+            if not self._more:
+                return None
+            try:  # a symbol the global scope lacks (libm's, when Python does not link it)
+                self.libs.append(ctypes.CDLL(self._more.pop(0)))
             except OSError:
                 pass
 
-    def symbol(self, name: str) -> int | None:
-        for lib in self.libs:
-            try:
-                return ctypes.cast(lib[name], ctypes.c_void_p).value
-            except (AttributeError, ValueError):
-                continue
-        return None
+    def _lookup(self, lib, name: str) -> int | None:
+        if self._dlsym is not None:
+            return self._dlsym(lib._handle, name.encode()) or None
+        try:
+            return ctypes.cast(lib[name], ctypes.c_void_p).value
+        except (AttributeError, ValueError):
+            return None
 
 
 _libc: _Libc | None = None
