@@ -8,23 +8,23 @@ import numpy as np
 import pytest
 import tack
 from tack import algorithms as A
+from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
 from tests.algorithms.test_reductions import *  # the same tests, on cuda
 from tests.algorithms.test_scans import *
-from tests.algorithms.test_sort_segments import *
-from tests.algorithms.test_stats import *
-from tests.algorithms.test_sort_workgroups import (  # the radix passes at tile boundaries
-    test_argsort_around_tiles,
-    test_argsort_many_equal_keys,
-    test_sort_with_keys_converted_after_the_passes,
-)
-from tests.algorithms.test_scratch import (  # the kept table's bound and the result box
+from tests.algorithms.test_scratch import (  # noqa: F401 - the kept table's bound, result box
     table,
     test_algorithms_stay_right_under_a_small_bound,
     test_result_box_reads_what_a_kernel_wrote,
 )
-from tack.algorithms import lookback, scans
+from tests.algorithms.test_sort_segments import *
+from tests.algorithms.test_sort_workgroups import (  # noqa: F401 - the radix passes at tile edges
+    test_argsort_around_tiles,
+    test_argsort_many_equal_keys,
+    test_sort_with_keys_converted_after_the_passes,
+)
+from tests.algorithms.test_stats import *
 
 from . import gpu
 
