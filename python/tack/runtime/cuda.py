@@ -43,14 +43,13 @@ from ..ir.ops import WORKGROUP as BLOCK
 from ..ir.printer import kernel_str
 from ..toolchain.nvptx import compile_ptx
 from ..toolchain.sass import disassemble, disassembler
-from . import cuda_inspect
+from . import cuda_inspect, cuda_readback
 from .base import Engine, Launchable
 from .cuda_alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
 from .cuda_cache import cached_ptx
 from .cuda_devices import copy_peer
 from .cuda_launch import Native, Record, trampoline
 from .cuda_occupancy import limit_registers, register_budget
-from .cuda_readback import MappedHost
 from .packing import PACK_ERRORS, layout, pack_slow
 from .registry import NATIVE_CUDA
 
@@ -113,7 +112,7 @@ def _close_all() -> None:
         engine.pool.close()
 
 
-class CUDAEngine(MappedHost, Engine):
+class CUDAEngine(cuda_readback.MappedHost, Engine):
     """One CUDA device: a context, a stream, allocation, compilation and launches."""
 
     label = LABEL
