@@ -3,8 +3,8 @@ reads right after the kernels that write them (the library's reductions: docs/al
 "Performance"): a kernel stores into host memory directly, so reading the result needs only the
 stream's wait, not a download queued after the kernels (a wait, a copy, a second wait).
 
-`CUDAEngine` takes `host_mapped` from `MappedHost`; it is not part of the engine contract
-(docs/design/007-engine-contract.md): a caller asks for it with `getattr` and downloads
+`CUDAEngine` takes `host_mapped` from `MappedHost` (a base class); it is not part of the engine
+contract (docs/design/007-engine-contract.md): a caller asks for it with `getattr` and downloads
 otherwise."""
 from __future__ import annotations
 
