@@ -189,7 +189,7 @@ def host_info() -> dict:
             _host_key = cache.make_key("host", fp)
             entry = cache.load("host", _host_key)  # payload: the fields, one a line
             got = entry.data.decode("utf-8", "replace").split("\n") if entry else []
-            if len(got) == len(_HOST_FIELDS) and all(got):
+            if len(got) == len(_HOST_FIELDS) and all(map(_plausible, got)):
                 info = dict(zip(_HOST_FIELDS, got))
         if info is None:
             info = live_host_info()
@@ -197,6 +197,12 @@ def host_info() -> dict:
         else:
             _host = info
     return _host
+
+
+def _plausible(field: str) -> bool:
+    """A host record's field as LLVM spells them: printable ASCII. (A forged entry of random
+    bytes has four lines about one time in five; its fields are not host info.)"""
+    return bool(field) and field.isascii() and field.isprintable()
 
 
 def _set_host(info: dict) -> None:
