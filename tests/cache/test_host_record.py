@@ -1,6 +1,6 @@
 """The host record (toolchain/llvm_host.py, docs/design/005-disk-cache.md "The host record"): an
-entry whose payload has four lines but is not what LLVM reports (random bytes: about one forged
-entry in five splits into four non-empty lines) is not taken as the host's target."""
+entry whose payload has four lines but is not what LLVM reports (random bytes sometimes split
+into four non-empty lines) is not taken as the host's target."""
 from __future__ import annotations
 
 from tack import cache

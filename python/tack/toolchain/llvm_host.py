@@ -201,7 +201,7 @@ def host_info() -> dict:
 
 def _plausible(field: str) -> bool:
     """A host record's field as LLVM spells them: printable ASCII. (A forged entry of random
-    bytes has four lines about one time in five; its fields are not host info.)"""
+    bytes sometimes has four non-empty lines; its fields are not host info.)"""
     return bool(field) and field.isascii() and field.isprintable()
 
 
