@@ -40,10 +40,16 @@ def test_sort_by_key_and_gather(device):
     k = data(40009, np.int32) % 1000
     v = np.arange(40009, dtype=np.float32)
     kt, vt = tack.array(k), tack.array(v)
-    A.sort_by_key(kt, vt)
+    ks, vs = A.sort_by_key(kt, vt)
     order = np.argsort(k, kind="stable")
-    np.testing.assert_array_equal(kt.numpy(), k[order])
-    np.testing.assert_array_equal(vt.numpy(), v[order])
+    np.testing.assert_array_equal(ks.numpy(), k[order])
+    np.testing.assert_array_equal(vs.numpy(), v[order])
+    np.testing.assert_array_equal(kt.numpy(), k)  # the inputs are left alone
+    np.testing.assert_array_equal(vt.numpy(), v)
+    vec = tack.array(np.arange(9, dtype=np.float32).reshape(3, 3), dtype=tack.vec3)
+    _, vecs = A.sort_by_key(tack.array(np.array([2, 0, 1], np.int32)), vec)
+    want = np.arange(9, dtype=np.float32).reshape(3, 3)[[1, 2, 0]]
+    np.testing.assert_array_equal(vecs.numpy(), want)
     g = A.gather(tack.array(v), tack.array(order.astype(np.int32)))
     np.testing.assert_array_equal(g.numpy(), v[order])
     vec = tack.array(np.arange(12, dtype=np.float32).reshape(4, 3), dtype=tack.vec3)
@@ -167,15 +173,16 @@ def test_argsorts_return_independent_arrays(device):
 @pytest.mark.parametrize("dtype", KEYS)
 @pytest.mark.parametrize("n", [1, 2049, 20011])
 def test_sort_by_key_every_dtype(device, dtype, n):
-    """The sorted keys come from the last radix pass (offsets from the minimum, converted
-    back), the values from the permutation; all-equal keys (no pass) stay as they are."""
+    """New arrays: the sorted keys from the last radix pass, the values from the permutation;
+    all-equal keys (no pass) come back as they were; the inputs are left alone."""
     for k in (data(n, dtype), np.full(n, np.iinfo(dtype).max, dtype)):
         v = np.arange(n, dtype=np.int64)
         kt, vt = tack.array(k), tack.array(v)
-        A.sort_by_key(kt, vt)
+        ks, vs = A.sort_by_key(kt, vt)
         order = np.argsort(k, kind="stable")
-        np.testing.assert_array_equal(kt.numpy(), k[order])
-        np.testing.assert_array_equal(vt.numpy(), v[order])
+        np.testing.assert_array_equal(ks.numpy(), k[order])
+        np.testing.assert_array_equal(vs.numpy(), v[order])
+        np.testing.assert_array_equal(kt.numpy(), k)
 
 
 @pytest.mark.parametrize("dtype", KEYS)

@@ -187,9 +187,9 @@ def gather(values: Array, perm: Array) -> Array:
     return out
 
 
-def sort_by_key(keys: Array, values: Array) -> None:
-    """Sort keys ascending, stably, in place, and apply the same permutation to values (1-D,
-    any dtype, vectors too, as many elements as keys)."""
+def sort_by_key(keys: Array, values: Array) -> tuple[Array, Array]:
+    """(keys sorted ascending, stably; values in the same order), both new arrays: the inputs
+    are left alone. values: 1-D, any dtype, vectors too, as many elements as keys."""
     _keys("sort_by_key", keys)
     V.need_array("sort_by_key", "values", values)
     if keys.ndim != 1 or values.ndim != 1 or keys.shape[0] != values.shape[0]:
@@ -197,10 +197,8 @@ def sort_by_key(keys: Array, values: Array) -> None:
                                f"{keys.shape} and {values.shape}")
     n = keys.shape[0]
     V.same_device("sort_by_key", keys, values)
-    perm, sorted_keys, low = _sort(keys, n, True)
-    if sorted_keys is not None:  # else every key is equal: they are sorted already
-        keys_from_offsets(sorted_keys, keys, low, n)
+    sorted_keys, perm = sort(keys)
+    out = zeros(n, values.dtype, device=values.device)  # vectors too
     if n:
-        out = zeros(n, values.dtype, device=values.device)
         gather_kernel(values, perm, out, n)  # perm is a permutation: no range check
-        copy_elements(out, values, n)
+    return sorted_keys, out
