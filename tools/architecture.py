@@ -105,9 +105,9 @@ def layer_of(mod: str) -> tuple[int, str]:
     best = None
     for k, names in enumerate(LAYERS):
         for name in names:
-            if mod == name or mod.startswith(name + "."):
-                if best is None or len(name) > len(best[1]):
-                    best = (k, name)
+            within = mod == name or mod.startswith(name + ".")
+            if within and (best is None or len(name) > len(best[1])):
+                best = (k, name)
     if best is None:
         raise KeyError(f"{mod} is in no layer of tools/architecture.py's LAYERS: add it")
     return best
@@ -168,7 +168,7 @@ def sizes() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     first. A function's lines run from its `def` to its last line, docstring and nested
     functions included."""
     mods, fns = [], []
-    for mod, path in modules().items():
+    for path in modules().values():
         text = path.read_text()
         mods.append((text.count("\n"), str(path.relative_to(ROOT))))
         for node in ast.walk(ast.parse(text)):
