@@ -45,11 +45,11 @@ from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
-WINDOW = 16  # tiles per block: aggregates read at once, one per lane (1 … 256)
+WINDOW = 32  # tiles per block: aggregates read at once, one per lane (1 … 256)
 PATIENCE = 4096  # polls of Q_{m-2} before lane 0 computes it alone
 TICKETS = 1  # 0: a tile's index is its workgroup's, trusting the GPU to start them in order
 SUB = 2  # tiles.py tiles per look-back tile (1, 2 or 4: 17 KB of shared memory each)
-LEAN = False  # the sub-tiles written in a loop (fewer registers; not yet timed on a GPU)
+LEAN = True  # the sub-tiles written in a loop: 40 registers, 6 workgroups per SM (72 unrolled)
 
 
 @func
