@@ -12,8 +12,21 @@ from __future__ import annotations
 
 import compileall
 import os
+import statistics
+import time
 
 import numpy as np
+
+
+def median_time(fn, sync, reps: int) -> float:
+    """The median wall time of `reps` calls of `fn`, each ended by `sync` (a device wait)."""
+    out = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        sync()
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
 
 
 def ratio_stats(tack_times, peer_times) -> dict | None:

@@ -31,19 +31,8 @@ import time
 
 import numpy as np
 import tack
-from _stats import fmt_ratio, ratio_stats
+from _stats import fmt_ratio, median_time, ratio_stats
 from tack import algorithms as A
-
-
-def _block(fn, sync, reps: int) -> float:
-    """The median time of `reps` calls, each ended by `sync`."""
-    out = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        sync()
-        out.append(time.perf_counter() - t)
-    return statistics.median(out)
 
 
 def _forced_scan(a, d, n, look_back: bool):
@@ -161,7 +150,7 @@ def _rounds(impls: dict, rounds: int, reps: int) -> dict:
     for r in range(rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:
             fn, sync = impls[name]
-            times[name].append(_block(fn, sync, reps))
+            times[name].append(median_time(fn, sync, reps))
     return times
 
 

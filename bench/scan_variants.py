@@ -18,10 +18,10 @@ import argparse
 import functools
 import json
 import statistics
-import time
 
 import numpy as np
 import tack
+from _stats import median_time
 from tack import algorithms as A
 from tack.algorithms import lookback as LB
 from tack.algorithms import scans
@@ -54,16 +54,6 @@ def _check(run, name: str, sizes=(4097, 3 * 4096 * 256 + 5, 10 ** 7)) -> str:
     if err > 1e-3 * float(np.abs(x).sum()):
         return f"{name}: f32 error {err}"
     return "ok"
-
-
-def _time(fn, sync, reps: int) -> float:
-    out = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        sync()
-        out.append(time.perf_counter() - t)
-    return statistics.median(out)
 
 
 def _resources(n: int) -> dict:
@@ -148,7 +138,7 @@ def main() -> None:
         for name in order:
             rows[name]()
             sync()
-            times[name].append(_time(rows[name], sync, args.reps))
+            times[name].append(median_time(rows[name], sync, args.reps))
     base = statistics.median(times.get("torch.cumsum", times["two-pass"]))
     for name, ts in times.items():
         ms = statistics.median(ts) * 1e3
