@@ -1,4 +1,5 @@
 """Tack's exception classes: one root, each subclass also the builtin the contract names."""
+import os
 
 
 class TackError(Exception):
@@ -68,6 +69,23 @@ class InternalCompilerError(TackError, RuntimeError):
 
 class RenderError(TackError, NotImplementedError):
     """A renderer met an op it cannot spell for its target."""
+
+
+def for_user(exc: BaseException) -> BaseException:
+    """`exc` ready to be raised from a public entry point: an error Tack raised on purpose loses
+    the compiler's internal frames (the user's frame, its message, position and hint are what
+    tell them what to fix), as numba and Triton raise from the user's call site; a bug in Tack
+    (`InternalCompilerError`, `IRVerificationError`, any foreign exception) keeps every frame.
+    `TACK_TRACEBACK=full` keeps them all, for bug reports (docs/debugging.md)."""
+    if not isinstance(exc, TackError) or isinstance(exc, (InternalCompilerError,
+                                                          IRVerificationError)):
+        return exc
+    if os.environ.get("TACK_TRACEBACK", "").strip().lower() == "full":
+        return exc
+    exc.__suppress_context__ = True
+    if exc.__cause__ is not None:  # kept (code may test it), printed without its frames
+        exc.__cause__.__traceback__ = None
+    return exc.with_traceback(None)
 
 
 def format_at(loc, message: str, hint: str | None = None) -> str:

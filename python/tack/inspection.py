@@ -8,7 +8,7 @@ from pathlib import Path
 from .capabilities import has_collectives
 from .compiler import specialize
 from .devices import Device, default_device, make_device
-from .errors import TackTypeError, TackValueError
+from .errors import TackError, TackTypeError, TackValueError, for_user
 from .ir.nodes import KernelIR
 from .ir.ops import WORKGROUP
 from .ir.printer import kernel_str
@@ -28,6 +28,13 @@ def inspect(kernel, *args, mode: str | None = None, engine: str | None = None,
     With `outdir`, every stage (or only `mode`) is written to a file in that folder, named
     after the kernel and the stage (`saxpy.ptx`, `saxpy.resources.json`), and the result is a
     dict stage -> Path. A stage that needs a missing program (sass) is left out, with a warning."""
+    try:
+        return _inspect(kernel, args, mode, engine, outdir)
+    except TackError as exc:
+        raise for_user(exc)  # the same exception, its internal frames dropped
+
+
+def _inspect(kernel, args, mode, engine, outdir):
     if isinstance(kernel, BoundKernel):
         kernel, args = kernel.kernel, (kernel.obj,) + args
     if not isinstance(kernel, Kernel):

@@ -18,6 +18,7 @@ from .errors import (
     TackRuntimeError,
     TackTypeError,
     TackValueError,
+    for_user,
 )
 from .frontend import depth
 from .frontend.objects import is_device_class
@@ -132,10 +133,20 @@ class Kernel:
     __call__ = property(operator.attrgetter("_entry"))
 
     def _general(self, *args, **kwargs):
-        return self._call(args, kwargs)
+        try:
+            return self._call_checked(args, kwargs)
+        except TackError as exc:
+            raise for_user(exc)  # the same exception, its internal frames dropped
 
     def _call(self, args, kwargs):
-        """The general path: find or build the specialization, check, launch."""
+        """The general path: find or build the specialization, check, launch. An error Tack
+        raises on purpose reaches the caller without the compiler's frames (`errors.for_user`)."""
+        try:
+            return self._call_checked(args, kwargs)
+        except TackError as exc:
+            raise for_user(exc)  # the same exception, its internal frames dropped
+
+    def _call_checked(self, args, kwargs):
         if kwargs:
             raise TackRuntimeError(f"Kernel '{self.name}' failed on "
                                    f"{default_device().label}: Keyword arguments not supported "
