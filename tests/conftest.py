@@ -46,3 +46,20 @@ def pytest_collection_modifyitems(config, items):
         return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
 
     items.sort(key=rank)  # stable: files stay whole and in their own order
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Skipped tests as one line per reason with its count, most frequent first: a green run
+    stays short, and what did not run (no GPU, no Julia, no MPI) is still said."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    reasons: dict[str, int] = {}
+    for report in skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if not reasons:
+        return
+    terminalreporter.write_sep("-", f"{len(skipped)} skipped, by reason")
+    for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        terminalreporter.write_line(f"{count:6d}  {reason}")
