@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.compiler", "tack.dispatch", "tack.front_cache"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
      "tack.dask", "tack"),
-    ("tack.testing", "tack.julia"),
+    ("tack.testing", "tack.julia", "tack.__main__"),
 )
 
 # Groups of one layer that must not import each other: a printer needs no parser, the frontend
