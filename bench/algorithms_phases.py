@@ -1,7 +1,7 @@
 """Where the time of tack.algorithms' sum and sort goes on a GPU (docs/performance.md,
-"2026-12-01, night"): the sum's fixed cost (the result box against the download it replaced, one
-and two launches, torch), the radix sort's phases each timed alone, sort against argsort and
-torch, and the kept table's bound (nothing kept against kept).
+"`tack.algorithms` on the GPU"): the sum's fixed cost (the result box against the download it
+replaced, one and two launches, torch), the radix sort's phases each timed alone, sort against
+argsort and torch, and the kept table's bound (nothing kept against kept).
 
     PYTHONPATH=python:bench python3 bench/algorithms_phases.py          # CUDA, 2^28
     PYTHONPATH=python:bench python3 bench/algorithms_phases.py --sim    # the simulator, 2^14
