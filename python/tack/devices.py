@@ -115,8 +115,8 @@ class Device:
     @property
     def supported_atomic_dtypes(self) -> tuple[dt.DType, ...]:
         """The element dtypes `tack.atomic_add/min/max` may update here."""
-        bits = self.capabilities.atomic_bits
-        return tuple(d for d in dt.STORAGE if d.bits <= bits)
+        caps = self.capabilities  # the widths capabilities.check_atomic_widths accepts
+        return tuple(d for d in dt.STORAGE if caps.atomic_min_bits <= d.bits <= caps.atomic_bits)
 
     @property
     def is_host(self) -> bool:

@@ -4,6 +4,8 @@ engine registry's capabilities (docs/design/007-engine-contract.md), without sta
 import numpy as np
 import pytest
 import tack
+from tack import capabilities
+from tack.compiler import specialize
 from tack.runtime import registry
 from tack.runtime.base import Capabilities
 
@@ -32,8 +34,9 @@ def test_issue14_gpu_capabilities_without_a_gpu():
     assert gpu._engine is None  # nothing started
     metal = tack.device("metal", engine="julia")
     assert metal.supports_workgroups and not metal.supports_f64
-    assert metal.supported_atomic_dtypes == (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32,
-                                             tack.u32, tack.f32)
+    assert metal.supported_atomic_dtypes == (tack.i32, tack.u32, tack.f32)
+    assert tack.device("cuda", engine="julia").supported_atomic_dtypes == (
+        tack.i32, tack.u32, tack.i64, tack.u64, tack.f32, tack.f64)
     assert tack.device("cpu", engine="julia").supports_workgroups
 
 
@@ -81,3 +84,32 @@ def test_issue14_device_rejects_unknown_names():
         tack.device("vulkan")
     with pytest.raises(RuntimeError, match="native engine does not target it"):
         tack.device("metal")
+
+
+@tack.kernel
+def count_into(hist, keys):
+    for i in range(keys.shape[0]):
+        tack.atomic_add(hist, keys[i], 1)
+
+
+@pytest.mark.parametrize("arch", ["metal", "cuda", "cpu", "hip"])
+def test_supported_atomic_dtypes_are_what_the_compile_check_accepts(arch):
+    """The answer a user reads (and docs/engines.md's table) agrees with the refusal before
+    launch: every storage dtype is tried through tack.inspect (renders, launches nothing)."""
+    dev = tack.device(arch, engine="julia")
+    accepted = []
+    for d in tack.dtypes.STORAGE:
+        if d.bits == 64 and not dev.supports_f64 and d.kind == "f":
+            continue
+        hist = np.zeros(4, d.np)
+        keys = np.zeros(3, np.int32)
+        kir = specialize(count_into, (tack.array(hist), tack.array(keys)), tack.device("cpu"))
+        try:
+            capabilities.check(kir, dev)  # what runs before rendering for `dev`
+        except tack.UnsupportedSyntaxError as exc:
+            assert "atomics" in str(exc)
+            continue
+        accepted.append(d)
+    expected = [d for d in dev.supported_atomic_dtypes
+                if not (d.bits == 64 and d.kind == "f" and not dev.supports_f64)]
+    assert accepted == expected
