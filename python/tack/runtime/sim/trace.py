@@ -38,6 +38,39 @@ class Site:
 
 UNKNOWN = Site("<unknown>", 0, 0)
 
+# How lanes came to miss a barrier (Split.how).
+BRANCH, LOOP, BREAK, CONTINUE, EXIT = "branch", "loop", "break", "continue", "exit"
+
+
+@dataclass(frozen=True)
+class Split:
+    """Where the lanes that missed a barrier parted from those that reached it.
+
+    `branch` is the `if` whose condition sent them the other way (`how` "branch"; also the `if`
+    that holds a `break`, a `continue` or a device function's early `return`), or the loop whose
+    condition or trip count ended for them first (`how` "loop"). For lanes that left by a
+    `break`, a `continue` of the enclosing loop, or a `continue` of the parallel loop that ends
+    their iteration (`how` "exit"), `statement` is that `break`/`continue` and `loop` the loop it
+    left (None for the parallel loop); `branch` is then the `if` it was taken under, or the
+    statement itself when every lane there took it."""
+
+    branch: Site
+    how: str = BRANCH
+    statement: Site | None = None
+    loop: Site | None = None
+
+    def __str__(self) -> str:
+        if self.how == BRANCH:
+            return f"the branch at {self.branch}"
+        if self.how == LOOP:
+            return f"the loop at {self.branch} (its condition or trip count differs by lane)"
+        word = "break" if self.how == BREAK else "continue"
+        what = {BREAK: f"left the loop at {self.loop}",
+                CONTINUE: f"skipped the rest of an iteration of the loop at {self.loop}",
+                EXIT: "ended their iteration of the parallel loop"}[self.how]
+        under = f" under the branch at {self.branch}" if self.branch != self.statement else ""
+        return f"the `{word}` at {self.statement}{under} (they {what})"
+
 
 @dataclass(frozen=True)
 class BufferInfo:
@@ -80,11 +113,11 @@ class Recorder:
         or shared scratch; global arrays marked uninitialized by the caller): they read zero."""
 
     def barrier(self, site: Site, group: int, arrived: np.ndarray, expected: np.ndarray,
-                diverged_at: Site | None) -> None:
+                diverged_at: Split | None) -> None:
         """Workgroup `group` reached the barrier at `site` with lanes `arrived` (t % WORKGROUP)
         while lanes `expected` were still live, or its lanes reached different barriers;
-        `diverged_at` is the branch or loop that split them, when known. The simulator releases
-        the barrier and keeps going."""
+        `diverged_at` says where the first lane that did not arrive parted from the others,
+        when known. The simulator releases the barrier and keeps going."""
 
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""
