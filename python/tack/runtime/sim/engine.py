@@ -25,7 +25,7 @@ from ..host import HostMemory
 from ..registry import SIM
 from .executor import Executor, exits
 from .lanes import npdtype
-from .memory import Memory
+from .memory import Memory, check_limits
 from .printing import emit
 from .trace import NO_RECORDER, Recorder, Site
 
@@ -70,6 +70,7 @@ class SimKernel(Launchable):
     """One specialization: the IR and what is precomputed about its statements."""
 
     def __init__(self, kir: KernelIR):
+        check_limits(kir)  # what no GPU launches is refused here too, before any allocation
         self.kir = kir
         self.may_exit: dict[int, bool] = {}
         exits(kir.body, self.may_exit)

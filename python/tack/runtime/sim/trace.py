@@ -8,6 +8,7 @@ int64 NumPy arrays over the active lanes of one vectorized step, in launch order
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,44 @@ class BufferInfo:
     uninitialized: bool  # global: the caller asked that reads before writes be reported
 
 
+class Buffers(Mapping):
+    """The buffers of a launch by recorder id, read-only. A shared declaration has one id per
+    workgroup of the launch, consecutive: it is stored once, as that range, so a launch of
+    millions of workgroups costs nothing per workgroup here."""
+
+    def __init__(self):
+        self._one: dict[int, BufferInfo] = {}
+        self._ranges: list[tuple[int, int, BufferInfo]] = []  # (first id, count, info)
+        self.next_id = 0  # the id the next buffer gets
+
+    def add(self, info: BufferInfo, count: int = 1) -> int:
+        """Give `info` the next `count` ids; returns the first."""
+        first = self.next_id
+        if count == 1:
+            self._one[first] = info
+        elif count > 1:
+            self._ranges.append((first, count, info))
+        self.next_id += count
+        return first
+
+    def __getitem__(self, ident: int) -> BufferInfo:
+        info = self._one.get(ident)
+        if info is not None:
+            return info
+        for first, count, info in self._ranges:
+            if first <= ident < first + count:
+                return info
+        raise KeyError(ident)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self._one
+        for first, count, _ in self._ranges:
+            yield from range(first, first + count)
+
+    def __len__(self) -> int:
+        return len(self._one) + sum(count for _, count, _ in self._ranges)
+
+
 class Recorder:
     """The simulator's observer: every method a no-op.
 
@@ -91,10 +130,11 @@ class Recorder:
     declaration, its index counted within the lane's own copy (local memory is private to its
     lane: it never races, but its bounds and uninitialized reads are reported)."""
 
-    def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
+    def launch(self, name: str, n: int, groups: int, buffers: Buffers) -> None:
         """A launch of kernel `name` over `n` lanes in `groups` workgroups begins. `buffers`
-        holds every buffer the launch may touch: the global arrays, each shared declaration
-        per workgroup, each local declaration."""
+        maps every id the launch may use to its buffer: the global arrays, each shared
+        declaration per workgroup, each local declaration (keep the mapping, not a copy: it
+        holds a shared declaration once for all its workgroups)."""
 
     def access(self, kind: str, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray,
                epoch: np.ndarray, site: Site) -> None:
