@@ -70,6 +70,11 @@ def _read_only() -> list[Case]:
                         unchanged=("src", "out"), check=_SAME, quick=label == "store",
                         note="under TACK_CHECK the simulated store raised NumPy's ValueError "
                              "after the other outputs were written"))
+    # Reading read-only memory is fine, checked or not.
+    out.append(Case("checking/read-only/check/read", "rep = tack.check(k, ro, r, out)", None,
+                    _READ_ONLY.replace("{body}", "w[i] = r[i] + 1.0"), unchanged=("src",),
+                    check="assert rep.verdict == 'clean'\n"
+                          "assert (rep.outputs['w'] == np.arange(8) + 1).all()"))
     out.append(Case("checking/read-only/cli", _CLI_CALL, None, _CLI_SETUP, check=_CLI_CHECK,
                     isolate=True, timeout=180,
                     note="python -m tack.check: the program sees the normal refusal, exit 0"))
