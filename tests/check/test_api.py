@@ -60,3 +60,91 @@ def test_not_a_kernel_and_bad_options():
         tack.check(case.bug, *case.args(), witnesses=0)
     r = tack.check(case.bug, *case.args(), witnesses=1)
     assert len(r.findings[0].witnesses) == 1 and len(r.findings[0].lanes) == 2
+
+
+@pytest.mark.parametrize("value", ["no", "False", 0, 1, None, "off"])
+def test_an_option_that_is_not_a_bool_is_refused(value):
+    """`races="no"` read as true checked races the caller meant to leave out."""
+    case = next(c for c in CASES if c.name == "missing_barrier")
+    with pytest.raises(tack.TackValueError, match=r"races=.*True .* or False"):
+        tack.check(case.bug, *case.args(), races=value)
+    assert tack.check(case.bug, *case.args(), races=np.False_).verdict == "clean"
+
+
+@tack.kernel
+def store_both(out, x, n):
+    for i in range(n):
+        out[i] = 2.0
+        x[i] = 1.0
+
+
+def read_only(h: np.ndarray) -> tack.Array:
+    h = h.copy()
+    h.flags.writeable = False
+    a = tack.from_dlpack(h)
+    assert a.readonly
+    return a
+
+
+def test_a_read_only_array_is_refused_as_a_normal_call_refuses_it():
+    """Checked, the store into read-only memory was simulated on a copy and reported clean."""
+    ro = read_only(np.arange(8, dtype=np.float32))
+    with pytest.raises(tack.TackValueError) as normal:
+        store_both(tack.zeros(8), ro, 8)
+    with pytest.raises(tack.TackValueError) as checked:
+        tack.check(store_both, tack.zeros(8), ro, 8)
+    assert str(checked.value) == str(normal.value) and "'x'" in str(checked.value)
+    assert tack.check(store_both, tack.zeros(8), ro.copy(), 8).verdict == "clean"
+
+
+@tack.kernel
+def huge_shared(out, n):
+    for i in range(n):
+        s = tack.shared(tack.f64, 1 << 30)  # 8 GiB per workgroup
+        tid = tack.thread_id()
+        s[tid] = 1.0
+        tack.barrier()
+        out[i] = s[255 - tid]
+
+
+@tack.kernel
+def sized_shared(out, n, size):
+    for i in range(n):
+        s = tack.shared(tack.f32, size.shape[0])  # an extent: a compile-time size
+        tid = tack.thread_id()
+        s[tid] = 1.0
+        tack.barrier()
+        out[i] = s[255 - tid]
+
+
+@tack.kernel
+def sized_local(out, n, size):
+    for i in range(n):
+        a = tack.local_array(tack.f64, size.shape[0])
+        a[0] = 1.0
+        out[i] = a[0]
+
+
+def shared_f32(elements: int) -> tuple:
+    return tack.zeros(256), 256, tack.zeros(elements, tack.u8)
+
+
+def test_shared_memory_no_gpu_allows_is_refused_before_running():
+    """An 8 GiB shared array was simulated (lazily zeroed memory) and reported clean."""
+    with pytest.raises(tack.TackValueError, match=r"8 GiB per workgroup .* above the 227 KiB "
+                       r"\(232448 bytes\) of shared memory per thread block") as e:
+        tack.check(huge_shared, tack.zeros(256), 256)
+    assert e.value.loc.line == huge_shared.fn.__code__.co_firstlineno + 3
+    assert "docs.nvidia.com/cuda" in str(e.value)
+    at_limit = (227 * 1024) // 4
+    assert tack.check(sized_shared, *shared_f32(at_limit)).verdict == "clean"
+    with pytest.raises(tack.TackValueError, match="shared memory per thread block"):
+        tack.check(sized_shared, *shared_f32(at_limit + 1))
+
+
+def test_local_memory_no_gpu_allows_is_refused_before_running():
+    at_limit = (512 * 1024) // 8
+    size = tack.zeros(at_limit, tack.u8)
+    assert tack.check(sized_local, tack.zeros(1), 1, size).verdict == "clean"
+    with pytest.raises(tack.TackValueError, match=r"per lane .* of local memory per thread"):
+        tack.check(sized_local, tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))

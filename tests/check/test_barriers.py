@@ -3,6 +3,7 @@ early, and a kernel the contract refuses although every lane arrives (advisory: 
 import inspect
 
 import numpy as np
+import pytest
 import tack
 
 
@@ -63,3 +64,83 @@ def test_a_refusal_without_divergence_is_advisory():
     (f,) = r.findings
     assert r.verdict == "review" and f.severity == "advisory" and len(f.locations) == 2
     np.testing.assert_array_equal(r.outputs["out"], np.arange(512))
+
+
+@tack.kernel
+def skip_iteration(x, out, n):
+    for i in range(n):
+        acc = 0.0
+        for k in range(4):
+            if x[i] > 3.0 and k == 2:
+                continue
+            acc += x[i]
+            tack.barrier()
+        out[i] = acc
+
+
+@tack.kernel
+def end_launch_index(x, out, n):
+    for i in range(n):
+        if x[i] > 3.0:
+            continue
+        tack.barrier()
+        out[i] = x[i]
+
+
+@tack.func
+def halve_unless_big(x, i):
+    if x[i] > 3.0:
+        return 0.0
+    tack.barrier()
+    return x[i] * 0.5
+
+
+@tack.kernel
+def early_return(x, out, n):
+    for i in range(n):
+        out[i] = halve_unless_big(x, i)
+
+
+@tack.kernel
+def lane_while(x, out, n):
+    for i in range(n):
+        k = 0.0
+        while k < x[i]:
+            tack.barrier()
+            k += 1.0
+        out[i] = k
+
+
+def line_of(fn, text: str) -> int:
+    src, first = inspect.getsourcelines(fn)
+    return next(first + n for n, line in enumerate(src) if text in line)
+
+
+# (kernel, how, the diverging branch's text, the break/continue's text, the loop's text)
+DIVERGING = [
+    (early_exit, "break", "if x[i] > 3.0 and k == 2", "break", "for k in"),
+    (skip_iteration, "continue", "if x[i] > 3.0 and k == 2", "continue", "for k in"),
+    (end_launch_index, "exit", "if x[i] > 3.0", "continue", None),
+    (early_return, "branch", "if x[i] > 3.0", None, None),
+    (lane_while, "loop", "while k < x[i]", None, None),
+]
+
+
+@pytest.mark.parametrize("kernel, how, branch, statement, loop", DIVERGING,
+                         ids=[d[0].name for d in DIVERGING])
+def test_a_finding_names_where_the_lanes_diverged(kernel, how, branch, statement, loop):
+    """The `if` holding a break/continue/return (or the loop whose condition ended), as data
+    and in the printed report, beside the barrier and the loop that was left."""
+    x = tack.array(np.arange(512, dtype=np.float32) % 7)  # lanes differ inside every group
+    r = tack.check(kernel, x, tack.zeros(512), 512)
+    (f,) = r.of_kind("barrier")
+    fn = halve_unless_big.fn if kernel is early_return else kernel.fn
+    d = f.diverged
+    assert d["how"] == how and d["branch"][1] == line_of(fn, branch)
+    assert (d["statement"] and d["statement"][1]) == (statement and line_of(fn, statement))
+    assert (d["loop"] and d["loop"][1]) == (loop and line_of(fn, loop))
+    assert f.locations[0][1] == line_of(fn, "tack.barrier()")
+    assert f.locations[1] == d["branch"] and f.to_dict()["diverged"]["branch"] == list(
+        d["branch"])
+    assert "diverged at " in f.message and f":{d['branch'][1]}:" in f.message
+    assert branch in r.text()  # the report prints the branch's source line

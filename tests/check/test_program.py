@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run(args, env=None):
     e = {k: v for k, v in os.environ.items() if k != "TACK_CHECK"}
-    e.update(PYTHONPATH=str(ROOT / "python"), **(env or {}))
+    e.update({"PYTHONPATH": str(ROOT / "python"), **(env or {})})
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=e,
                           check=False, cwd=str(ROOT), timeout=300)
 
@@ -115,3 +115,55 @@ def test_a_launch_the_simulator_cannot_run_runs_on_its_device(session, monkeypat
     np.testing.assert_allclose(out.numpy(), x.numpy() * 6)
     (r,) = session.reports()
     assert r.verdict == "incomplete" and "not simulated" in r.incomplete[0]
+
+
+@pytest.mark.parametrize("value", ["raecs", "races,raecs", "race;bounds", ","])
+def test_a_misspelt_tack_check_is_refused(value):
+    """`TACK_CHECK=raecs` checked nothing and said so nowhere."""
+    with pytest.raises(tack.TackValueError, match="TACK_CHECK=.* to check. TACK_CHECK takes"):
+        S.options_from_env(value)
+    p = run(["-c", "import tack"], env={"TACK_CHECK": value})
+    assert p.returncode == 1 and "TackValueError" in p.stderr and "races, barriers" in p.stderr
+
+
+def test_tack_check_accepts_option_and_kind_names():
+    only_races = {"races": True, "barriers": False, "bounds": False, "uninitialized": False}
+    assert S.options_from_env(" Races , ") == S.options_from_env("race") == only_races
+    assert S.options_from_env("none") == dict.fromkeys(only_races, False)
+    assert S.options_from_env("barrier,bounds,race,uninitialized") == dict.fromkeys(
+        only_races, True)  # what `python -m tack.check` passes on to child processes
+
+
+def test_a_session_refuses_a_store_into_read_only_memory_before_writing(session):
+    """The simulated store raised NumPy's ValueError after `out` was written, uncounted."""
+    from tests.check.test_api import read_only, store_both
+
+    ro, out = read_only(np.arange(8, dtype=np.float32)), tack.zeros(8)
+    with pytest.raises(tack.TackValueError, match="'x' may be written .* read-only"):
+        store_both(out, ro, 8)
+    assert (out.numpy() == 0).all() and (ro.numpy() == np.arange(8)).all()
+
+
+def test_a_session_refuses_shared_memory_no_gpu_allows(session):
+    from tests.check.test_api import huge_shared
+
+    out = tack.zeros(256)
+    with pytest.raises(tack.TackValueError, match="8 GiB per workgroup"):
+        huge_shared(out, 256)
+    assert session.kernels == {}
+
+
+def test_the_cli_refuses_a_read_only_store_like_a_normal_run(tmp_path):
+    script = tmp_path / "ro.py"
+    script.write_text(
+        "import numpy as np, tack\n"
+        "from tests.check.test_api import read_only, store_both\n"
+        "out = tack.zeros(8)\n"
+        "try:\n"
+        "    store_both(out, read_only(np.arange(8, dtype=np.float32)), 8)\n"
+        "except tack.TackValueError as e:\n"
+        "    print('refused', type(e).__name__, float(out.numpy().sum()))\n")
+    for args, env in ((["-m", "tack.check", str(script)], {}), ([str(script)], {})):
+        p = run(args, env={"TACK_CHECK": "1", "PYTHONPATH": f"{ROOT / 'python'}:{ROOT}", **env})
+        assert p.returncode == 0, p.stderr
+        assert "refused TackValueError 0.0" in p.stdout

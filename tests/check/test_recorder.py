@@ -7,7 +7,7 @@ import pytest
 import tack
 from tack.check.recorder import CheckRecorder
 from tack.check.report import CheckReport
-from tack.runtime.sim.trace import BufferInfo, Site
+from tack.runtime.sim.trace import BufferInfo, Site, Split
 
 KINDS = ("race", "barrier", "bounds", "uninitialized")
 W = 256
@@ -78,12 +78,14 @@ def test_uninitialized_reads_count_elements():
 def test_barrier_divergence_names_barrier_branch_and_lanes():
     rec = recorder()
     for g in (0, 1):
-        rec.barrier(S3, g, np.arange(128), np.arange(W), S1)
+        rec.barrier(S3, g, np.arange(128), np.arange(W), Split(S1))
     rec.finish()
     (f,) = rec.findings
     assert f.kind == "barrier" and f.locations == ((FILE, 12, 5), (FILE, 10, 9))
     assert f.count == 2 and f.lanes[0] == 128
     assert "lanes 128..255 did not arrive" in f.message
+    assert f.diverged == {"how": "branch", "branch": (FILE, 10, 9), "statement": None,
+                          "loop": None}
 
 
 def report_of(findings, **kw):

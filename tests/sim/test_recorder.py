@@ -74,7 +74,7 @@ def test_a_barrier_under_a_lane_branch_is_reported_with_the_branch():
     assert [e[2] for e in found] == [0, 1]
     _, site, _, arrived, expected, split = found[0]
     assert site.line == half_barrier.fn.__code__.co_firstlineno + 7
-    assert split.line == site.line - 2
+    assert split.branch.line == site.line - 2 and split.how == "branch"
     np.testing.assert_array_equal(arrived, np.arange(128))
     np.testing.assert_array_equal(expected, np.arange(256))
     # lanes 128.. read shared elements nobody wrote
@@ -249,7 +249,8 @@ def test_a_barrier_in_a_loop_with_lane_dependent_trips_is_reported_with_the_loop
     found = log.of("barrier")
     assert len(found) == 2  # iteration 1: lanes with tid % 3 >= 1; iteration 2: == 2
     first_line = lane_trip_count.fn.__code__.co_firstlineno
-    assert all(e[5].line == first_line + 5 for e in found)  # the while (+0: the decorator)
+    # the while (+0: the decorator), whose condition ended the missing lanes' trips
+    assert all(e[5].branch.line == first_line + 5 and e[5].how == "loop" for e in found)
     assert len(found[0][3]) == sum(1 for t in range(256) if t % 3 >= 1)
     assert len(found[1][3]) == sum(1 for t in range(256) if t % 3 == 2)
 
@@ -259,5 +260,30 @@ def test_a_plain_sim_launch_raises_for_a_diverged_barrier():
     pk = lane_trip_count.parse_for(args)
     specs = signature.specs("lane_trip_count", pk.params, signature.expand(pk.paths, args))
     k = SimEngine().compile(lower(typecheck(lane_trip_count, pk, specs)))
-    with pytest.raises(ValueError, match="170 of the 256 lanes of workgroup 0 reached it"):
+    with pytest.raises(ValueError, match="170 of the 256 lanes of workgroup 0 reached it; "
+                                         "the others parted at the loop at .*its condition or "
+                                         "trip count differs by lane"):
         k.launch([args[0]._host, 256], 256)
+
+
+@tack.kernel
+def leave_early(out, n):
+    for i in range(n):
+        tid = tack.thread_id()
+        for k in range(3):
+            if tid >= 100 and k == 1:
+                break
+            tack.barrier()
+        out[i] = tid
+
+
+def test_lanes_that_broke_out_are_reported_with_the_break_and_its_branch():
+    log = run(leave_early, [tack.zeros(256, tack.i32), 256], 256)
+    found = log.of("barrier")  # k == 1 and k == 2: lanes 0..99 arrive
+    assert len(found) == 2 and found[0][5] == found[1][5]
+    e = found[0]
+    split, first = e[5], leave_early.fn.__code__.co_firstlineno
+    assert len(e[3]) == 100 and split.how == "break"
+    assert (split.branch.line, split.statement.line, split.loop.line) == (
+        first + 5, first + 6, first + 4)
+    assert f"the `break` at {split.statement} under the branch at {split.branch}" in str(split)

@@ -116,19 +116,28 @@ def _lanes_text(ts: list[int]) -> str:
 
 
 def barrier(kernel, site, split, d, keep) -> Finding:
+    """`split` (a trace.Split or None): where the first missing lane parted from the others;
+    its `if`, the `break`/`continue` taken and the loop left follow the barrier in the
+    locations, and `diverged` holds them by role."""
     g = d.groups[0]
     groups = len(set(d.groups))
     why = f"; the lanes diverged at {split}" if split is not None else ""
     msg = (f"barrier at {site} reached by {len(d.arrived)} of the {d.live} live lanes of "
-           f"workgroup {g} ({_lanes_text(d.missing)} did not arrive){why} "
-           f"({groups} workgroup{'s' * (groups != 1)}); on a GPU this deadlocks "
-           "or corrupts shared memory. Every lane of a group must reach each barrier "
+           f"workgroup {g} ({_lanes_text(d.missing)} did not arrive; {groups} "
+           f"workgroup{'s' * (groups != 1)} like this){why}. On a GPU this deadlocks or "
+           "corrupts shared memory: every lane of a group must reach each barrier "
            "(docs/language.md, \"Workgroup contract\")")
-    locs = (where(site),) + ((where(split),) if split is not None else ())
+    diverged = None
+    locs = (where(site),)
+    if split is not None:
+        parts = {"branch": split.branch, "statement": split.statement, "loop": split.loop}
+        diverged = {"how": split.how} | {k: where(v) if v is not None else None
+                                         for k, v in parts.items()}
+        locs += tuple(dict.fromkeys(where(v) for v in parts.values() if v is not None))
     lanes = tuple(d.missing[:keep] + d.arrived[:keep])
     return Finding("barrier", msg, locs, None, None, lanes, groups, kernel=kernel,
                    witnesses=({"workgroup": g, "arrived": d.arrived[:keep],
-                               "missing": d.missing[:keep]},))
+                               "missing": d.missing[:keep]},), diverged=diverged)
 
 
 def refused(kernel, exc) -> Finding:

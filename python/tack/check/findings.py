@@ -7,7 +7,7 @@ accesses one finding stands for, and `witnesses` holds a few concrete instances,
 from __future__ import annotations
 
 import linecache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..ir.ops import WORKGROUP
 
@@ -28,6 +28,10 @@ class Finding:
     kernel: str = ""
     extent: int | None = None  # bounds: the extent the index left
     witnesses: tuple[dict, ...] = field(default=(), compare=False)
+    # barrier: where the lanes that missed it parted from the others: {"how": "branch" | "loop"
+    # | "break" | "continue" | "exit", "branch": the `if` (or loop) location, "statement": the
+    # `break`/`continue` or None, "loop": the loop it left or None} (runtime/sim/trace.Split)
+    diverged: dict | None = field(default=None, compare=False)
 
     @property
     def workgroups(self) -> tuple[int, ...]:
@@ -45,7 +49,8 @@ class Finding:
                 "message": self.message, "locations": [list(x) for x in self.locations],
                 "array": self.array, "index": self.index, "extent": self.extent,
                 "lanes": list(self.lanes), "workgroups": list(self.workgroups),
-                "count": self.count, "witnesses": [dict(w) for w in self.witnesses]}
+                "count": self.count, "witnesses": [dict(w) for w in self.witnesses],
+                "diverged": _listed(self.diverged)}
 
     def format(self) -> str:
         """The message, then each location with its source line."""
@@ -76,7 +81,12 @@ def merge(findings: list[Finding]) -> list[Finding]:
         if old is None:
             out[f.key] = f
         else:
-            out[f.key] = Finding(old.kind, old.message, old.locations, old.array, old.index,
-                                 old.lanes, old.count + f.count, old.severity, old.kernel,
-                                 old.extent, old.witnesses)
+            out[f.key] = replace(old, count=old.count + f.count)
     return list(out.values())
+
+
+def _listed(d: dict | None) -> dict | None:
+    """A `diverged` dict with its location tuples as lists (JSON-safe)."""
+    if d is None:
+        return None
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}

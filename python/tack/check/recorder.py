@@ -8,6 +8,8 @@ the simulator, which has the values; races are decided here from the recorded ac
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..ir.ops import WORKGROUP
@@ -70,7 +72,7 @@ class CheckRecorder(Recorder):
         self.decls = decls or {}  # scratch or parameter name -> declaration Site
         self.aliases = aliases or {}  # array name -> the other names of the same memory
         self.log = AccessLog() if "race" in self.kinds else None
-        self.buffers: dict[int, BufferInfo] = {}
+        self.buffers: Mapping[int, BufferInfo] = {}
         self.n = self.groups = 0
         self.seen: dict[tuple, _Seen] = {}  # (what, site, array) -> _Seen
         self.diverged: dict[tuple, _Diverged] = {}
@@ -78,7 +80,7 @@ class CheckRecorder(Recorder):
 
     def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
         self.n, self.groups = n, groups
-        self.buffers = dict(buffers)
+        self.buffers = buffers  # not copied: one entry per shared declaration, not per group
 
     def access(self, kind, buffer, space, lanes, index, epoch, site) -> None:
         if self.log is not None:

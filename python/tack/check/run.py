@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import weakref
 
+import numpy as np
+
 from .. import capabilities, compiler, signature
 from ..arrays import Array, zeros
 from ..devices import make_device
@@ -16,7 +18,7 @@ from ..errors import TackTypeError, TackValueError
 from ..ir import nodes as N
 from ..ir.ops import WORKGROUP
 from ..ir.walk import iter_stmts
-from ..kernel import BoundKernel, Kernel
+from ..kernel import BoundKernel, Kernel, _refuse_read_only_stores
 from ..runtime.sim.trace import Site
 from . import describe
 from .recorder import CheckRecorder
@@ -38,6 +40,11 @@ def kinds_of(options: dict) -> tuple[frozenset, int]:
     if bad:
         raise TackTypeError(f"tack.check got unknown option(s) {', '.join(bad)}; it takes "
                             f"{', '.join(OPTIONS)} (each True or False) and witnesses")
+    for opt in OPTIONS:
+        value = options.get(opt, True)
+        if not isinstance(value, (bool, np.bool_)):
+            raise TackValueError(f"tack.check option {opt}={value!r}: it takes True (check "
+                                 "that kind, the default) or False")
     kinds = frozenset(k for opt, k in OPTIONS.items() if options.get(opt, True))
     witnesses = options.get("witnesses", 3)
     if isinstance(witnesses, bool) or not isinstance(witnesses, int) or witnesses < 1:
@@ -59,6 +66,9 @@ class Prepared:
         self.values = signature.expand(pk.paths, args)
         self.specs = signature.specs(kernel.name, pk.params, self.values)
         self.kir, self.refusal = specialized(kernel, pk, self.specs)
+        # As a normal call refuses it, before anything runs or is copied back.
+        written = [p.kind == "array" and p.written for p in self.kir.params[:len(self.values)]]
+        _refuse_read_only_stores(kernel.name, pk.params, written, self.values)
         self.n, self.hidden = pk.host_range.launch(args, kernel.name)
         self.names = [p.name for p in self.kir.params[:len(self.values)]]
 

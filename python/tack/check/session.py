@@ -108,12 +108,29 @@ def uninstall() -> Session | None:
     return current.__self__ if current is not None else None
 
 
+_ALL = ("1", "true", "yes", "on", "all")
+_OFF = ("", "0", "false", "no", "off")
+_NONE = "none"  # checked, no kind on: what `python -m tack.check` with every --no-* passes on
+
+
 def options_from_env(value: str) -> dict:
-    """`TACK_CHECK=1`, or `TACK_CHECK=races,bounds` to check only those kinds."""
-    value = value.strip().lower()
-    if value in ("1", "true", "yes", "on", "all"):
+    """`TACK_CHECK=1`, or `TACK_CHECK=races,bounds` to check only those kinds (option names
+    or kind names, comma-separated; "none" for no kind). Anything else is refused: a misspelt
+    kind would otherwise leave that kind silently unchecked."""
+    text = value.strip().lower()
+    if text in _ALL:
         return {}
-    wanted = {v.strip() for v in value.split(",") if v.strip()}
+    wanted = [v for v in (w.strip() for w in text.split(",")) if v]
+    names = set(OPTIONS) | set(OPTIONS.values())
+    bad = [w for w in wanted if w not in names] if wanted != [_NONE] else []
+    if bad or not wanted:
+        what = (f": {', '.join(map(repr, bad))} "
+                f"{'is not a kind' if len(bad) == 1 else 'are not kinds'}" if bad
+                else " names no kind")
+        raise TackValueError(
+            f"{ENV}={value!r}{what} to check. {ENV} takes {' / '.join(_ALL)} (every "
+            f"kind), {' / '.join(_OFF[1:])} or empty (off), {_NONE!r}, or a comma-separated "
+            f"list of {', '.join(OPTIONS)} (singular forms too)")
     return {opt: opt in wanted or kind in wanted for opt, kind in OPTIONS.items()}
 
 
@@ -130,7 +147,7 @@ def _at_exit(session: Session) -> None:
 def install_from_env() -> Session | None:
     """At `import tack`: TACK_CHECK set (not "0") installs a session reported at exit."""
     value = os.environ.get(ENV, "")
-    if value.strip().lower() in ("", "0", "false", "no", "off"):
+    if value.strip().lower() in _OFF:
         return None
     kinds, witnesses = kinds_of(options_from_env(value))
     session = install(Session(kinds, witnesses))

@@ -49,7 +49,9 @@ class Statements:
                 if self.done_flag is not None and _has_return(s):
                     rest = self.block(stmts[k + 1:])
                     if rest:
-                        loc = self.src.loc(stmts[k + 1])
+                        # At the `if` that holds the return: lanes that returned part from the
+                        # others there (the workgroup contract and tack.check cite it).
+                        loc = self.src.loc(_branch_of_return(s))
                         done = Expr(Op.VAR, None, (), self.done_flag, loc)
                         out.append(If(loc, Expr(Op.NOT, None, (done,), None, loc), rest, []))
                     break
@@ -349,3 +351,17 @@ class Statements:
 
 def _has_return(s: ast.stmt) -> bool:
     return any(isinstance(n, ast.Return) for n in ast.walk(s))
+
+
+def _branch_of_return(s: ast.stmt) -> ast.stmt:
+    """The innermost `if` around the first `return` in `s` (`s` when there is none)."""
+    def find(node: ast.stmt, around: ast.stmt) -> ast.stmt | None:
+        for name in ("body", "orelse", "handlers", "finalbody"):
+            for child in getattr(node, name, ()):
+                if isinstance(child, ast.Return):
+                    return around
+                got = find(child, child if isinstance(child, ast.If) else around)
+                if got is not None:
+                    return got
+        return None
+    return find(s, s) or s

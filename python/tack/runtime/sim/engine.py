@@ -15,15 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import TackIndexError, TackTypeError, TackValueError
+from ...ir import nodes as N
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from ...ir.printer import kernel_str
+from ...ir.walk import iter_stmts
 from ..base import Engine, Launchable
 from ..host import HostMemory
 from ..registry import SIM
 from .executor import Executor, exits
 from .lanes import npdtype
-from .memory import Memory
+from .memory import Memory, check_limits
 from .printing import emit
 from .trace import NO_RECORDER, Recorder, Site
 
@@ -68,9 +70,11 @@ class SimKernel(Launchable):
     """One specialization: the IR and what is precomputed about its statements."""
 
     def __init__(self, kir: KernelIR):
+        check_limits(kir)  # what no GPU launches is refused here too, before any allocation
         self.kir = kir
         self.may_exit: dict[int, bool] = {}
         exits(kir.body, self.may_exit)
+        self.barriers = any(isinstance(st, N.Barrier) for st in iter_stmts(kir.body))
 
     def launch(self, values: list, n: int) -> None:
         strict = Strict(self.kir.name)
@@ -91,7 +95,7 @@ class SimKernel(Launchable):
         n = int(n)
         memory = Memory(kir, values, max(n, 0), recorder, set(uninitialized))
         recorder.launch(kir.name, max(n, 0), memory.groups, memory.infos)
-        ex = Executor(kir, params, memory, recorder, self.may_exit)
+        ex = Executor(kir, params, memory, recorder, self.may_exit, self.barriers)
         with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on GPUs
             for base in range(0, n, CHUNK):
                 lanes = min(CHUNK, n - base)
@@ -132,7 +136,7 @@ class Strict(Recorder):
 
     def barrier(self, site: Site, group, arrived, expected, diverged_at) -> None:
         if self.first_barrier is None:
-            why = f"; the lanes split at {diverged_at}" if diverged_at is not None else ""
+            why = f"; the others parted at {diverged_at}" if diverged_at is not None else ""
             self.first_barrier = (
                 f"Kernel '{self.kernel}': barrier at {site} requires uniform workgroup "
                 f"participation: {len(arrived)} of the {len(expected)} lanes of workgroup "

@@ -14,17 +14,19 @@ import numpy as np
 from ...ir import nodes as N
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
+from .trace import BREAK, CONTINUE, EXIT, Site
 from .workgroups import Groups
 
 
 class Frame:
     """Exit flags of one loop over the chunk's lanes."""
 
-    __slots__ = ("broken", "stopped")
+    __slots__ = ("broken", "site", "stopped")
 
-    def __init__(self, lanes: int):
+    def __init__(self, lanes: int, site: Site | None = None):
         self.broken = np.zeros(lanes, bool)  # left the loop
         self.stopped = np.zeros(lanes, bool)  # done with this iteration (break or continue)
+        self.site = site  # the loop (None: the kernel body, one launch index per lane)
 
 
 def exits(body: list, out: dict) -> bool:
@@ -45,9 +47,11 @@ def exits(body: list, out: dict) -> bool:
 
 
 class Executor(Evaluator):
-    def __init__(self, kir, params: dict, memory, recorder, may_exit: dict):
+    def __init__(self, kir, params: dict, memory, recorder, may_exit: dict,
+                 track_exits: bool = False):
         super().__init__(params, memory)
         self.kir, self.recorder, self.may_exit = kir, recorder, may_exit
+        self.track_exits = track_exits  # note how lanes leave (barrier findings name it)
         self.frames: list[Frame] = []
         self.groups: Groups | None = None
         self.stmts = {N.Assign: Executor.assign, N.Store: Executor.store, N.If: Executor.if_,
@@ -58,7 +62,7 @@ class Executor(Evaluator):
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
         self.locals = {name: np.zeros(lanes, npdtype(t)) for name, t in self.kir.locals.items()}
-        self.groups = Groups(base, lanes)
+        self.groups = Groups(base, lanes, self.track_exits)
         self.epoch = self.groups.epoch
         self.frames = [Frame(lanes)]
         self.block(self.kir.body, Lanes.all(base, lanes))
@@ -101,9 +105,13 @@ class Executor(Evaluator):
         frame = self.frames[-1]
         frame.broken[act.pos] = True
         frame.stopped[act.pos] = True
+        self.groups.exit(act, self.site(st), BREAK, frame.site)
 
     def continue_(self, st, act):
-        self.frames[-1].stopped[act.pos] = True
+        frame = self.frames[-1]
+        frame.stopped[act.pos] = True
+        how = CONTINUE if frame.site is not None else EXIT
+        self.groups.exit(act, self.site(st), how, frame.site)
 
     # ---- control flow ------------------------------------------------------------------------
     def if_(self, st, act):
@@ -111,7 +119,7 @@ class Executor(Evaluator):
         if np.ndim(c) == 0:
             self.block(st.then if c else st.orelse, act)
             return
-        self.groups.stack.append((self.site(st), act))
+        self.groups.stack.append((self.site(st), act, False))
         self.block(st.then, act.where(c))
         if st.orelse:
             self.block(st.orelse, act.where(~c))
@@ -141,9 +149,10 @@ class Executor(Evaluator):
 
     def loop(self, st, act: Lanes, step, advance) -> None:
         """Iterate `st.body` while `step(live)` keeps lanes; `advance` ends each iteration."""
-        frame = Frame(len(self.frames[0].broken))
+        site = self.site(st)
+        frame = Frame(len(self.frames[0].broken), site)
         self.frames.append(frame)
-        self.groups.stack.append((self.site(st), act))
+        self.groups.stack.append((site, act, True))
         live = act
         while True:
             live = step(live)
@@ -152,8 +161,10 @@ class Executor(Evaluator):
             self.block(st.body, live)
             frame.stopped[live.pos] = False
             live = live.without(frame.broken)
+            self.groups.rejoin(live)  # those that took a `continue` go on
             advance(live)
         self.groups.stack.pop()
+        self.groups.rejoin(act)  # those that took a `break` go on after the loop
         self.frames.pop()
 
 

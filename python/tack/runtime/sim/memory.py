@@ -14,10 +14,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from .lanes import Lanes, npdtype, spread
-from .trace import BufferInfo, Recorder
+from .trace import BufferInfo, Buffers, Recorder
+
+# What no GPU launches, from the CUDA C++ Programming Guide's "Technical Specifications per
+# Compute Capability" (SPECS): shared memory per thread block is at most 227 KiB (compute
+# capability 9.0, the largest of any), local memory per thread 512 KiB (every capability).
+SPECS = ("https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
+         "#features-and-technical-specifications-technical-specifications-per-compute-capability")
+SHARED_LIMIT = 227 * 1024  # bytes of `shared` arrays per workgroup
+LOCAL_LIMIT = 512 * 1024  # bytes of `local_array`s per lane
 
 
 @dataclass
@@ -41,6 +50,36 @@ class Buffer:
         return idx
 
 
+def check_limits(kir: KernelIR) -> None:
+    """Refuse scratch memory that no GPU can give a launch: more shared memory per workgroup,
+    or local memory per lane, than the largest device allows (SPECS). Refused before anything
+    is allocated, at the largest declaration."""
+    for space, limit, per, unit in (("shared", SHARED_LIMIT, "workgroup", "thread block"),
+                                    ("local", LOCAL_LIMIT, "lane", "thread")):
+        decls = [(sc.size * npdtype(sc.dtype).itemsize, sc) for sc in kir.scratch.values()
+                 if sc.space == space]
+        total = sum(b for b, _ in decls)
+        if total <= limit:
+            continue
+        nbytes, big = max(decls, key=lambda d: d[0])
+        call = "tack.shared" if space == "shared" else "tack.local_array"
+        others = f", {_bytes(total)} with the others" if len(decls) > 1 else ""
+        raise TackValueError.at(
+            big.loc, f"Kernel '{kir.name}': {call} '{big.name}' takes {_bytes(nbytes)} per "
+                     f"{per} ({big.size} elements of {big.dtype}{others}), above the {_bytes(limit)} "
+                     f"({limit} bytes) of {space} memory per {unit} that the largest GPU "
+                     f"allows: no GPU can launch this kernel (CUDA C++ Programming Guide, "
+                     f"{SPECS})",
+            f"use fewer elements per {per}")
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.4g} {unit}"
+    return f"{n} bytes"
+
+
 def _root(a: np.ndarray) -> np.ndarray:
     while isinstance(a.base, np.ndarray):
         a = a.base
@@ -58,35 +97,32 @@ class Memory:
         self.tracks_init = cls.uninitialized is not Recorder.uninitialized
         self.groups = -(-n // WORKGROUP)
         self.buffers: dict[str, Buffer] = {}
-        self.infos: dict[int, BufferInfo] = {}
+        self.infos = Buffers()  # nothing per workgroup: scratch is allocated per chunk
         roots: dict[int, int] = {}
         for p, v in zip(kir.params, values):
             if p.kind == "array":
                 self._global(p.name, v, roots, p.name in uninitialized)
         for sc in kir.scratch.values():
-            ident = len(self.infos)
             copies = self.groups if sc.space == "shared" else 1
-            for k in range(copies):
-                self.infos[ident + k] = BufferInfo(sc.name, sc.space, sc.size, True)
+            ident = self.infos.add(BufferInfo(sc.name, sc.space, sc.size, True), copies)
             self.buffers[sc.name] = Buffer(sc.name, sc.space, sc.size, ident)
         self.scratch = [(self.buffers[s.name], npdtype(s.dtype)) for s in kir.scratch.values()]
         for tb in kir.tables.values():  # read-only: no races, always initialized
-            ident = len(self.infos)
-            self.infos[ident] = BufferInfo(tb.name, "constant", tb.size, False)
+            ident = self.infos.add(BufferInfo(tb.name, "constant", tb.size, False))
             data = np.array(tb.values, npdtype(tb.dtype))
             self.buffers[tb.name] = Buffer(tb.name, "constant", tb.size, ident, data=data)
 
     def _global(self, name: str, a: np.ndarray, roots: dict, uninit: bool) -> None:
         root = _root(a)
-        ident = roots.setdefault(id(root), len(roots))
+        ident = roots.get(id(root))
+        if ident is None:  # the first name of this memory gives it its id
+            ident = roots[id(root)] = self.infos.add(
+                BufferInfo(name, "global", root.nbytes // max(a.itemsize, 1), uninit))
         offset = (a.ctypes.data - root.ctypes.data) // a.itemsize if a.size else 0
         flat = a.reshape(-1)
         b = Buffer(name, "global", flat.size, ident, offset, flat)
         if uninit and self.tracks_init:
             b.written = np.zeros(flat.size, bool)
-        if ident not in self.infos:
-            self.infos[ident] = BufferInfo(name, "global", root.nbytes // max(a.itemsize, 1),
-                                           uninit)
         self.buffers[name] = b
 
     def new_chunk(self, lanes: int, groups: int) -> None:

@@ -8,6 +8,7 @@ int64 NumPy arrays over the active lanes of one vectorized step, in launch order
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +39,39 @@ class Site:
 
 UNKNOWN = Site("<unknown>", 0, 0)
 
+# How lanes came to miss a barrier (Split.how).
+BRANCH, LOOP, BREAK, CONTINUE, EXIT = "branch", "loop", "break", "continue", "exit"
+
+
+@dataclass(frozen=True)
+class Split:
+    """Where the lanes that missed a barrier parted from those that reached it.
+
+    `branch` is the `if` whose condition sent them the other way (`how` "branch"; also the `if`
+    that holds a `break`, a `continue` or a device function's early `return`), or the loop whose
+    condition or trip count ended for them first (`how` "loop"). For lanes that left by a
+    `break`, a `continue` of the enclosing loop, or a `continue` of the parallel loop that ends
+    their iteration (`how` "exit"), `statement` is that `break`/`continue` and `loop` the loop it
+    left (None for the parallel loop); `branch` is then the `if` it was taken under, or the
+    statement itself when every lane there took it."""
+
+    branch: Site
+    how: str = BRANCH
+    statement: Site | None = None
+    loop: Site | None = None
+
+    def __str__(self) -> str:
+        if self.how == BRANCH:
+            return f"the branch at {self.branch}"
+        if self.how == LOOP:
+            return f"the loop at {self.branch} (its condition or trip count differs by lane)"
+        word = "break" if self.how == BREAK else "continue"
+        what = {BREAK: f"left the loop at {self.loop}",
+                CONTINUE: f"skipped the rest of an iteration of the loop at {self.loop}",
+                EXIT: "ended their iteration of the parallel loop"}[self.how]
+        under = f" under the branch at {self.branch}" if self.branch != self.statement else ""
+        return f"the `{word}` at {self.statement}{under} (they {what})"
+
 
 @dataclass(frozen=True)
 class BufferInfo:
@@ -49,6 +83,44 @@ class BufferInfo:
     uninitialized: bool  # global: the caller asked that reads before writes be reported
 
 
+class Buffers(Mapping):
+    """The buffers of a launch by recorder id, read-only. A shared declaration has one id per
+    workgroup of the launch, consecutive: it is stored once, as that range, so a launch of
+    millions of workgroups costs nothing per workgroup here."""
+
+    def __init__(self):
+        self._one: dict[int, BufferInfo] = {}
+        self._ranges: list[tuple[int, int, BufferInfo]] = []  # (first id, count, info)
+        self.next_id = 0  # the id the next buffer gets
+
+    def add(self, info: BufferInfo, count: int = 1) -> int:
+        """Give `info` the next `count` ids; returns the first."""
+        first = self.next_id
+        if count == 1:
+            self._one[first] = info
+        elif count > 1:
+            self._ranges.append((first, count, info))
+        self.next_id += count
+        return first
+
+    def __getitem__(self, ident: int) -> BufferInfo:
+        info = self._one.get(ident)
+        if info is not None:
+            return info
+        for first, count, info in self._ranges:
+            if first <= ident < first + count:
+                return info
+        raise KeyError(ident)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self._one
+        for first, count, _ in self._ranges:
+            yield from range(first, first + count)
+
+    def __len__(self) -> int:
+        return len(self._one) + sum(count for _, count, _ in self._ranges)
+
+
 class Recorder:
     """The simulator's observer: every method a no-op.
 
@@ -58,10 +130,11 @@ class Recorder:
     declaration, its index counted within the lane's own copy (local memory is private to its
     lane: it never races, but its bounds and uninitialized reads are reported)."""
 
-    def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
+    def launch(self, name: str, n: int, groups: int, buffers: Buffers) -> None:
         """A launch of kernel `name` over `n` lanes in `groups` workgroups begins. `buffers`
-        holds every buffer the launch may touch: the global arrays, each shared declaration
-        per workgroup, each local declaration."""
+        maps every id the launch may use to its buffer: the global arrays, each shared
+        declaration per workgroup, each local declaration (keep the mapping, not a copy: it
+        holds a shared declaration once for all its workgroups)."""
 
     def access(self, kind: str, buffer: int, space: str, lanes: np.ndarray, index: np.ndarray,
                epoch: np.ndarray, site: Site) -> None:
@@ -80,11 +153,11 @@ class Recorder:
         or shared scratch; global arrays marked uninitialized by the caller): they read zero."""
 
     def barrier(self, site: Site, group: int, arrived: np.ndarray, expected: np.ndarray,
-                diverged_at: Site | None) -> None:
+                diverged_at: Split | None) -> None:
         """Workgroup `group` reached the barrier at `site` with lanes `arrived` (t % WORKGROUP)
         while lanes `expected` were still live, or its lanes reached different barriers;
-        `diverged_at` is the branch or loop that split them, when known. The simulator releases
-        the barrier and keeps going."""
+        `diverged_at` says where the first lane that did not arrive parted from the others,
+        when known. The simulator releases the barrier and keeps going."""
 
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""
