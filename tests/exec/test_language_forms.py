@@ -104,7 +104,7 @@ def scaled(img, out, scale):
     n = n - 0  # a local reassigned from itself, still a bound
     for r, c in tack.ndrange(n, cols):
         out[r, c] = img[r, c] * scale + h * 100 + w
-    unused = scale * 2.0  # noqa: F841 - typed, never run
+    unused = scale * 2.0  # typed, never run
     if scale > 1.0:
         unused = unused + 1.0
 

@@ -60,7 +60,7 @@ def k_ndrange_targets(x, out):
 
 
 def k_shape_rank(x, out):
-    h, w = x.shape
+    h, w = x.shape  # noqa: RUF059
     for i in range(h):
         out[i] = x[i]
 
@@ -116,7 +116,7 @@ def k_arm_shapes(x, out):
 
 
 def k_unpacked_bound(x, out):
-    a, b = tack.vec2(x[0], x[1])
+    a, b = tack.vec2(x[0], x[1])  # noqa: RUF059
     for i in range(a):
         out[i] = x[i]
 

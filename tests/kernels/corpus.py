@@ -980,7 +980,7 @@ def ndrange_4d(a, out, sums):
 
 @tack.kernel
 def ndrange_5d(out, stop):
-    d0, d1, d2, d3, d4 = out.shape
+    d0, d1, d2, d3, d4 = out.shape  # noqa: RUF059 - every extent, d2 unused
     for i, j, k, m, q in tack.ndrange(d0, d1, (2, stop), d3, d4):
         out[i, j, k, m, q] = i * 10000 + j * 1000 + k * 100 + m * 10 + q
     unused = stop * 2  # noqa: F841 - a local after the loop: typed, never run
@@ -1006,7 +1006,6 @@ def vector_forms(img, v, m, out, outv, scale):
 
 
 def _ndrange_4d_ref(a):
-    n, d1, d2, d3 = a.shape
     i, j, k, m = np.indices(a.shape)
     out = np.where(j >= 1, a.astype(np.float64) * 2.0 + (i * 1000 + j * 100 + k * 10 + m), 0.0)
     sums = np.zeros(a.shape, np.int32)

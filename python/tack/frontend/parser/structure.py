@@ -3,8 +3,9 @@ loop itself (`range`, `tack.ndrange`, or `for c in obj` over a device class), an
 value after it (see docs/language.md, "Kernels and calls" and "Parallel loop").
 
 A kernel body is: local assignments (the prologue, run once per iteration), exactly one
-parallel loop whose range is evaluated on the host at every call, and optionally `return expr`
-(with a return annotation), which becomes a one-iteration epilogue kernel.
+parallel loop whose range is evaluated on the host at every call, then local assignments and
+optionally `return expr` (with a return annotation): with a return they and it become a
+one-iteration epilogue kernel; without one the assignments are only type-checked.
 """
 from __future__ import annotations
 

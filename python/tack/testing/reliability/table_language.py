@@ -35,7 +35,9 @@ def _ndrange(rank: int) -> Case:
 def _kernel(body: str, after: str = "", before: str = "", bound: str = "x.shape[0]") -> str:
     """`k(x, v, m, out, outv, n)` around one loop body over `i` in `range(bound)`; `before` and
     `after` the loop."""
-    ind = lambda src, k: "\n".join(" " * k + ln for ln in src.splitlines())  # noqa: E731
+    def ind(src: str, k: int) -> str:
+        return "\n".join(" " * k + ln for ln in src.splitlines())
+
     return (f"{_HELPERS}\n@tack.kernel\ndef k(x, v, m, out, outv, n):\n"
             + (ind(before, 4) + "\n" if before else "")
             + f"    for i in range({bound}):\n{ind(body, 8)}\n"
