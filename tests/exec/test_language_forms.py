@@ -226,3 +226,12 @@ def test_returned_and_local_vectors_unpack(engine, n):
     want = (x64 * 321.0 + x64 + x64 * 2.0 + v64[:, 0] - v64[:, 1] + v64[:, 2] * 3.0
             + x64 * (x64 + 1.0))
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_locals_after_the_loop_keep_the_disk_cache_key():
+    # The parse digest keys cached kernels before the type checker (tack/front_cache.py): the
+    # typed-only locals after the loop are part of it, so such a kernel is cached like any other.
+    from tack.front_cache import parse_digest
+
+    pk = scaled.parse_for([tack.zeros((2, 3)), tack.zeros((2, 3)), 2.0])
+    assert pk.after is not None and isinstance(parse_digest(pk), str)
