@@ -45,6 +45,16 @@ class TupleConstant(tuple, Constant):
     def is_table(self) -> bool:
         return any(n > 4 for n in self.shape)
 
+    def __getitem__(self, key):
+        """`M[i, j]` of a matrix (or table of rows) is `M[i][j]`, on the host as in kernels
+        (docs/language.md, "Constants"); any other key indexes the tuple."""
+        if type(key) is not tuple:
+            return tuple.__getitem__(self, key)
+        if len(key) != len(self.shape):
+            raise TackTypeError(f"{len(key)} indices for a constant of shape {self.shape}")
+        row = tuple.__getitem__(self, key[0])
+        return row[key[1]] if len(key) == 2 else row
+
     def __repr__(self):
         return f"tack.constant({tuple(self)!r}{'' if self.dtype is None else f', {self.dtype!r}'})"
 

@@ -64,6 +64,8 @@ def parse_digest(pk) -> str:
         elif f.name == "host_range":
             v = [[g.name, getattr(v, g.name)] for g in dataclasses.fields(v)
                  if g.name != "evaluate"]
+        elif f.name == "after" and v is not None:  # the locals after the loop: typed too
+            v = parse_digest(v)
         parts.append([f.name, v])
     return cache.digest_object(parts)
 

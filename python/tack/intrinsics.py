@@ -32,8 +32,9 @@ atomic_max = _device_only(
     "atomic_max", "atomic_max(array, index, value): maximum atomically; returns the old value.")
 
 ndrange = _device_only(
-    "ndrange", "for i, j in ndrange(a, b): the parallel loop over a 2-D/3-D domain; each argument "
-               "a size or a (start, end) pair; the last index varies fastest.")
+    "ndrange", "for i, j in ndrange(a, b): the parallel loop over a domain of any rank (one "
+               "name per argument); each argument a size or a (start, end) pair; the last "
+               "index varies fastest.")
 
 
 def unroll(r, factor=None):

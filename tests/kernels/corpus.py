@@ -964,3 +964,92 @@ CASES += [
     Case("iterate_plate", iterate_plate, _plate_make, _plate_ref, sizes=(1, 7, 40),
          rtol=1e-6, atol=1e-6),
 ]
+
+
+# -- language forms: ndrange of rank 4 and 5 (parallel and nested), unpacking before the loop,
+# locals after it, conditional expressions with a scalar arm, matrix entries, returned vectors --
+@tack.kernel
+def ndrange_4d(a, out, sums):
+    for i, j, k, m in tack.ndrange(a.shape[0], (1, a.shape[1]), a.shape[2], a.shape[3]):
+        out[i, j, k, m] = a[i, j, k, m] * 2.0 + (i * 1000 + j * 100 + k * 10 + m)
+        c = 0
+        for p, q, r, s in tack.ndrange(i + 1, (j, 3), 2, (m, m + 2)):  # sequential, rank 4
+            c += p * 1000 + q * 100 + r * 10 + s
+        sums[i, j, k, m] = c
+
+
+@tack.kernel
+def ndrange_5d(out, stop):
+    d0, d1, d2, d3, d4 = out.shape  # noqa: RUF059 - every extent, d2 unused
+    for i, j, k, m, q in tack.ndrange(d0, d1, (2, stop), d3, d4):
+        out[i, j, k, m, q] = i * 10000 + j * 1000 + k * 100 + m * 10 + q
+    unused = stop * 2  # noqa: F841 - a local after the loop: typed, never run
+
+
+@tack.func
+def _spread(a):
+    return tack.vec3(a, a * 2.0, a * 3.0)
+
+
+@tack.kernel
+def vector_forms(img, v, m, out, outv, scale):
+    h, w = img.shape
+    for r, c in tack.ndrange(h, w):
+        x, y, z = _spread(img[r, c])  # a returned vector unpacks like a local one
+        p, q, s = v[c]
+        mm = m[c]
+        e = mm[0, 1] + mm[r % 2, c % 2] + ROT90[0, 1] + ROT90[c % 2, r % 2]
+        outv[r, c] = ((v[c] if img[r, c] > 0.0 else 0.0)
+                      + (-1.0 if img[r, c] < 0.5 else v[c] * scale))
+        out[r, c] = x + y * 10.0 + z * 100.0 + p + q + s + e * scale
+    unused = scale * 2.0  # noqa: F841 - a local after the loop: typed, never run
+
+
+def _ndrange_4d_ref(a):
+    i, j, k, m = np.indices(a.shape)
+    out = np.where(j >= 1, a.astype(np.float64) * 2.0 + (i * 1000 + j * 100 + k * 10 + m), 0.0)
+    sums = np.zeros(a.shape, np.int32)
+    for ii, jj, kk, mm in np.ndindex(a.shape):
+        if jj < 1:
+            continue
+        sums[ii, jj, kk, mm] = sum(p * 1000 + q * 100 + r * 10 + s for p in range(ii + 1)
+                                   for q in range(jj, 3) for r in range(2)
+                                   for s in range(mm, mm + 2))
+    return {1: out, 2: sums}
+
+
+def _ndrange_5d_ref(out, stop):
+    i, j, k, m, q = np.indices(out.shape)
+    inside = (k >= 2) & (k < stop)
+    return {0: np.where(inside, i * 10000 + j * 1000 + k * 100 + m * 10 + q, 0).astype(np.int32)}
+
+
+def _vector_forms_ref(img, v, m, scale):
+    img, v, m = (x.astype(np.float64) for x in (img, v, m))
+    h, w = img.shape
+    r, c = np.indices((h, w))
+    rot = np.array([[0.0, -1.0], [1.0, 0.0]])
+    e = m[c, 0, 1] + m[c, r % 2, c % 2] + rot[0, 1] + rot[c % 2, r % 2]
+    out = img * 321.0 + v.sum(1)[c] + e * scale
+    vc, x = v[c], img[..., None]
+    outv = np.where(x > 0.0, vc, 0.0) + np.where(x < 0.5, -1.0, vc * scale)
+    return {3: out, 4: outv}
+
+
+CASES += [
+    Case("ndrange_4d", ndrange_4d,
+         lambda g, n: [g.normal(size=(n, 3, 5, 7)).astype(np.float32),
+                       np.zeros((n, 3, 5, 7), np.float32), np.zeros((n, 3, 5, 7), np.int32)],
+         lambda a: _ndrange_4d_ref(a[0]), sizes=(1, 3, 7), rtol=1e-6, atol=1e-6),
+    Case("ndrange_5d", ndrange_5d,
+         lambda g, n: [np.zeros((n, 1, 7, 3, 5), np.int32), 6],
+         lambda a: _ndrange_5d_ref(a[0], a[1]), sizes=(1, 2, 5)),
+    Case("vector_forms", vector_forms,
+         lambda g, n: [g.normal(size=(n, n + 2)).astype(np.float32),
+                       tack.array(g.normal(size=(n + 2, 3)).astype(np.float32), dtype=tack.vec3),
+                       tack.array(g.normal(size=(n + 2, 2, 2)).astype(np.float32),
+                                  dtype=tack.mat2),
+                       np.zeros((n, n + 2), np.float32), tack.zeros((n, n + 2), tack.vec3), 0.5],
+         lambda a: _vector_forms_ref(a[0], a[1], a[2], a[5]), sizes=(1, 5, 33), rtol=1e-5,
+         atol=1e-5),
+]

@@ -10,6 +10,7 @@ into the kernel, so one specialization serves every length.
 from __future__ import annotations
 
 import ast
+import copy
 from dataclasses import dataclass
 
 from .. import dtypes as dt
@@ -161,19 +162,38 @@ class _Converter:
 
     def __init__(self, parser, prologue):
         self.parser = parser
-        self.subst: dict[str, ast.expr] = {}
+        # A prologue local's value, or why it cannot be a bound (its value is not known here).
+        self.subst: dict[str, ast.expr | str] = {}
         for s in prologue:
-            if (isinstance(s, ast.Assign) and len(s.targets) == 1
-                    and isinstance(s.targets[0], ast.Name)):
-                self.subst[s.targets[0].id] = s.value
-            elif isinstance(s, ast.If):  # assigned in a branch: its value is not known here
+            if isinstance(s, ast.Assign) and len(s.targets) == 1:  # values read earlier ones
+                value = self._inline(s.value, parser.params)
+                self.subst.update(_bindings(s.targets[0], value))
+            elif isinstance(s, ast.If):
                 for n in ast.walk(s):
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                        self.subst[n.id] = None
+                        self.subst[n.id] = "is assigned in an `if` before the loop"
         self.uses: set[str] = set()
         self.literals: list[int] = []
         self.wide = False  # a `tack.i64(...)` seen
+        self.visits = 0
         self.position = {p: k for k, p in enumerate(parser.params)}
+
+    def _inline(self, value: ast.expr, params) -> ast.expr | str:
+        """`value` with the locals it reads replaced by their values so far (`n = n + 1` and
+        `a, b = b, a` read the values before the assignment), or why it cannot be a bound."""
+        subst = self.subst
+
+        class Inline(ast.NodeTransformer):
+            def visit_Name(self, node):
+                got = subst.get(node.id) if node.id not in params else None
+                if isinstance(got, str):
+                    raise _Unknown(f"depends on '{node.id}', which {got}")
+                return node if got is None else got
+
+        try:
+            return Inline().visit(copy.deepcopy(value))
+        except _Unknown as why:
+            return str(why)
 
     def arg(self, param: str) -> str:
         """How the host source names a parameter: by position (`_p0`), so that no parameter
@@ -182,17 +202,18 @@ class _Converter:
 
     def conv(self, node: ast.expr, depth=0) -> str:
         parser = self.parser
-        if depth > 50:
+        self.visits += 1  # locals reading locals share subtrees: count nodes, not only depth
+        if depth > 50 or self.visits > 10_000:
             raise parser.unsupported(node, "Cannot resolve loop range expression (too deep)")
         if isinstance(node, ast.Constant) and type(node.value) is int:
             self.literals.append(node.value)
             return repr(node.value)
         if isinstance(node, ast.Name):
             if node.id in self.subst and node.id not in parser.params:
-                if self.subst[node.id] is None:
+                if isinstance(self.subst[node.id], str):
                     raise parser.unsupported(
-                        node, f"Cannot resolve loop range expression: '{node.id}' is assigned "
-                              "in an `if` before the loop",
+                        node, f"Cannot resolve loop range expression: '{node.id}' "
+                              f"{self.subst[node.id]}",
                         "the parallel loop's bounds are evaluated on the host, before the "
                         "kernel runs: pass the bound as an argument")
                 return self.conv(self.subst[node.id], depth + 1)
@@ -282,8 +303,31 @@ class _Converter:
         return None
 
 
+class _Unknown(Exception):
+    """A prologue value that reads a local whose value the host cannot know."""
+
+
+def _bindings(target: ast.expr, value: ast.expr | str) -> dict:
+    """What one assignment before the loop binds, name by name: `n = e` gives e; `h, w =
+    a.shape` gives `a.shape[0]`, `a.shape[1]`; `a, b = e1, e2` gives e1, e2; any other
+    unpacking (a vector, a @tack.func's values) gives the reason its names cannot be bounds."""
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return {}
+    names = [t.id for t in target.elts if isinstance(t, ast.Name)]
+    if isinstance(value, str):
+        return dict.fromkeys(names, value)
+    if isinstance(value, ast.Attribute) and value.attr == "shape":
+        return {n: ast.copy_location(ast.Subscript(value, ast.Constant(k), ast.Load()), value)
+                for k, n in enumerate(names)}
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names):
+        return dict(zip(names, value.elts))
+    return dict.fromkeys(names, "is unpacked from a value before the loop")
+
+
 def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
-    """`tack.ndrange(a, b[, c])`: each argument a size or a (start, end) pair."""
+    """`tack.ndrange(a, b, ...)`: each argument a size or a (start, end) pair."""
     conv, uses, literals, c = _converter(parser, prologue)
     pairs = []
     for a in it.args:

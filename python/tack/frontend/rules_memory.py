@@ -24,9 +24,14 @@ class ArrayAccess:
 
     # -- reads ----------------------------------------------------------------------------------
     def shape(self, e: Expr) -> Expr:
-        """`a.shape[k]`: the extent, baked into this specialization."""
-        name, k = e.arg
+        """`a.shape[k]`: the extent, baked into this specialization. `h, w = a.shape` gives
+        one per target, each with the target count, which must be the array's rank."""
+        name, k = e.arg[:2]
         spec = self._array(name, e)
+        if len(e.arg) == 3 and e.arg[2] != spec.ndim:
+            raise self.type_error(e, f"unpacking the shape of the {spec.ndim}-dimensional array "
+                                     f"'{name}' into {e.arg[2]} names",
+                                  f"write one name per dimension, or {name}.shape[k]")
         if not 0 <= k < spec.ndim:
             raise self.type_error(e, f"{name}.shape[{k}] of a {spec.ndim}-dimensional array")
         self.baked.setdefault(name, set()).add(k)

@@ -47,7 +47,8 @@ class ValueRules:
         if x.shape[0] != n:
             what = "rows" if x.is_matrix else "components"
             raise self.type_error(e, f"unpacking a {x.vtype()!r} ({x.shape[0]} {what}) into "
-                                     f"{n} names")
+                                     f"{n} names", f"write one name for each of its {what}, "
+                                                   "or index it (v[k], m[i])")
         return x
 
     def const(self, e: Expr) -> Expr:

@@ -160,6 +160,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
                 params.append(Param(p, "scalar", s.dtype))
         extra = self.pk.host_range.hidden
         params += [Param(h, "scalar", dt.i64) for h in extra]
+        if self.pk.after is not None:  # locals after the loop: their errors, nothing to run
+            TypeChecker(self.pk.after, self.specs, self.kind, self.debug).run()
         local_types = {n: dt.concrete(t) for n, t in self.types.items()
                        if not isinstance(t, VecType)}
         return KernelIR(self.pk.name, params, body, local_types, self.pk.loc,

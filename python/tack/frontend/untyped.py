@@ -65,4 +65,7 @@ class ParsedKernel:
     # stores the value into a hidden one-element array `.ret` after the main launch.
     epilogue: ParsedKernel | None = None
     ret_dtype: object = None
+    # Local assignments after the loop of a kernel without a return value: nothing observes
+    # them, so they only go through the type checker (a one-iteration kernel, never compiled).
+    after: ParsedKernel | None = None
     shown: str = ""  # the name errors give, when not `name` (an epilogue: its user's kernel)

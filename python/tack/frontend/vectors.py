@@ -15,7 +15,8 @@ from ..dtypes import VecType
 from ..errors import KindError, UnsupportedSyntaxError
 from ..ir import nodes as N
 from ..ir.nodes import Expr
-from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..ir.walk import iter_exprs
 from ..passes.names import member, numbered
 
 # Ops applied component by component (scalars broadcast).
@@ -133,6 +134,10 @@ class VectorRules:
         if not isinstance(v, VecVal):
             raise self.type_error(e, "indexing a scalar", "only arrays, vectors and matrices "
                                                           "are indexed")
+        if e.arg is not None and v.is_matrix:  # `.x` names a vector's component, not a row
+            raise self.type_error(e, f".{e.arg} of a {v.vtype()!r}: .x .y .z .w are a vector's "
+                                     "components",
+                                  "index a matrix: m[i, j] is an entry, m[i] a row")
         if v.is_matrix and len(idx) == 1:  # m[i]: row i
             n, m = v.shape
             rows = [VecVal((m,), v.comps[r * m:(r + 1) * m], e.loc) for r in range(n)]
@@ -212,16 +217,34 @@ class VectorRules:
         return VecVal(shape, out, e.loc)
 
     def ifexp_values(self, e: Expr, c: Expr, a, b):
-        if not (isinstance(a, VecVal) and isinstance(b, VecVal)) or a.shape != b.shape:
-            raise self.type_error(e, "a conditional expression mixes a vector and a scalar or "
-                                     "vectors of different shapes")
-        return VecVal(a.shape, [self.op_typed(Op.IFEXP, e.loc, c, x, y)
-                                for x, y in zip(a.comps, b.comps)], e.loc)
+        """`v if c else w` per component; a scalar arm is repeated, as a scalar operand is
+        broadcast (`v if c else 0.0`). Each component stays lazy: the arm not chosen is not
+        evaluated, so a repeated scalar arm must not update memory (it would once per
+        component)."""
+        vec = a if isinstance(a, VecVal) else b
+        for arm in (a, b):
+            if isinstance(arm, VecVal):
+                if arm.shape != vec.shape:
+                    raise self.type_error(e, f"a conditional expression mixes shapes {a.shape} "
+                                             f"and {b.shape}",
+                                          "both arms are vectors of one width, or one a scalar")
+            elif any(x.op in ATOMIC for x in iter_exprs(arm)):
+                raise self.type_error(e, "an atomic update in the scalar arm of a conditional "
+                                         "expression whose other arm is a vector",
+                                      "the arm would run once per component: assign the "
+                                      "atomic's result to a local first")
+        ca = a.comps if isinstance(a, VecVal) else [a] * len(vec.comps)
+        cb = b.comps if isinstance(b, VecVal) else [b] * len(vec.comps)
+        return VecVal(vec.shape, [self.op_typed(Op.IFEXP, e.loc, c, x, y)
+                                  for x, y in zip(ca, cb)], e.loc)
 
     def reduce_mask(self, e: Expr):
         v = self.expr(e.args[0])
         if not isinstance(v, VecVal):
-            return self.to_bool(v)
+            word = "any" if e.op is Op.ANY else "all"
+            raise self.type_error(e, f"{word}() of a scalar of type {dt.concrete(v.dtype)!r}: "
+                                     f"{word}() reduces a mask", "a mask is a vector comparison "
+                                  f"({word}(v > 0.0)); a scalar condition is used as it is")
         out = self.to_bool(v.comps[0])
         for c in v.comps[1:]:
             out = self.op_typed(Op.OR_ if e.op is Op.ANY else Op.AND_, e.loc, out,

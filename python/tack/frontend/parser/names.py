@@ -69,8 +69,8 @@ class Names:
         if node.attr in COMPONENTS and (self._resolve(node.value) is UNSET
                                         or _vector_constant(self._resolve(node.value))):
             loc = self.src.loc(node)
-            k = Expr(Op.CONST, None, (), COMPONENTS[node.attr], loc)
-            return Expr(Op.COMPONENT, None, (self.expr(node.value), k), None, loc)
+            k = Expr(Op.CONST, None, (), COMPONENTS[node.attr], loc)  # arg: a vector's only
+            return Expr(Op.COMPONENT, None, (self.expr(node.value), k), node.attr, loc)
         obj = self._resolve(node)
         if obj is UNSET:
             raise self.unsupported(node, f"attribute '.{node.attr}'",

@@ -19,12 +19,7 @@ class SequentialLoops:
 
     def _seq_ndrange(self, node: ast.For, it: ast.Call) -> list[Stmt]:
         """`for i, j in tack.ndrange(a, (s, e))`: each argument a size or a (start, end) pair."""
-        names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-        if (not 1 <= len(it.args) <= 3 or it.keywords or len(names) != len(it.args)
-                or not all(isinstance(t, ast.Name) for t in names)):
-            raise self.unsupported(node.target, "ndrange loop whose targets do not match its "
-                                                "1 to 3 arguments",
-                                   "write `for i, j in tack.ndrange(n, m)`")
+        names = self._ndrange_targets(node, it)
         loc = self.src.loc(node)
         bounds = []
         for a in it.args:
@@ -35,6 +30,22 @@ class SequentialLoops:
             else:
                 bounds.append((Expr(Op.CONST, None, (), 0, loc), self.expr(a)))
         return self._nested_loops(node, bounds, [self.local_name(t) for t in names], [])
+
+    def _ndrange_targets(self, node: ast.For, it: ast.Call) -> list[ast.Name]:
+        """The names of `for i, j, ... in tack.ndrange(a, b, ...)`: one per argument, of any
+        count (as many as an array has dimensions), a size or a (start, end) pair each."""
+        names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        if it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
+            raise self.unsupported(it, "ndrange() with keyword or starred arguments",
+                                   "write each extent: tack.ndrange(n, (start, end), ...)")
+        if not it.args or len(names) != len(it.args) or not all(
+                isinstance(t, ast.Name) for t in names):
+            raise self.unsupported(node.target, f"ndrange loop with {len(names)} target(s) for "
+                                                f"its {len(it.args)} argument(s)",
+                                   "write one name per argument: `for i, j in "
+                                   "tack.ndrange(n, m)`, `for i, j, k, m in tack.ndrange(a, b, "
+                                   "c, d)`")
+        return names
 
     def _seq_object(self, node: ast.For) -> list[Stmt]:
         """`for c in obj`: the loops of `range(obj.n)` or `ndrange(obj.nz, obj.ny, obj.nx)`, with

@@ -91,6 +91,8 @@ class Statements:
             callee = self._callee(value_node)
             if callee is not None:  # a, b = f(...)
                 vals = self.inline_call(callee[0], value_node.args, value_node, callee[1])
+                if len(vals) == 1 and len(target.elts) > 1:  # one value: a vector unpacks
+                    return self._unpack(target, value_node, node, vals[0])
                 if len(vals) != len(target.elts):
                     raise self.unsupported(node, f"unpacking {len(vals)} returned value(s) into "
                                                  f"{len(target.elts)} targets")
@@ -112,6 +114,9 @@ class Statements:
 
     def _tuple_assign(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
         """`x, y = e1, e2`: the whole right side first, then the targets left to right."""
+        if (isinstance(value_node, ast.Attribute) and value_node.attr == "shape"
+                and self.array_name(value_node.value) is not None):
+            return self._unpack_shape(target, value_node, node)
         if not isinstance(value_node, (ast.Tuple, ast.List)):
             return self._unpack(target, value_node, node)
         if len(value_node.elts) != len(target.elts):
@@ -134,14 +139,25 @@ class Statements:
             out += stores
         return out
 
-    def _unpack(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
+    def _unpack_shape(self, target: ast.Tuple, value_node: ast.Attribute, node) -> list[Stmt]:
+        """`h, w = a.shape`: `h = a.shape[0]; w = a.shape[1]`; the typechecker checks that the
+        array has as many dimensions as there are targets (docs/language.md, "Array access")."""
+        arr, loc = self.array_name(value_node.value), self.src.loc(value_node)
+        n = len(target.elts)
+        out: list[Stmt] = []
+        for k, tgt in enumerate(target.elts):
+            out += self._store_to(tgt, Expr(Op.SHAPE, None, (), (arr, k, n), loc), node)
+        return out
+
+    def _unpack(self, target: ast.Tuple, value_node, node, value: Expr | None = None):
         """`x, y = v`: a vector's components (a matrix's rows), the value computed once into a
-        temporary; the typechecker checks that the value has as many as there are targets."""
+        temporary; the typechecker checks that the value has as many as there are targets.
+        `value`: the value already parsed (a @tack.func's one returned vector)."""
         loc = self.src.loc(node)
         tmp = self.fresh("u")
         n = len(target.elts)
-        check = Expr(Op.TYPED, None, (self.expr(value_node),), ("unpack", n), self.src.loc(
-            value_node))
+        value = self.expr(value_node) if value is None else value
+        check = Expr(Op.TYPED, None, (value,), ("unpack", n), self.src.loc(value_node))
         out: list[Stmt] = [Assign(loc, tmp, check)]
         for k, tgt in enumerate(target.elts):
             item = Expr(Op.COMPONENT, None, (Expr(Op.VAR, None, (), tmp, loc),

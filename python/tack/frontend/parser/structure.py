@@ -3,8 +3,9 @@ loop itself (`range`, `tack.ndrange`, or `for c in obj` over a device class), an
 value after it (see docs/language.md, "Kernels and calls" and "Parallel loop").
 
 A kernel body is: local assignments (the prologue, run once per iteration), exactly one
-parallel loop whose range is evaluated on the host at every call, and optionally `return expr`
-(with a return annotation), which becomes a one-iteration epilogue kernel.
+parallel loop whose range is evaluated on the host at every call, then local assignments and
+optionally `return expr` (with a return annotation): with a return they and it become a
+one-iteration epilogue kernel; without one the assignments are only type-checked.
 """
 from __future__ import annotations
 
@@ -24,8 +25,20 @@ from .calls import ATOMICS, SCRATCH
 from .names import BuiltinName
 
 RET, EPILOGUE = hidden("ret"), hidden("epilogue")  # the return value's array, its loop
-_OUTSIDE = ("statements before the parallel loop run an undefined number of times; move it "
-            "into the loop")
+_BEFORE, _AFTER = "before", "after"
+
+
+def _hint(where: str, move: bool = True) -> str:
+    why = ("statements before the parallel loop run an undefined number of times" if where ==
+           _BEFORE else "after the parallel loop only a return value is computed")
+    return why + ("; move it into the loop" if move else ", so only local assignments (also "
+                  "in the branches of an `if`) are allowed there")
+
+
+def _local_target(t: ast.expr) -> bool:
+    """A target that binds locals only: a name, or a flat tuple of names (`h, w = a.shape`)."""
+    return isinstance(t, ast.Name) or (isinstance(t, (ast.Tuple, ast.List)) and all(
+        isinstance(e, ast.Name) for e in t.elts))
 
 
 class KernelStructure:
@@ -41,11 +54,10 @@ class KernelStructure:
         stmts = [s for s in fn.body if not is_docstring(s)]
         loop = self._find_parallel_loop(fn, stmts)
         k = stmts.index(loop)
-        prologue = [st for s in stmts[:k] for st in self._prologue_stmt(s)]
+        prologue = [st for s in stmts[:k] for st in self._local_stmt(s, _BEFORE)]
         tail = stmts[k + 1:]
         ret = tail.pop() if tail and isinstance(tail[-1], ast.Return) else None
-        for s in tail:
-            self._check_epilogue(s)
+        after = [st for s in tail for st in self._local_stmt(s, _AFTER)]
         it, nd, loop_vars, vector = self._loop_form(loop)
         host = build_host_range(self, it, stmts[:k], nd)
         self.assigned.update(loop_vars)
@@ -55,7 +67,9 @@ class KernelStructure:
                           self.src.loc(loop), host, body, set(self.assigned), paths,
                           len(self.params), loop_vars)
         if ret is not None:
-            self._return_epilogue(pk, ret, prologue)
+            self._return_epilogue(pk, ret, prologue + after)
+        elif after:  # nothing observes them: typed (in the prologue's scope), never run
+            pk.after = self._once(pk, pk.params, prologue + after, self.src.loc(tail[0]))
         return pk
 
     def _check_signature(self, fn: ast.FunctionDef) -> None:
@@ -93,49 +107,48 @@ class KernelStructure:
         return params, paths
 
     # -- before and after the parallel loop -----------------------------------------------------
-    def _prologue_stmt(self, s: ast.stmt) -> list[Stmt]:
-        # Before the parallel loop: only local assignments (and array loads within them), also
-        # in the branches of an `if`.
-        self._check_prologue(s)
+    def _local_stmt(self, s: ast.stmt, where: str) -> list[Stmt]:
+        # Before or after the parallel loop: only local assignments (and array loads within
+        # them), also in the branches of an `if`.
+        self._check_local(s, where)
         got = self.block([s])
         for st in iter_stmts(got):
             if isinstance(st, (Store, ExprStmt, Barrier)):
                 what = "store" if isinstance(st, Store) else (
                     "barrier()" if isinstance(st, Barrier) else "atomic update")
                 raise self.unsupported(s, f"{what} (at {st.loc}, through a device function) "
-                                          "is outside the parallel loop", _OUTSIDE)
+                                          "is outside the parallel loop", _hint(where))
         return got
 
-    def _check_prologue(self, s: ast.stmt) -> None:
-        """Reject a statement before the parallel loop that is not a local assignment, an `if`
-        of such statements, or `pass`."""
-        if isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets):
+    def _check_local(self, s: ast.stmt, where: str) -> None:
+        """Reject a statement before or after the parallel loop that is not a local assignment
+        (`x = e`, `h, w = a.shape`), an `if` of such statements, or `pass`."""
+        if isinstance(s, ast.Assign) and all(_local_target(t) for t in s.targets):
             for n in ast.walk(s.value):
                 if isinstance(n, ast.Call) and self._intrinsic(n.func) in ATOMICS:
                     raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
-                                              "parallel loop", _OUTSIDE)
+                                              "parallel loop", _hint(where))
             return
         if isinstance(s, ast.If):
             for n in ast.walk(s.test):
                 if isinstance(n, ast.Call) and self._intrinsic(n.func) in ATOMICS:
                     raise self.unsupported(n, f"{self._intrinsic(n.func)}() is outside the "
-                                              "parallel loop", _OUTSIDE)
+                                              "parallel loop", _hint(where))
             for st in s.body + s.orelse:
-                self._check_prologue(st)
+                self._check_local(st, where)
             return
         if isinstance(s, ast.Pass) or is_docstring(s):
             return
         what = "store" if isinstance(s, (ast.Assign, ast.AugAssign)) else _stmt_name(s)
-        raise self.unsupported(s, f"{what} is outside the parallel loop",
-                               "statements before the parallel loop run an undefined number of "
-                               "times, so only local assignments (also in the branches of an "
-                               "`if`) are allowed there")
+        raise self.unsupported(s, f"{what} is outside the parallel loop", _hint(where, False))
 
-    def _check_epilogue(self, s: ast.stmt) -> None:
-        if isinstance(s, ast.Pass) or is_docstring(s):
-            return
-        raise self.unsupported(s, f"{_stmt_name(s)} is outside the parallel loop",
-                               "put the work inside the parallel loop")
+    def _once(self, pk: ParsedKernel, params: list, body: list, loc) -> ParsedKernel:
+        """A one-iteration kernel over `body`, in the scope of the statements before the loop
+        (a local of the loop is not assigned there: reading it raises NameError)."""
+        one = HostRange("stop", 1, lambda *a: (0, 1, 1), frozenset(), "", 1)
+        return ParsedKernel(f"{self.name}_return", params, self.src, pk.loc, EPILOGUE, loc, one,
+                            body, set(self.assigned) | {EPILOGUE}, None, 0, (EPILOGUE,),
+                            shown=self.name)
 
     def _return_epilogue(self, pk: ParsedKernel, ret: ast.Return, prologue: list) -> None:
         """`return expr` after the parallel loop, typed by the kernel's return annotation."""
@@ -156,11 +169,7 @@ class KernelStructure:
         value = Expr(Op.CAST, None, (self.expr(ret.value),), t, loc)
         zero = Expr(Op.CONST, None, (), 0, loc)
         body = list(prologue) + [Store(loc, RET, (zero,), value, "return")]
-        one = HostRange("stop", 1, lambda *a: (0, 1, 1), frozenset(), "", 1)
-        pk.epilogue = ParsedKernel(f"{self.name}_return", pk.params + [RET], self.src,
-                                   pk.loc, EPILOGUE, loc, one, body,
-                                   set(self.assigned) | {EPILOGUE}, None, 0,
-                                   (EPILOGUE,), shown=self.name)
+        pk.epilogue = self._once(pk, pk.params + [RET], body, loc)
         pk.ret_dtype = t
 
     # -- the parallel loop ----------------------------------------------------------------------
@@ -187,14 +196,8 @@ class KernelStructure:
                                    "@tack.device_class object whose class declares "
                                    "__tack_iterate__ can be iterated itself")
         if isinstance(it, ast.Call) and self._intrinsic(it.func) == "ndrange":
-            nd = len(it.args)
-            names = loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
-            if not 1 <= nd <= 3 or it.keywords or len(names) != nd or not all(
-                    isinstance(t, ast.Name) for t in names):
-                raise self.unsupported(loop.target, "ndrange loop whose targets do not match its "
-                                                    "1 to 3 arguments",
-                                       "write `for i, j in tack.ndrange(n, m)`")
-            return it, nd, tuple(t.id for t in names), None
+            names = self._ndrange_targets(loop, it)
+            return it, len(names), tuple(t.id for t in names), None
         if not isinstance(loop.target, ast.Name):
             raise self.unsupported(loop.target, "parallel loop target that is not a single name",
                                    "use `for i in range(n)`")
