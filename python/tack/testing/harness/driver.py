@@ -39,8 +39,16 @@ class Run:
     options: dict  # the keywords a repro line repeats
 
 
+def _dtype_name(d) -> str:
+    try:
+        return np.dtype(d).name
+    except TypeError:  # NumPy's "data type 'floatx' not understood"
+        raise TackValueError(f"{d!r} is not a dtype: name one as NumPy does, e.g. 'float32' "
+                             "or 'int64'") from None
+
+
 def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
-    names = tuple(np.dtype(d).name for d in ((dtypes,) if isinstance(dtypes, str) else dtypes))
+    names = tuple(_dtype_name(d) for d in ((dtypes,) if isinstance(dtypes, str) else dtypes))
     if not names:
         raise TackValueError("dtypes is empty: name at least one, e.g. ('float32',)")
     for d in names:
@@ -146,6 +154,8 @@ def test(subject, reference, signature, tier="fast", dtypes=("float32",), seed=0
     """
     run = _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fused_ops,
                tolerance_override, baseline)
+    if records_dir is not False:
+        records.folder_for_writing(records_dir)  # a wrong folder is said now, not after the run
     if shape is not None:
         case, dtype = tiers.parse_label(shape, run.sig)
         cases, run.dtypes = [case], ((np.dtype(dtype).name,) if dtype else run.dtypes)
