@@ -152,8 +152,12 @@ class Record:
 
     @classmethod
     def load(cls, path) -> Record:
-        with open(path, encoding="utf-8") as f:
-            rec = cls.from_dict(json.load(f))
+        """The record stored at `path`; RecordError (naming the file) when it holds none."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                rec = cls.from_dict(json.load(f))
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep
+            raise RecordError(f"{path} is not a harness record: {exc}") from None
         rec.path = str(path)
         return rec
 
@@ -165,7 +169,7 @@ class Record:
         return self.summary()
 
 
-class RecordError(ValueError):
+class RecordError(TackValueError):
     """A JSON file that is not a harness record: a field missing or of the wrong type."""
 
 
@@ -271,7 +275,9 @@ def load_all(records_dir=None) -> tuple[list[Record], list[str]]:
                 skipped.append(f"{path.name}: not a regular file")
                 continue
             out.append(Record.load(path))
-        except (OSError, ValueError, RecursionError) as exc:  # RecordError is a ValueError
-            skipped.append(f"{path.name}: not a harness record ({type(exc).__name__}: {exc})")
+        except RecordError as exc:
+            skipped.append(f"{path.name}: {str(exc).removeprefix(f'{path} is ')}")
+        except OSError as exc:  # unreadable: a dangling link, no permission
+            skipped.append(f"{path.name}: not readable ({exc.strerror})")
     out.sort(key=lambda r: r.created)
     return out, skipped
