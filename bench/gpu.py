@@ -669,7 +669,7 @@ def environment() -> dict:
         env["cuda-bindings"] = bindings.__version__
     except (ImportError, AttributeError):  # the older cuda-python layout: no version to print
         env["cuda-bindings"] = "?"
-    eng = tack.Device("cuda").engine
+    eng = tack.device("cuda").engine  # the shared device, not a second engine
     env["device"] = f"{eng.name} ({eng.arch}, {eng.sm_count} SMs)"
     from cuda.bindings import driver
 
