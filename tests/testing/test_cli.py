@@ -81,6 +81,7 @@ USAGE_ERRORS = [  # (options after the subject's, words of the one line)
     (["--reference", "{dir}/broken.py::ref"], "broken.py:2:"),
     (["--reference", "{dir}/raises.py::ref"], "raised ModuleNotFoundError"),
     (["--reference", "{dir}/missing.py::ref"], "no file"),
+    (["--reference", "{dir}/counted.py::os"], "The reference must be callable"),
 ]
 
 

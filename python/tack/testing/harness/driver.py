@@ -9,7 +9,7 @@ import numpy as np
 
 from ...devices import default_device
 from ...dtypes import from_numpy
-from ...errors import TackValueError
+from ...errors import TackTypeError, TackValueError
 from . import inputs, records, repro, subjects, tiers
 from .compare import compare
 from .environment import environment
@@ -68,6 +68,10 @@ def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fuse
     reference = subjects.load(reference) if isinstance(reference, str) else reference
     if isinstance(baseline, str):
         baseline = subjects.load(baseline)
+    for role, obj in (("subject", subject), ("reference", reference), ("baseline", baseline)):
+        if not callable(obj) and not (role == "baseline" and obj in (None, False)):
+            raise TackTypeError(f"The {role} must be callable (a function or a @tack.kernel), "
+                                f"got {type(obj).__name__}")
     fused = (fused_ops,) if isinstance(fused_ops, str) else tuple(fused_ops or ())
     tolerance("float32", op_class, fused, tolerance_override)  # rejects a bad class or pair now
     options = {k: v for k, v in (("op_class", op_class), ("fused_ops", fused),

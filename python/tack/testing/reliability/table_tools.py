@@ -42,6 +42,7 @@ _TEST_REFUSALS = [
      ("ModuleNotFoundError",)),
     ("subject-raises-at-import", "subject_file='1 / 0\\n'", "ValueError",
      ("ZeroDivisionError",)),
+    ("subject-not-callable", "subject_file='f = 5\\n'", "TypeError", ("must be callable",)),
 ]
 
 
