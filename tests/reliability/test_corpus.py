@@ -2,6 +2,7 @@
 whose expectation went stale fails here (pytest-xdist spreads them over its workers); the same
 rows from a shell: `python -m tack.testing.reliability`."""
 import os
+import sys
 
 import pytest
 from tack.devices import _global as _settings
@@ -20,19 +21,20 @@ def _param(case):
 
 @pytest.fixture
 def process_state():
-    """What an in-process row must leave as it found it: the environment, the working folder
-    and Tack's process-wide settings (run_here restores the settings; a row must not rely on
-    that for the rest)."""
+    """What an in-process row must leave as it found it: the environment, the working folder,
+    the import path and Tack's process-wide settings (run_here restores the settings; a row
+    must not rely on that for the rest)."""
     def state():
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # pytest's
-        return env, os.getcwd(), dict(_settings)
+        return env, os.getcwd(), list(sys.path), dict(_settings)
 
     before = state()
     yield
     after = state()
     assert after[0] == before[0], "the row changed os.environ"
     assert after[1] == before[1], "the row changed the working folder"
-    assert after[2] == before[2], "Tack's process-wide settings were not restored"
+    assert after[2] == before[2], "the row changed sys.path"
+    assert after[3] == before[3], "Tack's process-wide settings were not restored"
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in _ALL])

@@ -124,7 +124,8 @@ _COMMANDS = [
 
 def _commands() -> list[Case]:
     # m.py's f and the program prog.py leave a file `*.ran` when they run
-    setup = ("import contextlib, io, tempfile\ntmp = tempfile.mkdtemp(prefix='tack-tools-')\n"
+    setup = ("import contextlib, io, sys, tempfile\n"
+             "tmp = tempfile.mkdtemp(prefix='tack-tools-')\n"
              "def put(name, text):\n"
              "    with open(os.path.join(tmp, name), 'w') as f:\n        f.write(text)\n"
              "ran = 'open(__file__ + \".ran\", \"w\").close()\\n'\n"
@@ -136,10 +137,11 @@ def _commands() -> list[Case]:
         args = args.replace("{test}", _TEST)
         main = ("from tack.check.__main__ import main" if module == "tack.check" else
                 "from tack.testing.harness.cli import main")
-        call = (f"{main}\nwith contextlib.redirect_stderr(err):\n"
+        # sys.path as it was afterwards: `test` puts the named files' folder on it
+        call = (f"{main}\npath = list(sys.path)\nwith contextlib.redirect_stderr(err):\n"
                 f"    try:\n        status = main({args!r}.format(tmp=tmp).split())\n"
                 "    except SystemExit as exc:  # argparse's own refusals\n"
-                "        status = exc.code\n")
+                "        status = exc.code\n    finally:\n        sys.path[:] = path\n")
         check = ("assert status == 2, (status, err.getvalue())\n"
                  "lines = err.getvalue().splitlines()\n"
                  "assert len(lines) == 1 and ': error: ' in lines[0], lines\n"
