@@ -4,6 +4,7 @@
     PYTHONPATH=python python3 bench/algorithms.py                 # CPU, 2^24 elements
     PYTHONPATH=python python3 bench/algorithms.py --gpu           # CUDA, 2^28 elements
     PYTHONPATH=python python3 bench/algorithms.py --log2 20       # another size
+    PYTHONPATH=python python3 bench/algorithms.py --quick         # 2^12, one round: a smoke run
 
 Rows: sum, min, max and mean of f32 (GB/s, 4 B/element; torch's as device tensors), inclusive
 scan of f32 (GB/s, 8 B/element: read and write; the path the device gets, and on the GPU each of
@@ -154,7 +155,8 @@ def _rounds(impls: dict, rounds: int, reps: int) -> dict:
     return times
 
 
-def _row(row, tack_fn, sync, peers, args, n, x, keys) -> None:
+def _row(row, tack_fn, sync, peers, args, n, x, keys) -> bool:
+    """Check and time one row; whether Tack's result was right."""
     out = tack_fn()
     sync()
     ok = _check(row, out, x, keys)
@@ -173,6 +175,7 @@ def _row(row, tack_fn, sync, peers, args, n, x, keys) -> None:
             t = statistics.median(times[name])
             print(f"{row:17s} {name:6s} {t * 1e3:10.3f} {_unit(row, n, t):>16s} "
                   f"{t / t_tack:9.2f}x  {fmt_ratio(ratio_stats(times['tack'], times[name]))}")
+    return ok
 
 
 def main(argv=None) -> int:
@@ -182,7 +185,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
     ap.add_argument("--reps", type=int, default=3, help="calls per block")
     ap.add_argument("--rows", default=None, help="comma-separated rows (default: all)")
+    ap.add_argument("--quick", action="store_true", help="2^12 elements, one round of one call")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.log2, args.rounds, args.reps = args.log2 or 12, 1, 1
     n = 1 << (args.log2 or (28 if args.gpu else 24))
     rng = np.random.default_rng(0)
     x = rng.standard_normal(n).astype(np.float32)
@@ -202,14 +208,15 @@ def main(argv=None) -> int:
           f"{args.rounds} rounds of {args.reps} calls")
     print(f"{'row':17s} {'impl':6s} {'time (ms)':>10s} {'rate':>16s} {'peer/tack':>10s}  "
           "per-round ratio")
-    if args.gpu:  # the first row measured 6-10 % slower than the same call later (the clocks
-        t0 = time.perf_counter()  # rising from idle?): a second of the first row's work first
-        while time.perf_counter() - t0 < 1.0:
+    if args.gpu and not args.quick:  # the first row measured 6-10 % slower than the same
+        t0 = time.perf_counter()  # call later (the clocks rising from idle?): a second of the
+        while time.perf_counter() - t0 < 1.0:  # first row's work first
             rows[wanted[0]][0]()
             sync()
-    for row in wanted:
-        _row(row, rows[row][0], sync, peers, args, n, x, keys)
-    return 0
+    wrong = [row for row in wanted if not _row(row, rows[row][0], sync, peers, args, n, x, keys)]
+    if wrong:
+        print(f"WRONG: {', '.join(wrong)}")
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

@@ -5,19 +5,22 @@ argsort and torch, and the kept table's bound (nothing kept against kept).
 
     PYTHONPATH=python:bench python3 bench/algorithms_phases.py          # CUDA, 2^28
     PYTHONPATH=python:bench python3 bench/algorithms_phases.py --sim    # the simulator, 2^14
+    PYTHONPATH=python:bench python3 bench/algorithms_phases.py --sim --quick  # a smoke run
 
 LOG2 in the environment sets the size. Ratios as in bench/algorithms.py (interleaved rounds,
-bench/_stats.py): another variant's time / the first variant's, per round."""
+bench/_stats.py): another variant's time / the first variant's, per round. The exit status is 1
+when a checked result (a sum, a sort) is wrong."""
+import argparse
 import os
 import statistics
 import sys
 import time
 
-sys.path.insert(0, "bench")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np
 import tack
 from _stats import fmt_ratio, ratio_stats
-from algorithms import _rounds
+from algorithms import _check, _rounds
 from tack import algorithms as A
 from tack.algorithms import _scratch as S
 from tack.algorithms import radix as RX
@@ -25,15 +28,12 @@ from tack.algorithms import reduce as R
 from tack.algorithms import sorting as SO
 from tack.algorithms.scans import exclusive_scan
 
-GPU = "--sim" not in sys.argv
-LOG2 = int(os.environ.get("LOG2", "28" if GPU else "14"))
-try:
-    import torch
-except ImportError:
-    torch = None
-tack.set_default_device("cuda" if GPU else "cpu", **({} if GPU else {"engine": "sim"}))
-dev = tack.devices.default_device()
-eng = dev.engine
+# Set by main(): the device, whether it is the GPU, torch when present, the timing rounds
+# (None: each section's own), the wrong results seen.
+dev = eng = torch = None
+GPU = True
+ROUNDS: int | None = None
+WRONG: list[str] = []
 
 
 def sync():
@@ -47,7 +47,7 @@ def tsync():
 
 def show(title, impls, rounds=7, reps=5):
     print(f"## {title}", flush=True)
-    times = _rounds(impls, rounds, reps)
+    times = _rounds(impls, ROUNDS or rounds, 1 if ROUNDS else reps)
     names = list(impls)
     base = times[names[0]]
     for nm in names:
@@ -75,6 +75,8 @@ def sum_section(log2):
     want = float(np.sum(x, dtype=np.float64))
     got, old = a.sum(), old_sum(a, n)
     print(f"# sum 2^{log2}: new {got!r} old {old!r} f64 {want!r} same={got == old}")
+    if max(abs(got - want), abs(old - want)) > 1e-3 * float(np.abs(x).sum()):
+        WRONG.append(f"sum 2^{log2}")
     impls = {"a.sum() (box)": (a.sum, sync), "old path (download)": (lambda: old_sum(a, n), sync),
              "sum_groups only": (lambda: R.sum_groups(a, part, n), sync),
              "both launches, no read": (lambda: (R.sum_groups(a, part, n),
@@ -88,7 +90,7 @@ def sum_section(log2):
         print(f"  {op}: {getattr(a, op)()!r} numpy {getattr(x, op)()!r}")
 
 
-def host_costs():
+def host_costs(calls=2000):
     a = tack.array(np.ones(1 << 12, np.float32))
     part = S.kept(dev, tack.f32, "groups", 16)
     R.sum_groups(a, part, 1 << 12)
@@ -98,10 +100,10 @@ def host_costs():
         fn()
         sync()
         t = time.perf_counter()
-        for _ in range(2000):
+        for _ in range(calls):
             fn()
         sync()
-        print(f"  host: {label:28s} {(time.perf_counter() - t) / 2000 * 1e6:8.2f} us")
+        print(f"  host: {label:28s} {(time.perf_counter() - t) / calls * 1e6:8.2f} us")
 
 
 def timed(fn, *args):
@@ -143,10 +145,11 @@ def sort_section(log2):
     keys = np.random.default_rng(1).integers(-2 ** 31, 2 ** 31, n, dtype=np.int32)
     k = tack.array(keys)
     s, p = A.sort(k)
-    from algorithms import _check
-
-    print(f"# sort 2^{log2} checked: {_check('sort', (s, p), None, keys)}", flush=True)
-    for _ in range(2):
+    checked = _check('sort', (s, p), None, keys)
+    print(f"# sort 2^{log2} checked: {checked}", flush=True)
+    if not checked:
+        WRONG.append(f"sort 2^{log2}")
+    for _ in range(1 if ROUNDS else 2):  # the second time warm
         rows, kf, mm = sort_phases(k, n)
     for i, (c, sc, w) in enumerate(rows):
         print(f"  pass {i}: counts {c:.3f} ms, scan {sc:.3f} ms, scatter {w:.3f} ms")
@@ -159,7 +162,10 @@ def sort_section(log2):
             SO.FUSED_KEYS = True
 
     s2, p2 = unfused()
-    print(f"# unfused sort checked: {_check('sort', (s2, p2), None, keys)}", flush=True)
+    checked = _check('sort', (s2, p2), None, keys)
+    print(f"# unfused sort checked: {checked}", flush=True)
+    if not checked:
+        WRONG.append(f"unfused sort 2^{log2}")
     impls = {"A.sort(k)": (lambda: A.sort(k), sync), "A.argsort(k)": (lambda: A.argsort(k), sync),
              "A.sort(k), keys converted after": (unfused, sync)}
     if torch is not None and GPU:
@@ -181,9 +187,33 @@ def sort_section(log2):
     print(f"  kept bytes on the device: {S.kept_bytes(dev)}")
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    global dev, eng, torch, GPU, ROUNDS
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sim", action="store_true", help="the simulator (CPU memory), no GPU")
+    ap.add_argument("--quick", action="store_true", help="2^10 elements, one round of one call")
+    a = ap.parse_args(argv)
+    GPU = not a.sim
+    log2 = int(os.environ.get("LOG2", "10" if a.quick else "28" if GPU else "14"))
+    ROUNDS = 1 if a.quick else None
+    if GPU:
+        try:
+            import torch as _torch
+        except ImportError:
+            _torch = None
+        torch = _torch
+    tack.set_default_device("cuda" if GPU else "cpu", **({} if GPU else {"engine": "sim"}))
+    dev = tack.devices.default_device()
+    eng = dev.engine
     print(f"# {dev!r} {eng!r}")
-    host_costs()
-    sum_section(18 if GPU else 12)
-    sum_section(LOG2)
-    sort_section(LOG2)
+    host_costs(5 if a.quick else 2000)
+    for size in sorted({min(log2, 18 if GPU else 12), log2}):
+        sum_section(size)
+    sort_section(log2)
+    if WRONG:
+        print(f"WRONG: {', '.join(WRONG)}")
+    return 1 if WRONG else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

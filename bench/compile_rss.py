@@ -3,6 +3,7 @@ after they are dropped (docs/performance.md, "Memory of many compiles").
 
     PYTHONPATH=python python bench/compile_rss.py --n 2000
     TACK_COMPILE_IN_PROCESS=all PYTHONPATH=python python bench/compile_rss.py --n 2000  # before
+    PYTHONPATH=python python bench/compile_rss.py --quick     # 10 compiles: a smoke run
 
 Each kernel has its own literal, so each is a fresh LLVM compile (the disk cache is off).
 """
@@ -35,7 +36,11 @@ def kernels_module(n: int, where: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--quick", action="store_true", help="10 compiles after 2 warm ones")
     a = ap.parse_args()
+    warm = 2 if a.quick else 50
+    if a.quick:
+        a.n = 10
     os.environ["TACK_CACHE"] = "off"
     import numpy as np
     import tack
@@ -43,16 +48,18 @@ def main() -> None:
 
     tmp = tempfile.mkdtemp()
     sys.path.insert(0, tmp)
-    mod = importlib.import_module(kernels_module(a.n + 50, tmp))
+    mod = importlib.import_module(kernels_module(a.n + warm, tmp))
     x, out = tack.array(np.ones(64, np.float32)), tack.empty((64,))
-    for j in range(50):  # warm: LLVM loaded, first compiles done
+    for j in range(warm):  # warm: LLVM loaded, first compiles done
         getattr(mod, f"k{j}")(x, out)
     gc.collect()
     base, t0 = rss_mb(), time.perf_counter()
-    for j in range(50, a.n + 50):
+    for j in range(warm, a.n + warm):
         getattr(mod, f"k{j}")(x, out)
-        if j % 500 == 49:
-            print(f"  {j - 49:5d} compiles: RSS {rss_mb():7.1f} MB", flush=True)
+        if (j - warm + 1) % 500 == 0:
+            print(f"  {j - warm + 1:5d} compiles: RSS {rss_mb():7.1f} MB", flush=True)
+    if out.numpy()[0] != (a.n + warm - 1) + 1.5:  # the last kernel's x * j.5 + 1.0 of ones
+        raise SystemExit(f"wrong result {out.numpy()[0]} of k{a.n + warm - 1}")
     dt = time.perf_counter() - t0
     after = rss_mb()
     del mod

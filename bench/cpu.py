@@ -725,14 +725,14 @@ def measure_launch(peers, args, results, failures):
     rotates); a round's ratio compares blocks that ran back to back."""
     import _peers
 
-    rounds, per_block = (10, 500) if args.quick else (args.launch_rounds, 2000)
+    rounds, per_block = (3, 100) if args.quick else (args.launch_rounds, 2000)
     print(f"\n## warm launch cost: transform on 1-element arrays, launch + sync ({rounds} "
           f"interleaved rounds of one {per_block}-call block per implementation)")
     runs = {}
     for p in peers:
         try:
             run = p.launch()
-            for _ in range(500):
+            for _ in range(per_block):  # warm
                 run()
             runs[p.label] = run
         except _peers.NotApplicable:
@@ -784,7 +784,7 @@ def cold_plan(labels):
 
 def measure_cold(peers, args, results, failures):
     """Alternating fresh processes: each round starts one child per engine in turn."""
-    rounds = 2 if args.quick else args.cold_rounds
+    rounds = 1 if args.quick else args.cold_rounds
     base, note = bytecode_env([os.path.dirname(os.path.abspath(tack.__file__)), HERE])
     print(f"\n## cold first call of transform (1024 elements), {rounds} rounds of one fresh "
           f"process per engine, alternating; import/init reported separately\n   ({note})")
@@ -888,7 +888,8 @@ def main(argv=None):
                     help=f"comma-separated implementations (default: {','.join(ALL_PEERS)})")
     ap.add_argument("--runs", type=int, default=None, help="timed calls per measurement "
                     "(default: adaptive, 5-50 within a ~2 s budget)")
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="interleaved timing rounds (default 5; --quick: 2)")
     ap.add_argument("--wait-quiet", type=float, default=0, metavar="S",
                     help="before each measurement, wait up to S seconds for other processes to "
                          "leave the CPUs idle (for shared machines; default 0: don't wait)")
@@ -906,6 +907,8 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="also write all results as JSON to PATH")
     ap.add_argument("--cold-child", metavar="ENGINE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.rounds is None:
+        args.rounds = 2 if args.quick else 5
 
     if args.threads is not None and args.threads < 1:
         ap.error("--threads must be >= 1")
@@ -922,7 +925,7 @@ def main(argv=None):
         args.no_launch = args.no_launch or "launch" not in args.only
         args.no_cold = args.no_cold or "cold" not in args.only
     sizes = SIZES["quick" if args.quick else "full"]
-    budget = 0.3 if args.quick else 2.0
+    budget = 0.02 if args.quick else 2.0
     wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
     info = machine_info()
     results = {"machine": info, "argv": sys.argv[1:], "benchmarks": {}, "cold": [], "launch": [],

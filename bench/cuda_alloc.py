@@ -2,6 +2,7 @@
 temporaries, with the cache on and with TACK_CUDA_CACHE=off, each in its own process.
 
     PYTHONPATH=python python3 bench/cuda_alloc.py [--reps 200] [--json out.json]
+    PYTHONPATH=python python3 bench/cuda_alloc.py --quick     # 5 calls per run: a smoke run
 
 Cases: a 1 MiB temporary made, written by a kernel and dropped per call (`temporary`); the same
 with the result read back (`temporary+read`); `tack.ops.layer_norm` of 64 x 1024 f32 with its
@@ -48,6 +49,11 @@ def temporary_read():
 def layer_norm_stats():
     tack.ops.layer_norm(x, return_stats=True)
 
+check = tack.empty(1 << 18)  # the timed code computes what it should
+fill(check, 1.0)
+assert (check.numpy() == 1.0).all(), "fill wrote wrong values"
+del check
+
 out = {}
 for name, fn in (("temporary", temporary), ("temporary+read", temporary_read),
                  ("layer_norm_stats", layer_norm_stats)):
@@ -84,7 +90,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--quick", action="store_true", help="5 calls per run (a smoke run)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.reps = 5
     on, off = run(args.reps, "on"), run(args.reps, "off")
     print("| case | cache on (us/call) | TACK_CUDA_CACHE=off (us/call) | off / on |")
     print("|---|---|---|---|")

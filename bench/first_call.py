@@ -7,7 +7,7 @@ reports whether it launched from the kernel's records (tack.front_cache: no type
 and whether LLVM was loaded.
 
     PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
-        [--site DIR]
+        [--site DIR] [--quick]
 
 Without --cache-dir a temporary cache directory is used (the user's cache is left alone).
 `--site DIR` measures the Tack installed in DIR (`pip install --no-deps --target DIR .`, as a
@@ -109,7 +109,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None, help="num_threads (default: all)")
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--site", default=None, help="measure the Tack installed in this directory")
+    ap.add_argument("--quick", action="store_true", help="one run per row (a smoke run)")
     a = ap.parse_args()
+    if a.quick:
+        a.runs = 1
     script = SCRIPT.format(threads="" if a.threads is None else f", num_threads={a.threads}")
     with tempfile.TemporaryDirectory(prefix="tack-bench-") as tmp:
         path = os.path.join(tmp, "seed_transform.py")  # kernels are compiled from a file

@@ -2,7 +2,7 @@
 `transform` (32 f32 elements), timed one by one in fresh processes from a filled disk cache.
 
     PYTHONPATH=python python bench/first_call_phases.py [--runs 7] [--path records|typed]
-        [--site DIR]
+        [--site DIR] [--quick]
 
 `records` (the default) is the path a process takes when the kernel's records are in the cache
 (tack.front_cache): parse, key, spec and variant records, object entry, map. `typed` is the path
@@ -93,7 +93,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--path", choices=("records", "typed"), default="records")
     ap.add_argument("--site", default=None, help="measure the Tack installed in this directory")
+    ap.add_argument("--quick", action="store_true", help="one timed run (a smoke run)")
     a = ap.parse_args()
+    if a.quick:
+        a.runs = 1
     base, note = child_env(a.site)
     with tempfile.TemporaryDirectory(prefix="tack-bench-") as tmp:
         path = os.path.join(tmp, "phases.py")  # kernels are compiled from a file

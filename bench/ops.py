@@ -3,7 +3,7 @@
     python bench/ops.py            # CPU: Tack, NumPy, Numba parallel (fastmath off and on)
     python bench/ops.py --rounds 15 --only softmax,matmul   # more rounds, some rows
     python bench/ops.py --gpu      # CUDA: Tack against PyTorch on the same GPU
-    python bench/ops.py --quick    # small sizes (a smoke run)
+    python bench/ops.py --quick    # small sizes, one round of one call (a smoke run)
 
 Every implementation runs once and is checked against a float64 NumPy reference (a mismatch is
 printed and makes the exit status 1), then all are timed in interleaved blocks (median of 7
@@ -261,15 +261,22 @@ def run_cpu(sz, budget, rounds=7, only=None):
 
 
 def run_gpu(sz, budget):
-    import torch
-    import torch.nn.functional as F
-
-    torch.backends.cuda.matmul.allow_tf32 = False  # plain f32 on both sides
-    torch.backends.cudnn.allow_tf32 = False
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        torch = None
+        print("torch is not installed: Tack's rows alone", flush=True)
+    else:
+        torch.backends.cuda.matmul.allow_tf32 = False  # plain f32 on both sides
+        torch.backends.cudnn.allow_tf32 = False
     tack.set_default_device("cuda")
-    sync = torch.cuda.synchronize
     for name, inputs, want, work, unit, tol, tk, _, _, tf in benchmarks(sz, rng()):
         impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        if torch is None:
+            compare(name, impls, want, work, unit, tol, budget, LIMITS)
+            continue
+        sync = torch.cuda.synchronize
         targs = [torch.from_numpy(a).cuda() for a in inputs]
         fn = tf(torch, F)
         box = {}
@@ -292,6 +299,8 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds per row (CPU)")
     p.add_argument("--only", default="", help="comma-separated row names (prefixes), CPU")
     a = p.parse_args(argv)
+    if a.quick:  # one calibrated call per implementation: checked, timed once
+        a.budget, a.rounds = 1e-6, 1
     sz = SIZES["quick" if a.quick else ("gpu" if a.gpu else "cpu")]
     print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), float32", flush=True)
     if a.gpu:

@@ -8,6 +8,9 @@ synchronized calls per round).
 
     PYTHONPATH=python:. python3 bench/scan_variants.py --out results.json
     PYTHONPATH=python:. python3 bench/scan_variants.py --variants 16/2/1/0,16/2/1/1
+    PYTHONPATH=python:. python3 bench/scan_variants.py --quick [--device sim]   # a smoke run
+
+The exit status is 1 when a variant's check fails.
 
 Prints one line per variant as it goes (a hung variant leaves the earlier lines) and the
 look-back kernel's registers, local and shared bytes (`tack.inspect(..., mode="resources")`).
@@ -18,6 +21,7 @@ import argparse
 import functools
 import json
 import statistics
+import sys
 
 import numpy as np
 import tack
@@ -66,10 +70,14 @@ def _resources(n: int) -> dict:
 
 
 def _torch_row(x, device: str):
-    """torch.cumsum's row and a synchronize of both (none without a GPU)."""
+    """torch.cumsum's row and a synchronize of both (none without a GPU or without torch)."""
     if device != "cuda":
         return {}, tack.sync
-    import torch
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: no torch.cumsum row", flush=True)
+        return {}, tack.sync
 
     tx = torch.from_numpy(x).cuda()
 
@@ -99,7 +107,7 @@ def _parts(a, d, n: int) -> dict:
             "look-back clear + total read": fixed}
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--log2", type=int, default=28)
     ap.add_argument("--reps", type=int, default=5)
@@ -109,9 +117,14 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-check", action="store_true", help="time only (a profiler's run)")
     ap.add_argument("--device", default="cuda", help="'sim' for a dry run without a GPU")
+    ap.add_argument("--quick", action="store_true",
+                    help="2^12 elements, two variants, one round of one call (a smoke run)")
     args = ap.parse_args()
+    if args.quick:
+        args.log2, args.reps, args.rounds, args.variants = 12, 1, 1, "16/2/1/0,16/2/1/1"
     tack.set_default_device(*(("cpu", "sim") if args.device == "sim" else ("cuda",)))
-    sizes = (4097, 3 * 4096 * 256 + 5, 10 ** 7) if args.device == "cuda" else (4097, 30000)
+    sizes = ((4097, 3 * 4096 * 256 + 5, 10 ** 7) if args.device == "cuda" and not args.quick
+             else (4097, 9000))
     n = 1 << args.log2
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     a, d = tack.array(x), tack.zeros(n, tack.f32)
@@ -148,7 +161,10 @@ def main() -> None:
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1)
+    wrong = [name for name, status in result["checks"].items()
+             if status not in ("ok", "not checked")]
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

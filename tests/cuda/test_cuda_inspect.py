@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 import tack
-from tack.devices import default_device
 from tack.toolchain import sass
 
 from bench.gpu import nbody_tiled
@@ -31,15 +30,6 @@ def nbody_args():
     return tack.array(pos), tack.zeros((N, 3)), N, np.float32(0.01)
 
 
-def launched_variant(kernel, args):
-    """The Launchable a call of `kernel` with `args` runs (what bench/gpu.py prints)."""
-    kernel(*args)
-    tack.sync()
-    engine = default_device().engine
-    return next(v for spec in kernel._specs.values() for v in spec.variants.values()
-                if getattr(v, "engine", None) is engine)
-
-
 def need_disassembler():
     try:
         sass.disassembler()
@@ -49,7 +39,7 @@ def need_disassembler():
 
 def test_resources_of_the_tiled_nbody_agree_with_the_engines_occupancy():
     args = nbody_args()
-    v = launched_variant(nbody_tiled, args)
+    v = gpu.loaded_variant(nbody_tiled, *args)
     res = json.loads(tack.inspect(nbody_tiled, *args, mode="resources"))
     assert res["kernel"] == "tack_nbody_tiled" and res["arch"] == v.engine.arch
     assert res["registers"] == v.registers
@@ -103,7 +93,7 @@ def test_a_one_block_kernel_gets_a_second_block_without_spills():
 
     a, b, c = tack.zeros((256, 256)), tack.zeros((256, 256)), tack.zeros((256, 256))
     args = (a, b, c) + _args.sizes(256 * 256 + 64 * 768, 1, 256, 256, 256)
-    v = launched_variant(_tiled, args)
+    v = gpu.loaded_variant(_tiled, *args)
     res = json.loads(tack.inspect(_tiled, *args, mode="resources"))
     assert res["blocks_per_sm"] == v.blocks_per_sm
     assert v.max_registers == 128 and v.registers <= 128, res

@@ -1,18 +1,53 @@
-"""The reliability corpus (tack.testing.reliability): the quick slice runs here, each case a
-test; the whole corpus is `python -m tack.testing.reliability`."""
+"""The reliability corpus (tack.testing.reliability): every row is a test of its own, so that a row
+whose expectation went stale fails here (pytest-xdist spreads them over its workers); the same
+rows from a shell: `python -m tack.testing.reliability`."""
+import os
+import sys
+
 import pytest
+from tack.devices import _global as _settings
 from tack.testing import reliability
 
-# The rows marked quick, and every 12th other row that runs in this process: a slice that
-# changes with the corpus but stays a few seconds long.
 _ALL = reliability.all_cases()
-QUICK = [c for k, c in enumerate(_ALL) if c.quick or (k % 12 == 0 and not c.subprocess)]
 
 
-@pytest.mark.parametrize("case", QUICK, ids=[c.name for c in QUICK])
-def test_quick_slice(case):
+def _param(case):
+    # A row declaring a longer timeout than the default is one its author knew to be long: the
+    # cache rows (a fresh consumer process each, ~0.5 s of CPU) and the deep sums (sum-10000:
+    # ~40 s). `-m "not slow"` leaves them out of a quick local run; CI runs them.
+    slow = [pytest.mark.slow] if case.timeout > reliability.Case.timeout else []
+    return pytest.param(case, id=case.name, marks=slow)
+
+
+@pytest.fixture
+def process_state():
+    """What an in-process row must leave as it found it: the environment, the working folder,
+    the import path and Tack's process-wide settings (run_here restores the settings; a row
+    must not rely on that for the rest)."""
+    def state():
+        env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # pytest's
+        return env, os.getcwd(), list(sys.path), dict(_settings)
+
+    before = state()
+    yield
+    after = state()
+    assert after[0] == before[0], "the row changed os.environ"
+    assert after[1] == before[1], "the row changed the working folder"
+    assert after[2] == before[2], "the row changed sys.path"
+    assert after[3] == before[3], "Tack's process-wide settings were not restored"
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in _ALL])
+def test_row(case, process_state):
     r = reliability.run_case(case)
     assert r.passed, f"{r.outcome}: {r.detail}"
+
+
+def test_the_quick_slice_is_a_slice():
+    """`--quick` (rows marked quick) names rows of the corpus, from every table."""
+    quick = reliability.select(quick=True)
+    assert quick and {c.name for c in quick} <= {c.name for c in _ALL}
+    assert {c.name.split("/")[0] for c in quick} == {c.name.split("/")[0] for c in _ALL}
 
 
 def test_names_are_unique_and_rows_well_formed():

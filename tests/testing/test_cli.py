@@ -1,4 +1,5 @@
 """`python -m tack.testing`: test subjects named in a file, list the records, plot them."""
+import json
 import os
 import subprocess
 import sys
@@ -36,6 +37,134 @@ def module(tmp_path):
 
 def cli_run(*args):
     return cli.main([str(a) for a in args])
+
+
+def shell(*args, timeout=120, **env):
+    """`python -m tack.testing ARGS` in a fresh process: (status, stdout, stderr)."""
+    e = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), **env)
+    done = subprocess.run([sys.executable, "-m", "tack.testing", *map(str, args)],
+                          capture_output=True, text=True, env=e, check=False, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
+
+
+def one_line_usage_error(status, out, err, listed=False):
+    """Exit status 2, one line on stderr and no traceback; nothing on stdout unless `listed`
+    (`runs --plot` lists the records before it draws)."""
+    assert status == 2, err
+    assert (listed or out == "") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("python -m tack.testing"), err
+    return err
+
+
+# A subject that leaves a mark when it runs: a usage error must stop the command before.
+COUNTED = textwrap.dedent('''
+    import os
+
+    def counted(x):
+        with open(os.environ["CALLED"], "a") as f:
+            f.write("x")
+        return x * 3
+
+    def ref(x):
+        return x * 3
+''')
+
+USAGE_ERRORS = [  # (options after the subject's, words of the one line)
+    (["--dtypes", "floatx"], "'floatx' is not a dtype"),
+    (["--dtypes", "float32,"], None),  # a trailing comma is no dtype: accepted, not an error
+    (["--records-dir", "{file}"], "is a file"),
+    (["--records-dir", "{file}/below"], "Cannot make the records folder"),
+    (["--tolerance", "a,b"], "expected ATOL,RTOL"),
+    (["--tier", "slow"], "invalid choice: 'slow'"),
+    (["--shape", "zzz"], "Bad shape 'zzz'"),
+    (["--signature", "(n)->(k)"], "appears in no input"),
+    (["--reference", "{dir}/broken.py::ref"], "broken.py:2:"),
+    (["--reference", "{dir}/raises.py::ref"], "raised ModuleNotFoundError"),
+    (["--reference", "{dir}/missing.py::ref"], "no file"),
+    (["--reference", "{dir}/counted.py::os"], "The reference must be callable"),
+]
+
+
+@pytest.mark.parametrize("extra, words", USAGE_ERRORS,
+                         ids=[" ".join(e).replace("/", "_") for e, _ in USAGE_ERRORS])
+def test_usage_errors_exit_2_with_one_line_before_the_run(tmp_path, extra, words):
+    (tmp_path / "counted.py").write_text(COUNTED)
+    (tmp_path / "broken.py").write_text("import numpy\ndef ref(x:\n    return x\n")
+    (tmp_path / "raises.py").write_text("import no_such_module_here\n")
+    (tmp_path / "afile").write_text("")
+    called = tmp_path / "called"
+    subject = tmp_path / "counted.py"
+    extra = [e.format(file=tmp_path / "afile", dir=tmp_path) for e in extra]
+    options = {"--signature": "(n)->(n)", "--reference": f"{subject}::ref"}
+    for k in range(0, len(extra), 2):
+        options[extra[k]] = extra[k + 1]
+    args = ["test", f"{subject}::counted", "--no-progress", "--no-timing",
+            "--shape", options.pop("--shape", "7-contiguous"), *sum(options.items(), ())]
+    status, out, err = shell(*args, CALLED=called, TACK_RUNS_DIR=tmp_path / "runs")
+    if words is None:
+        assert status == 0, err
+        assert called.read_text() == "x"
+        return
+    assert words in one_line_usage_error(status, out, err)
+    assert not called.exists()  # refused before the subject ran
+
+
+def test_runs_skips_fifos_and_reports_malformed_records(module, tmp_path):
+    runs = tmp_path / "runs"
+    assert cli_run("test", f"{module}::scale", "--reference", f"{module}::ref", "--signature",
+                   "(n)->(n)", "--no-timing", "--no-progress", "--shape", "5-contiguous",
+                   "--records-dir", runs) == 0
+    good = json.loads(next(runs.glob("*.json")).read_text())
+    os.mkfifo(runs / "fifo.json")  # open() would wait for a writer forever
+    (runs / "folder.json").mkdir()
+    (runs / "dangling.json").symlink_to(tmp_path / "nowhere")
+    (runs / "truncated.json").write_text("{")
+    (runs / "list.json").write_text("[1, 2]")
+    for name, field, value in (("name", "name", 5), ("created", "created", "yesterday"),
+                               ("environment", "environment", []),
+                               ("minimal", "minimal_case", "x"), ("cases", "cases", [3])):
+        (runs / f"bad-{name}.json").write_text(json.dumps({**good, field: value}))
+    status, out, err = shell("runs", "--records-dir", runs, timeout=60)
+    assert status == 0, err
+    assert "1 record(s)" in out and "scale" in out
+    warned = {ln.split()[2].rstrip(":") for ln in err.splitlines()}
+    assert all(ln.startswith("warning: skipped ") for ln in err.splitlines()), err
+    assert warned == {"fifo.json", "folder.json", "dangling.json", "truncated.json",
+                      "list.json", "bad-name.json", "bad-created.json", "bad-environment.json",
+                      "bad-minimal.json", "bad-cases.json"}, err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--last", "0"], "expected a positive integer"),
+    (["--records-dir", "{file}"], "is a file"),
+    (["--plot", "{dir}/no/such/folder/h.png"], "Cannot write the plot"),
+])
+def test_runs_usage_errors_exit_2_with_one_line(tmp_path, args, words):
+    (tmp_path / "afile").write_text("")
+    if "--plot" in args:
+        pytest.importorskip("matplotlib")
+        runs = tmp_path / "runs"
+        runs.mkdir()
+        (runs / "timed.json").write_text(json.dumps(_timed_record()))
+        args = [*args, "--records-dir", runs]
+    args = [str(a).format(file=tmp_path / "afile", dir=tmp_path) for a in args]
+    done = shell("runs", *args, TACK_RUNS_DIR=tmp_path)
+    assert words in one_line_usage_error(*done, listed="--plot" in args)
+
+
+def _timed_record() -> dict:
+    """A record of a timed run, as JSON: what `runs --plot` draws."""
+    m = {"median_s": 1e-3, "spread": 0.01, "calls_per_block": 10, "blocks_s": [1e-3],
+         "tier": "A"}
+    comparison = {"tier": "A", "is_performance_valid": True, "speedup": 1.0, "baseline": "x",
+                  "timings": [{"label": "1024-contiguous", "subject": m, "baseline": m,
+                               "speedup": 1.0}], "clocks": {}}
+    return {"name": "s", "passed": True, "shapes_total": 1, "shapes_failed": 0,
+            "minimal_case": None, "failures": [], "comparison": comparison,
+            "environment": {"arch": "cpu"}, "path": None, "signature": "(n)->(n)",
+            "tier": "fast", "dtypes": ["float32"], "seed": 0, "op_class": None, "fused_ops": [],
+            "tolerances": {"float32": [1e-3, 1e-3]}, "cases": [],
+            "created": "2026-01-01T00:00:00+00:00", "subject": "s", "kind": "callable"}
 
 
 def test_module_entry_point_in_a_fresh_process(module):

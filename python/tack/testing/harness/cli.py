@@ -5,7 +5,10 @@
     python -m tack.testing runs [--plot history.png]
 
 `test` prints a progress bar, a summary table and, for each failure, the line that reproduces
-its minimal case; its exit status is 1 when a subject failed, 2 when the command was wrong.
+its minimal case; its exit status is 1 when a subject failed, 2 when the command was wrong (an
+option argparse refuses, a dtype, file or name that does not exist, a subject file that does
+not import, a records folder that cannot be written): then one line on stderr says why, before
+anything runs.
 """
 from __future__ import annotations
 
@@ -22,11 +25,31 @@ from .driver import test as run_test
 from .plot import history
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with its usage errors on one line (status 2, as argparse's own)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _pair(text: str) -> tuple[float, float]:
     parts = text.split(",")
-    if len(parts) != 2:
-        raise argparse.ArgumentTypeError(f"expected ATOL,RTOL, got {text!r}")
-    return float(parts[0]), float(parts[1])
+    try:
+        if len(parts) == 2:
+            return float(parts[0]), float(parts[1])
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected ATOL,RTOL, got {text!r}")
 
 
 def _test_parser(sub) -> None:
@@ -57,13 +80,13 @@ def _runs_parser(sub) -> None:
     p = sub.add_parser("runs", help="list stored records")
     p.add_argument("--records-dir", default=None)
     p.add_argument("--name", help="only records of this subject")
-    p.add_argument("--last", type=int, default=None, help="only the last N records")
+    p.add_argument("--last", type=_positive, default=None, help="only the last N records")
     p.add_argument("--plot", metavar="OUT.png", help="draw timing history per subject "
                    "(needs matplotlib: pip install 'tack-kernels[plot]')")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tack.testing", description=__doc__.split("\n")[0])
+    p = _Parser(prog="python -m tack.testing", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     _test_parser(sub)
     _runs_parser(sub)
@@ -114,7 +137,7 @@ def _cmd_runs(a) -> int:
     if a.last:
         recs = recs[-a.last:]
     for note in skipped:
-        print(f"skipped {note}", file=sys.stderr)
+        print(f"warning: skipped {note}", file=sys.stderr)
     rows = [[_when(r.created), *summary.row(r), _device(r.environment)] for r in recs]
     where = records.runs_dir(a.records_dir)
     summary.table(["when", *summary.HEADERS, "device"], rows,
@@ -130,5 +153,5 @@ def main(argv=None) -> int:
     try:
         return _cmd_test(a) if a.command == "test" else _cmd_runs(a)
     except TackError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"python -m tack.testing {a.command}: error: {exc}", file=sys.stderr)
         return 2

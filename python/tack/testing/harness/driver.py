@@ -9,7 +9,7 @@ import numpy as np
 
 from ...devices import default_device
 from ...dtypes import from_numpy
-from ...errors import TackValueError
+from ...errors import TackTypeError, TackValueError
 from . import inputs, records, repro, subjects, tiers
 from .compare import compare
 from .environment import environment
@@ -39,8 +39,16 @@ class Run:
     options: dict  # the keywords a repro line repeats
 
 
+def _dtype_name(d) -> str:
+    try:
+        return np.dtype(d).name
+    except TypeError:  # NumPy's "data type 'floatx' not understood"
+        raise TackValueError(f"{d!r} is not a dtype: name one as NumPy does, e.g. 'float32' "
+                             "or 'int64'") from None
+
+
 def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
-    names = tuple(np.dtype(d).name for d in ((dtypes,) if isinstance(dtypes, str) else dtypes))
+    names = tuple(_dtype_name(d) for d in ((dtypes,) if isinstance(dtypes, str) else dtypes))
     if not names:
         raise TackValueError("dtypes is empty: name at least one, e.g. ('float32',)")
     for d in names:
@@ -60,6 +68,10 @@ def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fuse
     reference = subjects.load(reference) if isinstance(reference, str) else reference
     if isinstance(baseline, str):
         baseline = subjects.load(baseline)
+    for role, obj in (("subject", subject), ("reference", reference), ("baseline", baseline)):
+        if not callable(obj) and not (role == "baseline" and obj in (None, False)):
+            raise TackTypeError(f"The {role} must be callable (a function or a @tack.kernel), "
+                                f"got {type(obj).__name__}")
     fused = (fused_ops,) if isinstance(fused_ops, str) else tuple(fused_ops or ())
     tolerance("float32", op_class, fused, tolerance_override)  # rejects a bad class or pair now
     options = {k: v for k, v in (("op_class", op_class), ("fused_ops", fused),
@@ -146,6 +158,8 @@ def test(subject, reference, signature, tier="fast", dtypes=("float32",), seed=0
     """
     run = _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fused_ops,
                tolerance_override, baseline)
+    if records_dir is not False:
+        records.folder_for_writing(records_dir)  # a wrong folder is said now, not after the run
     if shape is not None:
         case, dtype = tiers.parse_label(shape, run.sig)
         cases, run.dtypes = [case], ((np.dtype(dtype).name,) if dtype else run.dtypes)

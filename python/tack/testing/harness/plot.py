@@ -50,4 +50,7 @@ def history(recs, path) -> None:
         ax.set_yscale("log")
         ax.legend(fontsize="small")
     axes[-1].set_xlabel("run (hollow: unstable, tier C)")
-    fig.savefig(path)
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:  # no such folder, no permission, an unknown format
+        raise TackValueError(f"Cannot write the plot to {path}: {exc}") from None

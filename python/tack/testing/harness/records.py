@@ -13,12 +13,15 @@ import math
 import os
 import re
 import secrets
+import stat
 import sys
 import types
 import typing
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
+from ...errors import TackValueError
 from .summary import line
 
 
@@ -138,12 +141,23 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: dict) -> Record:
-        return _build(cls, data)
+        """The record `to_dict` gave; RecordError when `data` is not one (a field missing or
+        of another type, a `created` that is no ISO 8601 time)."""
+        rec = _build(cls, data)
+        try:
+            datetime.fromisoformat(rec.created)
+        except ValueError:
+            raise RecordError(f"created: not an ISO 8601 time: {rec.created!r}") from None
+        return rec
 
     @classmethod
     def load(cls, path) -> Record:
-        with open(path, encoding="utf-8") as f:
-            rec = cls.from_dict(json.load(f))
+        """The record stored at `path`; RecordError (naming the file) when it holds none."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                rec = cls.from_dict(json.load(f))
+        except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep
+            raise RecordError(f"{path} is not a harness record: {exc}") from None
         rec.path = str(path)
         return rec
 
@@ -155,26 +169,56 @@ class Record:
         return self.summary()
 
 
-def _build(cls, data):
-    """A dataclass instance from its `asdict` form, nested dataclasses included."""
+class RecordError(TackValueError):
+    """A JSON file that is not a harness record: a field missing or of the wrong type."""
+
+
+def _build(cls, data, where: str = ""):
+    """A dataclass instance from its `asdict` form, nested dataclasses included; RecordError
+    when a field is missing or holds a value of another type than the field declares."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where or cls.__name__}: expected an object, got "
+                          f"{type(data).__name__}")
     hints = typing.get_type_hints(cls, vars(sys.modules[__name__]))
     kwargs = {}
     for f in dataclasses.fields(cls):
-        kwargs[f.name] = _convert(hints[f.name], data[f.name])
+        if f.name not in data:
+            raise RecordError(f"{where}{f.name}: missing")
+        kwargs[f.name] = _convert(hints[f.name], data[f.name], f"{where}{f.name}")
     return cls(**kwargs)
 
 
-def _convert(hint, value):
-    if value is None:
-        return None
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        inner = [a for a in args if dataclasses.is_dataclass(a)]
-        return _build(inner[0], value) if inner else value
-    if typing.get_origin(hint) is list and args and dataclasses.is_dataclass(args[0]):
-        return [_build(args[0], v) for v in value]
+_SCALARS = {str: (str,), bool: (bool,), int: (int,), float: (int, float)}
+
+
+def _convert(hint, value, where: str):
+    """`value` as the field's `hint` holds it, checked: JSON gives dicts, lists and scalars."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        for a in args:
+            if a is not type(None):
+                try:
+                    return _convert(a, value, where)
+                except RecordError:
+                    continue
+        raise RecordError(f"{where}: {type(value).__name__} is none of {hint}")
     if dataclasses.is_dataclass(hint):
-        return _build(hint, value)
+        return _build(hint, value, f"{where}.")
+    if hint in _SCALARS:
+        if isinstance(value, _SCALARS[hint]) and (hint is bool or not isinstance(value, bool)):
+            return value
+        raise RecordError(f"{where}: expected {hint.__name__}, got {type(value).__name__}")
+    kind = origin or hint
+    if kind not in (list, dict) or not isinstance(value, kind):
+        raise RecordError(f"{where}: expected {getattr(kind, '__name__', kind)}, got "
+                          f"{type(value).__name__}")
+    if kind is list:
+        return [_convert(args[0], v, f"{where}[{k}]") for k, v in enumerate(value)] \
+            if args else value
+    if args:  # dict[str, X]: JSON keys are strings already
+        return {k: _convert(args[1], v, f"{where}[{k!r}]") for k, v in value.items()}
     return value
 
 
@@ -186,10 +230,26 @@ def runs_dir(records_dir=None) -> Path:
     return Path(env).expanduser() if env else Path.home() / ".tack" / "runs"
 
 
+def folder_for_writing(records_dir=None) -> Path:
+    """The records folder, created if missing; TackValueError if it cannot hold records (a
+    file of that name, a path through a file, no permission): checked before a run, so that a
+    wrong `records_dir` costs no run."""
+    folder = runs_dir(records_dir)
+    if folder.exists() and not folder.is_dir():
+        raise TackValueError(f"The records folder {folder} is a file: give records_dir (or "
+                             "$TACK_RUNS_DIR) a folder, or records_dir=False for no record")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TackValueError(f"Cannot make the records folder {folder}: {exc.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise TackValueError(f"Cannot write records to {folder}: permission denied")
+    return folder
+
+
 def write(record: Record, records_dir=None) -> Path:
     """Write `record` as one JSON file (atomically) and set `record.path`."""
-    folder = runs_dir(records_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = folder_for_writing(records_dir)
     stamp = record.created.replace("-", "").replace(":", "").replace("+0000", "")
     safe = re.sub(r"[^A-Za-z0-9_.]+", "_", record.name)[:60] or "subject"
     path = folder / f"{stamp}-{safe}-{secrets.token_hex(3)}.json"
@@ -201,13 +261,23 @@ def write(record: Record, records_dir=None) -> Path:
 
 
 def load_all(records_dir=None) -> tuple[list[Record], list[str]]:
-    """Every record in the folder, oldest first, and a note for each file that is not one."""
+    """Every record in the folder, oldest first, and a note for each `*.json` entry that is
+    not one: malformed, unreadable, or not a regular file (a FIFO would block the read, a
+    device would never end). A folder missing holds no records; a file in its place is an
+    error."""
     folder = runs_dir(records_dir)
+    if folder.exists() and not folder.is_dir():
+        raise TackValueError(f"The records folder {folder} is a file, not a folder")
     out, skipped = [], []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
         try:
+            if not stat.S_ISREG(path.stat().st_mode):  # follows a link to a record
+                skipped.append(f"{path.name}: not a regular file")
+                continue
             out.append(Record.load(path))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            skipped.append(f"{path.name}: not a harness record ({type(exc).__name__}: {exc})")
+        except RecordError as exc:
+            skipped.append(f"{path.name}: {str(exc).removeprefix(f'{path} is ')}")
+        except OSError as exc:  # unreadable: a dangling link, no permission
+            skipped.append(f"{path.name}: not readable ({exc.strerror})")
     out.sort(key=lambda r: r.created)
     return out, skipped

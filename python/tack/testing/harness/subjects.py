@@ -18,7 +18,7 @@ import numpy as np
 
 import tack
 
-from ...errors import TackTypeError, TackValueError
+from ...errors import TackError, TackTypeError, TackValueError
 from .inputs import fill_value
 
 
@@ -34,7 +34,16 @@ def load(spec: str):
     file = Path(path).expanduser().resolve()
     if not file.is_file():
         raise TackValueError(f"Cannot load {spec!r}: no file {file}")
-    module = _module_for(file)
+    try:
+        module = _module_for(file)
+    except TackError:
+        raise  # a Tack refusal at import (a kernel's source unreadable): its own message
+    except SyntaxError as exc:
+        where = f"{file.name}:{exc.lineno}:{exc.offset}" if exc.lineno else file.name
+        raise TackValueError(f"Cannot load {spec!r}: {where}: {exc.msg}") from exc
+    except Exception as exc:  # the file's own code failed: keep it chained for the traceback
+        raise TackValueError(f"Cannot load {spec!r}: importing {file.name} raised "
+                             f"{type(exc).__name__}: {exc}") from exc
     obj = module
     for part in name.split("."):
         if not hasattr(obj, part):

@@ -135,7 +135,8 @@ _SETTINGS = [
     ("debug-two", "tack.set_debug(2)", "TypeError"),
     ("debug-true", "tack.set_debug(True); tack.set_debug(False)", None),
     ("device-cpu1", "tack.set_default_device('cpu:1')", "ValueError"),
-    ("device-sim3", "tack.device('sim:3')", "ValueError"),
+    ("device-sim3", "tack.device('sim:3')", None),  # several simulated GPUs (scale-out.md)
+    ("device-sim-negative", "tack.device('sim:-1')", "ValueError"),
     ("device-unknown", "tack.set_default_device('gpu')", "ValueError"),
     ("device-int", "tack.set_default_device(5)", "ValueError"),
     ("device-bad-index", "tack.set_default_device('cuda:x')", "ValueError"),
@@ -150,7 +151,9 @@ _SETTINGS = [
     ("vector-dtype", "tack.vector(3, 'complex64')", "TypeError"),
     ("constant-str", "tack.constant('x')", "TypeError"),
     ("constant-empty", "tack.constant(())", "TypeError"),
-    ("constant-5", "tack.constant((1, 2, 3, 4, 5))", "TypeError"),
+    ("constant-5", "tack.constant((1, 2, 3, 4, 5))", None),  # a table (language.md)
+    ("constant-ragged", "tack.constant(((1, 2), (3,)))", "TypeError"),
+    ("constant-65537", "tack.constant(tuple(range(65537)))", "TypeError"),
     ("texture-dtype", "tack.texture3d(tack.zeros((2, 2, 2), tack.f64))", "TypeError"),
     ("texture-shape", "tack.texture3d(tack.zeros(7), shape=(2, 2, 2))", "ValueError"),
 ]
