@@ -9,14 +9,14 @@ scattered scalar expressions almost never produces it, so the generator builds i
 """
 from __future__ import annotations
 
-from ..oracle import BY_NAME, I32, I64, U64
+from ..oracle import BY_NAME, I64, U64
 from .grammar import INT_TYPES
 from .operands import E
 from .spec import Param
 
 # intermediate types of a chain, narrow ones first (hypothesis shrinks toward them)
 NARROW = [BY_NAME[n] for n in ("i16", "u16", "i32", "u32", "i8", "u8")]
-# the wide output's dtype: mostly 64-bit, where the extensions are the stored values themselves
+# the wide output's dtype: 64-bit, where the extensions are the stored values themselves
 WIDE_TYPES = [I64, U64]
 
 
@@ -25,9 +25,10 @@ class CastRows:
     its parameters, `cast_row` its statements)."""
 
     def draw_cast_row(self) -> None:
-        """Maybe add a 64-bit input `b` and a wide output `w` for a cast row: `reps` groups of
-        `width` columns, each group the same chains applied to another value (a loop body
-        unrolled, or two values unpacked alike, repeat the same vector constants)."""
+        """Maybe (a `cast_rows` share of kernels) add a 64-bit input `b` and a wide output `w`
+        for a cast row: `row_reps` groups of `row_width` columns, each group the same chains
+        applied to another value (as in an unrolled loop body, the same vector constants twice
+        in one block: what kept the out-of-range lane alive into code generation)."""
         ch = self.ch
         self.cast_row_on = ch.flip(self.cast_rows)
         if self.cast_row_on:
