@@ -19,7 +19,8 @@ from .. import cache
 
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
-            "loop_interleaving; codegen opt=3 jit codemodel=jitdefault; emit_object elf")
+            "loop_interleaving; defined vector shift amounts; codegen opt=3 jit "
+            "codemodel=jitdefault; emit_object elf")
 
 _llvm = None
 _init_lock = threading.Lock()
@@ -267,8 +268,9 @@ def _parse_target(spec: str, what: str) -> tuple:
 @contextlib.contextmanager
 def cpu_target(spec: str):
     """Compile for `spec` (`<cpu>[:<features>]`, as TACK_CPU_TARGET) inside the block, in this
-    process (not in the compile worker, whose target is its own). Kernels specialized before
-    keep their code: call fresh kernel objects inside."""
+    process (not in the compile worker, whose target is its own). Process-wide, for tests: every
+    thread's compiles in the block get it. Kernels specialized before keep their code: call
+    fresh kernel objects inside."""
     global _chosen
     old, _chosen = _chosen, _parse_target(spec, "cpu_target")
     try:
@@ -344,19 +346,15 @@ def defined_shift_amounts(text: str) -> str:
     return _VECTOR_SHIFT.sub(_defined_amounts, text)
 
 
-def _needs_defined_amounts(text: str) -> bool:
-    return any(_LANE.sub(_defined_lane, m.group(2)) != m.group(2)
-               for m in _VECTOR_SHIFT.finditer(text))
-
-
 def optimized(llvm_ir: str, tm=None):
     """LLVM IR text → the O3-optimized module that code generation gets (the workaround above
     applied: then a module parsed from the corrected text)."""
     llvm = binding()
     mod = optimize_module(llvm.parse_assembly(llvm_ir), tm or host_target_machine())
     text = str(mod)
-    if _needs_defined_amounts(text):
-        mod = llvm.parse_assembly(defined_shift_amounts(text))
+    fixed = defined_shift_amounts(text)
+    if fixed != text:
+        mod = llvm.parse_assembly(fixed)
         mod.verify()
     return mod
 
@@ -390,7 +388,7 @@ def compile_here(llvm_ir: str) -> bytes:
 def code_key(source) -> str:
     """The disk-cache key of object code made from `source` — ["ir", LLVM IR text], or
     ["kir", digest of a KernelIR] for the CPU engine — for this target: the target triple, CPU
-    and features (the chosen target's, if one is chosen), LLVM and llvmlite, the pipeline, and Tack's own modules (so that a changed
-    renderer or pipeline can never reuse stale code)."""
+    and features (the chosen target's, if one is chosen), LLVM and llvmlite, the pipeline, and
+    Tack's own modules (so that a changed renderer or pipeline can never reuse stale code)."""
     return cache.make_key("cpu", source, target_info(), PIPELINE, _llvmlite_build(),
                           cache.package_digest())
