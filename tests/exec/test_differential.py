@@ -127,9 +127,11 @@ BASELINE_ISA = {"x86_64": "x86-64-v2", "amd64": "x86-64-v2", "aarch64": "generic
 def _isa_run(spec, args, target: str | None) -> list:
     """The array arguments after one call of a freshly loaded kernel compiled for `target`
     (None: the host), as NumPy arrays in argument order."""
-    made = {}
-    targs = [made.setdefault(id(a), tack.array(a)) if isinstance(a, np.ndarray) else a
-             for a in args]
+    made = {}  # an aliased pair is one NumPy array, so one tack array too
+    for a in args:
+        if isinstance(a, np.ndarray) and id(a) not in made:
+            made[id(a)] = tack.array(a)
+    targs = [made[id(a)] if isinstance(a, np.ndarray) else a for a in args]
     kern = spec.load()  # a new kernel object: nothing specialized for the other target
     if target is None:
         kern(*targs)
