@@ -8,8 +8,14 @@ failure prints the kernel's source, the size and the data seed, which reproduce 
 Integers compare exactly; floats within the oracle's running error bound (0 where no product or
 libm call is involved); iterations whose control flow hinges on a rounding-sensitive decision are
 skipped (see the oracle's docstring).
+
+A sample is also compiled for the host CPU and for a baseline ISA (`llvm_host.cpu_target`) and the
+two compared bit for bit on integer results: a backend miscompile that only one instruction set
+shows (docs/design/002-cpu-engine.md, "Vector shifts by out-of-range constants") fails here on
+any CPU the suite runs on.
 """
 import os
+import platform
 
 import numpy as np
 import pytest
@@ -19,6 +25,7 @@ from hypothesis import strategies as st
 from tack.testing.kernelgen import HypothesisChoices, KernelGen, RandomChoices
 from tack.testing.oracle import OutsideDomain, reference
 from tack.testing.shapes import noncontiguous
+from tack.toolchain import llvm_host
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 _PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]  # no explain
@@ -111,3 +118,58 @@ def test_generated_kernels_are_well_typed_and_in_domain():
         except OutsideDomain:
             outside += 1
     assert outside <= 3
+
+
+# a baseline every CPU of the architecture runs; the host's own target is the other side
+BASELINE_ISA = {"x86_64": "x86-64-v2", "amd64": "x86-64-v2", "aarch64": "generic"}
+
+
+def _isa_run(spec, args, target: str | None) -> list:
+    """The array arguments after one call of a freshly loaded kernel compiled for `target`
+    (None: the host), as NumPy arrays in argument order."""
+    made = {}  # an aliased pair is one NumPy array, so one tack array too
+    for a in args:
+        if isinstance(a, np.ndarray) and id(a) not in made:
+            made[id(a)] = tack.array(a)
+    targs = [made[id(a)] if isinstance(a, np.ndarray) else a for a in args]
+    kern = spec.load()  # a new kernel object: nothing specialized for the other target
+    if target is None:
+        kern(*targs)
+    else:
+        with llvm_host.cpu_target(target):
+            kern(*targs)
+    return [t.numpy() if isinstance(t, tack.Array) else None for t in targs]
+
+
+@pytest.mark.skipif(platform.machine().lower() not in BASELINE_ISA,
+                    reason="no baseline ISA known for this architecture")
+def test_host_and_baseline_isa_agree_bit_for_bit():
+    """Kernels with cast rows (castrows.py: several outputs of mixed widths, cast chains of
+    64-bit values), compiled for the host and for the baseline: every untainted integer element
+    equal, and both sides within the reference's bounds."""
+    baseline = BASELINE_ISA[platform.machine().lower()]
+    checked = 0
+    for k in range(36):
+        spec = KernelGen(RandomChoices(70_000 + k), max_depth=2, max_stmts=2,
+                         cast_rows=1.0).generate()
+        args = spec.make_args(31, k)
+        try:
+            ref = reference(spec.load(), *args)
+        except OutsideDomain:
+            continue
+        host, base = _isa_run(spec, args, None), _isa_run(spec, args, baseline)
+        for side, got in (("host", host), (baseline, base)):
+            bad = ref.mismatches([got[p] for p in ref.positions], rows_of_tainted=True)
+            assert not bad, f"{side} disagrees with the reference:\n{spec.source}" + \
+                "\n".join(bad)
+        for name, p in zip(ref.names, ref.positions):
+            h, b = host[p], base[p]
+            if h.dtype.kind not in "iu":
+                continue
+            skip = np.zeros(h.shape[:1], bool)
+            skip[[v for v in ref.tainted if 0 <= v < h.shape[0]]] = True
+            diff = np.nonzero((h != b).reshape(h.shape[0], -1).any(axis=1) & ~skip)[0]
+            assert not diff.size, (f"{name}: host and {baseline} differ in rows "
+                                   f"{diff[:8].tolist()}:\n{spec.source}")
+        checked += 1
+    assert checked >= 30

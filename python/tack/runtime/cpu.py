@@ -102,9 +102,13 @@ class CPUEngine(HostMemory, Engine):
         return CPUKernel(self, kir)
 
     def record_key(self) -> list | None:
-        """The host CPU and LLVM's build, read without LLVM (None where they cannot be)."""
+        """The host CPU and LLVM's build, read without LLVM (None where they cannot be), and
+        the target chosen instead of the host's, if any (llvm_host.cpu_target)."""
         fp = llvm_host.host_fingerprint()
-        return None if fp is None else ["cpu", fp, llvm_host.PIPELINE]
+        chosen = llvm_host.chosen_target()
+        if fp is None:
+            return None
+        return ["cpu", fp, llvm_host.PIPELINE] + ([list(chosen)] if chosen else [])
 
     def from_record(self, data: bytes, make_kir, expected) -> CPUKernel | None:
         return CPUKernel.from_record(self, data, make_kir, expected)

@@ -8,8 +8,10 @@ fingerprint of the CPU (/proc/cpuinfo) and of the llvmlite build (docs/design/00
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import re
 import sys
 import threading
 
@@ -17,7 +19,8 @@ from .. import cache
 
 # What turns IR into object code besides LLVM and the target: part of every CPU cache key.
 PIPELINE = ("O3 speed_level=3 loop_vectorization slp_vectorization loop_unrolling "
-            "loop_interleaving; codegen opt=3 jit codemodel=jitdefault; emit_object elf")
+            "loop_interleaving; defined vector shift amounts; codegen opt=3 jit "
+            "codemodel=jitdefault; emit_object elf")
 
 _llvm = None
 _init_lock = threading.Lock()
@@ -234,11 +237,61 @@ def process_triple() -> str:
     return host_info()["triple"]
 
 
+# ---- the target: the host, or a chosen CPU (tests, diagnosis) ---------------------------------
+# `TACK_CPU_TARGET=<cpu>[:<features>]` (e.g. `x86-64-v2`, `x86-64-v3:+avx512f`) or `cpu_target()`
+# compiles for that CPU instead of the host's name and features: the test suite compiles kernels
+# for the host and for a baseline ISA and compares the results, so that a backend miscompile
+# for either fails. The code still runs on this machine: pick a target it can execute. Read at
+# each compile (never on a launch); part of every cache key, so the two never share code.
+_chosen: tuple | None = None  # set by cpu_target(), before TACK_CPU_TARGET
+_TARGET_SPELLING = re.compile(r"[A-Za-z0-9_.-]+(:([+-][A-Za-z0-9_.-]+)(,[+-][A-Za-z0-9_.-]+)*)?")
+
+
+def chosen_target() -> tuple | None:
+    """(cpu, features) chosen instead of the host's, or None (the host)."""
+    if _chosen is not None:
+        return _chosen
+    spec = os.environ.get("TACK_CPU_TARGET", "").strip()
+    return _parse_target(spec, "TACK_CPU_TARGET") if spec else None
+
+
+def _parse_target(spec: str, what: str) -> tuple:
+    from ..errors import TackValueError
+
+    if not _TARGET_SPELLING.fullmatch(spec):
+        raise TackValueError(f"{what}={spec!r} is not a CPU target: expected <cpu> or "
+                             "<cpu>:<features>, e.g. x86-64-v2 or x86-64-v3:+avx512f")
+    cpu, _, features = spec.partition(":")
+    return cpu, features
+
+
+@contextlib.contextmanager
+def cpu_target(spec: str):
+    """Compile for `spec` (`<cpu>[:<features>]`, as TACK_CPU_TARGET) inside the block, in this
+    process (not in the compile worker, whose target is its own). Process-wide, for tests: every
+    thread's compiles in the block get it. Kernels specialized before keep their code: call
+    fresh kernel objects inside."""
+    global _chosen
+    old, _chosen = _chosen, _parse_target(spec, "cpu_target")
+    try:
+        yield
+    finally:
+        _chosen = old
+
+
+def target_info() -> dict:
+    """host_info() with the chosen target's cpu and features, if one is chosen."""
+    info = host_info()
+    chosen = chosen_target()
+    return info if chosen is None else dict(info, cpu=chosen[0], features=chosen[1])
+
+
 def host_target_machine(opt: int = 3, jit: bool = False):
-    """A target machine for this CPU with all its features (AVX2/AVX-512 where present)."""
+    """A target machine for this CPU with all its features (AVX2/AVX-512 where present), or for
+    the chosen target (`cpu_target`)."""
     llvm = binding()
     confirm_host_info()
-    info = host_info()
+    info = target_info()
     target = llvm.Target.from_triple(info["triple"])
     return target.create_target_machine(cpu=info["cpu"], features=info["features"], opt=opt,
                                         jit=jit, codemodel="jitdefault" if jit else "default")
@@ -258,36 +311,84 @@ def optimize_module(mod, tm=None):
     return mod
 
 
-def optimize(llvm_ir: str) -> str:
-    """LLVM IR text → O3-optimized text for the host CPU (loop and SLP vectorization on)."""
+# ---- vector shifts by out-of-range constants -------------------------------------------------
+# LLVM 22's x86 backend miscompiles a vector `ashr` whose constant amount has a lane >= the
+# element width (a poison lane) when a shuffle then discards that lane: with AVX-512 it keeps the
+# shift as a native VPSRAVQ, whose lane is the sign fill, while known-bits calls the poison lane
+# zero, and folds the blend of that shift with a value zero in the other lanes into an OR. The
+# SLP vectorizer makes exactly this from sibling sign and zero extensions of one value
+# (`i64(i16(x)), i64(u16(x))`: `shl`+`ashr` lanes beside `and` lanes, the `ashr` amounts of the
+# `and` lanes being its masks 65535, 4294967295). Any value refines poison, so every such lane
+# (and every poison or undef lane of a constant shift amount) becomes 0 before code generation.
+# docs/design/002-cpu-engine.md, "Vector shifts by out-of-range constants".
+_VECTOR_SHIFT = re.compile(
+    r"= (?:ashr|lshr|shl)(?: exact| nuw| nsw)* <\d+ x i(\d+)> [^,\n]+, "
+    r"(<(?:i\d+ (?:-?\d+|poison|undef)(?:, )?)+>|splat \(i\d+ -?\d+\))")
+_LANE = re.compile(r"i(\d+) (-?\d+|poison|undef)")
+
+
+def _defined_lane(m: re.Match) -> str:
+    bits, v = int(m.group(1)), m.group(2)
+    if v in ("poison", "undef") or not 0 <= int(v) < bits:
+        return f"i{bits} 0"
+    return m.group(0)
+
+
+def _defined_amounts(m: re.Match) -> str:
+    text, (start, end) = m.group(0), m.span(2)
+    amount = _LANE.sub(_defined_lane, m.group(2))
+    return text[:start - m.start()] + amount + text[end - m.start():]
+
+
+def defined_shift_amounts(text: str) -> str:
+    """Optimized LLVM IR text with every out-of-range or poison lane of a constant vector shift
+    amount replaced by 0 (the workaround above); the same text where there is none."""
+    return _VECTOR_SHIFT.sub(_defined_amounts, text)
+
+
+def optimized(llvm_ir: str, tm=None):
+    """LLVM IR text → the O3-optimized module that code generation gets (the workaround above
+    applied: then a module parsed from the corrected text)."""
     llvm = binding()
+    mod = optimize_module(llvm.parse_assembly(llvm_ir), tm or host_target_machine())
+    text = str(mod)
+    fixed = defined_shift_amounts(text)
+    if fixed != text:
+        mod = llvm.parse_assembly(fixed)
+        mod.verify()
+    return mod
+
+
+def optimize(llvm_ir: str) -> str:
+    """LLVM IR text → O3-optimized text for the host CPU (loop and SLP vectorization on), as
+    code generation gets it."""
     with compile_lock:
-        return str(optimize_module(llvm.parse_assembly(llvm_ir)))
+        return str(optimized(llvm_ir))
 
 
 def compile_object(llvm_ir: str) -> bytes:
     """LLVM IR text → O3 → a relocatable object file for this CPU (ELF on Linux), in the code
     model MCJIT uses (large on x86-64: every address is a 64-bit absolute relocation). After a
     process's first compiles, in a bounded worker process (compile_worker.py: llvmlite keeps
-    ~70 KB of every O3 run)."""
+    ~70 KB of every O3 run); for a chosen target (`cpu_target`), always here."""
     from . import compile_worker  # with subprocess (~5 ms): only a process that compiles
 
     with compile_lock:
+        if chosen_target() is not None:
+            return compile_here(llvm_ir)
         return compile_worker.compile_object(llvm_ir, compile_here)
 
 
 def compile_here(llvm_ir: str) -> bytes:
     """compile_object in this process."""
-    llvm = binding()
     with compile_lock:
-        mod = optimize_module(llvm.parse_assembly(llvm_ir), host_target_machine())
-        return host_target_machine(jit=True).emit_object(mod)
+        return host_target_machine(jit=True).emit_object(optimized(llvm_ir))
 
 
 def code_key(source) -> str:
     """The disk-cache key of object code made from `source` — ["ir", LLVM IR text], or
     ["kir", digest of a KernelIR] for the CPU engine — for this target: the target triple, CPU
-    and features, LLVM and llvmlite, the pipeline, and Tack's own modules (so that a changed
-    renderer or pipeline can never reuse stale code)."""
-    return cache.make_key("cpu", source, host_info(), PIPELINE, _llvmlite_build(),
+    and features (the chosen target's, if one is chosen), LLVM and llvmlite, the pipeline, and
+    Tack's own modules (so that a changed renderer or pipeline can never reuse stale code)."""
+    return cache.make_key("cpu", source, target_info(), PIPELINE, _llvmlite_build(),
                           cache.package_digest())

@@ -400,7 +400,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
         if llvm_host.confirm_host_info():  # the recorded host info was stale: so was the key
             key = llvm_host.code_key(source)
         cache.store("cpu", key, obj, {"symbols": list(symbols), "label": label,
-                                      "target": llvm_host.host_info()})
+                                      "target": llvm_host.target_info()})
     image.cache_key = key
     return image
 

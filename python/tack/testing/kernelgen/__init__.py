@@ -8,7 +8,10 @@ assignments to typed locals, stores and augmented stores to output rows owned by
 small dynamic bounds and negative steps, `break`/`continue` (also `continue` of the parallel loop),
 over expressions using `+ - * / // % ** & | ^ << >> ~`, unary minus, comparisons (chained too),
 `and/or/not`, conditional expressions, casts (`tack.<dtype>()`, `int()`, `float()`), `min`/`max`/
-`abs`, and the math builtins.
+`abs`, and the math builtins. A share of kernels (`cast_rows`, 0.3) also get a cast row
+(castrows.py): one or two 64-bit values narrowed and widened along several cast chains, stored to
+every column of a wide 64-bit output row and to 1-D outputs of other widths — the straight-line
+shape the SLP vectorizer packs into mixed sign/zero-extension vectors.
 
 Every kernel stays in the portable domain by construction: integer divisors are `(d & 7) + 1` or
 `-((d & 7) + 2)` in d's own type, float divisors `abs(d) + 0.5`, shift counts and integer

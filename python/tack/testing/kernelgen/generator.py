@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 
 from ..oracle import F32, F64, I32, I64, U64
+from .castrows import CastRows
 from .exprs import Expressions
 from .grammar import AVOID, CONSTANT_LINES, FLOAT_TYPES, INT_TYPES
 from .operands import Operands
@@ -16,7 +17,7 @@ LOOP_BOUNDS = {"shape": "a0.shape[0]", "len": "len(a0)", "n": "n", "start": "1, 
                "step": "0, a0.shape[0], 2", "half": "a0.shape[0] // 2, -(-a0.shape[0])"}
 
 
-class KernelGen(Statements, Expressions, Operands, Scopes):
+class KernelGen(Statements, CastRows, Expressions, Operands, Scopes):
     """Generates one random kernel per `generate()` call.
 
     The parts are mixins over one state (`self.ch`, `self.params`, `self.scopes`): statements
@@ -25,8 +26,9 @@ class KernelGen(Statements, Expressions, Operands, Scopes):
     """
 
     def __init__(self, choices, avoid=AVOID, max_depth: int = 3, max_stmts: int = 4,
-                 max_nesting: int = 2):
+                 max_nesting: int = 2, cast_rows: float = 0.3):
         self.ch = choices
+        self.cast_rows = cast_rows  # the fraction of kernels with a cast row (castrows.py)
         self.avoid = frozenset(avoid)
         self.in_divmod = 0
         self.max_depth, self.max_stmts, self.max_nesting = max_depth, max_stmts, max_nesting
@@ -37,6 +39,7 @@ class KernelGen(Statements, Expressions, Operands, Scopes):
         self.n_locals = 0
         self.draw_params()
         self.draw_alias()
+        self.draw_cast_row()
         form = self.ch.choose(["shape", "len", "n", "start", "step", "half"])
         if form == "n":
             self.params.insert(0, Param("n", "scalar", I32, role="n"))
@@ -50,7 +53,11 @@ class KernelGen(Statements, Expressions, Operands, Scopes):
             prologue.append(self.assign_new(self.max_depth - 1, scalars_only=True))
         self.scopes.append(_Scope())
         self.declare("i", I32 if form == "n" else I64, mutable=False)
-        body = self.block(1, in_loop=False, top=True)
+        row_first = self.cast_row_on and self.ch.flip(0.5)  # the cast row: before or after
+        body = self.cast_row() if row_first else []
+        body += self.block(1, in_loop=False, top=True)
+        if self.cast_row_on and not row_first:
+            body += self.cast_row()
         for p in self.outputs():  # every output gets a final store, so results are observable
             if self.ch.flip(0.7):
                 body.append(self.store(self.max_depth, p))

@@ -18,7 +18,7 @@ class Param:
     name: str
     kind: str  # 'array' | 'scalar'
     t: ST
-    role: str = "in"  # 'in' | 'out' | 'n' (the scalar loop bound)
+    role: str = "in"  # 'in' | 'out' | 'row' (an output only cast rows write) | 'n' (loop bound)
     cols: int = 0  # 2-D arrays: extent of dimension 1
     depth: int = 0  # 3-D arrays (n, cols, depth)
 
