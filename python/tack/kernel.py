@@ -71,6 +71,8 @@ class _Spec:
 class Kernel:
     """A compiled-on-demand kernel. Call it with arrays and scalars, by position."""
 
+    __tack_kernel__ = True  # how the frontend (which cannot import this layer) recognizes one
+
     def __init__(self, fn, fastmath: bool = False):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TackTypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")

@@ -202,9 +202,23 @@ def spec_parts(name: str, params, values) -> list[tuple]:
             raise TackTypeError(f"Kernel '{name}': parameter '{p}': {exc}") from None
         if s is None:
             raise TackTypeError(f"Kernel '{name}': Unsupported argument type for parameter "
-                                f"'{p}': {type(a)}")
+                                f"'{p}': {type(a)}{_wrap_hint(a)}")
         out.append(("scalar", (dt.f64 if any_f64 else dt.f32) if s is FLOAT else s, 0, ()))
     return out
+
+
+def _wrap_hint(a) -> str:
+    """What to write instead of an array Tack does not take directly."""
+    module = type(a).__module__.split(".")[0]
+    if module == "numpy" and hasattr(a, "shape"):
+        return (". A NumPy array goes in through tack.array(x) (a copy on the current device) "
+                "or tack.from_dlpack(x) (zero-copy on the CPU); .numpy() brings results back")
+    if module in ("torch", "cupy", "jax", "jaxlib") and hasattr(a, "shape"):
+        return (f". A {module} array goes in through tack.from_dlpack(x) (zero-copy where the "
+                "device is the same) or tack.array(x)")
+    if isinstance(a, (list, tuple)):
+        return ". Pass arrays as tack.array(...) and scalars as numbers"
+    return ""
 
 
 def launch_value(a: Array, takes_pointers: bool):

@@ -144,8 +144,8 @@ def k_list(x, out):
 
 
 UNSUPPORTED = [
-    (k_assert, "assert x[i] > 0", ["unsupported Assert"]),
-    (k_dict, "{1: 2}", ["Dict", "not supported"]),
+    (k_assert, "assert x[i] > 0", ["`assert` is not supported"]),
+    (k_dict, "{1: 2}", ["a dict is not supported", "@tack.device_class"]),
     (k_noloop, "def k_noloop", ["has no parallel loop"]),
     (k_two_loops, "for j in", ["outside the parallel loop"]),
     (k_store_before, "out[0] = 1.0", ["store", "outside the parallel loop"]),

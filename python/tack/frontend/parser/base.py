@@ -22,6 +22,52 @@ from ...passes.names import numbered
 from ..inline import ObjRef
 from ..source import Source, assigned_names
 
+# Python constructs a kernel does not accept, named as a Python programmer would name them, with
+# what to write instead (the AST class name means nothing to most users).
+_CONSTRUCTS: dict[str, tuple[str, str | None]] = {
+    "ListComp": ("a list comprehension", ("kernels have no lists: write a loop, and keep values "
+                                          "in a tack.local_array or a tack.Vector")),
+    "SetComp": ("a set comprehension", None),
+    "DictComp": ("a dict comprehension", None),
+    "GeneratorExp": ("a generator expression", "write a loop with an accumulator"),
+    "List": ("a list", "use a tuple of values to unpack, a tack.Vector, or a tack.local_array"),
+    "Set": ("a set", None),
+    "Dict": ("a dict", "pass values as arguments, or use a @tack.device_class object"),
+    "JoinedStr": ("an f-string", "print takes several values: print(\"x =\", x)"),
+    "FormattedValue": ("an f-string", "print takes several values: print(\"x =\", x)"),
+    "Lambda": ("a lambda", "define a @tack.func at module level and call it"),
+    "NamedExpr": ("an assignment expression (:=)", "assign on a line of its own"),
+    "Await": ("`await`", None),
+    "Yield": ("`yield`", "a kernel writes its results into arrays or returns a value"),
+    "YieldFrom": ("`yield from`", None),
+    "Starred": ("a starred expression (*x)", "pass each value by name"),
+    "Slice": ("a slice", "index one element at a time (a[i]), in a loop if needed"),
+    "FunctionDef": ("a function definition inside a kernel",
+                    "define a @tack.func at module level and call it"),
+    "AsyncFunctionDef": ("an async function definition", None),
+    "ClassDef": ("a class definition inside a kernel",
+                 "define a @tack.device_class at module level"),
+    "Try": ("try/except", "kernels cannot raise or catch exceptions"),
+    "TryStar": ("try/except*", "kernels cannot raise or catch exceptions"),
+    "Raise": ("`raise`", "kernels cannot raise: write an error flag into an array"),
+    "With": ("a `with` block", None),
+    "AsyncWith": ("`async with`", None),
+    "AsyncFor": ("`async for`", None),
+    "Import": ("import inside a kernel", "import at module level"),
+    "ImportFrom": ("import inside a kernel", "import at module level"),
+    "Global": ("`global`", "pass the array as an argument"),
+    "Nonlocal": ("`nonlocal`", None),
+    "Delete": ("`del`", None),
+    "Assert": ("`assert`", ("kernels cannot raise: debug mode (tack.set_debug) checks indices, "
+                           "and tack.check finds races; or write a flag into an array")),
+    "Match": ("`match`", "use if/elif"),
+    "TypeAlias": ("a type alias", None),
+}
+
+
+def construct_name(node: ast.AST) -> tuple[str, str | None]:
+    """How a user would name `node`'s construct, and what to write instead (or None)."""
+    return _CONSTRUCTS.get(type(node).__name__, (f"`{type(node).__name__}`", None))
 
 class ParserBase:
     """State for one kernel body, or for one inlined device function (`root` is then the
@@ -69,6 +115,15 @@ class ParserBase:
         msg = f"{self.title}: {what} at line {loc.line}, column {loc.col}"
         return UnsupportedSyntaxError.at(loc, msg, hint)
 
+    def refuse_kernel_call(self, call: ast.Call) -> None:
+        """A kernel called from a kernel: say so, and what to write instead."""
+        fn = self._resolve(call.func, quiet=True)
+        if getattr(fn, "__tack_kernel__", False):
+            raise self.unsupported(
+                call, f"a kernel cannot call another @tack.kernel ('{ast.unparse(call.func)}')",
+                "make the callee a @tack.func (a device function, inlined into the caller), or "
+                "launch the two kernels one after the other from Python")
+
     def kind_error(self, node: ast.AST, what: str, hint: str | None = None):
         """A value of the wrong kind for its place (errors.KindError: a TypeError)."""
         loc = self.src.loc(node)
@@ -94,15 +149,19 @@ class ParserBase:
     def visit(self, node: ast.stmt) -> list[Stmt]:
         method = getattr(self, "visit_" + type(node).__name__, None)
         if method is None:
-            raise self.unsupported(node, f"unsupported {type(node).__name__}",
-                                   "see docs/language.md for the statements kernels accept")
+            what, hint = construct_name(node)
+            raise self.unsupported(node, f"{what} is not supported in tack kernels",
+                                   hint or "see docs/language.md for the statements kernels "
+                                           "accept")
         return self.guarded(method, node)
 
     def expr(self, node: ast.expr):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.unsupported(node, f"unsupported {type(node).__name__}",
-                                   f"`ast.{type(node).__name__}` is not supported in tack kernels")
+            what, hint = construct_name(node)
+            raise self.unsupported(node, f"{what} is not supported in tack kernels",
+                                   hint or "see docs/language.md for the expressions kernels "
+                                           "accept")
         return self.guarded(method, node)
 
     def guarded(self, step, node: ast.AST):

@@ -60,6 +60,7 @@ class Calls:
         """A kernel builtin from the registry: `sqrt(x)`, `min(a, b, c)`, `int(x)`, `len(a)`."""
         b = BUILTINS.get(fn.name) if isinstance(fn, BuiltinName) else builtin_for(fn)
         if b is None:
+            self.refuse_kernel_call(node)
             what = ast.unparse(node.func)
             raise self.unsupported(node, f"call to '{what}'",
                                    "kernels call builtins (sqrt, min, ...), casts (int, float, "

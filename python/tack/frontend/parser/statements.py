@@ -77,6 +77,7 @@ class Statements:
             if target is not None:
                 self.inline_call(target[0], node.value.args, node.value, target[1])
                 return []
+            self.refuse_kernel_call(node.value)
         raise self.unsupported(node, "expression statement with no effect",
                                "assign its value or remove it")
 
