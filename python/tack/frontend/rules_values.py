@@ -56,7 +56,14 @@ class ValueRules:
         v = e.arg
         if isinstance(v, float):
             return Expr(Op.CONST, WEAK, (), v, e.loc)
-        out = Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+        t = dt.int_literal_dtype(v)
+        if t is None:  # an expression of literals (frontend/literals.py), or a tack.constant
+            raise self.type_error(e, f"integer value {v} is outside the 64-bit ranges "
+                                     f"[-2**63, 2**64 - 1]",
+                                  "integer expressions of literals are computed exactly and "
+                                  "typed by their value; for arithmetic that wraps at a fixed "
+                                  "width, cast an operand (tack.u64(2) ** 64)")
+        out = Expr(Op.CONST, t, (), v, e.loc)
         self._literals[id(out)] = out  # an integer literal: a weak float beside it stays weak
         return out
 

@@ -77,11 +77,11 @@ class Calls:
         if b.rule == "minmax":
             out = args[0]
             for a in args[1:]:
-                out = Expr(b.op, None, (out, a), None, loc)
+                out = self.folded(Expr(b.op, None, (out, a), None, loc))
             return out
         if b.rule in ("cast_int", "cast_float"):
             return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
-        return Expr(b.op, None, args, None, loc)
+        return self.folded(Expr(b.op, None, args, None, loc))
 
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
