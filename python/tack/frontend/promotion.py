@@ -13,6 +13,7 @@ from ..dtypes import DType, VecType, convert
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Expr
 from ..ir.ops import Op
+from ..passes.names import member
 from .vectors import VecVal
 
 WEAK = dt.weak_float
@@ -111,6 +112,10 @@ class Promotion:
             return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
         if e.op is Op.LOAD:  # an untyped float table's read (frontend/rules_tables.py)
             return self.retype_table_load(e, t)
+        if e.op is Op.VAR:  # a weak local assigned more than once: its shadow at precision t
+            shadow = member(e.arg, t.name)
+            self.types[shadow] = t
+            return Expr(Op.VAR, t, (), shadow, e.loc)
         if e.op in (Op.IFEXP, Op.SELECT):  # the condition keeps its type
             c, a, b = e.args
             return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))

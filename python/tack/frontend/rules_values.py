@@ -79,6 +79,8 @@ class ValueRules:
             return Expr(Op.PARAM, s.dtype, (), name, e.loc)
         if name in self.weak_locals:
             return self.expr(self.weak_locals[name])
+        if name in self.weak_shadowed:  # retyped to the shadow of the precision it meets
+            return Expr(Op.VAR, WEAK, (), name, e.loc)
         if name in self.scratch:
             raise self.type_error(e, f"scratch array '{name}' used as a value",
                                   "index it, or pass it to a @tack.func; it cannot be bound to "
