@@ -62,9 +62,13 @@ class Promotion:
         return self.bool_to_int(e)
 
     def bool_to_int(self, e: Expr) -> Expr:
+        if isinstance(e, VecVal):  # a vector in a scalar-only place (an index, a count)
+            self.scalar(e, e, "one value")
         return Expr(Op.CAST, dt.i32, (e,), None, e.loc) if e.dtype is dt.bool_ else e
 
     def integer(self, e: Expr, what: str) -> Expr:
+        if isinstance(e, VecVal):
+            self.scalar(e, e, f"one integer ({what})")
         e = self.bool_to_int(e)
         if not e.dtype.is_int:
             raise self.type_error(e, f"{what} needs an integer, got {dt.concrete(e.dtype)!r}",
@@ -90,10 +94,14 @@ class Promotion:
 
     def settle(self, e: Expr) -> Expr:
         """A weak expression standing alone becomes f32."""
+        if isinstance(e, VecVal):
+            self.scalar(e, e, "one value")
         return self.coerce(e, dt.f32) if e.dtype is WEAK else e
 
     def coerce(self, e: Expr, t: DType, explicit: bool = False) -> Expr:
         """`e` converted to `t`: weak literals retyped exactly, constants folded, else a CAST."""
+        if isinstance(e, VecVal):
+            self.scalar(e, e, "one value")
         if e.dtype is t:
             return e
         if e.op is Op.CONST:

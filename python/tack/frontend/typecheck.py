@@ -400,8 +400,10 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         return out
 
     def for_(self, s: N.For) -> N.For:
-        start, stop = self.expr(s.start), self.expr(s.stop)
-        step = self.expr(s.step) if s.step is not None else None
+        start, stop = (self.scalar(self.expr(x), x, "a range() argument")
+                       for x in (s.start, s.stop))
+        step = (self.scalar(self.expr(s.step), s.step, "a range() argument")
+                if s.step is not None else None)
         parts = [start, stop] + ([step] if step is not None else [])
         t = None
         for p in parts:
@@ -428,7 +430,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
     def declare_scratch(self, s: DeclScratch) -> None:
         t = s.dtype if isinstance(s.dtype, DType) else self._array(s.dtype, s).dtype
         t = getattr(t, "elem", t)  # *_like takes the scalar component dtype
-        size = self.expr(s.size)
+        size = self.scalar(self.expr(s.size), s.size, f"the size of {s.what}()")
         if size.op is not Op.CONST:
             size = simplify_expr(size)
         if size.op is not Op.CONST or not size.dtype.is_int:
