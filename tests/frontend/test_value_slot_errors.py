@@ -1,7 +1,8 @@
 """Values that cannot stand where they are written are positioned TackErrors, never a crash: a
 vector or matrix where one number is required (range() arguments, indices, sizes, atomics'
-values), and an integer expression of literals whose value no integer type holds or that shifts
-by a negative count (docs/language.md, "Literals")."""
+values), an array or scratch array used as a value (an UnsupportedSyntaxError, also a TypeError),
+and an integer expression of literals whose value no integer type holds or that shifts by a
+negative count (docs/language.md, "Literals")."""
 import inspect as pyinspect
 import os
 
@@ -79,6 +80,24 @@ def k_literal_negative_shift(out):
         out[i] = 1 << -1
 
 
+def k_scratch_in_tuple(out):
+    for i in range(out.shape[0]):
+        s = tack.local_array(tack.f32, 4)
+        a, b = 1.0, s
+        out[i] = a
+
+
+def k_scratch_operand(out):
+    for i in range(out.shape[0]):
+        s = tack.local_array(tack.f32, 4)
+        out[i] = s + 1.0
+
+
+def k_array_operand(out):
+    for i in range(out.shape[0]):
+        out[i] = out * 2.0
+
+
 VEC = "a vector or matrix where"
 CASES = [
     (k_range_stop, tack.TackTypeError, "v):", VEC),
@@ -92,17 +111,21 @@ CASES = [
     (k_literal_too_narrow, tack.TackTypeError, "-(2 ** 63) - 1", "outside the 64-bit ranges"),
     (k_literal_huge, tack.TackTypeError, "2 ** 10 ** 10", "larger than"),
     (k_literal_negative_shift, tack.TackValueError, "1 << -1", "negative shift count"),
+    (k_scratch_in_tuple, tack.UnsupportedSyntaxError, "s\n", "binding another name"),
+    (k_scratch_operand, tack.UnsupportedSyntaxError, "s + 1.0", "used as a value"),
+    (k_array_operand, tack.UnsupportedSyntaxError, "out * 2.0", "used as a value"),
 ]
 
 
 @pytest.mark.parametrize("fn, cls, snippet, words", CASES, ids=[c[0].__name__ for c in CASES])
 def test_value_error_carries_loc(fn, cls, snippet, words):
     lines, first = pyinspect.getsourcelines(fn)
-    k = next(k for k, text in enumerate(lines) if k >= 2 and snippet in text)
+    k = next(k for k, text in enumerate(lines) if k >= 2 and snippet in text + "\n")
     line, col = first + k, lines[k].find(snippet) + 1
     out = tack.zeros(4)
     with pytest.raises(cls, match=words) as info:
         tack.kernel(fn)(out)
+    assert not (words == "used as a value") or isinstance(info.value, TypeError)
     loc = info.value.loc
     assert loc is not None and (loc.file, loc.line, loc.col) == (HERE, line, col), \
         (loc, str(info.value))

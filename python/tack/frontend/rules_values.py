@@ -74,7 +74,7 @@ class ValueRules:
         elif name in self.specs and name not in self.pk.assigned:
             s = self.specs[name]
             if s.kind == "array":
-                raise self.type_error(e, f"array '{name}' used as a value",
+                raise self.kind_error(e, f"array '{name}' used as a value",
                                       f"index it, e.g. {name}[i]")
             return Expr(Op.PARAM, s.dtype, (), name, e.loc)
         if name in self.weak_locals:
@@ -82,7 +82,7 @@ class ValueRules:
         if name in self.weak_shadowed:  # retyped to the shadow of the precision it meets
             return Expr(Op.VAR, WEAK, (), name, e.loc)
         if name in self.scratch:
-            raise self.type_error(e, f"scratch array '{name}' used as a value",
+            raise self.kind_error(e, f"scratch array '{name}' used as a value",
                                   "index it, or pass it to a @tack.func; it cannot be bound to "
                                   "another name")
         t = self.types.get(name)

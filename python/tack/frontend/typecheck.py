@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from ..dtypes import DType, VecType
-from ..errors import TackTypeError
+from ..errors import KindError, TackTypeError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
 from ..ir.ops import ATOMIC, MATH_BINARY, MATH_UNARY, Op
@@ -66,6 +66,11 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
 
     def type_error(self, e, msg: str, hint: str | None = None) -> TackTypeError:
         return TackTypeError.at(e.loc, self.message(e.loc, msg), hint)
+
+    def kind_error(self, e, msg: str, hint: str | None = None) -> KindError:
+        """A value of the wrong kind for its place (an array or scratch array used as a value):
+        a TypeError that is also an UnsupportedSyntaxError, like the parser's."""
+        return KindError.at(e.loc, self.message(e.loc, msg), hint)
 
     # -- expressions ----------------------------------------------------------------------------
     def expr(self, e: Expr):
