@@ -14,7 +14,7 @@ from ..dtypes import DType, VecType
 from ..errors import KindError, TackTypeError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import ATOMIC, MATH_BINARY, MATH_UNARY, Op
+from ..ir.ops import ATOMIC, Op
 from ..ir.walk import iter_exprs, iter_stmts, stmt_roots, unique_exprs
 from ..passes.names import SEP, hidden, member, numbered
 from ..passes.simplify import simplify_expr
@@ -29,6 +29,7 @@ from .rules_tables import TableRules
 from .rules_values import Pending, ValueRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
+from .weak import WEAK_SIZE, expanded_size, literal_only, vector_valued, weak_expr
 
 __all__ = ["ArgSpec", "TypeChecker"]
 
@@ -119,16 +120,16 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         sizes: dict[str, int] = {}  # each read repeats the expression: keep chains small
         while True:  # a copy of a weak local is weak: grow the set until it stops
             known = {**weak, **dict.fromkeys(shadowed)}
-            new = {n: v for n, v in single.items() if n not in weak and _weak_expr(v, known)
-                   and (_literal_only(v) or _expanded_size(v, sizes) <= _WEAK_SIZE)}
+            new = {n: v for n, v in single.items() if n not in weak and weak_expr(v, known)
+                   and (literal_only(v) or expanded_size(v, sizes) <= WEAK_SIZE)}
             more = {n for n, vs in multi.items()
-                    if n not in shadowed and all(_weak_expr(v, known) and not _vector(v, known)
+                    if n not in shadowed and all(weak_expr(v, known) and not vector_valued(v, known)
                                                  for v in vs)}
             if not new and not more:
                 break
             weak.update(new)
             shadowed |= more
-            sizes.update({n: _expanded_size(v, sizes) for n, v in new.items()})
+            sizes.update({n: expanded_size(v, sizes) for n, v in new.items()})
         self.weak_shadowed = shadowed
         self._weak_conds = {}
         for n, v in weak.items():
@@ -455,56 +456,6 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
 
     def cond(self, e) -> Expr:
         return self.to_bool(self.expr(e))
-
-
-_LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op.FLOORDIV,
-                          Op.MOD, Op.ABS, Op.MIN, Op.MAX}) | MATH_UNARY | MATH_BINARY
-
-
-# The most nodes a weak local reading other weak locals may stand for (a literal expression
-# alone is always weak): `b = a * a; c = b * b; ...` would otherwise grow exponentially.
-_WEAK_SIZE = 64
-
-
-def _literal_only(e: Expr) -> bool:
-    """No local read: weak whatever its size (the rule before weak locals could read others)."""
-    return not any(x.op is Op.VAR for x in iter_exprs(e))
-
-
-def _expanded_size(e: Expr, sizes: dict[str, int]) -> int:
-    """Nodes of `e` with each weak local read replaced by its expression."""
-    return sum(sizes.get(x.arg, 1) if x.op is Op.VAR else 1 for x in iter_exprs(e))
-
-
-def _weak_expr(e: Expr, weak: dict[str, Expr]) -> bool:
-    """An untyped expression of number literals and weak locals, at least one of them a float;
-    or a conditional expression whose arms are such (or integer literals)."""
-    has_float = False
-
-    def ok(x: Expr) -> bool:
-        nonlocal has_float
-        if x.op is Op.CONST:
-            has_float |= isinstance(x.arg, float)
-            return x.dtype is None
-        if x.op is Op.VAR and x.arg in weak:
-            has_float = True
-            return True
-        if x.op is Op.VECTOR and x.arg is None:  # [0.1, 0.2], tack.Vector([...]): per component
-            return all(ok(a) for a in x.args)
-        return x.op in _LITERAL_OPS and all(ok(a) for a in x.args)
-
-    if e.op is Op.IFEXP:
-        return all(ok(a) for a in e.args[1:]) and has_float
-    return ok(e) and has_float
-
-
-def _vector(e: Expr, weak: dict) -> bool:
-    """Whether a weak expression is a vector or matrix (a literal, or a weak local holding one)."""
-    while e.op is Op.VAR and weak.get(e.arg) is not None:
-        e = weak[e.arg]
-    if e.op is Op.IFEXP:
-        return any(_vector(a, weak) for a in e.args[1:])
-    return e.op is Op.VECTOR
 
 
 def _writes(body, name: str) -> bool:
