@@ -4,7 +4,9 @@ Its bounds may use what the kernel body accepts as an integer: scalar arguments,
 `len(a)` (of parameters and of device-class array attributes, `self.values.shape[0]`), integer
 literals, integer `tack.constant`s, integer attributes of device-class objects, locals assigned
 from those before the loop, `+ - * //` and unary minus over them, and `tack.i64(...)` of any of
-those (the value unchanged; the loop variable becomes at least i64). Nothing here is compiled
+those (the value unchanged; the loop variable becomes at least i64). An expression of literals
+only may use any integer operator (`2**20`, `1 << 16`): it is one literal of its exact value,
+as in the body (frontend/literals.py). Nothing here is compiled
 into the kernel, so one specialization serves every length.
 """
 from __future__ import annotations
