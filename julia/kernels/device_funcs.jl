@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `device_funcs`, specialization (x: f32[?], y: f32[?], lo: f32[?], hi: f32[?], out: f32[?])
-@kernel function tk_device_funcs_83e49713(x::AbstractVector{Float32}, y::AbstractVector{Float32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:565
+@kernel function tk_device_funcs_01c97c42(x::AbstractVector{Float32}, y::AbstractVector{Float32}, lo::AbstractVector{Float32}, hi::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:565
     tk_gi = @index(Global, Linear)  # corpus.py:565
     buf = TackRuntime.tk_private(Float32, Val(4))  # corpus.py:565
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:565
@@ -39,7 +39,7 @@ using .TackRuntime
             tk_v_ordered_ret2 = b  # corpus.py:545
             tk_v_ordered_done3 = Int32(1)  # corpus.py:545
         end
-        if !(tk_v_ordered_done3 != Int32(0))  # corpus.py:546
+        if !(tk_v_ordered_done3 != Int32(0))  # corpus.py:544
             tk_v_ordered_ret1 = b  # corpus.py:546
             tk_v_ordered_ret2 = a  # corpus.py:546
             tk_v_ordered_done3 = Int32(1)  # corpus.py:546
@@ -54,7 +54,7 @@ using .TackRuntime
             tk_v_clip_magnitude_ret6 = a  # corpus.py:552
             tk_v_clip_magnitude_done7 = Int32(1)  # corpus.py:552
         end
-        if !(tk_v_clip_magnitude_done7 != Int32(0))  # corpus.py:553
+        if !(tk_v_clip_magnitude_done7 != Int32(0))  # corpus.py:551
             tk_v_clip_magnitude_ret6 = copysign(1.0f0, a)  # corpus.py:553
             tk_v_clip_magnitude_done7 = Int32(1)  # corpus.py:553
         end
@@ -74,4 +74,4 @@ using .TackRuntime
     end
 end
 
-const tack_device_funcs = tk_device_funcs_83e49713
+const tack_device_funcs = tk_device_funcs_01c97c42

@@ -58,7 +58,8 @@ def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
     """The typed IR (before the passes) of a parse for the specs of its IR parameters."""
     from .frontend.typecheck import TypeChecker  # loaded at the first compile (see above)
 
-    deep = depth.kernel_depth(getattr(kernel, "depth", 0))
+    # the source's nesting, and the statements' (deeper than the source's with inlined calls)
+    deep = depth.kernel_depth(getattr(kernel, "depth", 0)) + 2 * depth.statement_nesting(pk.body)
     typed = depth.on_deep_stack(deep, TypeChecker(pk, specs, debug=debug).run)
     if getattr(kernel, "options", {}).get("fastmath"):
         typed.notes["fastmath"] = True

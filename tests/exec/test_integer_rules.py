@@ -175,10 +175,10 @@ def k_constants(out, u):
         u[1] = tack.u16(65535) * tack.u16(65535)
         out[4] = tack.i8(3) ** 5
         out[5] = 0 ** 0
-        out[6] = 2147483647 + 1
+        out[6] = tack.i32(2147483647) + 1
         out[7] = 2147483648 + 1
-        out[8] = -2147483648 - 1
-        out[9] = 9223372036854775807 + 1
+        out[8] = tack.i32(-2147483648) - 1
+        out[9] = tack.i64(9223372036854775807) + 1
         u[2] = 18446744073709551615 + tack.u64(1)
         out[10] = -7 // 3
         out[11] = -7 % 3
@@ -280,9 +280,9 @@ def test_wrapping_examples_constant_and_runtime():
     assert int(u[1]) == 1  # u16 65535 * 65535
     assert int(out[4]) == -13  # tack.i8(3) ** 5, by squaring
     assert int(out[5]) == 1  # 0 ** 0
-    assert int(out[6]) == -2 ** 31  # 2147483647 is i32: wraps
-    assert int(out[7]) == 2 ** 31 + 1  # 2147483648 is i64
-    assert int(out[8]) == 2 ** 31 - 1  # -2147483648 is an i32 literal: wraps
+    assert int(out[6]) == -2 ** 31  # an i32 operand: wraps
+    assert int(out[7]) == 2 ** 31 + 1  # of literals: exact
+    assert int(out[8]) == 2 ** 31 - 1
     assert int(out[9]) == -2 ** 63
     assert int(u[2]) == 0
     assert ints(out[10:13]) == [-3, 2, -2]  # Python // and %

@@ -90,8 +90,37 @@ def k_literals(out, u):
 
 def test_literal_types_and_casts():
     ref = reference(k_literals, np.zeros(8, np.int64), np.zeros(2, np.uint64))
-    assert ref.arrays[0].tolist() == [-2 ** 31, 2 ** 31 + 1, 2 ** 31 - 1, 2, 255, -1, -2, 1]
+    # integer expressions of literals are computed exactly, then typed by their value
+    assert ref.arrays[0].tolist() == [2 ** 31, 2 ** 31 + 1, -2 ** 31 - 1, 2, 255, -1, -2, 1]
     assert ref.arrays[1].tolist() == [1, 2 ** 64 - 1]
+
+
+@tack.kernel
+def k_literal_exprs(out, u):
+    for i in range(1):
+        out[0] = 2 ** 40 + (1 << 40) - 10 ** 12
+        out[1] = ~(2 ** 40) * (2 ** 63 > -1)
+        out[2] = max(2 ** 64 - 1, -1) // 2 ** 32
+        out[3] = (1 << 200) >> 190
+        u[0] = 2 ** 64 - 1
+        u[1] = abs(-(2 ** 63))
+
+
+def test_literal_expressions_are_exact():
+    ref = reference(k_literal_exprs, np.zeros(4, np.int64), np.zeros(2, np.uint64))
+    assert ref.arrays[0].tolist() == [2 ** 41 - 10 ** 12, ~(2 ** 40), 2 ** 32 - 1, 1024]
+    assert ref.arrays[1].tolist() == [2 ** 64 - 1, 2 ** 63]
+
+
+@tack.kernel
+def k_literal_too_large(out):
+    for i in range(1):
+        out[0] = 2 ** 64 + 0 * out[0]
+
+
+def test_literal_expression_outside_64_bits_is_rejected():
+    with pytest.raises(Rejected):
+        reference(k_literal_too_large, np.zeros(1, np.int64))
 
 
 # -- floats ----------------------------------------------------------------------------------------

@@ -1053,3 +1053,19 @@ CASES += [
          lambda a: _vector_forms_ref(a[0], a[1], a[2], a[5]), sizes=(1, 5, 33), rtol=1e-5,
          atol=1e-5),
 ]
+
+
+@tack.kernel
+def literal_exprs(a, out, top):
+    """Integer expressions of literals are computed exactly (docs/language.md, "Literals")."""
+    for i in range(a.shape[0]):
+        out[i] = (a[i] * 2**40 + (10**12 // 7 - (1 << 33))) ^ ~(2**40)  # exact: i64 literals
+        top[i] = tack.u64(a[i] & 255) + (2**64 - 256)  # the u64 literal 2**64 - 256
+
+
+CASES += [
+    Case("literal_exprs", literal_exprs,
+         lambda g, n: [_i32(g, n, -1000, 1000), np.zeros(n, np.int64), np.zeros(n, np.uint64)],
+         lambda a: {1: (a[0].astype(np.int64) * 2**40 + (10**12 // 7 - (1 << 33))) ^ ~(2**40),
+                    2: (a[0] & 255).astype(np.uint64) + np.uint64(2**64 - 256)}),
+]

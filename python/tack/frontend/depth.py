@@ -22,6 +22,15 @@ _FRAMES_PER_LEVEL = 8  # Python frames per level, at most (about 5 measured), wi
 _STACK_PER_LEVEL = 16 << 10  # bytes of C stack per level (under 10 KiB measured)
 _STACK_BASE = 16 << 20
 
+# Nested inlined @tack.func calls (`f` calling `g` calling `h` ...) recurse through the parser,
+# 10 to 30 Python frames per call beside each function's own nesting, however shallow each body
+# is, and no source shows how long such a chain is. So an inlined call checks how many frames
+# its thread has used: past its thread's budget, the parse goes on on a fresh stack
+# (`inline_on_fresh_stack`), whose recursion count starts from zero: a chain of any length parses.
+_MAIN_FRAMES = 600  # a thread not started here: under Python's default limit of 1,000
+_HOP_FRAMES = 3000  # a thread started by inline_on_fresh_stack
+_thread_budget = threading.local()
+
 _lock = threading.Lock()  # threading.stack_size and the recursion limit are process-wide
 _raised = [0, 0]  # [deep compiles running, the limit they found]
 _deepest_func = [0]  # the deepest @tack.func body so far: inlining nests it into kernels
@@ -47,6 +56,38 @@ def note_func(depth: int) -> None:
 def kernel_depth(depth: int) -> int:
     """A kernel's effective depth: its own and, at most, the deepest device function's."""
     return depth + _deepest_func[0]
+
+
+def inline_on_fresh_stack(fn, *args):
+    """`fn(*args)` (an inlined call's parse), on a fresh deep stack when this thread has used
+    its budget of frames, else directly."""
+    budget = getattr(_thread_budget, "frames", _MAIN_FRAMES)
+    frame, used = sys._getframe(), 0
+    while frame is not None and used <= budget:
+        frame, used = frame.f_back, used + 1
+    if used <= budget:
+        return fn(*args)
+
+    def hop():
+        _thread_budget.frames = _HOP_FRAMES
+        return fn(*args)
+
+    # room for the budget and for one more function's own nesting past it
+    levels = (_HOP_FRAMES + 400) // _FRAMES_PER_LEVEL + _deepest_func[0]
+    return on_deep_stack(max(DEEP + 1, levels), hop)
+
+
+def statement_nesting(body) -> int:
+    """How deeply a parsed body's statements nest, without recursing: inlining puts a device
+    function's body inside its caller's statement (an early return adds an `if`), so a chain of
+    calls nests the IR deeper than any one function's source."""
+    best, stack = 0, [(body, 1)]
+    while stack:
+        block, d = stack.pop()
+        best = max(best, d)
+        for s in block:
+            stack.extend((getattr(s, f), d + 1) for f in getattr(s, "BLOCKS", ()))
+    return best
 
 
 def check(source, depth: int, node: ast.AST, title: str) -> None:

@@ -4,7 +4,9 @@ Its bounds may use what the kernel body accepts as an integer: scalar arguments,
 `len(a)` (of parameters and of device-class array attributes, `self.values.shape[0]`), integer
 literals, integer `tack.constant`s, integer attributes of device-class objects, locals assigned
 from those before the loop, `+ - * //` and unary minus over them, and `tack.i64(...)` of any of
-those (the value unchanged; the loop variable becomes at least i64). Nothing here is compiled
+those (the value unchanged; the loop variable becomes at least i64). An expression of literals
+only may use any integer operator (`2**20`, `1 << 16`): it is one literal of its exact value,
+as in the body (frontend/literals.py). Nothing here is compiled
 into the kernel, so one specialization serves every length.
 """
 from __future__ import annotations
@@ -16,7 +18,9 @@ from dataclasses import dataclass
 from .. import dtypes as dt
 from ..constants import Constant
 from ..errors import TackTypeError, TackValueError
+from ..ir.ops import Op
 from ..passes.names import hidden
+from .literals import LiteralError, exact
 
 START, STEP = hidden("start"), hidden("step")  # the hidden parameters of range(a, b[, s])
 
@@ -83,6 +87,11 @@ class HostRange:
 
 
 _OK_BIN = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+# Operators over literals only, computed exactly on the host like in the body.
+_LITERAL_OPS = {ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.FloorDiv: Op.FLOORDIV,
+                ast.Mod: Op.MOD, ast.Pow: Op.POW, ast.LShift: Op.SHL, ast.RShift: Op.SHR,
+                ast.BitAnd: Op.AND_, ast.BitOr: Op.OR_, ast.BitXor: Op.XOR, ast.USub: Op.NEG,
+                ast.Invert: Op.INVERT, ast.UAdd: None}
 
 
 def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0) -> HostRange:
@@ -119,6 +128,11 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
 def _lambda_params(parser) -> str:
     """The bound function's parameters: one per kernel argument, by position (_Converter.arg)."""
     return ", ".join(f"_p{k}" for k in range(len(parser.params)))
+
+
+def _is_int(src: str) -> bool:
+    """Whether host source `src` is an integer literal (`12`, `-3`): a literal-only bound."""
+    return src.lstrip("-").isdigit()
 
 
 def _as_int(v, name):
@@ -220,12 +234,18 @@ class _Converter:
             if node.id in parser.params:
                 self.uses.add(node.id)
                 return f"_i({self.arg(node.id)}, {node.id!r})"
-        if isinstance(node, ast.BinOp) and isinstance(node.op, _OK_BIN):
-            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}[type(node.op)]
-            return f"({self.conv(node.left, depth + 1)} {op} {self.conv(node.right, depth + 1)})"
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            sign = "-" if isinstance(node.op, ast.USub) else "+"
-            return f"({sign}{self.conv(node.operand, depth + 1)})"
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and type(node.op) in _LITERAL_OPS:
+            mark = len(self.literals)
+            kids = [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right]
+            parts = [self.conv(k, depth + 1) for k in kids]
+            if all(_is_int(p) for p in parts):
+                return self.literal(node, [int(p) for p in parts], mark)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, _OK_BIN):
+                op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}[
+                    type(node.op)]
+                return f"({parts[0]} {op} {parts[1]})"
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+                return f"({'-' if isinstance(node.op, ast.USub) else '+'}{parts[0]})"
         if self.is_i64_cast(node):
             self.wide = True
             return self.conv(node.args[0], depth + 1)
@@ -237,6 +257,24 @@ class _Converter:
             "the parallel loop's bounds may use scalar arguments, a.shape[k], len(a), integer "
             "literals, integer tack.constants, integer attributes of device-class objects, "
             "+ - * // of those and tack.i64(...) of them")
+
+    def literal(self, node, vals: list[int], mark: int) -> str:
+        """An operator over literals (`2**20`, `65536 * 65536`): its exact value, which replaces
+        its operands among the literals that type the loop variable (frontend/literals.py)."""
+        if isinstance(node.op, ast.UAdd):
+            v = vals[0]
+        else:
+            try:
+                v = exact(_LITERAL_OPS[type(node.op)], vals)
+            except LiteralError as exc:
+                raise self.parser.unsupported(node, f"Cannot resolve loop range expression: "
+                                                    f"{exc}") from None
+            if v is None:
+                raise self.parser.unsupported(node, "Cannot resolve loop range expression: "
+                                                    "negative integer exponent")
+        del self.literals[mark:]
+        self.literals.append(v)
+        return repr(v)
 
     def extent(self, node: ast.expr) -> str | None:
         """`a.shape[k]` or `len(a)` (also `len(T)` of a vector or table constant)."""

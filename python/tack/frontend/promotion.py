@@ -13,6 +13,7 @@ from ..dtypes import DType, VecType, convert
 from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Expr
 from ..ir.ops import Op
+from ..passes.names import member
 from .vectors import VecVal
 
 WEAK = dt.weak_float
@@ -61,9 +62,13 @@ class Promotion:
         return self.bool_to_int(e)
 
     def bool_to_int(self, e: Expr) -> Expr:
+        if isinstance(e, VecVal):  # a vector in a scalar-only place (an index, a count)
+            self.scalar(e, e, "one value")
         return Expr(Op.CAST, dt.i32, (e,), None, e.loc) if e.dtype is dt.bool_ else e
 
     def integer(self, e: Expr, what: str) -> Expr:
+        if isinstance(e, VecVal):
+            self.scalar(e, e, f"one integer ({what})")
         e = self.bool_to_int(e)
         if not e.dtype.is_int:
             raise self.type_error(e, f"{what} needs an integer, got {dt.concrete(e.dtype)!r}",
@@ -89,10 +94,14 @@ class Promotion:
 
     def settle(self, e: Expr) -> Expr:
         """A weak expression standing alone becomes f32."""
+        if isinstance(e, VecVal):
+            self.scalar(e, e, "one value")
         return self.coerce(e, dt.f32) if e.dtype is WEAK else e
 
     def coerce(self, e: Expr, t: DType, explicit: bool = False) -> Expr:
         """`e` converted to `t`: weak literals retyped exactly, constants folded, else a CAST."""
+        if isinstance(e, VecVal):
+            self.scalar(e, e, "one value")
         if e.dtype is t:
             return e
         if e.op is Op.CONST:
@@ -111,6 +120,10 @@ class Promotion:
             return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
         if e.op is Op.LOAD:  # an untyped float table's read (frontend/rules_tables.py)
             return self.retype_table_load(e, t)
+        if e.op is Op.VAR:  # a weak local assigned more than once: its shadow at precision t
+            shadow = member(e.arg, t.name)
+            self.types[shadow] = t
+            return Expr(Op.VAR, t, (), shadow, e.loc)
         if e.op in (Op.IFEXP, Op.SELECT):  # the condition keeps its type
             c, a, b = e.args
             return e.replace(dtype=t, args=(c, self.retype(a, t), self.retype(b, t)))

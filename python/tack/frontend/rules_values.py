@@ -57,7 +57,14 @@ class ValueRules:
         v = e.arg
         if isinstance(v, float):
             return Expr(Op.CONST, WEAK, (), v, e.loc)
-        out = Expr(Op.CONST, dt.int_literal_dtype(v), (), v, e.loc)
+        t = dt.int_literal_dtype(v)
+        if t is None:  # an expression of literals (frontend/literals.py), or a tack.constant
+            raise self.type_error(e, f"integer value {v} is outside the 64-bit ranges "
+                                     f"[-2**63, 2**64 - 1]",
+                                  "integer expressions of literals are computed exactly and "
+                                  "typed by their value; for arithmetic that wraps at a fixed "
+                                  "width, cast an operand (tack.u64(2) ** 64)")
+        out = Expr(Op.CONST, t, (), v, e.loc)
         self._literals[id(out)] = out  # an integer literal: a weak float beside it stays weak
         return out
 
@@ -68,13 +75,15 @@ class ValueRules:
         elif name in self.specs and name not in self.pk.assigned:
             s = self.specs[name]
             if s.kind == "array":
-                raise self.type_error(e, f"array '{name}' used as a value",
+                raise self.kind_error(e, f"array '{name}' used as a value",
                                       f"index it, e.g. {name}[i]")
             return Expr(Op.PARAM, s.dtype, (), name, e.loc)
         if name in self.weak_locals:
             return self.expr(self.weak_locals[name])
+        if name in self.weak_shadowed:  # retyped to the shadow of the precision it meets
+            return Expr(Op.VAR, WEAK, (), name, e.loc)
         if name in self.scratch:
-            raise self.type_error(e, f"scratch array '{name}' used as a value",
+            raise self.kind_error(e, f"scratch array '{name}' used as a value",
                                   "index it, or pass it to a @tack.func; it cannot be bound to "
                                   "another name")
         t = self.types.get(name)

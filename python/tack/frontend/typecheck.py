@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from .. import dtypes as dt
 from ..dtypes import DType, VecType
-from ..errors import TackTypeError
+from ..errors import KindError, TackTypeError
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import ATOMIC, MATH_BINARY, MATH_UNARY, Op
+from ..ir.ops import ATOMIC, Op
 from ..ir.walk import iter_exprs, iter_stmts, stmt_roots, unique_exprs
-from ..passes.names import hidden, member, numbered
+from ..passes.names import SEP, hidden, member, numbered
 from ..passes.simplify import simplify_expr
 from .argspec import ArgSpec
 from .hostrange import START, STEP
@@ -29,6 +29,7 @@ from .rules_tables import TableRules
 from .rules_values import Pending, ValueRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
+from .weak import WEAK_SIZE, expanded_size, literal_only, vector_valued, weak_expr
 
 __all__ = ["ArgSpec", "TypeChecker"]
 
@@ -67,6 +68,11 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
     def type_error(self, e, msg: str, hint: str | None = None) -> TackTypeError:
         return TackTypeError.at(e.loc, self.message(e.loc, msg), hint)
 
+    def kind_error(self, e, msg: str, hint: str | None = None) -> KindError:
+        """A value of the wrong kind for its place (an array or scratch array used as a value):
+        a TypeError that is also an UnsupportedSyntaxError, like the parser's."""
+        return KindError.at(e.loc, self.message(e.loc, msg), hint)
+
     # -- expressions ----------------------------------------------------------------------------
     def expr(self, e: Expr):
         """`e` typed by its op's rule: a typed Expr, or a VecVal for a vector or matrix."""
@@ -79,14 +85,20 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
     def _weak_locals(self) -> dict[str, Expr]:
         """Locals assigned exactly once, to a weak float: an expression of number literals and
         other such locals (a copy `e = d`, an inlined function's return or parameter), or a
-        conditional expression of those. Their reads are that weak expression (so `h = 0.1`
-        then `x64 * h` computes with the exact double, as `x64 * 0.1` would); a conditional
-        one keeps its condition in a hidden local (`_weak_conds`), evaluated where it stood."""
+        conditional expression of those, or a vector or matrix of those. Their reads are that
+        weak expression (so `h = 0.1` then `x64 * h` computes with the exact double, as
+        `x64 * 0.1` would); a conditional one keeps its condition in a hidden local
+        (`_weak_conds`), evaluated where it stood. Also sets `weak_shadowed` (below)."""
         counts: dict[str, int] = {}
-        values: dict[str, Expr] = {}
+        values: dict[str, list[Expr]] = {}
+        mutated = set()  # vector locals changed in place (`v.x = e`, `v[k] = e`): not weak
         # A tuple assignment's target is assigned its value, not the hidden temporary holding it.
         temps = {st.name: st.value for st in iter_stmts(self.pk.body) if isinstance(st, TupleTemp)}
         for st in iter_stmts(self.pk.body):
+            if isinstance(st, SetComponent) and st.container.op is Op.VAR:
+                mutated.add(st.container.arg)
+            elif isinstance(st, N.Store):
+                mutated.add(st.array)
             name = st.name if isinstance(st, N.Assign) else getattr(st, "var", None)
             if name is None:
                 continue
@@ -95,18 +107,30 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             if isinstance(v, Expr) and v.op is Op.VAR and v.arg in temps:
                 v = temps[v.arg]
             if isinstance(st, N.Assign) and isinstance(v, Expr):
-                values[name] = v
-        single = {n: v for n, v in values.items()
-                  if counts[n] == 1 and n not in self.pk.params and n != self.pk.loop_var}
+                values.setdefault(name, []).append(v)
+        mine = {n: vs for n, vs in values.items() if n not in mutated and len(vs) == counts[n]
+                and n not in self.pk.params and n != self.pk.loop_var}
+        single = {n: vs[0] for n, vs in mine.items() if len(vs) == 1}
+        # Hidden locals Tack assigns more than once (a device function's return value set by
+        # several `return`s, the value of a conditional expression whose arms call functions):
+        # when every value is weak, the value is kept at both precisions (`_weak_shadows`).
+        multi = {n: vs for n, vs in mine.items() if len(vs) > 1 and n.startswith(SEP)}
         weak: dict[str, Expr] = {}
+        shadowed: set[str] = set()
         sizes: dict[str, int] = {}  # each read repeats the expression: keep chains small
         while True:  # a copy of a weak local is weak: grow the set until it stops
-            new = {n: v for n, v in single.items() if n not in weak and _weak_expr(v, weak)
-                   and (_literal_only(v) or _expanded_size(v, sizes) <= _WEAK_SIZE)}
-            if not new:
+            known = {**weak, **dict.fromkeys(shadowed)}
+            new = {n: v for n, v in single.items() if n not in weak and weak_expr(v, known)
+                   and (literal_only(v) or expanded_size(v, sizes) <= WEAK_SIZE)}
+            more = {n for n, vs in multi.items()
+                    if n not in shadowed and all(weak_expr(v, known) and not vector_valued(v, known)
+                                                 for v in vs)}
+            if not new and not more:
                 break
             weak.update(new)
-            sizes.update({n: _expanded_size(v, sizes) for n, v in new.items()})
+            shadowed |= more
+            sizes.update({n: expanded_size(v, sizes) for n, v in new.items()})
+        self.weak_shadowed = shadowed
         self._weak_conds = {}
         for n, v in weak.items():
             if v.op is Op.IFEXP:
@@ -128,6 +152,17 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
                 out[p] = name
         return out
 
+    def weak_shadows(self, s: N.Assign, name: str) -> list[N.Stmt]:
+        """A weak local assigned more than once (`weak_shadowed`): the value is stored once per
+        precision its reads meet, in `name.f32` / `name.f64`; a read is a weak VAR that `retype`
+        turns into the shadow of the precision it meets (NEP 50: the literal takes the type of
+        what it meets, whichever assignment ran)."""
+        value = self.expr(s.value)
+        self.dead.discard(name)
+        return [N.Assign(s.loc, shadow, self.retype(value, t))
+                for t in (dt.f32, dt.f64)
+                for shadow in [member(name, t.name)] if shadow in self.types]
+
     def run(self) -> KernelIR:
         for p, local in self.rename.items():
             self.types[local] = self.specs[p].dtype
@@ -142,10 +177,14 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             if before == self.types:
                 break
         self.final = True
-        self.dead = set()
-        self._ntmp = 0
         prefix = self._prefix(var_dt)
-        body = prefix + self.block(self.pk.body)
+        for _ in range(4):  # again if a weak shadow (`weak_shadows`) was first read just now
+            before = dict(self.types)
+            self.dead = set()
+            self._ntmp = 0
+            body = prefix + self.block(self.pk.body)
+            if before == self.types:
+                break
         params = []
         for p in self.pk.params:
             s = self.specs[p]
@@ -282,6 +321,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         name = self.rename.get(s.name, s.name)
         if name in self._weak_conds:
             return self._weak_cond(s, name)
+        if name in self.weak_shadowed:
+            return self.weak_shadows(s, name)
         value = self.expr(s.value)
         vt = value.vtype() if isinstance(value, VecVal) else value.dtype
         old = self.types.get(name)
@@ -367,8 +408,10 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         return out
 
     def for_(self, s: N.For) -> N.For:
-        start, stop = self.expr(s.start), self.expr(s.stop)
-        step = self.expr(s.step) if s.step is not None else None
+        start, stop = (self.scalar(self.expr(x), x, "a range() argument")
+                       for x in (s.start, s.stop))
+        step = (self.scalar(self.expr(s.step), s.step, "a range() argument")
+                if s.step is not None else None)
         parts = [start, stop] + ([step] if step is not None else [])
         t = None
         for p in parts:
@@ -395,7 +438,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
     def declare_scratch(self, s: DeclScratch) -> None:
         t = s.dtype if isinstance(s.dtype, DType) else self._array(s.dtype, s).dtype
         t = getattr(t, "elem", t)  # *_like takes the scalar component dtype
-        size = self.expr(s.size)
+        size = self.scalar(self.expr(s.size), s.size, f"the size of {s.what}()")
         if size.op is not Op.CONST:
             size = simplify_expr(size)
         if size.op is not Op.CONST or not size.dtype.is_int:
@@ -415,45 +458,6 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
 
     def cond(self, e) -> Expr:
         return self.to_bool(self.expr(e))
-
-
-_LITERAL_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.NEG, Op.POW, Op.FLOORDIV,
-                          Op.MOD, Op.ABS, Op.MIN, Op.MAX}) | MATH_UNARY | MATH_BINARY
-
-
-# The most nodes a weak local reading other weak locals may stand for (a literal expression
-# alone is always weak): `b = a * a; c = b * b; ...` would otherwise grow exponentially.
-_WEAK_SIZE = 64
-
-
-def _literal_only(e: Expr) -> bool:
-    """No local read: weak whatever its size (the rule before weak locals could read others)."""
-    return not any(x.op is Op.VAR for x in iter_exprs(e))
-
-
-def _expanded_size(e: Expr, sizes: dict[str, int]) -> int:
-    """Nodes of `e` with each weak local read replaced by its expression."""
-    return sum(sizes.get(x.arg, 1) if x.op is Op.VAR else 1 for x in iter_exprs(e))
-
-
-def _weak_expr(e: Expr, weak: dict[str, Expr]) -> bool:
-    """An untyped expression of number literals and weak locals, at least one of them a float;
-    or a conditional expression whose arms are such (or integer literals)."""
-    has_float = False
-
-    def ok(x: Expr) -> bool:
-        nonlocal has_float
-        if x.op is Op.CONST:
-            has_float |= isinstance(x.arg, float)
-            return x.dtype is None
-        if x.op is Op.VAR and x.arg in weak:
-            has_float = True
-            return True
-        return x.op in _LITERAL_OPS and all(ok(a) for a in x.args)
-
-    if e.op is Op.IFEXP:
-        return all(ok(a) for a in e.args[1:]) and has_float
-    return ok(e) and has_float
 
 
 def _writes(body, name: str) -> bool:

@@ -84,11 +84,17 @@ def map_body(body: list[N.Stmt], fn: ExprFn) -> list[N.Stmt]:
 
 
 def iter_stmts(body: list[N.Stmt]) -> Iterator[N.Stmt]:
-    """Every statement, nested ones included, in program order."""
-    for s in body:
+    """Every statement, nested ones included, in program order. Without recursion: inlined
+    calls nest statements as deep as their chain is long, and a chain of nested generators
+    would pass each statement through every level."""
+    stack = [iter(body)]
+    while stack:
+        s = next(stack[-1], None)
+        if s is None:
+            stack.pop()
+            continue
         yield s
-        for b in blocks(s):
-            yield from iter_stmts(b)
+        stack.extend(iter(b) for b in reversed(blocks(s)))
 
 
 def stmt_roots(s: N.Stmt) -> Iterator[Expr]:

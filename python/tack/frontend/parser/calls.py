@@ -9,6 +9,7 @@ from ... import dtypes as dt
 from ...errors import TackValueError
 from ...ir.nodes import Assign, Expr
 from ...ir.ops import Op
+from .. import depth
 from ..builtins import BUILTINS, builtin_for
 from ..inline import Func, bind_arguments, function_returns, return_arity
 from ..source import is_docstring
@@ -78,11 +79,11 @@ class Calls:
         if b.rule == "minmax":
             out = args[0]
             for a in args[1:]:
-                out = Expr(b.op, None, (out, a), None, loc)
+                out = self.folded(Expr(b.op, None, (out, a), None, loc))
             return out
         if b.rule in ("cast_int", "cast_float"):
             return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
-        return Expr(b.op, None, args, None, loc)
+        return self.folded(Expr(b.op, None, args, None, loc))
 
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
@@ -233,8 +234,12 @@ class Calls:
         sub.ret_names, sub.done_flag = results, done
         root.stack.append(key)
         root.call_locs.append(loc)
+        stmts = [s for s in tree.body if not is_docstring(s)]
         try:
-            body = sub.block([s for s in tree.body if not is_docstring(s)])
+            if len(root.stack) < 4:  # not a long chain: no frames to count
+                body = sub.block(stmts)
+            else:  # a long chain of nested calls goes on on a fresh stack when it must
+                body = depth.inline_on_fresh_stack(sub.block, stmts)
         finally:
             root.stack.pop()
             root.call_locs.pop()

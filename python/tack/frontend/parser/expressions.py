@@ -12,6 +12,7 @@ from ... import dtypes as dt
 from ...errors import TackError
 from ...ir.nodes import Assign, Expr, If
 from ...ir.ops import Op
+from ..literals import LiteralError, fold, literal_int
 
 BINOPS = {
     ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV,
@@ -41,8 +42,8 @@ class Expressions:
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.unsupported(node, f"operator {type(node.op).__name__}")
-        return Expr(op, None, tuple(self.ordered([node.left, node.right])), None,
-                    self.src.loc(node))
+        return self.folded(Expr(op, None, tuple(self.ordered([node.left, node.right])), None,
+                                self.src.loc(node)))
 
     def expr_UnaryOp(self, node):  # -a, +a, ~a, not a
         a = self.expr(node.operand)
@@ -55,7 +56,19 @@ class Expressions:
                 raise self.unsupported(node, f"integer literal {v} outside the 64-bit ranges")
             return Expr(Op.CONST, None, (), v, loc)
         op = {ast.USub: Op.NEG, ast.Invert: Op.INVERT, ast.Not: Op.NOT}[type(node.op)]
-        return Expr(op, None, (a,), None, loc)
+        return self.folded(Expr(op, None, (a,), None, loc))
+
+    def folded(self, e: Expr) -> Expr:
+        """`e`, or the literal of its exact value when its operands are integer literals
+        (frontend/literals.py): `2**40` is the i64 literal 1099511627776."""
+        try:
+            return fold(e)
+        except LiteralError as exc:
+            loc = e.loc
+            raise exc.kind.at(loc, f"{self.title}: {exc} at line {loc.line}, column {loc.col}",
+                              "integer expressions of literals are computed exactly; for "
+                              "arithmetic that wraps at a fixed width, cast an operand "
+                              "(tack.u64(2) ** 64)") from None
 
     def expr_BoolOp(self, node):  # a and b and c, a or b
         op = Op.LAND if isinstance(node.op, ast.And) else Op.LOR
@@ -76,8 +89,10 @@ class Expressions:
         for k, (op, right) in enumerate(zip(node.ops, node.comparators)):
             cop = CMPOPS[type(op)]
             r = first if k == 0 else self.lazy(right)
-            links.append(Expr(cop, None, (left, r), None, loc))
+            links.append(self.folded(Expr(cop, None, (left, r), None, loc)))
             left = r
+        if all(literal_int(x) is not None for x in links):  # 1 < 2 < 3: the literal 1
+            return Expr(Op.CONST, None, (), int(all(x.arg for x in links)), loc)
         out = links[-1]
         for link in reversed(links[:-1]):
             out = Expr(Op.LAND, None, (link, out), None, loc)

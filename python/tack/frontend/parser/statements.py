@@ -105,13 +105,17 @@ class Statements:
             return self._tuple_assign(target, value_node, node)
         if isinstance(value_node, ast.Call) and self._intrinsic(value_node.func) in SCRATCH:
             return self._scratch_decl(target, value_node, node)
+        self._refuse_scratch_binding(value_node)
+        return self._store_to(target, self.expr(value_node), node)
+
+    def _refuse_scratch_binding(self, value_node) -> None:
+        """`a = s`, `a, b = s, 1.0` with `s` a scratch array: another name for storage."""
         if isinstance(value_node, ast.Name) and self.array_name(value_node) in (
                 self.root.scratch_names | self.scratch_names):
             raise self.unsupported(value_node, f"binding another name to the scratch array "
                                                f"'{value_node.id}'",
                                    "scratch arrays are storage, not values: index the array "
                                    "itself, or pass it to a @tack.func (by reference)")
-        return self._store_to(target, self.expr(value_node), node)
 
     def _tuple_assign(self, target: ast.Tuple, value_node, node) -> list[Stmt]:
         """`x, y = e1, e2`: the whole right side first, then the targets left to right."""
@@ -122,6 +126,8 @@ class Statements:
             return self._unpack(target, value_node, node)
         if len(value_node.elts) != len(target.elts):
             raise self.unsupported(node, "tuple assignment without a matching tuple of values")
+        for v in value_node.elts:
+            self._refuse_scratch_binding(v)
         # When no value reads a target (no swap), assigning in order is the same and needs no
         # temporaries.
         names = {t.id for t in target.elts if isinstance(t, ast.Name)}

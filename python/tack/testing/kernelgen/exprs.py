@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..oracle import F32, I32, I64, TYPES, U64, WEAK, Rejected, Runtime, promote
 from .grammar import CONSTANTS, FLOAT_LITERALS, FLOAT_TYPES, INT_LITERALS, MATH1, MATH2
-from .operands import E, _lit
+from .operands import E, _lit, exact, literal_expr
 
 
 class Expressions:
@@ -13,7 +13,8 @@ class Expressions:
     # `expr` picks one of these; the method `p_<name>` builds it. The order matters: hypothesis
     # shrinks toward the first ones, and a seed's kernel depends on it.
     PRODUCTIONS = ("arith", "cmp", "cast", "ifexp", "minmax", "divmod", "truediv", "bitwise",
-                   "shift", "pow", "unary", "math1", "math2", "boolop", "not", "chain")
+                   "shift", "pow", "unary", "math1", "math2", "boolop", "not", "chain",
+                   "literals")
 
     def expr(self, d: int, scalars_only: bool = False) -> E:
         """An expression of nesting depth at most `d` (a leaf at 0, and a quarter of the time)."""
@@ -29,6 +30,8 @@ class Expressions:
     def p_cmp(self, sub, scalars_only) -> E:
         a, b = self.unify(sub(), sub())
         op = self.ch.choose(["<", "<=", ">", ">=", "==", "!="])
+        if a.value is not None and b.value is not None:  # of literals: the literal 0 or 1
+            return literal_expr(f"({a.code} {op} {b.code})", exact(op, a.value, b.value))
         return E(f"({a.code} {op} {b.code})", I32)
 
     def p_chain(self, sub, scalars_only) -> E:
@@ -41,7 +44,10 @@ class Expressions:
         if any(self.weak_ok(x, y) is not x for x, y in ((a, b), (b, a), (b, c), (c, b))):
             return self.leaf(scalars_only)
         o1, o2 = self.ch.choose(["<", "<="]), self.ch.choose(["<", ">=", "!="])
-        return E(f"({a.code} {o1} {b.code} {o2} {c.code})", I32)
+        code = f"({a.code} {o1} {b.code} {o2} {c.code})"
+        if all(x.value is not None for x in (a, b, c)):  # of literals: the literal 0 or 1
+            return literal_expr(code, exact(o1, a.value, b.value) & exact(o2, b.value, c.value))
+        return E(code, I32)
 
     def p_cast(self, sub, scalars_only) -> E:
         e = sub()
@@ -85,7 +91,13 @@ class Expressions:
     def p_shift(self, sub, scalars_only) -> E:
         a = self.int_of(sub())
         op = self.ch.choose(["<<", ">>"])
-        return E(f"({a.code} {op} {self.shift_count(a.t).code})", a.t)
+        n = self.shift_count(a.t)
+        if a.value is not None and n.value is not None:  # computed exactly, typed by value
+            v = exact(op, a.value, n.value)
+            if v is not None:
+                return literal_expr(f"({a.code} {op} {n.code})", v)
+            a = self.typed(a)
+        return E(f"({a.code} {op} {n.code})", a.t)
 
     def p_unary(self, sub, scalars_only) -> E:
         """`-e`, `abs(e)` or `~e`; minus a literal is the negative literal, as Tack folds it."""
@@ -93,16 +105,19 @@ class Expressions:
         op = self.ch.choose(["-", "abs", "~"])
         if op == "~":
             e = self.int_of(e)
+            if e.value is not None and exact("~", e.value) is not None:
+                return literal_expr(f"(~{e.code})", exact("~", e.value))
+            e = self.typed(e)  # ~ of a u64 literal: no literal, it wraps as a u64
             return E(f"(~{e.code})", e.t)
         if op == "abs":
+            if e.value is not None:
+                return literal_expr(f"abs({e.code})", abs(e.value))
             return E(f"abs({e.code})", e.t)
-        if e.lit and e.code.strip("()-").isdigit():
-            v = -int(e.code.strip("()"))
-            if -2 ** 63 <= v < 2 ** 64:  # Tack folds -literal into the literal -v
-                return _lit(v)
-            e = E(f"tack.u64({e.code})", U64, const=True)  # -u64 wraps
-        if e.lit and e.code.startswith("K"):  # -K0 folds to the literal -5 as well
-            return E(f"(-{e.code})", e.t, lit=True, const=True)
+        if e.value is not None:  # -5, -K0, -(2 ** 40): the literal of its value
+            if exact("neg", e.value) is not None:
+                bare = e.code.strip("()-").isdigit()
+                return _lit(-e.value) if bare else literal_expr(f"(-{e.code})", -e.value)
+            e = self.typed(e)  # minus a u64 past 2**63 is no literal: it wraps as a u64
         return E(f"(-{e.code})", e.t)
 
     def p_math1(self, sub, scalars_only) -> E:
@@ -119,8 +134,10 @@ class Expressions:
         return E(f"(not {sub().code})", I32)
 
     def minmax(self, fn: str, sub) -> E:
+        """min/max of 2 or 3 arguments: Tack nests them pairwise, left first; a pair of
+        literals is the literal of its value."""
         acc = sub()
-        codes, lit = [acc.code], acc.lit
+        codes = [acc.code]
         for _ in range(self.ch.integer(1, 2)):
             b = sub()
             try:
@@ -129,10 +146,12 @@ class Expressions:
                 b = self.cast(b, U64 if acc.t is U64 else I64)
             if self.weak_ok(b, acc) is not b or self.weak_ok(acc, b) is not acc:
                 b = self.cast(b, F32)
-            acc = E("", Runtime._pe(acc.t, b.t, lit, b.lit))
             codes.append(b.code)
-            lit = False
-        return E(f"{fn}({', '.join(codes)})", acc.t)
+            if acc.value is not None and b.value is not None:
+                acc = literal_expr("", exact(fn, acc.value, b.value))
+            else:
+                acc = E("", Runtime._pe(acc.t, b.t, acc.lit, b.lit))
+        return E(f"{fn}({', '.join(codes)})", acc.t, acc.lit, acc.const, acc.value)
 
     def p_pow(self, sub, scalars_only) -> E:
         """`a ** n` (or `pow`): a masked integer exponent, or a float power of a float base."""
@@ -143,9 +162,13 @@ class Expressions:
             else:
                 c = self.int_expr(1)
                 n = self.arith("&", c, self.like(3, c.t))
-            if self.ch.flip(0.2):
-                return E(f"pow({a.code}, {n.code})", a.t)
-            return E(f"({a.code} ** {n.code})", a.t)
+            code = "pow({}, {})" if self.ch.flip(0.2) else "({} ** {})"
+            if a.value is not None and n.value is not None:  # computed exactly, typed by value
+                v = exact("**", a.value, n.value)
+                if v is not None:
+                    return literal_expr(code.format(a.code, n.code), v)
+                a = self.typed(a)
+            return E(code.format(a.code, n.code), a.t)
         b = self.ch.choose([_lit(2), _lit(3), E("0.5", WEAK), None])
         if b is None:
             b = sub()
@@ -153,6 +176,35 @@ class Expressions:
             a = self.cast(a, self.ch.choose(FLOAT_TYPES))
         a, b = self.weak_ok(a, b), self.weak_ok(b, a)
         return E(f"({a.code} ** {b.code})", Runtime._pe(a.t, b.t, a.lit, b.lit))
+
+    def p_literals(self, sub, scalars_only) -> E:
+        """An integer expression of literals only, often far past 32 bits (`(2 ** 40)`,
+        `((10 ** 12) // 7)`, `(1 << 62)`): Tack computes it exactly and types it by its value."""
+        for _ in range(4):
+            e = self.literal_tree(self.ch.integer(1, 2))
+            if e is not None:
+                return e
+        return self.leaf(scalars_only)
+
+    def literal_tree(self, d: int) -> E | None:
+        ch = self.ch
+        if d <= 0:
+            return _lit(ch.choose(INT_LITERALS + (10, 12, 40, 62, 5)))
+        op = ch.choose(["**", "<<", ">>", "+", "-", "*", "//", "%", "&", "|", "^", "~", "neg"])
+        if op in ("~", "neg"):
+            a = self.literal_tree(d - 1)
+            v = None if a is None else exact(op, a.value)
+            return None if v is None else literal_expr(f"({'~' if op == '~' else '-'}{a.code})", v)
+        if op == "**":
+            a, b = _lit(ch.choose([2, 3, 10, -2, 7, -1])), _lit(ch.integer(0, 64))
+        elif op in ("<<", ">>"):
+            a, b = self.literal_tree(d - 1), _lit(ch.integer(0, 70))
+        else:
+            a, b = self.literal_tree(d - 1), self.literal_tree(d - 1)
+        if a is None or b is None:
+            return None
+        v = exact(op, a.value, b.value)
+        return None if v is None else literal_expr(f"({a.code} {op} {b.code})", v)
 
     def p_math2(self, sub, scalars_only) -> E:
         name = self.ch.choose(MATH2)
@@ -191,15 +243,16 @@ class Expressions:
             code = ch.choose(FLOAT_LITERALS)
             return E(f"({code})" if code.startswith("-") else code, WEAK, const=True)
         if kind == "constant":
-            _, name, t, lit = ch.choose(CONSTANTS)
-            return E(name, t, lit=lit, const=True)
+            _, name, t, value = ch.choose(CONSTANTS)
+            return E(name, t, lit=value is not None, const=True, value=value)
         if kind == "typed":
             t = ch.choose(TYPES)
             v = ch.choose(INT_LITERALS[:12])
             if t.kind == "u" and v < 0 and ch.flip(0.5):
                 v = -v
             return E(f"tack.{t.name}({v})", t, const=True)
-        return E(ch.choose(["True", "False"]), I32, lit=True, const=True)
+        word = ch.choose(["True", "False"])
+        return E(word, I32, lit=True, const=True, value=int(word == "True"))
 
     def load(self) -> E:
         arrays = [p for p in self.params if p.kind == "array"]

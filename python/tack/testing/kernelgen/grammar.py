@@ -13,12 +13,13 @@ INT_LITERALS = (0, 1, 2, 3, -1, 7, -8, 100, 127, -128, 255, 1000, 65535, 2 ** 31
                 -2 ** 31, 2 ** 31, 2 ** 40, -2 ** 40, 2 ** 63 - 1, -2 ** 63, 2 ** 63, 2 ** 64 - 1)
 FLOAT_LITERALS = ("0.5", "1.0", "2.0", "0.0", "-1.5", "0.1", "3.25", "1e-3", "100.0", "-0.0",
                   "1e10", "1e30", "math.pi")
-# module-level constants kernels may read: (source line, name, type, is an untyped int literal)
-CONSTANTS = (("K0 = tack.constant(5)", "K0", I32, True),
-             ("K1 = tack.constant(0.25)", "K1", WEAK, False),
-             ("K2 = tack.constant(200, tack.u8)", "K2", BY_NAME["u8"], False),
-             ("K3 = tack.constant(1.5, tack.f64)", "K3", F64, False),
-             ("K4 = tack.constant(-3, tack.i64)", "K4", I64, False))
+# module-level constants kernels may read: (source line, name, type, the value of an untyped
+# integer constant, which is a literal, else None)
+CONSTANTS = (("K0 = tack.constant(5)", "K0", I32, 5),
+             ("K1 = tack.constant(0.25)", "K1", WEAK, None),
+             ("K2 = tack.constant(200, tack.u8)", "K2", BY_NAME["u8"], None),
+             ("K3 = tack.constant(1.5, tack.f64)", "K3", F64, None),
+             ("K4 = tack.constant(-3, tack.i64)", "K4", I64, None))
 CONSTANT_LINES = [c[0] for c in CONSTANTS]
 # float clamp bounds that convert exactly and stay representable in each integer type
 CLAMP = {"i8": (-100.0, 100.0), "u8": (0.0, 250.0), "i16": (-30000.0, 30000.0),

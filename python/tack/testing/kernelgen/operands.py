@@ -3,6 +3,7 @@ operands well typed (casts, joins without widening, u64 pairs) and in the portab
 (masked divisors and shift counts, clamped float-to-int conversions)."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 from ..oracle import F32, I32, I64, ST, U64, WEAK, Rejected, Runtime, literal_type, promote
@@ -13,12 +14,50 @@ from .grammar import CLAMP, INT_TYPES
 class E:
     code: str
     t: ST
-    lit: bool = False  # a bare integer literal (or True/False): weak floats stay weak beside it
+    lit: bool = False  # an integer literal (or True/False, or an integer expression of them):
+    # weak floats stay weak beside it
     const: bool = False  # Tack folds it to a constant (a literal, or a cast of one)
+    value: int | None = None  # the exact value of an integer literal expression
 
 
 def _lit(v: int) -> E:
-    return E(f"({v})" if v < 0 else str(v), literal_type(v), lit=True, const=True)
+    return E(f"({v})" if v < 0 else str(v), literal_type(v), lit=True, const=True, value=v)
+
+
+_CMP = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+        "==": operator.eq, "!=": operator.ne}
+_EXACT = {"+": operator.add, "-": operator.sub, "*": operator.mul, "&": operator.and_,
+          "|": operator.or_, "^": operator.xor, **_CMP}
+
+
+def exact(op: str, *vals: int) -> int | None:
+    """Python's value of an integer operator over literals, as Tack computes a literal-only
+    integer expression (docs/language.md, "Literals"); None where that is no literal: a zero
+    divisor, a negative shift count or exponent, a value outside the 64-bit ranges."""
+    if op == "~":
+        v = ~vals[0]
+    elif op == "neg":
+        v = -vals[0]
+    elif op == "abs":
+        v = abs(vals[0])
+    elif op in ("min", "max"):
+        v = min(vals) if op == "min" else max(vals)
+    elif op in _EXACT:
+        v = int(_EXACT[op](*vals))
+    else:
+        a, b = vals
+        if (b == 0 and op in ("//", "%")) or (b < 0 and op in ("**", "<<", ">>")):
+            return None
+        if op in ("**", "<<") and a not in (0, 1, -1) and b > 64:
+            return None  # far outside the 64-bit ranges: not computed
+        v = {"//": operator.floordiv, "%": operator.mod, "**": operator.pow,
+             "<<": operator.lshift, ">>": operator.rshift}[op](a, b)
+    return v if -2 ** 63 <= v < 2 ** 64 else None
+
+
+def literal_expr(code: str, v: int) -> E:
+    """An integer expression of literals whose exact value is v: a literal of that value."""
+    return E(code, literal_type(v), lit=True, const=True, value=v)
 
 
 
@@ -87,7 +126,10 @@ class Operands:
         masked = self.arith("&", e, seven)
         if self.ch.flip(0.6):
             return self.arith("+", masked, one)
-        return E(f"(-{self.arith('+', masked, two).code})", self.arith("+", masked, two).t)
+        shifted = self.arith("+", masked, two)
+        if shifted.value is not None:  # of literals: the literal of its value
+            return literal_expr(f"(-{shifted.code})", -shifted.value)
+        return E(f"(-{shifted.code})", shifted.t)
 
     def float_divisor(self, e: E) -> E:
         pos = E(f"(abs({e.code}) + 0.5)", Runtime._pe(e.t, WEAK, e.lit, False))
@@ -109,8 +151,20 @@ class Operands:
     def int_expr(self, d) -> E:
         return self.int_of(self.expr(d))
 
+    def typed(self, e: E) -> E:
+        """`e` as a typed value (`tack.i64(2**40)`): no longer a literal, so an operator over it
+        wraps at its width instead of being computed exactly."""
+        if e.value is None:
+            return e
+        return E(f"tack.{e.t.name}({e.code})", e.t, const=True)
+
     def arith(self, op: str, a: E, b: E) -> E:
         a, b = self.unify(a, b)
+        if a.value is not None and b.value is not None:  # computed exactly, typed by value
+            v = exact(op, a.value, b.value)
+            if v is not None:
+                return literal_expr(f"({a.code} {op} {b.code})", v)
+            b = self.typed(b)
         if op in ("&", "|", "^"):
             t = promote(a.t, b.t)
         else:

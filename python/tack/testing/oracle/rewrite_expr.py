@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from ...constants import Constant
 from .errors import Rejected
 from .floats import MATH1, MATH2
 from .scalars import BY_NAME
+from .values import _PYCMP
 
 # -- source rewriting ------------------------------------------------------------------------------
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -132,6 +134,9 @@ class _ExprRewriter:
             if isinstance(n, ast.Constant) and type(n.value) in (int, float):
                 floats.append(type(n.value) is float)
                 return True
+            if self.int_folded(n) is not None:  # `(1 << 40) * 0.5`: an integer literal
+                floats.append(False)
+                return True
             free = isinstance(n, ast.Name) and n.id not in self.locals and n.id not in self.params
             if free or isinstance(n, ast.Attribute):
                 try:
@@ -165,7 +170,12 @@ class _ExprRewriter:
         return ok(node) and any(floats)
 
     def folded(self, node):
-        """The value of a (possibly negated) bare numeric literal, else None (Tack folds -lit)."""
+        """The value of a (possibly negated) bare numeric literal or of an integer expression of
+        literals, else None (Tack folds -lit, and computes literal-only integer expressions
+        exactly)."""
+        v = self.int_folded(node)
+        if v is not None:
+            return v
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
             return node.value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -174,6 +184,80 @@ class _ExprRewriter:
                 return -v if isinstance(node.op, ast.USub) else v
         return None
 
+    def int_folded(self, node) -> int | None:
+        """The exact value of an integer expression of literals only (integer literals,
+        True/False, untyped integer constants; + - * // % ** << >> & | ^ ~, unary minus,
+        comparisons, abs/min/max/pow), as Python computes it: the contract types the result by
+        its value like a written literal (docs/language.md, "Literals"). None for anything else,
+        and where the value is outside the portable domain (a zero divisor, a negative exponent:
+        the runtime rules then report it). A negative shift count or a value too large to compute
+        is rejected."""
+        if isinstance(node, ast.Constant):
+            return int(node.value) if type(node.value) in (int, bool) else None
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            if isinstance(node, ast.Name) and (node.id in self.locals or node.id in self.params):
+                return None
+            try:
+                obj = self.resolve(node)
+            except Rejected:
+                return None
+            kind, c = _tack_kinds(obj)
+            ok = kind == "const" and isinstance(c, int) and c.dtype is None
+            return int(c) if ok else None
+        if isinstance(node, ast.UnaryOp):
+            f = {ast.USub: operator.neg, ast.UAdd: operator.pos,
+                 ast.Invert: operator.invert}.get(type(node.op))
+            v = self.int_folded(node.operand) if f is not None else None
+            return None if v is None else f(v)
+        if isinstance(node, ast.BinOp):
+            a, b = self.int_folded(node.left), self.int_folded(node.right)
+            if a is None or b is None:
+                return None
+            return self._int_binop(node, type(node.op), a, b)
+        if isinstance(node, ast.Compare):
+            vals = [self.int_folded(x) for x in [node.left] + node.comparators]
+            if any(v is None for v in vals) or any(type(o) not in _CMPOPS for o in node.ops):
+                return None
+            return int(all(_PYCMP[_CMPOPS[type(o)]](x, y)
+                           for o, x, y in zip(node.ops, vals, vals[1:])))
+        if isinstance(node, ast.Call) and not node.keywords and node.args:
+            vals = [self.int_folded(a) for a in node.args]
+            try:
+                fn = self.resolve(node.func)
+            except Rejected:
+                return None
+            name = fn.name if isinstance(fn, _Unbound) else _KNOWN.get(id(fn))
+            if any(v is None for v in vals) or name not in ("abs", "min", "max", "pow"):
+                return None
+            if name == "abs" and len(vals) == 1:
+                return abs(vals[0])
+            if name == "pow" and len(vals) == 2:
+                return self._int_binop(node, ast.Pow, *vals)
+            if name in ("min", "max") and len(vals) >= 2:
+                return min(vals) if name == "min" else max(vals)
+        return None
+
+    def _int_binop(self, node, op, a: int, b: int) -> int | None:
+        if op in (ast.FloorDiv, ast.Mod):
+            return None if b == 0 else (a // b if op is ast.FloorDiv else a % b)
+        if op is ast.Pow:
+            if b < 0:
+                return None
+            if abs(a) > 1 and b * abs(a).bit_length() > 4096:
+                raise self.rejected(node, "an integer power of literals far outside 64 bits")
+            return a ** b
+        if op in (ast.LShift, ast.RShift):
+            if b < 0:
+                raise self.rejected(node, "a negative shift count of literals")
+            if op is ast.RShift:
+                return a >> min(b, 4096)
+            if a and b > 4096:
+                raise self.rejected(node, "a shift of literals far outside 64 bits")
+            return a << b
+        f = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+             ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}.get(op)
+        return None if f is None else f(a, b)
+
     def is_lit(self, node) -> bool:
         """A bare integer literal (or True/False, or an untyped integer tack.constant).
 
@@ -181,20 +265,9 @@ class _ExprRewriter:
         integer, typed casts of literals included, it is f32 (`i * 0.1` is f32: docs/language.md,
         "Integer and float rules").
         """
-        if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
-            return True
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.UAdd):
-            return self.is_lit(node.operand)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return type(self.folded(node)) is int
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            try:
-                obj = self.resolve(node)
-            except Rejected:
-                return False
-            kind, c = _tack_kinds(obj)  # an untyped constant "behaves exactly like the literal"
-            return kind == "const" and isinstance(c, int) and c.dtype is None
-        return False
+        # an untyped constant "behaves exactly like the literal", and so does an integer
+        # expression of literals
+        return self.int_folded(node) is not None
 
     # -- expressions ------------------------------------------------------------------------------
     def ex(self, node) -> ast.expr:
@@ -318,7 +391,7 @@ class _ExprRewriter:
             lit = self.is_lit(args[0])
             for a in args[1:]:
                 out = self.call("bin", _c(name), out, self.ex(a), _c(lit), _c(self.is_lit(a)))
-                lit = False
+                lit = lit and self.is_lit(a)  # min(1, 2, x): min(1, 2) is the literal 1
             return out
         if name == "pow":
             return self.call("bin", _c("pow"), self.ex(args[0]), self.ex(args[1]),
