@@ -10,6 +10,16 @@ POLL_WORK, so short loops (a 3x3 stencil, a vector's components) keep exactly th
 polled loop polls every POLL_WORK // body-work iterations, so about POLL_WORK iterations of
 innermost bodies run between two polls of a nest. A `while` never has a known trip count; a
 `for` with `tack.unroll("full")` is never polled (full unrolling needs the plain loop).
+
+A polled loop counts as POLL_WORK in the work of the body around it, whatever its trip count:
+one run of it may do up to a strip of iterations before its first poll (its strip starts again
+at each run). So a loop around a polled loop polls every iteration, and so does the launch loop
+(the entry's loop over t, key LAUNCH) of a kernel with polled loops: otherwise a runtime-bound
+loop that runs just under a strip per launch index, for a million indices, never polls at all.
+The launch loop of a kernel without polled loops polls every POLL_WORK // body-work indices
+when its body does at least LAUNCH_WORK (a constant loop of a few thousand iterations per index
+would otherwise run unpolled for the whole serial launch); a lighter body keeps the plain loop,
+which vectorizes, and its launches stop between chunks.
 """
 from __future__ import annotations
 
@@ -19,6 +29,8 @@ from ..ir.ops import Op
 from ..ir.walk import blocks
 
 POLL_WORK = 1 << 16  # innermost iterations between polls: well under 10 ms of work, most often
+LAUNCH_WORK = 256  # a body that does this much work per launch index gets a polled launch loop
+LAUNCH = 0  # the launch loop's key in a plan (no statement has id 0)
 
 
 def sigints_symbol(entry: str) -> str:
@@ -29,9 +41,12 @@ def sigints_symbol(entry: str) -> str:
 
 def poll_plan(kir: KernelIR) -> dict[int, int]:
     """id(loop statement) -> its strip (iterations between two polls) for every polled loop of
-    `kir`'s body; empty when the kernel has none (its code is then the same as without polls)."""
+    `kir`'s body, and LAUNCH -> the launch loop's strip where it polls; empty when the kernel
+    has no polled loop (its code is then the same as without polls)."""
     plan: dict[int, int] = {}
-    _work(kir.body, plan)
+    work = _work(kir.body, plan)
+    if plan or work >= LAUNCH_WORK:
+        plan[LAUNCH] = max(1, POLL_WORK // work)
     return plan
 
 
@@ -44,7 +59,7 @@ def _trip(s: N.For) -> int | None:
 
 def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
     """The work of one pass through `body` (capped at POLL_WORK + 1), recording the polled loops
-    inside it. A loop of unknown trip count adds one pass through its body: it polls itself."""
+    inside it. A polled loop adds POLL_WORK: what it may do before its first poll."""
     total = 1
     for s in body:
         if isinstance(s, (N.For, N.While)):
@@ -54,6 +69,7 @@ def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
                 trip = trip if trip is not None else 1
             elif trip is None or trip * inner > POLL_WORK:
                 plan[id(s)] = max(1, POLL_WORK // inner)
+                trip, inner = 1, POLL_WORK  # up to a strip's work before it polls
             total += inner if trip is None else trip * inner
         elif s.BLOCKS:  # an If: its longer arm counts
             total += max(_work(b, plan) - 1 for b in blocks(s))

@@ -21,7 +21,7 @@ from llvmlite import ir
 
 from ..ir.nodes import For, KernelIR, While
 from ..ir.walk import iter_stmts
-from ..passes.polls import poll_plan, sigints_symbol
+from ..passes.polls import LAUNCH, poll_plan, sigints_symbol
 from .llvm import I64, LLVMRenderer, entry_name
 from .llvm_support import loop_id
 
@@ -42,7 +42,8 @@ class PollingRenderer(LLVMRenderer):
         return super().body_param_types(kir) + extra
 
     def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
-        """LLVMRenderer's entry, that also stops its loop over t once the body was interrupted."""
+        """LLVMRenderer's entry, whose loop over t polls every `plan[LAUNCH]` indices and stops
+        once the body was interrupted."""
         if not self.polls:
             return super().emit_entry(kir, body)
         for arg, name in zip(body.args[-2:], ("sig0", "interrupted")):
@@ -57,17 +58,38 @@ class PollingRenderer(LLVMRenderer):
         b.asm(ir.FunctionType(ir.VoidType(), [sig0.type]), "", "r", [sig0], True)
         flag = b.alloca(I1, name="interrupted")
         b.store(ir.Constant(I1, 0), flag)
+        strip = self.polls.get(LAUNCH, 0)
+        countdown = b.alloca(I64, name="t.countdown")
+        b.store(ir.Constant(I64, strip), countdown)
         loop, nxt, done = (fn.append_basic_block(n) for n in ("loop", "next", "done"))
-        b.cbranch(b.icmp_signed("<", begin, end), loop, done)
+        vals, way_in, leave = self.open_frame(fn, b, vals, loop, done)
         b.position_at_end(loop)
         t = b.phi(I64, name="t")
         b.call(body, [t, *vals, sig0, flag])
-        b.cbranch(b.load(flag), done, nxt).set_weights(UNLIKELY)
+        if any(key != LAUNCH for key in self.polls):  # the body polls: it may have stopped
+            go = fn.append_basic_block("body.done")
+            b.cbranch(b.load(flag), leave, go).set_weights(UNLIKELY)
+            b.position_at_end(go)
+        if strip:  # every `strip` indices: stop if the SIGINT count moved
+            left = b.sub(b.load(countdown), ir.Constant(I64, 1))
+            b.store(left, countdown)
+            poll = fn.append_basic_block("t.poll")
+            br = b.cbranch(b.icmp_signed("==", left, ir.Constant(I64, 0)), poll, nxt)
+            if strip > 1:
+                br.set_weights(UNLIKELY)
+            b.position_at_end(poll)
+            b.store(ir.Constant(I64, strip), countdown)
+            count = b.load_atomic(self._sigints_slot(kir), "monotonic", 8)
+            moved = b.icmp_unsigned("!=", b.load_atomic(count, "monotonic", 8),
+                                    b.load_atomic(sig0, "monotonic", 8))
+            b.cbranch(moved, leave, nxt).set_weights(UNLIKELY)
+        else:
+            b.branch(nxt)
         b.position_at_end(nxt)
         t1 = b.add(t, ir.Constant(I64, 1), name="t.next")
-        t.add_incoming(begin, fn.blocks[0])
+        t.add_incoming(begin, way_in)
         t.add_incoming(t1, nxt)
-        b.cbranch(b.icmp_signed("<", t1, end), loop, done)
+        b.cbranch(b.icmp_signed("<", t1, end), loop, leave)
         b.position_at_end(done)
         b.ret_void()
         return fn

@@ -124,11 +124,13 @@ class CPUKernel(Launchable):
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
+        from ..passes.frames import heap_layout  # (a kernel from the disk cache needs none)
+
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
         polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
-        symbols = _symbols(entry, with_caller, polled)
-        self._sigints = symbols[-1] if polled else None  # (read by `_render`)
+        symbols = _symbols(entry, with_caller, polled, bool(heap_layout(kir)[0]))
+        self._sigints = _sigints_of(entry, symbols)  # (read by `_render`)
         code = objload.load_code(self._render, symbols, kir.name,
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
@@ -142,7 +144,8 @@ class CPUKernel(Launchable):
             return None
         name, params, key, symbols = got
         entry = f"tack_{name}"
-        ok = symbols in (_symbols(entry, cpu_call.available(), polls) for polls in (False, True))
+        ok = symbols in (_symbols(entry, cpu_call.available(), polls, heap)
+                         for polls in (False, True) for heap in (False, True))
         code = objload.load_cached(key, symbols) if ok else None
         if code is None:
             return None
@@ -167,8 +170,11 @@ class CPUKernel(Launchable):
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
-        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer)
-        self._sigints = symbols[-1] if len(symbols) > 1 + self._with_caller else None
+        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer, the
+        # heap frame's failure count)
+        self._sigints = _sigints_of(symbols[0], symbols)
+        nomem = _nomem_of(symbols[0], symbols)
+        self._nomem = None if nomem is None else ctypes.c_int64.from_address(code.address(nomem))
         self.entry_address = code.address(symbols[0])
         self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
@@ -177,8 +183,9 @@ class CPUKernel(Launchable):
 
             self._count, self._serial = cpu_interrupt.watch_sigints(
                 cpu_pool.native(), code.address(self._sigints), self._entry, name)
+        # A kernel with a heap frame launches through `launch`, which checks its allocations
         self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]))
-                        if self._with_caller else None)
+                        if self._with_caller and self._nomem is None else None)
         self._pack = layout(params).pack_into
         self._pack_n = layout(params, "q").pack  # the caller's block: the slots, then n
         self._size = 8 * max(1, len(params))
@@ -248,7 +255,10 @@ class CPUKernel(Launchable):
                 self._pack(self._buf, 0, *args)
             except PACK_ERRORS:
                 pack_slow(self.name, self.params, self._pack, self._buf, args)
-            self._run(self._addr, n)
+            if self._nomem is None:
+                self._run(self._addr, n)
+            else:
+                self._run_frames(self._addr, n)
         finally:
             self._lock.release()
 
@@ -273,7 +283,20 @@ class CPUKernel(Launchable):
             self._pack(buf, 0, *args)
         except PACK_ERRORS:
             pack_slow(self.name, self.params, self._pack, buf, args)
-        self._run(ctypes.addressof(buf), n)
+        if self._nomem is None:
+            self._run(ctypes.addressof(buf), n)
+        else:
+            self._run_frames(ctypes.addressof(buf), n)
+
+    def _run_frames(self, addr: int, n: int) -> None:
+        """`_run` for a kernel with a heap frame (passes/frames.py): MemoryError if an entry
+        call could not allocate its frame (it ran none of its iterations)."""
+        failed = self._nomem.value
+        self._run(addr, n)
+        if self._nomem.value != failed:
+            raise MemoryError(f"Kernel '{self.name}': no memory for its local arrays (their "
+                              "heap frame, one per thread running the launch); the launch "
+                              "ran partially")
 
     def _run_serial(self, addr: int, n: int) -> None:
         self._serial(0, n, addr)
@@ -382,15 +405,31 @@ def entry_symbol(kir: KernelIR) -> str:
     return f"tack_{kir.name}"
 
 
-def _symbols(entry: str, with_caller: bool, polled: bool) -> list[str]:
+def _symbols(entry: str, with_caller: bool, polled: bool, heap: bool) -> list[str]:
     """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
-    the pointer its Ctrl-C polls read (passes/polls.py)."""
+    the pointer its Ctrl-C polls read (passes/polls.py), its heap frame's failure count
+    (passes/frames.py)."""
     out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller
     if polled:
-        from ..passes.polls import sigints_symbol  # (see poll_plan)
-
-        out.append(sigints_symbol(entry))
+        out.append(_SIGINTS.format(entry))
+    if heap:
+        out.append(_NOMEM.format(entry))
     return out
+
+
+# passes/polls.sigints_symbol and passes/frames.nomem_symbol, without importing them (a kernel
+# from the disk cache needs neither module); tests/runtime checks they agree.
+_SIGINTS, _NOMEM = "tack_sigints_{}", "tack_nomem_{}"
+
+
+def _sigints_of(entry: str, symbols) -> str | None:
+    name = _SIGINTS.format(entry)
+    return name if name in symbols else None
+
+
+def _nomem_of(entry: str, symbols) -> str | None:
+    name = _NOMEM.format(entry)
+    return name if name in symbols else None
 
 
 def poll_plan(kir: KernelIR) -> dict:
