@@ -43,6 +43,8 @@ from .elf import (
     SHT_NOBITS,
     STB_GLOBAL,
     STB_WEAK,
+    STT_FUNC,
+    STT_OBJECT,
     TEXT,
     ElfObject,
     LoadError,
@@ -180,7 +182,7 @@ class ElfImage:
             link = _Link(elf, layout, self.base)
             link.relocate()
             link.protect()
-            self.symbols = link.exports()
+            self.symbols, self.kinds = link.exports()
         except BaseException as exc:
             if self._finalizer is not None:
                 self._finalizer()
@@ -205,6 +207,26 @@ class ElfImage:
             return self.symbols[name]
         except KeyError:
             raise LoadError(f"the object defines no symbol {name!r}") from None
+
+    def check(self, names) -> None:
+        """LoadError unless each of `names` is what the CPU engine takes it for: a function in
+        code, or, for the 8-byte words the engine reads or writes (DATA_SYMBOLS), an object of
+        at least 8 bytes outside code. A forged object must not get a data word called or a
+        function's code written."""
+        for name in names:
+            self.address(name)
+            seg, typ, size = self.kinds[name]
+            data = name.startswith(DATA_SYMBOLS)
+            if (typ, seg == TEXT) != ((STT_OBJECT, False) if data else (STT_FUNC, True)) or \
+                    data and size < 8:
+                raise LoadError(f"symbol {name!r} is not the {'word' if data else 'function'} "
+                                "the engine expects")
+
+
+# The symbols of the CPU engine's objects that are 8-byte data words, not functions: the SIGINT
+# count's address (passes/polls.py, cpu_pool_ir.py), a heap frame's failure count
+# (passes/frames.py)
+DATA_SYMBOLS = ("tack_sigints_", "tack_sigint_count", "tack_nomem_")
 
 
 class _Link:
@@ -296,14 +318,16 @@ class _Link:
                                                      prot) != 0:
                 raise LoadError(f"mprotect failed: {os.strerror(ctypes.get_errno())}")
 
-    def exports(self) -> dict:
-        """name -> address of every global or weak symbol the object defines."""
-        out = {}
-        for k, (_, info, _, shndx, _, _) in enumerate(self.elf.syms):
-            if info >> 4 in (STB_GLOBAL, STB_WEAK) and shndx != SHN_UNDEF and \
-                    (shndx in self.addr or shndx == SHN_ABS):
+    def exports(self) -> tuple[dict, dict]:
+        """name -> address of every global or weak symbol the object defines in a section it
+        maps (an absolute one names no code or data of it), and name -> (segment, symbol type,
+        size)."""
+        out, kinds = {}, {}
+        for k, (_, info, _, shndx, _, size) in enumerate(self.elf.syms):
+            if info >> 4 in (STB_GLOBAL, STB_WEAK) and shndx in self.addr:
                 out[self.elf.sym_names[k]] = self.value(k)
-        return out
+                kinds[self.elf.sym_names[k]] = (self.elf.load[shndx], info & 0xF, size)
+        return out, kinds
 
 
 def _put32(img, pos, v, signed, rtype) -> None:
@@ -394,8 +418,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     obj = llvm_host.compile_object(ir)
     counts["compiled"] += 1
     image = map_object(obj, keep)
-    for name in symbols:
-        image.address(name)
+    _check(image, symbols)
     if key is not None:
         if llvm_host.confirm_host_info():  # the recorded host info was stale: so was the key
             key = llvm_host.code_key(source)
@@ -414,13 +437,21 @@ def load_cached(key: str, symbols, keep: bool = False):
         return None
     try:
         image = map_object(entry.data, keep, fallback=False)
-        for name in symbols:
-            image.address(name)
+        _check(image, symbols)
     except LoadError:
         return None
     counts["cached"] += 1
     image.cache_key = key
     return image
+
+
+def _check(image, symbols) -> None:
+    """Each of `symbols` defined, and (ElfImage) of the kind the engine takes it for."""
+    if isinstance(image, ElfImage):
+        image.check(symbols)
+    else:
+        for name in symbols:
+            image.address(name)
 
 
 def load_ir(llvm_ir: str, symbols, label: str = "", keep: bool = False):
