@@ -85,7 +85,7 @@ def forge(obj: bytes, fault: str, symbols=_SYMBOLS) -> bytes:
             struct.pack_into("<I", b, shoff + k * 64 + 40, text)  # sh_link
         assert shstrndx != text
     elif fault == "relocation-past-section":
-        target, rels = p.relocs[0]
+        target, _rels = p.relocs[0]
         k = next(i for i, s in enumerate(p.secs) if s[1] == elf.SHT_RELA and s[7] == target)
         struct.pack_into("<Q", b, p.secs[k][4], p.secs[target][5] + 0x10)
     else:

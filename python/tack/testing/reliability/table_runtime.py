@@ -35,8 +35,8 @@ def run():
     k.launch([o.ctypes.data], n)
 '''
 _WHERE = {"serial": (1, "run()"), "pool-2": (2, "run()"), "pool-4": (4, "run()"),
-          "small-stack-thread": (1, "threading.stack_size(256 << 10)\n"
-                                    "t = threading.Thread(target=run)\nt.start()\nt.join()")}
+          "small-stack-thread": (1, ("threading.stack_size(256 << 10)\n"
+                                    "t = threading.Thread(target=run)\nt.start()\nt.join()"))}
 _LOCAL_CHECK = "assert o.tolist() == [2 * i + {mib} * 256 - 1 for i in range(n)], o\n"
 
 _OVER = '''
