@@ -222,10 +222,10 @@ def test_heap_layout_keeps_small_arrays_on_the_stack():
 
 def test_symbol_names_agree_with_the_engine():
     from tack.passes.polls import sigints_symbol
-    from tack.runtime import cpu
+    from tack.runtime import cpu_symbols
 
-    assert cpu._NOMEM.format("tack_k") == frames.nomem_symbol("tack_k")
-    assert cpu._SIGINTS.format("tack_k") == sigints_symbol("tack_k")
+    assert cpu_symbols.NOMEM.format("tack_k") == frames.nomem_symbol("tack_k")
+    assert cpu_symbols.SIGINTS.format("tack_k") == sigints_symbol("tack_k")
 
 
 def test_small_local_arrays_render_as_stack_arrays():

@@ -39,6 +39,7 @@ from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
+from .cpu_symbols import entry_symbol, nomem_of, sigints_of, symbols_of
 from .cpu_threads import NEVER
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -129,8 +130,8 @@ class CPUKernel(Launchable):
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
         polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
-        symbols = _symbols(entry, with_caller, polled, bool(heap_layout(kir)[0]))
-        self._sigints = _sigints_of(entry, symbols)  # (read by `_render`)
+        symbols = symbols_of(entry, with_caller, polled, bool(heap_layout(kir)[0]))
+        self._sigints = sigints_of(entry, symbols)  # (read by `_render`)
         code = objload.load_code(self._render, symbols, kir.name,
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
@@ -144,7 +145,7 @@ class CPUKernel(Launchable):
             return None
         name, params, key, symbols = got
         entry = f"tack_{name}"
-        ok = symbols in (_symbols(entry, cpu_call.available(), polls, heap)
+        ok = symbols in (symbols_of(entry, cpu_call.available(), polls, heap)
                          for polls in (False, True) for heap in (False, True))
         code = objload.load_cached(key, symbols) if ok else None
         if code is None:
@@ -170,10 +171,10 @@ class CPUKernel(Launchable):
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
-        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer, the
+        # (`symbols` is what `symbols_of` makes: the entry, its caller, the polls' pointer, the
         # heap frame's failure count)
-        self._sigints = _sigints_of(symbols[0], symbols)
-        nomem = _nomem_of(symbols[0], symbols)
+        self._sigints = sigints_of(symbols[0], symbols)
+        nomem = nomem_of(symbols[0], symbols)
         self._nomem = None if nomem is None else ctypes.c_int64.from_address(code.address(nomem))
         self.entry_address = code.address(symbols[0])
         self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
@@ -398,38 +399,6 @@ def _interrupted(name: str) -> None:
     from . import cpu_interrupt  # a SIGINT stopped a pool launch: loaded with the pool
 
     cpu_interrupt.interrupted(name)
-
-
-def entry_symbol(kir: KernelIR) -> str:
-    """render.llvm.entry_name, without importing the renderer (a cache hit never renders)."""
-    return f"tack_{kir.name}"
-
-
-def _symbols(entry: str, with_caller: bool, polled: bool, heap: bool) -> list[str]:
-    """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
-    the pointer its Ctrl-C polls read (passes/polls.py), its heap frame's failure count
-    (passes/frames.py)."""
-    out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller
-    if polled:
-        out.append(_SIGINTS.format(entry))
-    if heap:
-        out.append(_NOMEM.format(entry))
-    return out
-
-
-# passes/polls.sigints_symbol and passes/frames.nomem_symbol, without importing them (a kernel
-# from the disk cache needs neither module); tests/runtime checks they agree.
-_SIGINTS, _NOMEM = "tack_sigints_{}", "tack_nomem_{}"
-
-
-def _sigints_of(entry: str, symbols) -> str | None:
-    name = _SIGINTS.format(entry)
-    return name if name in symbols else None
-
-
-def _nomem_of(entry: str, symbols) -> str | None:
-    name = _NOMEM.format(entry)
-    return name if name in symbols else None
 
 
 def poll_plan(kir: KernelIR) -> dict:
