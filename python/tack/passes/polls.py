@@ -11,15 +11,15 @@ polled loop polls every POLL_WORK // body-work iterations, so about POLL_WORK it
 innermost bodies run between two polls of a nest. A `while` never has a known trip count; a
 `for` with `tack.unroll("full")` is never polled (full unrolling needs the plain loop).
 
-A polled loop counts as POLL_WORK in the work of the body around it, whatever its trip count:
-one run of it may do up to a strip of iterations before its first poll (its strip starts again
-at each run). So a loop around a polled loop polls every iteration, and so does the launch loop
-(the entry's loop over t, key LAUNCH) of a kernel with polled loops: otherwise a runtime-bound
-loop that runs just under a strip per launch index, for a million indices, never polls at all.
-The launch loop of a kernel without polled loops polls every POLL_WORK // body-work indices
-when its body does at least LAUNCH_WORK (a constant loop of a few thousand iterations per index
-would otherwise run unpolled for the whole serial launch); a lighter body keeps the plain loop,
-which vectorizes, and its launches stop between chunks.
+The polls of one entry call share one budget of work (render/llvm_polls.py): each polled loop
+charges it for the iterations it runs, the launch loop (the entry's loop over t, key LAUNCH)
+for each index's work, and a poll comes whenever it is spent. A strip alone would not do: the
+strip of a loop starts again at each run, so a runtime loop of 45,000 steps per index (under its
+strip of 65,536) never polled at all over a million indices. The launch loop of a kernel
+without polled loops is charged too when its body does at least LAUNCH_WORK per index (a
+constant loop of a few thousand iterations would otherwise run unpolled for the whole serial
+launch); a lighter body keeps the plain loop, which vectorizes, and its launches stop between
+chunks.
 """
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def _trip(s: N.For) -> int | None:
 
 def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
     """The work of one pass through `body` (capped at POLL_WORK + 1), recording the polled loops
-    inside it. A polled loop adds POLL_WORK: what it may do before its first poll."""
+    inside it. A loop of unknown trip count adds one pass through its body: it charges the
+    budget for the rest itself."""
     total = 1
     for s in body:
         if isinstance(s, (N.For, N.While)):
@@ -69,7 +70,6 @@ def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
                 trip = trip if trip is not None else 1
             elif trip is None or trip * inner > POLL_WORK:
                 plan[id(s)] = max(1, POLL_WORK // inner)
-                trip, inner = 1, POLL_WORK  # up to a strip's work before it polls
             total += inner if trip is None else trip * inner
         elif s.BLOCKS:  # an If: its longer arm counts
             total += max(_work(b, plan) - 1 for b in blocks(s))
