@@ -4,9 +4,9 @@ and on the pool.
 
 Each shape runs in a child process for a long time (2^31 launch indices, or a loop without end);
 the test sends SIGINT once it runs (compiled by a first short call) and measures the time to the child's KeyboardInterrupt.
-Before the launch loop and the loops around polled loops polled, a runtime-bound inner loop of
-45,000 iterations per index never reached a poll (its strip is 65,536), so the kernel ran on to
-its next chunk boundary (seconds) or, on one thread, to its end.
+Before the polls of an entry call shared one budget of work, a runtime-bound inner loop of
+45,000 iterations per index never reached a poll (each run started its strip of 65,536 afresh),
+so the kernel ran on to its next chunk boundary (seconds) or, on one thread, to its end.
 """
 from __future__ import annotations
 
