@@ -243,3 +243,29 @@ def test_small_local_arrays_render_as_stack_arrays():
     assert np.all(out.numpy() == 2.0)
     text = tack.inspect(small, out, mode="source")
     assert "malloc" not in text and "alloca [8 x float]" in text
+
+
+def test_kernels_named_like_the_engines_data_words_still_load():
+    """The engine says which symbols are data words (objload.ElfImage.check): a kernel whose
+    entry, `tack_<name>`, looks like one is still a function."""
+    @tack.kernel
+    def nomem_k(out):
+        for i in range(out.shape[0]):
+            tmp = tack.local_array(tack.f32, N_MIB1)
+            tmp[i] = 2.0
+            out[i] = tmp[i]
+
+    @tack.kernel
+    def sigints_k(out, m):
+        for i in range(out.shape[0]):
+            s = 0.0
+            for _ in range(m):
+                s += 1.0
+            out[i] = s
+
+    tack.set_default_device("cpu")
+    out = tack.zeros(5)
+    nomem_k(out)
+    assert out.numpy().tolist() == [2.0] * 5
+    sigints_k(out, 3)
+    assert out.numpy().tolist() == [3.0] * 5

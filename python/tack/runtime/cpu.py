@@ -39,7 +39,7 @@ from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
-from .cpu_symbols import entry_symbol, nomem_of, sigints_of, symbols_of
+from .cpu_symbols import entry_symbol, nomem_of, sigints_of, symbols_of, words_of
 from .cpu_threads import NEVER
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -132,7 +132,7 @@ class CPUKernel(Launchable):
         polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
         symbols = symbols_of(entry, with_caller, polled, bool(heap_layout(kir)[0]))
         self._sigints = sigints_of(entry, symbols)  # (read by `_render`)
-        code = objload.load_code(self._render, symbols, kir.name,
+        code = objload.load_code(self._render, symbols, kir.name, words=words_of(entry, symbols),
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
 
@@ -147,7 +147,7 @@ class CPUKernel(Launchable):
         entry = f"tack_{name}"
         ok = symbols in (symbols_of(entry, cpu_call.available(), polls, heap)
                          for polls in (False, True) for heap in (False, True))
-        code = objload.load_cached(key, symbols) if ok else None
+        code = objload.load_cached(key, symbols, words=words_of(entry, symbols)) if ok else None
         if code is None:
             return None
         self = cls.__new__(cls)

@@ -41,3 +41,9 @@ def nomem_of(entry: str, symbols) -> str | None:
     """The heap frame's failure count among `symbols`, if the kernel has a heap frame."""
     name = NOMEM.format(entry)
     return name if name in symbols else None
+
+
+def words_of(entry: str, symbols) -> list[str]:
+    """Those of `symbols` that are 8-byte data words the engine reads or writes, not functions
+    (objload checks each is what the engine takes it for)."""
+    return [n for n in (sigints_of(entry, symbols), nomem_of(entry, symbols)) if n]

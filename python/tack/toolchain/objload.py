@@ -208,25 +208,20 @@ class ElfImage:
         except KeyError:
             raise LoadError(f"the object defines no symbol {name!r}") from None
 
-    def check(self, names) -> None:
-        """LoadError unless each of `names` is what the CPU engine takes it for: a function in
-        code, or, for the 8-byte words the engine reads or writes (DATA_SYMBOLS), an object of
+    def check(self, names, words=()) -> None:
+        """LoadError unless each of `names` is what the engine takes it for: a function in
+        code, or, for those in `words` (8-byte words the engine reads or writes), an object of
         at least 8 bytes outside code. A forged object must not get a data word called or a
         function's code written."""
         for name in names:
             self.address(name)
             seg, typ, size = self.kinds[name]
-            data = name.startswith(DATA_SYMBOLS)
+            data = name in words
             if (typ, seg == TEXT) != ((STT_OBJECT, False) if data else (STT_FUNC, True)) or \
                     data and size < 8:
                 raise LoadError(f"symbol {name!r} is not the {'word' if data else 'function'} "
                                 "the engine expects")
 
-
-# The symbols of the CPU engine's objects that are 8-byte data words, not functions: the SIGINT
-# count's address (passes/polls.py, cpu_pool_ir.py), a heap frame's failure count
-# (passes/frames.py)
-DATA_SYMBOLS = ("tack_sigints_", "tack_sigint_count", "tack_nomem_")
 
 
 class _Link:
@@ -396,12 +391,13 @@ def map_object(obj: bytes, keep: bool = False, fallback: bool = True):
 counts = {"compiled": 0, "cached": 0}  # this process's code: compiled by LLVM / from the cache
 
 
-def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None):
+def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None, words=()):
     """Object code, mapped, with `symbols` checked present: from the disk cache (tack.cache,
     kind "cpu") when it holds it, else `make_ir()` compiled (and stored). `source` (or a
     function giving it, called only when the cache is on) identifies the code for the key, e.g.
     ["kir", digest]; None: the LLVM IR text itself, rendered first. The image's `cache_key` is
-    the entry's key (None with the cache off), so a launch record can name the code."""
+    the entry's key (None with the cache off), so a launch record can name the code. `words`:
+    those of `symbols` that are 8-byte data words, not functions (`ElfImage.check`)."""
     key = ir = None
     if cache.enabled():
         if callable(source):
@@ -410,7 +406,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             ir = make_ir()
             source = ["ir", ir]
         key = llvm_host.code_key(source)
-        image = load_cached(key, symbols, keep)
+        image = load_cached(key, symbols, keep, words)
         if image is not None:
             return image
     if ir is None:
@@ -418,7 +414,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     obj = llvm_host.compile_object(ir)
     counts["compiled"] += 1
     image = map_object(obj, keep)
-    _check(image, symbols)
+    _check(image, symbols, words)
     if key is not None:
         if llvm_host.confirm_host_info():  # the recorded host info was stale: so was the key
             key = llvm_host.code_key(source)
@@ -428,7 +424,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     return image
 
 
-def load_cached(key: str, symbols, keep: bool = False):
+def load_cached(key: str, symbols, keep: bool = False, words=()):
     """The object code stored under `key` (kind "cpu"), mapped by ElfImage with `symbols`
     checked present; None if the cache does not hold it or holds something ElfImage rejects
     (checksum-valid, but not an object it accepts: the caller compiles it afresh)."""
@@ -437,7 +433,7 @@ def load_cached(key: str, symbols, keep: bool = False):
         return None
     try:
         image = map_object(entry.data, keep, fallback=False)
-        _check(image, symbols)
+        _check(image, symbols, words)
     except LoadError:
         return None
     counts["cached"] += 1
@@ -445,15 +441,15 @@ def load_cached(key: str, symbols, keep: bool = False):
     return image
 
 
-def _check(image, symbols) -> None:
+def _check(image, symbols, words) -> None:
     """Each of `symbols` defined, and (ElfImage) of the kind the engine takes it for."""
     if isinstance(image, ElfImage):
-        image.check(symbols)
+        image.check(symbols, words)
     else:
         for name in symbols:
             image.address(name)
 
 
-def load_ir(llvm_ir: str, symbols, label: str = "", keep: bool = False):
+def load_ir(llvm_ir: str, symbols, label: str = "", keep: bool = False, words=()):
     """`load_code` for a fixed LLVM IR text (the thread pool), keyed on that text."""
-    return load_code(lambda: llvm_ir, symbols, label, keep)
+    return load_code(lambda: llvm_ir, symbols, label, keep, words=words)

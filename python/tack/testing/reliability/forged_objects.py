@@ -35,7 +35,7 @@ entry:
   ret void
 }
 """
-_SYMBOLS = ("tack_s", "tack_sigints_tack_s")
+_SYMBOLS = ("tack_s", "tack_sigints_tack_s")  # a function, a data word
 
 
 @functools.cache
@@ -52,8 +52,8 @@ def _symtab(obj: bytes, parsed: elf.ElfObject) -> int:
 
 
 def forge(obj: bytes, fault: str, symbols=_SYMBOLS) -> bytes:
-    """`obj` with `fault` applied; `symbols`: its entry (a function) first, a data word of the
-    engine's (elf.DATA_SYMBOLS) among the rest."""
+    """`obj` with `fault` applied; `symbols`: its entry (a function), then a data word of the
+    engine's."""
     p = elf.parse(obj)
     b = bytearray(obj)
     at = _symtab(obj, p)
@@ -62,7 +62,7 @@ def forge(obj: bytes, fault: str, symbols=_SYMBOLS) -> bytes:
         return at + p.sym_names.index(name) * 24  # Elf64_Sym: name, info, other, shndx, ...
 
     entry = symbols[0]
-    word = next(n for n in symbols if n.startswith(("tack_sigints_", "tack_nomem_")))
+    word = symbols[1]
     text = p.syms[p.sym_names.index(entry)][3]
     data = p.syms[p.sym_names.index(word)][3]
     if fault == "symbol-past-section":
@@ -98,6 +98,7 @@ def apply(ctx: dict, fault: str) -> None:
     checksum-valid entry under its own key."""
     data, meta = cache.decode(ctx["kind"], ctx["key"], ctx["good"])
     meta = json.loads(meta)
-    forged = forge(data, fault, tuple(meta["symbols"]))
+    syms = meta["symbols"]
+    forged = forge(data, fault, (syms[0], next(n for n in syms if n.startswith("tack_sigints_"))))
     with open(ctx["path"], "wb") as f:
         f.write(cache.encode(ctx["kind"], ctx["key"], forged, meta))

@@ -224,7 +224,7 @@ def _device_blocks() -> list[Case]:
 # ---- forged cache entries ---------------------------------------------------------------------
 def _forged() -> list[Case]:
     rows = [Case(f"runtime/cache/object/{fault}",
-                 "objload.ElfImage(F.forge(obj, " + repr(fault) + ")).check(symbols)",
+                 "objload.ElfImage(F.forge(obj, " + repr(fault) + ")).check(symbols, symbols[1:])",
                  "RuntimeError",
                  "from tack.testing.reliability import forged_objects as F\n"
                  "from tack.toolchain import objload\nobj, symbols = F.sample_object()\n",
