@@ -41,6 +41,7 @@ def check(k: KernelIR, device) -> None:
     """Raise `CapabilityError` (a NotImplementedError) for what `device` cannot run."""
     if device is not None:
         check_atomic_widths(k, device.capabilities, _device_name(device))
+        check_local(k, device)
     if device is None or supports_workgroups(device):
         check_uniform_participation(k)
         return
@@ -63,6 +64,38 @@ def check_atomic_widths(k: KernelIR, caps, where: str) -> None:
                     f"'{x.arg}' needs {bits}-bit atomics, which {where} lacks (it has "
                     f"{caps.atomic_min_bits}- to {caps.atomic_bits}-bit ones)",
                     hint="use an i32/u32 (or i64 where supported) array for the counts")
+
+
+def local_bytes(k: KernelIR) -> int:
+    """The bytes of `tack.local_array` storage one iteration of `k` holds."""
+    return sum(sc.size * sc.dtype.itemsize for sc in k.scratch.values() if sc.space == "local")
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.4g} {unit}"
+    return f"{n} bytes"
+
+
+def check_local(k: KernelIR, device) -> None:
+    """`check_local_bytes` against `device`'s engine."""
+    check_local_bytes(k, device.capabilities, f"the {_device_name(device)} engine")
+
+
+def check_local_bytes(k: KernelIR, caps, where: str) -> None:
+    """Refuse a kernel whose local arrays hold more than `caps.local_bytes` per iteration (the
+    engine's documented limit: docs/language.md, "Scratch storage"), naming size and limit."""
+    total = local_bytes(k)
+    if total > caps.local_bytes:
+        big = max((sc for sc in k.scratch.values() if sc.space == "local"),
+                  key=lambda sc: sc.size * sc.dtype.itemsize)
+        raise CapabilityError.at(
+            big.loc or k.loc, f"kernel '{k.name}': its local arrays hold {_size(total)} "
+            f"({total} bytes) per iteration, more than {where} allows ({_size(caps.local_bytes)}"
+            f", {caps.local_bytes} bytes)",
+            hint="keep large per-iteration data in an array argument (one slice per "
+                 "iteration), or split the work")
 
 
 def reject_workgroups(k: KernelIR, used: list[str], device) -> None:

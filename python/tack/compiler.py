@@ -46,6 +46,8 @@ def first_ir(kernel, pk, specs: dict, debug: bool = False,
     without workgroups rejects those features (`reject_workgroups`, CapabilityError) before
     the uniform-participation rule, which only a device with workgroups applies."""
     typed = typecheck(kernel, pk, specs, debug)  # raises the typed errors
+    if device is not None:
+        capabilities.check_local(typed, device)
     features = capabilities.workgroup_features(typed)
     if device is None or capabilities.supports_workgroups(device):
         capabilities.check_uniform_participation(typed)

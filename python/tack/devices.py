@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import types
+import weakref
 
 from . import dtypes as dt
 from .errors import TackRuntimeError, TackTypeError, TackValueError
@@ -51,16 +52,31 @@ class Device:
         return f"tack.device({name!r}{extra})"
 
     # ---- `with tack.device("cuda:1"):` the current device of this thread, for a block --------
+    # A Device is shared (one per name and options), so the block, not the Device, is what is
+    # entered: each `__enter__` pushes an entry on the entering thread's stack, naming the
+    # frame that runs the `with`, and `__exit__` removes the entry of the frame it is called
+    # from, from the stack it was pushed on. So a block that ends on another thread (a
+    # generator suspended inside it and closed there) ends where it began, and neither thread's
+    # other blocks change.
     def __enter__(self):  # -> this Device
         self.kind.check_importable()
-        _scoped_stack().append(self)
+        stack = _scoped_stack()
+        frame = sys._getframe(1)
         with _scope_lock:
+            stack.append(_Scope(self, id(frame), frame.f_code, stack))
             _global["scoped"] += 1
         return self
 
     def __exit__(self, *exc) -> None:
-        _scoped_stack().pop()  # blocks nest within a thread: the last entered is this one
+        frame, mine = sys._getframe(1), _scoped_stack()
         with _scope_lock:
+            scope = _scope_of(self, id(frame), frame.f_code, mine)
+            if scope is None:
+                raise TackRuntimeError(
+                    f"{self!r}: a `with` block exited on a thread that has no open block of "
+                    "this device and from a frame that entered none (enter and exit each "
+                    "block once, in the same function)")
+            scope.stack.remove(scope)
             _global["scoped"] -= 1
 
     @property
@@ -142,14 +158,54 @@ _global = {"device": None, "scoped": 0,  # scoped: `with device` blocks open in 
            "intercept": None}  # tack.check's session: every kernel call goes to it instead
 
 
-_local = threading.local()  # .stack: this thread's `with device` blocks
+_local = threading.local()  # .stack: this thread's `with device` blocks (`_Scope`s)
 _scope_lock = threading.Lock()
+_stacks: weakref.WeakSet = weakref.WeakSet()  # every thread's stack, while the thread lives
+
+
+class _Scope:
+    """One open `with device` block: the device, the frame that entered it (its id and code:
+    holding the frame itself would keep a suspended generator alive), the stack it is on."""
+
+    __slots__ = ("code", "device", "frame", "stack")
+
+    def __init__(self, device: Device, frame: int, code, stack: list):
+        self.device, self.frame, self.code, self.stack = device, frame, code, stack
+
+    def __eq__(self, other) -> bool:  # list.remove: this very block
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+def _scope_of(dev: Device, frame: int, code, mine: list) -> _Scope | None:
+    """The open block of `dev` that the frame (id, code) entered, innermost first, on this
+    thread's stack, then on the others'; else this thread's innermost block of `dev` (a block
+    entered and exited through a helper such as contextlib.ExitStack); `mine` is this
+    thread's stack. Under `_scope_lock`."""
+    for stack in [mine, *(s for s in _stacks if s is not mine)]:
+        for scope in reversed(stack):
+            if scope.device is dev and scope.frame == frame and scope.code is code:
+                return scope
+    for scope in reversed(mine):
+        if scope.device is dev:
+            return scope
+    return None
+
+
+class _Stack(list):
+    """A thread's open blocks, innermost last (weakly listed in `_stacks`)."""
+
+    __slots__ = ("__weakref__",)
+    __hash__ = object.__hash__  # by identity, for `_stacks`
 
 
 def _scoped_stack() -> list:
     stack = getattr(_local, "stack", None)
     if stack is None:
-        stack = _local.stack = []
+        stack = _local.stack = _Stack()
+        with _scope_lock:
+            _stacks.add(stack)
     return stack
 
 
@@ -251,7 +307,7 @@ def default_device() -> Device:
     if _global["scoped"]:
         stack = getattr(_local, "stack", None)
         if stack:
-            return stack[-1]
+            return stack[-1].device
     dev = _global["device"]
     if dev is None:
         dev = _global["device"] = _shared(make_device("cpu"))

@@ -23,6 +23,13 @@ Anything unusual — the cache off, debug mode, device-class arguments, a return
 without records (`EngineKind.records`, known before the engine starts), a parse holding
 something `digest_object` cannot digest — gives no key, and the kernel is typechecked and
 compiled as before (with the `KernelIR`-keyed object cache).
+
+A record is data from disk, so nothing that keeps memory safe is taken from it alone. Each one
+names the kernel and the key it was stored under, so a valid record of another kernel (or of
+another variant) copied under this key is refused rather than run. And a call with a read-only
+array gets no key: whether the kernel may write a parameter — what refuses read-only memory
+before launch — then always comes from the type checker, never from a record's `written`
+flags.
 """
 from __future__ import annotations
 
@@ -34,7 +41,8 @@ from .cache import records
 from .dtypes import i64
 
 KIND = "kernel"
-FORMAT = 1  # of the records below: bump on any change to what they hold
+FORMAT = 2  # of the records below: bump on any change to what they hold
+_VARIANT = b"tack-variant/1 "  # the first line of a variant record: kernel name, key
 counts = {"specs": 0, "variants": 0}  # this process's specializations and variants from records
 
 
@@ -74,7 +82,7 @@ def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
     """The key of the spec record for this parse and these IR parameter values on `dev`, or
     None where this cache does not apply (see the module docstring)."""
     if (debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
-            or not cache.enabled()):
+            or not cache.enabled() or any(getattr(v, "readonly", False) for v in values)):
         return None
     engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)
     target = engine.record_key()
@@ -92,16 +100,18 @@ def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
                           list(sys.version_info[:3]))
 
 
-def load_spec(key: str | None, values) -> SpecRecord | None:
-    """The spec record stored under `key` for these IR parameter values; None if absent or not
-    one this Tack wrote for them (positions and axes of the baked extents, one written flag per
-    parameter)."""
+def load_spec(key: str | None, name: str, values) -> SpecRecord | None:
+    """The spec record stored under `key` for kernel `name` and these IR parameter values; None
+    if absent or not one this Tack wrote for them (this kernel and key, positions and axes of
+    the baked extents, one written flag per parameter)."""
     entry = cache.load(KIND, key) if key is not None else None
     if entry is None:
         return None
     lines = records.loads(entry.data)
     try:
         f = records.fields(lines) if lines is not None else {}
+        if f["for"] != [[name, key]]:
+            return None
         baked = [(records.integer(i), records.integer(ax)) for i, ax in f.get("baked", [])]
         (rng,), (written,), ((collective,),) = f["range"], f["written"], f["collective"]
         lo, hi = (records.optional_integer(x) for x in rng)
@@ -117,25 +127,33 @@ def load_spec(key: str | None, values) -> SpecRecord | None:
     return rec
 
 
-def store_spec(key: str | None, rec: SpecRecord) -> None:
+def store_spec(key: str | None, name: str, rec: SpecRecord) -> None:
     if key is None:
         return
     lo, hi = rec.index_range or (None, None)
-    lines = [("baked", i, ax) for i, ax in rec.baked]
+    lines = [("for", name, key)] + [("baked", i, ax) for i, ax in rec.baked]
     lines += [("range", lo, hi), ("written", *rec.written), ("collective", rec.collective)]
-    cache.store(KIND, key, records.dumps(lines), {"record": "spec"})
+    try:
+        data = records.dumps(lines)
+    except ValueError:  # a name that is not one token: kept without records
+        return
+    cache.store(KIND, key, data, {"record": "spec"})
 
 
 def variant_key(key: str, shape_key: tuple) -> str:
     return cache.make_key(KIND, "variant", FORMAT, key, [int(x) for x in shape_key])
 
 
-def load_variant(engine, key: str, shape_key: tuple, make_kir, expected):
-    """The engine's launchable for this spec key and baked extents, from its launch record;
-    None if absent or unusable (`engine.from_record` checks it against `expected`, the
-    parameters the type checker would give, and its code)."""
-    entry = cache.load(KIND, variant_key(key, shape_key))
-    variant = None if entry is None else engine.from_record(entry.data, make_kir, expected)
+def load_variant(engine, key: str, name: str, shape_key: tuple, make_kir, expected):
+    """Kernel `name`'s launchable for this spec key and baked extents, from its launch record;
+    None if absent, stored for another kernel or key, or unusable (`engine.from_record` checks
+    it against `expected`, the parameters the type checker would give, and its code)."""
+    vkey = variant_key(key, shape_key)
+    entry = cache.load(KIND, vkey)
+    head = _VARIANT + f"{name} {vkey}\n".encode()
+    variant = None
+    if entry is not None and entry.data.startswith(head):
+        variant = engine.from_record(entry.data[len(head):], make_kir, expected)
     if variant is not None:
         counts["variants"] += 1
     return variant
@@ -153,7 +171,9 @@ def expected_params(pk, parts) -> list[tuple]:
     return out + [(h, "scalar", i64, 0) for h in pk.host_range.hidden]
 
 
-def store_variant(key: str, shape_key: tuple, variant) -> None:
+def store_variant(key: str, name: str, shape_key: tuple, variant) -> None:
     data = variant.record()
-    if data is not None:
-        cache.store(KIND, variant_key(key, shape_key), data, {"record": "variant"})
+    if data is not None and name.split() == [name]:
+        vkey = variant_key(key, shape_key)
+        cache.store(KIND, vkey, _VARIANT + f"{name} {vkey}\n".encode() + data,
+                    {"record": "variant"})

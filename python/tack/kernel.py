@@ -256,10 +256,10 @@ class Kernel:
         # type checker; otherwise the typed IR gives the spec and its record is stored.
         front = (front_cache.spec_key(self, dev, pk, values, debug) if key[1] is not None
                  else None)
-        rec = front_cache.load_spec(front, values)
+        rec = front_cache.load_spec(front, self.name, values)
         if rec is None:
             rec, first = self._typed_spec(pk, values, dev, debug)
-            front_cache.store_spec(front, rec)
+            front_cache.store_spec(front, self.name, rec)
         else:
             first = None
         _refuse_read_only_stores(self.name, pk.params, rec.written, values)
@@ -301,13 +301,14 @@ class Kernel:
         variant = None
         if first is None and spec.front is not None:  # no typed IR at hand: try the records
             parts = signature.spec_parts(self.name, spec.parsed.params, args)
-            variant = front_cache.load_variant(dev.engine, spec.front, shape_key, lambda: (
-                compiler.specialize_parts(self, spec.parsed, parts, dev, spec.debug)),
+            variant = front_cache.load_variant(
+                dev.engine, spec.front, self.name, shape_key, lambda: (
+                    compiler.specialize_parts(self, spec.parsed, parts, dev, spec.debug)),
                 front_cache.expected_params(spec.parsed, parts))
         if variant is None:
             variant = self._compile_ir(dev, spec, args, shape_key, first)
             if spec.front is not None:
-                front_cache.store_variant(spec.front, shape_key, variant)
+                front_cache.store_variant(spec.front, self.name, shape_key, variant)
         with self._lock:
             spec.sites.setdefault(shape_key, [])
             spec.variants[shape_key] = variant

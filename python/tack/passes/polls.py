@@ -10,6 +10,16 @@ POLL_WORK, so short loops (a 3x3 stencil, a vector's components) keep exactly th
 polled loop polls every POLL_WORK // body-work iterations, so about POLL_WORK iterations of
 innermost bodies run between two polls of a nest. A `while` never has a known trip count; a
 `for` with `tack.unroll("full")` is never polled (full unrolling needs the plain loop).
+
+The polls of one entry call share one budget of work (render/llvm_polls.py): each polled loop
+charges it for the iterations it runs, the launch loop (the entry's loop over t, key LAUNCH)
+for each index's work, and a poll comes whenever it is spent. A strip alone would not do: the
+strip of a loop starts again at each run, so a runtime loop of 45,000 steps per index (under its
+strip of 65,536) never polled at all over a million indices. The launch loop of a kernel
+without polled loops is charged too when its body does at least LAUNCH_WORK per index (a
+constant loop of a few thousand iterations would otherwise run unpolled for the whole serial
+launch); a lighter body keeps the plain loop, which vectorizes, and its launches stop between
+chunks.
 """
 from __future__ import annotations
 
@@ -19,6 +29,8 @@ from ..ir.ops import Op
 from ..ir.walk import blocks
 
 POLL_WORK = 1 << 16  # innermost iterations between polls: well under 10 ms of work, most often
+LAUNCH_WORK = 256  # a body that does this much work per launch index gets a polled launch loop
+LAUNCH = 0  # the launch loop's key in a plan (no statement has id 0)
 
 
 def sigints_symbol(entry: str) -> str:
@@ -29,9 +41,12 @@ def sigints_symbol(entry: str) -> str:
 
 def poll_plan(kir: KernelIR) -> dict[int, int]:
     """id(loop statement) -> its strip (iterations between two polls) for every polled loop of
-    `kir`'s body; empty when the kernel has none (its code is then the same as without polls)."""
+    `kir`'s body, and LAUNCH -> the launch loop's strip where it polls; empty when the kernel
+    has no polled loop (its code is then the same as without polls)."""
     plan: dict[int, int] = {}
-    _work(kir.body, plan)
+    work = _work(kir.body, plan)
+    if plan or work >= LAUNCH_WORK:
+        plan[LAUNCH] = max(1, POLL_WORK // work)
     return plan
 
 
@@ -44,7 +59,8 @@ def _trip(s: N.For) -> int | None:
 
 def _work(body: list[N.Stmt], plan: dict[int, int]) -> int:
     """The work of one pass through `body` (capped at POLL_WORK + 1), recording the polled loops
-    inside it. A loop of unknown trip count adds one pass through its body: it polls itself."""
+    inside it. A loop of unknown trip count adds one pass through its body: it charges the
+    budget for the rest itself."""
     total = 1
     for s in body:
         if isinstance(s, (N.For, N.While)):

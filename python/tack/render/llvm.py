@@ -1,14 +1,7 @@
 """Final `KernelIR` → LLVM IR text (llvmlite.ir); toolchain/llvm_host.py optimizes and compiles it.
 
-CPU entry ABI (what `runtime.cpu` calls; see docs/design/002-cpu-engine.md):
-
-    void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)
-
-runs the kernel body once for each launch index t in [t_begin, t_end) (`Op.LAUNCH` is t). `args`
-points at one 8-byte slot per `KernelIR.params` entry, in order: an array's slot holds its data
-pointer; a scalar's slot holds its value as the dtype's C type, stored at the slot's first byte.
-
-The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
+The CPU entry (`void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)`, what `runtime.cpu`
+calls) is llvm_entry.py's. The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
 (NVPTX) keeps it and overrides `emit_entry` (calling convention, where t comes from), `triple`,
 `array_addrspace`, `scratch_array` (shared memory), `thread_id`, `barrier`, `math_function` (math
 library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names.
@@ -43,6 +36,7 @@ from ..ir.nodes import (
 )
 from ..ir.ops import Op
 from .llvm_bits import BitRendering
+from .llvm_entry import CPUEntry, entry_name
 from .llvm_support import (
     ATOMIC_RMW,
     CMP,
@@ -63,11 +57,7 @@ from .printf import emit_printf
 I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
 FFLAGS = ()  # no contraction outside Op.MULADD (passes/muladd.py)
 
-def entry_name(kir: KernelIR) -> str:
-    return f"tack_{kir.name}"
-
-
-class LLVMRenderer(BitRendering):
+class LLVMRenderer(BitRendering, CPUEntry):
     """A printer: one method per op family (looked up through `EMIT`), one per statement class."""
 
     triple: str | None = None  # None: the host process triple
@@ -109,6 +99,7 @@ class LLVMRenderer(BitRendering):
         self.fflags = ("fast",) if kir.notes.get("fastmath") else FFLAGS
         self.module = ir.Module(name=kir.name)
         self.module.triple = self.triple or llvm.get_process_triple()
+        self.plan_frame(kir)
         body = self.emit_body_function(kir)
         self.emit_entry(kir, body)
         return str(self.module)
@@ -127,7 +118,7 @@ class LLVMRenderer(BitRendering):
             self.params[p.name] = (p, v)
             if p.kind == "array":
                 self.arrays[p.name] = (p.dtype, v)
-        self.extra_args = values[len(kir.params):]  # a subclass's own (body_param_types)
+        self.extra_args = values[self.bind_frame(values, len(kir.params)):]  # a subclass's own
         self.allocas = ir.IRBuilder(fn.append_basic_block("entry"))
         self.b = ir.IRBuilder(fn.append_basic_block("body"))
         self.slots = {n: self.alloca(self.ll_type(dt), n) for n, dt in kir.locals.items()}
@@ -145,48 +136,19 @@ class LLVMRenderer(BitRendering):
         return fn
 
     def body_param_types(self, kir: KernelIR) -> list[ir.Type]:
-        """The body's parameters: t, then the kernel's (a subclass may append its own)."""
-        return [I64] + [self.param_type(p) for p in kir.params]
-
-    def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
-        """CPU ABI: unpack the 8-byte argument slots once, then loop t over [t_begin, t_end)."""
-        fn, b, vals = self.entry_function(kir)
-        begin, end, _ = fn.args
-        loop, done = fn.append_basic_block("loop"), fn.append_basic_block("done")
-        b.cbranch(b.icmp_signed("<", begin, end), loop, done)
-        b.position_at_end(loop)
-        t = b.phi(I64, name="t")
-        b.call(body, [t] + vals)
-        nxt = b.add(t, ir.Constant(I64, 1), name="t.next")
-        t.add_incoming(begin, fn.blocks[0])
-        t.add_incoming(nxt, loop)
-        b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
-        b.position_at_end(done)
-        b.ret_void()
-        return fn
-
-    def entry_function(self, kir: KernelIR) -> tuple[ir.Function, ir.IRBuilder, list]:
-        """The CPU entry function, a builder in its entry block and the parameters' values."""
-        i8p = ir.PointerType(ir.IntType(8))
-        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p]),
-                         name=entry_name(kir))
-        fn.attributes.add("nounwind")
-        begin, end, args = fn.args
-        begin.name, end.name, args.name = "t_begin", "t_end", "args"
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        vals = []
-        for j, p in enumerate(kir.params):
-            ty = self.param_type(p)
-            slot = b.bitcast(b.gep(args, [ir.Constant(I64, 8 * j)]), ir.PointerType(ty))
-            vals.append(b.load(slot, name=p.name, align=8))
-        return fn, b, vals
+        """The body's parameters: t, the kernel's, the heap frame if it has one (a subclass may
+        append its own)."""
+        return [I64] + [self.param_type(p) for p in kir.params] + self.frame_param()
 
     def scratch_array(self, sc) -> ir.Value:
         """A pointer to element 0 of a scratch array: `local` ones live on the stack (one per
-        launch index); `shared` ones need workgroups, which the CPU does not have."""
+        launch index), or in the entry's heap frame when large (llvm_entry.py); `shared` ones
+        need workgroups, which the CPU does not have."""
         if sc.space != "local":
             raise RenderError.at(self.kir.loc, f"the LLVM CPU renderer has no workgroups for "
                                                f"{sc.space} array {sc.name!r}")
+        if sc.name in self.heap:  # a large one: in the entry's heap frame (llvm_entry.py)
+            return self.heap_array(sc)
         arr = self.alloca(ir.ArrayType(self.ll_type(sc.dtype), sc.size), sc.name)
         zero = ir.Constant(ir.IntType(32), 0)
         return self.allocas.gep(arr, [zero, zero], inbounds=True, name=f"{sc.name}.0")

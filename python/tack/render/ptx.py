@@ -76,6 +76,7 @@ class PTXRenderer(LLVMRenderer):
     # (distinct indices serialize), while `ld.global.nc` reads through the read-only data cache
     # at any index pattern; `.const` is also limited to 64 KiB per module.
     table_addrspace = 1
+    heap_frames = False  # local arrays are the thread's local memory (limited before compiling)
     INTRINSICS: ClassVar[dict] = _KEEP_INTRINSIC
     LIBM: ClassVar[dict] = {}  # libdevice instead (math_function)
 

@@ -26,6 +26,12 @@ class Capabilities:
     f64: bool = True  # False: f64 kernels may be refused; the engine asks its device at compile
     atomic_bits: int = 64  # the widest integer/float an atomic operation may update
     atomic_min_bits: int = 8  # the narrowest (CUDA.jl and Metal.jl have no 8/16-bit atomics)
+    # The most bytes of `tack.local_array` storage one iteration may hold (all its local arrays
+    # together): a larger kernel is refused before it compiles (capabilities.check_local_bytes).
+    # The default is CUDA's limit on local memory per thread, "512 KB" on every compute
+    # capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html
+    # #features-and-technical-specifications-technical-specifications-per-compute-capability).
+    local_bytes: int = 512 << 10
 
 
 class Launchable:

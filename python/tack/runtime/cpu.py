@@ -39,6 +39,7 @@ from ..ir.printer import kernel_str
 from ..toolchain import llvm_host, objload
 from . import cpu_call, cpu_record, cpu_threads
 from .base import Engine, Launchable
+from .cpu_symbols import entry_symbol, nomem_of, sigints_of, symbols_of, words_of
 from .cpu_threads import NEVER
 from .host import HostMemory
 from .packing import PACK_ERRORS, layout, pack_slow
@@ -128,12 +129,14 @@ class CPUKernel(Launchable):
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
+        from ..passes.frames import heap_layout  # (a kernel from the disk cache needs none)
+
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
         polled = bool(poll_plan(kir))  # Ctrl-C polls (too)
-        symbols = _symbols(entry, with_caller, polled)
-        self._sigints = symbols[-1] if polled else None  # (read by `_render`)
-        code = objload.load_code(self._render, symbols, kir.name,
+        symbols = symbols_of(entry, with_caller, polled, bool(heap_layout(kir)[0]))
+        self._sigints = sigints_of(entry, symbols)  # (read by `_render`)
+        code = objload.load_code(self._render, symbols, kir.name, words=words_of(entry, symbols),
                                  source=lambda: _source(kir, with_caller))
         self._setup(engine, kir.name, kir.params, code, symbols)
 
@@ -146,8 +149,9 @@ class CPUKernel(Launchable):
             return None
         name, params, key, symbols = got
         entry = f"tack_{name}"
-        ok = symbols in (_symbols(entry, cpu_call.available(), polls) for polls in (False, True))
-        code = objload.load_cached(key, symbols) if ok else None
+        ok = symbols in (symbols_of(entry, cpu_call.available(), polls, heap)
+                         for polls in (False, True) for heap in (False, True))
+        code = objload.load_cached(key, symbols, words=words_of(entry, symbols)) if ok else None
         if code is None:
             return None
         self = cls.__new__(cls)
@@ -171,8 +175,11 @@ class CPUKernel(Launchable):
         self.name, self.params, self.num_threads = name, params, engine.num_threads
         self.engine, self._code, self._symbols = engine, code, symbols
         self._with_caller = cpu_call.caller_symbol(symbols[0]) in symbols
-        # (`symbols` is what `_symbols` makes: the entry, its caller, the polls' pointer)
-        self._sigints = symbols[-1] if len(symbols) > 1 + self._with_caller else None
+        # (`symbols` is what `symbols_of` makes: the entry, its caller, the polls' pointer, the
+        # heap frame's failure count)
+        self._sigints = sigints_of(symbols[0], symbols)
+        nomem = nomem_of(symbols[0], symbols)
+        self._nomem = None if nomem is None else ctypes.c_int64.from_address(code.address(nomem))
         self.entry_address = code.address(symbols[0])
         self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
@@ -181,8 +188,9 @@ class CPUKernel(Launchable):
 
             self._count, self._serial = cpu_interrupt.watch_sigints(
                 cpu_pool.native(), code.address(self._sigints), self._entry, name)
+        # A kernel with a heap frame launches through `launch`, which checks its allocations
         self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]))
-                        if self._with_caller else None)
+                        if self._with_caller and self._nomem is None else None)
         self._pack = layout(params).pack_into
         self._pack_n = layout(params, "q").pack  # the caller's block: the slots, then n
         self._size = 8 * max(1, len(params))
@@ -252,7 +260,10 @@ class CPUKernel(Launchable):
                 self._pack(self._buf, 0, *args)
             except PACK_ERRORS:
                 pack_slow(self.name, self.params, self._pack, self._buf, args)
-            self._run(self._addr, n)
+            if self._nomem is None:
+                self._run(self._addr, n)
+            else:
+                self._run_frames(self._addr, n)
         finally:
             self._lock.release()
 
@@ -277,7 +288,20 @@ class CPUKernel(Launchable):
             self._pack(buf, 0, *args)
         except PACK_ERRORS:
             pack_slow(self.name, self.params, self._pack, buf, args)
-        self._run(ctypes.addressof(buf), n)
+        if self._nomem is None:
+            self._run(ctypes.addressof(buf), n)
+        else:
+            self._run_frames(ctypes.addressof(buf), n)
+
+    def _run_frames(self, addr: int, n: int) -> None:
+        """`_run` for a kernel with a heap frame (passes/frames.py): MemoryError if an entry
+        call could not allocate its frame (it ran none of its iterations)."""
+        failed = self._nomem.value
+        self._run(addr, n)
+        if self._nomem.value != failed:
+            raise MemoryError(f"Kernel '{self.name}': no memory for its local arrays (their "
+                              "heap frame, one per thread running the launch); the launch "
+                              "ran partially")
 
     def _run_serial(self, addr: int, n: int) -> None:
         self._serial(0, n, addr)
@@ -379,22 +403,6 @@ def _interrupted(name: str) -> None:
     from . import cpu_interrupt  # a SIGINT stopped a pool launch: loaded with the pool
 
     cpu_interrupt.interrupted(name)
-
-
-def entry_symbol(kir: KernelIR) -> str:
-    """render.llvm.entry_name, without importing the renderer (a cache hit never renders)."""
-    return f"tack_{kir.name}"
-
-
-def _symbols(entry: str, with_caller: bool, polled: bool) -> list[str]:
-    """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
-    the pointer its Ctrl-C polls read (passes/polls.py)."""
-    out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller
-    if polled:
-        from ..passes.polls import sigints_symbol  # (see poll_plan)
-
-        out.append(sigints_symbol(entry))
-    return out
 
 
 def poll_plan(kir: KernelIR) -> dict:

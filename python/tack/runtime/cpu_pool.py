@@ -49,7 +49,8 @@ class _Native:
         from . import cpu_interrupt
         from .cpu_pool_ir import pause_asm, pool_ir
 
-        self.code = load_ir(pool_ir(pause_asm()), _SYMBOLS, "tack_pool", keep=True)
+        self.code = load_ir(pool_ir(pause_asm()), _SYMBOLS, "tack_pool", keep=True,
+                            words=("tack_sigint_count",))
         addr = self.code.address
         i64, ptr = _c.c_int64, _c.c_void_p
         self.create = _c.CFUNCTYPE(ptr, i64, i64)(addr("tack_pool_create"))

@@ -119,13 +119,18 @@ def find(name: str, arch: str) -> EngineKind:
 
 
 # ---- the engines -------------------------------------------------------------------------------
+# Local arrays on the native CPU engine: beyond 16 KiB they live in a heap frame, one per entry
+# call on its thread (passes/frames.py), so their size is bounded by memory, not by a thread's
+# stack; 1 GiB per iteration is the sane bound beyond which a kernel is refused.
+CPU_LOCAL_BYTES = 1 << 30
 _NATIVE_ELSEWHERE = ("Cannot initialize '{arch}' backend: Tack's native engine does not target "
                      "it; use set_default_device({arch!r}, engine='julia') with Julia and the "
                      "matching GPU package installed")
 
 NATIVE_CPU = register(EngineKind(
     "native", "tack.runtime.cpu", "CPUEngine",
-    {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True)},
+    {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True,
+                         local_bytes=CPU_LOCAL_BYTES)},
     ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE,
     files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}, records=True))
 

@@ -23,10 +23,11 @@ _SHDR = struct.Struct("<IIQQQQIIQQ")  # name, type, flags, addr, offset, size, l
 _SYM = struct.Struct("<IBBHQQ")  # name, info, other, section index, value, size
 _RELA = struct.Struct("<QQq")
 SHF_WRITE, SHF_ALLOC, SHF_EXEC, SHF_TLS = 0x1, 0x2, 0x4, 0x400
-SHT_SYMTAB, SHT_RELA, SHT_NOBITS, SHT_REL = 2, 4, 8, 9
+SHT_SYMTAB, SHT_STRTAB, SHT_RELA, SHT_NOBITS, SHT_REL = 2, 3, 4, 8, 9
 SHT_INIT = (14, 15, 16)  # init_array, fini_array, preinit_array: code we would have to run
-SHN_UNDEF, SHN_ABS = 0, 0xFFF1
+SHN_UNDEF, SHN_LORESERVE, SHN_ABS = 0, 0xFF00, 0xFFF1
 STB_GLOBAL, STB_WEAK = 1, 2
+STT_OBJECT, STT_FUNC = 1, 2
 EM_X86_64 = 62
 SKIP = (".eh_frame",)  # allocated, but only unwinders read them (kernels never unwind)
 
@@ -67,6 +68,8 @@ def parse(obj: bytes) -> ElfObject:
 def _parse(obj: bytes) -> ElfObject:
     h = _header(obj)
     secs = _section_headers(obj, h)
+    if secs[h.shstrndx][1] != SHT_STRTAB:
+        raise LoadError("bad ELF section name table")
     names = [_cstr(obj, secs[h.shstrndx], s[0]) for s in secs]
     load = _loaded_sections(secs, names)
     symtab, syms, sym_names = _symbols(obj, secs)
@@ -132,11 +135,17 @@ def _symbols(obj: bytes, secs) -> tuple[int, list, list]:
     if len(symtabs) != 1:
         raise LoadError("the object needs exactly one symbol table")
     st = secs[symtabs[0]]
-    if st[6] >= len(secs):
+    if st[6] >= len(secs) or secs[st[6]][1] != SHT_STRTAB:
         raise LoadError("bad ELF symbol string table")
     sstr = secs[st[6]]
     syms = [_SYM.unpack_from(obj, st[4] + k * _SYM.size) for k in range(st[5] // _SYM.size)]
-    return symtabs[0], syms, [_cstr(obj, sstr, s[0]) for s in syms]
+    names = [_cstr(obj, sstr, s[0]) for s in syms]
+    for (_, _, _, shndx, value, size), name in zip(syms, names):
+        # a defined symbol lies inside its section: its address is the section's plus `value`
+        if SHN_UNDEF < shndx < SHN_LORESERVE and (
+                shndx >= len(secs) or value + size > secs[shndx][5]):
+            raise LoadError(f"symbol {name!r} lies outside its section")
+    return symtabs[0], syms, names
 
 
 def _relocations(obj: bytes, secs, load, symtab: int) -> list:

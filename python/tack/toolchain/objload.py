@@ -43,6 +43,8 @@ from .elf import (
     SHT_NOBITS,
     STB_GLOBAL,
     STB_WEAK,
+    STT_FUNC,
+    STT_OBJECT,
     TEXT,
     ElfObject,
     LoadError,
@@ -180,7 +182,7 @@ class ElfImage:
             link = _Link(elf, layout, self.base)
             link.relocate()
             link.protect()
-            self.symbols = link.exports()
+            self.symbols, self.kinds = link.exports()
         except BaseException as exc:
             if self._finalizer is not None:
                 self._finalizer()
@@ -205,6 +207,21 @@ class ElfImage:
             return self.symbols[name]
         except KeyError:
             raise LoadError(f"the object defines no symbol {name!r}") from None
+
+    def check(self, names, words=()) -> None:
+        """LoadError unless each of `names` is what the engine takes it for: a function in
+        code, or, for those in `words` (8-byte words the engine reads or writes), an object of
+        at least 8 bytes outside code. A forged object must not get a data word called or a
+        function's code written."""
+        for name in names:
+            self.address(name)
+            seg, typ, size = self.kinds[name]
+            data = name in words
+            if (typ, seg == TEXT) != ((STT_OBJECT, False) if data else (STT_FUNC, True)) or \
+                    data and size < 8:
+                raise LoadError(f"symbol {name!r} is not the {'word' if data else 'function'} "
+                                "the engine expects")
+
 
 
 class _Link:
@@ -296,14 +313,16 @@ class _Link:
                                                      prot) != 0:
                 raise LoadError(f"mprotect failed: {os.strerror(ctypes.get_errno())}")
 
-    def exports(self) -> dict:
-        """name -> address of every global or weak symbol the object defines."""
-        out = {}
-        for k, (_, info, _, shndx, _, _) in enumerate(self.elf.syms):
-            if info >> 4 in (STB_GLOBAL, STB_WEAK) and shndx != SHN_UNDEF and \
-                    (shndx in self.addr or shndx == SHN_ABS):
+    def exports(self) -> tuple[dict, dict]:
+        """name -> address of every global or weak symbol the object defines in a section it
+        maps (an absolute one names no code or data of it), and name -> (segment, symbol type,
+        size)."""
+        out, kinds = {}, {}
+        for k, (_, info, _, shndx, _, size) in enumerate(self.elf.syms):
+            if info >> 4 in (STB_GLOBAL, STB_WEAK) and shndx in self.addr:
                 out[self.elf.sym_names[k]] = self.value(k)
-        return out
+                kinds[self.elf.sym_names[k]] = (self.elf.load[shndx], info & 0xF, size)
+        return out, kinds
 
 
 def _put32(img, pos, v, signed, rtype) -> None:
@@ -372,12 +391,13 @@ def map_object(obj: bytes, keep: bool = False, fallback: bool = True):
 counts = {"compiled": 0, "cached": 0}  # this process's code: compiled by LLVM / from the cache
 
 
-def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None):
+def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None, words=()):
     """Object code, mapped, with `symbols` checked present: from the disk cache (tack.cache,
     kind "cpu") when it holds it, else `make_ir()` compiled (and stored). `source` (or a
     function giving it, called only when the cache is on) identifies the code for the key, e.g.
     ["kir", digest]; None: the LLVM IR text itself, rendered first. The image's `cache_key` is
-    the entry's key (None with the cache off), so a launch record can name the code."""
+    the entry's key (None with the cache off), so a launch record can name the code. `words`:
+    those of `symbols` that are 8-byte data words, not functions (`ElfImage.check`)."""
     key = ir = None
     if cache.enabled():
         if callable(source):
@@ -386,7 +406,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
             ir = make_ir()
             source = ["ir", ir]
         key = llvm_host.code_key(source)
-        image = load_cached(key, symbols, keep)
+        image = load_cached(key, symbols, keep, words)
         if image is not None:
             return image
     if ir is None:
@@ -394,8 +414,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     obj = llvm_host.compile_object(ir)
     counts["compiled"] += 1
     image = map_object(obj, keep)
-    for name in symbols:
-        image.address(name)
+    _check(image, symbols, words)
     if key is not None:
         if llvm_host.confirm_host_info():  # the recorded host info was stale: so was the key
             key = llvm_host.code_key(source)
@@ -405,7 +424,7 @@ def load_code(make_ir, symbols, label: str = "", keep: bool = False, source=None
     return image
 
 
-def load_cached(key: str, symbols, keep: bool = False):
+def load_cached(key: str, symbols, keep: bool = False, words=()):
     """The object code stored under `key` (kind "cpu"), mapped by ElfImage with `symbols`
     checked present; None if the cache does not hold it or holds something ElfImage rejects
     (checksum-valid, but not an object it accepts: the caller compiles it afresh)."""
@@ -414,8 +433,7 @@ def load_cached(key: str, symbols, keep: bool = False):
         return None
     try:
         image = map_object(entry.data, keep, fallback=False)
-        for name in symbols:
-            image.address(name)
+        _check(image, symbols, words)
     except LoadError:
         return None
     counts["cached"] += 1
@@ -423,6 +441,15 @@ def load_cached(key: str, symbols, keep: bool = False):
     return image
 
 
-def load_ir(llvm_ir: str, symbols, label: str = "", keep: bool = False):
+def _check(image, symbols, words) -> None:
+    """Each of `symbols` defined, and (ElfImage) of the kind the engine takes it for."""
+    if isinstance(image, ElfImage):
+        image.check(symbols, words)
+    else:
+        for name in symbols:
+            image.address(name)
+
+
+def load_ir(llvm_ir: str, symbols, label: str = "", keep: bool = False, words=()):
     """`load_code` for a fixed LLVM IR text (the thread pool), keyed on that text."""
-    return load_code(lambda: llvm_ir, symbols, label, keep)
+    return load_code(lambda: llvm_ir, symbols, label, keep, words=words)
