@@ -146,5 +146,13 @@ def test_local_memory_no_gpu_allows_is_refused_before_running():
     at_limit = (512 * 1024) // 8
     size = tack.zeros(at_limit, tack.u8)
     assert tack.check(sized_local, tack.zeros(1), 1, size).verdict == "clean"
-    with pytest.raises(tack.TackValueError, match=r"per lane .* of local memory per thread"):
+    # refused as a normal call on the simulator refuses it (every engine's local_bytes)
+    with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold .*"
+                                                    r"more than the native:sim engine allows"):
         tack.check(sized_local, tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
+    tack.set_default_device("sim")
+    try:
+        with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold"):
+            sized_local(tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
+    finally:
+        tack.set_default_device("cpu")

@@ -14,11 +14,11 @@ import numpy as np
 from .. import capabilities, compiler, signature
 from ..arrays import Array, zeros
 from ..devices import make_device
-from ..errors import TackTypeError, TackValueError
+from ..errors import CapabilityError, TackTypeError, TackValueError
 from ..ir import nodes as N
 from ..ir.ops import WORKGROUP
 from ..ir.walk import iter_stmts
-from ..kernel import BoundKernel, Kernel, _refuse_read_only_stores
+from ..kernel import BoundKernel, Kernel, _failed_on, _refuse_read_only_stores
 from ..runtime.sim.trace import Site
 from . import describe
 from .recorder import CheckRecorder
@@ -116,6 +116,11 @@ def specialized(kernel, pk, specs: dict) -> tuple:
     done = per_kernel.get(key)
     if done is None:
         typed = compiler.typecheck(kernel, pk, specs)
+        sim = make_device("sim")
+        try:  # what the simulator refuses before compiling, refused as a normal call does
+            capabilities.check_local(typed, sim)
+        except CapabilityError as exc:
+            raise _failed_on(kernel.name, sim, exc) from None
         refusal = None
         try:
             capabilities.check_uniform_participation(typed)

@@ -26,7 +26,6 @@ from .trace import BufferInfo, Buffers, Recorder
 SPECS = ("https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html"
          "#features-and-technical-specifications-technical-specifications-per-compute-capability")
 SHARED_LIMIT = 227 * 1024  # bytes of `shared` arrays per workgroup
-LOCAL_LIMIT = 512 * 1024  # bytes of `local_array`s per lane
 
 
 @dataclass
@@ -51,11 +50,12 @@ class Buffer:
 
 
 def check_limits(kir: KernelIR) -> None:
-    """Refuse scratch memory that no GPU can give a launch: more shared memory per workgroup,
-    or local memory per lane, than the largest device allows (SPECS). Refused before anything
-    is allocated, at the largest declaration."""
-    for space, limit, per, unit in (("shared", SHARED_LIMIT, "workgroup", "thread block"),
-                                    ("local", LOCAL_LIMIT, "lane", "thread")):
+    """Refuse scratch memory that no GPU can give a launch: more shared memory per workgroup
+    than the largest device allows (SPECS). Refused before anything is allocated, at the largest
+    declaration. (Local memory per lane is every engine's capability, `local_bytes`, refused
+    before compiling: capabilities.check_local_bytes.)"""
+    for space, limit, per, unit in (("shared", SHARED_LIMIT, "workgroup", "thread block"),):
+        # local arrays: capabilities.check_local_bytes refuses them on every engine, at compile
         decls = [(sc.size * npdtype(sc.dtype).itemsize, sc) for sc in kir.scratch.values()
                  if sc.space == space]
         total = sum(b for b, _ in decls)

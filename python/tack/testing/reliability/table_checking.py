@@ -221,10 +221,13 @@ def _scratch() -> list[Case]:
             space = "shared" if label.startswith("shared") else "local"
             out.append(Case(
                 f"checking/{space}-limit/{label}/{way}", call.format(n=n),
-                "ValueError" if refused else None, _scratch_setup(body, n),
-                position=refused, unchanged=("out",) if refused else (),
-                mentions=("'k'", "227 KiB" if space == "shared" else "512 KiB",
-                          "docs.nvidia.com/cuda") if refused else (),
+                # shared: the simulator's model of the largest GPU; local: every engine's
+                # local_bytes capability, refused before compiling as on a normal call
+                ("ValueError" if space == "shared" else "RuntimeError") if refused else None,
+                _scratch_setup(body, n), position=refused,
+                unchanged=("out",) if refused else (),
+                mentions=(("'k'", "227 KiB", "docs.nvidia.com/cuda") if space == "shared" else
+                          ("'k'", "512 KiB", "failed on sim")) if refused else (),
                 check="" if refused else ok_check, quick=label == "shared-8GiB",
                 timeout=120, note="an 8 GiB tack.shared array per workgroup was reported clean"))
     return out
