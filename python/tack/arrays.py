@@ -270,18 +270,21 @@ class Array:
         return _reductions["run"]("mean", self)
 
     def fill(self, value) -> None:
-        """Set every element; a vector/matrix array takes one element's value or a scalar."""
+        """Set every element; a vector/matrix array takes one element's value or a scalar.
+        A value the dtype cannot hold (2**40 into i32, inf into an integer array, a string)
+        raises before anything is written."""
         _check_writable(self, "fill")
-        self._unwritten = False
+        v = _fill_value(value, self.dtype)
         try:
-            value = np.broadcast_to(np.asarray(value, self.dtype.np), self._phys)
-        except (TypeError, ValueError) as exc:  # NumPy's refusal: not a number, wrong shape
-            raise TackValueError(f"fill: {value!r} is not a value of {self.dtype!r}: "
+            v = np.broadcast_to(v, self._phys)
+        except ValueError as exc:  # NumPy's refusal: the wrong shape for one element
+            raise TackValueError(f"fill: {value!r} does not fit elements of {self.dtype!r}: "
                                  f"{exc}") from None
+        self._unwritten = False
         if self._host is not None:
-            self._host[...] = value
+            self._host[...] = v
         else:
-            self._device.engine.upload(self._buf, np.ascontiguousarray(value))
+            self._device.engine.upload(self._buf, np.ascontiguousarray(v))
 
     # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
     def _scalar(self):
@@ -319,6 +322,31 @@ class Array:
         if not self._shares_memory():
             raise TackBufferError(_NO_EXPORT.format(self._device))
         return (_dlpack().kDLCUDA, self._device.engine.index)
+
+
+def _fill_value(value, t) -> np.ndarray:
+    """`value` as an array of the NumPy dtype of t's components (its shape is checked by the
+    caller's broadcast): TackTypeError for anything but numbers, TackValueError for an integer outside t's
+    range or a float an integer dtype cannot hold (NaN, inf, out of range)."""
+    what = f"fill: {value!r} is not a value of {t!r}"
+    try:
+        v = np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged lists and the like
+        raise TackTypeError(f"{what}: {exc}") from None
+    if v.dtype == object and all(isinstance(e, int) for e in v.reshape(-1)):
+        v = np.asarray(v, np.float64) if v.size else v.astype(np.int64)  # past 64 bits: range
+    if v.dtype.kind not in "biuf":
+        raise TackTypeError(f"{what}: a number or an array of numbers is needed")
+    elem = getattr(t, "elem", t)
+    if elem.is_int and v.size:
+        info = np.iinfo(elem.np)
+        finite = np.isfinite(v).all() if v.dtype.kind == "f" else True
+        lo, hi = (v.min(), v.max()) if finite else (0, 0)
+        if not finite or lo < info.min or hi > info.max:
+            raise TackValueError(f"{what}: integers of {elem!r} lie in [{info.min}, "
+                                 f"{info.max}]")
+    with np.errstate(over="ignore"):  # f64 → f32 overflows to inf, as in kernels
+        return np.asarray(v, elem.np)
 
 
 def _addressed(buf) -> bool:

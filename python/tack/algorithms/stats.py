@@ -25,7 +25,7 @@ def _data(name: str, data, n) -> tuple[Array, int]:
         raise V.TackTypeError(f"{name}: data must hold numbers, got {data.dtype!r}")
     x = V.flat(data)
     V.same_device(name, x)
-    return x, V.count(name, n, x)
+    return x, V.count(name, n, data=x)
 
 
 def _acc(*arrays: Array):
@@ -81,7 +81,7 @@ def dot(a: Array, b: Array, n=None) -> float:
     y, _ = _data("dot", b, None)
     if n is None and x.size != y.size:
         raise V.TackValueError(f"dot: the arrays hold {x.size} and {y.size} elements; pass n")
-    n = V.count("dot", n, x, y)
+    n = V.count("dot", n, a=x, b=y)
     if n == 0:
         return 0.0
     acc = dt.f64 if dt.f64 in (x.dtype, y.dtype) else dt.f32

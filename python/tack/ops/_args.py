@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as dt
+from ..algorithms import _views
 from ..algorithms._scratch import kept
+from ..algorithms.copy_fill import copy_elements
 from ..arrays import Array, array, zeros
 from ..devices import Device, default_device
 from ..errors import TackTypeError, TackValueError
@@ -142,4 +144,26 @@ def output(op: str, out, ref: Array, shape=None, name: str = "out") -> Array:
         raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {ref.dtype!r} on "
                             f"{ref.device!r}, got {out.dtype!r} on {out.device!r}")
     need_shape(op, name, out, shape)
+    return out
+
+
+def apart(out: Array, reads: dict, in_place=()) -> Array:
+    """The array an op's kernels write: `out`, or a new array of its shape when `out` shares
+    memory with an input in a way the kernels cannot take (any overlap, except an input named
+    in `in_place` that `out` is element for element: the element-wise and row-wise ops read an
+    element before writing it, and only in the iteration that writes it). `deliver` then
+    copies the result into `out`, so an op computes what it would from copies of its inputs,
+    as NumPy does (https://numpy.org/doc/stable/reference/ufuncs.html, "Output arguments")."""
+    whole = _views.span(out, 0, out.size)
+    for name, a in reads.items():
+        how = _views.overlap(_views.span(a, 0, a.size), whole)
+        if how == "partial" or how == "same" and name not in in_place:
+            return like(out)
+    return out
+
+
+def deliver(written: Array, out: Array) -> Array:
+    """`out`, holding what the kernels wrote into `written` (from `apart`)."""
+    if written is not out:
+        copy_elements(view(written, (written.size,)), view(out, (out.size,)), out.size)
     return out
