@@ -8,6 +8,7 @@ memory the engine `adopt`s. `numpy()` always returns a new array.
 from __future__ import annotations
 
 import operator
+import os
 
 import numpy as np
 
@@ -29,12 +30,37 @@ def _shape(shape, negative_ok: bool = False) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
+        if any(isinstance(s, (bool, np.bool_)) for s in shape):
+            raise TypeError
         out = tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TackTypeError(f"A shape is an int or a tuple of ints, got {shape!r}") from None
     if any(s < 0 for s in out) and not negative_ok:
         raise TackValueError(f"Negative dimension in shape {out}")
     return out
+
+
+def _host_bytes() -> int:
+    """The host's physical memory in bytes (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def _check_size(phys: tuple, t, device: Device) -> int:
+    """The bytes an array of storage shape `phys` and dtype `t` takes on `device`: a
+    TackValueError, before any allocation, when no memory could hold them (2**63 bytes and up,
+    or on a host device more than its physical memory)."""
+    nbytes = t.np.itemsize
+    for d in phys:
+        nbytes *= d
+    limit = _host_bytes() if device.is_host else 0
+    if nbytes >= 2 ** 63 or (limit and nbytes > limit):
+        held = f"the host's memory ({limit} bytes)" if limit else "any memory"
+        raise TackValueError(f"A new array of shape {phys} of {t!r} takes {nbytes} bytes, "
+                             f"more than {held} holds")
+    return nbytes
 
 
 class Array:
@@ -308,7 +334,13 @@ class Array:
                                               self._scalar())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
+        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host):
+        copy=None or False shares it; copy=True raises BufferError, on every device (a copy
+        is `tack.array(a)` or `a.copy()`; https://data-apis.org/array-api/latest/
+        API_specification/generated/array_api.array.__dlpack__.html lets a producer refuse)."""
+        if copy:
+            raise TackBufferError("tack.Array.__dlpack__ shares memory; copy=True is not "
+                                  "supported: copy first with a.copy() or tack.array(a)")
         if self._host is not None:
             return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
         if not self._shares_memory():
@@ -432,15 +464,19 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     shape = _shape(shape)
     phys = shape + t.shape if isinstance(t, dt.VecType) else shape
     device = _on(device)
+    nbytes = _check_size(phys, getattr(t, "elem", t), device)
     if device.is_host:
         return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
-    buf = eng.alloc(int(np.prod(phys, dtype=np.int64)) * t.np.itemsize)
+    buf = eng.alloc(nbytes)
     eng.memset0(buf)
     return Array(None, device, buf, phys, t)
 
 
 def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
+    """An array of `value` (refused before anything is allocated if the dtype cannot hold
+    it, as `Array.fill` refuses it)."""
+    _fill_value(value, dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype))
     a = zeros(shape, dtype, device)
     a.fill(value)
     return a
@@ -459,7 +495,12 @@ def arange(start, stop=None, step=1, dtype=None, device: Device | None = None) -
         start, stop = 0, start
     if step == 0:
         raise TackValueError("tack.arange: step must not be zero")
-    values = np.arange(start, stop, step)
+    try:
+        values = np.arange(start, stop, step)
+    except TypeError as exc:  # not numbers
+        raise TackTypeError(f"tack.arange takes numbers: {exc}") from None
+    except (ValueError, MemoryError) as exc:  # more values than any memory holds
+        raise TackValueError(f"tack.arange({start}, {stop}, {step}): {exc}") from None
     if dtype is None:
         if values.dtype.kind == "f":
             dtype = dt.f32

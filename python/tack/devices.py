@@ -179,7 +179,7 @@ def _parse_name(name: str) -> tuple[str, int]:
     arch, _, idx = name.partition(":")
     if arch not in ARCHES:
         raise TackValueError(f"Unknown architecture: {name!r}. Available: {', '.join(ARCHES)}")
-    if idx and not idx.isdigit():
+    if idx and not (idx.isascii() and idx.isdigit()):  # not '²' or '٣', which int() refuses
         raise TackValueError(f"Bad device index in {name!r}: write e.g. 'cuda:1'")
     return arch, int(idx or 0)
 

@@ -105,32 +105,48 @@ def _bin(x, edges, counts, n, lo, hi, bins):
             atomic_add(counts, b, 1)
 
 
-def _range(x: Array, n: int, range_) -> tuple[float, float]:
-    if range_ is None:
-        if n == 0:
-            return 0.0, 1.0
-        lo, hi = float(reduce_flat(x, n, "min")), float(reduce_flat(x, n, "max"))
+def _edges(x: Array, n: int, bins: int, range_) -> np.ndarray:
+    """NumPy's bin edges for x[:n] (https://numpy.org/doc/stable/reference/generated/
+    numpy.histogram_bin_edges.html), computed by NumPy itself from what they depend on: the
+    data's dtype and, without a range, its minimum and maximum (a two-element stand-in for the
+    data gives the same edges: their dtype, a one-value range widened by 0.5 in that dtype,
+    the refusal of NaN, inf and of bins narrower than the dtype resolves)."""
+    t = x.dtype.np
+    if range_ is not None:
+        try:
+            pair = tuple(range_)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2 or not all(isinstance(v, (int, float, np.integer, np.floating))
+                                     for v in pair):
+            raise V.TackTypeError(f"histogram: range must be a pair (min, max) of real "
+                                  f"numbers, got {range_!r}")
+        sample = np.empty(0, t)
+    elif n:
+        sample = np.array([reduce_flat(x, n, "min"), reduce_flat(x, n, "max")], t)
     else:
-        lo, hi = (float(v) for v in range_)
-        if lo > hi:
-            raise V.TackValueError(f"histogram: range {range_!r} has its minimum above its maximum")
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise V.TackValueError(f"histogram: the range [{lo}, {hi}] is not finite")
-    return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+        sample = np.empty(0, t)  # NumPy's range of no data: (0, 1)
+    try:
+        with np.errstate(all="ignore"):
+            return np.histogram_bin_edges(sample, bins, range_)
+    except ValueError as exc:  # a range that is not finite or falls, bins too narrow
+        raise V.TackValueError(f"histogram: {exc}") from None
 
 
 def histogram(data: Array, bins=10, range=None, n=None):
     """(counts, edges): `bins` equal bins over `range` (default: the data's min and max) as an
-    i32 Tack array, and the bins+1 edges as float64 NumPy. Unlike NumPy, values below the range
-    count in the first bin and values above it in the last; NaN counts nowhere."""
+    i32 Tack array, and the bins+1 edges as NumPy computes them (float32 for float32 data,
+    float64 otherwise). Unlike NumPy, values below the range count in the first bin and values
+    above it in the last; NaN counts nowhere."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
         raise V.TackTypeError(f"histogram: bins must be an integer, got {bins!r}")
-    if bins < 1:
-        raise V.TackValueError(f"histogram: bins must be at least 1, got {bins}")
+    if not 1 <= bins < 2 ** 31:
+        raise V.TackValueError(f"histogram: bins must be in [1, 2**31) (a bin number is an "
+                               f"i32 in the kernel), got {bins}")
     x, n = _data("histogram", data, n)
-    lo, hi = _range(x, n, range)
-    edges = np.linspace(lo, hi, int(bins) + 1, dtype=np.float64)
+    edges = _edges(x, n, int(bins), range)
     counts = zeros(int(bins), dt.i32, device=x.device)
     if n:
+        lo, hi = edges[0], edges[-1]  # NumPy's first guess, in the edges' dtype
         _bin(x, V.Array._from_host(edges, x.device), counts, n, lo, hi, int(bins))
     return counts, edges
