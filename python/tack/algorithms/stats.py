@@ -35,7 +35,11 @@ def _acc(*arrays: Array):
 
 def var(data: Array, n=None) -> float:
     """Population variance, Σ(x − mean)² / n, in two passes; NaN when n = 0."""
-    x, n = _data("var", data, n)
+    return _var("var", data, n)
+
+
+def _var(name: str, data: Array, n) -> float:
+    x, n = _data(name, data, n)
     if n == 0:
         return math.nan
     acc = _acc(x)
@@ -45,7 +49,7 @@ def var(data: Array, n=None) -> float:
 
 def std(data: Array, n=None) -> float:
     """The square root of `var`."""
-    return math.sqrt(var(data, n))
+    return math.sqrt(_var("std", data, n))
 
 
 def absmax(data: Array, n=None) -> float:
@@ -53,6 +57,10 @@ def absmax(data: Array, n=None) -> float:
     x, n = _data("absmax", data, n)
     if n == 0:
         raise V.TackValueError("absmax of no elements: there is no identity")
+    return _absmax(x, n)
+
+
+def _absmax(x: Array, n: int) -> float:
     return max(abs(float(reduce_flat(x, n, "min"))), abs(float(reduce_flat(x, n, "max"))))
 
 
@@ -64,7 +72,7 @@ def norm(data: Array, ord=2, n=None) -> float:
     if n == 0:
         return 0.0
     if ord == math.inf:
-        return absmax(data, n)
+        return _absmax(x, n)
     s = float(sum_terms("abs" if ord == 1 else "square", x, x, n, _acc(x)))
     return s if ord == 1 else math.sqrt(s)
 
