@@ -493,12 +493,13 @@ def arange(start, stop=None, step=1, dtype=None, device: Device | None = None) -
     one is a float (Tack's default widths, as for scalar arguments)."""
     if stop is None:
         start, stop = 0, start
+    for v in (start, stop, step):
+        if not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TackTypeError(f"tack.arange takes numbers, got {v!r}")
     if step == 0:
         raise TackValueError("tack.arange: step must not be zero")
     try:
         values = np.arange(start, stop, step)
-    except TypeError as exc:  # not numbers
-        raise TackTypeError(f"tack.arange takes numbers: {exc}") from None
     except (ValueError, MemoryError) as exc:  # more values than any memory holds
         raise TackValueError(f"tack.arange({start}, {stop}, {step}): {exc}") from None
     if dtype is None:
