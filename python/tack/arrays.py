@@ -8,12 +8,11 @@ memory the engine `adopt`s. `numpy()` always returns a new array.
 from __future__ import annotations
 
 import operator
-import os
 
 import numpy as np
 
 from . import dtypes as dt
-from .devices import Device, default_device
+from .devices import Device, check_allocation, default_device
 from .devices import device as _device
 from .errors import TackBufferError, TackIndexError, TackTypeError, TackValueError
 
@@ -38,29 +37,6 @@ def _shape(shape, negative_ok: bool = False) -> tuple[int, ...]:
     if any(s < 0 for s in out) and not negative_ok:
         raise TackValueError(f"Negative dimension in shape {out}")
     return out
-
-
-def _host_bytes() -> int:
-    """The host's physical memory in bytes (0 where the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return 0
-
-
-def _check_size(phys: tuple, t, device: Device) -> int:
-    """The bytes an array of storage shape `phys` and dtype `t` takes on `device`: a
-    TackValueError, before any allocation, when no memory could hold them (2**63 bytes and up,
-    or on a host device more than its physical memory)."""
-    nbytes = t.np.itemsize
-    for d in phys:
-        nbytes *= d
-    limit = _host_bytes() if device.is_host else 0
-    if nbytes >= 2 ** 63 or (limit and nbytes > limit):
-        held = f"the host's memory ({limit} bytes)" if limit else "any memory"
-        raise TackValueError(f"A new array of shape {phys} of {t!r} takes {nbytes} bytes, "
-                             f"more than {held} holds")
-    return nbytes
 
 
 class Array:
@@ -296,11 +272,10 @@ class Array:
         return _reductions["run"]("mean", self)
 
     def fill(self, value) -> None:
-        """Set every element; a vector/matrix array takes one element's value or a scalar.
-        A value the dtype cannot hold (2**40 into i32, inf into an integer array, a string)
-        raises before anything is written."""
+        """Set every element; a vector/matrix array takes one element's value or a scalar
+        (one the dtype cannot hold raises before anything is written: dtypes.host_value)."""
         _check_writable(self, "fill")
-        v = _fill_value(value, self.dtype)
+        v = dt.host_value(value, self.dtype)
         try:
             v = np.broadcast_to(v, self._phys)
         except ValueError as exc:  # NumPy's refusal: the wrong shape for one element
@@ -334,10 +309,8 @@ class Array:
                                               self._scalar())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host):
-        copy=None or False shares it; copy=True raises BufferError, on every device (a copy
-        is `tack.array(a)` or `a.copy()`; https://data-apis.org/array-api/latest/
-        API_specification/generated/array_api.array.__dlpack__.html lets a producer refuse)."""
+        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host);
+        copy=True raises BufferError on every device (docs/language.md, "Arrays on the host")."""
         if copy:
             raise TackBufferError("tack.Array.__dlpack__ shares memory; copy=True is not "
                                   "supported: copy first with a.copy() or tack.array(a)")
@@ -354,31 +327,6 @@ class Array:
         if not self._shares_memory():
             raise TackBufferError(_NO_EXPORT.format(self._device))
         return (_dlpack().kDLCUDA, self._device.engine.index)
-
-
-def _fill_value(value, t) -> np.ndarray:
-    """`value` as an array of the NumPy dtype of t's components (its shape is checked by the
-    caller's broadcast): TackTypeError for anything but numbers, TackValueError for an integer outside t's
-    range or a float an integer dtype cannot hold (NaN, inf, out of range)."""
-    what = f"fill: {value!r} is not a value of {t!r}"
-    try:
-        v = np.asarray(value)
-    except (TypeError, ValueError, OverflowError) as exc:  # ragged lists and the like
-        raise TackTypeError(f"{what}: {exc}") from None
-    if v.dtype == object and all(isinstance(e, int) for e in v.reshape(-1)):
-        v = np.asarray(v, np.float64) if v.size else v.astype(np.int64)  # past 64 bits: range
-    if v.dtype.kind not in "biuf":
-        raise TackTypeError(f"{what}: a number or an array of numbers is needed")
-    elem = getattr(t, "elem", t)
-    if elem.is_int and v.size:
-        info = np.iinfo(elem.np)
-        finite = np.isfinite(v).all() if v.dtype.kind == "f" else True
-        lo, hi = (v.min(), v.max()) if finite else (0, 0)
-        if not finite or lo < info.min or hi > info.max:
-            raise TackValueError(f"{what}: integers of {elem!r} lie in [{info.min}, "
-                                 f"{info.max}]")
-    with np.errstate(over="ignore"):  # f64 → f32 overflows to inf, as in kernels
-        return np.asarray(v, elem.np)
 
 
 def _addressed(buf) -> bool:
@@ -464,7 +412,7 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     shape = _shape(shape)
     phys = shape + t.shape if isinstance(t, dt.VecType) else shape
     device = _on(device)
-    nbytes = _check_size(phys, getattr(t, "elem", t), device)
+    nbytes = check_allocation(device, phys, getattr(t, "elem", t))
     if device.is_host:
         return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
@@ -474,9 +422,8 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
 
 
 def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
-    """An array of `value` (refused before anything is allocated if the dtype cannot hold
-    it, as `Array.fill` refuses it)."""
-    _fill_value(value, dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype))
+    """An array of `value` (checked as Array.fill checks it, before the allocation)."""
+    dt.host_value(value, dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype))
     a = zeros(shape, dtype, device)
     a.fill(value)
     return a
