@@ -53,7 +53,7 @@ def _dtype_name(d) -> str:
 
 
 def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
-    one = isinstance(dtypes, (str, np.dtype)) or isinstance(dtypes, type)
+    one = isinstance(dtypes, (str, np.dtype, type))
     try:
         given = (dtypes,) if one else tuple(dtypes)
     except TypeError:

@@ -81,39 +81,50 @@ _ALIASES = [  # (label, extra setup, call, check)
      "A.copy_with_offset(x, x, 1, 300)", "assert (x.numpy() == want).all()"),
     ("inclusive_scan-in-place", "x = tack.array(base)\nwant = np.cumsum(base)",
      "A.inclusive_scan(x, x)", "assert np.allclose(x.numpy(), want)"),
-    ("segmented_scan-shifted-view",
-     "f = tack.array((np.arange(300) % 50 == 0).astype(np.int32))\n"
-     "want[1:] = np.concatenate([np.cumsum(base[i:i + 50]) for i in range(0, 300, 50)])",
+    ("segmented_scan-shifted-view", """
+f = tack.array((np.arange(300) % 50 == 0).astype(np.int32))
+want[1:] = np.concatenate([np.cumsum(base[i:i + 50]) for i in range(0, 300, 50)])""",
      "A.segmented_inclusive_scan(src, f, dst)", "assert np.allclose(base, want)"),
 ]
 _OP_ALIASES = [  # (label, setup, call, check): the float64 reference computed in setup
-    ("matmul-out-a", "a0 = np.random.default_rng(1).normal(size=(17, 17)).astype(np.float32)\n"
-     "b0 = np.random.default_rng(2).normal(size=(17, 17)).astype(np.float32)\n"
-     "a, b = tack.array(a0), tack.array(b0)\nwant = a0.astype(np.float64) @ b0",
+    ("matmul-out-a", """
+a0 = np.random.default_rng(1).normal(size=(17, 17)).astype(np.float32)
+b0 = np.random.default_rng(2).normal(size=(17, 17)).astype(np.float32)
+a, b = tack.array(a0), tack.array(b0)
+want = a0.astype(np.float64) @ b0""",
      "tack.ops.matmul(a, b, out=a)", "assert np.abs(a.numpy() - want).max() < 1e-4"),
-    ("matmul-out-b-batched", "a0 = np.random.default_rng(1).normal(size=(2, 9, 9))\n"
-     "b0 = np.random.default_rng(2).normal(size=(2, 9, 9))\n"
-     "a, b = tack.array(a0), tack.array(b0)\nwant = a0 @ b0",
+    ("matmul-out-b-batched", """
+a0 = np.random.default_rng(1).normal(size=(2, 9, 9))
+b0 = np.random.default_rng(2).normal(size=(2, 9, 9))
+a, b = tack.array(a0), tack.array(b0)
+want = a0 @ b0""",
      "tack.ops.batched_matmul(a, b, out=b)", "assert np.abs(b.numpy() - want).max() < 1e-12"),
-    ("relu-shifted-view", "base = np.arange(-150, 151, dtype=np.float32)\n"
-     "x, o = tack.from_dlpack(base[:300]), tack.from_dlpack(base[1:])\n"
-     "want = base.copy()\nwant[1:] = np.maximum(base[:300], 0)",
+    ("relu-shifted-view", """
+base = np.arange(-150, 151, dtype=np.float32)
+x, o = tack.from_dlpack(base[:300]), tack.from_dlpack(base[1:])
+want = base.copy()
+want[1:] = np.maximum(base[:300], 0)""",
      "tack.ops.relu(x, out=o)", "assert (base == want).all()"),
-    ("log_softmax-in-place", "x0 = np.random.default_rng(3).normal(size=(3, 40))\n"
-     "x = tack.array(x0)\nz = x0 - x0.max(-1, keepdims=True)\n"
-     "want = z - np.log(np.exp(z).sum(-1, keepdims=True))",
+    ("log_softmax-in-place", """
+x0 = np.random.default_rng(3).normal(size=(3, 40))
+x = tack.array(x0)
+z = x0 - x0.max(-1, keepdims=True)
+want = z - np.log(np.exp(z).sum(-1, keepdims=True))""",
      "tack.ops.log_softmax(x, out=x)", "assert np.abs(x.numpy() - want).max() < 1e-12"),
-    ("rms_norm-weight-is-out", "x0 = np.random.default_rng(4).normal(size=(3, 8))\n"
-     "buf = np.random.default_rng(5).normal(size=24)\nw0 = buf[:8].copy()\n"
-     "o = tack.from_dlpack(buf).reshape(3, 8)\n"
-     "want = x0 / np.sqrt((x0 * x0).mean(-1, keepdims=True) + 1e-6) * w0",
+    ("rms_norm-weight-is-out", """
+x0 = np.random.default_rng(4).normal(size=(3, 8))
+buf = np.random.default_rng(5).normal(size=24)
+w0 = buf[:8].copy()
+o = tack.from_dlpack(buf).reshape(3, 8)
+want = x0 / np.sqrt((x0 * x0).mean(-1, keepdims=True) + 1e-6) * w0""",
      "tack.ops.rms_norm(tack.array(x0), tack.from_dlpack(buf[:8]), out=o)",
      "assert np.abs(buf.reshape(3, 8) - want).max() < 1e-12"),
-    ("attention-out-k", "q0, k0, v0 = (np.random.default_rng(s).normal(size=(1, 2, 9, 5)) "
-     "for s in (1, 2, 3))\nq, k, v = tack.array(q0), tack.array(k0), tack.array(v0)\n"
-     "s_ = np.einsum('bhid,bhjd->bhij', q0, k0) / np.sqrt(5)\n"
-     "p = np.exp(s_ - s_.max(-1, keepdims=True))\n"
-     "want = np.einsum('bhij,bhjd->bhid', p / p.sum(-1, keepdims=True), v0)",
+    ("attention-out-k", """
+q0, k0, v0 = (np.random.default_rng(s).normal(size=(1, 2, 9, 5)) for s in (1, 2, 3))
+q, k, v = tack.array(q0), tack.array(k0), tack.array(v0)
+s_ = np.einsum('bhid,bhjd->bhij', q0, k0) / np.sqrt(5)
+p = np.exp(s_ - s_.max(-1, keepdims=True))
+want = np.einsum('bhij,bhjd->bhid', p / p.sum(-1, keepdims=True), v0)""",
      "tack.ops.attention(q, k, v, out=k)", "assert np.abs(k.numpy() - want).max() < 1e-12"),
 ]
 
@@ -196,6 +207,8 @@ def _attention() -> list[Case]:
 
 
 # ---- values and shapes no array holds; devices; tack.dask; tack.testing.test; DLPack ---------
+_TEST = ("tack.testing.test(lambda x: x, lambda x: x, '(n)->(n)', records_dir=False, "
+         "baseline=False, {})")
 _ENTRY = [  # (label, setup, call, error)
     ("empty-2**63", "", "tack.empty(2**63)", "TackValueError"),
     ("zeros-2**62-f64", "", "tack.zeros(2**62, tack.f64)", "TackValueError"),
@@ -224,18 +237,13 @@ _ENTRY = [  # (label, setup, call, error)
      "tack.dask.map_blocks(k, np.zeros(3), halo=-1)", "TackValueError"),
     ("dask-halo-float", "import tack.dask\n@tack.kernel\ndef k(x, out):\n    out[0] = x[0]",
      "tack.dask.map_blocks(k, np.zeros(3), halo=1.5)", "TackTypeError"),
-    ("testing-dtype-bogus", "import tack.testing",
-     "tack.testing.test(lambda x: x, lambda x: x, '(n)->(n)', dtypes='bogus', "
-     "records_dir=False, baseline=False)", "TackTypeError"),
-    ("testing-dtype-complex", "import tack.testing",
-     "tack.testing.test(lambda x: x, lambda x: x, '(n)->(n)', dtypes='complex64', "
-     "records_dir=False, baseline=False)", "TackValueError"),
-    ("testing-seed-str", "import tack.testing",
-     "tack.testing.test(lambda x: x, lambda x: x, '(n)->(n)', seed='abc', "
-     "records_dir=False, baseline=False)", "TackTypeError"),
-    ("testing-seed-negative", "import tack.testing",
-     "tack.testing.test(lambda x: x, lambda x: x, '(n)->(n)', seed=-1, "
-     "records_dir=False, baseline=False)", "TackValueError"),
+    ("testing-dtype-bogus", "import tack.testing", _TEST.format("dtypes='bogus'"),
+     "TackTypeError"),
+    ("testing-dtype-complex", "import tack.testing", _TEST.format("dtypes='complex64'"),
+     "TackValueError"),
+    ("testing-seed-str", "import tack.testing", _TEST.format("seed='abc'"), "TackTypeError"),
+    ("testing-seed-negative", "import tack.testing", _TEST.format("seed=-1"),
+     "TackValueError"),
     ("dlpack-copy-true", "a = tack.array(np.arange(4.0))", "a.__dlpack__(copy=True)",
      "tack.TackBufferError"),
 ]
