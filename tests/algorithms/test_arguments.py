@@ -210,3 +210,18 @@ def test_segmented_scan_over_overlapping_values(device):
     want[1:] = [v[(seg == seg[i]) & (np.arange(n) <= i)].sum() for i in range(n)]
     A.segmented_inclusive_scan(values, tack.array(flags), dst)
     np.testing.assert_array_equal(base, want)
+
+
+def test_read_only_outputs_are_refused_before_any_launch(device, launches):
+    ro = np.arange(6, dtype=np.float32)
+    ro.flags.writeable = False
+    dst = tack.from_dlpack(ro)
+    launches.clear()
+    for call in (lambda: A.copy(_f32(6), dst), lambda: A.inclusive_scan(_f32(6), dst),
+                 lambda: A.exclusive_scan(_f32(6), dst), lambda: A.fill_value(dst, 1.0),
+                 lambda: A.copy_with_offset(_f32(2), dst, 1),
+                 lambda: A.segmented_inclusive_scan(_f32(6), tack.zeros(6, tack.i32), dst),
+                 lambda: tack.ops.relu(_f32(6), out=dst)):
+        with pytest.raises(tack.TackValueError, match="read-only"):
+            call()
+    assert launches == [] and (ro == np.arange(6)).all()

@@ -45,6 +45,14 @@ def need_array(name: str, what: str, a) -> Array:
     return a
 
 
+def need_writable(name: str, what: str, a: Array) -> Array:
+    """`a`, refused before any launch if it is read-only (imported from read-only memory)."""
+    if a.readonly:
+        raise TackValueError(f"{name}: {what} is read-only (imported from read-only memory); "
+                             "copy it first with a.copy()")
+    return a
+
+
 def count(name: str, n, **arrays: Array) -> int:
     """`n` checked against the flat length of every named array (keyword order: the first is
     the default when n is None, and is checked against the others like an explicit n), so

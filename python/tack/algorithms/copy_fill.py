@@ -47,7 +47,7 @@ def detached(src: Array, n: int, dst: Array, at: int = 0) -> Array:
 
 def _pair(name: str, src, dst):
     V.need_array(name, "src", src)
-    V.need_array(name, "dst", dst)
+    V.need_writable(name, "dst", V.need_array(name, "dst", dst))
     s, d = V.flat(src), V.flat(dst)
     V.same_device(name, s, d)
     return s, d
@@ -90,7 +90,7 @@ def _offset(value, d: Array) -> int:
 
 def fill_value(dst: Array, value, n=None) -> None:
     """dst[i] = value for the first n flat elements, converted as a kernel store converts it."""
-    V.need_array("fill_value", "dst", dst)
+    V.need_writable("fill_value", "dst", V.need_array("fill_value", "dst", dst))
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
         raise V.TackTypeError(f"fill_value: value must be an int or a float, got "

@@ -152,7 +152,7 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
 
 def _run(name: str, src, dst, n, exclusive: int):
     V.need_array(name, "src", src)
-    V.need_array(name, "dst", dst)
+    V.need_writable(name, "dst", V.need_array(name, "dst", dst))
     for a in (src, dst):
         if V.scalar_dtype(a) not in V.INTEGERS + V.FLOATS:
             raise V.TackTypeError(f"{name}: arrays must hold numbers, got {a.dtype!r}")

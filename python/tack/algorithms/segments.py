@@ -209,8 +209,11 @@ def segmented_inclusive_scan(values: Array, flags: Array, dst: Array) -> None:
     """Inclusive scans restarting wherever flags[i] is not zero (and at 0), into dst's dtype;
     in place allowed (values overlapping dst otherwise: a copy of them is scanned). Each
     segment is scanned left to right."""
-    V.need_array("segmented_inclusive_scan", "flags", flags)
-    V.need_array("segmented_inclusive_scan", "dst", dst)
+    name = "segmented_inclusive_scan"
+    V.need_array(name, "flags", flags)
+    V.need_writable(name, "dst", V.need_array(name, "dst", dst))
+    if flags.dtype not in V.INTEGERS + V.FLOATS:
+        raise V.TackTypeError(f"{name}: flags must hold numbers, got {flags.dtype!r}")
     n = flags.shape[0] if flags.ndim == 1 else -1
     v = _values("segmented_inclusive_scan", values, n)
     if dst.ndim != 1 or dst.shape[0] != n or dst.dtype not in V.INTEGERS + V.FLOATS:

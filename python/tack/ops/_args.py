@@ -144,6 +144,9 @@ def output(op: str, out, ref: Array, shape=None, name: str = "out") -> Array:
         raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {ref.dtype!r} on "
                             f"{ref.device!r}, got {out.dtype!r} on {out.device!r}")
     need_shape(op, name, out, shape)
+    if out.readonly:
+        raise TackValueError(f"tack.ops.{op}: argument '{name}' is read-only (imported from "
+                             "read-only memory)")
     return out
 
 
