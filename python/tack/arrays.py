@@ -29,9 +29,9 @@ def _shape(shape, negative_ok: bool = False) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
-        if any(isinstance(s, (bool, np.bool_)) for s in shape):
+        out = tuple(map(operator.index, shape))
+        if bool in map(type, shape):  # True is an index, but never a dimension
             raise TypeError
-        out = tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TackTypeError(f"A shape is an int or a tuple of ints, got {shape!r}") from None
     if any(s < 0 for s in out) and not negative_ok:

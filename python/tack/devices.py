@@ -8,6 +8,7 @@ Julia.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -342,8 +343,9 @@ class _Module(types.ModuleType):
 sys.modules[__name__].__class__ = _Module
 
 
+@functools.cache
 def _host_bytes() -> int:
-    """The host's physical memory in bytes (0 where the system does not say)."""
+    """The host's physical memory in bytes (0 where the system does not say); asked once."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):
@@ -357,6 +359,8 @@ def check_allocation(device: Device, phys: tuple, elem: dt.DType) -> int:
     nbytes = elem.np.itemsize
     for d in phys:
         nbytes *= d
+    if nbytes < 1 << 30:  # the common case, without a look at the device
+        return nbytes
     limit = _host_bytes() if device.is_host else 0
     if nbytes >= 2 ** 63 or (limit and nbytes > limit):
         held = f"the host's memory ({limit} bytes)" if limit else "any memory"
