@@ -12,7 +12,7 @@ import operator
 import numpy as np
 
 from . import dtypes as dt
-from .devices import Device, default_device
+from .devices import Device, check_allocation, default_device
 from .devices import device as _device
 from .errors import TackBufferError, TackIndexError, TackTypeError, TackValueError
 
@@ -29,7 +29,9 @@ def _shape(shape, negative_ok: bool = False) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (shape,)
     try:
-        out = tuple(operator.index(s) for s in shape)
+        out = tuple(map(operator.index, shape))
+        if bool in map(type, shape):  # True is an index, but never a dimension
+            raise TypeError
     except TypeError:
         raise TackTypeError(f"A shape is an int or a tuple of ints, got {shape!r}") from None
     if any(s < 0 for s in out) and not negative_ok:
@@ -270,18 +272,20 @@ class Array:
         return _reductions["run"]("mean", self)
 
     def fill(self, value) -> None:
-        """Set every element; a vector/matrix array takes one element's value or a scalar."""
+        """Set every element; a vector/matrix array takes one element's value or a scalar
+        (one the dtype cannot hold raises before anything is written: dtypes.host_value)."""
         _check_writable(self, "fill")
-        self._unwritten = False
+        v = dt.host_value(value, self.dtype)
         try:
-            value = np.broadcast_to(np.asarray(value, self.dtype.np), self._phys)
-        except (TypeError, ValueError) as exc:  # NumPy's refusal: not a number, wrong shape
-            raise TackValueError(f"fill: {value!r} is not a value of {self.dtype!r}: "
+            v = np.broadcast_to(v, self._phys)
+        except ValueError as exc:  # NumPy's refusal: the wrong shape for one element
+            raise TackValueError(f"fill: {value!r} does not fit elements of {self.dtype!r}: "
                                  f"{exc}") from None
+        self._unwritten = False
         if self._host is not None:
-            self._host[...] = value
+            self._host[...] = v
         else:
-            self._device.engine.upload(self._buf, np.ascontiguousarray(value))
+            self._device.engine.upload(self._buf, np.ascontiguousarray(v))
 
     # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
     def _scalar(self):
@@ -305,7 +309,11 @@ class Array:
                                               self._scalar())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host)."""
+        """A DLPack capsule sharing this array's memory (kDLCUDA on a GPU, kDLCPU on the host);
+        copy=True raises BufferError on every device (docs/language.md, "Arrays on the host")."""
+        if copy:
+            raise TackBufferError("tack.Array.__dlpack__ shares memory; copy=True is not "
+                                  "supported: copy first with a.copy() or tack.array(a)")
         if self._host is not None:
             return _dlpack().export_host(self._host, stream, max_version, dl_device, copy)
         if not self._shares_memory():
@@ -404,15 +412,18 @@ def zeros(shape, dtype=dt.f32, device: Device | None = None) -> Array:
     shape = _shape(shape)
     phys = shape + t.shape if isinstance(t, dt.VecType) else shape
     device = _on(device)
+    nbytes = check_allocation(device, phys, getattr(t, "elem", t))
     if device.is_host:
         return Array(np.zeros(phys, dtype=t.np), device, dtype=t)
     eng = device.engine
-    buf = eng.alloc(int(np.prod(phys, dtype=np.int64)) * t.np.itemsize)
+    buf = eng.alloc(nbytes)
     eng.memset0(buf)
     return Array(None, device, buf, phys, t)
 
 
 def full(shape, value, dtype=dt.f32, device: Device | None = None) -> Array:
+    """An array of `value` (checked as Array.fill checks it, before the allocation)."""
+    dt.host_value(value, dtype if isinstance(dtype, dt.VecType) else dt.as_dtype(dtype))
     a = zeros(shape, dtype, device)
     a.fill(value)
     return a
@@ -429,9 +440,15 @@ def arange(start, stop=None, step=1, dtype=None, device: Device | None = None) -
     one is a float (Tack's default widths, as for scalar arguments)."""
     if stop is None:
         start, stop = 0, start
+    for v in (start, stop, step):
+        if not isinstance(v, (int, float, np.integer, np.floating)):
+            raise TackTypeError(f"tack.arange takes numbers, got {v!r}")
     if step == 0:
         raise TackValueError("tack.arange: step must not be zero")
-    values = np.arange(start, stop, step)
+    try:
+        values = np.arange(start, stop, step)
+    except (ValueError, MemoryError) as exc:  # more values than any memory holds
+        raise TackValueError(f"tack.arange({start}, {stop}, {step}): {exc}") from None
     if dtype is None:
         if values.dtype.kind == "f":
             dtype = dt.f32

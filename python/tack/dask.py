@@ -22,6 +22,8 @@ import numpy as np
 
 from . import dtypes as dt
 from .arrays import array, zeros
+from .errors import TackTypeError, TackValueError
+from .kernel import Kernel
 
 # Kernels that cannot be found by module and name (defined inside a function): the graph
 # refers to them by a number, which resolves in this process only (threads of a LocalCluster).
@@ -72,27 +74,45 @@ def _run_chunk(ref, out_dtype, scalars, out_shape, *blocks, block_info=None):
     return out.numpy()
 
 
+def _check(kernel, arrays, halo, scalars, out_chunks) -> tuple:
+    """The arguments that need no Dask, checked before it is imported: (halo, scalars)."""
+    if not isinstance(kernel, Kernel):
+        raise TackTypeError(f"tack.dask.map_blocks: kernel must be a @tack.kernel, got "
+                            f"{type(kernel).__name__}")
+    if not arrays:
+        raise TackValueError("tack.dask.map_blocks needs at least one dask array")
+    if isinstance(halo, bool) or not isinstance(halo, (int, np.integer)):
+        raise TackTypeError(f"tack.dask.map_blocks: halo must be an integer, got {halo!r}")
+    if halo < 0:
+        raise TackValueError(f"tack.dask.map_blocks: halo must be >= 0, got {halo}")
+    if halo and out_chunks is not None:
+        raise TackValueError("tack.dask.map_blocks: out_chunks is for halo=0: with a halo the "
+                             "output has the input's chunks")
+    if not isinstance(scalars, (tuple, list)):
+        raise TackTypeError(f"tack.dask.map_blocks: scalars must be a tuple, got "
+                            f"{type(scalars).__name__}")
+    return int(halo), tuple(scalars)
+
+
 def map_blocks(kernel, *arrays, out_dtype=dt.f32, out_chunks=None, halo: int = 0,
                scalars: tuple = ()):
     """A dask array: `kernel(*chunk_inputs, out_chunk, *scalars)` for every chunk of `arrays`
     (aligned chunks). `out_chunks`: the output's chunks when they differ from the first
     input's (halo 0 only); `halo`: the overlap each chunk sees of its neighbours, trimmed off
-    the result."""
+    the result. Bad arguments raise TackTypeError / TackValueError before any graph is built."""
+    halo, scalars = _check(kernel, arrays, halo, scalars, out_chunks)
+    t = dt.as_dtype(out_dtype)  # TackTypeError for anything but i8 ... f64
     import dask.array as da  # dask is optional and heavy: imported on first use
 
-    if not arrays:
-        raise ValueError("tack.dask.map_blocks needs at least one dask array")
-    t = dt.as_dtype(out_dtype)
-    if halo < 0:
-        raise ValueError(f"halo must be >= 0, got {halo}")
+    for k, a in enumerate(arrays):
+        if not isinstance(a, da.Array):
+            raise TackTypeError(f"tack.dask.map_blocks: argument {k + 1} after the kernel "
+                                f"must be a dask array, got {type(a).__name__}")
     meta = np.empty((0,) * arrays[0].ndim, t.np)
-    run = functools.partial(_run_chunk, _Ref(kernel), t, tuple(scalars))
+    run = functools.partial(_run_chunk, _Ref(kernel), t, scalars)
     if halo == 0:
         shape = "chunk" if out_chunks is not None else None
         return da.map_blocks(functools.partial(run, shape), *arrays, dtype=t.np,
                              chunks=out_chunks, meta=meta)
-    if out_chunks is not None:
-        raise ValueError("out_chunks is for halo=0: with a halo the output has the "
-                         "input's chunks")
     return da.map_overlap(functools.partial(run, None), *arrays, depth=halo, boundary="none",
                           trim=True, dtype=t.np, meta=meta)

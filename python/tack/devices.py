@@ -8,6 +8,7 @@ Julia.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -235,7 +236,7 @@ def _parse_name(name: str) -> tuple[str, int]:
     arch, _, idx = name.partition(":")
     if arch not in ARCHES:
         raise TackValueError(f"Unknown architecture: {name!r}. Available: {', '.join(ARCHES)}")
-    if idx and not idx.isdigit():
+    if idx and not (idx.isascii() and idx.isdigit()):  # not '²' or '٣', which int() refuses
         raise TackValueError(f"Bad device index in {name!r}: write e.g. 'cuda:1'")
     return arch, int(idx or 0)
 
@@ -396,3 +397,29 @@ class _Module(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Module
+
+
+@functools.cache
+def _host_bytes() -> int:
+    """The host's physical memory in bytes (0 where the system does not say); asked once."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def check_allocation(device: Device, phys: tuple, elem: dt.DType) -> int:
+    """The bytes a new array of storage shape `phys` of scalar dtype `elem` takes on `device`;
+    TackValueError, before anything is allocated, when no memory could hold them (2**63 bytes
+    and up, or on a host device more than its physical memory)."""
+    nbytes = elem.np.itemsize
+    for d in phys:
+        nbytes *= d
+    if nbytes < 1 << 30:  # the common case, without a look at the device
+        return nbytes
+    limit = _host_bytes() if device.is_host else 0
+    if nbytes >= 2 ** 63 or (limit and nbytes > limit):
+        held = f"the host's memory ({limit} bytes)" if limit else "any memory"
+        raise TackValueError(f"A new array of shape {phys} of {elem!r} takes {nbytes} bytes, "
+                             f"more than {held} holds")
+    return nbytes

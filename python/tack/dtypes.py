@@ -279,3 +279,31 @@ def matrix(n: int, m: int, dtype: DType = f32) -> VecType:
 
 vec2, vec3, vec4 = vector(2), vector(3), vector(4)
 mat2, mat3, mat4 = matrix(2, 2), matrix(3, 3), matrix(4, 4)
+
+
+def host_value(value, t, what: str = "fill") -> np.ndarray:
+    """`value` (a number or an array of them) as a NumPy array of the dtype of t's components,
+    for a host-side store (`Array.fill`, `tack.full`; its shape is the caller's to broadcast):
+    TackTypeError for anything but numbers, TackValueError for an integer dtype and a value it
+    cannot hold (outside its range after truncation, NaN, inf). Floats narrow as a kernel's
+    conversion does (f64 → f32 overflows to inf)."""
+    msg = f"{what}: {value!r} is not a value of {t!r}"
+    try:
+        v = np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as exc:  # ragged lists and the like
+        raise TackTypeError(f"{msg}: {exc}") from None
+    if v.dtype == object and v.size and all(isinstance(e, int) for e in v.reshape(-1)):
+        v = np.asarray(v, np.float64)  # integers past 64 bits: out of every range below
+    if v.dtype.kind not in "biuf":
+        raise TackTypeError(f"{msg}: a number or an array of numbers is needed")
+    elem = getattr(t, "elem", t)
+    if elem.is_int and v.size:
+        whole = np.trunc(v) if v.dtype.kind == "f" else v
+        if v.dtype.kind == "f" and not np.isfinite(v).all():
+            raise TackValueError(f"{msg}: an integer dtype holds no NaN or infinity")
+        lo, hi = whole.min().item(), whole.max().item()  # Python numbers: exact comparisons
+        if lo < elem.min() or hi > elem.max():
+            raise TackValueError(f"{msg}: integers of {elem!r} lie in [{elem.min()}, "
+                                 f"{elem.max()}]")
+    with np.errstate(over="ignore"):
+        return np.asarray(v, elem.np)

@@ -66,8 +66,8 @@ def test_count_nonzero(device, dtype):
 def test_histogram_matches_numpy_inside_range(device, bins, n):
     x = data(n, np.float32)
     counts, edges = A.histogram(tack.array(x), bins, (-3.0, 3.0))
-    assert counts.dtype == tack.i32 and edges.dtype == np.float64
-    want, want_edges = np.histogram(np.clip(x.astype(np.float64), -3, 3), bins, (-3.0, 3.0))
+    want, want_edges = np.histogram(np.clip(x, -3, 3), bins, (-3.0, 3.0))
+    assert counts.dtype == tack.i32 and edges.dtype == want_edges.dtype == np.float32
     np.testing.assert_array_equal(edges, want_edges)
     np.testing.assert_array_equal(counts.numpy(), want)  # out of range: first or last bin
 
@@ -112,3 +112,97 @@ def test_argument_errors(device):
         A.histogram(a, 4, (1.0, 0.0))
     assert math.isnan(A.var(tack.zeros(0))) and A.norm(tack.zeros(0)) == 0.0
     assert A.dot(tack.zeros(0), tack.zeros(0)) == 0.0
+
+
+HIST_DATA = {  # label: data whose edges (and counts) must be NumPy's exactly
+    "f32-constant": np.full(9, 7.0, np.float32),
+    "f32-constant-1/3": np.full(4, 1 / 3, np.float32),
+    "f64-constant": np.full(5, -2.5),
+    "f32-one": np.array([3.25], np.float32),
+    "f64-one": np.array([1e6]),
+    "i32-one": np.array([3], np.int32),
+    "i64-two": np.array([3, 9], np.int64),
+    "u8-ramp": np.arange(200, dtype=np.uint8),
+    "i16-negative": np.arange(-300, 7, dtype=np.int16),
+    "f32-normal": data(1001, np.float32),
+    "f64-normal": data(4099, np.float64),
+    "f32-tiny": np.array([0.0, 1e-38, 3e-38], np.float32),
+}
+
+
+@pytest.mark.parametrize("label", list(HIST_DATA))
+@pytest.mark.parametrize("bins", [1, 2, 7, 10])
+def test_histogram_edges_are_numpys(both, label, bins):
+    """np.histogram's edges, dtype included (float32 for float32 data: a constant range is
+    widened by 0.5 in float32), and its counts, without a range and with one."""
+    x = HIST_DATA[label]
+    counts, edges = A.histogram(tack.array(x), bins)
+    want, want_edges = np.histogram(x, bins)
+    assert edges.dtype == want_edges.dtype
+    np.testing.assert_array_equal(edges, want_edges)
+    np.testing.assert_array_equal(counts.numpy(), want)
+    lo, hi = float(x.min()), float(x.max()) + 1.0
+    counts, edges = A.histogram(tack.array(x), bins, (lo, hi))
+    want, want_edges = np.histogram(x, bins, (lo, hi))
+    assert edges.dtype == want_edges.dtype
+    np.testing.assert_array_equal(edges, want_edges)
+    np.testing.assert_array_equal(counts.numpy(), want)
+
+
+@pytest.mark.parametrize("x,match", [
+    (np.array([1.0, np.nan], np.float32), "not finite"),
+    (np.array([1.0, np.inf]), "not finite"),
+    (np.array([-np.inf, 0.0]), "not finite"),
+    (np.full(3, 1e8, np.float32), "Too many bins"),  # x ± 0.5 rounds back to x in float32
+])
+def test_histogram_refuses_what_numpy_refuses(both, launches_of_histogram, x, match):
+    with pytest.raises(ValueError, match=match):
+        np.histogram(x, 3)
+    with pytest.raises(tack.TackValueError, match=f"histogram: .*{match}"):
+        A.histogram(tack.array(x), 3)
+
+
+def test_histogram_nan_with_a_range_counts_nowhere(both):
+    x = np.array([np.nan, 0.25, 0.75, np.nan], np.float32)
+    counts, edges = A.histogram(tack.array(x), 2, (0.0, 1.0))
+    want, want_edges = np.histogram(x, 2, (0.0, 1.0))
+    np.testing.assert_array_equal(counts.numpy(), want)
+    np.testing.assert_array_equal(edges, want_edges)
+
+
+@pytest.mark.parametrize("range_,err", [
+    ((1.0,), tack.TackTypeError), ((1, 2, 3), tack.TackTypeError), (5, tack.TackTypeError),
+    (("a", "b"), tack.TackTypeError), ((1j, 2), tack.TackTypeError),
+    ((2.0, 1.0), tack.TackValueError), ((0.0, np.inf), tack.TackValueError),
+    ((np.nan, 1.0), tack.TackValueError),
+])
+def test_histogram_malformed_range(both, launches_of_histogram, range_, err):
+    with pytest.raises(err, match="histogram"):
+        A.histogram(tack.array(np.arange(5.0)), 3, range_)
+    assert launches_of_histogram == []
+
+
+@pytest.mark.parametrize("bins,err", [(2 ** 31, tack.TackValueError), (-1, tack.TackValueError),
+                                      (np.int64(0), tack.TackValueError),
+                                      ("3", tack.TackTypeError), (True, tack.TackTypeError)])
+def test_histogram_bins(both, bins, err):
+    with pytest.raises(err, match="histogram: bins"):
+        A.histogram(tack.array(np.arange(5.0)), bins)
+
+
+@pytest.fixture(params=[None, "sim"], ids=["cpu", "sim"])
+def both(request):
+    old = tack.devices._global["device"]
+    dev = tack.set_default_device("cpu", engine=request.param)
+    yield dev
+    tack.devices._global["device"] = old
+
+
+@pytest.fixture
+def launches_of_histogram(monkeypatch):
+    """The launches of the binning kernel during the test."""
+    from tack.algorithms import stats
+
+    calls = []
+    monkeypatch.setattr(stats, "_bin", lambda *a: calls.append(a))
+    return calls

@@ -45,21 +45,59 @@ def need_array(name: str, what: str, a) -> Array:
     return a
 
 
-def count(name: str, n, *arrays: Array) -> int:
-    """`n` (None: the first array's flat length) checked against every array's flat length."""
-    sizes = [a.size * components(a) for a in arrays]
+def need_writable(name: str, what: str, a: Array) -> Array:
+    """`a`, refused before any launch if it is read-only (imported from read-only memory)."""
+    if a.readonly:
+        raise TackValueError(f"{name}: {what} is read-only (imported from read-only memory); "
+                             "copy it first with a.copy()")
+    return a
+
+
+def count(name: str, n, **arrays: Array) -> int:
+    """`n` checked against the flat length of every named array (keyword order: the first is
+    the default when n is None, and is checked against the others like an explicit n), so
+    that no kernel reads or writes past an array's end."""
+    sizes = {k: a.size * components(a) for k, a in arrays.items()}
+    first = next(iter(sizes))
     if n is None:
-        return sizes[0]
+        n = sizes[first]
+        for k, s in sizes.items():
+            if n > s:
+                raise TackValueError(f"{name}: n defaults to the length of {first} ({n} "
+                                     f"elements), more than {k} holds ({s} elements); pass n")
+        return n
     if isinstance(n, bool):
         raise TackTypeError(f"{name}: n must be an integer, got {n!r}")
     try:
         n = operator.index(n)
     except TypeError:
         raise TackTypeError(f"{name}: n must be an integer, got {type(n).__name__}") from None
-    if n < 0 or any(n > s for s in sizes):
-        raise TackValueError(f"{name}: n = {n} is outside [0, {min(sizes)}] (the arrays hold "
-                             f"{', '.join(map(str, sizes))} elements)")
+    if n < 0:
+        raise TackValueError(f"{name}: n must be at least 0, got {n}")
+    for k, s in sizes.items():
+        if n > s:
+            raise TackValueError(f"{name}: n = {n} is more than {k} holds ({s} elements)")
     return n
+
+
+def span(a: Array, first: int, n: int) -> tuple[int, int, int]:
+    """(lo, hi, element size): the bytes [lo, hi) of flat elements first .. first + n - 1 of
+    `a` (from its buffer's address, or the Julia engine's buffer number: distinct buffers never
+    share a range)."""
+    size = scalar_dtype(a).itemsize
+    lo = a._ptr + first * size
+    return lo, lo + n * size, size
+
+
+def overlap(read: tuple, write: tuple) -> str | None:
+    """How a kernel's read span and write span (from `span`, on one device) meet: None (apart,
+    or one is empty), "same" (element i of one is element i of the other: an element-wise
+    kernel may run in place) or "partial" (any other overlap: a write may land on an element
+    that is read later)."""
+    (a, b, _), (c, d, _) = read, write
+    if a >= b or c >= d or b <= c or d <= a:
+        return None
+    return "same" if read == write else "partial"
 
 
 def workgroups(a: Array) -> bool:

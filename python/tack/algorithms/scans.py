@@ -18,6 +18,7 @@ from . import _views as V
 from . import lookback as LB
 from ._scratch import kept
 from .combine import in_dtype
+from .copy_fill import detached
 from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
@@ -151,24 +152,26 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
 
 def _run(name: str, src, dst, n, exclusive: int):
     V.need_array(name, "src", src)
-    V.need_array(name, "dst", dst)
+    V.need_writable(name, "dst", V.need_array(name, "dst", dst))
     for a in (src, dst):
         if V.scalar_dtype(a) not in V.INTEGERS + V.FLOATS:
             raise V.TackTypeError(f"{name}: arrays must hold numbers, got {a.dtype!r}")
     s, d = V.flat(src), V.flat(dst)
     V.same_device(name, s, d)
-    n = V.count(name, n, s, d)
+    n = V.count(name, n, src=s, dst=d)
     if n == 0:
         return d.dtype.np.type(0).item()
-    return _scan(s, d, n, exclusive)
+    return _scan(detached(s, n, d), d, n, exclusive)
 
 
 def exclusive_scan(src: Array, dst: Array, n=None):
     """dst[i] = src[0] + … + src[i-1] for i < n (dst[0] = 0); returns the total of src[:n] in
-    dst's dtype (integer sums wrap at its width). In place (src is dst) is allowed."""
+    dst's dtype (integer sums wrap at its width). n defaults to src's length, which dst must
+    hold. In place (src is dst) is allowed; arrays that overlap otherwise scan a copy of src."""
     return _run("exclusive_scan", src, dst, n, 1)
 
 
 def inclusive_scan(src: Array, dst: Array, n=None):
-    """dst[i] = src[0] + … + src[i] for i < n; returns the total (dst[n-1])."""
+    """dst[i] = src[0] + … + src[i] for i < n; returns the total (dst[n-1]). n and overlap as
+    in exclusive_scan."""
     return _run("inclusive_scan", src, dst, n, 0)

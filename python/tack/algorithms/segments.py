@@ -15,6 +15,7 @@ from ..frontend.inline import func
 from ..kernel import kernel
 from . import _views as V
 from .combine import add, in_dtype, nan_max, nan_min
+from .copy_fill import detached
 from .scans import exclusive_scan
 from .sorting import KEYS
 
@@ -206,9 +207,13 @@ def segmented_reduce(values: Array, offsets: Array, op: str = "sum") -> Array:
 
 def segmented_inclusive_scan(values: Array, flags: Array, dst: Array) -> None:
     """Inclusive scans restarting wherever flags[i] is not zero (and at 0), into dst's dtype;
-    in place allowed. Each segment is scanned left to right."""
-    V.need_array("segmented_inclusive_scan", "flags", flags)
-    V.need_array("segmented_inclusive_scan", "dst", dst)
+    in place allowed (values overlapping dst otherwise: a copy of them is scanned). Each
+    segment is scanned left to right."""
+    name = "segmented_inclusive_scan"
+    V.need_array(name, "flags", flags)
+    V.need_writable(name, "dst", V.need_array(name, "dst", dst))
+    if flags.dtype not in V.INTEGERS + V.FLOATS:
+        raise V.TackTypeError(f"{name}: flags must hold numbers, got {flags.dtype!r}")
     n = flags.shape[0] if flags.ndim == 1 else -1
     v = _values("segmented_inclusive_scan", values, n)
     if dst.ndim != 1 or dst.shape[0] != n or dst.dtype not in V.INTEGERS + V.FLOATS:
@@ -217,6 +222,6 @@ def segmented_inclusive_scan(values: Array, flags: Array, dst: Array) -> None:
     if n == 0:
         return
     marks = zeros(n, dt.i32, device=flags.device)
-    mark_flags(flags, marks, n)
+    mark_flags(flags, marks, n)  # flags are read here, before dst is written
     starts, r = _starts(marks, n)
-    scan_segments(v, starts, dst, r)
+    scan_segments(detached(v, n, dst), starts, dst, r)

@@ -87,7 +87,7 @@ def argsort(keys: Array, n=None) -> Array:
     """The stable permutation (i32) that sorts keys[:n] ascending."""
     k = _keys("argsort", keys)
     V.same_device("argsort", k)
-    n = V.count("argsort", n, k)
+    n = V.count("argsort", n, keys=k)
     return _sort(k, n, False)[0]
 
 
@@ -97,7 +97,7 @@ def sort(keys: Array, n=None) -> tuple[Array, Array]:
     from the last radix pass, not from a gather."""
     k = _keys("sort", keys)
     V.same_device("sort", k)
-    n = V.count("sort", n, k)
+    n = V.count("sort", n, keys=k)
     out = unfilled(k.device, k.dtype, n)  # every key written below
     perm, sorted_keys, low = _sort(k, n, out if FUSED_KEYS else True)
     if sorted_keys is None:  # no keys, or every key equal: they are sorted already

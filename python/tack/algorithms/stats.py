@@ -25,7 +25,7 @@ def _data(name: str, data, n) -> tuple[Array, int]:
         raise V.TackTypeError(f"{name}: data must hold numbers, got {data.dtype!r}")
     x = V.flat(data)
     V.same_device(name, x)
-    return x, V.count(name, n, x)
+    return x, V.count(name, n, data=x)
 
 
 def _acc(*arrays: Array):
@@ -35,7 +35,11 @@ def _acc(*arrays: Array):
 
 def var(data: Array, n=None) -> float:
     """Population variance, Σ(x − mean)² / n, in two passes; NaN when n = 0."""
-    x, n = _data("var", data, n)
+    return _var("var", data, n)
+
+
+def _var(name: str, data: Array, n) -> float:
+    x, n = _data(name, data, n)
     if n == 0:
         return math.nan
     acc = _acc(x)
@@ -45,7 +49,7 @@ def var(data: Array, n=None) -> float:
 
 def std(data: Array, n=None) -> float:
     """The square root of `var`."""
-    return math.sqrt(var(data, n))
+    return math.sqrt(_var("std", data, n))
 
 
 def absmax(data: Array, n=None) -> float:
@@ -53,6 +57,10 @@ def absmax(data: Array, n=None) -> float:
     x, n = _data("absmax", data, n)
     if n == 0:
         raise V.TackValueError("absmax of no elements: there is no identity")
+    return _absmax(x, n)
+
+
+def _absmax(x: Array, n: int) -> float:
     return max(abs(float(reduce_flat(x, n, "min"))), abs(float(reduce_flat(x, n, "max"))))
 
 
@@ -64,7 +72,7 @@ def norm(data: Array, ord=2, n=None) -> float:
     if n == 0:
         return 0.0
     if ord == math.inf:
-        return absmax(data, n)
+        return _absmax(x, n)
     s = float(sum_terms("abs" if ord == 1 else "square", x, x, n, _acc(x)))
     return s if ord == 1 else math.sqrt(s)
 
@@ -81,7 +89,7 @@ def dot(a: Array, b: Array, n=None) -> float:
     y, _ = _data("dot", b, None)
     if n is None and x.size != y.size:
         raise V.TackValueError(f"dot: the arrays hold {x.size} and {y.size} elements; pass n")
-    n = V.count("dot", n, x, y)
+    n = V.count("dot", n, a=x, b=y)
     if n == 0:
         return 0.0
     acc = dt.f64 if dt.f64 in (x.dtype, y.dtype) else dt.f32
@@ -105,32 +113,48 @@ def _bin(x, edges, counts, n, lo, hi, bins):
             atomic_add(counts, b, 1)
 
 
-def _range(x: Array, n: int, range_) -> tuple[float, float]:
-    if range_ is None:
-        if n == 0:
-            return 0.0, 1.0
-        lo, hi = float(reduce_flat(x, n, "min")), float(reduce_flat(x, n, "max"))
+def _edges(x: Array, n: int, bins: int, range_) -> np.ndarray:
+    """NumPy's bin edges for x[:n] (https://numpy.org/doc/stable/reference/generated/
+    numpy.histogram_bin_edges.html), computed by NumPy itself from what they depend on: the
+    data's dtype and, without a range, its minimum and maximum (a two-element stand-in for the
+    data gives the same edges: their dtype, a one-value range widened by 0.5 in that dtype,
+    the refusal of NaN, inf and of bins narrower than the dtype resolves)."""
+    t = x.dtype.np
+    if range_ is not None:
+        try:
+            pair = tuple(range_)
+        except TypeError:
+            pair = ()
+        if len(pair) != 2 or not all(isinstance(v, (int, float, np.integer, np.floating))
+                                     for v in pair):
+            raise V.TackTypeError(f"histogram: range must be a pair (min, max) of real "
+                                  f"numbers, got {range_!r}")
+        sample = np.empty(0, t)
+    elif n:
+        sample = np.array([reduce_flat(x, n, "min"), reduce_flat(x, n, "max")], t)
     else:
-        lo, hi = (float(v) for v in range_)
-        if lo > hi:
-            raise V.TackValueError(f"histogram: range {range_!r} has its minimum above its maximum")
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise V.TackValueError(f"histogram: the range [{lo}, {hi}] is not finite")
-    return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+        sample = np.empty(0, t)  # NumPy's range of no data: (0, 1)
+    try:
+        with np.errstate(all="ignore"):
+            return np.histogram_bin_edges(sample, bins, range_)
+    except ValueError as exc:  # a range that is not finite or falls, bins too narrow
+        raise V.TackValueError(f"histogram: {exc}") from None
 
 
 def histogram(data: Array, bins=10, range=None, n=None):
     """(counts, edges): `bins` equal bins over `range` (default: the data's min and max) as an
-    i32 Tack array, and the bins+1 edges as float64 NumPy. Unlike NumPy, values below the range
-    count in the first bin and values above it in the last; NaN counts nowhere."""
+    i32 Tack array, and the bins+1 edges as NumPy computes them (float32 for float32 data,
+    float64 otherwise). Unlike NumPy, values below the range count in the first bin and values
+    above it in the last; NaN counts nowhere."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
         raise V.TackTypeError(f"histogram: bins must be an integer, got {bins!r}")
-    if bins < 1:
-        raise V.TackValueError(f"histogram: bins must be at least 1, got {bins}")
+    if not 1 <= bins < 2 ** 31:
+        raise V.TackValueError(f"histogram: bins must be in [1, 2**31) (a bin number is an "
+                               f"i32 in the kernel), got {bins}")
     x, n = _data("histogram", data, n)
-    lo, hi = _range(x, n, range)
-    edges = np.linspace(lo, hi, int(bins) + 1, dtype=np.float64)
+    edges = _edges(x, n, int(bins), range)
     counts = zeros(int(bins), dt.i32, device=x.device)
     if n:
+        lo, hi = edges[0], edges[-1]  # NumPy's first guess, in the edges' dtype
         _bin(x, V.Array._from_host(edges, x.device), counts, n, lo, hi, int(bins))
     return counts, edges

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..algorithms._scratch import kept
+from ..algorithms.copy_fill import copy_elements
 from ..arrays import Array, array, zeros
 from ..devices import Device, default_device
 from ..errors import TackTypeError, TackValueError
@@ -142,4 +143,35 @@ def output(op: str, out, ref: Array, shape=None, name: str = "out") -> Array:
         raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {ref.dtype!r} on "
                             f"{ref.device!r}, got {out.dtype!r} on {out.device!r}")
     need_shape(op, name, out, shape)
+    if out.readonly:
+        raise TackValueError(f"tack.ops.{op}: argument '{name}' is read-only (imported from "
+                             "read-only memory)")
+    return out
+
+
+def apart(out: Array, reads: dict, in_place=()) -> Array:
+    """The array an op's kernels write: `out`, or a new array of its shape when `out` shares
+    memory with an input in a way the kernels cannot take (any overlap, except an input named
+    in `in_place` that `out` is element for element: the element-wise and row-wise ops read an
+    element before writing it, and only in the iteration that writes it). `deliver` then
+    copies the result into `out`, so an op computes what it would from copies of its inputs,
+    as NumPy does (https://numpy.org/doc/stable/reference/ufuncs.html, "Output arguments")."""
+    lo, hi = _span(out)  # every array of an op has out's dtype
+    for name, a in reads.items():
+        start, end = _span(a)
+        if start < hi and lo < end and (name not in in_place or (start, end) != (lo, hi)):
+            return like(out)
+    return out
+
+
+def _span(a: Array) -> tuple[int, int]:
+    """The bytes [lo, hi) of `a`'s storage (a host array's from NumPy: this runs every call)."""
+    h = a._host
+    return a._ptr, a._ptr + (h.nbytes if h is not None else a.nbytes)
+
+
+def deliver(written: Array, out: Array) -> Array:
+    """`out`, holding what the kernels wrote into `written` (from `apart`)."""
+    if written is not out:
+        copy_elements(view(written, (written.size,)), view(out, (out.size,)), out.size)
     return out

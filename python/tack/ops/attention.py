@@ -5,10 +5,19 @@ maximum m, the sum l of exp(score - m) and the weighted sum of values, rescaled 
 exp(m_old - m_new) whenever the maximum grows, so no exponential ever overflows and no score
 matrix is stored.
 
-The portable kernel runs one query row per parallel iteration. On an engine with workgroups a
-256-lane workgroup takes 256 query rows of one (batch, head) and stages 32 keys and values at a
-time in shared memory, read by every lane; the key loop runs over the whole sequence for every
-group (collectives need uniform trip counts), a causal row skipping the keys past itself."""
+The portable kernel runs one query row per parallel iteration, its scaled query and its
+weighted sum in two local arrays of head_dim elements. On an engine with workgroups a 256-lane
+workgroup takes 256 query rows of one (batch, head) and stages 32 keys and values at a time in
+shared memory, read by every lane; the key loop runs over the whole sequence for every group
+(collectives need uniform trip counts), a causal row skipping the keys past itself.
+
+Both keep storage proportional to head_dim in local arrays (a CPU thread's stack, GPU
+registers) or shared memory, so each serves head dimensions up to a bound (LOCAL_HEAD elements,
+SHARED_HEAD bytes a row); a wider head takes `_wide`, one query row per iteration whose
+weighted sum accumulates in its output row (global memory) and whose query is read where it is
+used, or with workgroups `_wide_group`, one query row per workgroup, each lane taking every
+256th column and the scores summed across the group: no scratch but one shared slot per lane,
+whatever head_dim is."""
 from __future__ import annotations
 
 import math
@@ -16,6 +25,10 @@ import math
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
 from . import _args
+from ._group import group_sum
+
+LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
+SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
 
 
 @kernel
@@ -95,9 +108,73 @@ def _blocked(q, k, v, out, bh, s, scale, causal):
                 out[row, d] = acc[d] * inv
 
 
+@kernel
+def _wide(q, k, v, out, rows, s, d, scale, causal):
+    for row in range(rows):
+        qb = row * d
+        kb = (row // s) * s * d  # the first key of this (batch, head)
+        keys = row % s + 1 if causal else s
+        for c in range(d):
+            out[qb + c] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j in range(keys):
+            score = 0.0
+            for c in range(d):
+                score += q[qb + c] * scale * k[kb + j * d + c]
+            if score > m:
+                corr = exp(m - score)  # noqa: F821
+                total = total * corr
+                for c in range(d):
+                    out[qb + c] = out[qb + c] * corr
+                m = score
+            p = exp(score - m)  # noqa: F821
+            total += p
+            for c in range(d):
+                out[qb + c] += p * v[kb + j * d + c]
+        inv = 1.0 / total
+        for c in range(d):
+            out[qb + c] = out[qb + c] * inv
+
+
+@kernel
+def _wide_group(q, k, v, out, rows, s, d, scale, causal):
+    for t in range(rows * 256):
+        row = t // 256  # one query row per workgroup, its lanes taking every 256th column
+        lane = thread_id()
+        qb = row * d
+        kb = (row // s) * s * d
+        keys = row % s + 1 if causal else s
+        for c in range(lane, d, 256):
+            out[qb + c] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j in range(s):  # every key: the group sum needs a trip count of scalar arguments
+            part = 0.0
+            if j < keys:
+                for c in range(lane, d, 256):
+                    part += q[qb + c] * scale * k[kb + j * d + c]
+            score = group_sum(q, part)
+            if j < keys:
+                if score > m:
+                    corr = exp(m - score)  # noqa: F821
+                    total = total * corr
+                    for c in range(lane, d, 256):
+                        out[qb + c] = out[qb + c] * corr
+                    m = score
+                p = exp(score - m)  # noqa: F821
+                total += p
+                for c in range(lane, d, 256):
+                    out[qb + c] += p * v[kb + j * d + c]
+        inv = 1.0 / total
+        for c in range(lane, d, 256):
+            out[qb + c] = out[qb + c] * inv
+
+
 def attention(q, k, v, scale=None, causal=False, out=None):
     """softmax(q @ k^T * scale [+ causal mask]) @ v over (batch, heads, seq, head_dim) arrays;
-    `scale` defaults to 1/sqrt(head_dim)."""
+    `scale` defaults to 1/sqrt(head_dim). `out` may share memory with q, k or v: the result is
+    computed apart and copied in."""
     op = "attention"
     dev = _args.device()
     qa, ka, va = (_args.as_array(op, n, a, dev) for n, a in (("q", q), ("k", k), ("v", v)))
@@ -109,14 +186,21 @@ def attention(q, k, v, scale=None, causal=False, out=None):
         raise _args.TackTypeError(f"tack.ops.{op}: argument 'causal' must be a bool, "
                                   f"got {causal!r}")
     b, h, s, d = qa.shape
-    sc = 1.0 / math.sqrt(d) if scale is None else _args.number(op, "scale", scale)
+    sc = _args.number(op, "scale", scale) if scale is not None else \
+        1.0 / math.sqrt(d) if d else 1.0  # head_dim 0: an empty result, no scores
     out = _args.output(op, out, qa)
     if qa.size == 0:
         return out
-    views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, out)]
-    rows, seq = _args.sizes(qa.size + 256 * d, b * h * s, s)
-    if _args.workgroups(dev):
-        _blocked(*views, _args.sizes(qa.size + 256 * d, b * h)[0], seq, sc, int(causal))
+    res = _args.apart(out, {"q": qa, "k": ka, "v": va})  # every row reads other rows of k, v
+    if _args.workgroups(dev) and d * qa.dtype.itemsize <= SHARED_HEAD:
+        views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
+        bh, seq = _args.sizes(qa.size + 256 * d, b * h, s)
+        _blocked(*views, bh, seq, sc, int(causal))
+    elif not _args.workgroups(dev) and d <= LOCAL_HEAD:
+        views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
+        _rows(*views, *_args.sizes(qa.size + 256 * d, b * h * s, s), sc, int(causal))
     else:
-        _rows(*views, rows, seq, sc, int(causal))
-    return out
+        flat = [_args.view(a, (qa.size,)) for a in (qa, ka, va, res)]
+        sizes = _args.sizes(qa.size + 256 * d, b * h * s, s, d)
+        (_wide_group if _args.workgroups(dev) else _wide)(*flat, *sizes, sc, int(causal))
+    return _args.deliver(res, out)

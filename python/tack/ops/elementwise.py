@@ -99,15 +99,16 @@ def _unary(op, kernels, x, out, cpu_f32=None):
     out = _args.output(op, out, xa)
     if xa.size == 0:
         return out
+    res = _args.apart(out, {"x": xa}, in_place=("x",))
     if isinstance(kernels, tuple):
         flat, spread = kernels
         if _args.workgroups(dev):
             q = -(-xa.size // int(SPREAD))
-            spread(_flat(xa), _flat(out), *_args.sizes(xa.size, q, xa.size))
-            return out
+            spread(_flat(xa), _flat(res), *_args.sizes(xa.size, q, xa.size))
+            return _args.deliver(res, out)
         kernels = cpu_f32 if cpu_f32 is not None and xa.dtype == f32 else flat
-    kernels(_flat(xa), _flat(out))
-    return out
+    kernels(_flat(xa), _flat(res))
+    return _args.deliver(res, out)
 
 
 def add(x, y, alpha=1.0, out=None):
@@ -120,7 +121,9 @@ def add(x, y, alpha=1.0, out=None):
     _args.need_shape("add", "y", ya, xa.shape)
     out = _args.output("add", out, xa)
     if xa.size:
-        _add(_flat(xa), _flat(ya), _flat(out), a)
+        res = _args.apart(out, {"x": xa, "y": ya}, in_place=("x", "y"))
+        _add(_flat(xa), _flat(ya), _flat(res), a)
+        _args.deliver(res, out)
     return out
 
 

@@ -144,12 +144,13 @@ def _run(op: str, a, b, ranks, out):
             out.fill(0.0)
         return out
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
-    args = (aa, ba, out) + _args.sizes(total, z, m, k, n)
+    c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
+    args = (aa, ba, c) + _args.sizes(total, z, m, k, n)
     if _args.workgroups(dev):
         _tiled(*args)
     else:
-        matmul_cpu.run(aa, ba, out, z, m, k, n)
-    return out
+        matmul_cpu.run(aa, ba, c, z, m, k, n)
+    return _args.deliver(c, out)
 
 
 def matmul(a, b, out=None):

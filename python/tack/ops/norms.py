@@ -166,7 +166,8 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
     `return_stats`, returns (y, mean, rstd), mean and rstd of shape x.shape[:-1]."""
     dev, xa, (w, b), eps, (rows, n) = _prepare(
         "layer_norm", x, {"weight": (weight, 1.0), "bias": (bias, 0.0)}, eps)
-    y = _args.output("layer_norm", out, xa)
+    out = _args.output("layer_norm", out, xa)
+    y = _args.apart(out, {"x": xa, "weight": w, "bias": b}, in_place=("x",))
     if return_stats:
         mean, rstd = _args.like(xa, (int(rows),)), _args.like(xa, (int(rows),))
     else:  # written and never read: no allocation, no free (which would wait for the GPU)
@@ -179,6 +180,7 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
         else:
             k = _layer_long
         k(xa, w, b, y, mean, rstd, rows, n, eps)
+    y = _args.deliver(y, out)
     if not return_stats:
         return y
     stats = xa.shape[:-1]
@@ -188,7 +190,8 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
 def rms_norm(x, weight=None, eps=1e-6, out=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last axis."""
     dev, xa, (w,), eps, (rows, n) = _prepare("rms_norm", x, {"weight": (weight, 1.0)}, eps)
-    y = _args.output("rms_norm", out, xa)
+    out = _args.output("rms_norm", out, xa)
+    y = _args.apart(out, {"x": xa, "weight": w}, in_place=("x",))
     if rows:
         if not _args.workgroups(dev):
             k = _rms_rows
@@ -197,4 +200,4 @@ def rms_norm(x, weight=None, eps=1e-6, out=None):
         else:
             k = _rms_long
         k(xa, w, y, rows, n, eps)
-    return y
+    return _args.deliver(y, out)

@@ -154,15 +154,19 @@ def _run(op: str, x, axis, want_log: int, out):
         return out
     rows = xa.size // n  # a row's last lane may index up to 256 * per past its start
     rows, n, inner = _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n, inner)
+    # in place: every kernel reads a row's elements before writing them, except the portable
+    # log_softmax, which keeps exp(x - max) in the output row before it reads x again
+    portable = inner == 1 and not _args.workgroups(dev)
+    res = _args.apart(out, {"x": xa}, in_place=() if want_log and portable else ("x",))
     if inner > 1:
-        _columns(xa, out, rows, n, inner, want_log)
-    elif not _args.workgroups(dev):
-        (_rows_f32 if xa.dtype == f32 else _rows)(xa, out, rows, n, want_log)
+        _columns(xa, res, rows, n, inner, want_log)
+    elif portable:
+        (_rows_f32 if xa.dtype == f32 else _rows)(xa, res, rows, n, want_log)
     elif n <= 256 * MAX_PER_LANE:
-        _cached(_per_lane(n))(xa, out, rows, n, want_log)
+        _cached(_per_lane(n))(xa, res, rows, n, want_log)
     else:
-        _online(xa, out, rows, n, want_log)
-    return out
+        _online(xa, res, rows, n, want_log)
+    return _args.deliver(res, out)
 
 
 def softmax(x, axis=-1, out=None):

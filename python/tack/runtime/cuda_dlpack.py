@@ -144,7 +144,10 @@ def export_host(host: np.ndarray, stream, max_version, dl_device, copy):
                             ("copy", copy)) if v is not None}
     if stream is not None:
         raise TackBufferError("stream must be None for a CPU array")
-    return host.__dlpack__(**kw)
+    try:
+        return host.__dlpack__(**kw)
+    except BufferError as exc:  # NumPy's refusal (a read-only array to an unversioned consumer)
+        raise TackBufferError(f"tack.Array.__dlpack__: {exc}") from None
 
 
 def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version=None,

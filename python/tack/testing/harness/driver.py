@@ -1,6 +1,7 @@
 """`tack.testing.test`: correctness over a shape tier, then timing, then a stored record."""
 from __future__ import annotations
 
+import operator
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,15 +41,25 @@ class Run:
 
 
 def _dtype_name(d) -> str:
+    """A real NumPy dtype's name (`"float32"`), from a name, a dtype or a scalar type."""
     try:
-        return np.dtype(d).name
-    except TypeError:  # NumPy's "data type 'floatx' not understood"
+        t = np.dtype(d)
+    except TypeError:  # NumPy's "data type 'floatx' not understood": a bad value, not type
         raise TackValueError(f"{d!r} is not a dtype: name one as NumPy does, e.g. 'float32' "
                              "or 'int64'") from None
+    if t.kind not in "iuf":
+        raise TackValueError(f"dtypes: {t.name} is not an integer or floating dtype")
+    return t.name
 
 
 def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
-    names = tuple(_dtype_name(d) for d in ((dtypes,) if isinstance(dtypes, str) else dtypes))
+    one = isinstance(dtypes, (str, np.dtype, type))
+    try:
+        given = (dtypes,) if one else tuple(dtypes)
+    except TypeError:
+        raise TackTypeError(f"dtypes must be a dtype name or a sequence of them, got "
+                            f"{dtypes!r}") from None
+    names = tuple(_dtype_name(d) for d in given)
     if not names:
         raise TackValueError("dtypes is empty: name at least one, e.g. ('float32',)")
     for d in names:
@@ -59,6 +70,19 @@ def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
                 raise TackValueError(f"A @tack.kernel subject cannot be tested on {d}: Tack "
                                      "arrays hold i8..u64, f32 and f64") from None
     return names
+
+
+def _seed(seed) -> int:
+    """An int in [0, 2**32): the inputs draw from its 32 bits, so no two seeds give the same."""
+    if isinstance(seed, (bool, np.bool_)):
+        raise TackTypeError(f"seed must be an integer, got {seed!r}")
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        raise TackTypeError(f"seed must be an integer, got {seed!r}") from None
+    if not 0 <= value < 2 ** 32:
+        raise TackValueError(f"seed must be in [0, 2**32), got {value}")
+    return value
 
 
 def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fused_ops,
@@ -78,7 +102,7 @@ def _run(subject, reference, signature, tier, dtypes, seed, name, op_class, fuse
                                  ("tolerance_override", tolerance_override), ("name", name))
                if v not in (None, ())}
     return Run(subject, reference, parse(signature), tiers.as_tier(tier),
-               _dtypes(dtypes, subjects.is_kernel(subject)), int(seed),
+               _dtypes(dtypes, subjects.is_kernel(subject)), _seed(seed),
                name or subjects.name_of(subject), op_class, fused,
                tuple(tolerance_override) if tolerance_override is not None else None,
                baseline, spelled, options)
