@@ -126,7 +126,7 @@ def test_dask_map_blocks_takes_dask_arrays_only():
     ({"dtypes": "notadtype"}, tack.TackValueError, "notadtype"),
     ({"dtypes": 5}, tack.TackTypeError, "dtypes"),
     ({"dtypes": None}, tack.TackTypeError, "dtypes"),
-    ({"dtypes": ("float32", "bogus")}, tack.TackTypeError, "bogus"),
+    ({"dtypes": ("float32", "bogus")}, tack.TackValueError, "bogus"),
     ({"dtypes": "complex64"}, tack.TackValueError, "complex64"),
     ({"dtypes": "bool"}, tack.TackValueError, "bool"),
     ({"dtypes": ()}, tack.TackValueError, "empty"),
