@@ -384,5 +384,8 @@ def kernel(fn=None, *, fastmath: bool = False):
     reciprocal square root on GPUs). Off by default: results then follow IEEE rules exactly,
     multiply-add contraction being the only liberty."""
     if fn is None:
-        return lambda f: Kernel(f, fastmath=fastmath)
-    return Kernel(fn, fastmath=fastmath)
+        return lambda f: kernel(f, fastmath=fastmath)
+    try:
+        return Kernel(fn, fastmath=fastmath)
+    except TackError as exc:
+        raise for_user(exc)  # the same exception, its internal frames dropped

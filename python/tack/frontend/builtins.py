@@ -76,6 +76,44 @@ try:
 except ImportError:  # pragma: no cover - numpy is a dependency
     pass
 
+# The float builtins as host functions, so kernels may name them by import (`from tack import
+# sqrt`, `tack.math.exp`) and linters see defined names; called from Python they compute with
+# NumPy, element by element. Inside a kernel they are the builtin, resolved by identity.
+_NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
+
+
+def _host(name: str):
+    b = BUILTINS[name]
+    if name == "rsqrt":
+        def compute(x):
+            return 1.0 / _np.sqrt(x)
+    else:
+        compute = getattr(_np, _NUMPY_NAMES.get(name, name))
+
+    def fn(*args):
+        lo, hi = b.arity
+        if not lo <= len(args) <= hi:
+            raise TypeError(f"{name}() takes {lo} argument{'s' if lo > 1 else ''}, "
+                            f"got {len(args)}")
+        return compute(*args)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "tack"
+    fn.__doc__ = (f"{name}({', '.join('xy'[:b.arity[0]])}): {b.doc}. A kernel builtin (see "
+                  "docs/builtins.md); called from Python it computes with NumPy.")
+    _alias(fn, name)
+    return fn
+
+
+sqrt, exp, exp2, log, log2, log10 = (_host(n) for n in ("sqrt", "exp", "exp2", "log", "log2",
+                                                        "log10"))
+sin, cos, tan, asin, acos, atan, atan2 = (_host(n) for n in ("sin", "cos", "tan", "asin", "acos",
+                                                             "atan", "atan2"))
+sinh, cosh, tanh = (_host(n) for n in ("sinh", "cosh", "tanh"))
+floor, ceil, trunc, rsqrt, copysign = (_host(n) for n in ("floor", "ceil", "trunc", "rsqrt",
+                                                          "copysign"))
+HOST_FUNCTIONS = {n: globals()[n] for n, b in BUILTINS.items() if b.rule == "float_math"}
+
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 
 

@@ -3,13 +3,36 @@
 They work on scalars and, component by component, on vectors, because every operation they use
 does (docs/language.md, "Builtins").
 """
+from ..frontend.builtins import (  # noqa: F401 - tack.math.sqrt and the other float builtins
+    acos,
+    asin,
+    atan,
+    atan2,
+    ceil,
+    copysign,
+    cos,
+    cosh,
+    exp,
+    exp2,
+    floor,
+    log,
+    log2,
+    log10,
+    rsqrt,
+    sin,
+    sinh,
+    sqrt,
+    tan,
+    tanh,
+    trunc,
+)
 from ..frontend.inline import func
 from ..intrinsics import select
 
 
 @func
 def fract(x):
-    return x - floor(x)  # noqa: F821 - a kernel builtin
+    return x - floor(x)
 
 
 @func
