@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+import tack
 from tack.testing.harness import cli, load_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -177,7 +178,7 @@ def test_module_entry_point_in_a_fresh_process(module):
     assert "correctness" in done.stderr and "3/3" in done.stderr  # the progress bar
     rows = [ln.replace("\u2502", " ").split()[:3] for ln in done.stdout.splitlines()]
     assert ["scale", "PASS", "3/3"] in rows and ["scale_short", "FAIL", "0/3"] in rows
-    assert "FAIL scale_short 3/3 shapes" in done.stdout
+    assert "FAIL scale_short: 0/3 shapes passed" in done.stdout
     assert "repro: tack.testing.test(" in done.stdout
 
 
@@ -238,3 +239,26 @@ def test_a_named_file_imports_its_neighbours(tmp_path, monkeypatch, capsys):
     assert cli_run("test", f"{mod}::scale", "--reference", f"{mod}::triple", "--signature",
                    "(n)->(n)", "--no-timing", "--no-progress", "--shape", "7-contiguous") == 0
     assert str(tmp_path) in sys.path
+
+
+def test_every_option_has_help_and_there_is_a_version():
+    p = cli.parser()
+    subparsers = next(a for a in p._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sub in subparsers.choices.items():
+        for action in sub._actions:
+            if action.dest != "help":
+                assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+    status, out, _ = shell("--version")
+    assert status == 0 and out.strip() == f"tack {tack.__version__}"
+
+
+def test_the_line_and_the_table_give_the_same_count():
+    from types import SimpleNamespace
+
+    from tack.testing.harness import summary
+
+    m = SimpleNamespace(label="1025-contiguous-float32", seed=0)
+    rec = SimpleNamespace(name="add", passed=False, shapes_failed=5, shapes_total=15,
+                          minimal_case=m, comparison=None)
+    assert summary.line(rec).startswith("FAIL add: 10/15 shapes passed;")
+    assert summary.row(rec)[2] == "10/15"

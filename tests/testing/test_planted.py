@@ -45,7 +45,8 @@ def test_fast_catches_the_bug_with_its_minimal_case(caught, bug, fixed, ref, sig
     assert not rec.passed and rec.comparison is None
     assert rec.minimal_case.label == minimal, rec.summary()
     assert 0 < rec.shapes_failed == len(rec.failures) <= rec.shapes_total
-    assert rec.summary().startswith(f"FAIL {bug} {rec.shapes_failed}/{rec.shapes_total} shapes; "
+    passed = rec.shapes_total - rec.shapes_failed
+    assert rec.summary().startswith(f"FAIL {bug}: {passed}/{rec.shapes_total} shapes passed; "
                                     f"minimal failing case: {minimal} seed=0")
     # The reported case is the smallest of those that failed, never a searched one.
     sizes = {f.label: int(np.prod(list(f.dims.values()))) for f in rec.failures}

@@ -1,5 +1,6 @@
 """Timing: only after correctness passed, on CANONICAL, in blocks ended by tack.sync(), with a
-stability tier that withholds the speedup when the measurement cannot carry one."""
+stability tier that marks the speedup as no claim when the measurement cannot carry one."""
+import re
 import sys
 import types
 
@@ -80,7 +81,8 @@ def test_moving_clocks_make_the_run_unstable(monkeypatch):
     c = rec.comparison
     assert c.tier == "C" and not c.is_performance_valid and c.clocks["moved"]
     assert c.clocks["checked"] and 1500 in c.clocks["samples_mhz"]
-    assert "UNSTABLE (tier C)" in rec.summary() and "x vs" not in rec.summary()
+    # the measured ratio stays, with its tier beside it and no claim made
+    assert re.search(r"\d+\.\d\dx vs .* \(UNSTABLE, tier C: not a claim\)", rec.summary())
 
 
 def test_steady_clocks_leave_the_tier_to_the_spread(monkeypatch):

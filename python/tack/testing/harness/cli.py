@@ -54,15 +54,20 @@ def _pair(text: str) -> tuple[float, float]:
 
 def _test_parser(sub) -> None:
     p = sub.add_parser("test", help="check subjects against a reference, then time them")
-    p.add_argument("targets", nargs="+", metavar="FILE.py::SUBJECT")
-    p.add_argument("--reference", required=True, metavar="FILE.py::NAME")
+    p.add_argument("targets", nargs="+", metavar="FILE.py::SUBJECT",
+                   help="the functions or kernels to check (a file and a name in it)")
+    p.add_argument("--reference", required=True, metavar="FILE.py::NAME",
+                   help="the function computing the expected result (NumPy, float64 inside)")
     p.add_argument("--signature", required=True, help='gufunc signature, e.g. "(n),(n)->(n)"')
-    p.add_argument("--tier", default="fast", choices=("fast", "exhaustive", "canonical"))
+    p.add_argument("--tier", default="fast", choices=("fast", "exhaustive", "canonical"),
+                   help="which shapes: fast (15-19 awkward ones, seconds), exhaustive (about "
+                        "60), canonical (3 large ones, timed); default fast")
     p.add_argument("--dtypes", default="float32", help="comma-separated, e.g. float32,float64")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (0)")
     p.add_argument("--name", help="record name (one subject only)")
     p.add_argument("--op-class", choices=("elementwise", "reduction", "transcendental",
-                                          "chained"))
+                                          "chained"),
+                   help="the tolerance table's row (default: the strict elementwise row)")
     p.add_argument("--fused-ops", default="", help="comma-separated names of fused ops")
     p.add_argument("--tolerance", type=_pair, metavar="ATOL,RTOL",
                    help="replaces the tolerance table")
@@ -73,12 +78,12 @@ def _test_parser(sub) -> None:
     p.add_argument("--engine", default=None, help="native or julia")
     p.add_argument("--records-dir", default=None, help="default: $TACK_RUNS_DIR or ~/.tack/runs")
     p.add_argument("--no-record", action="store_true", help="write no record")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _runs_parser(sub) -> None:
     p = sub.add_parser("runs", help="list stored records")
-    p.add_argument("--records-dir", default=None)
+    p.add_argument("--records-dir", default=None, help="default: $TACK_RUNS_DIR or ~/.tack/runs")
     p.add_argument("--name", help="only records of this subject")
     p.add_argument("--last", type=_positive, default=None, help="only the last N records")
     p.add_argument("--plot", metavar="OUT.png", help="draw timing history per subject "
@@ -87,6 +92,7 @@ def _runs_parser(sub) -> None:
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m tack.testing", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"tack {tack.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     _test_parser(sub)
     _runs_parser(sub)
