@@ -132,5 +132,32 @@ def table_markdown() -> str:
     return "\n".join(rows) + "\n"
 
 
+def device_functions_markdown() -> str:
+    """The kernel language's device-only names (tack.atomic_add, tack.local_array, ...), one row
+    each with its call form and meaning, from their docstrings (intrinsics.py)."""
+    from .. import intrinsics
+
+    rows = ["| name | call | meaning |", "| --- | --- | --- |"]
+    for fn in intrinsics.ALL:
+        name = fn.__tack_intrinsic__
+        call, _, meaning = (fn.__doc__ or "").strip().partition(": ")
+        meaning = " ".join(meaning.split()).split(". ")[0].rstrip(".")
+        call = " ".join(call.split())
+        rows.append(f"| `{name}` | `{call}` | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def page_markdown() -> str:
+    """docs/builtins.md: every name a kernel calls, so the site's search finds each by name."""
+    return ("# Builtins\n\nEvery name a kernel body can call, generated from the registries "
+            "(`python -m tack.frontend.builtins > docs/builtins.md`). The rules they follow are in "
+            "[the kernel language](language.md#builtins).\n\n## Math and conversions\n\n"
+            "Called by name (no import), through `math`/`numpy`, or imported from `tack` "
+            "(`from tack import sqrt`).\n\n" + table_markdown() +
+            "\n## Device functions\n\nCalled as `tack.<name>` inside a kernel; from Python they "
+            "raise, naming themselves (except `unroll`, which returns its range).\n\n"
+            + device_functions_markdown())
+
+
 if __name__ == "__main__":  # pragma: no cover
-    print(table_markdown())
+    print(page_markdown(), end="")
