@@ -21,12 +21,12 @@ def cuda_device():
 def test_language_features_on_cuda():
     from tests.exec import test_eval_order as eo
     from tests.exec import test_ifexp_calls as ic
-    from tests.exec import test_submodule_imports as im
     from tests.exec import test_launch_bounds as lb
     from tests.exec import test_mask_logic as ml
     from tests.exec import test_matrix_store as ms
     from tests.exec import test_nested_objects as no
     from tests.exec import test_prologue_if as pi
+    from tests.exec import test_submodule_imports as im
     from tests.exec import test_unpack as up
     from tests.exec import test_weak_floats as wf
 
