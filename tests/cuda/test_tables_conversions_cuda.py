@@ -1,7 +1,7 @@
-"""On the GPU: the constant-table tests of
-tests/exec/test_const_tables.py (tables are `.global` data read with
-`ld.global.nc`) and the float → integer conversion tests of tests/exec/test_float_to_int.py
-(saturating, as on every engine), with CUDA as the default device, against the same expected
+"""On the GPU: the constant-table tests of tests/exec/test_const_tables.py (tables are `.global`
+data read with `ld.global.nc`), the float → integer conversion tests of
+tests/exec/test_float_to_int.py (saturating, as on every engine) and the sequential loops of
+tests/exec/test_seq_ndrange.py, with CUDA as the default device, against the same expected
 values; debug mode's IndexError and tack.check's finding on device arrays."""
 import pytest
 import tack
@@ -46,5 +46,5 @@ def test_float_to_int_saturates_on_cuda():
 def test_sequential_ndrange_and_object_loops_on_cuda():
     from tests.exec import test_seq_ndrange as sn
 
-    sn.test_sequential_ndrange_and_object_loops()  # ndrange and object loops on a GPU
+    sn.test_sequential_ndrange_and_object_loops()
     sn.test_sequential_ndrange_target_mismatch()
