@@ -1,4 +1,4 @@
-"""Two GPUs in one process (issue #22's run): kernels on each device, `a.to` between them,
+"""Two GPUs in one process: kernels on each device, `a.to` between them,
 peer-to-peer copies and their bandwidth, the two-device rejection, `tack.sync(d)` per device,
 and concurrent launches on both devices from two threads. Skipped with fewer than two GPUs.
 

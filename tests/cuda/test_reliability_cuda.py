@@ -1,4 +1,4 @@
-"""CUDA failures the process must survive (issue 15, the H200 part): running out of device memory
+"""CUDA failures the process must survive : running out of device memory
 raises MemoryError and everything keeps working; an illegal address inside a kernel becomes a
 Python exception naming the kernel, after which the context is unusable — as documented in
 docs/design/004-cuda-engine.md ("Errors") — every later GPU operation raises, saying to restart

@@ -1,4 +1,4 @@
-"""Disk-cache faults found by the reliability probe (issue 15, items 5-8): a FIFO at an entry path,
+"""Disk-cache faults found by the reliability probe: a FIFO at an entry path,
 an unsafe kind subdirectory, a checksum-valid entry the ELF loader rejects, a huge entry. Each is
 refused without blocking, crashing or reading more than the header, and the kernel still runs."""
 from __future__ import annotations

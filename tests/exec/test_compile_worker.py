@@ -1,5 +1,5 @@
-"""LLVM compiles beyond a process's first ones run in a bounded worker process (issue 15, item
-10: llvmlite keeps ~70 KB of every O3 run), giving the same object code."""
+"""LLVM compiles beyond a process's first ones run in a bounded worker process
+(llvmlite keeps ~70 KB of every O3 run), giving the same object code."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The process around a kernel (issue 15, items 4 and 15): fork() while another thread compiles
+"""The process around a kernel: fork() while another thread compiles
 gives a child that compiles and launches in parallel; Ctrl-C stops a kernel that would never end,
 raises KeyboardInterrupt, and the process stays usable. Each scenario runs in its own process."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Julia engine's hardening (issue 17): scalar types, juliacall's options, atomics refused
+"""The Julia engine's hardening: scalar types, juliacall's options, atomics refused
 where the backend has none. Without Julia against the fake juliacall of test_engine.py; with the
 Julia 1.5.3 tier (marked `julia`) the scalar types through the stand-in juliacall."""
 import dataclasses

@@ -1,6 +1,6 @@
 """Float → integer conversion on the Julia engine: the renderer spells it `tk_fptoi(T, x)`
 (julia/src/TackRuntime.jl: truncation saturated at T's range, NaN → 0, like the native engines'
-`fpto[su]i.sat`), and the tests of tests/exec/test_issue14_float_to_int.py give the same values
+`fpto[su]i.sat`), and the tests of tests/exec/test_float_to_int.py give the same values
 on Julia 1.5.3 as on the CPU engine and the simulator."""
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
 
-from tests.exec import test_issue14_float_to_int as F
+from tests.exec import test_float_to_int as F
 from tests.julia.test_render import literal_problems, parse_problems, structure_problems
 
 
@@ -26,5 +26,5 @@ def test_float_to_int_renders_saturating(jl_parser):
 
 @pytest.mark.julia
 def test_float_to_int_on_julia153(julia153_engine):
-    F.test_issue14_float_to_int_stores_and_casts_saturate(None)
-    F.test_issue14_float_to_int_constant_folding_agrees(None)
+    F.test_float_to_int_stores_and_casts_saturate(None)
+    F.test_float_to_int_constant_folding_agrees(None)

@@ -1,6 +1,6 @@
-"""Issue 14, gap 11 on the Julia engine: constant tables render as top-level `const` tuples
+"""Constant tables on the Julia engine: constant tables render as top-level `const` tuples
 (docs/design/003-julia-rendering.md, "constant table") that tree-sitter-julia parses under the
-renderer's rules, and the table kernels of tests/exec/test_issue14_const_tables.py compute the
+renderer's rules, and the table kernels of tests/exec/test_const_tables.py compute the
 same values on Julia 1.5.3 (the tier of tests/julia/conftest.py)."""
 import re
 
@@ -10,7 +10,7 @@ import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
 
-from tests.exec import test_issue14_const_tables as T
+from tests.exec import test_const_tables as T
 from tests.julia.test_render import literal_problems, parse_problems, structure_problems
 
 
@@ -43,7 +43,7 @@ def test_rendered_table_kernels(name, debug, jl_parser):
     assert parse_problems(jl_parser, text) == []
     assert literal_problems(jl_parser, text) == []
     assert structure_problems(jl_parser, text) == []
-    consts = re.findall(r"^const (tk_tab_\w+) = \((.*),\)  # test_issue14_const_tables.py:\d+$",
+    consts = re.findall(r"^const (tk_tab_\w+) = \((.*),\)  # test_const_tables.py:\d+$",
                         text, re.MULTILINE)
     assert consts, text
     for cname, _ in consts:  # defined before the kernel, read inside it
@@ -59,15 +59,15 @@ def test_rendered_table_kernels(name, debug, jl_parser):
 
 @pytest.mark.julia
 def test_table_kernels_on_julia153(julia153_engine):
-    T.test_issue14_marching_squares_case_table(None)
-    T.test_issue14_marching_cubes_edge_table_256(None)
-    T.test_issue14_float_tables_weak_and_typed(None)
-    T.test_issue14_table_index_outside_reads_the_last_entry(None)
-    T.test_issue14_table_in_device_function(None)
-    T.test_issue14_table_len_and_loop_over_a_table(None)
-    T.test_issue14_table_len_as_launch_bound(None)
+    T.test_marching_squares_case_table(None)
+    T.test_marching_cubes_edge_table_256(None)
+    T.test_float_tables_weak_and_typed(None)
+    T.test_table_index_outside_reads_the_last_entry(None)
+    T.test_table_in_device_function(None)
+    T.test_table_len_and_loop_over_a_table(None)
+    T.test_table_len_as_launch_bound(None)
 
 
 @pytest.mark.julia
 def test_table_debug_mode_on_julia153(julia153_engine):
-    T.test_issue14_table_index_outside_is_index_error_in_debug_mode(None)
+    T.test_table_index_outside_is_index_error_in_debug_mode(None)

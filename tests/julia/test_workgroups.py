@@ -128,7 +128,7 @@ def _corpus(name):
 
 
 def test_local_scratch_without_barriers_is_per_work_item():
-    # issue 17: not KA 0.9's CPU `@private`, a per-group (14, 256) MArray read through views
+    # Not KA 0.9's CPU `@private`, a per-group (14, 256) MArray read through views
     kir = case_ir(_corpus("row_energy"))
     text = render_julia(kir)
     assert "    scratch = TackRuntime.tk_private(Float32, Val(14))  #" in text

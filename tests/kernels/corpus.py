@@ -486,7 +486,7 @@ def run_case(case: Case, n: int, seed: int = 0):
     return actual, expected
 
 
-# -- language breadth (issue 5): vectors and matrices, device functions and classes, random
+# -- language breadth: vectors and matrices, device functions and classes, random
 # numbers, textures, ndrange, tack.math, vector/matrix constants ------------------------------
 from tack import math as tm
 from tack import random as trandom

@@ -1,4 +1,4 @@
-"""Ctrl-C inside a long sequential loop of a CPU kernel (issue 15, item 15): where the polls go
+"""Ctrl-C inside a long sequential loop of a CPU kernel: where the polls go
 (passes/polls.py), that polled loops compute what plain ones do, and, in subprocesses, that SIGINT
 stops such a kernel within a second on 1 and 2 threads, in debug mode and from another thread,
 with the process usable afterwards."""

@@ -1,4 +1,4 @@
-"""Issue 14, gap 11: what the LLVM renderers make of a constant table — one private read-only
+"""What the LLVM renderers make of a constant table — one private read-only
 global per table, read by GEP + load (no chain of selects); on NVPTX a `.global` array read with
 `ld.global.nc` (render/ptx.py says why not `.const`)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from tack.compiler import specialize
 from tack.render.llvm import render
 from tack.toolchain.llvm_host import optimize
 
-from tests.exec import test_issue14_const_tables as T
+from tests.exec import test_const_tables as T
 
 
 @pytest.fixture(autouse=True)

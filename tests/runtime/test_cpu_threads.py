@@ -1,4 +1,4 @@
-"""The thread count of a CPU device is bounded (issue 15, item 11), and the pool's calibration
+"""The thread count of a CPU device is bounded, and the pool's calibration
 costs about the same whatever the thread count."""
 from __future__ import annotations
 

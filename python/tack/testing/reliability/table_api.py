@@ -77,7 +77,7 @@ def _calls() -> list[Case]:
     """Arity, keywords and launch bounds."""
     out = [Case(f"api/bound/{label}", f"k({expr}, out)", cls, _RANGE, position=pos,
                 mentions=("'k'",), unchanged=("out",), quick=label == "nan",
-                note="issue 15 item 13")
+                note="a bad launch bound is refused before launch, naming the kernel")
            for label, expr, cls, pos in _BOUNDS]
     out += [
         Case("api/arity/none", "k()", "TypeError", _COPY, mentions=("'k'", "2")),
@@ -123,7 +123,7 @@ def _decorations() -> list[Case]:
                 continue  # tack.kernel(None) is the decorator itself: @tack.kernel(fastmath=...)
             out.append(Case(f"api/decorate/{deco}-{label}", f"tack.{deco}({arg})", cls, setup,
                             quick=label == "lambda" and deco == "kernel",
-                            note="issue 15 item 13"))
+                            note="decorating what is not a function is a TackError"))
     return out
 
 
@@ -162,7 +162,7 @@ _SETTINGS = [
 def _settings() -> list[Case]:
     return [Case(f"api/settings/{label}", call, cls,
                  check="tack.set_debug(False)" if "debug" in label else "",
-                 quick=label in ("debug-string-false", "device-cpu1"), note="issue 15 item 17")
+                 quick=label in ("debug-string-false", "device-cpu1"), note="a bad setting is refused")
             for label, call, cls in _SETTINGS]
 
 

@@ -56,7 +56,7 @@ def _read_only() -> list[Case]:
             out.append(Case(f"arrays/read-only/{wl}/{sl}", "k(ok, ro)", "ValueError", setup,
                             mentions=("'k'", "'w'", "read-only"), unchanged=("src",),
                             isolate=iso, quick=wl == "store" and sl == "writeable-false",
-                            note="issue 15 item 1"))
+                            note="a kernel never writes a read-only array"))
             # Reading it is fine, and the result is right.
             if wl == "store":
                 out.append(Case(f"arrays/read-only/read/{sl}", "k(ro, ok)", None, setup,
@@ -136,7 +136,7 @@ _DLPACK_OK = [
 
 def _dlpack() -> list[Case]:
     out = [Case(f"arrays/from-dlpack/{label}", call, cls, setup, quick=label == "object",
-                note="issue 15 items 9, 13")
+                note="misaligned and foreign buffers are refused")
            for label, setup, call, cls in _DLPACK]
     out += [Case(f"arrays/from-dlpack/ok-{label}", call, None, setup, check=check)
             for label, setup, call, check in _DLPACK_OK]
@@ -168,7 +168,7 @@ def _copyto() -> list[Case]:
     for label, src, cls in _COPYTO:
         out.append(Case(f"arrays/copyto/{label}", f"tack.copyto(dst, {src})", cls, setup,
                         unchanged=("dst",) if cls else (), quick=label == "float16",
-                        note="issue 15 item 17"))
+                        note="copyto converts or refuses, leaving dst unchanged"))
     out.append(Case("arrays/copyto/not-an-array", "tack.copyto(np.zeros(4), dst)", "TypeError",
                     setup))
     return out

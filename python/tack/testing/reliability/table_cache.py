@@ -1,4 +1,4 @@
-"""Disk-cache faults (issue 15's 195 scenarios, and 86 for the kernel records): each row
+"""Disk-cache faults (195 scenarios, and 86 for the kernel records): each row
 populates a private cache in one process, damages one entry or directory, and runs the kernel
 in a fresh process, which must give the right result, rebuild what it refused and repair it on
 disk (cache_faults.py has the machinery and what each expectation checks). Targets: the
@@ -34,7 +34,7 @@ def _row(target: str, fault: str, mode: str) -> Case:
     check = f"try:\n    F.verify(ctx, r, {expect!r})\nfinally:\n    F.cleanup(ctx)\n"
     return Case(f"cache/{target}/{fault}/{mode}", "r = F.consume(ctx)", None, setup,
                 check=check, quick=(target, fault, mode) in _QUICK, timeout=300,
-                note=f"issue 15 cache faults: {expect}", tags=("cache",))
+                note=f"cache fault: {expect}", tags=("cache",))
 
 
 def _process_row(fault: str) -> Case:
@@ -44,7 +44,7 @@ def _process_row(fault: str) -> Case:
     return Case(f"cache/process/{fault}", "r = F.run_process_fault(ctx, " + repr(fault) + ")",
                 None, setup, check="F.cleanup(ctx)\nassert r.get('ok'), r\n",
                 timeout=600,
-                note="issue 15 cache faults: processes and settings", tags=("cache",))
+                note="cache faults: processes and settings", tags=("cache",))
 
 
 def _cases() -> list[Case]:

@@ -145,7 +145,7 @@ def _shapes() -> list[Case]:
     return [Case(f"kernels/shape/{label}", call, cls, setup + src, position=True,
                  mentions=("'k'",), unchanged=("x",),
                  quick=label in ("keyword-only", "return-type-error"),
-                 note="issue 15 items 2, 14" if label in ("keyword-only", "return-type-error")
+                 note="found before the loop runs" if label in ("keyword-only", "return-type-error")
                  else "")
             for label, src, call, cls in _SHAPES]
 

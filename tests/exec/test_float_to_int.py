@@ -2,7 +2,7 @@
 truncation toward zero, saturated at the target's range, NaN → 0. Kernel stores, kernel casts,
 constant folding, host casts (`tack.u8(x)`) and `Array.astype` agree on every engine: the
 `device` fixture runs them on the CPU engine and the simulator,
-tests/julia/test_julia153_conversions.py on Julia 1.5.3, tests/cuda/test_issue14_lang_cuda.py on
+tests/julia/test_julia153_conversions.py on Julia 1.5.3, tests/cuda/test_tables_conversions_cuda.py on
 a GPU."""
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def store_and_cast(x, stored, cast):
         cast[i] = tack.u8(x[i])
 
 
-def test_issue14_float_to_int_stores_and_casts_saturate(device):
+def test_float_to_int_stores_and_casts_saturate(device):
     for fdt in (np.float32, np.float64):
         x = np.array(VALUES, fdt)
         for t in INT_DTYPES:
@@ -54,7 +54,7 @@ def test_issue14_float_to_int_stores_and_casts_saturate(device):
             assert [int(t(float(v))) for v in x] == want, ("host cast", fdt, t)
 
 
-def test_issue14_float_to_int_saturates_in_vectorized_loops(device):
+def test_float_to_int_saturates_in_vectorized_loops(device):
     """1000 elements: the CPU engine converts them 8 (or 16) at a time, the vector code spelling
     the saturation as selects (render/llvm_support.py)."""
     rng = np.random.default_rng(14)
@@ -81,7 +81,7 @@ def folded(out):
         out[7] = tack.u32(-5.0)
 
 
-def test_issue14_float_to_int_constant_folding_agrees(device):
+def test_float_to_int_constant_folding_agrees(device):
     out = tack.zeros(8, tack.i64)
     folded(out)
     assert out.numpy().tolist() == [255, -128, 0, 65535, -2**63, 0, 2**31 - 1, 0]
@@ -89,7 +89,7 @@ def test_issue14_float_to_int_constant_folding_agrees(device):
             int(tack.u16(math.inf)), int(tack.i64(-math.inf))] == [255, -128, 0, 65535, -2**63]
 
 
-def test_issue14_saturate_int_matches_the_scalar_rule():
+def test_saturate_int_matches_the_scalar_rule():
     from tack.dtypes import saturate_int
 
     for fdt in (np.float32, np.float64):

@@ -1,4 +1,4 @@
-"""Issue 14, item 3: matrix element stores at a runtime index (`m[k, 0] = x`, `a[i][k, 1] *= 2`),
+"""Matrix element stores at a runtime index (`m[k, 0] = x`, `a[i][k, 1] *= 2`),
 a local and an array element; an index outside the matrix writes nothing (docs/language.md,
 "Vectors and matrices")."""
 import numpy as np
@@ -15,7 +15,7 @@ def runtime_matrix_stores(a, ks, out):
         out[i] = m[0, 0] + m[1, 0] * 10.0
 
 
-def test_issue14_matrix_element_store_at_runtime_index():
+def test_matrix_element_store_at_runtime_index():
     a0 = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
     a = tack.array(a0, dtype=tack.matrix(2, 2, tack.f32))
     out = tack.zeros(3, tack.f32)

@@ -1,4 +1,4 @@
-"""Issue 14, item 7: in debug mode, an out-of-bounds access inside a `@tack.func` names the
+"""In debug mode, an out-of-bounds access inside a `@tack.func` names the
 device function and its line (docs/debugging.md, "Debug mode")."""
 import os
 
@@ -38,7 +38,7 @@ def _line(fn, text):
     return first + next(k for k, ln in enumerate(lines) if text in ln)
 
 
-def test_issue14_debug_index_error_names_device_function(debug):
+def test_debug_index_error_names_device_function(debug):
     a, out = tack.zeros(4, tack.f32), tack.zeros(4, tack.f32)
     with pytest.raises(IndexError) as e:
         through_func(a, out)
@@ -49,7 +49,7 @@ def test_issue14_debug_index_error_names_device_function(debug):
         "index 5 of dimension 0 is outside [0, 4). The access was skipped (a load gives 0).")
 
 
-def test_issue14_debug_index_error_in_kernel_names_no_function(debug):
+def test_debug_index_error_in_kernel_names_no_function(debug):
     a, out = tack.array(np.arange(4, dtype=np.float32)), tack.zeros(4, tack.f32)
     with pytest.raises(IndexError) as e:
         direct(a, out)

@@ -1,10 +1,10 @@
-"""Issue 14, gap 11: tuple constants longer than 4 entries are constant tables, indexed at a
+"""Tuple constants longer than 4 entries are constant tables, indexed at a
 runtime index (docs/language.md, "Constants"): a marching-squares case table (16 rows), a
 marching-cubes edge table (256 entries), float tables (typed and weak), 1-D and 2-D.
 
 The kernels run on the current default device: the `device` fixture runs them on the CPU engine
 and the simulator; tests/julia/test_julia153_tables.py runs them on Julia 1.5.3 and
-tests/cuda/test_issue14_lang_cuda.py on a GPU."""
+tests/cuda/test_tables_conversions_cuda.py on a GPU."""
 from __future__ import annotations
 
 import numpy as np
@@ -66,7 +66,7 @@ def marching_squares_ref(field, level):
     return np.array(MS_COUNT)[case], np.array(MS_SEGMENTS)[case]
 
 
-def test_issue14_marching_squares_case_table(device):
+def test_marching_squares_case_table(device):
     g = np.random.default_rng(1)
     field = g.normal(size=(9, 13)).astype(np.float32)
     n = 8 * 12
@@ -86,7 +86,7 @@ def cube_edges(cases, out, rows):
         rows[i] = seg[0] + MS_SEGMENTS[cases[i] % 16].y * 16 + MS_SEGMENTS[cases[i] % 16, 2] * 256
 
 
-def test_issue14_marching_cubes_edge_table_256(device):
+def test_marching_cubes_edge_table_256(device):
     cases = np.arange(256, dtype=np.int32)[::-1].copy()
     out, rows = tack.zeros(256, tack.i32), tack.zeros(256, tack.i32)
     cube_edges(tack.array(cases), out, rows)
@@ -103,7 +103,7 @@ def weighted(x, k, out, shift):
         shift[i] = OFFSETS[k[i]][1] + OFFSETS[k[i], 2]
 
 
-def test_issue14_float_tables_weak_and_typed(device):
+def test_float_tables_weak_and_typed(device):
     k = np.array([0, 1, 2, 3, 4, 5, 5, 0], np.int32)
     offsets = np.array(OFFSETS, np.float32)
     for dtype in (np.float32, np.float64):
@@ -124,7 +124,7 @@ def lookup(idx, out):
         out[i] = EDGE_TABLE[idx[i]] + MS_SEGMENTS[idx[i], 3] * 10000
 
 
-def test_issue14_table_index_outside_reads_the_last_entry(device):
+def test_table_index_outside_reads_the_last_entry(device):
     idx = np.array([-1, 0, 255, 256, 2**31 - 1, -2**31], np.int32)
     out = tack.zeros(6, tack.i32)
     lookup(tack.array(idx), out)
@@ -143,10 +143,10 @@ def lookup2(idx, out):
         out[i] = EDGE_TABLE[idx[i]] + MS_SEGMENTS[idx[i] % 16][idx[i] // 32]
 
 
-def test_issue14_table_index_outside_is_index_error_in_debug_mode(device):
+def test_table_index_outside_is_index_error_in_debug_mode(device):
     tack.set_debug(True)
     try:
-        with pytest.raises(IndexError, match=r"EDGE_TABLE\[idx\[i\]\] at .*test_issue14_const_"
+        with pytest.raises(IndexError, match=r"EDGE_TABLE\[idx\[i\]\] at .*test_const_"
                                              r"tables.py:\d+, column 18: index 256 of dimension 0 "
                                              r"is outside \[0, 256\)"):
             lookup2(tack.array(np.array([3, 256], np.int32)), tack.zeros(2, tack.i32))
@@ -162,7 +162,7 @@ def test_issue14_table_index_outside_is_index_error_in_debug_mode(device):
         tack.set_debug(False)
 
 
-def test_issue14_table_index_outside_is_a_check_finding():
+def test_table_index_outside_is_a_check_finding():
     report = tack.check(lookup, tack.array(np.array([3, 300, -2], np.int32)),
                         tack.zeros(3, tack.i32))
     found = [f for f in report.findings if f.kind == "bounds"]
@@ -174,7 +174,7 @@ def test_issue14_table_index_outside_is_a_check_finding():
     assert not [f for f in clean.findings if f.kind == "bounds"]
 
 
-def test_issue14_table_ir_form_and_rejections():
+def test_table_ir_form_and_rejections():
     idx, out = tack.array(np.arange(4, dtype=np.int32)), tack.zeros(4, tack.i32)
     text = tack.inspect(lookup, idx, out, mode="ir")
     assert "table EDGE_TABLE: i32[256] = (0, 265, 515, 778, 1030, 1295, 1541, 1804, ...)" in text
@@ -246,7 +246,7 @@ def through_func(idx, out):
         out[i] = edges_of(idx[i]) + OFFSETS_T[2][idx[i] % 8]
 
 
-def test_issue14_table_in_device_function(device):
+def test_table_in_device_function(device):
     idx = np.arange(-3, 300, 7, dtype=np.int32)
     out = tack.zeros(idx.size, tack.i32)
     through_func(tack.array(idx), out)
@@ -262,7 +262,7 @@ def table_sums(out):
         out[i] = s + len(MS_SEGMENTS) * 1000000
 
 
-def test_issue14_table_len_and_loop_over_a_table(device):
+def test_table_len_and_loop_over_a_table(device):
     out = tack.zeros(12, tack.i32)
     table_sums(out)
     edges = np.array(EDGE_TABLE)
@@ -276,7 +276,7 @@ def unpack_table(out):
         out[c] = MS_SEGMENTS[c][0] * 4 + MS_COUNT[c]
 
 
-def test_issue14_table_len_as_launch_bound(device):
+def test_table_len_as_launch_bound(device):
     out = tack.zeros(20, tack.i32)
     unpack_table(out)
     want = np.zeros(20, np.int32)

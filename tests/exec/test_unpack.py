@@ -1,4 +1,4 @@
-"""Issue 14, item 14: tuple unpacking of a vector (`x, y = v`) or of a matrix's rows, the value
+"""Tuple unpacking of a vector (`x, y = v`) or of a matrix's rows, the value
 computed once; a width that does not match is a TypeError at the value (docs/language.md,
 "Vectors and matrices")."""
 import numpy as np
@@ -26,7 +26,7 @@ def too_few(vf, out):
         out[i] = x + y
 
 
-def test_issue14_tuple_unpacking_of_a_vector():
+def test_tuple_unpacking_of_a_vector():
     vf = tack.array(np.array([[1, 2, 3], [4, 5, 6]], np.float64), dtype=tack.vector(3, tack.f64))
     out = tack.zeros((2, 3), tack.f64)
     unpack(vf, out)
@@ -34,7 +34,7 @@ def test_issue14_tuple_unpacking_of_a_vector():
                                     [5 + 10 * 4 + 600, 5.0, 0.1 + 0.2]]
 
 
-def test_issue14_unpacking_width_mismatch():
+def test_unpacking_width_mismatch():
     vf = tack.array(np.zeros((2, 3), np.float32), dtype=tack.vec3)
     with pytest.raises(TypeError, match=r"Kernel 'too_few': unpacking a tack.vector\(3\) \(3 "
                                         r"components\) into 2 names") as e:

@@ -1,4 +1,4 @@
-"""Issue 14, item 5: nested objects of the same device class are not recursion (the check keys
+"""Nested objects of the same device class are not recursion (the check keys
 on the function and the object it is bound to); an object that holds itself is a TypeError
 (docs/language.md, "Device classes: `@tack.device_class`")."""
 import numpy as np
@@ -46,7 +46,7 @@ def gather(p, out):
 IDS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0], dtype=np.int32)
 
 
-def test_issue14_nested_objects_of_the_same_class():
+def test_nested_objects_of_the_same_class():
     ids, out = tack.array(IDS), tack.zeros(10, tack.i32)
     gather(Permuted(ids, Permuted(ids, Counting(10))), out)
     assert out.numpy().tolist() == IDS[IDS].tolist()
@@ -54,14 +54,14 @@ def test_issue14_nested_objects_of_the_same_class():
     assert out.numpy().tolist() == IDS[IDS[IDS]].tolist()
 
 
-def test_issue14_recursion_on_one_object_is_still_rejected():
+def test_recursion_on_one_object_is_still_rejected():
     with pytest.raises(tack.UnsupportedSyntaxError, match="recursive call of device function "
                                                           "'get'") as e:
         gather(Looping(), tack.zeros(2, tack.i32))
     assert "return self.get(i)" in str(e.value)
 
 
-def test_issue14_object_holding_itself_is_a_type_error():
+def test_object_holding_itself_is_a_type_error():
     ids = tack.array(IDS)
     p = Permuted(ids, None)
     p.inner = p

@@ -1,4 +1,4 @@
-"""Issue 14, item 16: an `if` whose branches assign locals may stand before the parallel loop
+"""An `if` whose branches assign locals may stand before the parallel loop
 (the kernel prologue); stores, atomics and barriers in it are still rejected, and a bound
 assigned in it cannot size the launch (docs/language.md, "Parallel loop")."""
 import numpy as np
@@ -38,7 +38,7 @@ def bound_from_if(x, mode):
         x[i] = 2.0
 
 
-def test_issue14_prologue_if_assigns_locals():
+def test_prologue_if_assigns_locals():
     x = tack.array(np.array([4.0, 1.0, 2.0], np.float32))
     out = tack.zeros(3, tack.f32)
     scaled(x, out, 2)
@@ -49,14 +49,14 @@ def test_issue14_prologue_if_assigns_locals():
     assert out.numpy().tolist() == [17.0, 5.0, 9.0]
 
 
-def test_issue14_prologue_if_rejects_stores():
+def test_prologue_if_rejects_stores():
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"Kernel 'store_in_prologue_if': store "
                                                           r"is outside the parallel loop") as e:
         store_in_prologue_if(tack.zeros(3, tack.f32), 1)
     assert e.value.loc.source_line() == "        x[0] = 1.0"
 
 
-def test_issue14_prologue_if_cannot_set_the_launch_bound():
+def test_prologue_if_cannot_set_the_launch_bound():
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"Cannot resolve loop range "
                                                           r"expression: 'n' is assigned in an "
                                                           r"`if` before the loop") as e:

@@ -1,4 +1,4 @@
-"""Issue 14, item 6: `tack.constant` checks its value: out-of-range and inexact values raise
+"""`tack.constant` checks its value: out-of-range and inexact values raise
 ValueError, ragged or mixed tables TypeError (docs/language.md, "Constants")."""
 import math
 
@@ -16,7 +16,7 @@ import tack
     (1e39, tack.f32, r"tack.constant\(1e\+39, tack.f32\) overflows tack.f32"),
     ((1, 300), tack.u8, r"tack.constant\(300, tack.u8\) is outside"),
 ])
-def test_issue14_constant_value_checks(value, dtype, message):
+def test_constant_value_checks(value, dtype, message):
     with pytest.raises(ValueError, match=message):
         tack.constant(value, dtype)
 
@@ -25,17 +25,17 @@ def test_issue14_constant_value_checks(value, dtype, message):
     (((1, 2), (3,)), r"the rows of a matrix constant must have one length \(this one is ragged\)"),
     (((1, 2), 3), r"a matrix constant is a tuple of rows, each a tuple; this one mixes numbers"),
     (((1, (2,)), (3, 4)), r"constants have at most two levels"),
-    # More than 4 entries is a constant table (gap 11), so the limits are an empty one and size.
+    # More than 4 entries is a constant table, so the limits are an empty one and size.
     ((), r"a vector or table constant needs at least one entry"),
     (((), ()), r"needs at least one entry \(and each row at least one\)"),
     (tuple(range(1 << 16 + 1)), r"a constant table holds at most 65536 entries, this one 131072"),
 ])
-def test_issue14_constant_table_checks(value, message):
+def test_constant_table_checks(value, message):
     with pytest.raises(TypeError, match=message):
         tack.constant(value)
 
 
-def test_issue14_constant_exact_values_still_accepted():
+def test_constant_exact_values_still_accepted():
     assert tack.constant(2.0, tack.i32) == 2 and type(tack.constant(2.0, tack.i32).value) is int
     assert tack.constant(255, tack.u8) == 255
     assert tack.constant(-2**63, tack.i64) == -2**63

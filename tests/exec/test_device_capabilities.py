@@ -1,4 +1,4 @@
-"""Issue 14, item 18: a public capability query. `tack.device(name)` and `tack.default_device()`
+"""A public capability query. `tack.device(name)` and `tack.default_device()`
 answer `.name`, `.supports_workgroups`, `.supports_f64` and `.supported_atomic_dtypes` from the
 engine registry's capabilities (docs/design/007-engine-contract.md), without starting an engine."""
 import numpy as np
@@ -19,7 +19,7 @@ def back_to_cpu():
     tack.set_default_device("cpu")
 
 
-def test_issue14_default_device_capabilities():
+def test_default_device_capabilities():
     tack.set_default_device("cpu")
     dev = tack.default_device()
     assert dev is tack.device("cpu")
@@ -27,7 +27,7 @@ def test_issue14_default_device_capabilities():
     assert dev.supported_atomic_dtypes == ALL
 
 
-def test_issue14_gpu_capabilities_without_a_gpu():
+def test_gpu_capabilities_without_a_gpu():
     gpu = tack.device("cuda:1")
     assert (gpu.name, gpu.supports_workgroups, gpu.supports_f64) == ("cuda:1", True, True)
     assert gpu.supported_atomic_dtypes == ALL
@@ -40,7 +40,7 @@ def test_issue14_gpu_capabilities_without_a_gpu():
     assert tack.device("cpu", engine="julia").supports_workgroups
 
 
-def test_issue14_capabilities_come_from_the_registry(monkeypatch):
+def test_capabilities_come_from_the_registry(monkeypatch):
     """An engine kind registered under any name is answered by its capabilities, not its name."""
     kind = registry.EngineKind("fake", "tack.runtime.cpu", "CPUEngine",
                                {"cpu": Capabilities(workgroups=True, takes_pointers=True,
@@ -67,7 +67,7 @@ def atomic_sums(x, out):
         tack.atomic_add(out, i // 256, x[i])
 
 
-def test_issue14_portable_code_branches_on_capabilities():
+def test_portable_code_branches_on_capabilities():
     x = tack.array(np.ones(512, np.float32))
     out = tack.zeros(2, tack.f32)
     dev = tack.default_device()
@@ -79,7 +79,7 @@ def test_issue14_portable_code_branches_on_capabilities():
     assert out.numpy().tolist() == [256.0, 256.0]
 
 
-def test_issue14_device_rejects_unknown_names():
+def test_device_rejects_unknown_names():
     with pytest.raises(ValueError, match="Unknown architecture: 'vulkan'"):
         tack.device("vulkan")
     with pytest.raises(RuntimeError, match="native engine does not target it"):

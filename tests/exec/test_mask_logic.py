@@ -1,4 +1,4 @@
-"""Issue 14, item 12: `and`, `or`, `not` and chained comparisons on vector masks, component by
+"""`and`, `or`, `not` and chained comparisons on vector masks, component by
 component (docs/language.md, "Vectors and matrices")."""
 import numpy as np
 import pytest
@@ -24,14 +24,14 @@ def mask_condition(vf, out):
             out[i] = 1.0
 
 
-def test_issue14_mask_and_or_not_chained():
+def test_mask_and_or_not_chained():
     vf = tack.array(np.array([[0.5, -0.5, 1.0], [2.0, 9.0, 0.0]], np.float32), dtype=tack.vec3)
     out = tack.zeros((2, 5), tack.f32)
     masks(vf, out)
     assert out.numpy().tolist() == [[1, 1, 1, 1.0, 0], [0, 1, 1, 0.0, 2]]
 
 
-def test_issue14_mask_as_condition_still_names_any_all():
+def test_mask_as_condition_still_names_any_all():
     vf = tack.array(np.zeros((2, 3), np.float32), dtype=tack.vec3)
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"a vector mask used as a condition") \
             as e:

@@ -1,4 +1,4 @@
-"""Issue 14, item 1: operands are evaluated left to right, also beside side effects (atomics
+"""Operands are evaluated left to right, also beside side effects (atomics
 and device functions that write): docs/language.md, "Statements inside the loop"."""
 import re
 
@@ -45,7 +45,7 @@ def python_reference():
     return out, f
 
 
-def test_issue14_evaluation_order_of_side_effects():
+def test_evaluation_order_of_side_effects():
     f, out = tack.zeros(2, tack.f32), tack.zeros(5, tack.f32)
     ordered(f, out)
     want_out, want_f = python_reference()
@@ -53,7 +53,7 @@ def test_issue14_evaluation_order_of_side_effects():
     assert f.numpy().tolist() == want_f == [24.0, 0.0]
 
 
-def test_issue14_evaluation_order_plain_kernels_unchanged():
+def test_evaluation_order_plain_kernels_unchanged():
     """A kernel without effects gets no temporaries (the IR of correct kernels is unchanged)."""
     @tack.kernel
     def plain(x, y, out):

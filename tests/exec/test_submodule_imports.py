@@ -1,4 +1,4 @@
-"""Issue 14, item 10: `tack.math` and `tack.random` are importable modules as well as attributes
+"""`tack.math` and `tack.random` are importable modules as well as attributes
 (docs/language.md, "Shader helpers: `tack.math`" and "Random numbers")."""
 import os
 import subprocess
@@ -19,7 +19,7 @@ def uses_imported(x, out, draws):
         draws[i] = u
 
 
-def test_issue14_from_tack_math_and_random_import():
+def test_from_tack_math_and_random_import():
     x = tack.array(np.array([-1.0, 0.25, 3.0], np.float32))
     out, draws = tack.zeros(3, tack.f32), tack.zeros(3, tack.f32)
     uses_imported(x, out, draws)
@@ -29,14 +29,14 @@ def test_issue14_from_tack_math_and_random_import():
     np.testing.assert_array_equal(draws.numpy(), want)
 
 
-def test_issue14_submodules_are_the_attributes():
+def test_submodules_are_the_attributes():
     import tack.math as tm
     import tack.random as tr
 
     assert tm is tack.math and tr is tack.random
 
 
-def test_issue14_submodule_import_in_a_fresh_interpreter():
+def test_submodule_import_in_a_fresh_interpreter():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
     code = ("from tack.math import clamp; from tack.random import seed; import tack.random; "

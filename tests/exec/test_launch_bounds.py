@@ -1,4 +1,4 @@
-"""Issue 14, item 4: the parallel loop's bounds accept what the kernel body accepts: a
+"""The parallel loop's bounds accept what the kernel body accepts: a
 `tack.constant`, device-class attributes and their arrays' shapes, `len()`, and arithmetic of
 those (docs/language.md, "Parallel loop")."""
 import pytest
@@ -52,7 +52,7 @@ def nested_bound(h, out):
         out[i] = 3.0
 
 
-def test_issue14_constant_as_launch_bound():
+def test_constant_as_launch_bound():
     out = tack.zeros(10, tack.f32)
     by_constant(out)
     assert out.numpy().tolist() == [1.0] * 8 + [0.0] * 2
@@ -61,7 +61,7 @@ def test_issue14_constant_as_launch_bound():
     assert out.numpy().tolist() == [0.0] * 2 + [2.0] * 6 + [0.0] * 2
 
 
-def test_issue14_object_attribute_as_launch_bound_in_kernel_method():
+def test_object_attribute_as_launch_bound_in_kernel_method():
     v = Values(tack.zeros(4, tack.f32), 1)
     v.fill()
     assert v.values.numpy().tolist() == [2.0] * 4
@@ -76,7 +76,7 @@ def test_issue14_object_attribute_as_launch_bound_in_kernel_method():
     assert out.numpy().tolist() == [3.0] * 3 + [0.0]
 
 
-def test_issue14_vector_constant_is_not_a_launch_bound():
+def test_vector_constant_is_not_a_launch_bound():
     @tack.kernel
     def bad(out):
         for i in range(PAIR):
@@ -88,7 +88,7 @@ def test_issue14_vector_constant_is_not_a_launch_bound():
     assert (e.value.loc.col, e.value.loc.end_col - e.value.loc.col) == (24, 4)
 
 
-def test_issue14_launch_bound_constant_reads_no_argument():
+def test_launch_bound_constant_reads_no_argument():
     """A constant bound needs no argument: the kernel is still launched 8 times per call."""
     out = tack.zeros(8, tack.f32)
     for _ in range(2):

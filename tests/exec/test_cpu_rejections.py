@@ -1,4 +1,4 @@
-"""Issue 14, item 9: on the CPU a barrier under a lane-dependent `if` gets the CPU's rejection
+"""On the CPU a barrier under a lane-dependent `if` gets the CPU's rejection
 (workgroup primitives need a GPU), not the GPU's uniform-participation error; `view = tmp` is an
 unsupported construct (docs/language.md, "Workgroup contract")."""
 import pytest
@@ -36,7 +36,7 @@ def alias_scratch_in_func(a):
         a[i] = alias_in_func(tmp)
 
 
-def test_issue14_cpu_rejects_barrier_under_varying_if_as_cpu():
+def test_cpu_rejects_barrier_under_varying_if_as_cpu():
     with pytest.raises(RuntimeError, match=r"Kernel 'varying_barrier' failed on CPUBackend: CPU "
                                            r"backend does not support workgroup execution "
                                            r"required by barrier") as e:
@@ -45,7 +45,7 @@ def test_issue14_cpu_rejects_barrier_under_varying_if_as_cpu():
     assert e.value.loc.line == varying_barrier.source.tree.lineno + varying_barrier.source.first_line - 1
 
 
-def test_issue14_gpu_device_still_applies_uniform_participation():
+def test_gpu_device_still_applies_uniform_participation():
     """The same kernel checked against a GPU device (nothing runs) gets the GPU's rule."""
     from tack import compiler
 
@@ -58,7 +58,7 @@ def test_issue14_gpu_device_still_applies_uniform_participation():
     (alias_scratch, "        view = tmp", 16),
     (alias_scratch_in_func, "    other = buf", 13),
 ])
-def test_issue14_binding_a_scratch_array_is_unsupported(kernel, line_text, col):
+def test_binding_a_scratch_array_is_unsupported(kernel, line_text, col):
     with pytest.raises(tack.UnsupportedSyntaxError,
                        match=r"binding another name to the scratch array '(tmp|buf)'") as e:
         kernel(tack.zeros(4, tack.f32))

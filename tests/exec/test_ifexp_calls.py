@@ -1,4 +1,4 @@
-"""Issue 14, item 15: a device-function call in an arm of a conditional expression; only the
+"""A device-function call in an arm of a conditional expression; only the
 chosen arm runs (docs/language.md, "Device functions: `@tack.func`")."""
 import numpy as np
 import pytest
@@ -45,7 +45,7 @@ def call_in_and(x, count, out):
         out[i] = x[i] > 0.0 and (bump(count, i) if x[i] > 1.0 else 0.0) > 0.0
 
 
-def test_issue14_device_call_in_conditional_expression():
+def test_device_call_in_conditional_expression():
     x = tack.array(np.array([1.0, -1.0, 2.0], np.float32))
     count, out = tack.zeros(3, tack.f32), tack.zeros(3, tack.f32)
     chosen_arm(x, count, out)
@@ -53,7 +53,7 @@ def test_issue14_device_call_in_conditional_expression():
     assert count.numpy().tolist() == [1.0, 0.0, 1.0]  # the arm not chosen did not run
 
 
-def test_issue14_device_call_arms_of_vectors_and_weak_floats():
+def test_device_call_arms_of_vectors_and_weak_floats():
     vf = tack.array(np.array([[3.0, 4.0, 0.0], [-2.0, 0.0, 0.0]], np.float32), dtype=tack.vec3)
     out = tack.zeros(2, tack.vec3)
     vector_arms(vf, out)
@@ -63,7 +63,7 @@ def test_issue14_device_call_arms_of_vectors_and_weak_floats():
     assert o.numpy().tolist() == [3.0, 0.1]  # 0.1 meets the f64 arm: the exact double
 
 
-def test_issue14_device_call_in_a_lazy_context_is_still_rejected():
+def test_device_call_in_a_lazy_context_is_still_rejected():
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"call of device function 'bump' "
                                                           r"inside `and`, `or` or a conditional"):
         call_in_and(tack.zeros(2, tack.f32), tack.zeros(2, tack.f32), tack.zeros(2, tack.f32))

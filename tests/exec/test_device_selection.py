@@ -1,4 +1,4 @@
-"""Issue 14, item 8: `tack.set_default_device` fails at selection, naming what is missing, when a
+"""`tack.set_default_device` fails at selection, naming what is missing, when a
 backend cannot run here; a rejected call changes nothing (docs/debugging.md, "Exceptions")."""
 import importlib.util
 import subprocess
@@ -23,7 +23,7 @@ def back_to_cpu():
 
 
 @pytest.mark.parametrize("arch", ["metal", "hip", "level_zero"])
-def test_issue14_native_engine_refuses_other_gpus_at_selection(arch):
+def test_native_engine_refuses_other_gpus_at_selection(arch):
     before = default_device()
     with pytest.raises(RuntimeError, match=rf"Cannot initialize '{arch}' backend: Tack's native "
                                            rf"engine does not target it; use set_default_device"
@@ -33,7 +33,7 @@ def test_issue14_native_engine_refuses_other_gpus_at_selection(arch):
 
 
 @pytest.mark.skipif(_installed("cuda.bindings"), reason="cuda-bindings is installed here")
-def test_issue14_cuda_without_bindings_fails_at_selection():
+def test_cuda_without_bindings_fails_at_selection():
     before = default_device()
     with pytest.raises(RuntimeError, match=r"Cannot initialize 'cuda' backend: missing dependency"
                                            r"\. Install the CUDA extra: pip install "
@@ -43,7 +43,7 @@ def test_issue14_cuda_without_bindings_fails_at_selection():
     assert default_device() is before
 
 
-def test_issue14_julia_engine_selects_without_julia():
+def test_julia_engine_selects_without_julia():
     """Deliberately lazy: the Julia engine renders (tack.inspect) without juliacall, so selecting
     it checks nothing; its first compile reports what is missing."""
     # in a fresh process: devices keep their engine, and an earlier test in this process may
@@ -55,7 +55,7 @@ def test_issue14_julia_engine_selects_without_julia():
     assert got.stdout.split() == ["metal", "True"]
 
 
-def test_issue14_probing_backends_in_a_try():
+def test_probing_backends_in_a_try():
     """The portable pattern the issue asks for: the first backend that selects is used."""
     for name in ("metal", "hip", "cpu"):
         try:
@@ -66,7 +66,7 @@ def test_issue14_probing_backends_in_a_try():
     assert dev.arch == "cpu" and default_device() is dev
 
 
-def test_issue14_device_objects_still_answer_capabilities_without_starting():
+def test_device_objects_still_answer_capabilities_without_starting():
     """Building a Device (not selecting it) starts nothing: capability checks against a GPU
     device need no GPU."""
     from tack.devices import make_device

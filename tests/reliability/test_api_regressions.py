@@ -1,4 +1,4 @@
-"""Regression tests of issue 15's API and compiler items (the corpus holds many more rows)."""
+"""Regression tests of the API and the compiler found by the reliability probe (the corpus holds many more rows)."""
 import ast
 import linecache
 import subprocess
