@@ -76,10 +76,13 @@ else:
     llvm_host.host_fingerprint(); t = tick("host fingerprint (/proc/cpuinfo)", t)
     cache.package_digest(); t = tick("package fingerprint", t)
     skey = fc.spec_key(transform, dev, pk, args, False); t = tick("spec key", t)
-    fc.load_spec(skey, args); t = tick("read spec record", t)
-    rec = cache.load("kernel", fc.variant_key(skey, ())); t = tick("read variant record", t)
+    fc.load_spec(skey, "transform", args); t = tick("read spec record", t)
+    vkey = fc.variant_key(skey, ())
+    rec = cache.load("kernel", vkey); t = tick("read variant record", t)
     from tack.runtime import cpu_record
-    key = cpu_record.loads(rec.data)[2]; t = tick("parse variant record", t)
+    head = fc._VARIANT + f"transform {vkey}\n".encode()  # bound to the kernel and its key
+    assert rec.data.startswith(head), "the variant record is not the one front_cache writes"
+    key = cpu_record.loads(rec.data[len(head):])[2]; t = tick("parse variant record", t)
 entry = cache.load("cpu", key); t = tick("read object entry", t)
 objload.map_object(entry.data, fallback=False); t = tick("map the object (ElfImage)", t)
 transform(x, out); t = tick("the kernel's first call (the lookups again, the launch)", t)

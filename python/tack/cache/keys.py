@@ -180,9 +180,10 @@ _code: list | None = None
 _package_digest: str | None = None
 DISTRIBUTION = "tack_kernels"  # the installed distribution's name, as its .dist-info spells it
 # The package's top layer (tools/architecture.py's LAYERS, which tests/test_architecture.py
-# enforces): test harnesses and the Julia bridges. Nothing else in the package imports them, so
-# no compiled code or record depends on their source, and a checkout's code keys skip them.
-TOP_LAYER = ("testing", "julia")
+# enforces): test harnesses, the Julia bridges and `python -m tack`'s report. Nothing else in the
+# package imports them, so no compiled code or record depends on their source, and a checkout's
+# code keys skip them.
+TOP_LAYER = ("testing", "julia", "__main__")
 
 
 def package_fingerprint() -> list:
@@ -233,8 +234,8 @@ def _installed_record(root: str) -> str | None:
 
 
 def _module_stats(root: str, skip=()) -> list:
-    """[relative path, size, mtime] of every `.py` file below root but in the subpackages named
-    in `skip`, sorted by path."""
+    """[relative path, size, mtime] of every `.py` file below root but the subpackages and
+    top-level modules named in `skip`, sorted by path."""
     out: list = []
     stack = [(root, "")]
     try:
@@ -244,6 +245,8 @@ def _module_stats(root: str, skip=()) -> list:
                 for e in it:
                     n = e.name
                     if n.endswith(".py"):
+                        if rel == "" and n[:-3] in skip:
+                            continue
                         st = e.stat()
                         out.append([rel + n, st.st_size, st.st_mtime_ns])
                     elif (n != "__pycache__" and not (rel == "" and n in skip)

@@ -198,7 +198,7 @@ _HOST = [
     ("concat-empty", "tack.concat([])", "ValueError"),
     ("concat-dtypes", "tack.concat([a, tack.zeros(2, tack.f64)])", "TypeError"),
     ("concat-axis", "tack.concat([a, a], axis=3)", "ValueError"),
-    ("full-str", "tack.full(3, 'x')", "ValueError"),
+    ("full-str", "tack.full(3, 'x')", "TypeError"),  # a string is not a number (dtypes.host_value)
     ("arange-zero-step", "tack.arange(0, 4, 0)", "ValueError"),
 ]
 
