@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `block_stats`, specialization (data: f32[?], sums: f32[?], maxs: f32[?], n: i32)
-@kernel function tk_block_stats_f87ed9ea(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
+@kernel function tk_block_stats_0c674890(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
     tk_gi = @index(Global, Linear)  # extra_kernels.py:148
     tk_li = @index(Local, Linear)  # extra_kernels.py:148
     tk_v_tree_smem5 = @localmem Float32 (256,)  # extra_kernels.py:148
@@ -33,7 +33,7 @@ using .TackRuntime
     tk_v_tree_result15[1] = 0.0f0  # extra_kernels.py:148
     i[1] = (Int64(tk_gi) - Int64(1)) % Int32  # extra_kernels.py:149
     tk_v_block_sum_v1 = data[(i[1] % Int64) + 1]  # extra_kernels.py:150
-    tk_v_tree_x3 = tk_v_block_sum_v1  # reductions.py:44
+    tk_v_tree_x3 = tk_v_block_sum_v1  # reductions.py:46
     tk_v_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:13
     tk_v_tree_smem5[(tk_v_tree_tid7[1] % Int64) + 1] = tk_v_tree_x3  # reductions.py:14
     @synchronize()  # reductions.py:15
@@ -66,10 +66,10 @@ using .TackRuntime
     local tk_v_block_max_v12::Float32 = zero(Float32)  # reductions.py:24
     local tk_v_tree_x14::Float32 = zero(Float32)  # reductions.py:24
     tk_v_tree_ret8 = tk_v_tree_result4[1]  # reductions.py:24
-    tk_v_block_sum_ret2 = tk_v_tree_ret8  # reductions.py:44
+    tk_v_block_sum_ret2 = tk_v_tree_ret8  # reductions.py:46
     s[1] = tk_v_block_sum_ret2  # extra_kernels.py:150
     tk_v_block_max_v12 = data[(i[1] % Int64) + 1]  # extra_kernels.py:151
-    tk_v_tree_x14 = tk_v_block_max_v12  # reductions.py:54
+    tk_v_tree_x14 = tk_v_block_max_v12  # reductions.py:60
     tk_v_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:13
     tk_v_tree_smem16[(tk_v_tree_tid18[1] % Int64) + 1] = tk_v_tree_x14  # reductions.py:14
     @synchronize()  # reductions.py:15
@@ -105,7 +105,7 @@ using .TackRuntime
     local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:24
     local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:24
     tk_v_tree_ret19 = tk_v_tree_result15[1]  # reductions.py:24
-    tk_v_block_max_ret13 = tk_v_tree_ret19  # reductions.py:54
+    tk_v_block_max_ret13 = tk_v_tree_ret19  # reductions.py:60
     m = tk_v_block_max_ret13  # extra_kernels.py:151
     if ((tk_li % Int32) - Int32(1)) == Int32(0)  # extra_kernels.py:152
         tk_v_cse5 = rem(i[1], Int32(256))  # extra_kernels.py:153
@@ -116,6 +116,6 @@ using .TackRuntime
         maxs[(ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8) % Int64) + 1] = m  # extra_kernels.py:154
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_f87ed9ea)) = 256  # extra_kernels.py:148
+TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_0c674890)) = 256  # extra_kernels.py:148
 
-const tack_block_stats = tk_block_stats_f87ed9ea
+const tack_block_stats = tk_block_stats_0c674890

@@ -29,6 +29,10 @@ class Func:
             raise TackTypeError(f"@tack.func decorates a function, got {type(fn).__name__}")
         self.fn = fn
         self.name = fn.__name__
+        # help(), the API reference and other introspection see the function's own name,
+        # module and docstring
+        self.__name__, self.__qualname__ = fn.__name__, fn.__qualname__
+        self.__module__, self.__doc__, self.__wrapped__ = fn.__module__, fn.__doc__, fn
         self.source = capture(fn)
         self.source.scope = self.source.tree.name  # its accesses name it in debug reports
         note_func(nesting(self.source.tree)[0])  # kernels inlining it nest that much deeper

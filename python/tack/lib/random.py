@@ -71,6 +71,7 @@ def _u32(x):
 
 
 def np_advance(s):
+    """The next state of each state in `s` (a NumPy array of u32), as `advance` computes it."""
     with np.errstate(over="ignore"):
         x = _u32(s) * np.uint32(MUL) + np.uint32(INC)
         w = ((x >> ((x >> np.uint32(28)) + np.uint32(4))) ^ x) * np.uint32(MIX)
@@ -78,6 +79,7 @@ def np_advance(s):
 
 
 def np_seed(index, stream):
+    """The first state of each `index` in `stream`, as `seed` computes it in a kernel."""
     idx = np.asarray(index).astype(np.int64).astype(np.uint32)
     st = np.asarray(stream).astype(np.int64).astype(np.uint32)
     return np_advance(idx ^ np_advance(st))
@@ -88,10 +90,12 @@ def _unit(s):
 
 
 def np_uniform(s):
+    """(a float32 in [0, 1) per state, the next states), as `uniform` computes them."""
     return _unit(_u32(s)), np_advance(s)
 
 
 def np_normal(s):
+    """(a standard normal float32 per state, the next states), as `normal` computes them."""
     s = _u32(s)
     u1 = np.float32(1.0) - _unit(s)
     s2 = np_advance(s)
@@ -102,11 +106,13 @@ def np_normal(s):
 
 
 def np_direction2(s):
+    """(a unit 2-vector per state, the next states), as `direction2` computes them."""
     a = np.float32(TWO_PI) * _unit(_u32(s))
     return np.stack([np.cos(a), np.sin(a)], axis=-1).astype(np.float32), np_advance(s)
 
 
 def np_direction3(s):
+    """(a unit 3-vector per state, the next states), as `direction3` computes them."""
     s = _u32(s)
     a = np.float32(TWO_PI) * _unit(s)
     s2 = np_advance(s)

@@ -41,14 +41,20 @@ def _nan_max(a, b):
 
 @func
 def block_sum(v):
+    """The sum of an f32 value over the lanes of a workgroup, returned to every lane (GPU
+    engines and the simulator; all lanes must call it, as with a barrier)."""
     return _tree(expect_dtype(v, f32, "block_sum"), _add)
 
 
 @func
 def block_min(v):
+    """The minimum of an f32 value over the lanes of a workgroup, returned to every lane; a NaN
+    wins (all lanes must call it, as with a barrier)."""
     return _tree(expect_dtype(v, f32, "block_min"), _nan_min)
 
 
 @func
 def block_max(v):
+    """The maximum of an f32 value over the lanes of a workgroup, returned to every lane; a NaN
+    wins (all lanes must call it, as with a barrier)."""
     return _tree(expect_dtype(v, f32, "block_max"), _nan_max)

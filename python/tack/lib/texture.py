@@ -19,6 +19,10 @@ from ..frontend.objects import device_class
 
 @device_class
 class Texture3D:
+    """A snapshot of an f32 volume that kernels sample trilinearly: `t.sample(u, v, w)` with
+    normalized coordinates (made by `tack.texture3d(array, shape)`; `update()` takes a new
+    snapshot of the source array)."""
+
     # Extents are compile-time constants: each instance's values shadow these.
     W = 1
     H = 1

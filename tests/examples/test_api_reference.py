@@ -1,0 +1,47 @@
+"""docs/api.md, the API reference mkdocstrings renders: every public name of `tack`,
+`tack.algorithms` and `tack.ops` is on it, and every public callable has a docstring to show
+(the strict site build in tests/examples/test_site.py renders it where mkdocs is installed)."""
+import inspect
+import re
+from pathlib import Path
+
+import tack
+import tack.algorithms
+import tack.ops
+
+PAGE = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+
+
+def test_every_public_name_is_on_the_page():
+    shown = set(re.findall(r"tack\.([A-Za-z_][A-Za-z0-9_]*)", PAGE))
+    shown |= set(re.findall(r"^::: tack(?:\.[a-z_]+)*\.([A-Za-z_][A-Za-z0-9_]*)$", PAGE, re.MULTILINE))
+    scalar_types = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64",
+                    "vec2", "vec3", "vec4", "mat2", "mat3", "mat4"}
+    missing = [n for n in tack.__all__ if n not in shown and n not in scalar_types]
+    assert not missing, f"docs/api.md does not show: {missing}"
+    for n in scalar_types:
+        assert f"`{n}`" in PAGE or f"`tack.{n}`" in PAGE, n
+    for mod in (tack.algorithms, tack.ops):
+        for n in mod.__all__:
+            assert f'heading: "{mod.__name__}.{n}"' in PAGE, f"{mod.__name__}.{n}"
+
+
+def test_every_public_callable_has_a_docstring():
+    undocumented = [n for n in tack.__all__ if callable(getattr(tack, n))
+                    and not inspect.getdoc(getattr(tack, n))]
+    for mod in (tack.algorithms, tack.ops):
+        undocumented += [f"{mod.__name__}.{n}" for n in mod.__all__
+                         if not inspect.getdoc(getattr(mod, n))]
+    assert not undocumented, undocumented
+
+
+def test_every_reference_entry_names_a_real_object():
+    import importlib
+
+    for path in re.findall(r"^::: (tack\S*)$", PAGE, re.MULTILINE):
+        module, _, name = path.rpartition(".")
+        try:
+            obj = importlib.import_module(path)
+        except ImportError:
+            obj = getattr(importlib.import_module(module), name)
+        assert obj is not None, path
