@@ -30,8 +30,8 @@ kernel) and the warm median. `python docs/examples/validate.py --arch X` runs al
 `--check`, each in its own process with a timeout, and prints a table; it is the main job
 (`--arch cpu` and `--arch sim` in CI, `--arch cuda` on a GPU). The test suite runs every
 `--check` on the CPU engine and the simulator (`tests/examples/`), and on CUDA where there is a
-GPU (`tests/cuda/test_tutorials_cuda.py`). The pictures below were drawn by `--output` at small
-sizes on the CPU engine.
+GPU (`tests/cuda/test_tutorials_cuda.py`). The pictures below were drawn by `--output` on the CPU
+engine at the sizes `python tools/tutorial_images.py` lists (it redraws them all).
 """
 
 
@@ -57,7 +57,11 @@ def section(name: str) -> str:
     lines = [f"## `{name}.py`: {title.rstrip('.')} {{ #{name} }}", ""]
     image = EXAMPLES / "images" / f"{name}.png"
     if image.exists():
-        lines += [f"![{name}](examples/images/{name}.png){{ align=right width=260 }}", ""]
+        header = image.read_bytes()[:24]  # PNG: the IHDR chunk's width and height
+        width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+        # two panels side by side (dye, nbody) get the column's width; one panel floats right
+        place = "width=560" if width > 1.6 * height else "align=right width=300"
+        lines += [f"![{name}](examples/images/{name}.png){{ {place} }}", ""]
     commands = [u.strip() for u in usage.strip().splitlines()]
     lines += ["```sh", *commands, "```", "", paragraphs(text.strip()),
               "", f"Source: [`docs/examples/{name}.py`](examples/{name}.py).", ""]

@@ -131,6 +131,23 @@ def pyplot():
     return plt
 
 
+DPI = 144  # a 4-inch figure is 576 px: fine lines and single cells show on the page
+
+
+def save(fig, path: str, colors: int = 256) -> None:
+    """Write `fig` as a PNG at DPI with an adaptive palette of `colors` colours (a quarter of the
+    RGBA file's size, no visible change to a plot), losslessly optimized."""
+    import io
+
+    from PIL import Image  # matplotlib's own dependency
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", facecolor="white")
+    image = Image.open(buffer).convert("RGB")
+    image.quantize(colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+        path, optimize=True)
+
+
 def main(run, ap: argparse.ArgumentParser, argv=None) -> int:
     """Parse, start the backend, call `run(args, clock)`; exit 0, 1 (a check failed) or 2 (the
     backend or matplotlib is not available)."""

@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 from tack.algorithms import exclusive_scan
 
 RADIUS = 0.7
@@ -145,9 +145,11 @@ def run(args, clock: Clock) -> None:
 
         fig, ax = plt.subplots(figsize=(4, 4))
         ax.imshow(f, extent=(-1, 1, -1, 1), origin="lower", cmap="coolwarm", alpha=0.6)
-        ax.add_collection(LineCollection(segs, colors="k", linewidths=1.5))
+        ax.add_collection(LineCollection(segs, colors="k", linewidths=1.2))
+        ends = segs.reshape(-1, 2)  # each segment's ends, on the cell edges it crosses
+        ax.plot(ends[:, 0], ends[:, 1], "o", ms=2.5, color="k")
         ax.set_title(f"marching squares: {len(segs)} segments")
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

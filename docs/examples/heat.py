@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 
 R = tack.constant(0.2)  # alpha * dt / dx^2
 
@@ -79,7 +79,7 @@ def run(args, clock: Clock) -> None:
         ax.imshow(u, cmap="inferno", vmin=0.0, vmax=max(float(u.max()), 1e-6), origin="lower")
         ax.set_title(f"heat after {steps} steps")
         ax.set_axis_off()
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, main, parser, passed, pyplot
+from _tutorial import Clock, check, main, parser, passed, pyplot, save
 
 
 @tack.kernel
@@ -146,7 +146,7 @@ def run(args, clock: Clock) -> None:
         ax.plot(host[:200], lw=0.8, label="x")
         ax.plot(out.numpy()[:200], lw=1.5, label="smooth(x)")
         ax.legend()
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

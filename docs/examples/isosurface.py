@@ -31,7 +31,7 @@ import sys
 import numpy as np
 import tack
 from _mc_tables import CORNER_X, CORNER_Y, CORNER_Z, EDGE_ENDS, EDGE_TABLE, TRI_TABLE
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 from tack.algorithms import exclusive_scan
 
 RADIUS = 0.6
@@ -204,18 +204,25 @@ def run(args, clock: Clock) -> None:
         plt = pyplot()
         from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-        fig = plt.figure(figsize=(4, 4))
+        # Lit from up and left (Lambert shading of each triangle's own normal, which the check
+        # proves points inwards), with every triangle's edges drawn: the mesh is the subject.
+        fig = plt.figure(figsize=(4.5, 4.5))
         ax = fig.add_subplot(projection="3d")
         tris = verts[faces]
         normal = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
         normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-        shade = 0.2 + 0.8 * np.abs(normal @ np.array([0.4, -0.5, 0.77]))  # a light up and left
-        ax.add_collection3d(Poly3DCollection(tris, facecolors=plt.cm.viridis(shade),
-                                             edgecolor="none"))
-        ax.set(xlim=(-0.7, 0.7), ylim=(-0.7, 0.7), zlim=(-0.7, 0.7), box_aspect=(1, 1, 1))
-        ax.set_title(f"{len(faces)} triangles")
+        light = np.array([-0.2, -1.2, 1.0])  # towards the light: the camera's side, up, left
+        light /= np.linalg.norm(light)
+        shade = np.clip(-normal @ light, 0.0, 1.0)  # outward normal . light
+        colour = plt.cm.Blues(0.9 - 0.7 * shade)  # lit: pale
+        ax.add_collection3d(Poly3DCollection(tris, facecolors=colour, edgecolors="#0b2545",
+                                             linewidths=0.2))
+        ax.view_init(elev=22, azim=-65)
+        ax.set(xlim=(-0.62, 0.62), ylim=(-0.62, 0.62), zlim=(-0.62, 0.62), box_aspect=None)
+        ax.set_box_aspect((1, 1, 1), zoom=1.35)  # the sphere fills the picture
+        ax.set_title(f"{len(faces)} triangles, {args.size}^3 cubes")
         ax.set_axis_off()
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 
 
 @tack.kernel
@@ -64,7 +64,7 @@ def run(args, clock: Clock) -> None:
         ax.axvline(largest, color="r")
         ax.axvline(-largest, color="r")
         ax.set_title(f"{count} of {len(host)} positive, max |x| = {largest:.3f}")
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 
 DT = tack.constant(2e-4)
 GRAVITY = tack.constant(9.8)
@@ -177,10 +177,12 @@ def run(args, clock: Clock) -> None:
         passed(f"{steps} substeps with wall contact: positions finite and inside the box")
     if args.output:
         plt = pyplot()
-        fig, ax = plt.subplots(figsize=(4, 4))
-        ax.scatter(x[:, 0], x[:, 1], s=1, c="#068587")
+        fig, ax = plt.subplots(figsize=(4.6, 4), layout="constrained")
+        speed = np.linalg.norm(fluid.v.numpy(), axis=1)  # the splash moves, the pool settles
+        dots = ax.scatter(x[:, 0], x[:, 1], s=1.5, c=speed, cmap="viridis", linewidths=0)
+        fig.colorbar(dots, ax=ax, label="speed", shrink=0.8)
         ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title=f"mpm88, {len(x)} particles")
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

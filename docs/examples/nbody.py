@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, close, main, parser, pyplot
+from _tutorial import Clock, close, main, parser, pyplot, save
 
 EPS2 = tack.constant(0.01)  # softening squared
 
@@ -94,10 +94,25 @@ def run(args, clock: Clock) -> None:
     if args.output:
         plt = pyplot()
         p = pos.numpy()
-        fig, ax = plt.subplots(figsize=(4, 4))
-        ax.scatter(p[:, 0], p[:, 1], s=2, c=np.log(np.linalg.norm(result, axis=1)), cmap="viridis")
-        ax.set(aspect="equal", title=f"{n} bodies, colour: log |a|")
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        a = np.linalg.norm(result, axis=1)
+        r = np.linalg.norm(p, axis=1)
+        fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.8), layout="constrained")
+        # The bodies seen along z, the strongest pulled drawn last, and the acceleration of a
+        # sample of them as arrows: every body is pulled towards the dense centre.
+        order = np.argsort(a)
+        dots = left.scatter(p[order, 0], p[order, 1], s=3, c=a[order], cmap="plasma",
+                            linewidths=0)
+        shown = order[:: max(1, n // 96)]
+        left.quiver(p[shown, 0], p[shown, 1], result[shown, 0], result[shown, 1], color="0.2",
+                    angles="xy", scale_units="xy", scale=a.max() / 0.4, width=0.004)
+        left.set(aspect="equal", xlim=(-3, 3), ylim=(-3, 3), xlabel="x", ylabel="y",
+                 title=f"{n} bodies seen along z")
+        fig.colorbar(dots, ax=left, label="|a| (colour)", shrink=0.8)
+        # |a| against the distance from the centre: the pull grows with the mass inside r, then
+        # falls off as 1/r^2 once most of the mass is inside.
+        right.scatter(r, a, s=2, c="#6a3d9a", alpha=0.5, linewidths=0)
+        right.set(xlabel="distance from the centre", ylabel="|a|", title="|a| against radius")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

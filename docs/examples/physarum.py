@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 import tack
-from _tutorial import Clock, check, close, main, parser, passed, pyplot
+from _tutorial import Clock, check, close, main, parser, passed, pyplot, save
 from tack import random
 
 SENSOR_ANGLE = tack.constant(0.45)  # radians between the middle sensor and the side ones
@@ -143,7 +143,7 @@ def run(args, clock: Clock) -> None:
         ax.imshow(np.sqrt(trail.numpy()), cmap="magma", origin="lower")
         ax.set_title(f"physarum, {n_agents} agents, {frames} frames")
         ax.set_axis_off()
-        fig.savefig(args.output, dpi=80, bbox_inches="tight")
+        save(fig, args.output)
 
 
 def cli(argv=None) -> int:

@@ -57,8 +57,13 @@ def test_a_failed_check_exits_1(capsys, monkeypatch):
     assert "CHECK FAILED" in capsys.readouterr().err
 
 
-def test_output_draws_a_png(tmp_path):
+@pytest.mark.parametrize("name", TUTORIALS)
+def test_output_draws_a_png(name, tmp_path):
     pytest.importorskip("matplotlib")
-    target = tmp_path / "heat.png"
-    assert run("heat", "--arch", "cpu", "--check", "--output", str(target)) == 0
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    target = tmp_path / f"{name}.png"
+    assert run(name, "--arch", "cpu", "--check", "--output", str(target)) == 0
+    data = target.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    # _tutorial.save: 144 dpi (a 4-inch side is 576 px less the trimmed margin), a palette (type 3)
+    assert max(width, height) > 500 and data[25] == 3, (width, height, data[25])
