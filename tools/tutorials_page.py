@@ -22,7 +22,7 @@ engine, checks itself and draws a picture. Every one takes the same options:
 | --- | --- |
 | `--arch {cpu,cuda,sim,julia}` | the backend, started as asked (else exit 2: "not available") |
 | `--check` | small inputs, independent references and invariants (exit status 1 on a failure) |
-| `--output file.png` | draw the result with matplotlib (`pip install 'tack-kernels[plot]'`) |
+| `--output file.png` | draw the result with matplotlib (the plot extra: `pip install '.[plot]'`) |
 | `--size N` | the problem size |
 
 and ends with a `timing:` line: the first call (compiling included, unless the disk cache has the

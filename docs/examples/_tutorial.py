@@ -4,7 +4,7 @@ Each tutorial (`heat.py`, `dye.py`, ...) takes the same options:
 
     --arch {cpu,cuda,sim,julia}   the backend; it starts as asked or the script exits non-zero
     --check                       small inputs, verified against independent references
-    --output file.png             draw the result (matplotlib: pip install 'tack-kernels[plot]')
+    --output file.png             draw the result (matplotlib: the plot extra, '.[plot]')
     --size N                      the problem size (grid side, particles, bodies)
 
 and ends by printing one `timing:` line (the first call, which includes compiling unless the disk
@@ -57,7 +57,7 @@ def start(arch: str) -> tack.Device:
         # The Julia engine needs juliacall; selecting it is lazy, so ask for the module first.
         if not _importable("juliacall"):
             raise NotAvailable("julia: not available (juliacall is not installed: "
-                               "pip install 'tack-kernels[julia]', see docs/julia.md)")
+                               "pip install '.[julia]' in a clone of Tack, see docs/julia.md)")
         return tack.set_default_device("cpu", engine="julia")
     try:
         return tack.set_default_device(arch)
@@ -122,7 +122,7 @@ class Clock:
 def pyplot():
     """matplotlib's pyplot without a display, or NotAvailable naming the extra."""
     if importlib.util.find_spec("matplotlib") is None:
-        raise NotAvailable("--output needs matplotlib: pip install 'tack-kernels[plot]'")
+        raise NotAvailable("--output needs matplotlib: pip install '.[plot]' in a clone of Tack")
     import matplotlib
 
     matplotlib.use("Agg")

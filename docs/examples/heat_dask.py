@@ -8,7 +8,7 @@ Each worker runs its chunks on its default device (the CPU here; on GPU workers,
 `client.run(tack.set_default_device, "cuda:0")`). The overlap gives every chunk its neighbours'
 edge values and the kernel's own boundary rule applies at the array's edges, so --check finds
 the result equal bit for bit to heat.py's single-array run. Needs dask and distributed:
-pip install 'tack-kernels[dask]'.
+pip install '.[dask]' in a clone of Tack.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ try:
     import dask.array as da
     import distributed
 except ImportError:  # pragma: no cover - the message is the point
-    sys.exit("heat_dask.py needs dask and distributed: pip install 'tack-kernels[dask]'")
+    sys.exit("heat_dask.py needs dask and distributed: pip install '.[dask]' in a clone of Tack")
 
 
 def single(u0: np.ndarray, steps: int) -> np.ndarray:

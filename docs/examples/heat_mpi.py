@@ -37,7 +37,7 @@ from heat import heat_step, initial  # the shared kernel and initial field
 try:
     from mpi4py import MPI
 except ImportError:  # pragma: no cover - the message is the point
-    sys.exit("heat_mpi.py needs mpi4py and an MPI library: pip install 'tack-kernels[mpi]'")
+    sys.exit("heat_mpi.py needs mpi4py and an MPI library: pip install '.[mpi]' in a clone of Tack")
 
 
 @tack.kernel

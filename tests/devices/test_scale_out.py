@@ -1,7 +1,7 @@
 """docs/examples/heat_mpi.py under mpiexec with 2 and 4 ranks on the CPU, bit for bit against
 the single-process heat.py (both halo exchanges), and tack.dask on a local cluster of 2 workers.
 Each skips cleanly when mpi4py/mpiexec or dask/distributed are not installed
-(pip install 'tack-kernels[mpi]' / 'tack-kernels[dask]')."""
+(pip install '.[mpi]' in a clone of Tack / '.[dask]')."""
 import os
 import shutil
 import subprocess

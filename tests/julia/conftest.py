@@ -37,7 +37,7 @@ def _real_juliacall_skip_reason() -> str | None:
     """juliacall would download Julia when none is found, so without a Julia executable it is
     not imported. Found on sys.path, whatever sys.modules holds."""
     if importlib.machinery.PathFinder.find_spec("juliacall") is None:
-        return "not run: juliacall not installed (pip install 'tack-kernels[julia]')"
+        return "not run: juliacall not installed (pip install '.[julia]' in a clone of Tack)"
     if julia_exe() is None:
         return "not run: julia not installed (put julia on PATH or set PYTHON_JULIACALL_EXE)"
     from tack.runtime.julia import _Session

@@ -228,7 +228,7 @@ def test_plot_without_matplotlib_or_timed_runs_says_why(module, tmp_path, capsys
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     assert cli_run("runs", "--plot", tmp_path / "x.png") == 2
-    assert "pip install 'tack-kernels[plot]'" in capsys.readouterr().err
+    assert "pip install '.[plot]' in a clone of Tack" in capsys.readouterr().err
 
 
 def test_a_named_file_imports_its_neighbours(tmp_path, monkeypatch, capsys):

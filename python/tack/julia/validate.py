@@ -269,7 +269,7 @@ def main(files) -> int:
         jl_parser = parser()
     except ImportError as exc:
         print(f"tack.julia validate needs tree-sitter and tree-sitter-julia ({exc}): "
-              f"pip install 'tack-kernels[test]'", file=sys.stderr)
+              f"pip install '.[test]' in a clone of Tack", file=sys.stderr)
         return 2
     total = 0
     for path in map(Path, files):

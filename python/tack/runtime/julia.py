@@ -107,7 +107,7 @@ class _Session:
         except ImportError as exc:
             raise TackRuntimeError(
                 "Cannot initialize the Julia engine: missing dependency juliacall. Install it with "
-                f"pip install 'tack-kernels[julia]' (or pip install juliacall). {_INSTALL}"
+                f"pip install '.[julia]' in a clone of Tack (or pip install juliacall). {_INSTALL}"
             ) from exc
         except Exception as exc:  # juliapkg could not find or download Julia, or Julia failed
             raise TackRuntimeError(

@@ -139,7 +139,7 @@ NATIVE_CUDA = register(EngineKind(
     {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False)},
     ("ir", "source", "resources", "sass"),  # runtime/cuda_inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
-            "pip install 'tack-kernels[cuda]' ({exc})",
+            "pip install '.[cuda]' in a clone of Tack ({exc})",
     refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows {modes}",
     elsewhere=_NATIVE_ELSEWHERE, requires=("cuda.bindings",), start_on_select=True,
     files={"ir": "ir.txt", "source": "ptx", "resources": "resources.json", "sass": "sass"}))

@@ -87,7 +87,7 @@ def _runs_parser(sub) -> None:
     p.add_argument("--name", help="only records of this subject")
     p.add_argument("--last", type=_positive, default=None, help="only the last N records")
     p.add_argument("--plot", metavar="OUT.png", help="draw timing history per subject "
-                   "(needs matplotlib: pip install 'tack-kernels[plot]')")
+                   "(needs matplotlib: pip install '.[plot]' in a clone of Tack)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -30,7 +30,8 @@ def history(recs, path) -> None:
     try:  # optional dependency, imported only when a plot is asked for
         from matplotlib.figure import Figure
     except ImportError:
-        raise TackRuntimeError("--plot needs matplotlib: pip install 'tack-kernels[plot]'") \
+        raise TackRuntimeError("--plot needs matplotlib: pip install '.[plot]' in a clone of "
+                               "Tack") \
             from None
     series = _series(recs)
     if not series:

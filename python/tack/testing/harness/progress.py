@@ -1,6 +1,6 @@
 """A progress bar for harness runs: rich's when it is installed, plain lines otherwise.
 
-`rich` is optional (`pip install 'tack-kernels[harness]'`); without it each case prints one line,
+`rich` is optional (the harness extra, `'.[harness]'`); without it each case prints one line,
 `[ 3/16] 257-contiguous-float32 ok`, which also reads well in a CI log.
 """
 from __future__ import annotations
