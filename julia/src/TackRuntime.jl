@@ -21,6 +21,7 @@ module TackRuntime
 import KernelAbstractions
 const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads this file too
 import Atomix
+import StaticArrays
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
     tk_pow, tk_ipow, tk_private, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum,
@@ -97,16 +98,13 @@ end
     tk_private(T, Val(n))
 
 Per-work-item scratch (`tack.local_array`) of a kernel without barriers: uninitialized like
-`@private`, but an `MVector` of KA's own StaticArrays — what KA's GPU backends make of `@private`
-and what KA's docstring of `@private` suggests for storage that does not live across a
-`@synchronize` (src/KernelAbstractions.jl) — instead of KA 0.9's CPU `@private`, a per-group
-`MArray` of (n, groupsize) read through views (src/cpu.jl).
+`@private`, but a StaticArrays `MVector` — what KA's GPU backends make of `@private` and what KA's
+docstring of `@private` suggests for storage that does not live across a `@synchronize`
+(src/KernelAbstractions.jl) — instead of KA 0.9's CPU `@private`, a per-group `MArray` of
+(n, groupsize) read through views (src/cpu.jl). StaticArrays is imported here, not reached as
+`KA.StaticArrays`: that binding is KA's implementation detail, not its API.
 """
-@static if isdefined(KA, :StaticArrays)
-    @inline tk_private(::Type{T}, ::Val{N}) where {T,N} = KA.StaticArrays.MVector{N,T}(undef)
-else  # Tack's stand-in of KA (Julia 1.5, julia/test/standin), whose storage starts as garbage
-    @inline tk_private(::Type{T}, ::Val{N}) where {T,N} = KA.uninitialized(T, (N,))
-end
+@inline tk_private(::Type{T}, ::Val{N}) where {T,N} = StaticArrays.MVector{N,T}(undef)
 
 # -- atomics -----------------------------------------------------------------------------------
 

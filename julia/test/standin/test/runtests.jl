@@ -8,6 +8,7 @@ using Test
 include(joinpath(@__DIR__, "..", "load.jl"))
 using KernelAbstractions
 import Atomix
+import StaticArrays
 const KA = KernelAbstractions
 
 # -- KA's own kernels (test/private.jl, test/localmem.jl) -----------------------------------
@@ -217,6 +218,16 @@ function run_standin_tests()
             @test r.old === -0.0f0 && !r.success
             @test (Atomix.@atomic :monotonic a[1] + 2) == (1.0f0 => 3.0f0)
             @test_throws InexactError Atomix.@atomic :monotonic h[1] + 0.5   # convert, as Atomix
+        end
+
+        @testset "StaticArrays' MVector (TackRuntime.tk_private)" begin
+            v = StaticArrays.MVector{3,Float32}(undef)
+            @test v isa AbstractVector{Float32} && size(v) == (3,) && length(v) == 3
+            @test all(isnan, v)   # undefined in StaticArrays; the stand-in makes it visible
+            v[2] = 1.5f0
+            @test v[2] === 1.5f0
+            @test_throws BoundsError v[4]
+            @test length(StaticArrays.MVector{0,Int32}(undef)) == 0
         end
     end
 end
