@@ -383,13 +383,19 @@ class _Printer:
     def stmt_ExprStmt(self, s: ExprStmt, d: int) -> None:
         if s.value.op is Op.PRINT:  # KA's @print (src/KernelAbstractions.jl): items, " ", "\n"
             vals = iter(s.value.args)
-            items = [_julia_str(p) if p is not None else _strip(self.expr(next(vals)))
-                     for p in s.value.arg]
+            items = [_julia_str(p.replace("%", "%%")) if p is not None
+                     else self.print_value(next(vals)) for p in s.value.arg]
             spaced = [x for k, item in enumerate(items) for x in ((item,) if k == 0
                                                                     else ('" "', item))]
             self.emit(d, f"@print({', '.join(spaced + [_julia_str(chr(10))])})", s.loc)
             return
         self.emit(d, _strip(self.expr(s.value)), s.loc)
+
+    def print_value(self, v: Expr) -> str:
+        """One value of `@print`, at a width printf takes (`_PRINTF_WIDE`)."""
+        text = _strip(self.expr(v))
+        wide = _PRINTF_WIDE.get(v.dtype)
+        return f"{wide}({text})" if wide else text
 
     def stmt_Barrier(self, s: Barrier, d: int) -> None:
         self.emit(d, "@synchronize()", s.loc)
@@ -470,6 +476,15 @@ def render_julia(kir: KernelIR) -> str:
         kir = rewrite(kir)
     text = "\n".join(_Printer(kir).kernel()) + "\n"
     return text.replace("@NAME@", kernel_name(kir, text))
+
+
+# KA 0.10's `@print` is printf on every backend: literals go into the format string as they are
+# (so a literal `%` is written `%%`) and each value takes the specifier of its type, where Int8 is
+# `Cchar` (`%c`: printed as a character) and UInt8 has none (dropped with an error log);
+# `_print` in https://github.com/JuliaGPU/OpenCL.jl/blob/master/lib/intrinsics/src/printf.jl
+# (SPIRVIntrinsics, POCL's device library), as CUDA.jl's `@cuprint`. So narrow values are widened
+# as C's varargs would (Bool too, which `_print` converts itself). Tack has no Float16.
+_PRINTF_WIDE = {dt.i8: "Int32", dt.u8: "UInt32", dt.bool_: "Int32"}
 
 
 def _julia_str(text: str) -> str:

@@ -24,6 +24,7 @@ export Backend, GPU, CPU
 export synchronize, get_backend, allocate
 
 import Atomix: @atomic, @atomicswap, @atomicreplace
+import Printf
 
 """True: this is Tack's stand-in, not KernelAbstractions.jl."""
 const STANDIN = true

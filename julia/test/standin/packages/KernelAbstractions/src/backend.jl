@@ -182,7 +182,33 @@ function __synchronize()
     error("@synchronize used outside kernel or not captured")
 end
 
+# `@print` as KA 0.10 runs it on every backend (POCL included): one printf call. Literals join
+# the format string as they are (a `%` in them is a conversion unless written `%%`); each value
+# takes the specifier of its type, Float32 and Bool converted first (Int8 is `Cchar`, printed as
+# a character); a type without a specifier (UInt8, Float16: KA 0.10 drops them with an error
+# log) is an error here, so a kernel that would lose a value fails visibly. `_print` in
+# https://github.com/JuliaGPU/OpenCL.jl/blob/master/lib/intrinsics/src/printf.jl (SPIRVIntrinsics,
+# which POCLBackend's `KI._print` calls: KA src/pocl/backend.jl). Julia's Printf stands in for C's
+# printf, so the text goes to Julia's stdout as `print` did.
+const PRINT_SPECIFIERS = Dict{Type,String}(Int16 => "%hd", Int32 => "%d", Int64 => "%ld",
+    UInt16 => "%hu", UInt32 => "%u", UInt64 => "%lu", Float64 => "%f", Cchar => "%c")
+const PRINT_CONVERSIONS = Dict{Type,Type}(Float32 => Float64, Bool => Int32)
+
 @generated function __print(items...)
-    args = [T <: Val ? QuoteNode(T.parameters[1]) : :(items[$i]) for (i, T) in enumerate(items)]
-    return :(print($(args...)))
+    fmt, args = "", Any[]
+    for (i, T) in enumerate(items)
+        if T <: Val
+            fmt *= string(T.parameters[1])
+            continue
+        end
+        part = :(items[$i])
+        if haskey(PRINT_CONVERSIONS, T)
+            part, T = :($(PRINT_CONVERSIONS[T])($part)), PRINT_CONVERSIONS[T]
+        end
+        haskey(PRINT_SPECIFIERS, T) || return :(error("@print: printf has no specifier for ",
+                                                      $T, " (KernelAbstractions 0.10 drops it)"))
+        fmt *= PRINT_SPECIFIERS[T]
+        push!(args, part)
+    end
+    return :(Printf.@printf($fmt, $(args...)))
 end
