@@ -37,7 +37,7 @@ def test_cuda_without_bindings_fails_at_selection():
     before = default_device()
     with pytest.raises(RuntimeError, match=r"Cannot initialize 'cuda' backend: missing dependency"
                                            r"\. Install the CUDA extra: pip install "
-                                           r"'tack-kernels\[cuda\]' \(No module named "
+                                           r"'\.\[cuda\]' in a clone of Tack \(No module named "
                                            r"'cuda.bindings'\)"):
         tack.set_default_device("cuda")
     assert default_device() is before
