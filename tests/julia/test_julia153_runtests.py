@@ -42,3 +42,39 @@ def test_standin_rejects_what_ka_rejects():
     out = _run("julia/test/standin/test/runtests.jl")
     m = re.search(r"TACK_STANDIN_TESTS passed=(\d+)", out)
     assert m and int(m[1]) >= 25, out[-3000:]
+
+
+# Julia 1.11's Test.TestCounts (fields as in
+# https://github.com/JuliaLang/julia/blob/release-1.11/stdlib/Test/src/Test.jl), declared here
+# because Julia 1.5.3 has only the tuple form.
+_COUNTS_SCRIPT = """
+using Test
+include(joinpath(pwd(), "julia", "test", "suite_counts.jl"))
+struct TestCounts
+    customized::Bool
+    passes::Int
+    fails::Int
+    errors::Int
+    broken::Int
+    cumulative_passes::Int
+    cumulative_fails::Int
+    cumulative_errors::Int
+    cumulative_broken::Int
+    duration::String
+end
+ts = Test.DefaultTestSet("outer")
+println("TUPLE ", suite_counts(Test.get_test_counts(ts)))
+println("TUPLE ", suite_counts((1, 2, 3, 4, 10, 20, 30, 40)))
+println("STRUCT ", suite_counts(TestCounts(false, 1, 2, 3, 4, 10, 20, 30, 40, "0.1s")))
+"""
+
+
+@pytest.mark.julia
+def test_suite_counts_reads_tuple_and_struct(tmp_path):
+    script = tmp_path / "counts.jl"
+    script.write_text(_COUNTS_SCRIPT)
+    out = _run(str(script))
+    want = "(passed = 11, failed = 22, errored = 33, skipped = 44)"
+    assert out.splitlines() == [
+        "TUPLE (passed = 0, failed = 0, errored = 0, skipped = 0)",  # this Julia's own form
+        f"TUPLE {want}", f"STRUCT {want}"], out
