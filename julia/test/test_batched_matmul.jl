@@ -12,7 +12,7 @@ function test_batched_matmul(b)
             tack_batched_matmul!(C, ops_on(b, A), ops_on(b, B); workgroups = wg)
             ref = cat((Float64.(A[:, :, i]) * Float64.(B[:, :, i]) for i in 1:z)...; dims = 3)
             ops_check(C, ref, :matmul, T)
-            with_nnlib(:batched_mul) do
+            with_nnlib(:batched_mul, Float64.(A), Float64.(B)) do
                 ops_check(C, NNlib.batched_mul(Float64.(A), Float64.(B)), :matmul, T)
             end
         end
