@@ -21,4 +21,5 @@ function test_log_softmax(b)
             end
         end
     end
+    test_softmax_plus_inf(b, tack_log_softmax!, true)  # test_softmax.jl
 end
