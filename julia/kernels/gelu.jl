@@ -103,54 +103,54 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_e32f0c38(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:66
-    tk_gi = @index(Global, Linear)  # elementwise.py:66
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:66
-    local i::Int64 = zero(Int64)  # elementwise.py:66
-    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_gelu_tanh_inner2::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_gelu_tanh_ret3::Float32 = zero(Float32)  # elementwise.py:66
-    if tk_t < tk_n  # elementwise.py:66
-        i = tk_t  # elementwise.py:67
-        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:68
-        tk_v_gelu_tanh_inner2 = 0.7978846f0 * muladd((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:47
-        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner2))  # elementwise.py:50
-        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:68
+@kernel function tk_flat_5f02bb83(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:70
+        tk_v_gelu_tanh_inner2 = 0.7978846f0 * muladd((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner2))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_2dec9fc7(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:66
-    tk_gi = @index(Global, Linear)  # elementwise.py:66
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:66
-    local i::Int64 = zero(Int64)  # elementwise.py:66
-    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_x3::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_a4::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_small_z12::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_small_r10::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_small_s11::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_small_ret13::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_out6::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_mid_s16::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_mid_p14::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_mid_q15::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_mid_ret17::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_s8::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_ra_r19::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_ra_q18::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_ra_ret20::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_rb_r22::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_rb_q21::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_tail_rb_ret23::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_r7::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_e5::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_erf_ret9::Float32 = zero(Float32)  # elementwise.py:66
-    local tk_v_gelu_erf_ret2::Float32 = zero(Float32)  # elementwise.py:66
-    if tk_t < tk_n  # elementwise.py:66
-        i = tk_t  # elementwise.py:67
-        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:68
-        tk_v_erf_x3 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:54
+@kernel function tk_flat_4e63000c(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_x3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_a4::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_z12::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_r10::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_s11::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_ret13::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_out6::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_s16::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_p14::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_q15::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_ret17::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_s8::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_r19::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_q18::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_ret20::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_r22::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_q21::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_ret23::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_r7::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_e5::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_ret9::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_ret2::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:70
+        tk_v_erf_x3 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
         tk_v_erf_a4 = abs(tk_v_erf_x3)  # _erf.py:73
         tk_v_small_z12 = tk_v_erf_x3 * tk_v_erf_x3  # _erf.py:18
         tk_v_small_r10 = muladd(tk_v_small_z12, muladd(tk_v_small_z12, muladd(tk_v_small_z12, muladd(tk_v_small_z12, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
@@ -177,60 +177,60 @@ end
             tk_v_erf_out6 = copysign(ifelse(tk_v_erf_a4 < 6.0f0, 1.0f0 - tk_v_erf_e5, 1.0f0), tk_v_erf_x3)  # _erf.py:81
         end
         tk_v_erf_ret9 = tk_v_erf_out6  # _erf.py:82
-        tk_v_gelu_erf_ret2 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret9)  # elementwise.py:54
-        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:68
+        tk_v_gelu_erf_ret2 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret9)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_2853dae4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:66
-    tk_gi = @index(Global, Linear)  # elementwise.py:66
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:66
-    local i::Int64 = zero(Int64)  # elementwise.py:66
-    local tk_v_gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_gelu_tanh_inner2::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_gelu_tanh_ret3::Float64 = zero(Float64)  # elementwise.py:66
-    if tk_t < tk_n  # elementwise.py:66
-        i = tk_t  # elementwise.py:67
-        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:68
-        tk_v_gelu_tanh_inner2 = Float64(0.7978845608028654) * muladd((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:47
-        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner2))  # elementwise.py:50
-        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:68
+@kernel function tk_flat_f5656888(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret3::Float64 = zero(Float64)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:70
+        tk_v_gelu_tanh_inner2 = Float64(0.7978845608028654) * muladd((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner2))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_b515a527(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:66
-    tk_gi = @index(Global, Linear)  # elementwise.py:66
-    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:66
-    local i::Int64 = zero(Int64)  # elementwise.py:66
-    local tk_v_gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_x3::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_a4::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_small_z12::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_small_r10::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_small_s11::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_small_ret13::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_out6::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_mid_s16::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_mid_p14::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_mid_q15::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_mid_ret17::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_s8::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_ra_r19::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_ra_q18::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_ra_ret20::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_rb_r22::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_rb_q21::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_tail_rb_ret23::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_r7::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_e5::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_erf_ret9::Float64 = zero(Float64)  # elementwise.py:66
-    local tk_v_gelu_erf_ret2::Float64 = zero(Float64)  # elementwise.py:66
-    if tk_t < tk_n  # elementwise.py:66
-        i = tk_t  # elementwise.py:67
-        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:68
-        tk_v_erf_x3 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:54
+@kernel function tk_flat_5c698999(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_x3::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_a4::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_z12::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_r10::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_s11::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_ret13::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_out6::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_s16::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_p14::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_q15::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_ret17::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_s8::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_r19::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_q18::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_ret20::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_r22::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_q21::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_ret23::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_r7::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_e5::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_ret9::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_erf_ret2::Float64 = zero(Float64)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:70
+        tk_v_erf_x3 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:56
         tk_v_erf_a4 = abs(tk_v_erf_x3)  # _erf.py:73
         tk_v_small_z12 = tk_v_erf_x3 * tk_v_erf_x3  # _erf.py:18
         tk_v_small_r10 = muladd(tk_v_small_z12, muladd(tk_v_small_z12, muladd(tk_v_small_z12, muladd(tk_v_small_z12, Float64(-2.3763016656650163e-05), Float64(-0.005770270296489442)), Float64(-0.02848174957559851)), Float64(-0.3250421072470015)), Float64(0.12837916709551256))  # _erf.py:19
@@ -257,18 +257,18 @@ end
             tk_v_erf_out6 = copysign(ifelse(tk_v_erf_a4 < Float64(6.0), Float64(1.0) - tk_v_erf_e5, Float64(1.0)), tk_v_erf_x3)  # _erf.py:81
         end
         tk_v_erf_ret9 = tk_v_erf_out6  # _erf.py:82
-        tk_v_gelu_erf_ret2 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret9)  # elementwise.py:54
-        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:68
+        tk_v_gelu_erf_ret2 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret9)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:70
     end
 end
 
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:tanh, Float32, 0) => tk_flat_e32f0c38,
-        (:none, Float32, 0) => tk_flat_2dec9fc7,
-        (:tanh, Float64, 0) => tk_flat_2853dae4,
-        (:none, Float64, 0) => tk_flat_b515a527,
+        (:tanh, Float32, 0) => tk_flat_5f02bb83,
+        (:none, Float32, 0) => tk_flat_4e63000c,
+        (:tanh, Float64, 0) => tk_flat_f5656888,
+        (:none, Float64, 0) => tk_flat_5c698999,
     )
 end
 

@@ -103,35 +103,37 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_e78c0c8d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
-    tk_gi = @index(Global, Linear)  # softmax.py:33
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
-    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:33
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
-    local r::Int32 = zero(Int32)  # softmax.py:33
-    local base::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:33
-    local m::Float32 = zero(Float32)  # softmax.py:33
-    local c::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_halve_sum_ret13::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_row_sum_ret11::Float32 = zero(Float32)  # softmax.py:33
-    local s::Float32 = zero(Float32)  # softmax.py:33
-    local shift::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:33
-    if tk_t < tk_n  # softmax.py:33
-        r = tk_t % Int32  # softmax.py:34
-        base = r * n  # softmax.py:35
+@kernel function tk__rows_1b83e6fa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:46
+    tk_gi = @index(Global, Linear)  # softmax.py:46
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:46
+    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:46
+    local r::Int32 = zero(Int32)  # softmax.py:46
+    local base::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:46
+    local m::Float32 = zero(Float32)  # softmax.py:46
+    local c::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_shifted_v6::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_shifted_ret7::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_halve_sum_ret15::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_row_sum_ret13::Float32 = zero(Float32)  # softmax.py:46
+    local s::Float32 = zero(Float32)  # softmax.py:46
+    local ls::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_shifted_v16::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_shifted_ret17::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:46
+    if tk_t < tk_n  # softmax.py:46
+        r = tk_t % Int32  # softmax.py:47
+        base = r * n  # softmax.py:48
         KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
             tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
@@ -154,52 +156,54 @@ end
             tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
         end
         tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:36
-        if Int32(0) < n  # softmax.py:37
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
-                tk_v_cse1 = (base + c) % Int64  # softmax.py:38
-                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
+        m = tk_v_row_max_ret5  # softmax.py:49
+        if Int32(0) < n  # softmax.py:50
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:50
+                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:51
+                tk_v_shifted_ret7 = ifelse(m == Inf32, ifelse(tk_v_shifted_v6 == m, 0.0f0, -Inf32), tk_v_shifted_v6 - m)  # softmax.py:39
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:51
             end
         end
-        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = 0.0f0  # _rowsum.py:33
+        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:52
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = 0.0f0  # _rowsum.py:33
         end
-        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
+        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
             end
-            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
+            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
-            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - 0.0f0)  # _rowsum.py:41
-            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
+            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - 0.0f0)  # _rowsum.py:41
+            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
         end
-        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
-        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
-        s = tk_v_row_sum_ret11  # softmax.py:39
-        if want_log != Int32(0)  # softmax.py:40
-            shift = m + tk_log(s)  # softmax.py:41
-            if Int32(0) < n  # softmax.py:42
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:42
-                    tk_v_cse2 = (base + c) % Int64  # softmax.py:43
-                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:43
+        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
+        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
+        s = tk_v_row_sum_ret13  # softmax.py:52
+        if want_log != Int32(0)  # softmax.py:53
+            ls = tk_log(s)  # softmax.py:54
+            if Int32(0) < n  # softmax.py:55
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
+                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:56
+                    tk_v_shifted_ret17 = ifelse(m == Inf32, ifelse(tk_v_shifted_v16 == m, 0.0f0, -Inf32), tk_v_shifted_v16 - m)  # softmax.py:39
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:56
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:45
-            if Int32(0) < n  # softmax.py:46
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:46
-                    tk_v_cse3 = (base + c) % Int64  # softmax.py:47
-                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:47
+            tk_v_inv = 1.0f0 / s  # softmax.py:58
+            if Int32(0) < n  # softmax.py:59
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:59
+                    tk_v_cse1 = (base + c) % Int64  # softmax.py:60
+                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:60
                 end
             end
         end
@@ -207,104 +211,112 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_6ab4a805(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:57
-    tk_gi = @index(Global, Linear)  # softmax.py:57
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:57
-    local t::Int32 = zero(Int32)  # softmax.py:57
-    local base::Int32 = zero(Int32)  # softmax.py:57
-    local m::Float32 = zero(Float32)  # softmax.py:57
-    local c::Int32 = zero(Int32)  # softmax.py:57
-    local s::Float32 = zero(Float32)  # softmax.py:57
-    local shift::Float32 = zero(Float32)  # softmax.py:57
-    local v::Float32 = zero(Float32)  # softmax.py:57
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:57
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:57
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:57
-    if tk_t < tk_n  # softmax.py:57
-        t = tk_t % Int32  # softmax.py:58
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:59
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:59
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:59
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:59
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:59
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:59
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:59
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:59
-        m = -Inf32  # softmax.py:60
-        if Int32(0) < n  # softmax.py:61
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:61
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:62
+@kernel function tk__columns_aef82de3(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:70
+    tk_gi = @index(Global, Linear)  # softmax.py:70
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:70
+    local t::Int32 = zero(Int32)  # softmax.py:70
+    local base::Int32 = zero(Int32)  # softmax.py:70
+    local m::Float32 = zero(Float32)  # softmax.py:70
+    local c::Int32 = zero(Int32)  # softmax.py:70
+    local s::Float32 = zero(Float32)  # softmax.py:70
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:70
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:70
+    local ls::Float32 = zero(Float32)  # softmax.py:70
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:70
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:70
+    local v::Float32 = zero(Float32)  # softmax.py:70
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:70
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:70
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:70
+    if tk_t < tk_n  # softmax.py:70
+        t = tk_t % Int32  # softmax.py:71
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:72
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:72
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:72
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:72
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:72
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:72
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:72
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:72
+        m = -Inf32  # softmax.py:73
+        if Int32(0) < n  # softmax.py:74
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:74
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:75
             end
         end
-        s = 0.0f0  # softmax.py:63
-        if Int32(0) < n  # softmax.py:64
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:64
-                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:65
+        s = 0.0f0  # softmax.py:76
+        if Int32(0) < n  # softmax.py:77
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:78
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:39
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:78
             end
         end
-        shift = m + tk_log(s)  # softmax.py:66
-        if Int32(0) < n  # softmax.py:67
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:67
-                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:68
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:69
+        ls = tk_log(s)  # softmax.py:79
+        if Int32(0) < n  # softmax.py:80
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:39
+                v = tk_v_shifted_ret4 - ls  # softmax.py:81
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:82
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8ca642f0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_5bfd1187(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -335,116 +347,130 @@ end
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8ca642f0)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5bfd1187)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_5e768175(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (2,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_c8638e2f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (2,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -475,116 +501,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8ca642f0)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e768175)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c8638e2f)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_569f5776(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (4,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_c29c13a1(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (4,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -615,116 +655,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e768175)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_569f5776)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c29c13a1)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bb0b029e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (8,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_56e28145(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (8,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -755,116 +809,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_569f5776)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb0b029e)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_56e28145)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_726d64e8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (16,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_4b9e3520(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (16,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -895,116 +963,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb0b029e)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_726d64e8)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4b9e3520)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_cde0369b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float32 (32,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float32 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float32 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:77
-    s = @private Float32 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float32 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = 0.0f0  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:77
-    s[1] = 0.0f0  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = 0.0f0  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf32  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_bed3dcac(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float32 (32,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float32 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
+    s = @private Float32 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = 0.0f0  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
+    s[1] = 0.0f0  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf32  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1035,241 +1117,265 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_726d64e8)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
     local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
     local e::Float32 = zero(Float32)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = 0.0f0  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = 0.0f0  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret18::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret10::Float32 = zero(Float32)  # _group.py:23
-    local shift::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
+    local ls::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cde0369b)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bed3dcac)) = 256  # softmax.py:90
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_d167c49e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:106
-    tk_gi = @index(Global, Linear)  # softmax.py:106
-    tk_li = @index(Local, Linear)  # softmax.py:106
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:106
-    tk_v_tree_smem13 = @localmem Float32 (256,)  # softmax.py:106
-    tk_u = @localmem Bool (2,)  # softmax.py:106
-    lane = @private Int32 (1,)  # softmax.py:106
-    base = @private Int32 (1,)  # softmax.py:106
-    m = @private Float32 (1,)  # softmax.py:106
-    s = @private Float32 (1,)  # softmax.py:106
-    c = @private Int32 (1,)  # softmax.py:106
-    v = @private Float32 (1,)  # softmax.py:106
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:106
-    big = @private Float32 (1,)  # softmax.py:106
-    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_result12 = @private Float32 (1,)  # softmax.py:106
-    local t::Int32 = zero(Int32)  # softmax.py:106
-    local r::Int32 = zero(Int32)  # softmax.py:106
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:106
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:106
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:106
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:106
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:106
-    lane[1] = Int32(0)  # softmax.py:106
-    base[1] = Int32(0)  # softmax.py:106
-    m[1] = 0.0f0  # softmax.py:106
-    s[1] = 0.0f0  # softmax.py:106
-    c[1] = Int32(0)  # softmax.py:106
-    v[1] = 0.0f0  # softmax.py:106
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:106
-    big[1] = 0.0f0  # softmax.py:106
-    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_result12[1] = 0.0f0  # softmax.py:106
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:107
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:108
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:108
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:108
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:109
-    base[1] = r * n  # softmax.py:110
-    m[1] = -Inf32  # softmax.py:111
-    s[1] = 0.0f0  # softmax.py:112
-    tk_v_start3 = lane[1] % Int64  # softmax.py:113
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:113
-    if UInt32(0) < tk_v_trips1  # softmax.py:113
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:113
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:113
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:114
-            if v[1] > m[1]  # softmax.py:115
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:116
-                m[1] = v[1]  # softmax.py:117
+@kernel function tk__online_8e269009(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:119
+    tk_gi = @index(Global, Linear)  # softmax.py:119
+    tk_li = @index(Local, Linear)  # softmax.py:119
+    tk_v_tree_smem4 = @localmem Float32 (256,)  # softmax.py:119
+    tk_v_tree_smem15 = @localmem Float32 (256,)  # softmax.py:119
+    tk_u = @localmem Bool (2,)  # softmax.py:119
+    lane = @private Int32 (1,)  # softmax.py:119
+    base = @private Int32 (1,)  # softmax.py:119
+    m = @private Float32 (1,)  # softmax.py:119
+    s = @private Float32 (1,)  # softmax.py:119
+    c = @private Int32 (1,)  # softmax.py:119
+    v = @private Float32 (1,)  # softmax.py:119
+    tk_v_tree_tid6 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_stride5 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_result3 = @private Float32 (1,)  # softmax.py:119
+    big = @private Float32 (1,)  # softmax.py:119
+    tk_v_tree_tid17 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_stride16 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_result14 = @private Float32 (1,)  # softmax.py:119
+    local t::Int32 = zero(Int32)  # softmax.py:119
+    local r::Int32 = zero(Int32)  # softmax.py:119
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:119
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:119
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:119
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:119
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:119
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:119
+    lane[1] = Int32(0)  # softmax.py:119
+    base[1] = Int32(0)  # softmax.py:119
+    m[1] = 0.0f0  # softmax.py:119
+    s[1] = 0.0f0  # softmax.py:119
+    c[1] = Int32(0)  # softmax.py:119
+    v[1] = 0.0f0  # softmax.py:119
+    tk_v_tree_tid6[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_stride5[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_result3[1] = 0.0f0  # softmax.py:119
+    big[1] = 0.0f0  # softmax.py:119
+    tk_v_tree_tid17[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_stride16[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_result14[1] = 0.0f0  # softmax.py:119
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:120
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:121
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:121
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:121
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:122
+    base[1] = r * n  # softmax.py:123
+    m[1] = -Inf32  # softmax.py:124
+    s[1] = 0.0f0  # softmax.py:125
+    tk_v_start3 = lane[1] % Int64  # softmax.py:126
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:126
+    if UInt32(0) < tk_v_trips1  # softmax.py:126
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:126
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:126
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:127
+            if v[1] > m[1]  # softmax.py:128
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:129
+                m[1] = v[1]  # softmax.py:130
             end
-            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:118
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:39
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:131
         end
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride5[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+        local tk_v_max_a8::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_b9::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_max_ret10::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid6[1] < tk_v_tree_stride5[1]  # _group.py:17
+            tk_v_max_a8 = tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b9 = tk_v_tree_smem4[((tk_v_tree_tid6[1] + tk_v_tree_stride5[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret10 = tk_maxnum(tk_v_max_a8, tk_v_max_b9)  # _group.py:33
+            tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = tk_v_max_ret10  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
+        tk_v_cse3 = rem(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
+    tk_v_tree_result3[1] = tk_v_tree_smem4[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_v10::Float32 = zero(Float32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    big[1] = tk_v_group_max_ret1  # softmax.py:119
-    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:120
-    tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
+    local tk_v_tree_ret7::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_max_ret2::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret12::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_v11::Float32 = zero(Float32)  # _group.py:23
+    tk_v_tree_ret7 = tk_v_tree_result3[1]  # _group.py:23
+    tk_v_group_max_ret2 = tk_v_tree_ret7  # _group.py:46
+    big[1] = tk_v_group_max_ret2  # softmax.py:132
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:39
+    tk_v_group_sum_v11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:134
+    tk_v_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_group_sum_v11  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride14[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride16[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a17::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret19::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid15[1] < tk_v_tree_stride14[1]  # _group.py:17
-            tk_v_add_a17 = tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b18 = tk_v_tree_smem13[((tk_v_tree_tid15[1] + tk_v_tree_stride14[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # _group.py:28
-            tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_add_ret19  # _group.py:18
+        local tk_v_add_a19::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_b20::Float32 = zero(Float32)  # _group.py:17
+        local tk_v_add_ret21::Float32 = zero(Float32)  # _group.py:17
+        if tk_v_tree_tid17[1] < tk_v_tree_stride16[1]  # _group.py:17
+            tk_v_add_a19 = tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b20 = tk_v_tree_smem15[((tk_v_tree_tid17[1] + tk_v_tree_stride16[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # _group.py:28
+            tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride14[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result12[1] = tk_v_tree_smem13[1]  # _group.py:21
+    tk_v_tree_result14[1] = tk_v_tree_smem15[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret16::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret11::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_tree_ret18::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_group_sum_ret13::Float32 = zero(Float32)  # _group.py:23
     local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
     local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
     local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
     local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
-    tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
-    tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
-    s[1] = tk_v_group_sum_ret11  # softmax.py:120
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:121
-    tk_v_start6 = lane[1] % Int64  # softmax.py:122
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:122
-    if UInt32(0) < tk_v_trips4  # softmax.py:122
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:122
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:122
-            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:123
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:124
+    tk_v_tree_ret18 = tk_v_tree_result14[1]  # _group.py:23
+    tk_v_group_sum_ret13 = tk_v_tree_ret18  # _group.py:39
+    s[1] = tk_v_group_sum_ret13  # softmax.py:134
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:135
+    tk_v_start6 = lane[1] % Int64  # softmax.py:136
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:136
+    if UInt32(0) < tk_v_trips4  # softmax.py:136
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:136
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:136
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:137
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:39
+            v[1] = tk_v_shifted_ret23  # softmax.py:137
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:138
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:106
+TackRuntime.tk_workgroupsize(::typeof(tk__online_8e269009)) = 256  # softmax.py:119
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_2f4f8d14(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:33
-    tk_gi = @index(Global, Linear)  # softmax.py:33
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
-    tk_v_row_sum_acc7 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:33
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:33
-    local r::Int32 = zero(Int32)  # softmax.py:33
-    local base::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:33
-    local m::Float64 = zero(Float64)  # softmax.py:33
-    local c::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_shift6::Float32 = zero(Float32)  # softmax.py:33
-    local tk_v_row_sum_j10::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_row_sum_c8::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_row_sum_end9::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_halve_sum_j12::Int32 = zero(Int32)  # softmax.py:33
-    local tk_v_halve_sum_ret13::Float64 = zero(Float64)  # softmax.py:33
-    local tk_v_row_sum_ret11::Float64 = zero(Float64)  # softmax.py:33
-    local s::Float64 = zero(Float64)  # softmax.py:33
-    local shift::Float64 = zero(Float64)  # softmax.py:33
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:33
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_cse2::Int64 = zero(Int64)  # softmax.py:33
-    local tk_v_cse3::Int64 = zero(Int64)  # softmax.py:33
-    if tk_t < tk_n  # softmax.py:33
-        r = tk_t % Int32  # softmax.py:34
-        base = r * n  # softmax.py:35
+@kernel function tk__rows_57195fe4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:46
+    tk_gi = @index(Global, Linear)  # softmax.py:46
+    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:46
+    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:46
+    local r::Int32 = zero(Int32)  # softmax.py:46
+    local base::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:46
+    local m::Float64 = zero(Float64)  # softmax.py:46
+    local c::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_shifted_v6::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_shifted_ret7::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:46
+    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:46
+    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:46
+    local tk_v_halve_sum_ret15::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_row_sum_ret13::Float64 = zero(Float64)  # softmax.py:46
+    local s::Float64 = zero(Float64)  # softmax.py:46
+    local ls::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_shifted_v16::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_shifted_ret17::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:46
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:46
+    if tk_t < tk_n  # softmax.py:46
+        r = tk_t % Int32  # softmax.py:47
+        base = r * n  # softmax.py:48
         KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
             tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
         end
@@ -1292,52 +1398,54 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:
             tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
         end
         tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:36
-        if Int32(0) < n  # softmax.py:37
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:37
-                tk_v_cse1 = (base + c) % Int64  # softmax.py:38
-                out[tk_v_cse1 + 1] = exp(x[tk_v_cse1 + 1] - m)  # softmax.py:38
+        m = tk_v_row_max_ret5  # softmax.py:49
+        if Int32(0) < n  # softmax.py:50
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:50
+                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:51
+                tk_v_shifted_ret7 = ifelse(m == Inf64, ifelse(tk_v_shifted_v6 == m, Float64(0.0), -Inf64), tk_v_shifted_v6 - m)  # softmax.py:39
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:51
             end
         end
-        tk_v_row_sum_shift6 = 0.0f0  # softmax.py:39
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
+        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:52
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
+            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
         end
-        tk_v_row_sum_c8 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end9 = tk_v_row_sum_c8 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c8 + Int64(8)) <= tk_v_row_sum_end9  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j10 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_row_sum_j10 % Int64) + 1] + (out[(tk_v_row_sum_c8 + (tk_v_row_sum_j10 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
+        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
+        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
+        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
+                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
             end
-            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(8)  # _rowsum.py:39
+            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
         end
-        while tk_v_row_sum_c8 < tk_v_row_sum_end9  # _rowsum.py:40
-            tk_v_row_sum_acc7[1] = tk_v_row_sum_acc7[1] + (out[tk_v_row_sum_c8 + 1] - Float64(0.0))  # _rowsum.py:41
-            tk_v_row_sum_c8 = tk_v_row_sum_c8 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
+            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - Float64(0.0))  # _rowsum.py:41
+            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
+            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j12 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] = tk_v_row_sum_acc7[(tk_v_halve_sum_j12 % Int64) + 1] + tk_v_row_sum_acc7[((tk_v_halve_sum_j12 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
+            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
         end
-        tk_v_halve_sum_ret13 = tk_v_row_sum_acc7[1] + tk_v_row_sum_acc7[2]  # _rowsum.py:25
-        tk_v_row_sum_ret11 = tk_v_halve_sum_ret13  # _rowsum.py:43
-        s = tk_v_row_sum_ret11  # softmax.py:39
-        if want_log != Int32(0)  # softmax.py:40
-            shift = m + tk_log(s)  # softmax.py:41
-            if Int32(0) < n  # softmax.py:42
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:42
-                    tk_v_cse2 = (base + c) % Int64  # softmax.py:43
-                    out[tk_v_cse2 + 1] = x[tk_v_cse2 + 1] - shift  # softmax.py:43
+        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
+        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
+        s = tk_v_row_sum_ret13  # softmax.py:52
+        if want_log != Int32(0)  # softmax.py:53
+            ls = tk_log(s)  # softmax.py:54
+            if Int32(0) < n  # softmax.py:55
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
+                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:56
+                    tk_v_shifted_ret17 = ifelse(m == Inf64, ifelse(tk_v_shifted_v16 == m, Float64(0.0), -Inf64), tk_v_shifted_v16 - m)  # softmax.py:39
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:56
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:45
-            if Int32(0) < n  # softmax.py:46
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:46
-                    tk_v_cse3 = (base + c) % Int64  # softmax.py:47
-                    out[tk_v_cse3 + 1] = out[tk_v_cse3 + 1] * tk_v_inv  # softmax.py:47
+            tk_v_inv = Float64(1.0) / s  # softmax.py:58
+            if Int32(0) < n  # softmax.py:59
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:59
+                    tk_v_cse1 = (base + c) % Int64  # softmax.py:60
+                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:60
                 end
             end
         end
@@ -1345,104 +1453,112 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_d167c49e)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_669b840e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:57
-    tk_gi = @index(Global, Linear)  # softmax.py:57
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:57
-    local t::Int32 = zero(Int32)  # softmax.py:57
-    local base::Int32 = zero(Int32)  # softmax.py:57
-    local m::Float64 = zero(Float64)  # softmax.py:57
-    local c::Int32 = zero(Int32)  # softmax.py:57
-    local s::Float64 = zero(Float64)  # softmax.py:57
-    local shift::Float64 = zero(Float64)  # softmax.py:57
-    local v::Float64 = zero(Float64)  # softmax.py:57
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:57
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:57
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:57
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:57
-    if tk_t < tk_n  # softmax.py:57
-        t = tk_t % Int32  # softmax.py:58
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:59
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:59
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:59
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:59
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:59
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:59
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:59
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:59
-        m = -Inf64  # softmax.py:60
-        if Int32(0) < n  # softmax.py:61
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:61
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:62
+@kernel function tk__columns_c818eabd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:70
+    tk_gi = @index(Global, Linear)  # softmax.py:70
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:70
+    local t::Int32 = zero(Int32)  # softmax.py:70
+    local base::Int32 = zero(Int32)  # softmax.py:70
+    local m::Float64 = zero(Float64)  # softmax.py:70
+    local c::Int32 = zero(Int32)  # softmax.py:70
+    local s::Float64 = zero(Float64)  # softmax.py:70
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:70
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:70
+    local ls::Float64 = zero(Float64)  # softmax.py:70
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:70
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:70
+    local v::Float64 = zero(Float64)  # softmax.py:70
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:70
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:70
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:70
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:70
+    if tk_t < tk_n  # softmax.py:70
+        t = tk_t % Int32  # softmax.py:71
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:72
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:72
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:72
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:72
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:72
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:72
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:72
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:72
+        m = -Inf64  # softmax.py:73
+        if Int32(0) < n  # softmax.py:74
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:74
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:75
             end
         end
-        s = Float64(0.0)  # softmax.py:63
-        if Int32(0) < n  # softmax.py:64
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:64
-                s = s + exp(x[((base + (c * inner)) % Int64) + 1] - m)  # softmax.py:65
+        s = Float64(0.0)  # softmax.py:76
+        if Int32(0) < n  # softmax.py:77
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:78
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:39
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:78
             end
         end
-        shift = m + tk_log(s)  # softmax.py:66
-        if Int32(0) < n  # softmax.py:67
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:67
-                v = x[((base + (c * inner)) % Int64) + 1] - shift  # softmax.py:68
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:69
+        ls = tk_log(s)  # softmax.py:79
+        if Int32(0) < n  # softmax.py:80
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:39
+                v = tk_v_shifted_ret4 - ls  # softmax.py:81
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:82
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_3962e0a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_10873fdd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1473,116 +1589,130 @@ end
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3962e0a6)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_10873fdd)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_7b95a134(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (2,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_047568ca(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (2,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1613,116 +1743,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3962e0a6)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7b95a134)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_047568ca)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_853e0760(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (4,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_8a636596(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (4,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1753,116 +1897,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7b95a134)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_853e0760)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8a636596)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_7d05016b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (8,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_f2bf0bff(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (8,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -1893,116 +2051,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_853e0760)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d05016b)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f2bf0bff)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_4d81b05b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (16,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_d830ecff(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (16,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -2033,116 +2205,130 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d05016b)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4d81b05b)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d830ecff)) = 256  # softmax.py:90
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8cda9be4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:77
-    tk_gi = @index(Global, Linear)  # softmax.py:77
-    tk_li = @index(Local, Linear)  # softmax.py:77
-    vals = @private Float64 (32,)  # softmax.py:77
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:77
-    tk_v_tree_smem12 = @localmem Float64 (256,)  # softmax.py:77
-    tk_u = @localmem Bool (2,)  # softmax.py:77
-    lane = @private Int32 (1,)  # softmax.py:77
-    base = @private Int32 (1,)  # softmax.py:77
-    m = @private Float64 (1,)  # softmax.py:77
-    k = @private Int32 (1,)  # softmax.py:77
-    c = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:77
-    s = @private Float64 (1,)  # softmax.py:77
-    tk_v_tree_tid14 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_stride13 = @private Int32 (1,)  # softmax.py:77
-    tk_v_tree_result11 = @private Float64 (1,)  # softmax.py:77
-    local t::Int32 = zero(Int32)  # softmax.py:77
-    local r::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:77
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:77
-    lane[1] = Int32(0)  # softmax.py:77
-    base[1] = Int32(0)  # softmax.py:77
-    m[1] = Float64(0.0)  # softmax.py:77
-    k[1] = Int32(0)  # softmax.py:77
-    c[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:77
-    s[1] = Float64(0.0)  # softmax.py:77
-    tk_v_tree_tid14[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_stride13[1] = Int32(0)  # softmax.py:77
-    tk_v_tree_result11[1] = Float64(0.0)  # softmax.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:79
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:80
-    base[1] = r * n  # softmax.py:81
-    m[1] = -Inf64  # softmax.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:84
-        k[1] = tk_f1  # softmax.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:86
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:87
+@kernel function tk_softmax_cached_bf7602d9(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
+    tk_gi = @index(Global, Linear)  # softmax.py:90
+    tk_li = @index(Local, Linear)  # softmax.py:90
+    vals = @private Float64 (32,)  # softmax.py:90
+    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
+    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
+    tk_u = @localmem Bool (2,)  # softmax.py:90
+    lane = @private Int32 (1,)  # softmax.py:90
+    base = @private Int32 (1,)  # softmax.py:90
+    m = @private Float64 (1,)  # softmax.py:90
+    k = @private Int32 (1,)  # softmax.py:90
+    c = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
+    s = @private Float64 (1,)  # softmax.py:90
+    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
+    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
+    local t::Int32 = zero(Int32)  # softmax.py:90
+    local r::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
+    lane[1] = Int32(0)  # softmax.py:90
+    base[1] = Int32(0)  # softmax.py:90
+    m[1] = Float64(0.0)  # softmax.py:90
+    k[1] = Int32(0)  # softmax.py:90
+    c[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
+    s[1] = Float64(0.0)  # softmax.py:90
+    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
+    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
+    base[1] = r * n  # softmax.py:94
+    m[1] = -Inf64  # softmax.py:96
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:97
+        k[1] = tk_f1  # softmax.py:97
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
     end
     tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
     tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
@@ -2173,232 +2359,254 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4d81b05b)) = 256  # soft
     @synchronize()  # _group.py:22
     local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
     local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
     local e::Float64 = zero(Float64)  # _group.py:23
     local tk_f2::Int32 = zero(Int32)  # _group.py:23
     tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
     tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:88
-    s[1] = Float64(0.0)  # softmax.py:89
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:90
-        k[1] = tk_f2  # softmax.py:90
-        e = exp(vals[(k[1] % Int64) + 1] - m[1])  # softmax.py:91
-        s[1] = s[1] + e  # softmax.py:92
-        if !(want_log != Int32(0))  # softmax.py:93
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:94
+    m[1] = tk_v_group_max_ret1  # softmax.py:101
+    s[1] = Float64(0.0)  # softmax.py:102
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:103
+        k[1] = tk_f2  # softmax.py:103
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
+        e = exp(tk_v_shifted_ret11)  # softmax.py:104
+        s[1] = s[1] + e  # softmax.py:105
+        if !(want_log != Int32(0))  # softmax.py:106
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
         end
     end
-    tk_v_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = s[1]  # _group.py:13
+    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride13[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a16::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret18::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid14[1] < tk_v_tree_stride13[1]  # _group.py:17
-            tk_v_add_a16 = tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b17 = tk_v_tree_smem12[((tk_v_tree_tid14[1] + tk_v_tree_stride13[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # _group.py:28
-            tk_v_tree_smem12[(tk_v_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # _group.py:18
+        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
+            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
+            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride13[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride13[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result11[1] = tk_v_tree_smem12[1]  # _group.py:21
+    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret15::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret10::Float64 = zero(Float64)  # _group.py:23
-    local shift::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
+    local ls::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
     local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret15 = tk_v_tree_result11[1]  # _group.py:23
-    tk_v_group_sum_ret10 = tk_v_tree_ret15  # _group.py:39
-    s[1] = tk_v_group_sum_ret10  # softmax.py:95
-    shift = m[1] + tk_log(s[1])  # softmax.py:96
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:97
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:98
-        k[1] = tk_f3  # softmax.py:98
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
-        if c[1] < n  # softmax.py:100
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (vals[(k[1] % Int64) + 1] - shift) : (vals[(k[1] % Int64) + 1] * tk_v_inv)  # softmax.py:101
+    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
+    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
+    s[1] = tk_v_group_sum_ret12  # softmax.py:108
+    ls = tk_log(s[1])  # softmax.py:109
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:111
+        k[1] = tk_f3  # softmax.py:111
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
+        if c[1] < n  # softmax.py:113
+            if want_log != Int32(0)  # softmax.py:114
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+            else
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8cda9be4)) = 256  # softmax.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf7602d9)) = 256  # softmax.py:90
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_44ab91cd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:106
-    tk_gi = @index(Global, Linear)  # softmax.py:106
-    tk_li = @index(Local, Linear)  # softmax.py:106
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:106
-    tk_v_tree_smem13 = @localmem Float64 (256,)  # softmax.py:106
-    tk_u = @localmem Bool (2,)  # softmax.py:106
-    lane = @private Int32 (1,)  # softmax.py:106
-    base = @private Int32 (1,)  # softmax.py:106
-    m = @private Float64 (1,)  # softmax.py:106
-    s = @private Float64 (1,)  # softmax.py:106
-    c = @private Int32 (1,)  # softmax.py:106
-    v = @private Float64 (1,)  # softmax.py:106
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:106
-    big = @private Float64 (1,)  # softmax.py:106
-    tk_v_tree_tid15 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_stride14 = @private Int32 (1,)  # softmax.py:106
-    tk_v_tree_result12 = @private Float64 (1,)  # softmax.py:106
-    local t::Int32 = zero(Int32)  # softmax.py:106
-    local r::Int32 = zero(Int32)  # softmax.py:106
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:106
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:106
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:106
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:106
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:106
-    lane[1] = Int32(0)  # softmax.py:106
-    base[1] = Int32(0)  # softmax.py:106
-    m[1] = Float64(0.0)  # softmax.py:106
-    s[1] = Float64(0.0)  # softmax.py:106
-    c[1] = Int32(0)  # softmax.py:106
-    v[1] = Float64(0.0)  # softmax.py:106
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:106
-    big[1] = Float64(0.0)  # softmax.py:106
-    tk_v_tree_tid15[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_stride14[1] = Int32(0)  # softmax.py:106
-    tk_v_tree_result12[1] = Float64(0.0)  # softmax.py:106
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:107
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:108
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:108
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:108
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:109
-    base[1] = r * n  # softmax.py:110
-    m[1] = -Inf64  # softmax.py:111
-    s[1] = Float64(0.0)  # softmax.py:112
-    tk_v_start3 = lane[1] % Int64  # softmax.py:113
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:113
-    if UInt32(0) < tk_v_trips1  # softmax.py:113
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:113
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:113
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:114
-            if v[1] > m[1]  # softmax.py:115
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:116
-                m[1] = v[1]  # softmax.py:117
+@kernel function tk__online_767154c6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:119
+    tk_gi = @index(Global, Linear)  # softmax.py:119
+    tk_li = @index(Local, Linear)  # softmax.py:119
+    tk_v_tree_smem4 = @localmem Float64 (256,)  # softmax.py:119
+    tk_v_tree_smem15 = @localmem Float64 (256,)  # softmax.py:119
+    tk_u = @localmem Bool (2,)  # softmax.py:119
+    lane = @private Int32 (1,)  # softmax.py:119
+    base = @private Int32 (1,)  # softmax.py:119
+    m = @private Float64 (1,)  # softmax.py:119
+    s = @private Float64 (1,)  # softmax.py:119
+    c = @private Int32 (1,)  # softmax.py:119
+    v = @private Float64 (1,)  # softmax.py:119
+    tk_v_tree_tid6 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_stride5 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_result3 = @private Float64 (1,)  # softmax.py:119
+    big = @private Float64 (1,)  # softmax.py:119
+    tk_v_tree_tid17 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_stride16 = @private Int32 (1,)  # softmax.py:119
+    tk_v_tree_result14 = @private Float64 (1,)  # softmax.py:119
+    local t::Int32 = zero(Int32)  # softmax.py:119
+    local r::Int32 = zero(Int32)  # softmax.py:119
+    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:119
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:119
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:119
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:119
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:119
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:119
+    lane[1] = Int32(0)  # softmax.py:119
+    base[1] = Int32(0)  # softmax.py:119
+    m[1] = Float64(0.0)  # softmax.py:119
+    s[1] = Float64(0.0)  # softmax.py:119
+    c[1] = Int32(0)  # softmax.py:119
+    v[1] = Float64(0.0)  # softmax.py:119
+    tk_v_tree_tid6[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_stride5[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_result3[1] = Float64(0.0)  # softmax.py:119
+    big[1] = Float64(0.0)  # softmax.py:119
+    tk_v_tree_tid17[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_stride16[1] = Int32(0)  # softmax.py:119
+    tk_v_tree_result14[1] = Float64(0.0)  # softmax.py:119
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:120
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:121
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:121
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:121
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:122
+    base[1] = r * n  # softmax.py:123
+    m[1] = -Inf64  # softmax.py:124
+    s[1] = Float64(0.0)  # softmax.py:125
+    tk_v_start3 = lane[1] % Int64  # softmax.py:126
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:126
+    if UInt32(0) < tk_v_trips1  # softmax.py:126
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:126
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:126
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:127
+            if v[1] > m[1]  # softmax.py:128
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:129
+                m[1] = v[1]  # softmax.py:130
             end
-            s[1] = s[1] + exp(v[1] - m[1])  # softmax.py:118
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:39
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:131
         end
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
+    tk_v_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = m[1]  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride5[1] = Int32(128)  # _group.py:15
+    tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+        local tk_v_max_a8::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_b9::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_max_ret10::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid6[1] < tk_v_tree_stride5[1]  # _group.py:17
+            tk_v_max_a8 = tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1]  # _group.py:18
+            tk_v_max_b9 = tk_v_tree_smem4[((tk_v_tree_tid6[1] + tk_v_tree_stride5[1]) % Int64) + 1]  # _group.py:18
+            tk_v_max_ret10 = tk_maxnum(tk_v_max_a8, tk_v_max_b9)  # _group.py:33
+            tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = tk_v_max_ret10  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
+        tk_v_cse3 = rem(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
+        tk_v_cse4 = div(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
+        tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
+    tk_v_tree_result3[1] = tk_v_tree_smem4[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_v10::Float64 = zero(Float64)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    big[1] = tk_v_group_max_ret1  # softmax.py:119
-    tk_v_group_sum_v10 = s[1] * exp(m[1] - big[1])  # softmax.py:120
-    tk_v_tree_tid15[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_group_sum_v10  # _group.py:13
+    local tk_v_tree_ret7::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_max_ret2::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret12::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_v11::Float64 = zero(Float64)  # _group.py:23
+    tk_v_tree_ret7 = tk_v_tree_result3[1]  # _group.py:23
+    tk_v_group_max_ret2 = tk_v_tree_ret7  # _group.py:46
+    big[1] = tk_v_group_max_ret2  # softmax.py:132
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:39
+    tk_v_group_sum_v11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:134
+    tk_v_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
+    tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_group_sum_v11  # _group.py:13
     @synchronize()  # _group.py:14
-    tk_v_tree_stride14[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
+    tk_v_tree_stride16[1] = Int32(128)  # _group.py:15
+    tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
     @synchronize()  # _group.py:16
     while tk_u[2]  # _group.py:16
-        local tk_v_add_a17::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret19::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid15[1] < tk_v_tree_stride14[1]  # _group.py:17
-            tk_v_add_a17 = tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b18 = tk_v_tree_smem13[((tk_v_tree_tid15[1] + tk_v_tree_stride14[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # _group.py:28
-            tk_v_tree_smem13[(tk_v_tree_tid15[1] % Int64) + 1] = tk_v_add_ret19  # _group.py:18
+        local tk_v_add_a19::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_b20::Float64 = zero(Float64)  # _group.py:17
+        local tk_v_add_ret21::Float64 = zero(Float64)  # _group.py:17
+        if tk_v_tree_tid17[1] < tk_v_tree_stride16[1]  # _group.py:17
+            tk_v_add_a19 = tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1]  # _group.py:18
+            tk_v_add_b20 = tk_v_tree_smem15[((tk_v_tree_tid17[1] + tk_v_tree_stride16[1]) % Int64) + 1]  # _group.py:18
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # _group.py:28
+            tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # _group.py:18
         end
         @synchronize()  # _group.py:19
         local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
         local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride14[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride14[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride14[1] > Int32(0)  # _group.py:16
+        tk_v_cse5 = rem(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
+        tk_v_cse6 = div(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
+        tk_v_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
+        tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
         @synchronize()  # _group.py:16
     end
-    tk_v_tree_result12[1] = tk_v_tree_smem13[1]  # _group.py:21
+    tk_v_tree_result14[1] = tk_v_tree_smem15[1]  # _group.py:21
     @synchronize()  # _group.py:22
-    local tk_v_tree_ret16::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret11::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_tree_ret18::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_group_sum_ret13::Float64 = zero(Float64)  # _group.py:23
     local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
     local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
     local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
     local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
-    tk_v_tree_ret16 = tk_v_tree_result12[1]  # _group.py:23
-    tk_v_group_sum_ret11 = tk_v_tree_ret16  # _group.py:39
-    s[1] = tk_v_group_sum_ret11  # softmax.py:120
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:121
-    tk_v_start6 = lane[1] % Int64  # softmax.py:122
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:122
-    if UInt32(0) < tk_v_trips4  # softmax.py:122
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:122
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:122
-            v[1] = x[((base[1] + c[1]) % Int64) + 1] - big[1]  # softmax.py:123
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:124
+    tk_v_tree_ret18 = tk_v_tree_result14[1]  # _group.py:23
+    tk_v_group_sum_ret13 = tk_v_tree_ret18  # _group.py:39
+    s[1] = tk_v_group_sum_ret13  # softmax.py:134
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:135
+    tk_v_start6 = lane[1] % Int64  # softmax.py:136
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:136
+    if UInt32(0) < tk_v_trips4  # softmax.py:136
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:136
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:136
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:137
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:39
+            v[1] = tk_v_shifted_ret23  # softmax.py:137
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:138
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_44ab91cd)) = 256  # softmax.py:106
+TackRuntime.tk_workgroupsize(::typeof(tk__online_767154c6)) = 256  # softmax.py:119
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_e78c0c8d,
-        (:columns, Float32, 0) => tk__columns_6ab4a805,
-        (:cached, Float32, 1) => tk_softmax_cached_8ca642f0,
-        (:cached, Float32, 2) => tk_softmax_cached_5e768175,
-        (:cached, Float32, 4) => tk_softmax_cached_569f5776,
-        (:cached, Float32, 8) => tk_softmax_cached_bb0b029e,
-        (:cached, Float32, 16) => tk_softmax_cached_726d64e8,
-        (:cached, Float32, 32) => tk_softmax_cached_cde0369b,
-        (:online, Float32, 0) => tk__online_d167c49e,
-        (:rows, Float64, 0) => tk__rows_2f4f8d14,
-        (:columns, Float64, 0) => tk__columns_669b840e,
-        (:cached, Float64, 1) => tk_softmax_cached_3962e0a6,
-        (:cached, Float64, 2) => tk_softmax_cached_7b95a134,
-        (:cached, Float64, 4) => tk_softmax_cached_853e0760,
-        (:cached, Float64, 8) => tk_softmax_cached_7d05016b,
-        (:cached, Float64, 16) => tk_softmax_cached_4d81b05b,
-        (:cached, Float64, 32) => tk_softmax_cached_8cda9be4,
-        (:online, Float64, 0) => tk__online_44ab91cd,
+        (:rows, Float32, 0) => tk__rows_1b83e6fa,
+        (:columns, Float32, 0) => tk__columns_aef82de3,
+        (:cached, Float32, 1) => tk_softmax_cached_5bfd1187,
+        (:cached, Float32, 2) => tk_softmax_cached_c8638e2f,
+        (:cached, Float32, 4) => tk_softmax_cached_c29c13a1,
+        (:cached, Float32, 8) => tk_softmax_cached_56e28145,
+        (:cached, Float32, 16) => tk_softmax_cached_4b9e3520,
+        (:cached, Float32, 32) => tk_softmax_cached_bed3dcac,
+        (:online, Float32, 0) => tk__online_8e269009,
+        (:rows, Float64, 0) => tk__rows_57195fe4,
+        (:columns, Float64, 0) => tk__columns_c818eabd,
+        (:cached, Float64, 1) => tk_softmax_cached_10873fdd,
+        (:cached, Float64, 2) => tk_softmax_cached_047568ca,
+        (:cached, Float64, 4) => tk_softmax_cached_8a636596,
+        (:cached, Float64, 8) => tk_softmax_cached_f2bf0bff,
+        (:cached, Float64, 16) => tk_softmax_cached_d830ecff,
+        (:cached, Float64, 32) => tk_softmax_cached_bf7602d9,
+        (:online, Float64, 0) => tk__online_767154c6,
     )
 end
 

@@ -11,7 +11,8 @@
 # AMDGPU, ONEAPI) turns one off.
 # Without KernelAbstractions.jl (Julia 1.5 from Debian, docs/julia.md) the suite runs on Tack's
 # stand-in (julia/test/standin) and says so; without NNlib its cases are skipped and counted.
-# The last line printed is `TACK_JULIA_SUITE files=… passed=… skipped=… standin=…`.
+# The last lines printed are `TACK_JULIA_SKIP count=… reason=…`, one per reason a test was
+# skipped, and `TACK_JULIA_SUITE files=… passed=… skipped=… standin=…`.
 using Test
 import Random          # the random inputs of every case (`test_rng`)
 
@@ -21,6 +22,9 @@ const KA = KernelAbstractions  # not `import ... as KA`: Julia 1.5 has no `as`
 
 const HAVE_NNLIB = Base.find_package("NNlib") !== nothing
 HAVE_NNLIB && import NNlib
+# NNlib >= 0.9.28 defines gelu_erf's methods in its SpecialFunctions extension
+# (https://github.com/FluxML/NNlib.jl/blob/master/ext/NNlibSpecialFunctionsExt.jl)
+HAVE_NNLIB && Base.find_package("SpecialFunctions") !== nothing && import SpecialFunctions
 
 const JULIA_DIR = normpath(joinpath(@__DIR__, ".."))
 const KERNEL_DIR = joinpath(JULIA_DIR, "kernels")
@@ -78,19 +82,15 @@ end
 allclose(got, ref; rtol = 0.0, atol = 0.0) =
     size(got) == size(ref) && all(isapprox.(got, ref; rtol = rtol, atol = atol, nans = true))
 
+include(joinpath(@__DIR__, "suite_counts.jl"))  # skip_test, suite_counts
+
 """True, after recording a skipped test, on a backend without Float64 (Metal, most oneAPI)."""
 function skip_without_f64(b)
     KA.supports_float64(b) && return false
-    @test_skip "Float64 is not supported on $(backend_name(b))"
+    skip_test("Float64 is not supported on $(backend_name(b))")
     return true
 end
 
-"""True, after recording a skipped test, where NNlib is not installed (its references)."""
-function skip_without_nnlib()
-    HAVE_NNLIB && return false
-    @test_skip "NNlib is not installed"
-    return true
-end
 
 # -- the suite ---------------------------------------------------------------------------------
 
@@ -120,7 +120,10 @@ const SUITE = @testset "Tack kernels (julia/kernels)" begin
     end
 end
 
-let c = Test.get_test_counts(SUITE)  # (pass, fail, error, broken, the same of children...)
-    println("TACK_JULIA_SUITE files=$(length(TEST_FILES)) passed=$(c[1] + c[5]) ",
-            "skipped=$(c[4] + c[8]) standin=$(TACK_STANDIN[]) julia=$(VERSION)")
+let c = suite_counts(Test.get_test_counts(SUITE))
+    for (reason, n) in sort!(collect(SKIP_REASONS))
+        println("TACK_JULIA_SKIP count=$n reason=$reason")
+    end
+    println("TACK_JULIA_SUITE files=$(length(TEST_FILES)) passed=$(c.passed) ",
+            "skipped=$(c.skipped) standin=$(TACK_STANDIN[]) julia=$(VERSION)")
 end

@@ -35,7 +35,7 @@ function test_attention(b)
                                 workgroups = wg)
                 F = map(x -> Float64.(x), (Q, K, V))
                 ops_check(O, ref_attention(F..., 1 / sqrt(d), causal), :attention, T)
-                with_nnlib(:dot_product_attention) do
+                with_nnlib(:dot_product_attention, map(to_nnlib, F)...) do
                     mask = causal ? NNlib.make_causal_mask(to_nnlib(F[1])) : nothing
                     x, _ = NNlib.dot_product_attention(map(to_nnlib, F)...; nheads = h,
                                                        mask = mask)

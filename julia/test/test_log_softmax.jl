@@ -16,9 +16,10 @@ function test_log_softmax(b)
             y = ops_zeros(b, T, dims_...)
             tack_log_softmax!(y, ops_on(b, x); dims = d, workgroups = wg)
             ops_check(y, ref_log_softmax(Float64.(x); dims = d), :softmax, T)
-            with_nnlib(:logsoftmax) do
+            with_nnlib(:logsoftmax, Float64.(x)) do
                 ops_check(y, NNlib.logsoftmax(Float64.(x); dims = d), :softmax, T)
             end
         end
     end
+    test_softmax_plus_inf(b, tack_log_softmax!, true)  # test_softmax.jl
 end

@@ -24,10 +24,26 @@ function test_softmax(b)
             ref = ref_softmax(Float64.(x); dims = d)
             ops_check(y, ref, :softmax, T)
             @test all(isapprox.(sum(Array(y); dims = d), 1; atol = 1e-4))
-            with_nnlib(:softmax) do
+            with_nnlib(:softmax, Float64.(x)) do
                 ops_check(y, NNlib.softmax(Float64.(x); dims = d), :softmax, T)
             end
         end
     end
     @test_throws ArgumentError tack_softmax!(zeros(Float32, 3), zeros(Float32, 3); dims = 2)
+    test_softmax_plus_inf(b, tack_softmax!, false)
+end
+
+"""NNlib's softmax (logsoftmax with `want_log`) of columns holding +inf, written from its limit
+(https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl): the k +inf elements share the
+column, 1/k each (-log k), the others 0 (-Inf)."""
+function test_softmax_plus_inf(b, f!, want_log)
+    x = Float32[Inf 1 Inf; 1 2 3; 2 Inf Inf]  # +inf first in column 1, last in 2, twice in 3
+    want = want_log ? Float32[0 -Inf -log(2); -Inf -Inf -Inf; -Inf 0 -log(2)] :
+                      Float32[1 0 0.5; 0 0 0; 0 1 0.5]
+    @testset "$(nameof(f!)) +Inf workgroups=$wg" for wg in OPS_TIERS,
+                                                          (xs, d) in ((x, 1), (permutedims(x), 2))
+        y = ops_zeros(b, Float32, size(xs)...)
+        f!(y, ops_on(b, xs); dims = d, workgroups = wg)
+        @test allclose(Array(y), d == 1 ? want : permutedims(want); rtol = 1e-6)
+    end
 end

@@ -2,7 +2,7 @@
 include(joinpath(KERNEL_DIR, "softmax_rows.jl"))
 
 function test_softmax_rows(b)
-    skip_without_nnlib() && return
+    skip_without_nnlib(:softmax) && return
     @testset "softmax_rows rows=$rows" for rows in (1, 5, 33)
         X = randn(test_rng(rows), Float32, 37, rows)   # a C-order row is a Julia column
         O = zeros(Float32, 37, rows)

@@ -30,7 +30,7 @@ def add(x, y, alpha):
 
 def relu(x):
     (x,) = f64(x)
-    return np.where(x > 0, x, 0.0)
+    return np.where(x < 0, 0.0, x)  # NaN and -0.0 unchanged
 
 
 def gelu_tanh(x):
@@ -59,6 +59,21 @@ def log_softmax(x, axis):
     (x,) = f64(x)
     z = x - x.max(axis, keepdims=True)
     return z - np.log(np.exp(z).sum(axis, keepdims=True))
+
+
+def softmax_with_inf(x, axis, log=False):
+    """softmax (log_softmax with `log`) as NNlib gives it for rows holding +inf, the limit of
+    the finite rows: the k +inf elements of a row share it (1/k; log: -log k), the others get 0
+    (log: -inf); rows without +inf as `softmax`/`log_softmax`
+    (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl)."""
+    (x,) = f64(x)
+    inf = x == np.inf
+    k = inf.sum(axis, keepdims=True)
+    finite = np.where(inf.any(axis, keepdims=True), 0.0, x)  # rows with +inf: placeholders
+    plain = log_softmax(finite, axis) if log else softmax(finite, axis)
+    with np.errstate(divide="ignore"):
+        limit = np.where(inf, -np.log(np.maximum(k, 1)), -np.inf) if log else inf / np.maximum(k, 1)
+    return np.where(k > 0, limit, plain)
 
 
 def layer_norm(x, w, b, eps):

@@ -37,6 +37,8 @@ def test_specials(device):
     x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -100.0, 100.0], np.float32)
     r = ops.relu(x).numpy()
     assert np.isnan(r[0]) and r[1] == np.inf and r[2] == 0 and np.all(r[3:6] == 0)
+    # NNlib's relu is ifelse(x < 0, 0, x): -0.0 stays -0.0, +0.0 stays +0.0
+    assert list(np.signbit(r[3:6])) == [True, False, False]
     s = ops.silu(x).numpy()
     assert s[1] == np.inf and s[5] == 0 and s[6] == 100  # silu(-inf) is -inf * 0: NaN
 

@@ -24,6 +24,19 @@ def test_batched_matmul(device, z, m, k, n, dtype):
     refs.close(ops.batched_matmul(a, b), refs.matmul(a, b), dtype, scale=max(1, k / 8))
 
 
+@pytest.mark.parametrize("za,zb", [(1, 3), (3, 1)])
+def test_batched_matmul_does_not_broadcast_a_batch_of_one(device, za, zb):
+    """NNlib's batched_mul broadcasts a batch of 1
+    (https://github.com/FluxML/NNlib.jl/blob/master/src/batched/batchedmul.jl); tack.ops
+    requires equal batches, as docs/ops.md says, and the wrapper below gives the broadcast."""
+    a, b = refs.rand((za, 2, 4), np.float32, 1, 1.0), refs.rand((zb, 4, 5), np.float32, 2, 1.0)
+    with pytest.raises(ValueError, match=r"batched_matmul: argument 'b' of shape"):
+        ops.batched_matmul(a, b)
+    z = max(za, zb)
+    got = ops.batched_matmul(np.repeat(a, z // za, 0), np.repeat(b, z // zb, 0))
+    refs.close(got, refs.matmul(a, b), np.float32)  # NumPy's matmul broadcasts the batch
+
+
 def test_empty_inner_dimension_gives_zeros(device):
     c = ops.matmul(np.zeros((3, 0)), np.zeros((0, 4)))
     assert c.shape == (3, 4) and not c.numpy().any()

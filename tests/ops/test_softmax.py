@@ -26,6 +26,26 @@ def test_large_logits_do_not_overflow(device):
     refs.close(ops.log_softmax(x), refs.log_softmax(x, -1), np.float32, scale=100)
 
 
+@pytest.mark.parametrize("shape,axis", CASES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+def test_plus_inf_rows_as_nnlib(device, shape, axis, dtype):
+    """A row holding +inf gives NNlib's result (1/k at its k +inf elements, 0 elsewhere; log:
+    -log k and -inf), not inf - inf = NaN; the other rows stay finite. One +inf in the first
+    row, three in the last (first, middle and last element, where there are that many)."""
+    x = refs.rand(shape, dtype, scale=4.0)
+    rows = np.moveaxis(x, axis, -1)  # a view: rows[..., j] is each row's element j
+    n, first, last = rows.shape[-1], (0,) * (x.ndim - 1), tuple(d - 1 for d in rows.shape[:-1])
+    rows[first + (n // 2,)] = np.inf
+    if x.size // n > 2:
+        for j in (0, n // 2, n - 1):
+            rows[last + (j,)] = np.inf
+    assert np.isinf(x).any()
+    got, got_log = ops.softmax(x, axis=axis), ops.log_softmax(x, axis=axis)
+    refs.close(got, refs.softmax_with_inf(x, axis), dtype)
+    refs.close(got_log, refs.softmax_with_inf(x, axis, log=True), dtype, scale=4)
+    assert not np.isnan(got.numpy()).any() and not np.isnan(got_log.numpy()).any()
+
+
 def test_increasing_rows_rescale_the_online_sum(device):
     """Each element a new maximum: the running sum is rescaled at every step."""
     x = np.tile(np.linspace(-50, 50, 9001), (2, 1))

@@ -96,6 +96,29 @@ def sim():
     tack.set_default_device("cpu")
 
 
+@pytest.mark.parametrize("path", ["one slot", "two slots", "online"])
+def test_softmax_paths_plus_inf(wg, path):
+    """NNlib's result for a row holding +inf on each workgroup path: +inf first in one lane,
+    after a finite element in another (n = 300: lanes 0..43 hold two elements)."""
+    n = 7 if path == "one slot" else 300
+    x = refs.rand((1, n), np.float32, scale=4.0)
+    x[0, [5, n - 1]] = np.inf
+    k = softmax_mod._online if path == "online" else softmax_mod._cached(
+        softmax_mod._per_lane(n))
+    refs.close(_softmax_with(k, x, 0), refs.softmax_with_inf(x, -1), np.float32)
+    refs.close(_softmax_with(k, x, 1), refs.softmax_with_inf(x, -1, log=True), np.float32)
+
+
+@pytest.mark.parametrize("shape", [(3, 7), (2, 300), (1, 9001)], ids=str)
+def test_softmax_plus_inf_on_the_simulator(sim, shape):
+    """ops.softmax/log_softmax with +inf rows on the simulator (one-read and online paths)."""
+    x = refs.rand(shape, np.float32, scale=4.0)
+    x[0, 1] = np.inf
+    x[-1, [0, shape[1] - 1]] = np.inf
+    refs.close(ops.softmax(x), refs.softmax_with_inf(x, -1), np.float32)
+    refs.close(ops.log_softmax(x), refs.softmax_with_inf(x, -1, log=True), np.float32, scale=4)
+
+
 @pytest.mark.parametrize("n", [1, 5, 1037])
 def test_elementwise_spread_path(sim, n):
     """gelu and silu on an engine with workgroups: SPREAD elements per iteration, n / SPREAD
@@ -105,4 +128,6 @@ def test_elementwise_spread_path(sim, n):
     refs.close(ops.gelu(x, approximate="none"), refs.gelu_erf(x), np.float32)
     refs.close(ops.silu(x), refs.silu(x), np.float32)
     refs.close(ops.relu(x), refs.relu(x), np.float32)
+    z = np.array([-0.0, 0.0, np.nan], np.float32)  # NNlib's relu: -0.0 and NaN unchanged
+    assert [str(v) for v in ops.relu(z).numpy()] == ["-0.0", "0.0", "nan"]
     refs.close(ops.add(x, x, alpha=0.5), refs.add(x, x, 0.5), np.float32)

@@ -35,8 +35,10 @@ def _add(x, y, out, alpha):
 @kernel
 def _relu(x, out):
     for i in range(out.shape[0]):
-        v = x[i]  # selects, not a conditional expression: the kernel stays free of branches
-        out[i] = select(v != v, v, select(v > 0.0, v, 0.0))  # noqa: PLR0124 - NaN stays NaN
+        v = x[i]  # a select, not a conditional expression: the kernel stays free of branches
+        # NNlib's relu, ifelse(x < 0, 0, x): NaN and -0.0 stay as they are
+        # (https://github.com/FluxML/NNlib.jl/blob/master/src/activations.jl)
+        out[i] = select(v < 0.0, 0.0, v)
 
 
 def _scalar_functions(expf, erf) -> dict:

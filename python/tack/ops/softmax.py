@@ -9,14 +9,20 @@ per parallel iteration, whose four sweeps stay in cache (max, exp, sum, scale: t
 eight at a time, `_rowsum`, the exp loop free of them, so that each vectorizes); in float32 its
 exp is `tack.lib.expf.exp_f32`, plain arithmetic that vectorizes too (the builtin's `expf`
 runs one lane at a time). Another axis runs one (outer, inner) column per iteration,
-neighbouring iterations reading neighbouring addresses."""
+neighbouring iterations reading neighbouring addresses.
+
+Every kernel takes x - max through `_shifted`, which gives a row whose maximum is +inf NNlib's
+result (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl, `_softmax!` and
+`_logsoftmax!`): the +inf elements share the row (softmax 1/k, log_softmax -log(k) for k of
+them), the others get 0 (log_softmax -inf), where inf - inf would make the whole row NaN."""
 from __future__ import annotations
 
 import math
 
 from ..constants import constant
 from ..dtypes import f32
-from ..intrinsics import local_array_like, thread_id, unroll
+from ..frontend.inline import func
+from ..intrinsics import local_array_like, select, thread_id, unroll
 from ..kernel import kernel
 from ..lib.expf import exp_f32
 from . import _args
@@ -24,6 +30,13 @@ from ._group import group_max, group_sum
 from ._rowsum import row_max, row_sum
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
+
+
+@func
+def _shifted(v, m):
+    """v - m for an element v of a row whose maximum is m; where m is +inf, NNlib's limit: 0
+    for v = +inf, -inf for the others (a select, so that the loops stay free of branches)."""
+    return select(m == math.inf, select(v == m, 0.0, -math.inf), v - m)
 
 
 def _rows_kernel(expf, name: str):
@@ -35,12 +48,12 @@ def _rows_kernel(expf, name: str):
             base = r * n
             m = row_max(x, base, n)
             for c in range(n):
-                out[base + c] = expf(x[base + c] - m)
+                out[base + c] = expf(_shifted(x[base + c], m))
             s = row_sum(out, base, n, 0.0)
             if want_log:
-                shift = m + log(s)  # noqa: F821 - a kernel builtin
+                ls = log(s)  # noqa: F821 - a kernel builtin
                 for c in range(n):
-                    out[base + c] = x[base + c] - shift
+                    out[base + c] = _shifted(x[base + c], m) - ls
             else:
                 inv = 1.0 / s
                 for c in range(n):
@@ -62,10 +75,10 @@ def _columns(x, out, columns, n, inner, want_log):
             m = max(m, x[base + c * inner])
         s = 0.0
         for c in range(n):
-            s += exp(x[base + c * inner] - m)  # noqa: F821
-        shift = m + log(s)  # noqa: F821
+            s += exp(_shifted(x[base + c * inner], m))  # noqa: F821
+        ls = log(s)  # noqa: F821
         for c in range(n):
-            v = x[base + c * inner] - shift
+            v = _shifted(x[base + c * inner], m) - ls
             out[base + c * inner] = v if want_log else exp(v)  # noqa: F821
 
 
@@ -88,17 +101,17 @@ def _cached_kernel(per: int):
             m = group_max(x, m)
             s = 0.0
             for k in unroll(range(PER)):
-                e = exp(vals[k] - m)  # noqa: F821
+                e = exp(_shifted(vals[k], m))  # noqa: F821
                 s += e
                 if not want_log:
                     vals[k] = e
             s = group_sum(x, s)
-            shift = m + log(s)  # noqa: F821
+            ls = log(s)  # noqa: F821
             inv = 1.0 / s
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
-                    out[base + c] = vals[k] - shift if want_log else vals[k] * inv
+                    out[base + c] = _shifted(vals[k], m) - ls if want_log else vals[k] * inv
     return softmax_cached
 
 
@@ -115,12 +128,13 @@ def _online(x, out, rows, n, want_log):
             if v > m:
                 s = s * exp(m - v)  # noqa: F821 - the running sum, rescaled to the new maximum
                 m = v
-            s += exp(v - m)  # noqa: F821
+            s += exp(_shifted(v, m))  # noqa: F821
         big = group_max(x, m)
-        s = group_sum(x, s * exp(m - big))  # noqa: F821 - a lane without elements adds 0
+        # a lane without elements adds 0
+        s = group_sum(x, s * exp(_shifted(m, big)))  # noqa: F821
         inv = 1.0 / s
         for c in range(lane, n, 256):
-            v = x[base + c] - big
+            v = _shifted(x[base + c], big)
             out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
 
 
