@@ -138,6 +138,32 @@ def test_64_bit_atomics_refused_on_metal(fake):
     rj.JuliaEngine("cpu").compile(specialize(case.kernel, args, debug=True))
 
 
+@tack.kernel
+def _count_u8(keys, counts):
+    for i in range(keys.shape[0]):
+        tack.atomic_add(counts, keys[i], 1)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.uint32, np.int64])
+@pytest.mark.parametrize("ka_010", [True, False], ids=["ka0.10", "ka0.9"])
+def test_narrow_atomics_on_julia_cpu_follow_the_ka_version(fake, dtype, ka_010):
+    """KA 0.10's CPU backend runs on PoCL, whose atomics are 32- and 64-bit: 8- and 16-bit ones
+    are refused before launch there, and accepted on KA 0.9's CPU backend (Julia's threads)."""
+    from tack.compiler import specialize
+    from tack.errors import CapabilityError
+
+    fake.recent = ka_010  # `Base.pkgversion(KernelAbstractions) >= v"0.10"`
+    tack.set_default_device("cpu")
+    args = [tack.array(np.zeros(5, np.int32)), tack.array(np.zeros(3, dtype))]
+    kir = specialize(_count_u8, args)
+    if ka_010 and np.dtype(dtype).itemsize < 4:
+        with pytest.raises(CapabilityError, match=r"needs (8|16)-bit atomics, which julia:cpu "
+                                                  r"under KernelAbstractions 0\.10 \(PoCL\)"):
+            rj.JuliaEngine("cpu").compile(kir)
+    else:
+        rj.JuliaEngine("cpu").compile(kir)
+
+
 def test_each_source_is_evaluated_once(fake):
     eng = rj.JuliaEngine("cpu")
     k1, k2 = eng.compile(_saxpy()), rj.JuliaEngine("cpu").compile(_saxpy())

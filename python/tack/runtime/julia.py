@@ -14,6 +14,7 @@ as they are (runtime/julia_storage.py). Every failure to start Julia or a GPU pa
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -130,6 +131,16 @@ class _Session:
                 "installs them on first import of juliacall.") from exc
         self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
         self.backends: dict[str, object] = {}
+        self._ka_pocl: bool | None = None
+
+    @property
+    def ka_pocl(self) -> bool:
+        """Whether the loaded KernelAbstractions is 0.10 or later, whose CPU backend compiles
+        kernels to SPIR-V and runs them on PoCL (docs/julia.md), asked once."""
+        if self._ka_pocl is None:
+            self._ka_pocl = bool(self.jl.seval(
+                'Base.pkgversion(KernelAbstractions) >= v"0.10"'))
+        return self._ka_pocl
 
     def backend(self, device: str):
         if device not in self.backends:
@@ -276,7 +287,15 @@ class JuliaEngine(Engine):
                     f"an atomic on the {x.dtype.name} array '{x.arg}'"
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
                                     "the Julia engine's 'metal' device lacks")
-        check_atomic_widths(kir, self.capabilities, f"julia:{self.device}")  # CUDA, Metal: >= 32
+        caps, where = self.capabilities, f"julia:{self.device}"
+        if self.device == "cpu" and any(x.op in ATOMIC and x.dtype.bits < 32 for s in
+                                        iter_stmts(kir.body) for x in stmt_exprs(s)):
+            if self._session().ka_pocl:
+                # PoCL runs OpenCL/SPIR-V atomics, which are 32- and 64-bit; Atomix's 8- and
+                # 16-bit ones there have not been shown to work, so they are refused.
+                caps = dataclasses.replace(caps, atomic_min_bits=32)
+                where = "julia:cpu under KernelAbstractions 0.10 (PoCL)"
+        check_atomic_widths(kir, caps, where)  # CUDA, Metal, KA 0.10's CPU: >= 32 bits
 
     def sync(self) -> None:
         """Wait for launches on device-resident arrays (`launch!` of NumPy arrays returns
