@@ -288,13 +288,13 @@ class JuliaEngine(Engine):
                 raise TackTypeError(f"Kernel '{kir.name}': {what} need 64-bit atomics, which "
                                     "the Julia engine's 'metal' device lacks")
         caps, where = self.capabilities, f"julia:{self.device}"
-        if self.device == "cpu" and any(x.op in ATOMIC and x.dtype.bits < 32 for s in
-                                        iter_stmts(kir.body) for x in stmt_exprs(s)):
-            if self._session().ka_pocl:
-                # PoCL runs OpenCL/SPIR-V atomics, which are 32- and 64-bit; Atomix's 8- and
-                # 16-bit ones there have not been shown to work, so they are refused.
-                caps = dataclasses.replace(caps, atomic_min_bits=32)
-                where = "julia:cpu under KernelAbstractions 0.10 (PoCL)"
+        narrow = any(x.op in ATOMIC and x.dtype.bits < 32
+                     for s in iter_stmts(kir.body) for x in stmt_exprs(s))
+        if narrow and self.device == "cpu" and self._session().ka_pocl:
+            # PoCL runs OpenCL/SPIR-V atomics, which are 32- and 64-bit; Atomix's 8- and 16-bit
+            # ones there have not been shown to work, so they are refused.
+            caps = dataclasses.replace(caps, atomic_min_bits=32)
+            where = "julia:cpu under KernelAbstractions 0.10 (PoCL)"
         check_atomic_widths(kir, caps, where)  # CUDA, Metal, KA 0.10's CPU: >= 32 bits
 
     def sync(self) -> None:
