@@ -36,7 +36,7 @@ Vector = _device_only("tack.Vector")
 Matrix = _device_only("tack.Matrix")
 Matrix.identity = _device_only("tack.Matrix.identity")
 bitcast = _device_only("tack.bitcast")
-expect_dtype = _device_only("tack.expect_dtype")
+expect_dtype = _device_only("tack.intrinsics.expect_dtype")
 
 
 def unroll(r, factor=None):

@@ -86,10 +86,8 @@ add_builtin("bitcast", "tack.bitcast(x, dtype)", "x's bits read as dtype (a numb
             namespace="tack.")
 
 # ---- masks, selection, output ------------------------------------------------------------------
-add_builtin("any", "any(mask)", "whether any component of a bool vector is true (a bool: "
-            "itself)", group="vectors", form="mask", arity=(1, 1), op=Op.ANY, aliases=(_py.any,))
-add_builtin("all", "all(mask)", "whether every component of a bool vector is true (a bool: "
-            "itself)", group="vectors", form="mask", arity=(1, 1), op=Op.ALL, aliases=(_py.all,))
+add_builtin("any", "any(mask)", "whether any component of a bool vector is true", group="vectors", form="mask", arity=(1, 1), op=Op.ANY, aliases=(_py.any,))
+add_builtin("all", "all(mask)", "whether every component of a bool vector is true", group="vectors", form="mask", arity=(1, 1), op=Op.ALL, aliases=(_py.all,))
 add_builtin("select", "tack.select(mask, a, b)", "per component, a where mask is true, else b "
             "(both evaluated)", group="vectors", arity=(3, 3), op=Op.SELECT, namespace="tack.")
 add_builtin("print", "print(a, b, ...)", "one line: the items separated by spaces (a statement; "
@@ -100,16 +98,16 @@ add_builtin("print", "print(a, b, ...)", "one line: the items separated by space
 for _n in (2, 3, 4):
     add_builtin(f"vec{_n}", f"tack.vec{_n}({', '.join('xyzw'[:_n])})",
                 f"an f32 vector of {_n} components", group="vectors", form="vector",
-                namespace="tack.")
+                op=Op.VECTOR, namespace="tack.")
 for _n in (2, 3, 4):
     add_builtin(f"mat{_n}", f"tack.mat{_n}(...)", f"an f32 {_n}×{_n} matrix, by rows",
-                group="vectors", form="vector", namespace="tack.")
+                group="vectors", form="vector", op=Op.VECTOR, namespace="tack.")
 add_builtin("vector", "tack.vector(n, dtype)(...)", "a vector type made on the host (n <= 4 "
             "components of dtype): called in a kernel, a vector value", group="vectors",
-            form="vector", namespace="tack.")
+            form="vector", op=Op.VECTOR, namespace="tack.")
 add_builtin("matrix", "tack.matrix(n, m, dtype)(...)", "a matrix type made on the host: called "
             "in a kernel, a matrix value by rows", group="vectors", form="vector",
-            namespace="tack.")
+            op=Op.VECTOR, namespace="tack.")
 add_builtin("Vector", "tack.Vector([a, b, c])", "a vector value (a list works too)",
             group="vectors", form="matrix", arity=(1, 1), op=Op.VECTOR, namespace="tack.")
 add_builtin("Matrix", "tack.Matrix([[a, b], [c, d]]) or tack.Matrix([u, v])",
@@ -151,15 +149,19 @@ for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
     add_builtin(_name, f"tack.{_name}(array, index, value)",
                 f"{_what} atomically; returns the old value", group="device", form="atomic",
                 arity=(3, 3), op=_op, domain=NUMBER, namespace="tack.")
-add_builtin("expect_dtype", "tack.expect_dtype(x, dtype, what)", "x, or a TypeError naming "
-            "`what` when x's dtype differs (library code checks its inputs with it)",
-            group="device", form="expect_dtype", arity=(3, 3), op=Op.TYPED, namespace="tack.")
+add_builtin("expect_dtype", "expect_dtype(x, dtype, what)", "x, or a TypeError naming `what` "
+            "when x's dtype differs (library code checks its inputs with it: `from "
+            "tack.intrinsics import expect_dtype`)", group="device", form="expect_dtype",
+            arity=(3, 3), op=Op.TYPED, namespace="tack.intrinsics.")
 
 
 # ---- lookups -----------------------------------------------------------------------------------
 # Bare names a kernel may call without an import (`sqrt`, `min`, `range`, `print`).
 BARE: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if not b.namespace}
 _BY_ALIAS: dict[int, Builtin] = {id(a): b for b in REGISTRY.values() for a in b.aliases}
+# The device functions by their objects' `__tack_intrinsic__` name (intrinsics.py).
+_BY_INTRINSIC: dict[str, Builtin] = {b.name: b for b in REGISTRY.values() if b.namespace
+                                     and b.form not in ("cast", "vector")}
 _BY_DTYPE: dict[dt.DType, Builtin] = {b.dtype: b for b in REGISTRY.values()
                                       if b.form == "cast" and b.namespace}
 _BY_OP: dict[Op, Builtin] = {b.op: b for b in REGISTRY.values()
@@ -172,7 +174,7 @@ def resolve(obj) -> Builtin | None:
     by its `__tack_intrinsic__` name), a dtype (`tack.f32`: a cast) or a vector type."""
     name = getattr(obj, "__tack_intrinsic__", None)
     if isinstance(name, str):
-        return REGISTRY.get("tack.Matrix.identity" if name == "identity" else "tack." + name)
+        return _BY_INTRINSIC.get(name)
     if isinstance(obj, dt.DType):
         return _BY_DTYPE.get(obj)
     if isinstance(obj, dt.VecType):
