@@ -71,10 +71,8 @@ add_builtin("int", "int(x)", "convert to i32, truncating toward zero", group="co
             form="cast", arity=(1, 1), op=Op.CAST, dtype=dt.i32, aliases=(_py.int,))
 add_builtin("float", "float(x)", "convert to f32", group="conversions", form="cast",
             arity=(1, 1), op=Op.CAST, dtype=dt.f32, aliases=(_py.float,))
-for _t in (*dt.STORAGE, dt.bool_):
-    _attr = "bool_" if _t is dt.bool_ else _t.name
-    add_builtin(_attr, f"tack.{_attr}(x)",
-                "convert to bool: x != 0 (NaN is true)" if _t is dt.bool_ else
+for _t in dt.STORAGE:
+    add_builtin(_t.name, f"tack.{_t.name}(x)",
                 f"convert to {_t.name} (ir/ops.py, CAST: "
                 + ("rounds" if _t.is_float else "wraps; a float truncates toward zero and "
                    "saturates") + ")",
