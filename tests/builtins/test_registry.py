@@ -206,3 +206,37 @@ def test_a_math_function_is_one_entry(tmp_path):
 
 def _env() -> dict:
     return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
+@tack.kernel
+def roots(x, out):
+    for i in range(x.shape[0]):
+        out[i] = sqrt(x[i]) + tan(x[i])
+
+
+@pytest.mark.parametrize("printer", ["cpu", "ptx", "julia"])
+def test_a_dtype_an_engine_lowering_lacks_is_a_render_error(printer, monkeypatch):
+    """Each lowering names the dtypes its engine supports (`Lowering.dtypes`): an f64 operand
+    of a function whose lowering says f32 only is refused by that printer, naming the op."""
+    import dataclasses
+
+    from tack.builtins import registry
+    from tack.builtins.entry import Lowering
+    from tack.compiler import specialize
+    from tack.render.julia_ka import render_julia
+
+    tack.set_default_device("cpu")
+    kir = specialize(roots, [tack.zeros(3, tack.f64), tack.zeros(3, tack.f64)])
+    tan = registry.by_op(Op.TAN)
+    low = getattr(tan, printer)
+    narrowed = dataclasses.replace(tan, **{printer: Lowering(low.kind, low.name, (dt.f32,))})
+    monkeypatch.setitem(registry._BY_OP, Op.TAN, narrowed)
+    if printer == "julia":  # the Julia printer reads its table of dtypes at import
+        import tack.render.julia_ka as jl
+        monkeypatch.setitem(jl.DTYPES, Op.TAN, (dt.f32,))
+    render = {"cpu": lambda k: LLVMRenderer().render(k), "ptx": lambda k: PTXRenderer().render(k),
+              "julia": render_julia}[printer]
+    with pytest.raises(tack.RenderError, match="TAN"):
+        render(kir)
+    monkeypatch.undo()
+    assert "tan" in render(kir)

@@ -58,7 +58,7 @@ def lowering_text(b: Builtin) -> str:
 
 
 def _row(b: Builtin) -> str:
-    engines = "GPU" if b.needs == "workgroups" else "all"
+    engines = "workgroups" if b.needs == "workgroups" else "all"
     call = b.call.replace("|", "\\|")
     return (f"| `{b.qualified}` | `{call}` | {b.arity_text()} | {b.domain.name} | {engines} "
             f"| {b.doc} | {lowering_text(b)} |")
@@ -67,11 +67,12 @@ def _row(b: Builtin) -> str:
 def page_markdown() -> str:
     out = ["# Builtins", "",
            ("Every name a kernel body can call, generated from the builtin registry "
-           "(`python/tack/builtins/`; `python -m tack.builtins > docs/builtins.md`). The rules "
-           "they follow are in [the kernel language](language.md#builtins). *Takes*: the "
-           "dtypes of the operands once converted; *engines*: where it runs (GPU: the engines "
-           "with workgroups); *lowering*: how the CPU (LLVM), CUDA (NVPTX, libdevice) and "
-           "Julia (KernelAbstractions) renderers compute it.")]
+            "(`python/tack/builtins/`; `python -m tack.builtins > docs/builtins.md`). The rules "
+            "they follow are in [the kernel language](language.md#builtins). *Takes*: the "
+            "dtypes of the operands once converted; *engines*: where it runs (`workgroups`: "
+            "the engines that run workgroups, CUDA, the simulator and Julia, not the CPU); "
+            "*lowering*: how the CPU (LLVM), CUDA (NVPTX, libdevice) and Julia "
+            "(KernelAbstractions) renderers compute it.")]
     for group, title, intro in GROUPS:
         out += ["", f"## {title}", "", intro, "",
                 "| name | call | arguments | takes | engines | meaning | lowering |",
