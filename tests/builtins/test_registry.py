@@ -211,7 +211,7 @@ def _env() -> dict:
 @tack.kernel
 def roots(x, out):
     for i in range(x.shape[0]):
-        out[i] = sqrt(x[i]) + tan(x[i])
+        out[i] = tack.sqrt(x[i]) + tack.tan(x[i])
 
 
 @pytest.mark.parametrize("printer", ["cpu", "ptx", "julia"])
