@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..ir.ops import WORKGROUP, Op
-from .entry import ANY, NUMBER, Builtin, Domain, intrinsic, library, template
+from .entry import NUMBER, Builtin, intrinsic, library, template
 from .functions import FUNCTIONS
 from .host import host_function
 
@@ -185,8 +185,9 @@ def resolve(obj) -> Builtin | None:
 
 
 def by_op(op: Op) -> Builtin | None:
-    """The builtin whose call an expression of `op` is, for the ops a builtin declares (the
-    math functions, `pow`, `abs`, `min`/`max`): renderers and the simulator read its lowering."""
+    """The builtin whose call an expression of `op` is, for the ops an "op" or "minmax" form
+    builds (the math functions, `pow`, `abs`, `min`/`max`, `select`, `thread_id`): renderers
+    and the simulator read its lowering."""
     return _BY_OP.get(op)
 
 
@@ -199,7 +200,3 @@ def lowered(engine: str) -> dict[Op, Builtin]:
     """Op → entry for every entry with a lowering on `engine` ("cpu", "ptx", "julia", or
     "numpy" for the simulator)."""
     return {b.op: b for b in _BY_OP.values() if getattr(b, engine) is not None}
-
-
-__all__ = ["ANY", "BARE", "HOST_FUNCTIONS", "REGISTRY", "Domain", "add_builtin", "by_op", "functions", "lowered",
-           "resolve"]
