@@ -4,7 +4,7 @@ An entry here is the whole of a math function: `ir/ops.py` makes its `Op` member
 upper-cased, in this order), `builtins/registry.py` gives the entry that `Op`, and the parser,
 typechecker, simulator, renderers, host functions (`tack.sqrt`) and `docs/builtins.md` read the
 rest from it. Adding a math function is one call below plus its tests (CONTRIBUTING.md, "Adding a
-builtin"; tests/builtins/test_registry.py adds one in a fresh interpreter to prove it).
+builtin"; tests/builtins/test_registry.py adds two to a copy of the package to prove it).
 
 Their typing: float operands (an integer or bool argument converts to f32, or to the other
 argument's float type), the result of the operands' type (frontend/rules_arith.py, `math_unary`,
