@@ -147,14 +147,3 @@ def test_history_exempts_release_notes_and_data():
     assert history_hits("docs/x.md", line)
     assert not history_hits("CHANGELOG.md", line)
     assert not history_hits("bench/results.json", line)
-
-
-def test_builtins_table_is_generated_from_the_registry():
-    from tack import intrinsics
-    from tack.frontend.builtins import BUILTINS, page_markdown
-
-    page = (ROOT / "docs" / "builtins.md").read_text(encoding="utf-8")
-    for name in list(BUILTINS) + [fn.__tack_intrinsic__ for fn in intrinsics.ALL]:
-        assert f"| `{name}` |" in page, name  # every name a kernel calls, findable by search
-    assert page.strip() == page_markdown().strip(), (
-        "docs/builtins.md is out of date: python -m tack.frontend.builtins > docs/builtins.md")

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "python" / "tack"
 # may import from its own layer or lower (docs/design/006-layers.md).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.errors", "tack.dtypes", "tack._version"),
-    ("tack.ir", "tack.constants", "tack.intrinsics"),
+    ("tack.ir", "tack.builtins", "tack.constants", "tack.intrinsics"),
     ("tack.passes", "tack.capabilities"),
     ("tack.frontend", "tack.render", "tack.cache"),
     ("tack.toolchain",),

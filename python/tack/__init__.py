@@ -11,6 +11,7 @@ from . import (
 from . import dtypes as _dtypes
 from ._version import __version__  # noqa: F401
 from .arrays import Array, arange, array, concat, copyto, empty, full, ones, zeros
+from .builtins.registry import HOST_FUNCTIONS as _HOST_FUNCTIONS
 from .check import CheckError, CheckReport, check
 from .constants import constant
 from .devices import Device, default_device, device, set_debug, set_default_device, sync
@@ -49,29 +50,6 @@ from .errors import (
     TackValueError,
     UnsupportedSyntaxError,
 )
-from .frontend.builtins import (  # the float builtins, importable by name (`from tack import sqrt`)
-    acos,
-    asin,
-    atan,
-    atan2,
-    ceil,
-    copysign,
-    cos,
-    cosh,
-    exp,
-    exp2,
-    floor,
-    log,
-    log2,
-    log10,
-    rsqrt,
-    sin,
-    sinh,
-    sqrt,
-    tan,
-    tanh,
-    trunc,
-)
 from .frontend.inline import Func, func
 from .frontend.objects import device_class
 from .inspection import inspect
@@ -105,6 +83,8 @@ from .lib.texture import Texture3D, texture3d
 _sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
 _sys.modules.setdefault(__name__ + ".random", random)  # `from tack.random import seed`
 del _sys
+# The math functions (builtins/functions.py), importable by name: `from tack import sqrt`.
+globals().update(_HOST_FUNCTIONS)
 
 __all__ = [
     "Array",
@@ -129,13 +109,9 @@ __all__ = [
     "UnsupportedSyntaxError",
     "VecType",
     "Vector",
-    "acos",
     "algorithms",
     "arange",
     "array",
-    "asin",
-    "atan",
-    "atan2",
     "atomic_add",
     "atomic_max",
     "atomic_min",
@@ -144,25 +120,18 @@ __all__ = [
     "block_max",
     "block_min",
     "block_sum",
-    "ceil",
     "check",
     "concat",
     "constant",
-    "copysign",
     "copyto",
-    "cos",
-    "cosh",
     "cuda",
     "default_device",
     "device",
     "device_class",
     "devices",
     "empty",
-    "exp",
-    "exp2",
     "f32",
     "f64",
-    "floor",
     "from_dlpack",
     "full",
     "func",
@@ -174,9 +143,6 @@ __all__ = [
     "kernel",
     "local_array",
     "local_array_like",
-    "log",
-    "log2",
-    "log10",
     "mat2",
     "mat3",
     "mat4",
@@ -186,21 +152,14 @@ __all__ = [
     "ones",
     "ops",
     "random",
-    "rsqrt",
     "select",
     "set_debug",
     "set_default_device",
     "shared",
     "shared_like",
-    "sin",
-    "sinh",
-    "sqrt",
     "sync",
-    "tan",
-    "tanh",
     "texture3d",
     "thread_id",
-    "trunc",
     "u8",
     "u16",
     "u32",
@@ -212,6 +171,7 @@ __all__ = [
     "vector",
     "zeros",
 ]
+__all__.extend(_HOST_FUNCTIONS)  # the math functions (builtins/functions.py)
 del _dtypes
 
 

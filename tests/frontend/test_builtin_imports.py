@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tack
 from tack import atan2, exp, floor, rsqrt, sqrt
-from tack.frontend.builtins import BUILTINS, HOST_FUNCTIONS
+from tack.builtins.registry import HOST_FUNCTIONS, REGISTRY
 
 
 @tack.kernel
@@ -33,12 +33,12 @@ def test_imported_builtins_compute_in_kernels(engine, n):
 
 
 def test_every_float_builtin_is_importable_from_tack_and_tack_math():
-    floats = {n for n, b in BUILTINS.items() if b.rule == "float_math"}
+    floats = {b.name for b in REGISTRY.values() if b.group == "math" and b.typing == "float"}
     assert set(HOST_FUNCTIONS) == floats
     for name in floats:
         assert getattr(tack, name) is HOST_FUNCTIONS[name] is getattr(tack.math, name)
         assert name in tack.__all__
-        assert BUILTINS[name].doc in getattr(tack, name).__doc__
+        assert REGISTRY[name].doc in getattr(tack, name).__doc__
 
 
 @pytest.mark.parametrize("name, args, expect", [

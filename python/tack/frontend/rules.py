@@ -4,10 +4,15 @@ A rule is a function `(checker, expr) → typed Expr | VecVal`; most are methods
 TypeChecker's rule mixins (`rules_*.py`, `vectors.py`). An elementwise op's rule is wrapped by
 `vectors.lift`, which types the operands first and applies the rule per component when one of them
 is a vector. An op missing here (one only passes produce) is an internal error.
+
+A builtin whose entry names a typing rule (builtins/registry.py: the math functions, `pow`) is
+typed by `BUILTIN_RULES[entry.typing]`, and its operands are then checked against the dtypes the
+entry takes (`Builtin.domain`).
 """
 from __future__ import annotations
 
-from ..ir.ops import ATOMIC, COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..builtins.registry import REGISTRY
+from ..ir.ops import ATOMIC, COMPARISON, Op
 from .rules_arith import ArithRules as Arith
 from .rules_logic import LogicRules as Logic
 from .rules_memory import ArrayAccess as Memory
@@ -19,6 +24,28 @@ from .vectors import VectorRules as Vectors
 
 def _each(ops, rule) -> dict:
     return dict.fromkeys(ops, rule)
+
+
+# A builtin's typing rule by the name its entry gives (`Builtin.typing`), and by arity where the
+# name covers several: "float" is the math functions' (float operands, ints converted).
+BUILTIN_RULES = {"float": {1: Arith.math_unary, 2: Arith.math_binary}, "power": Arith.power}
+
+
+def _builtin_rule(b):
+    rule = BUILTIN_RULES[b.typing]
+    if isinstance(rule, dict):
+        rule = rule[b.arity[0]]
+
+    def typed(checker, e):
+        out = rule(checker, e)
+        for a in out.args:
+            if not b.domain.admits(a.dtype):
+                raise checker.type_error(a, f"{b.name}() of {a.dtype.name}: it takes "
+                                            f"{b.domain.name} operands")
+        return out
+
+    typed.__name__ = f"{b.name}_{rule.__name__}"
+    return typed
 
 
 _SCALAR = {
@@ -39,9 +66,8 @@ _SCALAR = {
     **_each((Op.SHL, Op.SHR), Arith.shift),
     **_each((Op.NEG, Op.ABS), Arith.same_type),
     Op.INVERT: Arith.invert,
-    **_each(MATH_UNARY, Arith.math_unary),
-    **_each(MATH_BINARY, Arith.math_binary),
-    Op.POW: Arith.power,  # in MATH_BINARY too: integer powers and x**2 are its own
+    # the math functions and `pow` (also `**`: integer powers and x**2 are its rule's)
+    **{b.op: _builtin_rule(b) for b in REGISTRY.values() if b.typing},
     **_each(COMPARISON, Logic.compare),
     **_each((Op.LAND, Op.LOR), Logic.short_circuit),
     Op.NOT: Logic.not_,

@@ -28,7 +28,8 @@ Arithmetic (operands and result share `dtype` unless stated; integer ops wrap mo
   AND_ OR_ XOR SHL SHR       bitwise on ints; SHR is arithmetic for signed, logical for unsigned.
                              Shift counts are already masked to [0, bits) by the IR.
   INVERT                     bitwise not.
-Math (float operand and result, same dtype)
+Math (float operand and result, same dtype): one op per math function, declared by its entry in
+builtins/functions.py (the name upper-cased; its lowering on every engine is in the entry too)
   SQRT EXP EXP2 LOG LOG2 LOG10 SIN COS TAN ASIN ACOS ATAN SINH COSH TANH FLOOR CEIL TRUNC
   ATAN2 (binary), COPYSIGN (binary)
   ISNAN                      float operand, bool result.
@@ -79,11 +80,15 @@ from __future__ import annotations
 
 import enum
 
+from ..builtins.functions import FUNCTIONS
+
 # Lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it.
 WORKGROUP = 256
 
 
 class Op(enum.Enum):
+    _ignore_ = "_fn"  # the loop variable below, not a member
+
     CONST = enum.auto()
     VAR = enum.auto()
     PARAM = enum.auto()
@@ -110,28 +115,11 @@ class Op(enum.Enum):
     SHR = enum.auto()
     INVERT = enum.auto()
 
-    SQRT = enum.auto()
-    EXP = enum.auto()
-    EXP2 = enum.auto()
-    LOG = enum.auto()
-    LOG2 = enum.auto()
-    LOG10 = enum.auto()
-    SIN = enum.auto()
-    COS = enum.auto()
-    TAN = enum.auto()
-    ASIN = enum.auto()
-    ACOS = enum.auto()
-    ATAN = enum.auto()
-    SINH = enum.auto()
-    COSH = enum.auto()
-    TANH = enum.auto()
-    FLOOR = enum.auto()
-    CEIL = enum.auto()
-    TRUNC = enum.auto()
-    ATAN2 = enum.auto()
-    COPYSIGN = enum.auto()
+    # One member per math function of `builtins/functions.py`, its name upper-cased (SQRT, EXP,
+    # ..., ATAN2, COPYSIGN, RSQRT): the function's entry declares the op.
+    for _fn in FUNCTIONS:
+        vars()[_fn.name.upper()] = enum.auto()
     ISNAN = enum.auto()
-    RSQRT = enum.auto()
 
     LT = enum.auto()
     LE = enum.auto()
@@ -177,14 +165,12 @@ class Op(enum.Enum):
 
 
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
-MATH_UNARY = frozenset({
-    Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
-    Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT,
-})
-MATH_BINARY = frozenset({Op.ATAN2, Op.COPYSIGN, Op.POW})
+# The math functions by arity (builtins/functions.py); POW, also `**`, is an arithmetic op.
+MATH_UNARY = frozenset(Op[f.name.upper()] for f in FUNCTIONS if f.arity == (1, 1))
+MATH_BINARY = frozenset(Op[f.name.upper()] for f in FUNCTIONS if f.arity == (2, 2))
 UNARY = frozenset({Op.NEG, Op.ABS, Op.INVERT, Op.NOT, Op.ISNAN}) | MATH_UNARY
 ARITH_BINARY = frozenset({
-    Op.ADD, Op.SUB, Op.MUL, Op.FDIV, Op.IDIV, Op.IREM, Op.FREM, Op.IPOW, Op.MIN, Op.MAX,
+    Op.ADD, Op.SUB, Op.MUL, Op.FDIV, Op.IDIV, Op.IREM, Op.FREM, Op.POW, Op.IPOW, Op.MIN, Op.MAX,
     Op.AND_, Op.OR_, Op.XOR, Op.SHL, Op.SHR,
 }) | MATH_BINARY
 COMPARISON = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})

@@ -1,7 +1,9 @@
 """Op semantics on Python scalars: the executable definition that constant folding uses.
 
 Integers wrap at their dtype's width; float results are rounded to their dtype. Only the ops the
-folder needs are here; an op missing from the table is simply not folded.
+folder needs are here; an op missing from the table is simply not folded. A builtin's op folds by
+its entry's `fold` (builtins/registry.py), and the simulator's NumPy function of a builtin's op is
+its entry's `numpy`.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..builtins.registry import lowered
 from ..dtypes import DType, convert, saturate_int, wrap_int
 from .ops import Op
 
@@ -36,6 +39,8 @@ _INT = {
 _CMP = {Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge,
         Op.EQ: operator.eq, Op.NE: operator.ne}
 _FLOAT = {Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul}
+# Builtins that declare a fold (none of the math functions does: builtins/functions.py says why).
+_FOLD = {op: b for op, b in lowered("numpy").items() if b.fold is not None}
 
 
 def reinterpret(v, src: DType, dst: DType):
@@ -59,6 +64,9 @@ def evaluate(op: Op, t: DType, args: list, arg_t: DType | None):
         return reinterpret(args[0], arg_t, t)
     if op is Op.ISNAN:
         return int(math.isnan(args[0]))
+    entry = _FOLD.get(op)
+    if entry is not None:
+        return convert(entry.fold(*args), t)
     if t.is_int:
         if op in _INT:
             return wrap_int(_INT[op](*args), t)
@@ -127,21 +135,14 @@ def _minmax(ints, floats):
     return f
 
 
-def _rsqrt(x):
-    return np.divide(x.dtype.type(1) if hasattr(x, "dtype") else 1.0, np.sqrt(x))
-
-
 NUMPY = {
     Op.NEG: np.negative, Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply,
-    Op.FDIV: np.divide, Op.IDIV: np_tdiv, Op.IREM: np_trem, Op.FREM: np.fmod, Op.POW: np.power,
-    Op.IPOW: np_ipow, Op.MIN: _minmax(np.minimum, np.fmin), Op.MAX: _minmax(np.maximum, np.fmax),
+    Op.FDIV: np.divide, Op.IDIV: np_tdiv, Op.IREM: np_trem, Op.FREM: np.fmod, Op.IPOW: np_ipow,
+    Op.MIN: _minmax(np.minimum, np.fmin), Op.MAX: _minmax(np.maximum, np.fmax),
     Op.ABS: np.abs, Op.AND_: np.bitwise_and, Op.OR_: np.bitwise_or, Op.XOR: np.bitwise_xor,
     Op.SHL: np.left_shift, Op.SHR: np.right_shift, Op.INVERT: np.invert,
-    Op.SQRT: np.sqrt, Op.EXP: np.exp, Op.EXP2: np.exp2, Op.LOG: np.log, Op.LOG2: np.log2,
-    Op.LOG10: np.log10, Op.SIN: np.sin, Op.COS: np.cos, Op.TAN: np.tan, Op.ASIN: np.arcsin,
-    Op.ACOS: np.arccos, Op.ATAN: np.arctan, Op.SINH: np.sinh, Op.COSH: np.cosh,
-    Op.TANH: np.tanh, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.TRUNC: np.trunc,
-    Op.ATAN2: np.arctan2, Op.COPYSIGN: np.copysign, Op.ISNAN: np.isnan, Op.RSQRT: _rsqrt,
+    Op.ISNAN: np.isnan,
+    **{op: b.numpy for op, b in lowered("numpy").items()},  # the math functions and pow
     Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater, Op.GE: np.greater_equal,
     Op.EQ: np.equal, Op.NE: np.not_equal, Op.NOT: np.logical_not,
 }

@@ -3,31 +3,13 @@
 They work on scalars and, component by component, on vectors, because every operation they use
 does (docs/language.md, "Builtins").
 """
-from ..frontend.builtins import (  # noqa: F401 - tack.math.sqrt and the other float builtins
-    acos,
-    asin,
-    atan,
-    atan2,
-    ceil,
-    copysign,
-    cos,
-    cosh,
-    exp,
-    exp2,
-    floor,
-    log,
-    log2,
-    log10,
-    rsqrt,
-    sin,
-    sinh,
-    sqrt,
-    tan,
-    tanh,
-    trunc,
-)
+from ..builtins.registry import HOST_FUNCTIONS
 from ..frontend.inline import func
 from ..intrinsics import select
+
+# ruff: noqa: F821 - the math functions below are bound by this update, which ruff cannot see
+# `tack.math.sqrt` and the other math functions (builtins/functions.py)
+globals().update(HOST_FUNCTIONS)
 
 
 @func

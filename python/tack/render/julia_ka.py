@@ -32,6 +32,7 @@ import re
 import numpy as np
 
 from .. import dtypes as dt
+from ..builtins.registry import lowered
 from ..errors import RenderError
 from ..ir.nodes import (
     Assign,
@@ -71,16 +72,12 @@ OPS = {
     Op.NEG: "(-{0})", Op.ADD: "({0} + {1})", Op.SUB: "({0} - {1})", Op.MUL: "({0} * {1})",
     Op.MULADD: "muladd({0}, {1}, {2})",  # fused where the hardware has FMA, like llvm.fmuladd
     Op.FDIV: "({0} / {1})", Op.IDIV: "div({0}, {1})", Op.IREM: "rem({0}, {1})",
-    Op.FREM: "rem({0}, {1})", Op.POW: "tk_pow({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
+    Op.FREM: "rem({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
     Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
     Op.AND_: "({0} & {1})", Op.OR_: "({0} | {1})", Op.XOR: "xor({0}, {1})",
     Op.SHL: "({0} << {1})", Op.INVERT: "(~{0})",
-    Op.SQRT: "tk_sqrt({0})", Op.RSQRT: "inv(tk_sqrt({0}))", Op.EXP: "exp({0})", Op.EXP2: "exp2({0})", Op.LOG: "tk_log({0})",
-    Op.LOG2: "tk_log2({0})", Op.LOG10: "tk_log10({0})", Op.SIN: "tk_sin({0})",
-    Op.COS: "tk_cos({0})", Op.TAN: "tk_tan({0})", Op.ASIN: "tk_asin({0})",
-    Op.ACOS: "tk_acos({0})", Op.ATAN: "atan({0})", Op.SINH: "sinh({0})", Op.COSH: "cosh({0})",
-    Op.TANH: "tanh({0})", Op.FLOOR: "floor({0})", Op.CEIL: "ceil({0})", Op.TRUNC: "trunc({0})",
-    Op.ATAN2: "atan({0}, {1})", Op.COPYSIGN: "copysign({0}, {1})", Op.ISNAN: "isnan({0})",
+    # the math functions and `pow`: their registry entries' Julia templates
+    **{op: b.julia.name for op, b in lowered("julia").items()}, Op.ISNAN: "isnan({0})",
     Op.LT: "({0} < {1})", Op.LE: "({0} <= {1})", Op.GT: "({0} > {1})", Op.GE: "({0} >= {1})",
     Op.EQ: "({0} == {1})", Op.NE: "({0} != {1})",
     Op.NOT: "(!{0})", Op.LAND: "({0} && {1})", Op.LOR: "({0} || {1})",
@@ -93,18 +90,16 @@ OPS_BY_KIND = {(Op.SHR, "i"): "({0} >> {1})", (Op.SHR, "u"): "({0} >>> {1})",
 
 # The dtype kinds each op may see (checked on the first operand): a wrong kind is an IR bug that
 # would otherwise print valid-looking but wrong Julia (e.g. a float MIN that should be lowered).
+# A builtin's op may see the dtypes of its entry's Julia lowering (`DTYPES`).
 _INT, _FLOAT = "iu", "f"
 KINDS = {**{op: "iuf" for op in (Op.MIN, Op.MAX)},
          **{op: _INT for op in (Op.IDIV, Op.IREM, Op.IPOW, Op.SHL, Op.SHR,
                                  Op.INVERT)},
-         **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.POW, Op.ATAN2, Op.COPYSIGN, Op.ISNAN,
-                                  Op.SQRT, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.SIN,
-                                  Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH,
-                                  Op.TANH, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.RSQRT,
-                                  Op.MULADD)},
+         **{op: _FLOAT for op in (Op.FDIV, Op.FREM, Op.ISNAN, Op.MULADD)},
          **{op: "iuf" for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.ABS)},
          **{op: "iub" for op in (Op.AND_, Op.OR_, Op.XOR)},
          **{op: "b" for op in (Op.NOT, Op.LAND, Op.LOR)}}
+DTYPES = {op: b.julia.dtypes for op, b in lowered("julia").items()}
 
 # Names a user's variable must not take: Julia keywords, KA's hidden names (src/macros.jl), and
 # every identifier the templates above and the printer below emit.
@@ -283,7 +278,8 @@ class _Printer:
         if op is Op.BITCAST:  # the same bits, another type of one width (Base reinterpret)
             return f"reinterpret({_typ(e.dtype)}, {_strip(args[0])})"
         kind = e.args[0].dtype.kind if e.args else e.dtype.kind
-        if op in KINDS and kind not in KINDS[op]:
+        if op in KINDS and kind not in KINDS[op] or op in DTYPES and (
+                e.args[0].dtype not in DTYPES[op]):
             self.fail(e, f"{op.name} on {e.args[0].dtype.name} operands")
         tpl = OPS_BY_KIND.get((op, kind)) or OPS.get(op)
         if tpl is None:

@@ -4,7 +4,8 @@ The CPU entry (`void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)`, what `r
 calls) is llvm_entry.py's. The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
 (NVPTX) keeps it and overrides `emit_entry` (calling convention, where t comes from), `triple`,
 `array_addrspace`, `scratch_array` (shared memory), `thread_id`, `barrier`, `math_function` (math
-library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names.
+library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names. A builtin's math
+function is lowered as its registry entry says for `engine` (builtins/entry.py, `Lowering`).
 
 Semantics follow the ops.py contract: integers wrap (no nsw/nuw), signedness picks sdiv/udiv,
 ashr/lshr, icmp s/u and the extension of CAST; float ops carry no fast-math flag, not even
@@ -19,6 +20,8 @@ from typing import ClassVar
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ..builtins.entry import Lowering
+from ..builtins.registry import by_op, lowered
 from ..dtypes import DType, i64
 from ..errors import RenderError
 from ..ir.nodes import (
@@ -42,8 +45,6 @@ from .llvm_support import (
     CMP,
     FLOAT_BIN,
     INT_BIN,
-    MATH_INTRINSICS,
-    MATH_LIBM,
     MINMAX,
     SIGNED_BIN,
     constant_table,
@@ -63,8 +64,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
     triple: str | None = None  # None: the host process triple
     array_addrspace = 0
     table_addrspace = 0  # constant tables (`KernelIR.tables`)
-    INTRINSICS: ClassVar[dict] = MATH_INTRINSICS
-    LIBM: ClassVar[dict] = MATH_LIBM
+    engine = "cpu"  # which lowering of a builtin's entry this printer reads
     EMIT: ClassVar[dict] = {
         Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
         Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
@@ -74,7 +74,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
         Op.THREAD_ID: "thread_id", Op.PRINT: "print_", Op.MULADD: "muladd", Op.BITCAST: "bitcast_",
         **{op: "binary" for op in (*INT_BIN, *SIGNED_BIN, *FLOAT_BIN)},
         **{op: "compare" for op in CMP},
-        **{op: "math" for op in (*MATH_INTRINSICS, *MATH_LIBM, Op.RSQRT)}}
+        **{op: "math" for op in lowered("cpu")}}
     STMT: ClassVar[dict] = {Assign: "assign", Store: "store", If: "if_", While: "while_",
                             For: "for_", Break: "break_", Continue: "continue_",
                             ExprStmt: "expr_stmt", Barrier: "barrier"}
@@ -296,24 +296,46 @@ class LLVMRenderer(BitRendering, CPUEntry):
         return self.b.call(self.intrinsic(MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
 
     def math(self, e: Expr) -> ir.Value:
+        """A builtin's math function (the math functions, `pow`), as its entry's lowering."""
         args = self.operands(self.need(e, e.dtype.is_float))
-        if e.op is Op.RSQRT and Op.RSQRT not in self.LIBM:  # fastmath only: fast 1/sqrt
-            sqrt = self.intrinsic("llvm.sqrt", args[0].type, 1)
-            root = self.b.call(sqrt, args, fastmath=self.fflags)
-            return self.b.fdiv(ir.Constant(args[0].type, 1.0), root, flags=self.fflags)
+        low = self.lowering(e)
+        if low.kind == "printer":
+            return getattr(self, low.name)(e, args)
         fn = self.math_function(e.op, e.dtype)
         if self.fflags != FFLAGS and fn.name.startswith("llvm."):
             return self.b.call(fn, args, fastmath=self.fflags)
         return self.b.call(fn, args)
 
+    def lowering(self, e: Expr) -> Lowering:
+        """The entry's lowering of `e`'s op on this printer's engine, for `e`'s dtype."""
+        b = by_op(e.op)
+        low = getattr(b, self.engine) if b is not None else None
+        if low is None or not low.admits(e.dtype):
+            raise self.missing(e, f" (no {self.engine} lowering of {b.name if b else e.op.name}"
+                                  f" for {e.dtype.name})" if e.dtype is not None else "")
+        return low
+
     def math_function(self, op: Op, dt: DType) -> ir.Function:
-        """The callee of a float math op: an LLVM intrinsic or libm (`sinhf` for f32)."""
+        """The callee of a math function: an LLVM intrinsic or the C library's (`sinhf` for
+        f32; `library_name` spells it)."""
+        b = by_op(op)
+        low = getattr(b, self.engine)
         ty = self.ll_type(dt)
-        nargs = 2 if op in (Op.POW, Op.COPYSIGN, Op.ATAN2) else 1
-        if op in self.INTRINSICS:
-            return self.intrinsic(self.INTRINSICS[op], ty, nargs)
-        name = self.LIBM[op] + ("f" if dt.bits == 32 else "")
-        return self.declare(name, ty, [ty] * nargs)
+        nargs = b.arity[0]
+        if low.kind == "intrinsic":
+            return self.intrinsic(low.name, ty, nargs)
+        return self.declare(self.library_name(low.name, dt), ty, [ty] * nargs)
+
+    def library_name(self, name: str, dt: DType) -> str:
+        """libm's name of a math function for `dt` (`tanf` for f32)."""
+        return name + ("f" if dt.bits == 32 else "")
+
+    def rsqrt(self, e: Expr, args: list) -> ir.Value:
+        """RSQRT, in fastmath kernels only (passes/lower_ops.py): sqrt and fdiv, both `fast`,
+        which a target may turn into its approximate reciprocal square root."""
+        sqrt = self.intrinsic("llvm.sqrt", args[0].type, 1)
+        root = self.b.call(sqrt, args, fastmath=self.fflags)
+        return self.b.fdiv(ir.Constant(args[0].type, 1.0), root, flags=self.fflags)
 
     def ipow(self, e: Expr) -> ir.Value:
         base, exp = self.operands(self.need(e, e.dtype.is_int and e.args[1].dtype.is_int))

@@ -12,7 +12,8 @@ from ..ir.ops import Op
 
 I1 = ir.IntType(1)
 
-# ---- the LLVM spelling of each op (IRBuilder method, predicate, intrinsic or libm name) ---------
+# ---- the LLVM spelling of each op (IRBuilder method, predicate, intrinsic) ----------------------
+# (A builtin's math function is spelled by its registry entry: builtins/functions.py.)
 INT_BIN = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul", Op.AND_: "and_", Op.OR_: "or_",
            Op.XOR: "xor", Op.SHL: "shl"}
 SIGNED_BIN = {Op.IDIV: ("sdiv", "udiv"), Op.IREM: ("srem", "urem"), Op.SHR: ("ashr", "lshr")}
@@ -25,15 +26,6 @@ ATOMIC_RMW = {
     (Op.ATOMIC_ADD, "i"): "add", (Op.ATOMIC_ADD, "u"): "add", (Op.ATOMIC_ADD, "f"): "fadd",
     (Op.ATOMIC_MIN, "i"): "min", (Op.ATOMIC_MIN, "u"): "umin", (Op.ATOMIC_MIN, "f"): "fmin",
     (Op.ATOMIC_MAX, "i"): "max", (Op.ATOMIC_MAX, "u"): "umax", (Op.ATOMIC_MAX, "f"): "fmax"}
-
-MATH_INTRINSICS = {
-    Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil", Op.TRUNC: "llvm.trunc",
-    Op.EXP: "llvm.exp", Op.EXP2: "llvm.exp2", Op.LOG: "llvm.log", Op.LOG2: "llvm.log2",
-    Op.LOG10: "llvm.log10", Op.SIN: "llvm.sin", Op.COS: "llvm.cos", Op.POW: "llvm.pow",
-    Op.COPYSIGN: "llvm.copysign"}
-MATH_LIBM = {Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos", Op.ATAN: "atan", Op.SINH: "sinh",
-             Op.COSH: "cosh", Op.TANH: "tanh", Op.ATAN2: "atan2"}  # + "f" for f32
-
 
 # ---- CAST ------------------------------------------------------------------------------------
 def convert(b: ir.IRBuilder, v: ir.Value, src: DType, dst: DType, ty: ir.Type) -> ir.Value | None:

@@ -9,8 +9,9 @@
   the CPU renderer's `alwaysinline` body. A block is one workgroup (`ir.ops.WORKGROUP` = 256
   threads). Cheap elementwise kernels run `per_thread` consecutive indices per thread
   (passes/coarsen.py). Scalar bool parameters travel as one byte (`i8`, truncated to `i1`);
-- math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), except ops that
-  NVPTX lowers to exact instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
+- math through libdevice (`__nv_expf`, `__nv_sin`, ...; float `%` is `__nv_fmodf`), as each
+  builtin's registry entry says (builtins/functions.py), except ops that NVPTX lowers to exact
+  instructions (`llvm.sqrt` → `sqrt.rn`, floor/ceil/trunc → `cvt.rmi/rpi/rzi`,
   copysign, fabs). By default no fast-math: `fdiv` stays IEEE (`div.rn`), the module flag
   `nvvm-reflect-ftz` is 0 (libdevice keeps subnormals), and no `afn`/`ninf` flags are emitted;
   a multiply-add fuses only where the IR has an `Op.MULADD` (`llvm.fmuladd` → `fma.rn`), as on
@@ -28,13 +29,11 @@ toolchain/nvptx.py turns the text into PTX (libdevice linking, O3 for NVPTX, cod
 """
 from __future__ import annotations
 
-from typing import ClassVar
-
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ..builtins.registry import lowered
 from ..dtypes import DType
-from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..ir.ops import Op
 from ..passes.coarsen import coarsening
@@ -44,14 +43,11 @@ from .printf import format_line, string_constant
 TRIPLE = "nvptx64-nvidia-cuda"
 I8, I32 = ir.IntType(8), ir.IntType(32)
 SHARED = 3  # NVPTX address space of workgroup memory (arrays are in 1, global)
-# libdevice names (f32 adds "f"): everything transcendental. sqrt/floor/ceil/trunc/copysign stay
-# LLVM intrinsics: NVPTX lowers them to exact PTX instructions (sqrt.rn, cvt.rmi, ...).
-_LIBDEVICE = {Op.EXP: "exp", Op.EXP2: "exp2", Op.LOG: "log", Op.LOG2: "log2", Op.LOG10: "log10",
-              Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos",
-              Op.ATAN: "atan", Op.SINH: "sinh", Op.COSH: "cosh", Op.TANH: "tanh",
-              Op.ATAN2: "atan2", Op.POW: "pow", Op.FREM: "fmod", Op.RSQRT: "rsqrt"}
-_KEEP_INTRINSIC = {Op.SQRT: "llvm.sqrt", Op.FLOOR: "llvm.floor", Op.CEIL: "llvm.ceil",
-                   Op.TRUNC: "llvm.trunc", Op.COPYSIGN: "llvm.copysign"}
+# What the coarsening (passes/coarsen.py) keeps to one index per thread: the library math, whose
+# code K copies would bloat (the builtins whose CUDA lowering is libdevice, and FREM, `__nv_fmod`);
+# RSQRT, which only fastmath kernels hold, is counted with them.
+_LIBRARY_OPS = frozenset({op for op, b in lowered("ptx").items() if b.ptx.kind == "library"}
+                         | {Op.FREM, Op.RSQRT})
 
 
 # The function attribute by which NVPTX selects the `.ftz` forms of f32 instructions
@@ -77,8 +73,7 @@ class PTXRenderer(LLVMRenderer):
     # at any index pattern; `.const` is also limited to 64 KiB per module.
     table_addrspace = 1
     heap_frames = False  # local arrays are the thread's local memory (limited before compiling)
-    INTRINSICS: ClassVar[dict] = _KEEP_INTRINSIC
-    LIBM: ClassVar[dict] = {}  # libdevice instead (math_function)
+    engine = "ptx"  # builtins lowered as their entries' `ptx` says: libdevice or an intrinsic
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:
@@ -116,7 +111,7 @@ class PTXRenderer(LLVMRenderer):
             args.append(b.trunc(v, ir.IntType(1)) if v.type == I8 and p.dtype.kind == "b" else v)
         block, size = (b.zext(self.sreg(b, r), I64) for r in ("ctaid.x", "ntid.x"))
         g = b.add(b.mul(block, size), b.zext(self.sreg(b, "tid.x"), I64), name="g")
-        self.per_thread = coarsening(kir, _LIBDEVICE)
+        self.per_thread = coarsening(kir, _LIBRARY_OPS)
         done = fn.append_basic_block("done")
         if self.per_thread == 1:
             run = fn.append_basic_block("run")
@@ -175,21 +170,16 @@ class PTXRenderer(LLVMRenderer):
         return b.inttoptr(b.and_(b.ptrtoint(v, I64), ir.Constant(I64, -16)), v.type)
 
     # ---- math ----------------------------------------------------------------------------------
-    def math_function(self, op: Op, dt: DType) -> ir.Function:
-        if op in _KEEP_INTRINSIC:
-            return super().math_function(op, dt)
-        if op not in _LIBDEVICE or dt.bits not in (32, 64):
-            raise RenderError(f"the PTX renderer has no libdevice function for {op.name} on "
-                              f"{dt.name}")
-        ty = self.ll_type(dt)
-        nargs = 2 if op in (Op.POW, Op.ATAN2, Op.FREM) else 1
-        return self.declare(f"__nv_{_LIBDEVICE[op]}{'f' if dt.bits == 32 else ''}", ty,
-                            [ty] * nargs)
+    def library_name(self, name: str, dt: DType) -> str:
+        """libdevice's name of a math function for `dt` (`__nv_tanf` for f32)."""
+        return f"__nv_{name}{'f' if dt.bits == 32 else ''}"
 
     def binary(self, e):
         if e.op is Op.FREM and e.dtype.is_float:  # NVPTX's frem is x - y*trunc(x/y): inexact
             a, b = self.operands(e)
-            return self.b.call(self.math_function(Op.FREM, e.dtype), [a, b])
+            ty = self.ll_type(e.dtype)
+            fmod = self.declare(self.library_name("fmod", e.dtype), ty, [ty, ty])
+            return self.b.call(fmod, [a, b])
         return super().binary(e)
 
     # ---- print ----------------------------------------------------------------------------------

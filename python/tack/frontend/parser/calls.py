@@ -1,24 +1,26 @@
-"""Calls: builtins (`sqrt`, `min`, casts), tack intrinsics, `print`, and `@tack.func` device
-functions, which are inlined here: their body is parsed by a sub-parser sharing the kernel's
-state, with the parameters bound by `inline.bind_arguments`."""
+"""Calls: builtins (`sqrt`, `min`, casts), tack device functions, `print`, and `@tack.func`
+device functions, which are inlined here: their body is parsed by a sub-parser sharing the
+kernel's state, with the parameters bound by `inline.bind_arguments`.
+
+A builtin call dispatches through its registry entry (builtins/registry.py): the arity it
+declares is checked here, then `call_<form>` builds the untyped IR its form names."""
 from __future__ import annotations
 
 import ast
 
 from ... import dtypes as dt
+from ...builtins.registry import BARE, REGISTRY, resolve
 from ...errors import TackValueError
 from ...ir.nodes import Assign, Expr
 from ...ir.ops import Op
 from .. import depth
-from ..builtins import BUILTINS, builtin_for
 from ..inline import Func, bind_arguments, function_returns, return_arity
 from ..source import is_docstring
 from .names import UNSET, BuiltinName, class_member
 
-# Scratch arrays: the intrinsic that declares one -> its memory space.
-SCRATCH = {"local_array": "local", "local_array_like": "local", "shared": "shared",
-           "shared_like": "shared"}
-ATOMICS = {"atomic_add": Op.ATOMIC_ADD, "atomic_min": Op.ATOMIC_MIN, "atomic_max": Op.ATOMIC_MAX}
+# Scratch arrays: the device function that declares one -> its memory space; the atomics.
+SCRATCH = {b.name: b.space for b in REGISTRY.values() if b.form == "scratch"}
+ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
 
 
 class Calls:
@@ -41,49 +43,75 @@ class Calls:
         if fn is UNSET and isinstance(node.func, ast.Attribute):  # v.dot(w), m.transpose()
             args = tuple(self.ordered([node.func.value] + list(node.args)))
             return Expr(Op.METHOD, None, args, node.func.attr, loc)
-        if isinstance(fn, dt.VecType):  # tack.vec3(x, y, z)
-            return Expr(Op.VECTOR, None, self._vector_items(node.args), fn, loc)
-        intrinsic = getattr(fn, "__tack_intrinsic__", None)
-        if intrinsic is not None:
-            return self._intrinsic_call(intrinsic, node, loc)
-        if isinstance(fn, dt.DType):
-            if len(node.args) != 1:
-                raise self.unsupported(node, f"{fn!r}() takes exactly one argument")
-            return Expr(Op.CAST, None, (self.expr(node.args[0]),), fn, loc)
-        if fn is any or fn is all or (isinstance(fn, BuiltinName) and fn.name in ("any", "all")):
-            if len(node.args) != 1:
-                raise self.unsupported(node, "any()/all() take one mask")
-            op = Op.ANY if (fn is any or getattr(fn, "name", "") == "any") else Op.ALL
-            return Expr(op, None, (self.expr(node.args[0]),), None, loc)
-        return self._builtin_call(fn, node, loc)
-
-    def _builtin_call(self, fn, node: ast.Call, loc) -> Expr:
-        """A kernel builtin from the registry: `sqrt(x)`, `min(a, b, c)`, `int(x)`, `len(a)`."""
-        b = BUILTINS.get(fn.name) if isinstance(fn, BuiltinName) else builtin_for(fn)
+        b = BARE.get(fn.name) if isinstance(fn, BuiltinName) else resolve(fn)
         if b is None:
             self.refuse_kernel_call(node)
             what = ast.unparse(node.func)
             raise self.unsupported(node, f"call to '{what}'",
                                    "kernels call builtins (sqrt, min, ...), casts (int, float, "
                                    "tack.f32, ...) and @tack.func functions")
-        lo, hi = b.arity
-        n = len(node.args)
-        if n < lo or (hi >= 0 and n > hi):
-            raise self.unsupported(node, f"{b.name}() with {n} argument(s)")
-        if b.rule == "len":
-            rows = self.constant_length(node.args[0])
-            if rows is not None:  # len(T) of a vector or table constant: a literal
-                return Expr(Op.CONST, None, (), rows, loc)
-            return self._shape(node.args[0], ast.Constant(0), node)
+        if b.arity is not None:
+            lo, hi = b.arity
+            n = len(node.args)
+            if n < lo or (hi >= 0 and n > hi):
+                raise self.unsupported(node, f"{b.qualified}() with {n} argument(s)",
+                                       f"call it as {b.call}")
+        return getattr(self, "call_" + b.form)(b, node, loc)
+
+    # -- builtin forms (`Builtin.form`) ------------------------------------------------------------
+    def call_op(self, b, node: ast.Call, loc) -> Expr:
+        """`sqrt(x)`, `pow(x, y)`, `tack.select(m, a, b)`, `tack.thread_id()`: the entry's op
+        over the arguments (integer literals folded)."""
+        return self.folded(Expr(b.op, b.dtype, tuple(self.ordered(node.args)), None, loc))
+
+    def call_minmax(self, b, node: ast.Call, loc) -> Expr:
+        """`min(a, b, c)`: a chain of binary ops, left to right."""
         args = tuple(self.ordered(node.args))
-        if b.rule == "minmax":
-            out = args[0]
-            for a in args[1:]:
-                out = self.folded(Expr(b.op, None, (out, a), None, loc))
-            return out
-        if b.rule in ("cast_int", "cast_float"):
-            return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
-        return self.folded(Expr(b.op, None, args, None, loc))
+        out = args[0]
+        for a in args[1:]:
+            out = self.folded(Expr(b.op, None, (out, a), None, loc))
+        return out
+
+    def call_cast(self, b, node: ast.Call, loc) -> Expr:
+        """`int(x)`, `float(x)`, `tack.f64(x)`: CAST to the entry's dtype."""
+        return Expr(Op.CAST, None, tuple(self.ordered(node.args)), b.dtype, loc)
+
+    def call_len(self, b, node: ast.Call, loc) -> Expr:
+        rows = self.constant_length(node.args[0])
+        if rows is not None:  # len(T) of a vector or table constant: a literal
+            return Expr(Op.CONST, None, (), rows, loc)
+        return self._shape(node.args[0], ast.Constant(0), node)
+
+    def call_mask(self, b, node: ast.Call, loc) -> Expr:
+        """`any(m)`, `all(m)` of a bool vector (the typechecker reduces it)."""
+        return Expr(b.op, None, (self.expr(node.args[0]),), None, loc)
+
+    def call_vector(self, b, node: ast.Call, loc) -> Expr:
+        """`tack.vec3(x, y, z)`: a vector of the called type."""
+        return Expr(Op.VECTOR, None, self._vector_items(node.args), self._resolve(node.func),
+                    loc)
+
+    def call_expect_dtype(self, b, node: ast.Call, loc) -> Expr:
+        if not isinstance(node.args[2], ast.Constant):
+            raise self.unsupported(node, "expect_dtype(x, dtype, 'what')")
+        want = self._resolve(node.args[1])
+        where = self.root.call_locs[0] if self.root.call_locs else loc  # the user's call
+        return Expr(Op.TYPED, None, (self.expr(node.args[0]),), ("expect", want,
+                                                                 node.args[2].value), where)
+
+    def call_scratch(self, b, node: ast.Call, loc) -> Expr:
+        raise self.unsupported(node, f"{b.name}() outside an assignment",
+                               f"bind it to a name: tmp = tack.{b.name}(...)")
+
+    def call_statement(self, b, node: ast.Call, loc) -> Expr:
+        raise self.unsupported(node, f"{b.name}() used as a value")
+
+    def call_loop(self, b, node: ast.Call, loc) -> Expr:
+        raise self.unsupported(node, f"{b.name}() used as a value",
+                               f"it is the iterable of a for statement: {b.call}")
+
+    def call_print(self, b, node: ast.Call, loc) -> Expr:
+        raise self.unsupported(node, "print() used as a value", "print is a statement")
 
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
@@ -111,47 +139,17 @@ class Calls:
                 values.append(self.expr(a))
         return Expr(Op.PRINT, dt.i32, tuple(values), tuple(pieces), self.src.loc(node))
 
-    # -- intrinsics -----------------------------------------------------------------------------
-    def _intrinsic_call(self, name: str, node: ast.Call, loc) -> Expr:
-        if name in ("Vector", "Matrix", "identity"):
-            return self._matrix_literal(name, node, loc)
-        if name in ATOMICS:
-            return self._atomic(name, node, loc)
-        if name == "expect_dtype":
-            if len(node.args) != 3 or not isinstance(node.args[2], ast.Constant):
-                raise self.unsupported(node, "expect_dtype(x, dtype, 'what')")
-            want = self._resolve(node.args[1])
-            where = self.root.call_locs[0] if self.root.call_locs else loc  # the user's call
-            return Expr(Op.TYPED, None, (self.expr(node.args[0]),), ("expect", want,
-                                                                     node.args[2].value), where)
-        if name == "select":
-            if len(node.args) != 3:
-                raise self.unsupported(node, "select(mask, a, b) takes three arguments")
-            return Expr(Op.SELECT, None, tuple(self.ordered(node.args)), None, loc)
-        if name == "bitcast":
-            return self._bitcast(node, loc)
-        if name == "thread_id":
-            if node.args:
-                raise self.unsupported(node, "thread_id() takes no arguments")
-            return Expr(Op.THREAD_ID, dt.i32, (), None, loc)
-        if name in SCRATCH:
-            raise self.unsupported(node, f"{name}() outside an assignment",
-                                   f"bind it to a name: tmp = tack.{name}(...)")
-        raise self.unsupported(node, f"{name}() used as a value")
-
-    def _bitcast(self, node: ast.Call, loc) -> Expr:
+    def call_bitcast(self, b, node: ast.Call, loc) -> Expr:
         """`tack.bitcast(x, tack.u32)`: the target is a dtype named at compile time."""
-        want = self._resolve(node.args[1], quiet=True) if len(node.args) == 2 else None
+        want = self._resolve(node.args[1], quiet=True)
         if not isinstance(want, dt.DType) or want is dt.bool_:
             raise self.unsupported(node, "bitcast(x, dtype) takes a value and a number dtype",
                                    "write tack.bitcast(x, tack.u32) for an f32 x")
         return Expr(Op.BITCAST, None, (self.expr(node.args[0]),), want, loc)
 
-    def _matrix_literal(self, name: str, node: ast.Call, loc) -> Expr:
+    def call_matrix(self, b, node: ast.Call, loc) -> Expr:
         """`tack.Vector([...])`, `tack.Matrix([[...], ...])`, `tack.Matrix.identity(n)`."""
-        if name != "identity":
-            if len(node.args) != 1:
-                raise self.unsupported(node, f"tack.{name}() takes one list")
+        if b.name != "identity":
             return self.expr_List(node.args[0]) if isinstance(node.args[0], (ast.List, ast.Tuple)) \
                 else Expr(Op.VECTOR, None, (self.expr(node.args[0]),), None, loc)
         n = node.args[0] if len(node.args) == 1 else None
@@ -164,10 +162,9 @@ class Calls:
                      for r in range(k))
         return Expr(Op.VECTOR, None, rows, None, loc)
 
-    def _atomic(self, name: str, node: ast.Call, loc) -> Expr:
+    def call_atomic(self, b, node: ast.Call, loc) -> Expr:
         """`tack.atomic_add(a, i, v)` (and min/max) on an array parameter or a shared array."""
-        if len(node.args) != 3:
-            raise self.unsupported(node, f"{name}() takes (array, index, value)")
+        name = b.name
         arr, idx, val = node.args
         target = self.array_name(arr)
         if target is None or target in self.root.local_scratch or (
@@ -179,7 +176,7 @@ class Calls:
                                    "iteration and needs none")
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         args = tuple(self.ordered(list(elts) + [val]))
-        return Expr(ATOMICS[name], None, args, target, loc)
+        return Expr(b.op, None, args, target, loc)
 
     # -- device functions -----------------------------------------------------------------------
     def _callee(self, call: ast.Call):

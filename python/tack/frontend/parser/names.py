@@ -14,11 +14,12 @@ import builtins as py_builtins
 import math
 
 from ... import dtypes as dt
+from ...builtins.host import MATH_CONSTANTS
+from ...builtins.registry import BARE
 from ...constants import Constant
 from ...errors import TackValueError
 from ...ir.nodes import Expr
 from ...ir.ops import Op
-from ..builtins import BUILTINS, MATH_CONSTANTS
 from ..inline import Func, ObjRef
 from ..objects import expanded_name
 
@@ -217,7 +218,7 @@ class Names:
         for scope in (self.closure, self.globals):
             if name in scope:
                 return scope[name]
-        if name in BUILTINS or name in ("range", "print"):
+        if name in BARE:  # the kernel builtins: sqrt, min, range, print, ...
             return BuiltinName(name)
         if hasattr(py_builtins, name):
             return getattr(py_builtins, name)
