@@ -12,7 +12,8 @@ from .errors import TackError, TackTypeError, TackValueError, for_user
 from .ir.nodes import KernelIR
 from .ir.ops import WORKGROUP
 from .ir.printer import kernel_str
-from .kernel import BoundKernel, Kernel, partial_group_message
+from .call.plan import partial_group_message
+from .kernel import BoundKernel, Kernel
 from .runtime.registry import shown_by, stage_names, targets
 from .toolchain.sass import MissingToolError
 

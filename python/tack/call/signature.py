@@ -1,28 +1,41 @@
-"""Call arguments typed in one place: the specialization key, the argument specs, the launch values.
+"""Call arguments typed in one place: the kinds of argument, as data, and what each call needs of them.
 
 A call's arguments are runtime values; everything below this module sees what is computed here
-(numba's `typeof` in spirit). Per call, `key(args)` is what the specialization is looked up by;
-once the parse is known, `expand` gives the IR parameters' values (device-class objects become
+(numba's `typeof` in spirit). `KINDS` is the table of argument kinds: each row says, as Python
+expressions over the argument, how a value of that kind is recognized and what a specialization
+depends on of it (its key). Both call paths are made from these rows, so they cannot drift apart:
+`key(args)`, the general path's specialization key, is compiled from the rows into one
+expression per argument (the way Triton's binder is generated from a kernel's signature,
+https://github.com/triton-lang/triton/blob/main/python/triton/runtime/jit.py,
+`create_function_from_signature`), and `guard` spells the same rows for the one argument kind
+a prebuilt call path (call/fast.py) was built for (numba's dispatcher compares a call's type
+fingerprint the same way, https://github.com/numba/numba/blob/main/numba/core/dispatcher.py).
+A new kind of argument is one row.
+
+Once the parse is known, `expand` gives the IR parameters' values (device-class objects become
 their attributes) and `launch_values` what the engine's launch takes: an array's address when the
 engine's capabilities say it takes pointers, else its buffer (checked to be on the device). On a
-cache miss, `specs` gives the `ArgSpec`s the type checker works from, and `object_info` the
-`ObjInfo` a device-class argument is parsed with: the frontend and the compiler never see a value.
+new specialization, `specs` gives the `ArgSpec`s the type checker works from, and `object_info`
+the `ObjInfo` a device-class argument is parsed with: the frontend and the compiler never see a
+value.
 
-The rules (docs/language.md, "Kernels and calls"): an array is keyed by dtype and rank; a Python
-int by its value's range (i32 if it fits, else i64, else u64); a float is f32, or f64 when an f64
-array is among the arguments; a bool is an i32; NumPy scalars follow the same rules by value.
-`guard` spells the same rules as Python source for tack.dispatch's generated call path.
+The rules (docs/language.md, "Kernels and calls"): an array is keyed by dtype and rank (and
+read-only memory); a Python int by its value's range (i32 if it fits, else i64, else u64); a
+float is f32, or f64 when an f64 array is among the arguments; a bool is an i32; NumPy scalars
+follow the same rules by value.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from . import dtypes as dt
-from .arrays import Array
-from .devices import mismatch, serves
-from .errors import TackTypeError
-from .frontend.inline import Func
-from .frontend.objects import ObjInfo, is_device_class
+from .. import dtypes as dt
+from ..arrays import Array
+from ..devices import mismatch, serves
+from ..errors import TackTypeError
+from ..frontend.inline import Func
+from ..frontend.objects import ObjInfo, is_device_class
 
 I32 = dt.i32
 FLOAT = "float"  # a float scalar's key before the f32/f64 choice (made by `specs`)
@@ -48,36 +61,91 @@ def scalar_key(v):
     return None
 
 
-def arg_key(v):
-    """What a specialization depends on for one argument; TypeError if it has no key (the call
-    is then not cached and `specs` raises the argument's error)."""
-    if v.__class__ is Array:
-        return v._sig
-    if v.__class__ is float:
-        return FLOAT
-    if is_device_class(v):
-        return ("object", object_key(v))
+def _keyed_scalar(v):
+    """`scalar_key`, TypeError for a value that is not a number (the call then has no key and
+    `specs` raises the argument's error)."""
     s = scalar_key(v)
     if s is None:
         raise TypeError(f"no key for {type(v).__name__}")
     return s
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of argument, as Python expressions over the argument `{v}`.
+
+    `test` recognizes it (rows are tried in order; the last one takes the rest). `key` is what a
+    specialization depends on of it; a TypeError while computing it means the call has no key.
+    `launch` is its launch value (`{ptr}`: an array's address or buffer, by the engine's
+    capabilities). `warm` are further conditions under which the general path's `launch_values`
+    would pass it unchanged and change nothing: a prebuilt path requires them, and an argument
+    failing one takes the general path, which checks or updates it. `shared` means a value
+    another row recognizes may have the same key (a NumPy scalar, a float of a float row): the
+    prebuilt path then asks `arg_key` before giving up. `prebuilt` False: calls with such an
+    argument always take the general path (their values are expanded per call)."""
+
+    name: str
+    test: str
+    key: str
+    launch: str = "{v}"
+    warm: tuple = ()
+    shared: bool = True
+    prebuilt: bool = True
+
+
+KINDS: tuple[Kind, ...] = (
+    # tack.Array: dtype, rank and read-only memory (arrays.Array._sig); its device is checked
+    # per call (devices.launch_device, `launch_values`); `_unwritten`: tack.empty's mark,
+    # cleared by the general path's first launch
+    Kind("array", "{v}.__class__ is A", "{v}._sig", "{v}.{ptr}",
+         warm=("{v}._device is dev", "not {v}._unwritten"), shared=False),
+    Kind("float", "{v}.__class__ is float", "FLOAT"),
+    Kind("i32", "{v}.__class__ is int and I32_MIN <= {v} <= I32_MAX", "I32"),
+    Kind("object", "is_device_class({v})", "('object', object_key({v}))", shared=False,
+         prebuilt=False),
+    # bool, NumPy scalars, ints outside i32: by value (`scalar_key`); anything else has no key
+    Kind("scalar", "True", "_keyed_scalar({v})"),
+)
+# The names the rows' expressions use (the generated call path gets the same ones)
+NAMES = {"A": Array, "FLOAT": FLOAT, "I32": I32, "I32_MIN": I32_MIN, "I32_MAX": I32_MAX,
+         "is_device_class": is_device_class, "_keyed_scalar": _keyed_scalar}
+
+
+def _chain(v: str) -> str:
+    """Every row's key as one conditional expression over `v`: the rows in order."""
+    out = KINDS[-1].key.format(v=v)
+    for kind in reversed(KINDS[:-1]):
+        out = f"{kind.key.format(v=v)} if {kind.test.format(v=v)} else {out}"
+    return out
+
+
+def kind_of(v) -> Kind:
+    """The row that recognizes `v` (the last one takes what no other does)."""
+    return next(k for k in KINDS if _TESTS[k.name](v))
+
+
+def _compile_rows() -> tuple:
+    src = (f"def arg_key(v):\n    return {_chain('v')}\n"
+           f"def key(args):\n    try:\n        return tuple([{_chain('a')} for a in args])\n"
+           "    except TypeError:\n        return None\n")
+    env = dict(NAMES, object_key=lambda v: object_key(v))
+    tests = {k.name: eval(f"lambda v: {k.test.format(v='v')}", env)  # noqa: S307
+             for k in KINDS}
+    exec(compile(src, "<tack argument kinds>", "exec"), env)  # noqa: S102
+    return env["arg_key"], env["key"], tests
+
+
+arg_key, key, _TESTS = _compile_rows()
+arg_key.__doc__ = ("What a specialization depends on for one argument (the row of `KINDS` "
+                   "that recognizes it); TypeError if it has no key.")
+key.__doc__ = "The specialization key of a call's arguments; None if one has no key."
+
+
 def safe_key(v):
-    """`arg_key`, None for a value without one (tack.dispatch compares it to a known key)."""
+    """`arg_key`, None for a value without one (a prebuilt path compares it to a known key)."""
     try:
         return arg_key(v)
     except (TypeError, ValueError):
-        return None
-
-
-def key(args) -> tuple | None:
-    """The specialization key of a call's arguments; None if one has no key."""
-    try:
-        return tuple([a._sig if a.__class__ is Array else (
-            I32 if a.__class__ is int and I32_MIN <= a <= I32_MAX else arg_key(a))
-            for a in args])
-    except TypeError:
         return None
 
 
@@ -180,7 +248,7 @@ def expand(paths, args) -> list:
 # ---- what the compiler and the engine receive ---------------------------------------------------
 def specs(name: str, params, values) -> dict:
     """The `ArgSpec`s of the IR parameters `params` from their values (objects expanded)."""
-    from .frontend.typecheck import ArgSpec  # with the type checker, at the first compile
+    from ..frontend.typecheck import ArgSpec  # with the type checker, at the first compile
 
     return {p: ArgSpec(*t) for p, t in zip(params, spec_parts(name, params, values))}
 
@@ -188,7 +256,7 @@ def specs(name: str, params, values) -> dict:
 def spec_parts(name: str, params, values) -> list[tuple]:
     """What `specs` makes its `ArgSpec`s of, as plain tuples (kind, dtype, ndim, shape), one per
     parameter: the disk cache keys a kernel on them before the type checker is loaded
-    (tack.front_cache)."""
+    (call/records.py)."""
     any_f64 = any(isinstance(a, Array) and getattr(a.dtype, "elem", a.dtype) is dt.f64
                   for a in values)
     out = []
@@ -241,27 +309,26 @@ def launch_values(name: str, dev, values, takes_pointers: bool) -> list:
     return out
 
 
-# ---- the same rules, spelled inline for tack.dispatch -------------------------------------------
-def guard(nm: str, a, k: int, env: dict) -> list[str]:
-    """Conditions, as Python source over the variable `nm`, any of which means an argument no
-    longer has the key of `a` (the k-th argument when the call path was built); the names they
-    use go into `env` (A: Array, dev: the device, sk: safe_key)."""
-    if a.__class__ is Array:
-        env[f"S{k}"] = a._sig
-        # An array still marked unwritten takes the general path once, which clears the mark.
-        return [f"{nm}.__class__ is not A", f"{nm}._device is not dev", f"{nm}._sig != S{k}",
-                f"{nm}._unwritten"]
-    s = env[f"S{k}"] = I32 if a.__class__ is int and fits_i32(a) else arg_key(a)
-    if s is I32:
-        return [(f"not ({nm}.__class__ is int and {I32_MIN} <= {nm} <= {I32_MAX}"
-                 f" or sk({nm}) == S{k})")]
-    if s == FLOAT:
-        return [f"{nm}.__class__ is not float and sk({nm}) != S{k}"]
-    return [f"sk({nm}) != S{k}"]
+# ---- the same rows, spelled for one argument of a prebuilt call path ------------------------
+def guard(nm: str, a, k: int, env: dict, pointers: bool) -> tuple[str, str]:
+    """(condition, launch value) as Python source over the variable `nm`, for the k-th argument
+    of a call path built for a call whose k-th argument was `a`: the condition holds when the
+    argument still has the key of `a` and the `warm` conditions of its row. The names it uses go
+    into `env` (the rows' names, `dev`: the device, `sk`: `safe_key`, `S{k}`: the key)."""
+    kind = kind_of(a)
+    env.update(NAMES, sk=safe_key)
+    env[f"S{k}"] = arg_key(a)
+    same = kind.test.format(v=nm)  # recognized by the same row ...
+    if "{v}" in kind.key:  # ... with the same key
+        same = f"{same} and {kind.key.format(v=nm)} == S{k}"
+    if kind is KINDS[-1]:  # the last row's key is what `arg_key` gives for what it takes
+        same = f"sk({nm}) == S{k}"
+    elif kind.shared:
+        same = f"{same} or sk({nm}) == S{k}"
+    conds = [f"({same})"] + [w.format(v=nm) for w in kind.warm]
+    return " and ".join(conds), kind.launch.format(v=nm, ptr="_ptr" if pointers else "_buf")
 
 
-def launch_expr(nm: str, a, takes_pointers: bool) -> str:
-    """`launch_value` spelled over the variable `nm` (scalars pass as they are)."""
-    if a.__class__ is not Array:
-        return nm
-    return f"{nm}._ptr" if takes_pointers else f"{nm}._buf"
+def prebuilt(args) -> bool:
+    """Whether a call path may be prebuilt for arguments like these (`Kind.prebuilt`)."""
+    return all(kind_of(a).prebuilt for a in args)
