@@ -49,10 +49,11 @@ def transform(x, out):
 if os.environ.get("FILL"):  # the first run: fills the cache
     transform(x, out)
     sys.exit(0)
-from tack import devices, signature
+from tack.call import signature
+from tack.call.plan import CallPlan
 args = [x, out]
 start = t = time.process_time()
-dev = devices.launch_device("transform", args)
+dev = signature.launch_device("transform", args)
 pk = transform.parse_for(args); t = tick("parse", t)
 import tack.cache; t = tick("import tack.cache", t)
 eng = dev.engine; t = tick("engine start: import runtime.cpu, toolchain", t)
@@ -75,8 +76,9 @@ else:
     fc.parse_digest(pk); t = tick("parse digest", t)
     llvm_host.host_fingerprint(); t = tick("host fingerprint (/proc/cpuinfo)", t)
     cache.package_digest(); t = tick("package fingerprint", t)
-    skey = fc.spec_key(transform, dev, pk, args, False); t = tick("spec key", t)
-    fc.load_spec(skey, "transform", args); t = tick("read spec record", t)
+    plan = CallPlan("transform", dev, pk, False)
+    skey = fc.plan_key(transform, plan, args); t = tick("spec key", t)
+    fc.load_plan(transform, plan, args); t = tick("spec key again, read spec record", t)
     vkey = fc.variant_key(skey, ())
     rec = cache.load("kernel", vkey); t = tick("read variant record", t)
     from tack.runtime import cpu_record

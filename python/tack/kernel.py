@@ -9,6 +9,7 @@ from .call import signature
 from .devices import default_device
 from .errors import TackError, TackRuntimeError, TackTypeError, for_user
 from .frontend import depth
+from .frontend.objects import is_device_class
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
 
@@ -61,6 +62,17 @@ class Kernel:
     def parsed(self):
         """The parse for arguments without device-class objects."""
         return self.parse_for(())
+
+    def parse_call(self, args, keyed: bool = True):
+        """The parse for a call's arguments, after the checks that come before any parse: the
+        number of arguments, and (`keyed` False: an argument has no key) that argument's
+        TypeError."""
+        self.check_arity(args)
+        if not keyed:
+            plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
+                     if not is_device_class(a)]
+            signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
+        return self.parse_for(args)
 
     def check_arity(self, args) -> None:
         a = self.source.tree.args

@@ -36,7 +36,7 @@ def build(kernel, plan, shape_key, variant, args):
         return None
     dev = plan.device
     names = [f"a{k}" for k in range(len(args))]
-    env = {"G": _global, "dev": dev, "MISS": MISS, "launch": variant.launchable.launch,
+    env = {"__name__": __name__, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launchable.launch,
            "hrl": pk.host_range.launch, "name": kernel.name}
     # Arrays on a device with its own memory launch there whatever the current device is
     # (devices.launch_device); otherwise the current device must still be `dev`.

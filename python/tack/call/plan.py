@@ -18,7 +18,7 @@ calls take one generated function straight to the engine.
 from __future__ import annotations
 
 from ..capabilities import has_collectives, reject_workgroups
-from ..devices import _global, launch_device
+from ..devices import _global
 from ..errors import (
     CapabilityError,
     TackError,
@@ -27,7 +27,6 @@ from ..errors import (
     TackValueError,
 )
 from ..frontend import depth
-from ..frontend.objects import is_device_class
 from ..ir.ops import WORKGROUP
 from . import fast, records, signature
 
@@ -70,7 +69,8 @@ class CallPlan:
         """What is wrong with a launch of n indices (`hidden`: the range's host values), checked
         before its variant is compiled; `fast.count_lines` spells the same rules."""
         if n and self.index_range is not None:
-            lo, hi = self.parsed.host_range.index_span(n, hidden)
+            rng = self.parsed.host_range  # range(n) spans [0, n - 1]: no call
+            lo, hi = (0, n - 1) if rng.form == "stop" else rng.index_span(n, hidden)
             tmin, tmax = self.index_range
             if lo < tmin or hi > tmax:
                 return index_span_error(self.name, lo if lo < tmin else hi, tmin, tmax)
@@ -136,8 +136,7 @@ def call(kernel, args):
     intercept = _global["intercept"]
     if intercept is not None:  # TACK_CHECK / python -m tack.check (tack/check/session.py)
         return intercept(kernel, args)
-    dev = launch_device(kernel.name, args)  # the arguments' device, else the current one
-    sig = signature.key(args)
+    dev, sig = signature.device_and_key(kernel.name, args)  # device: the arguments', or current
     key = plan_key(dev, sig, _global["debug"])
     plan = kernel._plans.get(key) if sig is not None else None
     if plan is None:
@@ -150,16 +149,10 @@ def build(kernel, key, args) -> CallPlan:
     type checker), else from the typed IR (then recorded). Kept under `key` when the arguments
     have one."""
     dev, sig, debug = key[0], key[1], len(key) == 3
-    kernel.check_arity(args)
-    if sig is None:  # an argument without a key: its TypeError comes before any parse
-        plain = [(p.arg, a) for p, a in zip(kernel.source.tree.args.args, args)
-                 if not is_device_class(a)]
-        signature.specs(kernel.name, [p for p, _ in plain], [a for _, a in plain])
-    pk = kernel.parse_for(args)
+    pk = kernel.parse_call(args, keyed=sig is not None)
     values = signature.expand(pk.paths, args)
     plan = CallPlan(kernel.name, dev, pk, debug)
-    plan.record = records.plan_key(kernel, plan, values) if sig is not None else None
-    if not records.load_plan(plan, values):
+    if sig is None or not records.load_plan(kernel, plan, values):
         _typed(kernel, plan, values)
         records.store_plan(plan)
     _refuse_read_only_stores(kernel.name, pk.params, plan.written, values)

@@ -90,12 +90,13 @@ def plan_key(kernel, plan, values) -> str | None:
                           list(sys.version_info[:3]))
 
 
-def load_plan(plan, values) -> bool:
-    """Fill in `plan`'s typed-IR fields from the spec record stored under `plan.record`;
-    False (the plan unchanged) if absent or not one this Tack wrote for its kernel and these
-    IR parameter values (this kernel and key, positions and axes of the baked extents, one
-    written flag per parameter)."""
-    key, name = plan.record, plan.name
+def load_plan(kernel, plan, values) -> bool:
+    """Set `plan.record` (`plan_key`) and fill in the plan's typed-IR fields from the spec
+    record stored under it; False (those fields unchanged) if absent or not one this Tack wrote
+    for its kernel and these IR parameter values (this kernel and key, positions and axes of
+    the baked extents, one written flag per parameter)."""
+    key = plan.record = plan_key(kernel, plan, values)
+    name = plan.name
     entry = cache.load(KIND, key) if key is not None else None
     if entry is None:
         return False

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..arrays import Array
-from ..devices import mismatch, serves
+from ..devices import Device, default_device, mismatch, serves
 from ..errors import TackTypeError
 from ..frontend.inline import Func
 from ..frontend.objects import ObjInfo, is_device_class
@@ -128,8 +128,8 @@ def _compile_rows() -> tuple:
     src = (f"def arg_key(v):\n    return {_chain('v')}\n"
            f"def key(args):\n    try:\n        return tuple([{_chain('a')} for a in args])\n"
            "    except TypeError:\n        return None\n")
-    env = dict(NAMES, object_key=lambda v: object_key(v))
-    tests = {k.name: eval(f"lambda v: {k.test.format(v='v')}", env)  # noqa: S307
+    env = dict(NAMES, object_key=lambda v: object_key(v), __name__=__name__)
+    tests = {k.name: eval(f"lambda v: {k.test.format(v='v')}", env)
              for k in KINDS}
     exec(compile(src, "<tack argument kinds>", "exec"), env)  # noqa: S102
     return env["arg_key"], env["key"], tests
@@ -147,6 +147,37 @@ def safe_key(v):
         return arg_key(v)
     except (TypeError, ValueError):
         return None
+
+
+# ---- the device rule ----------------------------------------------------------------------------
+def device_and_key(name: str, args) -> tuple:
+    """(the device the call runs on, `key(args)`): what its plan is looked up by."""
+    return launch_device(name, args), key(args)
+
+
+def launch_device(name: str, args) -> Device:
+    """The device a call of kernel `name` runs on: its array arguments' device, else the
+    current one. CPU memory serves every host device (the current one runs it when it is a host
+    device). Arguments on two devices raise DeviceMismatchError naming both, before launch."""
+    current = default_device()
+    own = host = None  # the first array device with its own memory; the first on CPU memory
+    for a in args:
+        d = getattr(a, "_device", None)
+        if not isinstance(d, Device):
+            continue
+        if d.place == "host":
+            host = host or d
+        elif own is None:
+            own = d
+        elif d.place != own.place:
+            raise mismatch(name, own, d)
+    if own is not None:
+        if host is not None and not own.is_host:
+            raise mismatch(name, own, host)
+        return current if current.place == own.place else own
+    if host is not None and not current.is_host:
+        raise mismatch(name, host, current, current=True)
+    return current
 
 
 # ---- device-class objects -----------------------------------------------------------------------
