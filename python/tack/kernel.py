@@ -90,19 +90,26 @@ class Kernel:
     __call__ = property(operator.attrgetter("_entry"))
 
     def _general(self, *args, **kwargs):
-        return self._call(args, kwargs)
-
-    def _call(self, args, kwargs):
-        """The general path: the call's plan (call/plan.py) runs it. An error Tack raises on
-        purpose reaches the caller without the compiler's frames (`errors.for_user`)."""
         try:
-            if kwargs:
-                raise TackRuntimeError(f"Kernel '{self.name}' failed on "
-                                       f"{default_device().label}: Keyword arguments not "
-                                       "supported in kernels") from NotImplementedError()
-            return call_plan.call(self, args)
+            return self._call_checked(args, kwargs)
         except TackError as exc:
             raise for_user(exc)  # the same exception, its internal frames dropped
+
+    def _call(self, args, kwargs):
+        """The general path, as a prebuilt path's miss takes it: the call's plan (call/plan.py)
+        runs it. An error Tack raises on purpose reaches the caller without the compiler's
+        frames (`errors.for_user`)."""
+        try:
+            return self._call_checked(args, kwargs)
+        except TackError as exc:
+            raise for_user(exc)  # the same exception, its internal frames dropped
+
+    def _call_checked(self, args, kwargs):
+        if kwargs:
+            raise TackRuntimeError(f"Kernel '{self.name}' failed on {default_device().label}: "
+                                   "Keyword arguments not supported in kernels"
+                                   ) from NotImplementedError()
+        return call_plan.call(self, args)
 
 
 class BoundKernel:

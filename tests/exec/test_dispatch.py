@@ -10,13 +10,13 @@ from tack.kernel import Kernel
 def general(monkeypatch):
     """Counts calls that took the general path."""
     calls = []
-    orig = Kernel._call  # the general path (call/plan.py), which a prebuilt path's miss takes
+    orig = Kernel._call_checked  # the general path, under its error-trimming entry points
 
     def counted(self, args, kwargs):
         calls.append(self.name)
         return orig(self, args, kwargs)
 
-    monkeypatch.setattr(Kernel, "_call", counted)
+    monkeypatch.setattr(Kernel, "_call_checked", counted)
     return calls
 
 

@@ -17,6 +17,7 @@ calls take one generated function straight to the engine.
 """
 from __future__ import annotations
 
+from ..arrays import array, zeros
 from ..capabilities import has_collectives, reject_workgroups
 from ..devices import _global
 from ..errors import (
@@ -104,7 +105,6 @@ class CallPlan:
 
     def _launch_debug(self, variant: Variant, values, n) -> None:
         """Launch with the hidden bounds-check buffer, wait, and raise for a skipped access."""
-        from ..arrays import array
         from ..passes.bounds import initial_buffer, report  # with the checks it reports on
 
         buf = array(initial_buffer(len(variant.sites)), device=self.device)
@@ -116,8 +116,6 @@ class CallPlan:
     def _return_value(self, variant: Variant, values):
         """Run the one-iteration epilogue that computes a kernel's return value (compiled
         with its variant, before the main launch)."""
-        from ..arrays import zeros
-
         ret = zeros(1, self.parsed.ret_dtype, device=self.device)
         vals = list(values) + [ret]
         variant.epilogue.launch(signature.launch_values(self.name, self.device, vals,
@@ -240,7 +238,6 @@ def _compile_epilogue(kernel, plan: CallPlan, values):
     """The return value's epilogue for these arguments: typed and compiled before the main
     loop runs, so that an error in `return expr` changes nothing."""
     from .. import compiler  # (see _typed)
-    from ..arrays import zeros
 
     vals = list(values) + [zeros(1, plan.parsed.ret_dtype, device=plan.device)]
     epi_pk = plan.parsed.epilogue
