@@ -3,7 +3,7 @@
 (`time.process_time`: what a loaded machine's other processes do not add). `import tack` is
 timed separately and not
 included; each run is a new interpreter. docs/design/005-disk-cache.md quotes this. A cached run
-reports whether it launched from the kernel's records (tack.front_cache: no type checker loaded)
+reports whether it launched from the kernel's records (tack.call.records: no type checker loaded)
 and whether LLVM was loaded.
 
     PYTHONPATH=python python bench/first_call.py [--runs 15] [--threads N] [--cache-dir DIR]
@@ -66,7 +66,7 @@ except ImportError:
     except ImportError:  # a Tack before the disk cache
         counts = {{"compiled": "?", "cached": "?"}}
 try:
-    from tack.front_cache import counts as records
+    from tack.call.records import counts as records
 except ImportError:  # a Tack before the kernel records
     records = {{"variants": "?"}}
 import json

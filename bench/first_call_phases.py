@@ -5,7 +5,7 @@
         [--site DIR] [--quick]
 
 `records` (the default) is the path a process takes when the kernel's records are in the cache
-(tack.front_cache): parse, key, spec and variant records, object entry, map. `typed` is the path
+(tack.call.records): parse, key, spec and variant records, object entry, map. `typed` is the path
 without them (what every cached first call took before the records, and still takes when they
 are missing): parse, type checker, IR passes, `KernelIR` digest, object key, entry, map. Each step
 is the process's CPU time (`time.process_time`, so other processes on a loaded machine add little),
@@ -49,10 +49,11 @@ def transform(x, out):
 if os.environ.get("FILL"):  # the first run: fills the cache
     transform(x, out)
     sys.exit(0)
-from tack import devices, signature
+from tack.call import signature
+from tack.call.plan import CallPlan
 args = [x, out]
 start = t = time.process_time()
-dev = devices.launch_device("transform", args)
+dev = signature.launch_device("transform", args)
 pk = transform.parse_for(args); t = tick("parse", t)
 import tack.cache; t = tick("import tack.cache", t)
 eng = dev.engine; t = tick("engine start: import runtime.cpu, toolchain", t)
@@ -71,17 +72,18 @@ if {typed}:
     cache.package_digest(); t = tick("package fingerprint", t)
     key = llvm_host.code_key(src); t = tick("object key", t)
 else:
-    import tack.front_cache as fc; t = tick("import tack.front_cache", t)
+    import tack.call.records as fc; t = tick("import tack.call.records", t)
     fc.parse_digest(pk); t = tick("parse digest", t)
     llvm_host.host_fingerprint(); t = tick("host fingerprint (/proc/cpuinfo)", t)
     cache.package_digest(); t = tick("package fingerprint", t)
-    skey = fc.spec_key(transform, dev, pk, args, False); t = tick("spec key", t)
-    fc.load_spec(skey, "transform", args); t = tick("read spec record", t)
+    plan = CallPlan("transform", dev, pk, False)
+    skey = fc.plan_key(transform, plan, args); t = tick("spec key", t)
+    fc.load_plan(transform, plan, args); t = tick("spec key again, read spec record", t)
     vkey = fc.variant_key(skey, ())
     rec = cache.load("kernel", vkey); t = tick("read variant record", t)
     from tack.runtime import cpu_record
     head = fc._VARIANT + f"transform {vkey}\n".encode()  # bound to the kernel and its key
-    assert rec.data.startswith(head), "the variant record is not the one front_cache writes"
+    assert rec.data.startswith(head), "the variant record is not the one call/records.py writes"
     key = cpu_record.loads(rec.data[len(head):])[2]; t = tick("parse variant record", t)
 entry = cache.load("cpu", key); t = tick("read object entry", t)
 objload.map_object(entry.data, fallback=False); t = tick("map the object (ElfImage)", t)

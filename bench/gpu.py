@@ -450,7 +450,7 @@ def bench_nbody(n):
     row("nbody", "tack tiles, rsqrt, fastmath=True", tflop / tf, "TFLOP/s",
         peers.get("nbody_rsqrt"), "CUDA C rsqrtf")
     for k in (nbody_tiled, nbody_tiled_fast):
-        v = next(iter(next(iter(k._specs.values())).variants.values()))
+        v = next(iter(next(iter(k._plans.values())).variants.values())).launchable
         print(f"  ({k.name}{' fastmath' if k.options['fastmath'] else ''}: {v.registers} "
               f"registers, .maxnreg {v.max_registers}, {v.blocks_per_sm} blocks/SM)")
     nbody_fastmath_rounds(pos, acc, n, sample, ref, peers, tflop, cpos, cacc)
@@ -471,7 +471,7 @@ def _load_with_budget(kernel, args, budget):
 
     with mock.patch.object(cuda_kernel, "budgets", lambda *a: iter([(budget, False)])):
         kernel(*args)
-    v = next(iter(next(iter(kernel._specs.values())).variants.values()))
+    v = next(iter(next(iter(kernel._plans.values())).variants.values())).launchable
     if v.max_registers != budget:
         print(f"  ({kernel.name}: not kept at .maxnreg {budget}: {v.registers} registers, "
               f"{v.blocks_per_sm} blocks/SM)")
@@ -504,7 +504,7 @@ def nbody_fastmath_rounds(pos, acc, n, sample, ref, peers, tflop, cpos, cacc, ro
         "tack tiles32 fastmath .maxnreg 32": (lambda: tiles32_32(*args), tack_sync),
     }
     for kk in (nbody_tiled_fast, tiles32_40, tiles32_32):
-        v = next(iter(next(iter(kk._specs.values())).variants.values()))
+        v = next(iter(next(iter(kk._plans.values())).variants.values())).launchable
         print(f"  ({kk.name}: {v.registers} registers, .maxnreg {v.max_registers}, "
               f"{v.blocks_per_sm} blocks/SM)")
     times = {name: [] for name in cands}
@@ -576,7 +576,7 @@ def bench_launch():
     x, out = tack.zeros(n), tack.zeros(n)
     tiny(x, out, n)
     tack.sync()
-    variant = next(iter(next(iter(tiny._specs.values())).variants.values()))
+    variant = next(iter(next(iter(tiny._plans.values())).variants.values())).launchable
     values = [x._ptr, out._ptr, n]
     cands = {}  # name -> (launch, its sync); timed in interleaved blocks (drift hits all)
     if cp:
@@ -588,10 +588,10 @@ def bench_launch():
         tx, to = torch.zeros(n, device="cuda"), torch.zeros(n, device="cuda")
         cands["torch.add(out=)"] = (lambda: torch.add(tx, 1.0, out=to), torch_sync)
     cands["tack kernel call tiny(x, out, n)"] = (lambda: tiny(x, out, n), tack_sync)
-    for label, path in (("native trampoline, the default", variant._launch_native),
-                        ("ctypes", variant._launch_ctypes),
-                        ("cuda-bindings", variant._launch_bindings)):
-        cands[f"tack engine launch ({label})"] = (lambda p=path: p(values, n), tack_sync)
+    for label, path in (("native trampoline, the default", "native"), ("ctypes", "ctypes"),
+                        ("cuda-bindings", "bindings")):
+        cands[f"tack engine launch ({label})"] = (
+            lambda p=path: variant.launch(values, n, p), tack_sync)
     costs = host_costs(cands)
     peer = costs.get("cupy RawKernel")
     for name, cost in costs.items():

@@ -49,7 +49,7 @@ def cases(only: str | None):
 def launch_one(name: str, fixed: bool) -> None:
     """One launch of a planted kernel on the CUDA engine (what compute-sanitizer watches)."""
     import tack
-    from tack import signature
+    from tack.call import signature
     from tack.check.run import Prepared
 
     (case,) = [c for c in cases(name)]

@@ -1,4 +1,5 @@
-"""The package keeps its shape: one direction of dependency, no import cycles, small pieces.
+"""The package keeps its shape: one direction of dependency, no import cycles, small pieces, and
+one short call path from a kernel call to the engine's launch.
 
 The layer table and the measurements are in tools/architecture.py; docs/design/006-layers.md
 explains them. `python tools/architecture.py` prints the same findings as a report.
@@ -75,6 +76,38 @@ def test_checker_sees_an_upward_import_and_a_cycle():
     assert arch.cycles(e) == [["tack.ir.nodes", "tack.kernel"]]
     assert arch.layer_of("tack.runtime.cuda") == (5, "tack.runtime")
     assert arch.layer_of("tack") == (8, "tack")
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return arch.trace_calls()
+
+
+def test_a_call_follows_one_path_to_the_launch(traces):
+    """Following the arguments of `fill(out, 1.0)` (tools/architecture.py, `trace`): every call
+    reaches the engine's launch; no module hands them to the same module twice in a row; the
+    first call's arguments pass through at most 8 modules (9 before call/ existed), the second
+    call's (the general path, its plan known) through the kernel, the plan, the argument rows,
+    the launch range and the engine; a warm call through its prebuilt path alone."""
+    report = "\n".join(f"{k}: {' > '.join(t.route)}" for k, t in traces.items())
+    assert all(t.launched for t in traces.values()), report
+    assert not [p for t in traces.values() for p in t.ping_pongs()], report
+    first, second, warm = traces["first"], traces["second"], traces["warm"]
+    assert len(set(first.route)) <= 8 and len(first.modules) <= 70, report
+    assert first.route[:2] == ["tack.kernel", "tack.call.plan"], report
+    assert set(second.route) <= {"tack.kernel", "tack.call.plan", "tack.call.signature",
+                                 "tack.frontend.hostrange", "tack.runtime.cpu"}, report
+    assert max(second.returns().values()) <= 3, report
+    # the native caller (runtime/cpu_call.py) where it is built, else the engine's launch
+    assert warm.route[0] == "tack.call.fast" and len(warm.route) == 2, report
+    assert set(warm.modules) <= {"tack.call.fast", "tack.runtime.cpu"}, report
+
+
+def test_call_trace_measures_returns_and_ping_pongs():
+    t = arch.CallTrace(["a", "b", "c"], 3, ["a", "b", "a", "b", "c", "a"], True)
+    assert t.returns() == {"a": 2, "b": 1}
+    assert t.ping_pongs() == ["a > b > a > b"]
+    assert arch.CallTrace([], 0, ["a", "b", "a", "c", "a"], True).ping_pongs() == []
 
 
 def test_block_reductions_use_one_slot_per_workgroup_lane():

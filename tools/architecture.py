@@ -1,13 +1,19 @@
-"""The package's shape as data: its layer table, its import graph and its largest pieces.
+"""The package's shape as data: its layer table, its import graph, its largest pieces and the
+path a kernel call takes through it.
 
 `tests/test_architecture.py` enforces what this module measures (docs/design/006-layers.md says
 why the layers are what they are); `python tools/architecture.py` prints the report CI shows:
-layer violations, import cycles, and the largest modules and functions.
+layer violations, import cycles, the largest modules and functions, and the modules a kernel's
+first, second and warm calls enter on their way to the engine's launch (`trace_calls`).
 """
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +29,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tack.frontend", "tack.render", "tack.cache"),
     ("tack.toolchain",),
     ("tack.runtime",),
-    ("tack.devices", "tack.arrays", "tack.signature", "tack.interop", "tack.cuda"),
-    ("tack.compiler", "tack.dispatch", "tack.front_cache"),
+    ("tack.devices", "tack.arrays", "tack.interop", "tack.cuda"),
+    ("tack.compiler", "tack.call"),
     ("tack.kernel", "tack.inspection", "tack.lib", "tack.ops", "tack.algorithms", "tack.check",
      "tack.dask", "tack"),
     ("tack.testing", "tack.julia", "tack.__main__"),
@@ -178,6 +184,136 @@ def sizes() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     return sorted(mods, reverse=True), sorted(fns, reverse=True)
 
 
+# ---- the call path ----------------------------------------------------------------------------
+TRACED_KERNEL = """import tack
+
+
+@tack.kernel
+def fill(out, v):
+    for i in range(out.shape[0]):
+        out[i] = v
+"""
+
+
+@dataclass
+class CallTrace:
+    modules: list  # every tack module whose Python code ran, in order of first entry
+    functions: int  # distinct tack functions that ran
+    route: list  # the modules the arguments pass through (`trace`), consecutive steps merged
+    launched: bool  # the engine's launch was reached (the trace ends there)
+
+    def returns(self) -> dict:
+        """How often the route comes back to each module it had left."""
+        return {m: self.route.count(m) - 1 for m in dict.fromkeys(self.route)
+                if self.route.count(m) > 1}
+
+    def ping_pongs(self) -> list:
+        """Places where the route goes A > B > A > B: a module that hands the arguments to the
+        same module twice in a row, and takes them back each time."""
+        r = self.route
+        return [" > ".join(r[i:i + 4]) for i in range(len(r) - 3)
+                if r[i] == r[i + 2] and r[i + 1] == r[i + 3]]
+
+
+def _carries(frame, args) -> bool:
+    """Whether a new frame received the call's arguments: the tuple itself, or a list or tuple
+    holding one of them (the expanded values, the launch values), or one of them."""
+    code = frame.f_code
+    n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04)
+    local = frame.f_locals
+    for name in code.co_varnames[:n]:
+        v = local.get(name)
+        if v is args or any(v is a for a in args):
+            return True
+        if v.__class__ in (list, tuple) and any(x is a for x in v for a in args):
+            return True
+    return False
+
+
+def trace(fn, *args) -> CallTrace:
+    """`fn(*args)` under sys.setprofile, up to the engine's launch: a `launch` method of a
+    `Launchable` (runtime/base.py) or the CPU engine's native caller (runtime/cpu_call.py, a
+    builtin named `tack_call_*`). The route follows the arguments: the module of each frame
+    that receives them, and of the frame they come back to."""
+    from tack.runtime.base import Launchable
+
+    modules, functions, route, stack, done = {}, set(), [], [], []
+
+    def step(mod):
+        if not route or route[-1] != mod:
+            route.append(mod)
+
+    def profile(frame, event, arg):
+        if done:
+            return
+        if event == "call":
+            mod = frame.f_globals.get("__name__") or "?"
+            if mod.split(".")[0] == "tack":
+                modules.setdefault(mod, None)
+                functions.add((mod, frame.f_code.co_name))
+            carrying = _carries(frame, args)
+            stack.append((mod, carrying))
+            if carrying:
+                step(mod)
+            if frame.f_code.co_name == "launch" and isinstance(frame.f_locals.get("self"),
+                                                               Launchable):
+                done.append(True)
+        elif event == "return" and stack:
+            stack.pop()
+            if stack and stack[-1][1]:
+                step(stack[-1][0])
+        elif event == "c_call" and getattr(arg, "__name__", "").startswith("tack_call_"):
+            step("native")
+            done.append(True)
+
+    sys.setprofile(profile)
+    try:
+        fn(*args)
+    finally:
+        sys.setprofile(None)
+    return CallTrace(list(modules), len(functions), route, bool(done))
+
+
+def _trace_child() -> dict:
+    """In a fresh process (disk cache off): the first, second and warm (third) call of a
+    1-element kernel on the CPU, each traced."""
+    import importlib.util
+
+    import tack
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "traced_kernel.py")
+        with open(path, "w") as f:
+            f.write(TRACED_KERNEL)
+        spec = importlib.util.spec_from_file_location("traced_kernel", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        tack.set_default_device("cpu", num_threads=1)
+        out = tack.zeros(1)
+        return {label: trace(mod.fill, out, 1.0).__dict__ for label in ("first", "second", "warm")}
+
+
+def trace_calls(python_path: str | None = None) -> dict[str, CallTrace]:
+    """`_trace_child` in a subprocess over the package at `python_path` (default: this one's)."""
+    env = dict(os.environ, TACK_CACHE="off", PYTHONPATH=python_path or str(PACKAGE.parent))
+    got = subprocess.run([sys.executable, __file__, "--trace-child"], env=env, check=True,
+                         capture_output=True, text=True, timeout=600)
+    return {k: CallTrace(**v) for k, v in json.loads(got.stdout.splitlines()[-1]).items()}
+
+
+def report_calls(traces: dict[str, CallTrace]) -> None:
+    print("call path of `fill(out, 1.0)` (a 1-element CPU kernel, disk cache off), from the "
+          "call to the engine's launch:")
+    for label, t in traces.items():
+        short = [m.replace("tack.", "") for m in t.route]
+        print(f"  {label:6s}: {t.functions} functions in {len(t.modules)} modules; route "
+              f"({len(set(t.route))} modules): {' > '.join(short)}")
+        if t.returns():
+            print(f"          returns to: {t.returns()}")
+        for p in t.ping_pongs():
+            print(f"PINGPONG  {label}: {p}")
+
+
 def report(top: int = 10) -> int:
     """Print the report; the exit status is 1 if anything breaks the rules."""
     edges = graph()
@@ -200,8 +336,14 @@ def report(top: int = 10) -> int:
                                                            if f[0] > MAX_FUNCTION_LINES]
     for n, name in over:
         print(f"LOOK     {name}: {n} lines, past the guide (a signal to look, not a failure)")
-    return 1 if bad or loops else 0
+    traces = trace_calls()
+    report_calls(traces)
+    pongs = any(t.ping_pongs() for t in traces.values())
+    return 1 if bad or loops or pongs else 0
 
 
 if __name__ == "__main__":
-    sys.exit(report(int(sys.argv[1]) if len(sys.argv) > 1 else 10))
+    if sys.argv[1:] == ["--trace-child"]:
+        print(json.dumps(_trace_child()))
+    else:
+        sys.exit(report(int(sys.argv[1]) if len(sys.argv) > 1 else 10))

@@ -3,12 +3,13 @@
 `specialize_parsed` is the single path every engine and `tack.inspect` share: a parse and its
 argument specs → typechecked IR → the capability checks of the device → the IR passes of
 `passes.pipeline`. The compiler sees specs only; `specialize` takes a call's actual arguments and
-has `tack.signature` type them first. The type checker and the passes are imported at the first
+has `tack.call.signature` type them first. The type checker and the passes are imported at the first
 compile, so `import tack` does not load them.
 """
 from __future__ import annotations
 
-from . import capabilities, signature
+from . import capabilities
+from .call import signature
 from .frontend import depth
 from .ir.nodes import KernelIR
 

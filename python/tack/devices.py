@@ -346,31 +346,6 @@ class DeviceMismatchError(TackValueError, TackRuntimeError):
     """A kernel's arguments are on two devices (or on one the current device cannot read)."""
 
 
-def launch_device(name: str, args) -> Device:
-    """The device a call of kernel `name` runs on: its array arguments' device, else the
-    current one. CPU memory serves every host device (the current one runs it when it is a host
-    device). Arguments on two devices raise DeviceMismatchError naming both, before launch."""
-    current = default_device()
-    own = host = None  # the first array device with its own memory; the first on CPU memory
-    for a in args:
-        d = getattr(a, "_device", None)
-        if not isinstance(d, Device):
-            continue
-        if d.place == "host":
-            host = host or d
-        elif own is None:
-            own = d
-        elif d.place != own.place:
-            raise mismatch(name, own, d)
-    if own is not None:
-        if host is not None and not own.is_host:
-            raise mismatch(name, own, host)
-        return current if current.place == own.place else own
-    if host is not None and not current.is_host:
-        raise mismatch(name, host, current, current=True)
-    return current
-
-
 def serves(a: Device, dev: Device) -> bool:
     """Arrays of device `a` may be launch arguments on `dev`."""
     return a is dev or a.place == dev.place or (a.place == "host" and dev.is_host)

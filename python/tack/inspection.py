@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from .call.plan import partial_group_message
 from .capabilities import has_collectives
 from .compiler import specialize
 from .devices import Device, default_device, make_device
@@ -12,7 +13,7 @@ from .errors import TackError, TackTypeError, TackValueError, for_user
 from .ir.nodes import KernelIR
 from .ir.ops import WORKGROUP
 from .ir.printer import kernel_str
-from .kernel import BoundKernel, Kernel, partial_group_message
+from .kernel import BoundKernel, Kernel
 from .runtime.registry import shown_by, stage_names, targets
 from .toolchain.sass import MissingToolError
 

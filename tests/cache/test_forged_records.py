@@ -1,4 +1,4 @@
-"""Checksum-valid cache entries that Tack did not write for this kernel (tack.front_cache, the
+"""Checksum-valid cache entries that Tack did not write for this kernel (tack.call.records, the
 CPU loader): a variant or spec record of kernel `k0` re-encoded under `k1`'s key must not make
 `k1` run `k0`'s code, a record's `written` flags must not lift the refusal of read-only memory,
 and an object whose symbols, sections or relocations point outside themselves is refused before

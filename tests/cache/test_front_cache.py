@@ -1,4 +1,4 @@
-"""The disk cache's kernel records (tack.front_cache, docs/design/005-disk-cache.md, "Keyed
+"""The disk cache's kernel records (tack.call.records, docs/design/005-disk-cache.md, "Keyed
 before the type checker"): a later process launches a kernel from its records without the type
 checker, and every change that changes the code — closure values, globals and constant tables
 the kernel reads, the source of a library function it calls, the argument dtypes, ranks, scalar
@@ -56,7 +56,7 @@ import json, sys
 sys.path[:0] = [{pypath!r}, {here!r}]
 import numpy as np
 import tack
-from tack import front_cache
+from tack.call import records
 from tack.toolchain import objload
 {pre}
 import kmod
@@ -66,7 +66,7 @@ x = tack.array(np.linspace(-4, 4, {n}).astype(np.{dtype}))
 out = tack.empty(x.shape, dtype=x.dtype)
 kmod.transform(x, out, {a})
 print(json.dumps({{"out": out.numpy().tolist(), "code": objload.counts,
-                  "front": front_cache.counts,
+                  "front": records.counts,
                   "typecheck": "tack.frontend.typecheck" in sys.modules,
                   "llvm": "llvmlite.binding" in sys.modules}}))
 """

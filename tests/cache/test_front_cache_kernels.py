@@ -1,4 +1,4 @@
-"""Kernels of other shapes through the disk cache's records (tack.front_cache): launch ranges
+"""Kernels of other shapes through the disk cache's records (tack.call.records): launch ranges
 with hidden start and step parameters, an ndrange, vector arrays, scalars of several types, and
 the IR of a kernel taken from records (`llvm_ir`, `tack.inspect`). Each run is a fresh process;
 the second must launch from the records and give the first one's results."""
@@ -41,7 +41,7 @@ import json, sys
 sys.path[:0] = [{pypath!r}, {here!r}]
 import numpy as np
 import tack
-from tack import front_cache
+from tack.call import records
 from tack.toolchain import objload
 import kmod
 
@@ -55,11 +55,11 @@ kmod.grid(a, g, np.float32(0.5))
 v = tack.array(np.arange(15, dtype=np.float32).reshape(5, 3), dtype=tack.vec3)
 n = tack.zeros(5)
 kmod.lengths(v, n)
-spec = next(iter(kmod.grid._specs.values()))
-ir = next(iter(spec.variants.values())).llvm_ir
+plan = next(iter(kmod.grid._plans.values()))
+ir = next(iter(plan.variants.values())).launchable.llvm_ir
 src = tack.inspect(kmod.lengths, v, n, mode="source")
 print(json.dumps({{"s": s.numpy().tolist(), "g": g.numpy().tolist(), "n": n.numpy().tolist(),
-                  "front": front_cache.counts, "code": objload.counts,
+                  "front": records.counts, "code": objload.counts,
                   "ir": "define" in ir and "tack_grid" in ir, "src": "tack_lengths" in src}}))
 '''
 

@@ -28,7 +28,8 @@ KERNEL = """
 import json, sys
 import numpy as np
 import tack
-from tack import cache, front_cache
+from tack import cache
+from tack.call import records
 from tack.toolchain import objload
 
 tack.set_default_device("cpu", num_threads=1)
@@ -46,7 +47,7 @@ transform(x, out)
 np.testing.assert_allclose(out.numpy(), np.sqrt(np.abs(x.numpy())) + 1, rtol=1e-6)
 fp = cache.code_fingerprint()
 print(json.dumps({"tack": tack.__file__, "compiled": objload.counts["compiled"],
-                  "records": front_cache.counts["variants"],
+                  "records": records.counts["variants"],
                   "fingerprint": "RECORD" if isinstance(fp[1], str) else len(fp[1])}))
 """
 

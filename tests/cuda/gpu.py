@@ -46,6 +46,6 @@ def loaded_variant(kernel, *args):
     fresh = tack.kernel(fastmath=kernel.options["fastmath"])(kernel.fn)
     fresh(*args)
     tack.sync()
-    (spec,) = fresh._specs.values()
-    (variant,) = spec.variants.values()
-    return variant
+    (plan,) = fresh._plans.values()
+    (variant,) = plan.variants.values()
+    return variant.launchable

@@ -179,8 +179,8 @@ def test_more_than_2_to_the_32_iterations_run():
 def test_launch_beyond_the_grid_raises_value_error(cuda_device):
     out = tack.zeros(1, tack.i32)
     nothing_but_guard(out, 10)
-    spec = next(iter(nothing_but_guard._specs.values()))
-    limit = next(iter(spec.variants.values()))._max
+    plan = next(iter(nothing_but_guard._plans.values()))
+    limit = next(iter(plan.variants.values())).launchable._max
     with pytest.raises(ValueError, match=r"Kernel 'nothing_but_guard': \d+ iterations exceed the "
                                          r"\d+ that one CUDA launch can index; split the work"):
         nothing_but_guard(out, limit + 1)
@@ -303,21 +303,22 @@ def test_arrays_of_another_device_are_rejected():
         fill_index(host, 4)
 
 
-@pytest.mark.parametrize("path", ["_launch_native", "_launch_bindings", "_launch_ctypes"])
+@pytest.mark.parametrize("path", ["native", "bindings", "ctypes"])
 def test_every_launch_path_runs_the_kernel(path):
     """The native trampoline (the default), cuda-bindings and ctypes calls of cuLaunchKernel
-    (TACK_CUDA_LAUNCH selects one) launch the same grid over the same parameter block."""
+    (the engine's launch_via, from TACK_CUDA_LAUNCH) launch the same grid over the same
+    parameter block."""
     n = 256 * 3 + 7
     out = tack.full(n + 5, -1, tack.i64)
     fill_index(out, 1)
-    variant = next(iter(next(iter(fill_index._specs.values())).variants.values()))
-    getattr(variant, path)([out._ptr, n], n)
+    variant = next(iter(next(iter(fill_index._plans.values())).variants.values())).launchable
+    variant.launch([out._ptr, n], n, path)
     np.testing.assert_array_equal(out.numpy(), np.r_[np.arange(n), np.full(5, -1)])
 
 
 def test_warm_calls_on_the_prebuilt_path_follow_each_argument():
     a, b = tack.full(300, -1, tack.i64), tack.full(1030, -1, tack.i64)
-    for _ in range(3):  # the prebuilt call path (tack.dispatch) after the first call
+    for _ in range(3):  # the prebuilt call path (call/fast.py) after the first call
         fill_index(a, 300)
         fill_index(b, 1025)
         fill_index(a, 1)

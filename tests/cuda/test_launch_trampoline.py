@@ -42,8 +42,8 @@ def test_trampoline_reads_n_at_each_call():
     assert grids == [1, 2, 3, 391]
 
 
-def test_dispatch_inlines_the_native_launch():
-    """tack.dispatch's generated call path packs the parameter block and calls the trampoline
+def test_prebuilt_path_inlines_the_native_launch():
+    """A prebuilt call path (call/fast.py) packs the parameter block and calls the trampoline
     itself: the stand-in driver sees the grid and the packed values of each warm call."""
     import struct
     import threading
@@ -53,8 +53,8 @@ def test_dispatch_inlines_the_native_launch():
     pytest.importorskip("cuda.bindings", reason="tack.runtime.cuda imports cuda-bindings")
 
     import tack
-    from tack import dispatch
-    from tack.devices import default_device
+    from tack.call import fast
+    from tack.call.plan import Variant
     from tack.runtime.cuda import CUDAKernel
 
     @tack.kernel
@@ -64,7 +64,7 @@ def test_dispatch_inlines_the_native_launch():
 
     x, y = tack.array(np.ones(4, np.float32)), tack.zeros(4)
     axpy(y, 2.0, x, 4)  # builds the specialization on the CPU
-    spec = next(iter(axpy._specs.values()))
+    plan = next(iter(axpy._plans.values()))
     seen = []
     cb = _LAUNCH(lambda f, gx, *rest: seen.append(gx) or 0)
     # A CUDAKernel without a GPU: only what the native launch path reads.
@@ -75,10 +75,10 @@ def test_dispatch_inlines_the_native_launch():
     base = ctypes.addressof(k._buf)
     k._record = Record(ctypes.cast(cb, ctypes.c_void_p).value, 1, 256, 0, 0, base + 32)
     k._tramp, k._rec = trampoline(), k._record.address
-    k.launch = k._launch_native
-    fast = dispatch.build(axpy, default_device(), spec, (), k, [y, 2.0, x, 4])
-    assert fast((y, 0.5, x, 1000)) is None
+    k._via = "native"
+    call = fast.build(axpy, plan, (), Variant(k, []), [y, 2.0, x, 4])
+    assert call((y, 0.5, x, 1000)) is None
     assert seen == [4] and fmt.unpack(k._buf.raw) == (y._ptr, 0.5, x._ptr, 1000, 1000)
-    assert fast((y, 0.5, x, 0)) is None and seen == [4]  # nothing to launch
-    assert fast((y, 0.5, x, 10**7)) is dispatch.MISS  # beyond one launch: the general path
-    assert fast((y, 0.5, x, 2**40)) is dispatch.MISS  # not an i32: another specialization
+    assert call((y, 0.5, x, 0)) is None and seen == [4]  # nothing to launch
+    assert call((y, 0.5, x, 10**7)) is fast.MISS  # beyond one launch: the general path
+    assert call((y, 0.5, x, 2**40)) is fast.MISS  # not an i32: another specialization

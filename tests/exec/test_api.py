@@ -114,7 +114,7 @@ def test_baked_extent_specializes_per_value():
         out = tack.zeros(n)
         k(tack.array(h), out)
         np.testing.assert_array_equal(out.numpy(), h[::-1])
-    assert len(next(iter(k._specs.values())).variants) == 2
+    assert len(next(iter(k._plans.values())).variants) == 2
 
 
 def test_num_threads_option_and_env(monkeypatch):

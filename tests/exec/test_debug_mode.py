@@ -122,7 +122,7 @@ def test_debug_off_again_and_separate_specializations():
         blur(a, out)
     tack.set_debug(False)
     blur(a, out)  # no check, no error (the read past the row end is the caller's problem)
-    assert any(len(k) == 3 for k in blur._specs) and any(len(k) == 2 for k in blur._specs)
+    assert any(len(k) == 3 for k in blur._plans) and any(len(k) == 2 for k in blur._plans)
 
 
 def test_tack_debug_env_read_at_import():

@@ -1,4 +1,4 @@
-"""The prebuilt call path (tack.dispatch): warm calls skip the general path, and any argument
+"""The prebuilt call path (tack.call.fast): warm calls skip the general path, and any argument
 that differs from the variant's takes the general path, with its results and errors."""
 import numpy as np
 import pytest

@@ -92,10 +92,10 @@ def test_seed_cached_interp():
     np.testing.assert_allclose(o1.numpy(), (w * a1[ids]).sum(1), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(o2.numpy(), (w * a2[ids]).sum(1), rtol=1e-5, atol=1e-6)
     # An instance scalar is a runtime value: a new bias reuses the compiled kernel.
-    before = sum(len(s.variants) for s in cached_interp._specs.values())
+    before = sum(len(s.variants) for s in cached_interp._plans.values())
     cached_interp(CellSetExplicit(tack.array(conn)), CellType(0.5), tack.array(a1),
                   tack.array(a2), o1, o2, 13)
-    assert sum(len(s.variants) for s in cached_interp._specs.values()) == before
+    assert sum(len(s.variants) for s in cached_interp._plans.values()) == before
 
 
 @tack.func

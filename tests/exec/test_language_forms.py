@@ -229,9 +229,9 @@ def test_returned_and_local_vectors_unpack(engine, n):
 
 
 def test_locals_after_the_loop_keep_the_disk_cache_key():
-    # The parse digest keys cached kernels before the type checker (tack/front_cache.py): the
+    # The parse digest keys cached kernels before the type checker (tack/call/records.py): the
     # typed-only locals after the loop are part of it, so such a kernel is cached like any other.
-    from tack.front_cache import parse_digest
+    from tack.call.records import parse_digest
 
     pk = scaled.parse_for([tack.zeros((2, 3)), tack.zeros((2, 3)), 2.0])
     assert pk.after is not None and isinstance(parse_digest(pk), str)

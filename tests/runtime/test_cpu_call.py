@@ -1,4 +1,4 @@
-"""The native caller of a CPU kernel (runtime/cpu_call.py): the warm launch of tack.dispatch
+"""The native caller of a CPU kernel (runtime/cpu_call.py): the warm launch of tack.call.fast
 without ctypes. Serial and pooled launches, a block it cannot read, Python threads sharing a
 kernel, the GIL released while a kernel runs, and kernel calls that go through it."""
 from __future__ import annotations
@@ -111,6 +111,6 @@ def test_warm_calls_go_through_the_caller(cpu_device):
     x, out = tack.array(np.arange(4, dtype=np.float32)), tack.zeros(4)
     scaled(x, 2.0, out)
     scaled(x, 2.0, out)  # a variant's second call builds its prebuilt path
-    assert "_call" in scaled._fast.__code__.co_names
+    assert "_pack_n" in scaled._entry.__code__.co_names  # the caller's block, packed inline
     scaled(x, 3.0, out)
     np.testing.assert_array_equal(out.numpy(), 3 * np.arange(4))

@@ -177,7 +177,13 @@ def test_the_cuda_engine_class_overrides_the_contract():
 
     for name in Engine.CONTRACT:
         assert getattr(CUDAEngine, name) is not getattr(Engine, name), name
-    assert CUDAKernel.launch is CUDAKernel._launch_native
+    # One launch, the class's; the path it calls the driver by is the engine's setting
+    assert "launch" in CUDAKernel.__dict__
+    from tack.runtime.cuda import launch_path_from_env
+
+    assert [launch_path_from_env({"TACK_CUDA_LAUNCH": v}) for v in
+            ("ctypes", "bindings", "native", "other")] == ["ctypes", "bindings", "native", "native"]
+    assert launch_path_from_env({}) == "native"
     assert CUDAKernel.inline_launch is not Launchable.inline_launch
 
 

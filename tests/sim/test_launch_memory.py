@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import tack
-from tack import signature
+from tack.call import signature
 from tack.check.recorder import CheckRecorder
 from tack.compiler import typecheck
 from tack.ir.ops import WORKGROUP

@@ -3,7 +3,7 @@ bad indices, uninitialized reads, diverged barriers; and what a plain launch rai
 import numpy as np
 import pytest
 import tack
-from tack import signature
+from tack.call import signature
 from tack.compiler import typecheck
 from tack.passes.pipeline import lower
 from tack.runtime.sim.engine import SimEngine

@@ -11,14 +11,16 @@ import weakref
 
 import numpy as np
 
-from .. import capabilities, compiler, signature
+from .. import capabilities, compiler
 from ..arrays import Array, zeros
+from ..call import signature
+from ..call.plan import _failed_on, _refuse_read_only_stores
 from ..devices import make_device
 from ..errors import CapabilityError, TackTypeError, TackValueError
 from ..ir import nodes as N
 from ..ir.ops import WORKGROUP
 from ..ir.walk import iter_stmts
-from ..kernel import BoundKernel, Kernel, _failed_on, _refuse_read_only_stores
+from ..kernel import BoundKernel, Kernel
 from ..runtime.sim.trace import Site
 from . import describe
 from .recorder import CheckRecorder

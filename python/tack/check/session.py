@@ -14,10 +14,10 @@ import os
 import sys
 
 from ..arrays import copyto
+from ..call.plan import partial_group_message
 from ..devices import _global
 from ..errors import TackValueError
 from ..ir.ops import WORKGROUP
-from ..kernel import partial_group_message
 from .findings import KINDS, merge
 from .report import CheckReport
 from .run import OPTIONS, Prepared, execute, host_values, kinds_of, returned_value

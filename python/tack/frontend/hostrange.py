@@ -120,7 +120,7 @@ def build_host_range(parser, it: ast.expr, prologue: list[ast.stmt], nd: int = 0
     else:
         literal_step = 1
     src = f"lambda {_lambda_params(parser)}: ({parts[0]}, {parts[1]}, {parts[2]})"
-    fn = eval(src, _HELPERS)  # built from checked AST only
+    fn = eval(src, _GLOBALS)  # built from checked AST only
     return HostRange(form, literal_step, fn, frozenset(uses), src, literals=tuple(literals),
                      loc=parser.src.loc(it), wide=c.wide)
 
@@ -161,6 +161,8 @@ def _shape(v, k, name, path=()):
 
 
 _HELPERS = {"_i": _as_int, "_s": _shape, "_a": _attr}
+# The bounds' lambdas run with the helpers, as code of this module (tracebacks, profilers)
+_GLOBALS = dict(_HELPERS, __name__=__name__)
 
 
 def _converter(parser, prologue):
@@ -376,6 +378,6 @@ def _build_nd(parser, it: ast.Call, prologue, dims: int) -> HostRange:
         else:
             pairs.append(f"(0, {conv(a)})")
     src = f"lambda {_lambda_params(parser)}: ({', '.join(pairs)},)"
-    fn = eval(src, _HELPERS)  # built from checked AST only
+    fn = eval(src, _GLOBALS)  # built from checked AST only
     return HostRange("nd", 1, fn, frozenset(uses), src, dims, tuple(literals),
                      parser.src.loc(it), wide=c.wide)

@@ -1,6 +1,6 @@
 """Device classes: the marker `@tack.device_class` sets, and the spec the parser works from.
 
-An instance passed to a kernel is a runtime value; `tack.signature` turns it into an `ObjInfo`
+An instance passed to a kernel is a runtime value; `tack.call.signature` turns it into an `ObjInfo`
 (and keys the specialization on it), so the frontend sees only the spec. Attribute roles
 (docs/language.md, "Device classes: `@tack.device_class`"): a class-level int/float (or an
 instance attribute shadowing one) is a compile-time constant; an instance int/float is a runtime
@@ -30,7 +30,7 @@ def device_class(cls):
 
 @dataclass
 class ObjInfo:
-    """What the parser knows of one device-class argument (built by tack.signature)."""
+    """What the parser knows of one device-class argument (built by tack.call.signature)."""
 
     cls: type
     constants: dict = field(default_factory=dict)  # name -> Python value

@@ -71,7 +71,7 @@ def parse(text: str, mode: str = "exec") -> ast.AST:
     """`ast.parse`, one thread at a time: CPython 3.11 keeps the AST converter's recursion
     depth in interpreter-wide state, and concurrent parses can corrupt it ("SystemError: AST
     constructor recursion depth mismatch"). Tack parses at decoration and when it builds a call
-    path (tack.dispatch), always through here."""
+    path (tack.call.fast), always through here."""
     with _parse_lock:
         return ast.parse(text, mode=mode)
 

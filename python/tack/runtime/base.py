@@ -44,7 +44,7 @@ class Launchable:
         _missing(self, "launch")
 
     def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
-        """`launch` spelled as Python source lines for tack.dispatch's generated call path
+        """`launch` spelled as Python source lines for call/fast.py's generated call path
         (`values`: the launch values' expressions, already checked; `n` is bound; lines may
         `return MISS` to take the general path). None (the default): call `launch`."""
         return None

@@ -14,7 +14,7 @@ iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * 
 one compare per launch. The pool is started, and F measured, by the first launch whose serial
 rest would cost more than starting it (POOL_START_NS), so a process that only makes small
 launches, like most first calls, never pays for them; until then n_par assumes F_PRIOR_NS.
-Warm launches through tack.dispatch call the kernel's native caller (cpu_call.py), not ctypes.
+Warm launches through tack.call.fast call the kernel's native caller (cpu_call.py), not ctypes.
 
 The object code comes from toolchain/objload.py: from the disk cache (tack.cache) when an earlier
 process compiled the same KernelIR for this target with this Tack, mapped without rendering and
@@ -268,7 +268,7 @@ class CPUKernel(Launchable):
             self._lock.release()
 
     def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
-        """The launch as lines for tack.dispatch's call path: the caller (cpu_call) on a block
+        """The launch as lines for call/fast.py's call path: the caller (cpu_call) on a block
         packed per call. Launches that still calibrate the policy (n >= 64 before it is final)
         take `launch`; a value the block cannot hold returns MISS (the general path raises)."""
         if self._caller is None:

@@ -18,9 +18,10 @@ The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its para
 8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants)
 and a launch record for the native trampoline of `runtime.cuda_launch`; a launch is one
 `struct.pack_into` and one ctypes call with one pointer argument, the trampoline calling
-`cuLaunchKernel`. `TACK_CUDA_LAUNCH=bindings` (cuda-bindings' `cuLaunchKernel` with the prebuilt
-`void**` as an address) and `=ctypes` (libcuda's `cuLaunchKernel` through ctypes argtypes) select
-the other two paths (one launch body, `CUDAKernel.launch(args, n, via)`); bench/gpu.py
+`cuLaunchKernel`. The engine's `launch_via` setting picks the path, from `TACK_CUDA_LAUNCH` when
+the engine starts: `bindings` (cuda-bindings' `cuLaunchKernel` with the prebuilt `void**` as an
+address) and `ctypes` (libcuda's `cuLaunchKernel` through ctypes argtypes) select the other two
+(one launch body, `CUDAKernel.launch(args, n, via)`; `via` None: the engine's); bench/gpu.py
 measures all three. Launches of one kernel from several threads serialize on a per-kernel lock
 (docs/language.md, "Known corner cases").
 Blocks are 256 threads; each thread runs `per_thread` consecutive launch indices (1, or 2-8 for
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import os
 import sys
 import weakref
 
@@ -49,15 +51,23 @@ from .cuda_driver import INVALID_CONTEXT as _INVALID_CONTEXT
 from .cuda_driver import SUCCESS as _SUCCESS
 from .cuda_driver import code_of as _code
 from .cuda_driver import drv, error_name
-from .cuda_kernel import CUDAKernel
+from .cuda_kernel import PATHS, CUDAKernel
 from .cuda_launch import Native
 from .cuda_readback import MappedHost
 from .registry import NATIVE_CUDA
 
 LABEL = "CUDABackend"
 _OOM = 2
+
+
 # Errors after which the context is unusable (the driver says so); the process must restart.
 _STICKY = {700, 701, 702, 703, 704, 708, 709, 710, 711, 712, 713, 714, 715, 716, 717, 718, 719, 720}
+
+
+def launch_path_from_env(environ=os.environ) -> str:
+    """`TACK_CUDA_LAUNCH`: "bindings" or "ctypes"; unset or another value: "native"."""
+    via = environ.get("TACK_CUDA_LAUNCH", "native")
+    return via if via in PATHS else "native"
 
 
 class CUDAOutOfMemoryError(TackError, MemoryError):
@@ -95,8 +105,13 @@ class CUDAEngine(MappedHost, Engine):
     capabilities = NATIVE_CUDA.capabilities["cuda"]
     stages = NATIVE_CUDA.stages
 
-    def __init__(self, index: int = 0):
+    def __init__(self, index: int = 0, launch_via: str | None = None):
         self.index = int(index)
+        # How its kernels call cuLaunchKernel (runtime/cuda_kernel.py, PATHS): set when the
+        # engine starts, so a kernel's launch and its prebuilt call path agree
+        self.launch_via = launch_path_from_env() if launch_via is None else launch_via
+        if self.launch_via not in PATHS:
+            raise TackValueError(f"CUDA launch path {self.launch_via!r}: one of {PATHS}")
         try:
             self._init()
         except Exception as exc:  # no driver library, no device, a driver error: wrapped, once

@@ -4,7 +4,6 @@ docstring). Kept apart from the engine (runtime/cuda.py), which creates these in
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 
 from ..errors import TackValueError
@@ -17,8 +16,8 @@ from .cuda_launch import Record, trampoline
 from .cuda_occupancy import budgets, limit_registers
 from .packing import PACK_ERRORS, layout, pack_slow
 
-# "native" (the trampoline of runtime.cuda_launch), "bindings" or "ctypes"; bench/gpu.py compares
-LAUNCH_VIA = os.environ.get("TACK_CUDA_LAUNCH", "native")
+# How a launch calls cuLaunchKernel (`CUDAEngine.launch_via`, runtime/cuda_launch.py): "native"
+# (the trampoline), "ctypes" or "bindings"; bench/gpu.py compares them
 PATHS = ("native", "ctypes", "bindings")
 
 
@@ -57,8 +56,7 @@ class CUDAKernel(Launchable):
         self._record = Record(engine.native.launch_addr, self.fn_ptr, self._span, self._stream,
                               self.params_ptr, base + 8 * (nslots - 1))  # the last slot: n
         self._tramp, self._rec = trampoline(), self._record.address
-        if LAUNCH_VIA in PATHS[1:]:  # another path by default: `self.launch` calls it
-            self.launch = getattr(self, f"_launch_{LAUNCH_VIA}")
+        self._via = engine.launch_via  # the engine's launch path, fixed when it started
 
     def __repr__(self) -> str:
         return f"<CUDAKernel {self.name} on {self.engine.arch}>"
@@ -95,10 +93,11 @@ class CUDAKernel(Launchable):
         return True
 
     def inline_launch(self, values: list[str], env: dict) -> list[str] | None:
-        """`_launch_native` as lines for tack.dispatch's generated call path, whose `n` and
-        argument expressions `values` are checked already; an odd size or a value the block
-        cannot hold returns MISS (the general path raises). None: not on the native path."""
-        if self.launch != self._launch_native:
+        """`launch` by the native path as lines for a prebuilt call path (call/fast.py), whose
+        `n` and argument expressions `values` are checked already; an odd size or a value the
+        block cannot hold returns MISS (the general path raises). None: the engine launches by
+        another path."""
+        if self._via != "native":
             return None
         env.update(_lock=self._lock, _pack=self._pack, _buf=self._buf, _tramp=self._tramp,
                    _rec=self._rec, _failed=self._failed, _pending=self._pending_add,
@@ -116,11 +115,14 @@ class CUDAKernel(Launchable):
                 f"    _failed(code, [{vals}], n)",
                 "_pending(_name)"]
 
-    def _launch(self, args, n: int, via: str = "native") -> None:
+    def launch(self, args, n: int, via: str | None = None) -> None:
         """Queue one launch over [0, n); returns at once. Packs the parameter block (its last
-        slot is `n`), then calls cuLaunchKernel by the path `via`: "native", the trampoline of
-        runtime.cuda_launch (one ctypes call with one pointer argument); "ctypes", libcuda's
-        entry through ctypes argtypes; "bindings", cuda-bindings' wrapper."""
+        slot is `n`), then calls cuLaunchKernel by the path `via` (None: the engine's,
+        `CUDAEngine.launch_via`): "native", the trampoline of runtime.cuda_launch (one ctypes
+        call with one pointer argument); "ctypes", libcuda's entry through ctypes argtypes;
+        "bindings", cuda-bindings' wrapper."""
+        if via is None:
+            via = self._via
         if n > self._max or n <= 0:
             return self._odd_size(args, n)
         with self._lock:
@@ -138,17 +140,8 @@ class CUDAKernel(Launchable):
                                       self._stream_obj, self.params_ptr, 0)
                 code = 0 if res[0] is OK else code_of(res)
         if code:
-            self._failed(code, args, n)
+            self._failed(code, args, n, via)
         self._pending_add(self.name)
-
-    # The contract's launch, and each path by name (TACK_CUDA_LAUNCH, bench/gpu.py, tests/cuda).
-    launch = _launch_native = _launch
-
-    def _launch_ctypes(self, args, n: int) -> None:
-        self._launch(args, n, "ctypes")
-
-    def _launch_bindings(self, args, n: int) -> None:
-        self._launch(args, n, "bindings")
 
     def _odd_size(self, args, n: int) -> None:
         if n <= 0:
@@ -156,12 +149,12 @@ class CUDAKernel(Launchable):
         raise TackValueError(f"Kernel '{self.name}': {n} iterations exceed the {self._max} that "
                              "one CUDA launch can index; split the work across several launches.")
 
-    def _failed(self, code: int, args, n: int) -> None:
+    def _failed(self, code: int, args, n: int, via: str = "native") -> None:
         # The first launch from a thread without our context, or with another device's current
         # (several engines in one process): make ours current and launch again.
         if code == INVALID_CONTEXT or not self.engine.is_current():
             self.engine.make_current()
             if self.engine.is_current():
-                return self.launch(args, n)
+                return self.launch(args, n, via)
         self.engine.fail(code, f"launch of {-(-n // self._span)} blocks of {BLOCK} threads "
                                "(cuLaunchKernel)", {self.name})

@@ -42,7 +42,7 @@ class EngineKind:
     # starts right away (a missing driver library or device then fails there too).
     requires: tuple[str, ...] = ()
     start_on_select: bool = False
-    # Kernels of this engine may launch from the disk cache's records (tack.front_cache),
+    # Kernels of this engine may launch from the disk cache's records (tack.call.records),
     # known before the engine starts: looking records up must not start, say, a GPU engine.
     records: bool = False
 

@@ -8,7 +8,7 @@ applied to one entry or directory, a fresh consumer process, and what it must co
 
 Targets are the kinds of entry a CPU process reads: the kernel's object code ("kernel"),
 the thread pool's ("pool", both under cpu/), the host record ("host", under host/) and the
-kernel's records ("spec" and "variant", under kernel/: tack.front_cache). The consumer runs the
+kernel's records ("spec" and "variant", under kernel/: tack.call.records). The consumer runs the
 kernel over 4096 elements on 2 threads, so it reads them all, and prints what it compiled, what
 it took from records, what the cache counted and which warnings it gave.
 """
@@ -48,7 +48,8 @@ sys.path[:0] = [{pkg!r}, {kdir!r}]
 warnings.simplefilter("always")
 import numpy as np
 import tack
-from tack import cache, front_cache
+from tack import cache
+from tack.call import records
 from tack.toolchain import objload
 import kmod
 
@@ -58,7 +59,7 @@ with warnings.catch_warnings(record=True) as w:
     kmod.k(x, out)
 ok = bool(np.array_equal(out.numpy(), np.arange(4096, dtype=np.float32) * 2 + 1))
 print(json.dumps({{"ok": ok, "code": objload.counts, "stats": cache.stats(),
-                  "records": front_cache.counts, "warnings": [str(m.message) for m in w]}}))
+                  "records": records.counts, "warnings": [str(m.message) for m in w]}}))
 '''
 
 

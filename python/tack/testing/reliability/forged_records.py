@@ -1,4 +1,4 @@
-"""Forged kernel records (tack.front_cache): a checksum-valid record of kernel `k0` copied under
+"""Forged kernel records (tack.call.records): a checksum-valid record of kernel `k0` copied under
 `k1`'s key, and a spec record whose `written` flags were cleared. Each run is a fresh process over
 one cache directory; the scenarios return what the last run saw. Used by table_runtime.py and
 tests/cache/test_forged_records.py.
@@ -39,7 +39,7 @@ import json, sys
 sys.path[:0] = [{pypath!r}, {here!r}]
 import numpy as np
 import tack
-from tack import front_cache
+from tack.call import records
 from tack.toolchain import objload
 import kmod
 
@@ -61,7 +61,7 @@ for name in {names!r}:
         continue
     getattr(kmod, name)(x, out)
     result[name] = out.numpy().tolist()
-result.update(code=objload.counts, front=front_cache.counts)
+result.update(code=objload.counts, front=records.counts)
 print(json.dumps(result))
 """
 

@@ -93,7 +93,7 @@ def _calls() -> list[Case]:
              mentions=("'k'",), unchanged=("out",)),
         Case("api/bound/warm-divide-by-zero", "k(4, 0, out)", "ValueError",
              _DIV + "k(4, 1, out)\nk(4, 1, out)\n", position=True, mentions=("'k'",),
-             note="the prebuilt call path (tack.dispatch) meets the zero divisor"),
+             note="the prebuilt call path (tack.call.fast) meets the zero divisor"),
         Case("api/bound/step-zero", "k(0, out)", "ValueError",
              "@tack.kernel\ndef k(s, out):\n    for i in range(0, 8, s):\n        out[i] = 1.0\n"
              "out = tack.zeros(8, tack.f32)\n", mentions=("'k'",), unchanged=("out",)),

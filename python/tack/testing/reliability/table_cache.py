@@ -3,7 +3,7 @@ populates a private cache in one process, damages one entry or directory, and ru
 in a fresh process, which must give the right result, rebuild what it refused and repair it on
 disk (cache_faults.py has the machinery and what each expectation checks). Targets: the
 kernel's object code, the thread pool's, the host record, the kernel's spec and variant records
-(tack.front_cache); modes: a cache that reads and writes, and one that only reads."""
+(tack.call.records); modes: a cache that reads and writes, and one that only reads."""
 from __future__ import annotations
 
 from .cache_faults import CONTENT, DIRS, PROCESS, ROOTS, TYPES

@@ -326,7 +326,7 @@ assert f.locations[1] == d["branch"] and {line_text!r} in r.text()
 
 _BIG_LAUNCH = '''
 import tracemalloc
-from tack import signature
+from tack.call import signature
 from tack.check.recorder import CheckRecorder
 from tack.compiler import typecheck
 from tack.passes.pipeline import lower

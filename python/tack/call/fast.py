@@ -1,45 +1,46 @@
-"""A prebuilt call path per compiled variant: the warm `kernel(...)` in straight-line Python.
+"""A prebuilt call path per variant: the warm `kernel(...)` as one generated Python function.
 
-`Kernel.__call__`'s general path computes the specialization key, looks the specialization up,
-checks every argument's device in a loop and evaluates the launch range; ~1.1-1.5 µs of Python
-before the engine is reached, which on a GPU is a quarter of a launch. At a variant's second
-successful call (the first would pay ~1 ms for a path that a process calling the kernel once
-never takes), `build` generates one function for exactly that variant (in the spirit of
-Numba's dispatcher fingerprints): it unpacks the arguments, checks each against what was seen
-(`signature.guard`: the key's rules spelled inline, plus this variant's baked extents),
-evaluates the range and calls the engine. Any mismatch returns `MISS` and the caller takes the
-general path, which raises the same errors as before; so the fast path changes no behaviour.
-Not built for debug launches, device-class arguments or return values (those take the general
-path every time).
+The general path (call/plan.py) computes the arguments' key, looks the plan up, evaluates the
+launch range and checks every argument's device in a loop: ~1.1-1.5 µs of Python before the
+engine is reached, which on a GPU is a quarter of a launch. At a variant's second call (the
+first would pay ~1 ms for a path that a process calling the kernel once never takes), `build`
+generates one function for exactly that variant: it unpacks the arguments, checks each with the
+argument rows of call/signature.py (`signature.guard`: the row of the argument seen, plus this
+variant's baked extents), evaluates the launch count with the plan's count rules
+(`count_lines`), and launches through the engine's `inline_launch` lines. Any mismatch returns
+`MISS` and the caller takes the general path, which raises the same errors as before; so the
+prebuilt path changes no behaviour. Not built for debug launches, device-class arguments or
+return values (those take the general path every time).
 """
 from __future__ import annotations
 
 import ast
 
+from ..devices import _global
+from ..frontend.hostrange import _HELPERS
+from ..frontend.source import parse
+from ..ir.ops import WORKGROUP
 from . import signature
-from .arrays import Array
-from .devices import _global
-from .frontend.hostrange import _HELPERS
-from .frontend.source import parse
-from .ir.ops import WORKGROUP
 
 MISS = object()  # "not this variant": take the general path
 
 
-def build(kernel, dev, spec, shape_key, variant, args):
-    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible.
+def build(kernel, plan, shape_key, variant, args):
+    """The call function `f(args) -> None | MISS` of `variant`, or None if not eligible.
     `f.call(*args, **kwargs)` is the same checks and launch as the kernel's own call (what
     `Kernel.__call__` gives after this variant's call): a miss takes `kernel._call`."""
-    pk = spec.parsed
-    if spec.debug or pk.paths is not None or pk.epilogue is not None:
+    pk = plan.parsed
+    if plan.debug or pk.paths is not None or pk.epilogue is not None:
         return None
-    pointers = dev.capabilities.takes_pointers
+    if not signature.prebuilt(args):
+        return None
+    dev = plan.device
     names = [f"a{k}" for k in range(len(args))]
-    env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
-           "hrl": pk.host_range.launch, "name": kernel.name, "sk": signature.safe_key}
+    env = {"__name__": __name__, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launchable.launch,
+           "hrl": pk.host_range.launch, "name": kernel.name}
     # Arrays on a device with its own memory launch there whatever the current device is
     # (devices.launch_device); otherwise the current device must still be `dev`.
-    own = dev.place != "host" and any(a.__class__ is Array for a in args)
+    own = dev.place != "host" and any(a.__class__ is signature.Array for a in args)
     current = "" if own else " or G['device'] is not dev or G['scoped']"
     lines = ["def fast(args):",
              f"    if len(args) != {len(args)}{current} or G['debug'] or G['intercept']:",
@@ -47,16 +48,19 @@ def build(kernel, dev, spec, shape_key, variant, args):
     if names:
         lines.append(f"    {', '.join(names)}, = args")
     baked = {}  # argument position -> [(axis, extent baked into this variant)]
-    for (i, ax), ext in zip(spec.baked, shape_key):
+    for (i, ax), ext in zip(plan.baked, shape_key):
         baked.setdefault(i, []).append((ax, ext))
+    values, arrays = [], set()
     for k, (nm, a) in enumerate(zip(names, args)):
-        conds = signature.guard(nm, a, k, env)
-        conds += [f"{nm}.shape[{ax}] != {ext}" for ax, ext in baked.get(k, [])]
-        lines += [f"    if {' or '.join(conds)}:", "        return MISS"]
-    arrays = {nm for nm, a in zip(names, args) if a.__class__ is Array}  # checked above
-    count, hidden = _count(spec, names, env, arrays)
-    values = [signature.launch_expr(nm, a, pointers) for nm, a in zip(names, args)]
-    body = None if hidden else variant.inline_launch(values, env)  # the engine's, inline
+        cond, value = signature.guard(nm, a, k, env, plan.pointers)
+        cond = " and ".join([cond] + [f"{nm}.shape[{ax}] == {ext}"
+                                      for ax, ext in baked.get(k, [])])
+        lines += [f"    if not ({cond}):", "        return MISS"]
+        values.append(value)
+        if a.__class__ is signature.Array:
+            arrays.add(nm)  # checked to be a tack.Array of the variant's dtype and rank
+    count, hidden = count_lines(plan, names, env, arrays)
+    body = None if hidden else variant.launchable.inline_launch(values, env)  # the engine's
     if body is None:
         body = [f"launch([{', '.join(values)}]{' + hidden' if hidden else ''}, n)"]
     lines += count + ["    " + line for line in body]
@@ -64,23 +68,25 @@ def build(kernel, dev, spec, shape_key, variant, args):
     call = ["def call(*args, **kwargs):", "    if kwargs:", "        return K._call(args, kwargs)"]
     call += [line.replace("return MISS", "return K._call(args, kwargs)") for line in lines[1:]]
     src = "\n".join(lines + call)
-    exec(compile(src, f"<tack dispatch {kernel.name}>", "exec"), env)  # noqa: S102
+    exec(compile(src, f"<tack call path {kernel.name}>", "exec"), env)  # noqa: S102
     env["fast"].call = env["call"]
     return env["fast"]
 
 
-def _count(spec, names, env, arrays) -> tuple[list[str], bool]:
-    """Lines that bind the launch count `n` (returning None for an empty launch, MISS where the
-    general path raises), and whether they bind hidden arguments too (`hrl`'s forms)."""
-    host_range = spec.parsed.host_range
+def count_lines(plan, names, env, arrays) -> tuple[list[str], bool]:
+    """Lines that bind the launch count `n` (returning None for an empty launch), and whether
+    they bind hidden arguments too (`hrl`'s forms): the plan's count rules (`CallPlan.count_error`
+    and the whole-workgroup rule of `CallPlan.run`), each returning MISS where the general path
+    raises."""
+    host_range = plan.parsed.host_range
     stop = _inline_stop(host_range, names, arrays)
-    lo, hi = spec.index_range or (None, None)  # indices outside: the general path raises
+    lo, hi = plan.index_range or (None, None)
     if stop is not None:
         env.update(_HELPERS)
         # `n // 0`: MISS, and the general path raises the error
         lines = ["    try:", f"        n = {stop}", "    except ArithmeticError:",
                  "        return MISS", "    if n <= 0:", "        return None"]
-        if hi is not None:
+        if hi is not None:  # range(n) spans [0, n - 1]; 0 is in every integer type
             lines += [f"    if n > {hi + 1}:", "        return MISS"]
     else:
         env["span"] = host_range.index_span
@@ -88,7 +94,7 @@ def _count(spec, names, env, arrays) -> tuple[list[str], bool]:
         if hi is not None:
             lines += ["    lo, hi = span(n, hidden)", f"    if lo < {lo} or hi > {hi}:",
                       "        return MISS"]
-    if spec.collective:  # the general path raises the contract's ValueError
+    if plan.collective:
         lines += [f"    if n % {WORKGROUP}:", "        return MISS"]
     return lines, stop is None
 

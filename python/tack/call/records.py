@@ -1,4 +1,4 @@
-"""Kernels from the disk cache without the type checker: keys computed from the parse.
+"""A call plan's persistence: its disk-cache records, keyed on the parse (no type checker).
 
 The CPU engine keys object code on the final `KernelIR`, so before this a cached first call still
 imported and ran the type checker and the IR passes (~15 ms of a 45 ms first call on a small VM).
@@ -13,9 +13,9 @@ final IR as well as the IR itself does, one step earlier (docs/design/005-disk-c
 Two records per kernel, both plain tokens (tack.cache.records), kind `kernel/`:
 
 - the *spec* record, keyed on the parse, the arguments' kinds, dtypes and ranks, the options,
-  the engine and Tack's code: what `Kernel` needs of the typed IR before compiling a variant
-  (the extents baked into the code, the loop variable's range, which parameters are written,
-  whether launches must fill workgroups);
+  the engine and Tack's code: the fields of a `CallPlan` (call/plan.py) that come from the
+  typed IR (the extents baked into the code, the loop variable's range, which parameters are
+  written, whether launches must fill workgroups), read into and written from the plan itself;
 - the *variant* record, keyed on the spec key and the baked extents' values: the engine's launch
   record (`Launchable.record`: for the CPU the parameter layout and the key of the object code).
 
@@ -36,26 +36,15 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from . import cache, signature
-from .cache import records
-from .dtypes import i64
+from .. import cache
+from ..cache import records
+from ..dtypes import i64
+from . import signature
 
 KIND = "kernel"
 FORMAT = 2  # of the records below: bump on any change to what they hold
 _VARIANT = b"tack-variant/1 "  # the first line of a variant record: kernel name, key
-counts = {"specs": 0, "variants": 0}  # this process's specializations and variants from records
-
-
-class SpecRecord:
-    """What a specialization needs of its typed IR before a variant is compiled."""
-
-    __slots__ = ("baked", "collective", "index_range", "written")
-
-    def __init__(self, baked, index_range, written, collective):
-        self.baked = baked  # [(argument position, axis)] extents baked into the code
-        self.index_range = index_range  # (min, max) of the loop variable's type, or None
-        self.written = written  # per parameter: may the kernel store into it (an array)
-        self.collective = collective  # launches must fill whole workgroups
+counts = {"specs": 0, "variants": 0}  # this process's plans and variants from records
 
 
 def parse_digest(pk) -> str:
@@ -78,10 +67,11 @@ def parse_digest(pk) -> str:
     return cache.digest_object(parts)
 
 
-def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
-    """The key of the spec record for this parse and these IR parameter values on `dev`, or
-    None where this cache does not apply (see the module docstring)."""
-    if (debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
+def plan_key(kernel, plan, values) -> str | None:
+    """The key of the spec record of `plan` (for these IR parameter values), or None where this
+    cache does not apply (see the module docstring)."""
+    pk, dev = plan.parsed, plan.device
+    if (plan.debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
             or not cache.enabled() or any(getattr(v, "readonly", False) for v in values)):
         return None
     engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)
@@ -100,39 +90,46 @@ def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
                           list(sys.version_info[:3]))
 
 
-def load_spec(key: str | None, name: str, values) -> SpecRecord | None:
-    """The spec record stored under `key` for kernel `name` and these IR parameter values; None
-    if absent or not one this Tack wrote for them (this kernel and key, positions and axes of
+def load_plan(kernel, plan, values) -> bool:
+    """Set `plan.record` (`plan_key`) and fill in the plan's typed-IR fields from the spec
+    record stored under it; False (those fields unchanged) if absent or not one this Tack wrote
+    for its kernel and these IR parameter values (this kernel and key, positions and axes of
     the baked extents, one written flag per parameter)."""
+    key = plan.record = plan_key(kernel, plan, values)
+    name = plan.name
     entry = cache.load(KIND, key) if key is not None else None
     if entry is None:
-        return None
+        return False
     lines = records.loads(entry.data)
     try:
         f = records.fields(lines) if lines is not None else {}
         if f["for"] != [[name, key]]:
-            return None
+            return False
         baked = [(records.integer(i), records.integer(ax)) for i, ax in f.get("baked", [])]
         (rng,), (written,), ((collective,),) = f["range"], f["written"], f["collective"]
         lo, hi = (records.optional_integer(x) for x in rng)
-        rec = SpecRecord(baked, None if lo is None or hi is None else (lo, hi),
-                         [records.flag(w) for w in written], records.flag(collective))
+        written = [records.flag(w) for w in written]
+        collective = records.flag(collective)
     except (KeyError, ValueError):  # a missing field, too many or too few tokens
-        return None
+        return False
     ndims = [getattr(v, "ndim", 0) for v in values]
-    if len(rec.written) != len(values) or not all(
-            0 <= i < len(values) and 0 <= ax < ndims[i] for i, ax in rec.baked):
-        return None
+    if len(written) != len(values) or not all(
+            0 <= i < len(values) and 0 <= ax < ndims[i] for i, ax in baked):
+        return False
+    plan.baked, plan.written, plan.collective = baked, written, collective
+    plan.index_range = None if lo is None or hi is None else (lo, hi)
     counts["specs"] += 1
-    return rec
+    return True
 
 
-def store_spec(key: str | None, name: str, rec: SpecRecord) -> None:
+def store_plan(plan) -> None:
+    """Write `plan`'s typed-IR fields as its spec record (nothing without a key)."""
+    key = plan.record
     if key is None:
         return
-    lo, hi = rec.index_range or (None, None)
-    lines = [("for", name, key)] + [("baked", i, ax) for i, ax in rec.baked]
-    lines += [("range", lo, hi), ("written", *rec.written), ("collective", rec.collective)]
+    lo, hi = plan.index_range or (None, None)
+    lines = [("for", plan.name, key)] + [("baked", i, ax) for i, ax in plan.baked]
+    lines += [("range", lo, hi), ("written", *plan.written), ("collective", plan.collective)]
     try:
         data = records.dumps(lines)
     except ValueError:  # a name that is not one token: kept without records
@@ -144,16 +141,18 @@ def variant_key(key: str, shape_key: tuple) -> str:
     return cache.make_key(KIND, "variant", FORMAT, key, [int(x) for x in shape_key])
 
 
-def load_variant(engine, key: str, name: str, shape_key: tuple, make_kir, expected):
-    """Kernel `name`'s launchable for this spec key and baked extents, from its launch record;
-    None if absent, stored for another kernel or key, or unusable (`engine.from_record` checks
-    it against `expected`, the parameters the type checker would give, and its code)."""
-    vkey = variant_key(key, shape_key)
+def load_variant(plan, shape_key: tuple, parts, make_kir):
+    """The plan's launchable for these baked extents, from its launch record; None if absent,
+    stored for another kernel or key, or unusable (`engine.from_record` checks it against the
+    parameters the type checker would give from `parts`, `signature.spec_parts`, and its code).
+    `make_kir()` gives the final IR should anything ask for it."""
+    vkey = variant_key(plan.record, shape_key)
     entry = cache.load(KIND, vkey)
-    head = _VARIANT + f"{name} {vkey}\n".encode()
+    head = _VARIANT + f"{plan.name} {vkey}\n".encode()
     variant = None
     if entry is not None and entry.data.startswith(head):
-        variant = engine.from_record(entry.data[len(head):], make_kir, expected)
+        variant = plan.device.engine.from_record(entry.data[len(head):], make_kir,
+                                                 expected_params(plan.parsed, parts))
     if variant is not None:
         counts["variants"] += 1
     return variant
@@ -171,9 +170,13 @@ def expected_params(pk, parts) -> list[tuple]:
     return out + [(h, "scalar", i64, 0) for h in pk.host_range.hidden]
 
 
-def store_variant(key: str, name: str, shape_key: tuple, variant) -> None:
-    data = variant.record()
-    if data is not None and name.split() == [name]:
-        vkey = variant_key(key, shape_key)
-        cache.store(KIND, vkey, _VARIANT + f"{name} {vkey}\n".encode() + data,
+def store_variant(plan, shape_key: tuple, launchable) -> None:
+    """Write the launch record of `launchable` (nothing without a key, or where the engine
+    keeps none)."""
+    if plan.record is None:
+        return
+    data = launchable.record()
+    if data is not None and plan.name.split() == [plan.name]:
+        vkey = variant_key(plan.record, shape_key)
+        cache.store(KIND, vkey, _VARIANT + f"{plan.name} {vkey}\n".encode() + data,
                     {"record": "variant"})
