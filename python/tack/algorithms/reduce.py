@@ -13,12 +13,13 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import barrier, local_array_like, select, shared_like, thread_id
+from ..intrinsics import local_array_like, select
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
+from ..lib.combine import add, in_dtype, nan_max, nan_min
+from ..lib.reductions import group_reduce
 from . import _views as V
 from ._scratch import kept, result_box
-from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
 GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each at 2^20
@@ -141,22 +142,6 @@ def max_chunks(x, part, n, chunk):
 
 
 @func
-def group_tree(part, acc, combine):
-    """Combine one value per lane in shared memory; lane 0 stores the group's result."""
-    s = shared_like(part, 256)  # one slot per lane (ir.ops.WORKGROUP)
-    lane = thread_id()
-    s[lane] = acc
-    barrier()
-    w = 128
-    while w > 0:
-        if lane < w:
-            s[lane] = combine(s[lane], s[lane + w])
-        barrier()
-        w = w // 2
-    return s[0]
-
-
-@func
 def lane_fold(x, acc, n, t, stride, combine):
     """Fold elements t, t + T, t + 2T, … of x[:n] (T = stride, the lane count) into `acc` with
     eight accumulators, each starting at `acc` (zero for a sum; a real element for min and max,
@@ -191,7 +176,7 @@ def lane_fold(x, acc, n, t, stride, combine):
 @kernel
 def sum_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, in_dtype(part, 0), n, t, part.shape[0] * 256, add),
+        r = group_reduce(part, lane_fold(x, in_dtype(part, 0), n, t, part.shape[0] * 256, add),
                        add)
         if t % 256 == 0:
             part[t // 256] = r
@@ -200,7 +185,7 @@ def sum_groups(x, part, n):
 @kernel
 def min_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_min),
+        r = group_reduce(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_min),
                        nan_min)
         if t % 256 == 0:
             part[t // 256] = r
@@ -209,7 +194,7 @@ def min_groups(x, part, n):
 @kernel
 def max_groups(x, part, n):
     for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_max),
+        r = group_reduce(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_max),
                        nan_max)
         if t % 256 == 0:
             part[t // 256] = r
@@ -242,8 +227,8 @@ def minmax_groups(x, lo, hi, n):
     for t in range(lo.shape[0] * 256):
         res = local_array_like(x, 2)
         lane_min_max(x, res, n, t, lo.shape[0] * 256)
-        r = group_tree(lo, res[0], nan_min)
-        q = group_tree(hi, res[1], nan_max)
+        r = group_reduce(lo, res[0], nan_min)
+        q = group_reduce(hi, res[1], nan_max)
         if t % 256 == 0:
             lo[t // 256] = r
             hi[t // 256] = q

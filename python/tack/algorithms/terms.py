@@ -8,10 +8,11 @@ from ..arrays import Array, zeros
 from ..frontend.inline import func
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
+from ..lib.combine import add, in_dtype
+from ..lib.reductions import group_reduce
 from . import _views as V
 from ._scratch import kept
-from .combine import add, in_dtype
-from .reduce import CHUNK, GROUPS, fold_groups, group_tree, reduce_flat
+from .reduce import CHUNK, GROUPS, fold_groups, reduce_flat
 
 
 @func
@@ -45,7 +46,7 @@ def group_terms(x, y, part, n, p, t, term):
     while j < n:
         acc += term(part, x, y, j, p)
         j += stride
-    r = group_tree(part, acc, add)
+    r = group_reduce(part, acc, add)
     if t % 256 == 0:
         part[t // 256] = r
 
