@@ -27,12 +27,15 @@ MISS = object()  # "not this variant": take the general path
 
 
 def build(kernel, dev, spec, shape_key, variant, args):
-    """The fast call function `f(args) -> None | MISS` for `variant`, or None if not eligible.
+    """The fast call function `f(args) -> None | MISS` for `variant` (called with `args`, the
+    call's arguments before any is left out), or None if not eligible.
     `f.call(*args, **kwargs)` is the same checks and launch as the kernel's own call (what
     `Kernel.__call__` gives after this variant's call): a miss takes `kernel._call`."""
     pk = spec.parsed
-    if spec.debug or pk.paths is not None or pk.epilogue is not None:
+    if spec.debug or not signature.selects(pk.paths) or pk.epilogue is not None:
         return None
+    # the arguments the launch takes (a @tack.func argument is inlined: it takes none)
+    picks = list(range(len(args))) if pk.paths is None else [i for i, _ in pk.paths]
     pointers = dev.capabilities.takes_pointers
     names = [f"a{k}" for k in range(len(args))]
     env = {"A": Array, "G": _global, "dev": dev, "MISS": MISS, "launch": variant.launch,
@@ -48,14 +51,14 @@ def build(kernel, dev, spec, shape_key, variant, args):
         lines.append(f"    {', '.join(names)}, = args")
     baked = {}  # argument position -> [(axis, extent baked into this variant)]
     for (i, ax), ext in zip(spec.baked, shape_key):
-        baked.setdefault(i, []).append((ax, ext))
+        baked.setdefault(picks[i], []).append((ax, ext))
     for k, (nm, a) in enumerate(zip(names, args)):
         conds = signature.guard(nm, a, k, env)
         conds += [f"{nm}.shape[{ax}] != {ext}" for ax, ext in baked.get(k, [])]
         lines += [f"    if {' or '.join(conds)}:", "        return MISS"]
     arrays = {nm for nm, a in zip(names, args) if a.__class__ is Array}  # checked above
     count, hidden = _count(spec, names, env, arrays)
-    values = [signature.launch_expr(nm, a, pointers) for nm, a in zip(names, args)]
+    values = [signature.launch_expr(names[i], args[i], pointers) for i in picks]
     body = None if hidden else variant.inline_launch(values, env)  # the engine's, inline
     if body is None:
         body = [f"launch([{', '.join(values)}]{' + hidden' if hidden else ''}, n)"]

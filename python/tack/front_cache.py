@@ -19,7 +19,8 @@ Two records per kernel, both plain tokens (tack.cache.records), kind `kernel/`:
 - the *variant* record, keyed on the spec key and the baked extents' values: the engine's launch
   record (`Launchable.record`: for the CPU the parameter layout and the key of the object code).
 
-Anything unusual — the cache off, debug mode, device-class arguments, a return value, an engine
+Anything unusual — the cache off, debug mode, device-class arguments (a `@tack.func`
+argument is keyed: the parse holds its inlined body), a return value, an engine
 without records (`EngineKind.records`, known before the engine starts), a parse holding
 something `digest_object` cannot digest — gives no key, and the kernel is typechecked and
 compiled as before (with the `KernelIR`-keyed object cache).
@@ -81,7 +82,7 @@ def parse_digest(pk) -> str:
 def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
     """The key of the spec record for this parse and these IR parameter values on `dev`, or
     None where this cache does not apply (see the module docstring)."""
-    if (debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
+    if (debug or not signature.selects(pk.paths) or pk.epilogue is not None or not dev.kind.records
             or not cache.enabled() or any(getattr(v, "readonly", False) for v in values)):
         return None
     engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)

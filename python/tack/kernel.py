@@ -8,7 +8,7 @@ import threading
 from . import compiler, signature
 from .arrays import array, zeros
 from .capabilities import has_collectives, reject_workgroups
-from .devices import _global, default_device, launch_device
+from .devices import _global, launch_device
 from .dispatch import MISS
 from .dispatch import build as build_fast
 from .errors import (
@@ -21,7 +21,6 @@ from .errors import (
     for_user,
 )
 from .frontend import depth
-from .frontend.objects import is_device_class
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
 from .ir.ops import WORKGROUP
@@ -150,9 +149,7 @@ class Kernel:
 
     def _call_checked(self, args, kwargs):
         if kwargs:
-            raise TackRuntimeError(f"Kernel '{self.name}' failed on "
-                                   f"{default_device().label}: Keyword arguments not supported "
-                                   "in kernels") from NotImplementedError()
+            args = signature.by_position(self.name, self.source.tree.args, args, kwargs)
         intercept = _global["intercept"]
         if intercept is not None:  # TACK_CHECK / python -m tack.check (tack/check/session.py)
             return intercept(self, args)
@@ -181,7 +178,7 @@ class Kernel:
                 self._launch_debug(dev, spec, variant, launch, n, spec.sites[shape_key])
             else:
                 variant.launch(launch, n)
-        fast = self._prebuilt(dev, spec, shape_key, variant, values)
+        fast = self._prebuilt(dev, spec, shape_key, variant, args)
         self._fast, self._entry = fast, (fast.call if fast is not None else self._general)
         if pk.epilogue is not None:
             return self._return_value(dev, spec, shape_key, values)
@@ -245,7 +242,7 @@ class Kernel:
         self.check_arity(args)
         if key[1] is None:  # an argument without a key: its TypeError comes before any parse
             plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
-                     if not is_device_class(a)]
+                     if not signature.at_parse(a)]
             signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
         from . import front_cache  # the disk cache loads at the first compile, not at import
 

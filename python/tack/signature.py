@@ -15,6 +15,8 @@ array is among the arguments; a bool is an i32; NumPy scalars follow the same ru
 """
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from . import dtypes as dt
@@ -57,6 +59,8 @@ def arg_key(v):
         return FLOAT
     if is_device_class(v):
         return ("object", object_key(v))
+    if isinstance(v, Func):
+        return ("func", v)  # by identity: the key holds it alive, so no other takes its id
     s = scalar_key(v)
     if s is None:
         raise TypeError(f"no key for {type(v).__name__}")
@@ -79,6 +83,30 @@ def key(args) -> tuple | None:
             for a in args])
     except TypeError:
         return None
+
+
+def by_position(name: str, params: ast.arguments, args: tuple, kwargs: dict) -> tuple:
+    """A call's arguments in parameter order, those given by keyword (`k(x, out, combine=f)`)
+    placed by name; TypeError for a name that is no parameter or one given twice, or a
+    parameter left without an argument."""
+    names = [a.arg for a in params.args]
+    if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
+        return args  # the parse refuses the signature itself (Kernel.check_arity)
+    out = list(args) + [_UNSET] * (len(names) - len(args))
+    for k, v in kwargs.items():
+        i = names.index(k) if k in names else -1
+        if i < 0 or out[i] is not _UNSET:
+            what = "has no parameter" if i < 0 else "got more than one argument for parameter"
+            raise TackTypeError(f"Kernel '{name}' {what} '{k}'")
+        out[i] = v
+    missing = [n for n, v in zip(names, out) if v is _UNSET]
+    if missing:
+        raise TackTypeError(f"Kernel '{name}' expects {len(names)} arguments; no argument "
+                            f"for {', '.join(repr(n) for n in missing)}")
+    return tuple(out)
+
+
+_UNSET = object()
 
 
 # ---- device-class objects -----------------------------------------------------------------------
@@ -152,15 +180,26 @@ def object_info(obj) -> ObjInfo:
     return info
 
 
+def at_parse(v) -> bool:
+    """Whether an argument is bound when the kernel is parsed (its parameter leaves the
+    launch): a device-class object (expanded by attribute), or a `@tack.func`, inlined where
+    the kernel calls the parameter (docs/language.md, "Kernels and calls")."""
+    return isinstance(v, Func) or is_device_class(v)
+
+
 def objects_key(args) -> tuple:
-    """The device-class arguments' keys, by position: what selects a parse."""
-    return tuple((i, object_key(a)) for i, a in enumerate(args) if is_device_class(a))
+    """The keys of the arguments bound at parse time, by position: what selects a parse. A
+    `@tack.func` is keyed by identity; the parse then holds its inlined body, which is what
+    the disk cache's key digests (tack.front_cache)."""
+    return tuple((i, a if isinstance(a, Func) else object_key(a)) for i, a in enumerate(args)
+                 if at_parse(a))
 
 
-def object_infos(args, names) -> dict[str, ObjInfo]:
-    """The specs of the device-class arguments, by parameter name."""
-    return {names[i]: object_info(a) for i, a in enumerate(args)
-            if is_device_class(a) and i < len(names)}
+def object_infos(args, names) -> dict:
+    """What the parser binds each parameter given at parse time to, by name: an object's
+    `ObjInfo`, or the `@tack.func` itself."""
+    return {names[i]: a if isinstance(a, Func) else object_info(a) for i, a in enumerate(args)
+            if i < len(names) and at_parse(a)}
 
 
 def expand(paths, args) -> list:
@@ -175,6 +214,13 @@ def expand(paths, args) -> list:
             v = getattr(v, name)
         out.append(v)
     return out
+
+
+def selects(paths) -> bool:
+    """Whether the IR's parameters are some of the arguments as they are (none, or only
+    `@tack.func` arguments, left out), not device-class attributes: a path that can be
+    spelled by position."""
+    return paths is None or not any(attrs for _, attrs in paths)
 
 
 # ---- what the compiler and the engine receive ---------------------------------------------------
@@ -218,6 +264,9 @@ def _wrap_hint(a) -> str:
                 "device is the same) or tack.array(x)")
     if isinstance(a, (list, tuple)):
         return ". Pass arrays as tack.array(...) and scalars as numbers"
+    if callable(a):
+        return (". A function passed to a kernel is a @tack.func device function, inlined "
+                "where the kernel calls it: decorate it with @tack.func")
     return ""
 
 

@@ -62,6 +62,7 @@ class Calls:
         b = BUILTINS.get(fn.name) if isinstance(fn, BuiltinName) else builtin_for(fn)
         if b is None:
             self.refuse_kernel_call(node)
+            self._refuse_value_call(node)
             what = ast.unparse(node.func)
             raise self.unsupported(node, f"call to '{what}'",
                                    "kernels call builtins (sqrt, min, ...), casts (int, float, "
@@ -84,6 +85,21 @@ class Calls:
         if b.rule in ("cast_int", "cast_float"):
             return Expr(Op.CAST, None, args, dt.i32 if b.rule == "cast_int" else dt.f32, loc)
         return self.folded(Expr(b.op, None, args, None, loc))
+
+    def _refuse_value_call(self, node: ast.Call) -> None:
+        """A parameter or local called as a function: its argument (a compile-time argument of
+        the kernel, or of a @tack.func) is a value where a @tack.func is needed. A TypeError."""
+        f = node.func
+        if not isinstance(f, ast.Name):
+            return
+        bound = self.rename.get(f.id)
+        param = f.id in self.params and (self is self.root or f.id in self.rename)
+        if isinstance(bound, str) or param or f.id in self.local_names:
+            raise self.kind_error(node, f"'{f.id}' is called, but it holds a value, not a "
+                                        "@tack.func",
+                                  f"give '{f.id}' a @tack.func device function (a kernel's "
+                                  f"argument by position or as {f.id}=my_func): it is inlined "
+                                  "where it is called")
 
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
