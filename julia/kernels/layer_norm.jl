@@ -103,28 +103,59 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_762b5da8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:22
+@kernel function tk__layer_rows_ae806fbd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:22
     tk_gi = @index(Global, Linear)  # norms.py:22
-    tk_v_row_sum_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
-    tk_v_row_sq_dev_acc9 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
+    tk_v_row_fold_acc25 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:22
     local r::Int32 = zero(Int32)  # norms.py:22
     local base::Int32 = zero(Int32)  # norms.py:22
     local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sum_j5::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sum_c3::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sum_end4::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_halve_sum_j7::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_halve_sum_ret8::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sum_ret6::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:22
+    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_add_shifted_acc9::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_shifted_v10::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_shifted_ret11::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_shifted_acc12::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_shifted_v13::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_shifted_ret14::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a15::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b16::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret17::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:22
     local mu::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sq_dev_j13::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sq_dev_c10::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sq_dev_end12::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sq_dev_d11::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_halve_sum_j15::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_halve_sum_ret16::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sq_dev_ret14::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_j28::Int32 = zero(Int32)  # norms.py:22
+    local tk_v_zero_ret30::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_c26::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_row_fold_end27::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_add_square_dev_acc31::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_v32::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_d33::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_ret34::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_acc35::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_v36::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_d37::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_square_dev_ret38::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a39::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b40::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret41::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a42::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b43::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret44::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_a45::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_b46::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_add_ret47::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_ret29::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_sq_dev_ret24::Float32 = zero(Float32)  # norms.py:22
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:22
     local c::Int32 = zero(Int32)  # norms.py:22
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:22
@@ -132,56 +163,88 @@ end
         r = tk_t % Int32  # norms.py:23
         base = r * n  # norms.py:24
         tk_v_row_sum_shift1 = 0.0f0  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = 0.0f0  # _rowsum.py:33
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:29
         end
-        tk_v_row_sum_c3 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end4 = tk_v_row_sum_c3 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c3 + Int64(8)) <= tk_v_row_sum_end4  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] + (x[(tk_v_row_sum_c3 + (tk_v_row_sum_j5 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret11 = tk_v_add_shifted_acc9 + (tk_v_add_shifted_v10 - 0.0f0)  # _rowsum.py:58
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_shifted_ret11  # _rowsum.py:34
             end
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c3 < tk_v_row_sum_end4  # _rowsum.py:40
-            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[tk_v_row_sum_c3 + 1] - 0.0f0)  # _rowsum.py:41
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_add_shifted_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_add_shifted_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret14 = tk_v_add_shifted_acc12 + (tk_v_add_shifted_v13 - 0.0f0)  # _rowsum.py:58
+            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret8 = tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]  # _rowsum.py:25
-        tk_v_row_sum_ret6 = tk_v_halve_sum_ret8  # _rowsum.py:43
-        mu = tk_v_row_sum_ret6 / Float32(n)  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:50
-            tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = 0.0f0  # _rowsum.py:51
+        tk_v_add_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_add_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
+        tk_v_row_fold_ret7 = tk_v_add_ret23  # _rowsum.py:43
+        tk_v_row_sum_ret2 = tk_v_row_fold_ret7  # _rowsum.py:75
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:25
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret30 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = 0.0f0  # _rowsum.py:29
         end
-        tk_v_row_sq_dev_c10 = base % Int64  # _rowsum.py:52
-        tk_v_row_sq_dev_end12 = tk_v_row_sq_dev_c10 + (n % Int64)  # _rowsum.py:53
-        while (tk_v_row_sq_dev_c10 + Int64(8)) <= tk_v_row_sq_dev_end12  # _rowsum.py:54
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:55
-                tk_v_row_sq_dev_d11 = x[(tk_v_row_sq_dev_c10 + (tk_v_row_sq_dev_j13 % Int64)) + 1] - mu  # _rowsum.py:56
-                tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1])  # _rowsum.py:57
+        tk_v_row_fold_c26 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end27 = tk_v_row_fold_c26 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c26 + Int64(8)) <= tk_v_row_fold_end27  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
+                tk_v_add_square_dev_ret34 = muladd(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
+                tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
             end
-            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(8)  # _rowsum.py:58
+            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sq_dev_c10 < tk_v_row_sq_dev_end12  # _rowsum.py:59
-            tk_v_row_sq_dev_d11 = x[tk_v_row_sq_dev_c10 + 1] - mu  # _rowsum.py:60
-            tk_v_row_sq_dev_acc9[1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[1])  # _rowsum.py:61
-            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(1)  # _rowsum.py:62
+        while tk_v_row_fold_c26 < tk_v_row_fold_end27  # _rowsum.py:36
+            tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
+            tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
+            tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
+            tk_v_add_square_dev_ret38 = muladd(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
+            tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
+            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a39 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b40 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret41 = tk_v_add_a39 + tk_v_add_b40  # combine.py:18
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret41  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a42 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b43 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret16 = tk_v_row_sq_dev_acc9[1] + tk_v_row_sq_dev_acc9[2]  # _rowsum.py:25
-        tk_v_row_sq_dev_ret14 = tk_v_halve_sum_ret16  # _rowsum.py:63
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret14 / Float32(n)) + eps)  # norms.py:26
+        tk_v_add_a45 = tk_v_row_fold_acc25[1]  # _rowsum.py:43
+        tk_v_add_b46 = tk_v_row_fold_acc25[2]  # _rowsum.py:43
+        tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
+        tk_v_row_fold_ret29 = tk_v_add_ret47  # _rowsum.py:43
+        tk_v_row_sq_dev_ret24 = tk_v_row_fold_ret29  # _rowsum.py:81
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret24 / Float32(n)) + eps)  # norms.py:26
         if Int32(0) < n  # norms.py:27
             for outer c in Int32(0):(n - Int32(1))  # norms.py:27
                 tk_v_cse1 = (base + c) % Int64  # norms.py:28
@@ -1179,28 +1242,59 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.py:97
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_1dc86c98(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:22
+@kernel function tk__layer_rows_4c8db69b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:22
     tk_gi = @index(Global, Linear)  # norms.py:22
-    tk_v_row_sum_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
-    tk_v_row_sq_dev_acc9 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
+    tk_v_row_fold_acc25 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:22
     local r::Int32 = zero(Int32)  # norms.py:22
     local base::Int32 = zero(Int32)  # norms.py:22
     local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sum_j5::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sum_c3::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sum_end4::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_halve_sum_j7::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_halve_sum_ret8::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_sum_ret6::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:22
+    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_add_shifted_acc9::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_shifted_v10::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_shifted_ret11::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_shifted_acc12::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_shifted_v13::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_shifted_ret14::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a15::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b16::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret17::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:22
     local mu::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_sq_dev_j13::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sq_dev_c10::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sq_dev_end12::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_sq_dev_d11::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_halve_sum_j15::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_halve_sum_ret16::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_sq_dev_ret14::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_fold_j28::Int32 = zero(Int32)  # norms.py:22
+    local tk_v_zero_ret30::Float32 = zero(Float32)  # norms.py:22
+    local tk_v_row_fold_c26::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_row_fold_end27::Int64 = zero(Int64)  # norms.py:22
+    local tk_v_add_square_dev_acc31::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_v32::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_d33::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_ret34::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_acc35::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_v36::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_d37::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_square_dev_ret38::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a39::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b40::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret41::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a42::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b43::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret44::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_a45::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_b46::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_add_ret47::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_fold_ret29::Float64 = zero(Float64)  # norms.py:22
+    local tk_v_row_sq_dev_ret24::Float64 = zero(Float64)  # norms.py:22
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:22
     local c::Int32 = zero(Int32)  # norms.py:22
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:22
@@ -1208,56 +1302,88 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.p
         r = tk_t % Int32  # norms.py:23
         base = r * n  # norms.py:24
         tk_v_row_sum_shift1 = 0.0f0  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
         end
-        tk_v_row_sum_c3 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end4 = tk_v_row_sum_c3 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c3 + Int64(8)) <= tk_v_row_sum_end4  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j5 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_row_sum_j5 % Int64) + 1] + (x[(tk_v_row_sum_c3 + (tk_v_row_sum_j5 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret11 = tk_v_add_shifted_acc9 + (tk_v_add_shifted_v10 - Float64(0.0))  # _rowsum.py:58
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_shifted_ret11  # _rowsum.py:34
             end
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c3 < tk_v_row_sum_end4  # _rowsum.py:40
-            tk_v_row_sum_acc2[1] = tk_v_row_sum_acc2[1] + (x[tk_v_row_sum_c3 + 1] - Float64(0.0))  # _rowsum.py:41
-            tk_v_row_sum_c3 = tk_v_row_sum_c3 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_add_shifted_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_add_shifted_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret14 = tk_v_add_shifted_acc12 + (tk_v_add_shifted_v13 - Float64(0.0))  # _rowsum.py:58
+            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j7 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] = tk_v_row_sum_acc2[(tk_v_halve_sum_j7 % Int64) + 1] + tk_v_row_sum_acc2[((tk_v_halve_sum_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret8 = tk_v_row_sum_acc2[1] + tk_v_row_sum_acc2[2]  # _rowsum.py:25
-        tk_v_row_sum_ret6 = tk_v_halve_sum_ret8  # _rowsum.py:43
-        mu = tk_v_row_sum_ret6 / Float64(n)  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:50
-            tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = Float64(0.0)  # _rowsum.py:51
+        tk_v_add_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_add_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
+        tk_v_row_fold_ret7 = tk_v_add_ret23  # _rowsum.py:43
+        tk_v_row_sum_ret2 = tk_v_row_fold_ret7  # _rowsum.py:75
+        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:25
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret30 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
         end
-        tk_v_row_sq_dev_c10 = base % Int64  # _rowsum.py:52
-        tk_v_row_sq_dev_end12 = tk_v_row_sq_dev_c10 + (n % Int64)  # _rowsum.py:53
-        while (tk_v_row_sq_dev_c10 + Int64(8)) <= tk_v_row_sq_dev_end12  # _rowsum.py:54
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j13 in Int32(0):Int32(7)  # _rowsum.py:55
-                tk_v_row_sq_dev_d11 = x[(tk_v_row_sq_dev_c10 + (tk_v_row_sq_dev_j13 % Int64)) + 1] - mu  # _rowsum.py:56
-                tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[(tk_v_row_sq_dev_j13 % Int64) + 1])  # _rowsum.py:57
+        tk_v_row_fold_c26 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end27 = tk_v_row_fold_c26 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c26 + Int64(8)) <= tk_v_row_fold_end27  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
+                tk_v_add_square_dev_ret34 = muladd(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
+                tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
             end
-            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(8)  # _rowsum.py:58
+            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sq_dev_c10 < tk_v_row_sq_dev_end12  # _rowsum.py:59
-            tk_v_row_sq_dev_d11 = x[tk_v_row_sq_dev_c10 + 1] - mu  # _rowsum.py:60
-            tk_v_row_sq_dev_acc9[1] = muladd(tk_v_row_sq_dev_d11, tk_v_row_sq_dev_d11, tk_v_row_sq_dev_acc9[1])  # _rowsum.py:61
-            tk_v_row_sq_dev_c10 = tk_v_row_sq_dev_c10 + Int64(1)  # _rowsum.py:62
+        while tk_v_row_fold_c26 < tk_v_row_fold_end27  # _rowsum.py:36
+            tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
+            tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
+            tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
+            tk_v_add_square_dev_ret38 = muladd(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
+            tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
+            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a39 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b40 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret41 = tk_v_add_a39 + tk_v_add_b40  # combine.py:18
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret41  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j15 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] = tk_v_row_sq_dev_acc9[(tk_v_halve_sum_j15 % Int64) + 1] + tk_v_row_sq_dev_acc9[((tk_v_halve_sum_j15 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a42 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b43 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
+            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret16 = tk_v_row_sq_dev_acc9[1] + tk_v_row_sq_dev_acc9[2]  # _rowsum.py:25
-        tk_v_row_sq_dev_ret14 = tk_v_halve_sum_ret16  # _rowsum.py:63
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret14 / Float64(n)) + eps)  # norms.py:26
+        tk_v_add_a45 = tk_v_row_fold_acc25[1]  # _rowsum.py:43
+        tk_v_add_b46 = tk_v_row_fold_acc25[2]  # _rowsum.py:43
+        tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
+        tk_v_row_fold_ret29 = tk_v_add_ret47  # _rowsum.py:43
+        tk_v_row_sq_dev_ret24 = tk_v_row_fold_ret29  # _rowsum.py:81
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret24 / Float64(n)) + eps)  # norms.py:26
         if Int32(0) < n  # norms.py:27
             for outer c in Int32(0):(n - Int32(1))  # norms.py:27
                 tk_v_cse1 = (base + c) % Int64  # norms.py:28
@@ -2257,7 +2383,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ec02cb98)) = 256  # norms.p
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_762b5da8,
+        (:rows, Float32, 0) => tk__layer_rows_ae806fbd,
         (:cached, Float32, 1) => tk_layer_norm_cached_668bcc8c,
         (:cached, Float32, 2) => tk_layer_norm_cached_9a7e5196,
         (:cached, Float32, 4) => tk_layer_norm_cached_523dd40e,
@@ -2265,7 +2391,7 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float32, 16) => tk_layer_norm_cached_8b48ffcd,
         (:cached, Float32, 32) => tk_layer_norm_cached_d31f1bdf,
         (:long, Float32, 0) => tk__layer_long_746f4d62,
-        (:rows, Float64, 0) => tk__layer_rows_1dc86c98,
+        (:rows, Float64, 0) => tk__layer_rows_4c8db69b,
         (:cached, Float64, 1) => tk_layer_norm_cached_460cc4fa,
         (:cached, Float64, 2) => tk_layer_norm_cached_e2349fb6,
         (:cached, Float64, 4) => tk_layer_norm_cached_d3a40a75,

@@ -103,20 +103,36 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_96f844ab(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
+@kernel function tk__rms_rows_ab52ec4d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
     tk_gi = @index(Global, Linear)  # norms.py:34
-    tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
     local r::Int32 = zero(Int32)  # norms.py:34
     local base::Int32 = zero(Int32)  # norms.py:34
     local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_sq_dev_j6::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_row_sq_dev_c3::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_sq_dev_end5::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_sq_dev_d4::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_halve_sum_j8::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_halve_sum_ret9::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_sq_dev_ret7::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_square_dev_acc9::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v10::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_d11::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret12::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_acc13::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_v14::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_d15::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_square_dev_ret16::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a17::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b18::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret19::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a20::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b21::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret22::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_a23::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_b24::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_add_ret25::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:34
     local tk_v_inv::Float32 = zero(Float32)  # norms.py:34
     local c::Int32 = zero(Int32)  # norms.py:34
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
@@ -124,32 +140,48 @@ end
         r = tk_t % Int32  # norms.py:35
         base = r * n  # norms.py:36
         tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:37
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:50
-            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:51
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:29
         end
-        tk_v_row_sq_dev_c3 = base % Int64  # _rowsum.py:52
-        tk_v_row_sq_dev_end5 = tk_v_row_sq_dev_c3 + (n % Int64)  # _rowsum.py:53
-        while (tk_v_row_sq_dev_c3 + Int64(8)) <= tk_v_row_sq_dev_end5  # _rowsum.py:54
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:55
-                tk_v_row_sq_dev_d4 = x[(tk_v_row_sq_dev_c3 + (tk_v_row_sq_dev_j6 % Int64)) + 1] - 0.0f0  # _rowsum.py:56
-                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1])  # _rowsum.py:57
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - 0.0f0  # _rowsum.py:63
+                tk_v_add_square_dev_ret12 = muladd(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
             end
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(8)  # _rowsum.py:58
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sq_dev_c3 < tk_v_row_sq_dev_end5  # _rowsum.py:59
-            tk_v_row_sq_dev_d4 = x[tk_v_row_sq_dev_c3 + 1] - 0.0f0  # _rowsum.py:60
-            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:61
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(1)  # _rowsum.py:62
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - 0.0f0  # _rowsum.py:63
+            tk_v_add_square_dev_ret16 = muladd(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
+            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a17 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b18 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret19  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a20 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b21 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret22 = tk_v_add_a20 + tk_v_add_b21  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret22  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret9 = tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]  # _rowsum.py:25
-        tk_v_row_sq_dev_ret7 = tk_v_halve_sum_ret9  # _rowsum.py:63
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret7 / Float32(n)) + eps)  # norms.py:37
+        tk_v_add_a23 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_add_b24 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_add_ret25 = tk_v_add_a23 + tk_v_add_b24  # combine.py:18
+        tk_v_row_fold_ret7 = tk_v_add_ret25  # _rowsum.py:43
+        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret7  # _rowsum.py:81
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:37
         if Int32(0) < n  # norms.py:38
             for outer c in Int32(0):(n - Int32(1))  # norms.py:38
                 tk_v_cse1 = (base + c) % Int64  # norms.py:39
@@ -768,20 +800,36 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:119
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_1f683948(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
+@kernel function tk__rms_rows_051ac77f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
     tk_gi = @index(Global, Linear)  # norms.py:34
-    tk_v_row_sq_dev_acc2 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
     local r::Int32 = zero(Int32)  # norms.py:34
     local base::Int32 = zero(Int32)  # norms.py:34
     local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_sq_dev_j6::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_row_sq_dev_c3::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_sq_dev_end5::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_sq_dev_d4::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_halve_sum_j8::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_halve_sum_ret9::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_row_sq_dev_ret7::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:34
+    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:34
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:34
+    local tk_v_add_square_dev_acc9::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_v10::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_d11::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_ret12::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_acc13::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_v14::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_d15::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_square_dev_ret16::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a17::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b18::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret19::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a20::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b21::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret22::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_a23::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_b24::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_add_ret25::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # norms.py:34
+    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:34
     local tk_v_inv::Float64 = zero(Float64)  # norms.py:34
     local c::Int32 = zero(Int32)  # norms.py:34
     local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
@@ -789,32 +837,48 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:
         r = tk_t % Int32  # norms.py:35
         base = r * n  # norms.py:36
         tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:37
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:50
-            tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:51
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
         end
-        tk_v_row_sq_dev_c3 = base % Int64  # _rowsum.py:52
-        tk_v_row_sq_dev_end5 = tk_v_row_sq_dev_c3 + (n % Int64)  # _rowsum.py:53
-        while (tk_v_row_sq_dev_c3 + Int64(8)) <= tk_v_row_sq_dev_end5  # _rowsum.py:54
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sq_dev_j6 in Int32(0):Int32(7)  # _rowsum.py:55
-                tk_v_row_sq_dev_d4 = x[(tk_v_row_sq_dev_c3 + (tk_v_row_sq_dev_j6 % Int64)) + 1] - Float64(0.0)  # _rowsum.py:56
-                tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[(tk_v_row_sq_dev_j6 % Int64) + 1])  # _rowsum.py:57
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - Float64(0.0)  # _rowsum.py:63
+                tk_v_add_square_dev_ret12 = muladd(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
             end
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(8)  # _rowsum.py:58
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sq_dev_c3 < tk_v_row_sq_dev_end5  # _rowsum.py:59
-            tk_v_row_sq_dev_d4 = x[tk_v_row_sq_dev_c3 + 1] - Float64(0.0)  # _rowsum.py:60
-            tk_v_row_sq_dev_acc2[1] = muladd(tk_v_row_sq_dev_d4, tk_v_row_sq_dev_d4, tk_v_row_sq_dev_acc2[1])  # _rowsum.py:61
-            tk_v_row_sq_dev_c3 = tk_v_row_sq_dev_c3 + Int64(1)  # _rowsum.py:62
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - Float64(0.0)  # _rowsum.py:63
+            tk_v_add_square_dev_ret16 = muladd(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
+            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a17 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b18 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret19  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j8 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] = tk_v_row_sq_dev_acc2[(tk_v_halve_sum_j8 % Int64) + 1] + tk_v_row_sq_dev_acc2[((tk_v_halve_sum_j8 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a20 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b21 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret22 = tk_v_add_a20 + tk_v_add_b21  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret22  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret9 = tk_v_row_sq_dev_acc2[1] + tk_v_row_sq_dev_acc2[2]  # _rowsum.py:25
-        tk_v_row_sq_dev_ret7 = tk_v_halve_sum_ret9  # _rowsum.py:63
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret7 / Float64(n)) + eps)  # norms.py:37
+        tk_v_add_a23 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_add_b24 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_add_ret25 = tk_v_add_a23 + tk_v_add_b24  # combine.py:18
+        tk_v_row_fold_ret7 = tk_v_add_ret25  # _rowsum.py:43
+        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret7  # _rowsum.py:81
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:37
         if Int32(0) < n  # norms.py:38
             for outer c in Int32(0):(n - Int32(1))  # norms.py:38
                 tk_v_cse1 = (base + c) % Int64  # norms.py:39
@@ -1435,7 +1499,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_06efbf59)) = 256  # norms.py:
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_96f844ab,
+        (:rows, Float32, 0) => tk__rms_rows_ab52ec4d,
         (:cached, Float32, 1) => tk_rms_norm_cached_02225c92,
         (:cached, Float32, 2) => tk_rms_norm_cached_287ceafe,
         (:cached, Float32, 4) => tk_rms_norm_cached_a5d7c57b,
@@ -1443,7 +1507,7 @@ if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
         (:cached, Float32, 16) => tk_rms_norm_cached_fff397c9,
         (:cached, Float32, 32) => tk_rms_norm_cached_d0d167c5,
         (:long, Float32, 0) => tk__rms_long_c86e03d4,
-        (:rows, Float64, 0) => tk__rms_rows_1f683948,
+        (:rows, Float64, 0) => tk__rms_rows_051ac77f,
         (:cached, Float64, 1) => tk_rms_norm_cached_7413625f,
         (:cached, Float64, 2) => tk_rms_norm_cached_17e4355a,
         (:cached, Float64, 4) => tk_rms_norm_cached_5f38f682,

@@ -103,99 +103,166 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_272133bb(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
+@kernel function tk__rows_45eb2776(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
     tk_gi = @index(Global, Linear)  # softmax.py:47
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
-    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc28 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:47
     local r::Int32 = zero(Int32)  # softmax.py:47
     local base::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_first_ret8::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_larger_acc9::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_v10::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret11::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_acc12::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_v13::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret14::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a15::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b16::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret17::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a18::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b19::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret20::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a21::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b22::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret23::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:47
     local m::Float32 = zero(Float32)  # softmax.py:47
     local c::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_shifted_v6::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_shifted_ret7::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_halve_sum_ret15::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_row_sum_ret13::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_v24::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_ret25::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_sum_shift26::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_j31::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_zero_ret33::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c29::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end30::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_add_shifted_acc34::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_v35::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_ret36::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_acc37::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_v38::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_ret39::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a40::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b41::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret42::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a43::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b44::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret45::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a46::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b47::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret48::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_ret32::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_sum_ret27::Float32 = zero(Float32)  # softmax.py:47
     local s::Float32 = zero(Float32)  # softmax.py:47
     local ls::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_shifted_v16::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_shifted_ret17::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_v49::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_ret50::Float32 = zero(Float32)  # softmax.py:47
     local tk_v_inv::Float32 = zero(Float32)  # softmax.py:47
     local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:47
     if tk_t < tk_n  # softmax.py:47
         r = tk_t % Int32  # softmax.py:48
         base = r * n  # softmax.py:49
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
+        tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:87
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_first_ret8 = x[(base % Int64) + 1]  # _rowsum.py:53
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_first_ret8  # _rowsum.py:29
         end
-        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
-        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
-        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
-                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_larger_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_larger_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_larger_ret11 = tk_maxnum(tk_v_larger_acc9, tk_v_larger_v10)  # _rowsum.py:69
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret11  # _rowsum.py:34
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_larger_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_larger_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_larger_ret14 = tk_maxnum(tk_v_larger_acc12, tk_v_larger_v13)  # _rowsum.py:69
+            tk_v_row_fold_acc3[1] = tk_v_larger_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_larger_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_ret17 = tk_maxnum(tk_v_larger_a15, tk_v_larger_b16)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_larger_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_ret20 = tk_maxnum(tk_v_larger_a18, tk_v_larger_b19)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret20  # _rowsum.py:42
         end
-        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:50
+        tk_v_larger_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_larger_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+        tk_v_row_fold_ret7 = tk_v_larger_ret23  # _rowsum.py:43
+        tk_v_row_max_ret1 = tk_v_row_fold_ret7  # _rowsum.py:87
+        m = tk_v_row_max_ret1  # softmax.py:50
         if Int32(0) < n  # softmax.py:51
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:51
-                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:52
-                tk_v_shifted_ret7 = ifelse(m == Inf32, ifelse(tk_v_shifted_v6 == m, 0.0f0, -Inf32), tk_v_shifted_v6 - m)  # softmax.py:40
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:52
+                tk_v_shifted_v24 = x[((base + c) % Int64) + 1]  # softmax.py:52
+                tk_v_shifted_ret25 = ifelse(m == Inf32, ifelse(tk_v_shifted_v24 == m, 0.0f0, -Inf32), tk_v_shifted_v24 - m)  # softmax.py:40
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret25)  # softmax.py:52
             end
         end
-        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:53
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = 0.0f0  # _rowsum.py:33
+        tk_v_row_sum_shift26 = 0.0f0  # softmax.py:53
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret33 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = 0.0f0  # _rowsum.py:29
         end
-        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
+        tk_v_row_fold_c29 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end30 = tk_v_row_fold_c29 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c29 + Int64(8)) <= tk_v_row_fold_end30  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc34 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v35 = out[(tk_v_row_fold_c29 + (tk_v_row_fold_j31 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret36 = tk_v_add_shifted_acc34 + (tk_v_add_shifted_v35 - 0.0f0)  # _rowsum.py:58
+                tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_shifted_ret36  # _rowsum.py:34
             end
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
-            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - 0.0f0)  # _rowsum.py:41
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c29 < tk_v_row_fold_end30  # _rowsum.py:36
+            tk_v_add_shifted_acc37 = tk_v_row_fold_acc28[1]  # _rowsum.py:37
+            tk_v_add_shifted_v38 = out[tk_v_row_fold_c29 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret39 = tk_v_add_shifted_acc37 + (tk_v_add_shifted_v38 - 0.0f0)  # _rowsum.py:58
+            tk_v_row_fold_acc28[1] = tk_v_add_shifted_ret39  # _rowsum.py:37
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a40 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b41 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret42 = tk_v_add_a40 + tk_v_add_b41  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret42  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a43 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b44 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret45 = tk_v_add_a43 + tk_v_add_b44  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret45  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
-        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
-        s = tk_v_row_sum_ret13  # softmax.py:53
+        tk_v_add_a46 = tk_v_row_fold_acc28[1]  # _rowsum.py:43
+        tk_v_add_b47 = tk_v_row_fold_acc28[2]  # _rowsum.py:43
+        tk_v_add_ret48 = tk_v_add_a46 + tk_v_add_b47  # combine.py:18
+        tk_v_row_fold_ret32 = tk_v_add_ret48  # _rowsum.py:43
+        tk_v_row_sum_ret27 = tk_v_row_fold_ret32  # _rowsum.py:75
+        s = tk_v_row_sum_ret27  # softmax.py:53
         if want_log != Int32(0)  # softmax.py:54
             ls = tk_log(s)  # softmax.py:55
             if Int32(0) < n  # softmax.py:56
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:56
-                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:57
-                    tk_v_shifted_ret17 = ifelse(m == Inf32, ifelse(tk_v_shifted_v16 == m, 0.0f0, -Inf32), tk_v_shifted_v16 - m)  # softmax.py:40
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:57
+                    tk_v_shifted_v49 = x[((base + c) % Int64) + 1]  # softmax.py:57
+                    tk_v_shifted_ret50 = ifelse(m == Inf32, ifelse(tk_v_shifted_v49 == m, 0.0f0, -Inf32), tk_v_shifted_v49 - m)  # softmax.py:40
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret50 - ls  # softmax.py:57
                 end
             end
         else
@@ -1345,99 +1412,166 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__online_5fab06e4)) = 256  # softmax.py:120
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_01b1e17f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
+@kernel function tk__rows_f68f6457(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
     tk_gi = @index(Global, Linear)  # softmax.py:47
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
-    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc28 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
     tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:47
     local r::Int32 = zero(Int32)  # softmax.py:47
     local base::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_first_ret8::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_larger_acc9::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_v10::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret11::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_acc12::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_v13::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret14::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a15::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b16::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret17::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a18::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b19::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret20::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a21::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b22::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret23::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:47
     local m::Float64 = zero(Float64)  # softmax.py:47
     local c::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_shifted_v6::Float64 = zero(Float64)  # softmax.py:47
-    local tk_v_shifted_ret7::Float64 = zero(Float64)  # softmax.py:47
-    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:47
-    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:47
-    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:47
-    local tk_v_halve_sum_ret15::Float64 = zero(Float64)  # softmax.py:47
-    local tk_v_row_sum_ret13::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_v24::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_ret25::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_sum_shift26::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_j31::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_zero_ret33::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c29::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end30::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_add_shifted_acc34::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_v35::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_ret36::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_acc37::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_v38::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_ret39::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a40::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b41::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret42::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a43::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b44::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret45::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a46::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b47::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret48::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_ret32::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_sum_ret27::Float64 = zero(Float64)  # softmax.py:47
     local s::Float64 = zero(Float64)  # softmax.py:47
     local ls::Float64 = zero(Float64)  # softmax.py:47
-    local tk_v_shifted_v16::Float64 = zero(Float64)  # softmax.py:47
-    local tk_v_shifted_ret17::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_v49::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_ret50::Float64 = zero(Float64)  # softmax.py:47
     local tk_v_inv::Float64 = zero(Float64)  # softmax.py:47
     local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:47
     if tk_t < tk_n  # softmax.py:47
         r = tk_t % Int32  # softmax.py:48
         base = r * n  # softmax.py:49
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
+        tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:87
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_first_ret8 = x[(base % Int64) + 1]  # _rowsum.py:53
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_first_ret8  # _rowsum.py:29
         end
-        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
-        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
-        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
-                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_larger_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_larger_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_larger_ret11 = tk_maxnum(tk_v_larger_acc9, tk_v_larger_v10)  # _rowsum.py:69
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret11  # _rowsum.py:34
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_larger_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_larger_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_larger_ret14 = tk_maxnum(tk_v_larger_acc12, tk_v_larger_v13)  # _rowsum.py:69
+            tk_v_row_fold_acc3[1] = tk_v_larger_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_larger_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_ret17 = tk_maxnum(tk_v_larger_a15, tk_v_larger_b16)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_larger_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_ret20 = tk_maxnum(tk_v_larger_a18, tk_v_larger_b19)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret20  # _rowsum.py:42
         end
-        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:50
+        tk_v_larger_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_larger_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+        tk_v_row_fold_ret7 = tk_v_larger_ret23  # _rowsum.py:43
+        tk_v_row_max_ret1 = tk_v_row_fold_ret7  # _rowsum.py:87
+        m = tk_v_row_max_ret1  # softmax.py:50
         if Int32(0) < n  # softmax.py:51
             for outer c in Int32(0):(n - Int32(1))  # softmax.py:51
-                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:52
-                tk_v_shifted_ret7 = ifelse(m == Inf64, ifelse(tk_v_shifted_v6 == m, Float64(0.0), -Inf64), tk_v_shifted_v6 - m)  # softmax.py:40
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:52
+                tk_v_shifted_v24 = x[((base + c) % Int64) + 1]  # softmax.py:52
+                tk_v_shifted_ret25 = ifelse(m == Inf64, ifelse(tk_v_shifted_v24 == m, Float64(0.0), -Inf64), tk_v_shifted_v24 - m)  # softmax.py:40
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret25)  # softmax.py:52
             end
         end
-        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:53
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
+        tk_v_row_sum_shift26 = 0.0f0  # softmax.py:53
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret33 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
         end
-        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
+        tk_v_row_fold_c29 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end30 = tk_v_row_fold_c29 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c29 + Int64(8)) <= tk_v_row_fold_end30  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc34 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v35 = out[(tk_v_row_fold_c29 + (tk_v_row_fold_j31 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret36 = tk_v_add_shifted_acc34 + (tk_v_add_shifted_v35 - Float64(0.0))  # _rowsum.py:58
+                tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_shifted_ret36  # _rowsum.py:34
             end
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
-            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - Float64(0.0))  # _rowsum.py:41
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c29 < tk_v_row_fold_end30  # _rowsum.py:36
+            tk_v_add_shifted_acc37 = tk_v_row_fold_acc28[1]  # _rowsum.py:37
+            tk_v_add_shifted_v38 = out[tk_v_row_fold_c29 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret39 = tk_v_add_shifted_acc37 + (tk_v_add_shifted_v38 - Float64(0.0))  # _rowsum.py:58
+            tk_v_row_fold_acc28[1] = tk_v_add_shifted_ret39  # _rowsum.py:37
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a40 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b41 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret42 = tk_v_add_a40 + tk_v_add_b41  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret42  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a43 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b44 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret45 = tk_v_add_a43 + tk_v_add_b44  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret45  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
-        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
-        s = tk_v_row_sum_ret13  # softmax.py:53
+        tk_v_add_a46 = tk_v_row_fold_acc28[1]  # _rowsum.py:43
+        tk_v_add_b47 = tk_v_row_fold_acc28[2]  # _rowsum.py:43
+        tk_v_add_ret48 = tk_v_add_a46 + tk_v_add_b47  # combine.py:18
+        tk_v_row_fold_ret32 = tk_v_add_ret48  # _rowsum.py:43
+        tk_v_row_sum_ret27 = tk_v_row_fold_ret32  # _rowsum.py:75
+        s = tk_v_row_sum_ret27  # softmax.py:53
         if want_log != Int32(0)  # softmax.py:54
             ls = tk_log(s)  # softmax.py:55
             if Int32(0) < n  # softmax.py:56
                 for outer c in Int32(0):(n - Int32(1))  # softmax.py:56
-                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:57
-                    tk_v_shifted_ret17 = ifelse(m == Inf64, ifelse(tk_v_shifted_v16 == m, Float64(0.0), -Inf64), tk_v_shifted_v16 - m)  # softmax.py:40
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:57
+                    tk_v_shifted_v49 = x[((base + c) % Int64) + 1]  # softmax.py:57
+                    tk_v_shifted_ret50 = ifelse(m == Inf64, ifelse(tk_v_shifted_v49 == m, Float64(0.0), -Inf64), tk_v_shifted_v49 - m)  # softmax.py:40
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret50 - ls  # softmax.py:57
                 end
             end
         else
@@ -2589,7 +2723,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_73859bf3)) = 256  # softmax.py:
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_272133bb,
+        (:rows, Float32, 0) => tk__rows_45eb2776,
         (:columns, Float32, 0) => tk__columns_4d648ac0,
         (:cached, Float32, 1) => tk_softmax_cached_217e9dd5,
         (:cached, Float32, 2) => tk_softmax_cached_cd618b0e,
@@ -2598,7 +2732,7 @@ if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
         (:cached, Float32, 16) => tk_softmax_cached_9609442d,
         (:cached, Float32, 32) => tk_softmax_cached_8d983b52,
         (:online, Float32, 0) => tk__online_5fab06e4,
-        (:rows, Float64, 0) => tk__rows_01b1e17f,
+        (:rows, Float64, 0) => tk__rows_f68f6457,
         (:columns, Float64, 0) => tk__columns_9a1d6c0b,
         (:cached, Float64, 1) => tk_softmax_cached_f8139b6a,
         (:cached, Float64, 2) => tk_softmax_cached_56b633b3,
