@@ -34,7 +34,6 @@ from ..ir.nodes import For, KernelIR, While
 from ..ir.walk import iter_stmts
 from ..passes.polls import LAUNCH, POLL_WORK, poll_plan, sigints_symbol
 from .llvm import I64, LLVMRenderer, entry_name
-from .llvm_support import loop_id
 
 I1 = ir.IntType(1)
 UNLIKELY = (1, 1 << 20)  # branch weights: taken, not taken
@@ -176,11 +175,7 @@ class PollingRenderer(LLVMRenderer):
         if id(s) not in self.polls:
             return super().for_(s)
         work = self._work(id(s))
-        dt = self.kir.locals[s.var]
-        counter = self.alloca(self.ll_type(dt), f"{s.var}.i")
-        self.b.store(self.expr(s.start), counter)
-        stop = self.expr(s.stop)  # evaluated once, at entry
-        lt = (self.b.icmp_signed if dt.is_signed else self.b.icmp_unsigned)
+        counter, stop, lt = self.for_counter(s)
         end = self.block("for.end")
         if any(id(x) in self.polls for x in iter_stmts(s.body)):  # no copy: it would copy them
             self._strips(s, counter, stop, work, lt, end)
@@ -193,7 +188,7 @@ class PollingRenderer(LLVMRenderer):
             self.b.cbranch(fits, plain, strips).set_weights((1 << 20, 1))
             self.b.position_at_end(plain)  # (registers go to the plain copy first)
             self.b.store(self.b.sub(room, self.b.mul(left, ir.Constant(I64, work))), budget)
-            self._trips(s, counter, lambda: stop, lt, end, end)
+            self.for_trips(s, counter, lambda: stop, lt, end, end)
             self.b.position_at_end(strips)
             self._strips(s, counter, stop, work, lt, end)
         self.b.position_at_end(end)
@@ -222,24 +217,7 @@ class PollingRenderer(LLVMRenderer):
                              self.b.udiv(room, w))
         self.b.store(self.b.sub(room, self.b.mul(take, w)), budget)
         self.b.store(self.b.add(i, _narrow(self.b, take, i.type)), limit)  # no wrap: <= stop
-        self._trips(s, counter, lambda: self.b.load(limit), lt, more, end)
-
-    def _trips(self, s: For, counter, bound, lt, done: ir.Block, end: ir.Block) -> None:
-        """The plain loop of `s` while `counter` < bound() (then to `done`; `break`: to `end`)."""
-        head, body, latch = (self.block(f"for.{n}") for n in ("cond", "body", "inc"))
-        self.b.branch(head)
-        self.b.position_at_end(head)
-        i = self.b.load(counter)
-        self.b.cbranch(lt("<", i, bound()), body, done)
-        self.b.position_at_end(body)
-        self.b.store(i, self.slots[s.var])
-        self.loop_body(s.body, latch, end)
-        self.b.position_at_end(latch)
-        i = self.b.load(counter)
-        self.b.store(self.b.add(i, ir.Constant(i.type, 1)), counter)
-        backedge = self.b.branch(head)
-        if s.unroll is not None:  # LLVM reads a loop's hints from its latch's terminator
-            backedge.set_metadata("llvm.loop", loop_id(self.module, s.unroll))
+        self.for_trips(s, counter, lambda: self.b.load(limit), lt, more, end)
 
 
 def _i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
