@@ -64,7 +64,6 @@ class PollingRenderer(LLVMRenderer):
         for arg, name in zip(body.args[-3:], ("sig0", "interrupted", "budget")):
             arg.name = name
         fn, b, vals = self.entry_function(kir)
-        begin, end, _ = fn.args
         # sig0 stays in memory (the polls are rare; registers are for the loops they sit in)
         sig0 = b.alloca(I64, name="sig0")
         now = b.load_atomic(b.load(self._sigints_slot(kir), align=8), "monotonic", 8)
@@ -75,34 +74,28 @@ class PollingRenderer(LLVMRenderer):
         b.store(ir.Constant(I1, 0), flag)
         budget = b.alloca(I64, name="budget")
         b.store(ir.Constant(I64, POLL_WORK), budget)
-        loop, nxt, done = (fn.append_basic_block(n) for n in ("loop", "next", "done"))
-        vals, way_in, leave = self.open_frame(fn, b, vals, loop, done)
-        b.position_at_end(loop)
-        t = b.phi(I64, name="t")
-        b.call(body, [t, *vals, sig0, flag, budget])
-        if any(key != LAUNCH for key in self.polls):  # the body polls: it may have stopped
-            go = fn.append_basic_block("body.done")
-            b.cbranch(b.load(flag), leave, go).set_weights(UNLIKELY)
-            b.position_at_end(go)
-        if LAUNCH in self.polls:  # charge the index; poll when the budget is spent
-            left = b.sub(b.load(budget), ir.Constant(I64, self._work(LAUNCH)))
-            b.store(left, budget)
-            poll = fn.append_basic_block("t.poll")
-            b.cbranch(b.icmp_signed("<=", left, ir.Constant(I64, 0)), poll, nxt) \
-                .set_weights(UNLIKELY)
-            b.position_at_end(poll)
-            b.store(ir.Constant(I64, POLL_WORK), budget)
-            b.cbranch(self._moved(b, sig0), leave, nxt).set_weights(UNLIKELY)
-        else:
-            b.branch(nxt)
-        b.position_at_end(nxt)
-        t1 = b.add(t, ir.Constant(I64, 1), name="t.next")
-        t.add_incoming(begin, way_in)
-        t.add_incoming(t1, nxt)
-        b.cbranch(b.icmp_signed("<", t1, end), loop, leave)
-        b.position_at_end(done)
-        b.ret_void()
-        return fn
+
+        def each(t, args, leave, nxt):
+            b.call(body, [t, *args, sig0, flag, budget])
+            if any(key != LAUNCH for key in self.polls):  # the body polls: it may have stopped
+                go = fn.append_basic_block("body.done")
+                b.cbranch(b.load(flag), leave, go).set_weights(UNLIKELY)
+                b.position_at_end(go)
+            if LAUNCH in self.polls:  # charge the index; poll when the budget is spent
+                left = b.sub(b.load(budget), ir.Constant(I64, self._work(LAUNCH)))
+                b.store(left, budget)
+                poll = fn.append_basic_block("t.poll")
+                b.cbranch(b.icmp_signed("<=", left, ir.Constant(I64, 0)), poll, nxt) \
+                    .set_weights(UNLIKELY)
+                b.position_at_end(poll)
+                b.store(ir.Constant(I64, POLL_WORK), budget)
+                b.cbranch(self._moved(b, sig0), leave, nxt).set_weights(UNLIKELY)
+            else:
+                b.branch(nxt)
+            b.position_at_end(nxt)
+            return nxt
+
+        return self.t_loop(fn, b, vals, each, ("next",))
 
     def _moved(self, b: ir.IRBuilder, sig0) -> ir.Value:
         """Whether the SIGINT count moved since the entry read `sig0`."""
