@@ -82,8 +82,9 @@ def parse_digest(pk) -> str:
 def spec_key(kernel, dev, pk, values, debug: bool) -> str | None:
     """The key of the spec record for this parse and these IR parameter values on `dev`, or
     None where this cache does not apply (see the module docstring)."""
-    if (debug or not signature.selects(pk.paths) or pk.epilogue is not None or not dev.kind.records
-            or not cache.enabled() or any(getattr(v, "readonly", False) for v in values)):
+    if (debug or not signature.selects(pk.paths) or pk.epilogue is not None
+            or not dev.kind.records or not cache.enabled()
+            or any(getattr(v, "readonly", False) for v in values)):
         return None
     engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)
     target = engine.record_key()
