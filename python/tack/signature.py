@@ -300,6 +300,9 @@ def guard(nm: str, a, k: int, env: dict) -> list[str]:
         # An array still marked unwritten takes the general path once, which clears the mark.
         return [f"{nm}.__class__ is not A", f"{nm}._device is not dev", f"{nm}._sig != S{k}",
                 f"{nm}._unwritten"]
+    if isinstance(a, Func):  # its key is itself: the same object, or the general path
+        env[f"S{k}"] = a
+        return [f"{nm} is not S{k}"]
     s = env[f"S{k}"] = I32 if a.__class__ is int and fits_i32(a) else arg_key(a)
     if s is I32:
         return [(f"not ({nm}.__class__ is int and {I32_MIN} <= {nm} <= {I32_MAX}"
