@@ -56,13 +56,16 @@ def show(title, impls, rounds=7, reps=5):
         print(f"  {nm:38s} {med * 1e3:9.4f} ms{extra}", flush=True)
 
 
+SUM = R.GROUP_STEPS["sum"]  # reduce_groups' compile-time arguments for a sum
+
+
 def old_sum(a, n):
     """The previous path: a kept total downloaded (a wait, a copy, a wait)."""
     g = min(R.GROUPS, -(-n // 256))
     part = S.kept(dev, tack.f32, "groups", g)
-    R.sum_groups(a, part, n)
+    R.reduce_groups(a, part, n, *SUM)
     out = S.kept(dev, tack.f32, "total", 1)
-    R.sum_groups(part, out, g)
+    R.reduce_groups(part, out, g, *SUM)
     return out.numpy()[0]
 
 
@@ -78,9 +81,9 @@ def sum_section(log2):
     if max(abs(got - want), abs(old - want)) > 1e-3 * float(np.abs(x).sum()):
         WRONG.append(f"sum 2^{log2}")
     impls = {"a.sum() (box)": (a.sum, sync), "old path (download)": (lambda: old_sum(a, n), sync),
-             "sum_groups only": (lambda: R.sum_groups(a, part, n), sync),
-             "both launches, no read": (lambda: (R.sum_groups(a, part, n),
-                                                 R.sum_groups(part, part, g)), sync)}
+             "reduce_groups only": (lambda: R.reduce_groups(a, part, n, *SUM), sync),
+             "both launches, no read": (lambda: (R.reduce_groups(a, part, n, *SUM),
+                                                 R.reduce_groups(part, part, g, *SUM)), sync)}
     if torch is not None and GPU:
         tx = torch.from_numpy(x).cuda()
         impls["torch.sum(x)"] = (lambda: torch.sum(tx), tsync)
@@ -93,9 +96,9 @@ def sum_section(log2):
 def host_costs(calls=2000):
     a = tack.array(np.ones(1 << 12, np.float32))
     part = S.kept(dev, tack.f32, "groups", 16)
-    R.sum_groups(a, part, 1 << 12)
+    R.reduce_groups(a, part, 1 << 12, *SUM)
     sync()
-    for label, fn in (("launch (no wait)", lambda: R.sum_groups(a, part, 1 << 12)),
+    for label, fn in (("launch (no wait)", lambda: R.reduce_groups(a, part, 1 << 12, *SUM)),
                       ("sync on an idle stream", sync), ("a.sum() at 2^12", a.sum)):
         fn()
         sync()

@@ -103,1912 +103,1912 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_3921b9b5(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:35
-    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float32 = zero(Float32)  # attention.py:35
-    local total::Float32 = zero(Float32)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float32 = zero(Float32)  # attention.py:35
-    local corr::Float32 = zero(Float32)  # attention.py:35
-    local p::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(15)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = 0.0f0  # attention.py:43
+@kernel function tk__rows_728c57d9(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
+    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float32 = zero(Float32)  # attention.py:36
+    local total::Float32 = zero(Float32)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float32 = zero(Float32)  # attention.py:36
+    local corr::Float32 = zero(Float32)  # attention.py:36
+    local p::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(15)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = 0.0f0  # attention.py:44
         end
-        m = -Inf32  # attention.py:44
-        total = 0.0f0  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = 0.0f0  # attention.py:47
-                for outer d in Int64(0):Int64(15)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:49
+        m = -Inf32  # attention.py:45
+        total = 0.0f0  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = 0.0f0  # attention.py:48
+                for outer d in Int64(0):Int64(15)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(15)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(15)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(15)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(15)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:60
-        for outer d in Int64(0):Int64(15)  # attention.py:61
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = 1.0f0 / total  # attention.py:61
+        for outer d in Int64(0):Int64(15)  # attention.py:62
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_6627142b(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:35
-    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float32 = zero(Float32)  # attention.py:35
-    local total::Float32 = zero(Float32)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float32 = zero(Float32)  # attention.py:35
-    local corr::Float32 = zero(Float32)  # attention.py:35
-    local p::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(31)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = 0.0f0  # attention.py:43
+@kernel function tk__rows_485139d2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
+    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float32 = zero(Float32)  # attention.py:36
+    local total::Float32 = zero(Float32)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float32 = zero(Float32)  # attention.py:36
+    local corr::Float32 = zero(Float32)  # attention.py:36
+    local p::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(31)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = 0.0f0  # attention.py:44
         end
-        m = -Inf32  # attention.py:44
-        total = 0.0f0  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = 0.0f0  # attention.py:47
-                for outer d in Int64(0):Int64(31)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:49
+        m = -Inf32  # attention.py:45
+        total = 0.0f0  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = 0.0f0  # attention.py:48
+                for outer d in Int64(0):Int64(31)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(31)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(31)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(31)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(31)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:60
-        for outer d in Int64(0):Int64(31)  # attention.py:61
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = 1.0f0 / total  # attention.py:61
+        for outer d in Int64(0):Int64(31)  # attention.py:62
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_d4d7d8ec(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:35
-    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float32 = zero(Float32)  # attention.py:35
-    local total::Float32 = zero(Float32)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float32 = zero(Float32)  # attention.py:35
-    local corr::Float32 = zero(Float32)  # attention.py:35
-    local p::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(63)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = 0.0f0  # attention.py:43
+@kernel function tk__rows_e024ac8e(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
+    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float32 = zero(Float32)  # attention.py:36
+    local total::Float32 = zero(Float32)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float32 = zero(Float32)  # attention.py:36
+    local corr::Float32 = zero(Float32)  # attention.py:36
+    local p::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(63)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = 0.0f0  # attention.py:44
         end
-        m = -Inf32  # attention.py:44
-        total = 0.0f0  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = 0.0f0  # attention.py:47
-                for outer d in Int64(0):Int64(63)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:49
+        m = -Inf32  # attention.py:45
+        total = 0.0f0  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = 0.0f0  # attention.py:48
+                for outer d in Int64(0):Int64(63)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(63)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(63)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(63)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(63)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:60
-        for outer d in Int64(0):Int64(63)  # attention.py:61
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = 1.0f0 / total  # attention.py:61
+        for outer d in Int64(0):Int64(63)  # attention.py:62
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_d2a2fa15(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:35
-    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float32 = zero(Float32)  # attention.py:35
-    local total::Float32 = zero(Float32)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float32 = zero(Float32)  # attention.py:35
-    local corr::Float32 = zero(Float32)  # attention.py:35
-    local p::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(127)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = 0.0f0  # attention.py:43
+@kernel function tk__rows_a56813ed(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
+    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float32 = zero(Float32)  # attention.py:36
+    local total::Float32 = zero(Float32)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float32 = zero(Float32)  # attention.py:36
+    local corr::Float32 = zero(Float32)  # attention.py:36
+    local p::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(127)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = 0.0f0  # attention.py:44
         end
-        m = -Inf32  # attention.py:44
-        total = 0.0f0  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = 0.0f0  # attention.py:47
-                for outer d in Int64(0):Int64(127)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:49
+        m = -Inf32  # attention.py:45
+        total = 0.0f0  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = 0.0f0  # attention.py:48
+                for outer d in Int64(0):Int64(127)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(127)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(127)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(127)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(127)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:60
-        for outer d in Int64(0):Int64(127)  # attention.py:61
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = 1.0f0 / total  # attention.py:61
+        for outer d in Int64(0):Int64(127)  # attention.py:62
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_5d13e116(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float32 (512,)  # attention.py:66
-    v_s = @localmem Float32 (512,)  # attention.py:66
-    qv = @private Float32 (16,)  # attention.py:66
-    acc = @private Float32 (16,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float32 (1,)  # attention.py:66
-    total = @private Float32 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float32 (1,)  # attention.py:66
-    corr = @private Float32 (1,)  # attention.py:66
-    p = @private Float32 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = 0.0f0  # attention.py:66
-    total[1] = 0.0f0  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = 0.0f0  # attention.py:66
-    corr[1] = 0.0f0  # attention.py:66
-    p[1] = 0.0f0  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = 0.0f0  # attention.py:80
+@kernel function tk__blocked_b08a3685(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float32 (512,)  # attention.py:67
+    v_s = @localmem Float32 (512,)  # attention.py:67
+    qv = @private Float32 (16,)  # attention.py:67
+    acc = @private Float32 (16,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float32 (1,)  # attention.py:67
+    total = @private Float32 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float32 (1,)  # attention.py:67
+    corr = @private Float32 (1,)  # attention.py:67
+    p = @private Float32 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = 0.0f0  # attention.py:67
+    total[1] = 0.0f0  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = 0.0f0  # attention.py:67
+    corr[1] = 0.0f0  # attention.py:67
+    p[1] = 0.0f0  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = 0.0f0  # attention.py:81
     end
-    m[1] = -Inf32  # attention.py:81
-    total[1] = 0.0f0  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:88
+    m[1] = -Inf32  # attention.py:82
+    total[1] = 0.0f0  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = 0.0f0  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = 0.0f0  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_5d13e116)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b08a3685)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_483efea7(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float32 (1024,)  # attention.py:66
-    v_s = @localmem Float32 (1024,)  # attention.py:66
-    qv = @private Float32 (32,)  # attention.py:66
-    acc = @private Float32 (32,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float32 (1,)  # attention.py:66
-    total = @private Float32 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float32 (1,)  # attention.py:66
-    corr = @private Float32 (1,)  # attention.py:66
-    p = @private Float32 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = 0.0f0  # attention.py:66
-    total[1] = 0.0f0  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = 0.0f0  # attention.py:66
-    corr[1] = 0.0f0  # attention.py:66
-    p[1] = 0.0f0  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = 0.0f0  # attention.py:80
+@kernel function tk__blocked_fbf06fc0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float32 (1024,)  # attention.py:67
+    v_s = @localmem Float32 (1024,)  # attention.py:67
+    qv = @private Float32 (32,)  # attention.py:67
+    acc = @private Float32 (32,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float32 (1,)  # attention.py:67
+    total = @private Float32 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float32 (1,)  # attention.py:67
+    corr = @private Float32 (1,)  # attention.py:67
+    p = @private Float32 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = 0.0f0  # attention.py:67
+    total[1] = 0.0f0  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = 0.0f0  # attention.py:67
+    corr[1] = 0.0f0  # attention.py:67
+    p[1] = 0.0f0  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = 0.0f0  # attention.py:81
     end
-    m[1] = -Inf32  # attention.py:81
-    total[1] = 0.0f0  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:88
+    m[1] = -Inf32  # attention.py:82
+    total[1] = 0.0f0  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = 0.0f0  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = 0.0f0  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_483efea7)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fbf06fc0)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_84c88c24(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float32 (2048,)  # attention.py:66
-    v_s = @localmem Float32 (2048,)  # attention.py:66
-    qv = @private Float32 (64,)  # attention.py:66
-    acc = @private Float32 (64,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float32 (1,)  # attention.py:66
-    total = @private Float32 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float32 (1,)  # attention.py:66
-    corr = @private Float32 (1,)  # attention.py:66
-    p = @private Float32 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = 0.0f0  # attention.py:66
-    total[1] = 0.0f0  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = 0.0f0  # attention.py:66
-    corr[1] = 0.0f0  # attention.py:66
-    p[1] = 0.0f0  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = 0.0f0  # attention.py:80
+@kernel function tk__blocked_d6363808(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float32 (2048,)  # attention.py:67
+    v_s = @localmem Float32 (2048,)  # attention.py:67
+    qv = @private Float32 (64,)  # attention.py:67
+    acc = @private Float32 (64,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float32 (1,)  # attention.py:67
+    total = @private Float32 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float32 (1,)  # attention.py:67
+    corr = @private Float32 (1,)  # attention.py:67
+    p = @private Float32 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = 0.0f0  # attention.py:67
+    total[1] = 0.0f0  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = 0.0f0  # attention.py:67
+    corr[1] = 0.0f0  # attention.py:67
+    p[1] = 0.0f0  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = 0.0f0  # attention.py:81
     end
-    m[1] = -Inf32  # attention.py:81
-    total[1] = 0.0f0  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:88
+    m[1] = -Inf32  # attention.py:82
+    total[1] = 0.0f0  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = 0.0f0  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = 0.0f0  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_84c88c24)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6363808)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_2c62f413(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float32 (4096,)  # attention.py:66
-    v_s = @localmem Float32 (4096,)  # attention.py:66
-    qv = @private Float32 (128,)  # attention.py:66
-    acc = @private Float32 (128,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float32 (1,)  # attention.py:66
-    total = @private Float32 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float32 (1,)  # attention.py:66
-    corr = @private Float32 (1,)  # attention.py:66
-    p = @private Float32 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = 0.0f0  # attention.py:66
-    total[1] = 0.0f0  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = 0.0f0  # attention.py:66
-    corr[1] = 0.0f0  # attention.py:66
-    p[1] = 0.0f0  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = 0.0f0  # attention.py:80
+@kernel function tk__blocked_6d1979d7(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float32 (4096,)  # attention.py:67
+    v_s = @localmem Float32 (4096,)  # attention.py:67
+    qv = @private Float32 (128,)  # attention.py:67
+    acc = @private Float32 (128,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float32 (1,)  # attention.py:67
+    total = @private Float32 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float32 (1,)  # attention.py:67
+    corr = @private Float32 (1,)  # attention.py:67
+    p = @private Float32 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = 0.0f0  # attention.py:67
+    total[1] = 0.0f0  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = 0.0f0  # attention.py:67
+    corr[1] = 0.0f0  # attention.py:67
+    p[1] = 0.0f0  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = 0.0f0  # attention.py:81
     end
-    m[1] = -Inf32  # attention.py:81
-    total[1] = 0.0f0  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:88
+    m[1] = -Inf32  # attention.py:82
+    total[1] = 0.0f0  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = 0.0f0  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = 0.0f0  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2c62f413)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6d1979d7)) = 256  # attention.py:67
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_5874621e(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:35
-    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float64 = zero(Float64)  # attention.py:35
-    local total::Float64 = zero(Float64)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float64 = zero(Float64)  # attention.py:35
-    local corr::Float64 = zero(Float64)  # attention.py:35
-    local p::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(15)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = Float64(0.0)  # attention.py:43
+@kernel function tk__rows_abb487f9(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
+    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float64 = zero(Float64)  # attention.py:36
+    local total::Float64 = zero(Float64)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float64 = zero(Float64)  # attention.py:36
+    local corr::Float64 = zero(Float64)  # attention.py:36
+    local p::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(15)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = Float64(0.0)  # attention.py:44
         end
-        m = -Inf64  # attention.py:44
-        total = Float64(0.0)  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = Float64(0.0)  # attention.py:47
-                for outer d in Int64(0):Int64(15)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:49
+        m = -Inf64  # attention.py:45
+        total = Float64(0.0)  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = Float64(0.0)  # attention.py:48
+                for outer d in Int64(0):Int64(15)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(15)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(15)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(15)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(15)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:60
-        for outer d in Int64(0):Int64(15)  # attention.py:61
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = Float64(1.0) / total  # attention.py:61
+        for outer d in Int64(0):Int64(15)  # attention.py:62
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_37d82fb1(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:35
-    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float64 = zero(Float64)  # attention.py:35
-    local total::Float64 = zero(Float64)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float64 = zero(Float64)  # attention.py:35
-    local corr::Float64 = zero(Float64)  # attention.py:35
-    local p::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(31)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = Float64(0.0)  # attention.py:43
+@kernel function tk__rows_fa35cd15(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
+    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float64 = zero(Float64)  # attention.py:36
+    local total::Float64 = zero(Float64)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float64 = zero(Float64)  # attention.py:36
+    local corr::Float64 = zero(Float64)  # attention.py:36
+    local p::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(31)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = Float64(0.0)  # attention.py:44
         end
-        m = -Inf64  # attention.py:44
-        total = Float64(0.0)  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = Float64(0.0)  # attention.py:47
-                for outer d in Int64(0):Int64(31)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:49
+        m = -Inf64  # attention.py:45
+        total = Float64(0.0)  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = Float64(0.0)  # attention.py:48
+                for outer d in Int64(0):Int64(31)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(31)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(31)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(31)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(31)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:60
-        for outer d in Int64(0):Int64(31)  # attention.py:61
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = Float64(1.0) / total  # attention.py:61
+        for outer d in Int64(0):Int64(31)  # attention.py:62
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_8d22775a(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:35
-    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float64 = zero(Float64)  # attention.py:35
-    local total::Float64 = zero(Float64)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float64 = zero(Float64)  # attention.py:35
-    local corr::Float64 = zero(Float64)  # attention.py:35
-    local p::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(63)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = Float64(0.0)  # attention.py:43
+@kernel function tk__rows_feb41a61(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
+    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float64 = zero(Float64)  # attention.py:36
+    local total::Float64 = zero(Float64)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float64 = zero(Float64)  # attention.py:36
+    local corr::Float64 = zero(Float64)  # attention.py:36
+    local p::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(63)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = Float64(0.0)  # attention.py:44
         end
-        m = -Inf64  # attention.py:44
-        total = Float64(0.0)  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = Float64(0.0)  # attention.py:47
-                for outer d in Int64(0):Int64(63)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:49
+        m = -Inf64  # attention.py:45
+        total = Float64(0.0)  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = Float64(0.0)  # attention.py:48
+                for outer d in Int64(0):Int64(63)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(63)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(63)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(63)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(63)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:60
-        for outer d in Int64(0):Int64(63)  # attention.py:61
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = Float64(1.0) / total  # attention.py:61
+        for outer d in Int64(0):Int64(63)  # attention.py:62
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_a3f2f7e6(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:35
-    tk_gi = @index(Global, Linear)  # attention.py:35
-    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:35
-    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:35
-    local row::Int32 = zero(Int32)  # attention.py:35
-    local kb::Int32 = zero(Int32)  # attention.py:35
-    local keys::Int32 = zero(Int32)  # attention.py:35
-    local d::Int64 = zero(Int64)  # attention.py:35
-    local m::Float64 = zero(Float64)  # attention.py:35
-    local total::Float64 = zero(Float64)  # attention.py:35
-    local j::Int32 = zero(Int32)  # attention.py:35
-    local score::Float64 = zero(Float64)  # attention.py:35
-    local corr::Float64 = zero(Float64)  # attention.py:35
-    local p::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:35
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:35
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:35
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:35
-    if tk_t < tk_n  # attention.py:35
-        row = tk_t % Int32  # attention.py:36
-        tk_v_cse1 = s == Int32(-1)  # attention.py:37
-        tk_v_cse2 = s == Int32(0)  # attention.py:37
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:37
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:37
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:37
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:37
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:38
-        for outer d in Int64(0):Int64(127)  # attention.py:41
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:42
-            acc[d + 1] = Float64(0.0)  # attention.py:43
+@kernel function tk__rows_5f5b93cd(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+    tk_gi = @index(Global, Linear)  # attention.py:36
+    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
+    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
+    local row::Int32 = zero(Int32)  # attention.py:36
+    local kb::Int32 = zero(Int32)  # attention.py:36
+    local keys::Int32 = zero(Int32)  # attention.py:36
+    local d::Int64 = zero(Int64)  # attention.py:36
+    local m::Float64 = zero(Float64)  # attention.py:36
+    local total::Float64 = zero(Float64)  # attention.py:36
+    local j::Int32 = zero(Int32)  # attention.py:36
+    local score::Float64 = zero(Float64)  # attention.py:36
+    local corr::Float64 = zero(Float64)  # attention.py:36
+    local p::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
+    if tk_t < tk_n  # attention.py:36
+        row = tk_t % Int32  # attention.py:37
+        tk_v_cse1 = s == Int32(-1)  # attention.py:38
+        tk_v_cse2 = s == Int32(0)  # attention.py:38
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
+        for outer d in Int64(0):Int64(127)  # attention.py:42
+            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:43
+            acc[d + 1] = Float64(0.0)  # attention.py:44
         end
-        m = -Inf64  # attention.py:44
-        total = Float64(0.0)  # attention.py:45
-        if Int32(0) < keys  # attention.py:46
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:46
-                score = Float64(0.0)  # attention.py:47
-                for outer d in Int64(0):Int64(127)  # attention.py:48
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:49
+        m = -Inf64  # attention.py:45
+        total = Float64(0.0)  # attention.py:46
+        if Int32(0) < keys  # attention.py:47
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
+                score = Float64(0.0)  # attention.py:48
+                for outer d in Int64(0):Int64(127)  # attention.py:49
+                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
                 end
-                if score > m  # attention.py:50
-                    corr = exp(m - score)  # attention.py:51
-                    total = total * corr  # attention.py:52
-                    for outer d in Int64(0):Int64(127)  # attention.py:53
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:54
+                if score > m  # attention.py:51
+                    corr = exp(m - score)  # attention.py:52
+                    total = total * corr  # attention.py:53
+                    for outer d in Int64(0):Int64(127)  # attention.py:54
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
                     end
-                    m = score  # attention.py:55
+                    m = score  # attention.py:56
                 end
-                p = exp(score - m)  # attention.py:56
-                total = total + p  # attention.py:57
-                for outer d in Int64(0):Int64(127)  # attention.py:58
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:59
+                p = exp(score - m)  # attention.py:57
+                total = total + p  # attention.py:58
+                for outer d in Int64(0):Int64(127)  # attention.py:59
+                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:60
-        for outer d in Int64(0):Int64(127)  # attention.py:61
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:62
+        tk_v_inv = Float64(1.0) / total  # attention.py:61
+        for outer d in Int64(0):Int64(127)  # attention.py:62
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_ac4606b7(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float64 (512,)  # attention.py:66
-    v_s = @localmem Float64 (512,)  # attention.py:66
-    qv = @private Float64 (16,)  # attention.py:66
-    acc = @private Float64 (16,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float64 (1,)  # attention.py:66
-    total = @private Float64 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float64 (1,)  # attention.py:66
-    corr = @private Float64 (1,)  # attention.py:66
-    p = @private Float64 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = Float64(0.0)  # attention.py:66
-    total[1] = Float64(0.0)  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = Float64(0.0)  # attention.py:66
-    corr[1] = Float64(0.0)  # attention.py:66
-    p[1] = Float64(0.0)  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:80
+@kernel function tk__blocked_71145cef(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float64 (512,)  # attention.py:67
+    v_s = @localmem Float64 (512,)  # attention.py:67
+    qv = @private Float64 (16,)  # attention.py:67
+    acc = @private Float64 (16,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float64 (1,)  # attention.py:67
+    total = @private Float64 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float64 (1,)  # attention.py:67
+    corr = @private Float64 (1,)  # attention.py:67
+    p = @private Float64 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = Float64(0.0)  # attention.py:67
+    total[1] = Float64(0.0)  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = Float64(0.0)  # attention.py:67
+    corr[1] = Float64(0.0)  # attention.py:67
+    p[1] = Float64(0.0)  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
     end
-    m[1] = -Inf64  # attention.py:81
-    total[1] = Float64(0.0)  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:88
+    m[1] = -Inf64  # attention.py:82
+    total[1] = Float64(0.0)  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = Float64(0.0)  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = Float64(0.0)  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ac4606b7)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_71145cef)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_0113d0e6(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float64 (1024,)  # attention.py:66
-    v_s = @localmem Float64 (1024,)  # attention.py:66
-    qv = @private Float64 (32,)  # attention.py:66
-    acc = @private Float64 (32,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float64 (1,)  # attention.py:66
-    total = @private Float64 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float64 (1,)  # attention.py:66
-    corr = @private Float64 (1,)  # attention.py:66
-    p = @private Float64 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = Float64(0.0)  # attention.py:66
-    total[1] = Float64(0.0)  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = Float64(0.0)  # attention.py:66
-    corr[1] = Float64(0.0)  # attention.py:66
-    p[1] = Float64(0.0)  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:80
+@kernel function tk__blocked_f3c19064(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float64 (1024,)  # attention.py:67
+    v_s = @localmem Float64 (1024,)  # attention.py:67
+    qv = @private Float64 (32,)  # attention.py:67
+    acc = @private Float64 (32,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float64 (1,)  # attention.py:67
+    total = @private Float64 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float64 (1,)  # attention.py:67
+    corr = @private Float64 (1,)  # attention.py:67
+    p = @private Float64 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = Float64(0.0)  # attention.py:67
+    total[1] = Float64(0.0)  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = Float64(0.0)  # attention.py:67
+    corr[1] = Float64(0.0)  # attention.py:67
+    p[1] = Float64(0.0)  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
     end
-    m[1] = -Inf64  # attention.py:81
-    total[1] = Float64(0.0)  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:88
+    m[1] = -Inf64  # attention.py:82
+    total[1] = Float64(0.0)  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = Float64(0.0)  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = Float64(0.0)  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0113d0e6)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f3c19064)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_8d18b0bb(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float64 (2048,)  # attention.py:66
-    v_s = @localmem Float64 (2048,)  # attention.py:66
-    qv = @private Float64 (64,)  # attention.py:66
-    acc = @private Float64 (64,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float64 (1,)  # attention.py:66
-    total = @private Float64 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float64 (1,)  # attention.py:66
-    corr = @private Float64 (1,)  # attention.py:66
-    p = @private Float64 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = Float64(0.0)  # attention.py:66
-    total[1] = Float64(0.0)  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = Float64(0.0)  # attention.py:66
-    corr[1] = Float64(0.0)  # attention.py:66
-    p[1] = Float64(0.0)  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:80
+@kernel function tk__blocked_1f801fd4(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float64 (2048,)  # attention.py:67
+    v_s = @localmem Float64 (2048,)  # attention.py:67
+    qv = @private Float64 (64,)  # attention.py:67
+    acc = @private Float64 (64,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float64 (1,)  # attention.py:67
+    total = @private Float64 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float64 (1,)  # attention.py:67
+    corr = @private Float64 (1,)  # attention.py:67
+    p = @private Float64 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = Float64(0.0)  # attention.py:67
+    total[1] = Float64(0.0)  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = Float64(0.0)  # attention.py:67
+    corr[1] = Float64(0.0)  # attention.py:67
+    p[1] = Float64(0.0)  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
     end
-    m[1] = -Inf64  # attention.py:81
-    total[1] = Float64(0.0)  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:88
+    m[1] = -Inf64  # attention.py:82
+    total[1] = Float64(0.0)  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = Float64(0.0)  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = Float64(0.0)  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8d18b0bb)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1f801fd4)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_42192edb(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:66
-    tk_gi = @index(Global, Linear)  # attention.py:66
-    tk_li = @index(Local, Linear)  # attention.py:66
-    k_s = @localmem Float64 (4096,)  # attention.py:66
-    v_s = @localmem Float64 (4096,)  # attention.py:66
-    qv = @private Float64 (128,)  # attention.py:66
-    acc = @private Float64 (128,)  # attention.py:66
-    tk_u = @localmem Bool (1,)  # attention.py:66
-    lane = @private Int32 (1,)  # attention.py:66
-    kb = @private Int32 (1,)  # attention.py:66
-    i = @private Int32 (1,)  # attention.py:66
-    row = @private Int32 (1,)  # attention.py:66
-    keys = @private Int32 (1,)  # attention.py:66
-    d = @private Int64 (1,)  # attention.py:66
-    m = @private Float64 (1,)  # attention.py:66
-    total = @private Float64 (1,)  # attention.py:66
-    j0 = @private Int32 (1,)  # attention.py:66
-    e = @private Int64 (1,)  # attention.py:66
-    jj = @private Int64 (1,)  # attention.py:66
-    ok = @private Int32 (1,)  # attention.py:66
-    score = @private Float64 (1,)  # attention.py:66
-    corr = @private Float64 (1,)  # attention.py:66
-    p = @private Float64 (1,)  # attention.py:66
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:66
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:66
-    tk_k1 = @private UInt32 (1,)  # attention.py:66
-    tk_e1 = @private UInt32 (1,)  # attention.py:66
-    local t::Int32 = zero(Int32)  # attention.py:66
-    local g::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:66
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:66
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:66
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:66
-    local tk_f1::Int64 = zero(Int64)  # attention.py:66
-    lane[1] = Int32(0)  # attention.py:66
-    kb[1] = Int32(0)  # attention.py:66
-    i[1] = Int32(0)  # attention.py:66
-    row[1] = Int32(0)  # attention.py:66
-    keys[1] = Int32(0)  # attention.py:66
-    d[1] = Int64(0)  # attention.py:66
-    m[1] = Float64(0.0)  # attention.py:66
-    total[1] = Float64(0.0)  # attention.py:66
-    j0[1] = Int32(0)  # attention.py:66
-    e[1] = Int64(0)  # attention.py:66
-    jj[1] = Int64(0)  # attention.py:66
-    ok[1] = Int32(0)  # attention.py:66
-    score[1] = Float64(0.0)  # attention.py:66
-    corr[1] = Float64(0.0)  # attention.py:66
-    p[1] = Float64(0.0)  # attention.py:66
-    tk_v_cse18[1] = Int64(0)  # attention.py:66
-    tk_v_cse19[1] = Int64(0)  # attention.py:66
-    tk_k1[1] = UInt32(0)  # attention.py:66
-    tk_e1[1] = UInt32(0)  # attention.py:66
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:67
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:68
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:68
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:68
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:69
-    tk_v_cse3 = s + Int32(255)  # attention.py:70
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:70
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:70
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:70
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:70
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:70
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:70
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:70
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:70
-    tk_v_cse12 = s + Int32(255)  # attention.py:71
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:71
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:71
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:71
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:71
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:71
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:72
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:73
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:78
-        d[1] = tk_f1  # attention.py:78
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:79
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:80
+@kernel function tk__blocked_415b0008(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+    tk_gi = @index(Global, Linear)  # attention.py:67
+    tk_li = @index(Local, Linear)  # attention.py:67
+    k_s = @localmem Float64 (4096,)  # attention.py:67
+    v_s = @localmem Float64 (4096,)  # attention.py:67
+    qv = @private Float64 (128,)  # attention.py:67
+    acc = @private Float64 (128,)  # attention.py:67
+    tk_u = @localmem Bool (1,)  # attention.py:67
+    lane = @private Int32 (1,)  # attention.py:67
+    kb = @private Int32 (1,)  # attention.py:67
+    i = @private Int32 (1,)  # attention.py:67
+    row = @private Int32 (1,)  # attention.py:67
+    keys = @private Int32 (1,)  # attention.py:67
+    d = @private Int64 (1,)  # attention.py:67
+    m = @private Float64 (1,)  # attention.py:67
+    total = @private Float64 (1,)  # attention.py:67
+    j0 = @private Int32 (1,)  # attention.py:67
+    e = @private Int64 (1,)  # attention.py:67
+    jj = @private Int64 (1,)  # attention.py:67
+    ok = @private Int32 (1,)  # attention.py:67
+    score = @private Float64 (1,)  # attention.py:67
+    corr = @private Float64 (1,)  # attention.py:67
+    p = @private Float64 (1,)  # attention.py:67
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
+    tk_k1 = @private UInt32 (1,)  # attention.py:67
+    tk_e1 = @private UInt32 (1,)  # attention.py:67
+    local t::Int32 = zero(Int32)  # attention.py:67
+    local g::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
+    local tk_f1::Int64 = zero(Int64)  # attention.py:67
+    lane[1] = Int32(0)  # attention.py:67
+    kb[1] = Int32(0)  # attention.py:67
+    i[1] = Int32(0)  # attention.py:67
+    row[1] = Int32(0)  # attention.py:67
+    keys[1] = Int32(0)  # attention.py:67
+    d[1] = Int64(0)  # attention.py:67
+    m[1] = Float64(0.0)  # attention.py:67
+    total[1] = Float64(0.0)  # attention.py:67
+    j0[1] = Int32(0)  # attention.py:67
+    e[1] = Int64(0)  # attention.py:67
+    jj[1] = Int64(0)  # attention.py:67
+    ok[1] = Int32(0)  # attention.py:67
+    score[1] = Float64(0.0)  # attention.py:67
+    corr[1] = Float64(0.0)  # attention.py:67
+    p[1] = Float64(0.0)  # attention.py:67
+    tk_v_cse18[1] = Int64(0)  # attention.py:67
+    tk_v_cse19[1] = Int64(0)  # attention.py:67
+    tk_k1[1] = UInt32(0)  # attention.py:67
+    tk_e1[1] = UInt32(0)  # attention.py:67
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
+    tk_v_cse3 = s + Int32(255)  # attention.py:71
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
+    tk_v_cse12 = s + Int32(255)  # attention.py:72
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:79
+        d[1] = tk_f1  # attention.py:79
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:80
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
     end
-    m[1] = -Inf64  # attention.py:81
-    total[1] = Float64(0.0)  # attention.py:82
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:83
-    tk_k1[1] = UInt32(0)  # attention.py:83
-    tk_e1[1] = tk_v_trips4  # attention.py:83
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-    @synchronize()  # attention.py:83
-    while tk_u[1]  # attention.py:83
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:83
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:83
-        tk_v_k5 = tk_k1[1]  # attention.py:83
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:83
-        tk_v_start3 = lane[1] % Int64  # attention.py:84
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:84
-        if Int64(0) < tk_v_trips1  # attention.py:84
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:84
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:84
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:85
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:85
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:85
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:86
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:87
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:88
+    m[1] = -Inf64  # attention.py:82
+    total[1] = Float64(0.0)  # attention.py:83
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
+    tk_k1[1] = UInt32(0)  # attention.py:84
+    tk_e1[1] = tk_v_trips4  # attention.py:84
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+    @synchronize()  # attention.py:84
+    while tk_u[1]  # attention.py:84
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
+        tk_v_k5 = tk_k1[1]  # attention.py:84
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
+        tk_v_start3 = lane[1] % Int64  # attention.py:85
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
+        if Int64(0) < tk_v_trips1  # attention.py:85
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:86
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:86
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:88
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:89
             end
         end
-        @synchronize()  # attention.py:89
-        local tk_f2::Int64 = zero(Int64)  # attention.py:90
-        local tk_f3::Int64 = zero(Int64)  # attention.py:90
-        local tk_f4::Int64 = zero(Int64)  # attention.py:90
-        local tk_f5::Int64 = zero(Int64)  # attention.py:90
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:90
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:90
-                jj[1] = tk_f2  # attention.py:90
-                score[1] = Float64(0.0)  # attention.py:91
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:92
-                    d[1] = tk_f3  # attention.py:92
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:93
+        @synchronize()  # attention.py:90
+        local tk_f2::Int64 = zero(Int64)  # attention.py:91
+        local tk_f3::Int64 = zero(Int64)  # attention.py:91
+        local tk_f4::Int64 = zero(Int64)  # attention.py:91
+        local tk_f5::Int64 = zero(Int64)  # attention.py:91
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
+                jj[1] = tk_f2  # attention.py:91
+                score[1] = Float64(0.0)  # attention.py:92
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
+                    d[1] = tk_f3  # attention.py:93
+                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
                 end
-                if score[1] > m[1]  # attention.py:94
-                    corr[1] = exp(m[1] - score[1])  # attention.py:95
-                    total[1] = total[1] * corr[1]  # attention.py:96
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:97
-                        d[1] = tk_f4  # attention.py:97
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:98
+                if score[1] > m[1]  # attention.py:95
+                    corr[1] = exp(m[1] - score[1])  # attention.py:96
+                    total[1] = total[1] * corr[1]  # attention.py:97
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:98
+                        d[1] = tk_f4  # attention.py:98
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
                     end
-                    m[1] = score[1]  # attention.py:99
+                    m[1] = score[1]  # attention.py:100
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:100
-                total[1] = total[1] + p[1]  # attention.py:101
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:102
-                    d[1] = tk_f5  # attention.py:102
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:103
+                p[1] = exp(score[1] - m[1])  # attention.py:101
+                total[1] = total[1] + p[1]  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
+                    d[1] = tk_f5  # attention.py:103
+                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
-        @synchronize()  # attention.py:104
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:83
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:83
-        @synchronize()  # attention.py:83
+        @synchronize()  # attention.py:105
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
+        @synchronize()  # attention.py:84
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:105
-    local tk_f6::Int64 = zero(Int64)  # attention.py:105
-    if i[1] < s  # attention.py:105
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:106
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:107
-            d[1] = tk_f6  # attention.py:107
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:108
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
+    local tk_f6::Int64 = zero(Int64)  # attention.py:106
+    if i[1] < s  # attention.py:106
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:108
+            d[1] = tk_f6  # attention.py:108
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_42192edb)) = 256  # attention.py:66
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_415b0008)) = 256  # attention.py:67
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_3921b9b5,
-        (:rows, Float32, 32) => tk__rows_6627142b,
-        (:rows, Float32, 64) => tk__rows_d4d7d8ec,
-        (:rows, Float32, 128) => tk__rows_d2a2fa15,
-        (:blocked, Float32, 16) => tk__blocked_5d13e116,
-        (:blocked, Float32, 32) => tk__blocked_483efea7,
-        (:blocked, Float32, 64) => tk__blocked_84c88c24,
-        (:blocked, Float32, 128) => tk__blocked_2c62f413,
-        (:rows, Float64, 16) => tk__rows_5874621e,
-        (:rows, Float64, 32) => tk__rows_37d82fb1,
-        (:rows, Float64, 64) => tk__rows_8d22775a,
-        (:rows, Float64, 128) => tk__rows_a3f2f7e6,
-        (:blocked, Float64, 16) => tk__blocked_ac4606b7,
-        (:blocked, Float64, 32) => tk__blocked_0113d0e6,
-        (:blocked, Float64, 64) => tk__blocked_8d18b0bb,
-        (:blocked, Float64, 128) => tk__blocked_42192edb,
+        (:rows, Float32, 16) => tk__rows_728c57d9,
+        (:rows, Float32, 32) => tk__rows_485139d2,
+        (:rows, Float32, 64) => tk__rows_e024ac8e,
+        (:rows, Float32, 128) => tk__rows_a56813ed,
+        (:blocked, Float32, 16) => tk__blocked_b08a3685,
+        (:blocked, Float32, 32) => tk__blocked_fbf06fc0,
+        (:blocked, Float32, 64) => tk__blocked_d6363808,
+        (:blocked, Float32, 128) => tk__blocked_6d1979d7,
+        (:rows, Float64, 16) => tk__rows_abb487f9,
+        (:rows, Float64, 32) => tk__rows_fa35cd15,
+        (:rows, Float64, 64) => tk__rows_feb41a61,
+        (:rows, Float64, 128) => tk__rows_5f5b93cd,
+        (:blocked, Float64, 16) => tk__blocked_71145cef,
+        (:blocked, Float64, 32) => tk__blocked_f3c19064,
+        (:blocked, Float64, 64) => tk__blocked_1f801fd4,
+        (:blocked, Float64, 128) => tk__blocked_415b0008,
     )
 end
 

@@ -103,107 +103,174 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_1b83e6fa(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:46
-    tk_gi = @index(Global, Linear)  # softmax.py:46
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:46
-    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:46
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:46
-    local r::Int32 = zero(Int32)  # softmax.py:46
-    local base::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_max_ret5::Float32 = zero(Float32)  # softmax.py:46
-    local m::Float32 = zero(Float32)  # softmax.py:46
-    local c::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_shifted_v6::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_shifted_ret7::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_halve_sum_ret15::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_row_sum_ret13::Float32 = zero(Float32)  # softmax.py:46
-    local s::Float32 = zero(Float32)  # softmax.py:46
-    local ls::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_shifted_v16::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_shifted_ret17::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:46
-    if tk_t < tk_n  # softmax.py:46
-        r = tk_t % Int32  # softmax.py:47
-        base = r * n  # softmax.py:48
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
+@kernel function tk__rows_45eb2776(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
+    tk_gi = @index(Global, Linear)  # softmax.py:47
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc28 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:47
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:47
+    local r::Int32 = zero(Int32)  # softmax.py:47
+    local base::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_first_ret8::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_larger_acc9::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_v10::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret11::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_acc12::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_v13::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret14::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a15::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b16::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret17::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a18::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b19::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret20::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_a21::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_b22::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_larger_ret23::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:47
+    local m::Float32 = zero(Float32)  # softmax.py:47
+    local c::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_shifted_v24::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_ret25::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_sum_shift26::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_j31::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_zero_ret33::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c29::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end30::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_add_shifted_acc34::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_v35::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_ret36::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_acc37::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_v38::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_shifted_ret39::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a40::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b41::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret42::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a43::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b44::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret45::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_a46::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_b47::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_add_ret48::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_ret32::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_sum_ret27::Float32 = zero(Float32)  # softmax.py:47
+    local s::Float32 = zero(Float32)  # softmax.py:47
+    local ls::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_v49::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_shifted_ret50::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:47
+    if tk_t < tk_n  # softmax.py:47
+        r = tk_t % Int32  # softmax.py:48
+        base = r * n  # softmax.py:49
+        tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:87
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_first_ret8 = x[(base % Int64) + 1]  # _rowsum.py:53
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_first_ret8  # _rowsum.py:29
         end
-        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
-        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
-        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
-                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_larger_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_larger_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_larger_ret11 = tk_maxnum(tk_v_larger_acc9, tk_v_larger_v10)  # _rowsum.py:69
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret11  # _rowsum.py:34
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_larger_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_larger_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_larger_ret14 = tk_maxnum(tk_v_larger_acc12, tk_v_larger_v13)  # _rowsum.py:69
+            tk_v_row_fold_acc3[1] = tk_v_larger_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_larger_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_ret17 = tk_maxnum(tk_v_larger_a15, tk_v_larger_b16)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_larger_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_ret20 = tk_maxnum(tk_v_larger_a18, tk_v_larger_b19)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret20  # _rowsum.py:42
         end
-        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:49
-        if Int32(0) < n  # softmax.py:50
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:50
-                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:51
-                tk_v_shifted_ret7 = ifelse(m == Inf32, ifelse(tk_v_shifted_v6 == m, 0.0f0, -Inf32), tk_v_shifted_v6 - m)  # softmax.py:39
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:51
+        tk_v_larger_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_larger_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+        tk_v_row_fold_ret7 = tk_v_larger_ret23  # _rowsum.py:43
+        tk_v_row_max_ret1 = tk_v_row_fold_ret7  # _rowsum.py:87
+        m = tk_v_row_max_ret1  # softmax.py:50
+        if Int32(0) < n  # softmax.py:51
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:51
+                tk_v_shifted_v24 = x[((base + c) % Int64) + 1]  # softmax.py:52
+                tk_v_shifted_ret25 = ifelse(m == Inf32, ifelse(tk_v_shifted_v24 == m, 0.0f0, -Inf32), tk_v_shifted_v24 - m)  # softmax.py:40
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret25)  # softmax.py:52
             end
         end
-        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:52
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = 0.0f0  # _rowsum.py:33
+        tk_v_row_sum_shift26 = 0.0f0  # softmax.py:53
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret33 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = 0.0f0  # _rowsum.py:29
         end
-        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - 0.0f0)  # _rowsum.py:38
+        tk_v_row_fold_c29 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end30 = tk_v_row_fold_c29 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c29 + Int64(8)) <= tk_v_row_fold_end30  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc34 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v35 = out[(tk_v_row_fold_c29 + (tk_v_row_fold_j31 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret36 = tk_v_add_shifted_acc34 + (tk_v_add_shifted_v35 - 0.0f0)  # _rowsum.py:58
+                tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_shifted_ret36  # _rowsum.py:34
             end
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
-            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - 0.0f0)  # _rowsum.py:41
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c29 < tk_v_row_fold_end30  # _rowsum.py:36
+            tk_v_add_shifted_acc37 = tk_v_row_fold_acc28[1]  # _rowsum.py:37
+            tk_v_add_shifted_v38 = out[tk_v_row_fold_c29 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret39 = tk_v_add_shifted_acc37 + (tk_v_add_shifted_v38 - 0.0f0)  # _rowsum.py:58
+            tk_v_row_fold_acc28[1] = tk_v_add_shifted_ret39  # _rowsum.py:37
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a40 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b41 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret42 = tk_v_add_a40 + tk_v_add_b41  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret42  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a43 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b44 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret45 = tk_v_add_a43 + tk_v_add_b44  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret45  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
-        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
-        s = tk_v_row_sum_ret13  # softmax.py:52
-        if want_log != Int32(0)  # softmax.py:53
-            ls = tk_log(s)  # softmax.py:54
-            if Int32(0) < n  # softmax.py:55
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
-                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:56
-                    tk_v_shifted_ret17 = ifelse(m == Inf32, ifelse(tk_v_shifted_v16 == m, 0.0f0, -Inf32), tk_v_shifted_v16 - m)  # softmax.py:39
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:56
+        tk_v_add_a46 = tk_v_row_fold_acc28[1]  # _rowsum.py:43
+        tk_v_add_b47 = tk_v_row_fold_acc28[2]  # _rowsum.py:43
+        tk_v_add_ret48 = tk_v_add_a46 + tk_v_add_b47  # combine.py:18
+        tk_v_row_fold_ret32 = tk_v_add_ret48  # _rowsum.py:43
+        tk_v_row_sum_ret27 = tk_v_row_fold_ret32  # _rowsum.py:75
+        s = tk_v_row_sum_ret27  # softmax.py:53
+        if want_log != Int32(0)  # softmax.py:54
+            ls = tk_log(s)  # softmax.py:55
+            if Int32(0) < n  # softmax.py:56
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:56
+                    tk_v_shifted_v49 = x[((base + c) % Int64) + 1]  # softmax.py:57
+                    tk_v_shifted_ret50 = ifelse(m == Inf32, ifelse(tk_v_shifted_v49 == m, 0.0f0, -Inf32), tk_v_shifted_v49 - m)  # softmax.py:40
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret50 - ls  # softmax.py:57
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:58
-            if Int32(0) < n  # softmax.py:59
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:59
-                    tk_v_cse1 = (base + c) % Int64  # softmax.py:60
-                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:60
+            tk_v_inv = 1.0f0 / s  # softmax.py:59
+            if Int32(0) < n  # softmax.py:60
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:60
+                    tk_v_cse1 = (base + c) % Int64  # softmax.py:61
+                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:61
                 end
             end
         end
@@ -211,1241 +278,1308 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_aef82de3(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:70
-    tk_gi = @index(Global, Linear)  # softmax.py:70
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:70
-    local t::Int32 = zero(Int32)  # softmax.py:70
-    local base::Int32 = zero(Int32)  # softmax.py:70
-    local m::Float32 = zero(Float32)  # softmax.py:70
-    local c::Int32 = zero(Int32)  # softmax.py:70
-    local s::Float32 = zero(Float32)  # softmax.py:70
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:70
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:70
-    local ls::Float32 = zero(Float32)  # softmax.py:70
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:70
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:70
-    local v::Float32 = zero(Float32)  # softmax.py:70
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:70
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:70
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:70
-    if tk_t < tk_n  # softmax.py:70
-        t = tk_t % Int32  # softmax.py:71
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:72
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:72
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:72
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:72
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:72
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:72
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:72
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:72
-        m = -Inf32  # softmax.py:73
-        if Int32(0) < n  # softmax.py:74
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:74
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:75
+@kernel function tk__columns_4d648ac0(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:71
+    tk_gi = @index(Global, Linear)  # softmax.py:71
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:71
+    local t::Int32 = zero(Int32)  # softmax.py:71
+    local base::Int32 = zero(Int32)  # softmax.py:71
+    local m::Float32 = zero(Float32)  # softmax.py:71
+    local c::Int32 = zero(Int32)  # softmax.py:71
+    local s::Float32 = zero(Float32)  # softmax.py:71
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:71
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:71
+    local ls::Float32 = zero(Float32)  # softmax.py:71
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:71
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:71
+    local v::Float32 = zero(Float32)  # softmax.py:71
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:71
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:71
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:71
+    if tk_t < tk_n  # softmax.py:71
+        t = tk_t % Int32  # softmax.py:72
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:73
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:73
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:73
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:73
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:73
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:73
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:73
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:73
+        m = -Inf32  # softmax.py:74
+        if Int32(0) < n  # softmax.py:75
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:75
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:76
             end
         end
-        s = 0.0f0  # softmax.py:76
-        if Int32(0) < n  # softmax.py:77
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:78
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:39
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:78
+        s = 0.0f0  # softmax.py:77
+        if Int32(0) < n  # softmax.py:78
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:78
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:79
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:40
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:79
             end
         end
-        ls = tk_log(s)  # softmax.py:79
-        if Int32(0) < n  # softmax.py:80
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:39
-                v = tk_v_shifted_ret4 - ls  # softmax.py:81
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:82
+        ls = tk_log(s)  # softmax.py:80
+        if Int32(0) < n  # softmax.py:81
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:81
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:82
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:40
+                v = tk_v_shifted_ret4 - ls  # softmax.py:82
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:83
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_5bfd1187(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_217e9dd5(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5bfd1187)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_217e9dd5)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c8638e2f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (2,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_cd618b0e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (2,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c8638e2f)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cd618b0e)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c29c13a1(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (4,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_7df6e9db(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (4,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c29c13a1)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7df6e9db)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_56e28145(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (8,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_7d53c044(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (8,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_56e28145)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d53c044)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_4b9e3520(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (16,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_9609442d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (16,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4b9e3520)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9609442d)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bed3dcac(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float32 (32,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float32 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float32 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float32 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float32 (1,)  # softmax.py:90
-    s = @private Float32 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float32 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = 0.0f0  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = 0.0f0  # softmax.py:90
-    s[1] = 0.0f0  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = 0.0f0  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf32  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_8d983b52(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float32 (32,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float32 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:91
+    s = @private Float32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = 0.0f0  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:91
+    s[1] = 0.0f0  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf32  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret9::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret1::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v10::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret11::Float32 = zero(Float32)  # _group.py:23
-    local e::Float32 = zero(Float32)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = 0.0f0  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v10::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:29
+    local e::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = 0.0f0  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret20::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret12::Float32 = zero(Float32)  # _group.py:23
-    local ls::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_ifv21::Float32 = zero(Float32)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:29
+    local ls::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bed3dcac)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8d983b52)) = 256  # softmax.py:91
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_8e269009(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:119
-    tk_gi = @index(Global, Linear)  # softmax.py:119
-    tk_li = @index(Local, Linear)  # softmax.py:119
-    tk_v_tree_smem4 = @localmem Float32 (256,)  # softmax.py:119
-    tk_v_tree_smem15 = @localmem Float32 (256,)  # softmax.py:119
-    tk_u = @localmem Bool (2,)  # softmax.py:119
-    lane = @private Int32 (1,)  # softmax.py:119
-    base = @private Int32 (1,)  # softmax.py:119
-    m = @private Float32 (1,)  # softmax.py:119
-    s = @private Float32 (1,)  # softmax.py:119
-    c = @private Int32 (1,)  # softmax.py:119
-    v = @private Float32 (1,)  # softmax.py:119
-    tk_v_tree_tid6 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_stride5 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_result3 = @private Float32 (1,)  # softmax.py:119
-    big = @private Float32 (1,)  # softmax.py:119
-    tk_v_tree_tid17 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_stride16 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_result14 = @private Float32 (1,)  # softmax.py:119
-    local t::Int32 = zero(Int32)  # softmax.py:119
-    local r::Int32 = zero(Int32)  # softmax.py:119
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:119
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:119
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:119
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:119
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:119
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:119
-    lane[1] = Int32(0)  # softmax.py:119
-    base[1] = Int32(0)  # softmax.py:119
-    m[1] = 0.0f0  # softmax.py:119
-    s[1] = 0.0f0  # softmax.py:119
-    c[1] = Int32(0)  # softmax.py:119
-    v[1] = 0.0f0  # softmax.py:119
-    tk_v_tree_tid6[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_stride5[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_result3[1] = 0.0f0  # softmax.py:119
-    big[1] = 0.0f0  # softmax.py:119
-    tk_v_tree_tid17[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_stride16[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_result14[1] = 0.0f0  # softmax.py:119
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:120
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:121
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:121
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:121
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:122
-    base[1] = r * n  # softmax.py:123
-    m[1] = -Inf32  # softmax.py:124
-    s[1] = 0.0f0  # softmax.py:125
-    tk_v_start3 = lane[1] % Int64  # softmax.py:126
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:126
-    if UInt32(0) < tk_v_trips1  # softmax.py:126
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:126
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:126
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:127
-            if v[1] > m[1]  # softmax.py:128
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:129
-                m[1] = v[1]  # softmax.py:130
+@kernel function tk__online_5fab06e4(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:120
+    tk_gi = @index(Global, Linear)  # softmax.py:120
+    tk_li = @index(Local, Linear)  # softmax.py:120
+    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:120
+    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:120
+    tk_u = @localmem Bool (2,)  # softmax.py:120
+    lane = @private Int32 (1,)  # softmax.py:120
+    base = @private Int32 (1,)  # softmax.py:120
+    m = @private Float32 (1,)  # softmax.py:120
+    s = @private Float32 (1,)  # softmax.py:120
+    c = @private Int32 (1,)  # softmax.py:120
+    v = @private Float32 (1,)  # softmax.py:120
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:120
+    big = @private Float32 (1,)  # softmax.py:120
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:120
+    local t::Int32 = zero(Int32)  # softmax.py:120
+    local r::Int32 = zero(Int32)  # softmax.py:120
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:120
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:120
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:120
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:120
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:120
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:120
+    lane[1] = Int32(0)  # softmax.py:120
+    base[1] = Int32(0)  # softmax.py:120
+    m[1] = 0.0f0  # softmax.py:120
+    s[1] = 0.0f0  # softmax.py:120
+    c[1] = Int32(0)  # softmax.py:120
+    v[1] = 0.0f0  # softmax.py:120
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:120
+    big[1] = 0.0f0  # softmax.py:120
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:120
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:121
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:122
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:122
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:122
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:123
+    base[1] = r * n  # softmax.py:124
+    m[1] = -Inf32  # softmax.py:125
+    s[1] = 0.0f0  # softmax.py:126
+    tk_v_start3 = lane[1] % Int64  # softmax.py:127
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:127
+    if UInt32(0) < tk_v_trips1  # softmax.py:127
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:127
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:127
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:128
+            if v[1] > m[1]  # softmax.py:129
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:130
+                m[1] = v[1]  # softmax.py:131
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:39
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:131
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:40
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:132
         end
     end
-    tk_v_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride5[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a8::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_b9::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_max_ret10::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid6[1] < tk_v_tree_stride5[1]  # _group.py:17
-            tk_v_max_a8 = tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b9 = tk_v_tree_smem4[((tk_v_tree_tid6[1] + tk_v_tree_stride5[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret10 = tk_maxnum(tk_v_max_a8, tk_v_max_b9)  # _group.py:33
-            tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = tk_v_max_ret10  # _group.py:18
+    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a8::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_b9::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_larger_ret10::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:23
+            tk_v_larger_a8 = tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b9 = tk_v_group_reduce_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
+            tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result3[1] = tk_v_tree_smem4[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret7::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_max_ret2::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret12::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_v11::Float32 = zero(Float32)  # _group.py:23
-    tk_v_tree_ret7 = tk_v_tree_result3[1]  # _group.py:23
-    tk_v_group_max_ret2 = tk_v_tree_ret7  # _group.py:46
-    big[1] = tk_v_group_max_ret2  # softmax.py:132
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:39
-    tk_v_group_sum_v11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:134
-    tk_v_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_group_sum_v11  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride16[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a19::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_b20::Float32 = zero(Float32)  # _group.py:17
-        local tk_v_add_ret21::Float32 = zero(Float32)  # _group.py:17
-        if tk_v_tree_tid17[1] < tk_v_tree_stride16[1]  # _group.py:17
-            tk_v_add_a19 = tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b20 = tk_v_tree_smem15[((tk_v_tree_tid17[1] + tk_v_tree_stride16[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # _group.py:28
-            tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # _group.py:18
+    tk_v_group_tree_result4[1] = tk_v_group_reduce_smem2[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret7::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret3::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret12::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_x11::Float32 = zero(Float32)  # reductions.py:29
+    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:29
+    tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:37
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:133
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:40
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:135
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:23
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:23
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:23
+            tk_v_add_a19 = tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b20 = tk_v_group_reduce_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result14[1] = tk_v_tree_smem15[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret18::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_group_sum_ret13::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # _group.py:23
-    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
-    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
-    tk_v_tree_ret18 = tk_v_tree_result14[1]  # _group.py:23
-    tk_v_group_sum_ret13 = tk_v_tree_ret18  # _group.py:39
-    s[1] = tk_v_group_sum_ret13  # softmax.py:134
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:135
-    tk_v_start6 = lane[1] % Int64  # softmax.py:136
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:136
-    if UInt32(0) < tk_v_trips4  # softmax.py:136
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:136
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:136
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:137
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:39
-            v[1] = tk_v_shifted_ret23  # softmax.py:137
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:138
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_smem13[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_group_reduce_ret14::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:29
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:29
+    tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:135
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:136
+    tk_v_start6 = lane[1] % Int64  # softmax.py:137
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:137
+    if UInt32(0) < tk_v_trips4  # softmax.py:137
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:137
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:137
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:138
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:40
+            v[1] = tk_v_shifted_ret23  # softmax.py:138
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:139
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_8e269009)) = 256  # softmax.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__online_5fab06e4)) = 256  # softmax.py:120
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_57195fe4(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:46
-    tk_gi = @index(Global, Linear)  # softmax.py:46
-    tk_v_row_max_acc1 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:46
-    tk_v_row_sum_acc9 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:46
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:46
-    local r::Int32 = zero(Int32)  # softmax.py:46
-    local base::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_max_j4::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_max_c2::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_max_end3::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_max_ret5::Float64 = zero(Float64)  # softmax.py:46
-    local m::Float64 = zero(Float64)  # softmax.py:46
-    local c::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_shifted_v6::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_shifted_ret7::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_row_sum_shift8::Float32 = zero(Float32)  # softmax.py:46
-    local tk_v_row_sum_j12::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_row_sum_c10::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_row_sum_end11::Int64 = zero(Int64)  # softmax.py:46
-    local tk_v_halve_sum_j14::Int32 = zero(Int32)  # softmax.py:46
-    local tk_v_halve_sum_ret15::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_row_sum_ret13::Float64 = zero(Float64)  # softmax.py:46
-    local s::Float64 = zero(Float64)  # softmax.py:46
-    local ls::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_shifted_v16::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_shifted_ret17::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:46
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:46
-    if tk_t < tk_n  # softmax.py:46
-        r = tk_t % Int32  # softmax.py:47
-        base = r * n  # softmax.py:48
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:69
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = x[(base % Int64) + 1]  # _rowsum.py:70
+@kernel function tk__rows_f68f6457(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:47
+    tk_gi = @index(Global, Linear)  # softmax.py:47
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
+    tk_v_row_fold_acc28 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:47
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:47
+    local r::Int32 = zero(Int32)  # softmax.py:47
+    local base::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_row_fold_j6::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_first_ret8::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_c4::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end5::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_larger_acc9::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_v10::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret11::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_acc12::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_v13::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret14::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a15::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b16::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret17::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a18::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b19::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret20::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_a21::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_b22::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_larger_ret23::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:47
+    local m::Float64 = zero(Float64)  # softmax.py:47
+    local c::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_shifted_v24::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_ret25::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_sum_shift26::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_j31::Int32 = zero(Int32)  # softmax.py:47
+    local tk_v_zero_ret33::Float32 = zero(Float32)  # softmax.py:47
+    local tk_v_row_fold_c29::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_row_fold_end30::Int64 = zero(Int64)  # softmax.py:47
+    local tk_v_add_shifted_acc34::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_v35::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_ret36::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_acc37::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_v38::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_shifted_ret39::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a40::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b41::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret42::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a43::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b44::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret45::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_a46::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_b47::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_add_ret48::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_fold_ret32::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_row_sum_ret27::Float64 = zero(Float64)  # softmax.py:47
+    local s::Float64 = zero(Float64)  # softmax.py:47
+    local ls::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_v49::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_shifted_ret50::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:47
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:47
+    if tk_t < tk_n  # softmax.py:47
+        r = tk_t % Int32  # softmax.py:48
+        base = r * n  # softmax.py:49
+        tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:87
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_first_ret8 = x[(base % Int64) + 1]  # _rowsum.py:53
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_first_ret8  # _rowsum.py:29
         end
-        tk_v_row_max_c2 = base % Int64  # _rowsum.py:71
-        tk_v_row_max_end3 = tk_v_row_max_c2 + (n % Int64)  # _rowsum.py:72
-        while (tk_v_row_max_c2 + Int64(8)) <= tk_v_row_max_end3  # _rowsum.py:73
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(7)  # _rowsum.py:74
-                tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], x[(tk_v_row_max_c2 + (tk_v_row_max_j4 % Int64)) + 1])  # _rowsum.py:75
+        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_larger_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
+                tk_v_larger_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_larger_ret11 = tk_maxnum(tk_v_larger_acc9, tk_v_larger_v10)  # _rowsum.py:69
+                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret11  # _rowsum.py:34
             end
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(8)  # _rowsum.py:76
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_max_c2 < tk_v_row_max_end3  # _rowsum.py:77
-            tk_v_row_max_acc1[1] = tk_maxnum(tk_v_row_max_acc1[1], x[tk_v_row_max_c2 + 1])  # _rowsum.py:78
-            tk_v_row_max_c2 = tk_v_row_max_c2 + Int64(1)  # _rowsum.py:79
+        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
+            tk_v_larger_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
+            tk_v_larger_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
+            tk_v_larger_ret14 = tk_maxnum(tk_v_larger_acc12, tk_v_larger_v13)  # _rowsum.py:69
+            tk_v_row_fold_acc3[1] = tk_v_larger_ret14  # _rowsum.py:37
+            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(3)  # _rowsum.py:80
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(4)) % Int64) + 1])  # _rowsum.py:81
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_larger_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_larger_ret17 = tk_maxnum(tk_v_larger_a15, tk_v_larger_b16)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret17  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_max_j4 in Int32(0):Int32(1)  # _rowsum.py:82
-            tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1] = tk_maxnum(tk_v_row_max_acc1[(tk_v_row_max_j4 % Int64) + 1], tk_v_row_max_acc1[((tk_v_row_max_j4 + Int32(2)) % Int64) + 1])  # _rowsum.py:83
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_larger_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_larger_ret20 = tk_maxnum(tk_v_larger_a18, tk_v_larger_b19)  # combine.py:51
+            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_larger_ret20  # _rowsum.py:42
         end
-        tk_v_row_max_ret5 = tk_maxnum(tk_v_row_max_acc1[1], tk_v_row_max_acc1[2])  # _rowsum.py:84
-        m = tk_v_row_max_ret5  # softmax.py:49
-        if Int32(0) < n  # softmax.py:50
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:50
-                tk_v_shifted_v6 = x[((base + c) % Int64) + 1]  # softmax.py:51
-                tk_v_shifted_ret7 = ifelse(m == Inf64, ifelse(tk_v_shifted_v6 == m, Float64(0.0), -Inf64), tk_v_shifted_v6 - m)  # softmax.py:39
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret7)  # softmax.py:51
+        tk_v_larger_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
+        tk_v_larger_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
+        tk_v_larger_ret23 = tk_maxnum(tk_v_larger_a21, tk_v_larger_b22)  # combine.py:51
+        tk_v_row_fold_ret7 = tk_v_larger_ret23  # _rowsum.py:43
+        tk_v_row_max_ret1 = tk_v_row_fold_ret7  # _rowsum.py:87
+        m = tk_v_row_max_ret1  # softmax.py:50
+        if Int32(0) < n  # softmax.py:51
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:51
+                tk_v_shifted_v24 = x[((base + c) % Int64) + 1]  # softmax.py:52
+                tk_v_shifted_ret25 = ifelse(m == Inf64, ifelse(tk_v_shifted_v24 == m, Float64(0.0), -Inf64), tk_v_shifted_v24 - m)  # softmax.py:40
+                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret25)  # softmax.py:52
             end
         end
-        tk_v_row_sum_shift8 = 0.0f0  # softmax.py:52
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:32
-            tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = Float64(0.0)  # _rowsum.py:33
+        tk_v_row_sum_shift26 = 0.0f0  # softmax.py:53
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:28
+            tk_v_zero_ret33 = 0.0f0  # _rowsum.py:48
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
         end
-        tk_v_row_sum_c10 = base % Int64  # _rowsum.py:34
-        tk_v_row_sum_end11 = tk_v_row_sum_c10 + (n % Int64)  # _rowsum.py:35
-        while (tk_v_row_sum_c10 + Int64(8)) <= tk_v_row_sum_end11  # _rowsum.py:36
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_sum_j12 in Int32(0):Int32(7)  # _rowsum.py:37
-                tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_row_sum_j12 % Int64) + 1] + (out[(tk_v_row_sum_c10 + (tk_v_row_sum_j12 % Int64)) + 1] - Float64(0.0))  # _rowsum.py:38
+        tk_v_row_fold_c29 = base % Int64  # _rowsum.py:30
+        tk_v_row_fold_end30 = tk_v_row_fold_c29 + (n % Int64)  # _rowsum.py:31
+        while (tk_v_row_fold_c29 + Int64(8)) <= tk_v_row_fold_end30  # _rowsum.py:32
+            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(7)  # _rowsum.py:33
+                tk_v_add_shifted_acc34 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_v35 = out[(tk_v_row_fold_c29 + (tk_v_row_fold_j31 % Int64)) + 1]  # _rowsum.py:34
+                tk_v_add_shifted_ret36 = tk_v_add_shifted_acc34 + (tk_v_add_shifted_v35 - Float64(0.0))  # _rowsum.py:58
+                tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_shifted_ret36  # _rowsum.py:34
             end
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(8)  # _rowsum.py:39
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(8)  # _rowsum.py:35
         end
-        while tk_v_row_sum_c10 < tk_v_row_sum_end11  # _rowsum.py:40
-            tk_v_row_sum_acc9[1] = tk_v_row_sum_acc9[1] + (out[tk_v_row_sum_c10 + 1] - Float64(0.0))  # _rowsum.py:41
-            tk_v_row_sum_c10 = tk_v_row_sum_c10 + Int64(1)  # _rowsum.py:42
+        while tk_v_row_fold_c29 < tk_v_row_fold_end30  # _rowsum.py:36
+            tk_v_add_shifted_acc37 = tk_v_row_fold_acc28[1]  # _rowsum.py:37
+            tk_v_add_shifted_v38 = out[tk_v_row_fold_c29 + 1]  # _rowsum.py:37
+            tk_v_add_shifted_ret39 = tk_v_add_shifted_acc37 + (tk_v_add_shifted_v38 - Float64(0.0))  # _rowsum.py:58
+            tk_v_row_fold_acc28[1] = tk_v_add_shifted_ret39  # _rowsum.py:37
+            tk_v_row_fold_c29 = tk_v_row_fold_c29 + Int64(1)  # _rowsum.py:38
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(3)  # _rowsum.py:21
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(4)) % Int64) + 1]  # _rowsum.py:22
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(3)  # _rowsum.py:39
+            tk_v_add_a40 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_b41 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
+            tk_v_add_ret42 = tk_v_add_a40 + tk_v_add_b41  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret42  # _rowsum.py:40
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_halve_sum_j14 in Int32(0):Int32(1)  # _rowsum.py:23
-            tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] = tk_v_row_sum_acc9[(tk_v_halve_sum_j14 % Int64) + 1] + tk_v_row_sum_acc9[((tk_v_halve_sum_j14 + Int32(2)) % Int64) + 1]  # _rowsum.py:24
+        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j31 in Int32(0):Int32(1)  # _rowsum.py:41
+            tk_v_add_a43 = tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_b44 = tk_v_row_fold_acc28[((tk_v_row_fold_j31 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
+            tk_v_add_ret45 = tk_v_add_a43 + tk_v_add_b44  # combine.py:18
+            tk_v_row_fold_acc28[(tk_v_row_fold_j31 % Int64) + 1] = tk_v_add_ret45  # _rowsum.py:42
         end
-        tk_v_halve_sum_ret15 = tk_v_row_sum_acc9[1] + tk_v_row_sum_acc9[2]  # _rowsum.py:25
-        tk_v_row_sum_ret13 = tk_v_halve_sum_ret15  # _rowsum.py:43
-        s = tk_v_row_sum_ret13  # softmax.py:52
-        if want_log != Int32(0)  # softmax.py:53
-            ls = tk_log(s)  # softmax.py:54
-            if Int32(0) < n  # softmax.py:55
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:55
-                    tk_v_shifted_v16 = x[((base + c) % Int64) + 1]  # softmax.py:56
-                    tk_v_shifted_ret17 = ifelse(m == Inf64, ifelse(tk_v_shifted_v16 == m, Float64(0.0), -Inf64), tk_v_shifted_v16 - m)  # softmax.py:39
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret17 - ls  # softmax.py:56
+        tk_v_add_a46 = tk_v_row_fold_acc28[1]  # _rowsum.py:43
+        tk_v_add_b47 = tk_v_row_fold_acc28[2]  # _rowsum.py:43
+        tk_v_add_ret48 = tk_v_add_a46 + tk_v_add_b47  # combine.py:18
+        tk_v_row_fold_ret32 = tk_v_add_ret48  # _rowsum.py:43
+        tk_v_row_sum_ret27 = tk_v_row_fold_ret32  # _rowsum.py:75
+        s = tk_v_row_sum_ret27  # softmax.py:53
+        if want_log != Int32(0)  # softmax.py:54
+            ls = tk_log(s)  # softmax.py:55
+            if Int32(0) < n  # softmax.py:56
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:56
+                    tk_v_shifted_v49 = x[((base + c) % Int64) + 1]  # softmax.py:57
+                    tk_v_shifted_ret50 = ifelse(m == Inf64, ifelse(tk_v_shifted_v49 == m, Float64(0.0), -Inf64), tk_v_shifted_v49 - m)  # softmax.py:40
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret50 - ls  # softmax.py:57
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:58
-            if Int32(0) < n  # softmax.py:59
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:59
-                    tk_v_cse1 = (base + c) % Int64  # softmax.py:60
-                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:60
+            tk_v_inv = Float64(1.0) / s  # softmax.py:59
+            if Int32(0) < n  # softmax.py:60
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:60
+                    tk_v_cse1 = (base + c) % Int64  # softmax.py:61
+                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:61
                 end
             end
         end
@@ -1453,1160 +1587,1160 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_8e269009)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_c818eabd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:70
-    tk_gi = @index(Global, Linear)  # softmax.py:70
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:70
-    local t::Int32 = zero(Int32)  # softmax.py:70
-    local base::Int32 = zero(Int32)  # softmax.py:70
-    local m::Float64 = zero(Float64)  # softmax.py:70
-    local c::Int32 = zero(Int32)  # softmax.py:70
-    local s::Float64 = zero(Float64)  # softmax.py:70
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:70
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:70
-    local ls::Float64 = zero(Float64)  # softmax.py:70
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:70
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:70
-    local v::Float64 = zero(Float64)  # softmax.py:70
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:70
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:70
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:70
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:70
-    if tk_t < tk_n  # softmax.py:70
-        t = tk_t % Int32  # softmax.py:71
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:72
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:72
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:72
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:72
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:72
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:72
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:72
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:72
-        m = -Inf64  # softmax.py:73
-        if Int32(0) < n  # softmax.py:74
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:74
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:75
+@kernel function tk__columns_9a1d6c0b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:71
+    tk_gi = @index(Global, Linear)  # softmax.py:71
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:71
+    local t::Int32 = zero(Int32)  # softmax.py:71
+    local base::Int32 = zero(Int32)  # softmax.py:71
+    local m::Float64 = zero(Float64)  # softmax.py:71
+    local c::Int32 = zero(Int32)  # softmax.py:71
+    local s::Float64 = zero(Float64)  # softmax.py:71
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:71
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:71
+    local ls::Float64 = zero(Float64)  # softmax.py:71
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:71
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:71
+    local v::Float64 = zero(Float64)  # softmax.py:71
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:71
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:71
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:71
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:71
+    if tk_t < tk_n  # softmax.py:71
+        t = tk_t % Int32  # softmax.py:72
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:73
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:73
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:73
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:73
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:73
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:73
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:73
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:73
+        m = -Inf64  # softmax.py:74
+        if Int32(0) < n  # softmax.py:75
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:75
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:76
             end
         end
-        s = Float64(0.0)  # softmax.py:76
-        if Int32(0) < n  # softmax.py:77
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:78
-                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:39
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:78
+        s = Float64(0.0)  # softmax.py:77
+        if Int32(0) < n  # softmax.py:78
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:78
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:79
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:40
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:79
             end
         end
-        ls = tk_log(s)  # softmax.py:79
-        if Int32(0) < n  # softmax.py:80
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
-                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:39
-                v = tk_v_shifted_ret4 - ls  # softmax.py:81
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:82
+        ls = tk_log(s)  # softmax.py:80
+        if Int32(0) < n  # softmax.py:81
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:81
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:82
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:40
+                v = tk_v_shifted_ret4 - ls  # softmax.py:82
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:83
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_10873fdd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_f8139b6a(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_10873fdd)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f8139b6a)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_047568ca(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (2,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_56b633b3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (2,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_047568ca)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_56b633b3)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_8a636596(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (4,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_91957122(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (4,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8a636596)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_91957122)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f2bf0bff(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (8,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_8b275a34(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (8,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f2bf0bff)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_8b275a34)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_d830ecff(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (16,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_bdeec254(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (16,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d830ecff)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bdeec254)) = 256  # softmax.py:91
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bf7602d9(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:90
-    tk_gi = @index(Global, Linear)  # softmax.py:90
-    tk_li = @index(Local, Linear)  # softmax.py:90
-    vals = @private Float64 (32,)  # softmax.py:90
-    tk_v_tree_smem3 = @localmem Float64 (256,)  # softmax.py:90
-    tk_v_tree_smem14 = @localmem Float64 (256,)  # softmax.py:90
-    tk_u = @localmem Bool (2,)  # softmax.py:90
-    lane = @private Int32 (1,)  # softmax.py:90
-    base = @private Int32 (1,)  # softmax.py:90
-    m = @private Float64 (1,)  # softmax.py:90
-    k = @private Int32 (1,)  # softmax.py:90
-    c = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_tid5 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride4 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result2 = @private Float64 (1,)  # softmax.py:90
-    s = @private Float64 (1,)  # softmax.py:90
-    tk_v_tree_tid16 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_stride15 = @private Int32 (1,)  # softmax.py:90
-    tk_v_tree_result13 = @private Float64 (1,)  # softmax.py:90
-    local t::Int32 = zero(Int32)  # softmax.py:90
-    local r::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:90
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:90
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:90
-    lane[1] = Int32(0)  # softmax.py:90
-    base[1] = Int32(0)  # softmax.py:90
-    m[1] = Float64(0.0)  # softmax.py:90
-    k[1] = Int32(0)  # softmax.py:90
-    c[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_tid5[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride4[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result2[1] = Float64(0.0)  # softmax.py:90
-    s[1] = Float64(0.0)  # softmax.py:90
-    tk_v_tree_tid16[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_stride15[1] = Int32(0)  # softmax.py:90
-    tk_v_tree_result13[1] = Float64(0.0)  # softmax.py:90
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:91
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:92
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:92
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:92
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:93
-    base[1] = r * n  # softmax.py:94
-    m[1] = -Inf64  # softmax.py:96
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:97
-        k[1] = tk_f1  # softmax.py:97
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:98
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:99
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:100
+@kernel function tk_softmax_cached_39b46ed6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:91
+    tk_gi = @index(Global, Linear)  # softmax.py:91
+    tk_li = @index(Local, Linear)  # softmax.py:91
+    vals = @private Float64 (32,)  # softmax.py:91
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:91
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:91
+    tk_u = @localmem Bool (2,)  # softmax.py:91
+    lane = @private Int32 (1,)  # softmax.py:91
+    base = @private Int32 (1,)  # softmax.py:91
+    m = @private Float64 (1,)  # softmax.py:91
+    k = @private Int32 (1,)  # softmax.py:91
+    c = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:91
+    s = @private Float64 (1,)  # softmax.py:91
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:91
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:91
+    local t::Int32 = zero(Int32)  # softmax.py:91
+    local r::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:91
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:91
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:91
+    lane[1] = Int32(0)  # softmax.py:91
+    base[1] = Int32(0)  # softmax.py:91
+    m[1] = Float64(0.0)  # softmax.py:91
+    k[1] = Int32(0)  # softmax.py:91
+    c[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:91
+    s[1] = Float64(0.0)  # softmax.py:91
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:91
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:91
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:92
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:93
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:93
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:93
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:94
+    base[1] = r * n  # softmax.py:95
+    m[1] = -Inf64  # softmax.py:97
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:98
+        k[1] = tk_f1  # softmax.py:98
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:99
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:100
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:101
     end
-    tk_v_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride4[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a7::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret9::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid5[1] < tk_v_tree_stride4[1]  # _group.py:17
-            tk_v_max_a7 = tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b8 = tk_v_tree_smem3[((tk_v_tree_tid5[1] + tk_v_tree_stride4[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret9 = tk_maxnum(tk_v_max_a7, tk_v_max_b8)  # _group.py:33
-            tk_v_tree_smem3[(tk_v_tree_tid5[1] % Int64) + 1] = tk_v_max_ret9  # _group.py:18
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a7::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret9::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
+            tk_v_larger_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride4[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride4[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result2[1] = tk_v_tree_smem3[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret6::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret1::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v10::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret11::Float64 = zero(Float64)  # _group.py:23
-    local e::Float64 = zero(Float64)  # _group.py:23
-    local tk_f2::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret6 = tk_v_tree_result2[1]  # _group.py:23
-    tk_v_group_max_ret1 = tk_v_tree_ret6  # _group.py:46
-    m[1] = tk_v_group_max_ret1  # softmax.py:101
-    s[1] = Float64(0.0)  # softmax.py:102
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:103
-        k[1] = tk_f2  # softmax.py:103
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:104
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:39
-        e = exp(tk_v_shifted_ret11)  # softmax.py:104
-        s[1] = s[1] + e  # softmax.py:105
-        if !(want_log != Int32(0))  # softmax.py:106
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:107
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v10::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret11::Float64 = zero(Float64)  # reductions.py:29
+    local e::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:102
+    s[1] = Float64(0.0)  # softmax.py:103
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:104
+        k[1] = tk_f2  # softmax.py:104
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:105
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:40
+        e = exp(tk_v_shifted_ret11)  # softmax.py:105
+        s[1] = s[1] + e  # softmax.py:106
+        if !(want_log != Int32(0))  # softmax.py:107
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:108
         end
     end
-    tk_v_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = s[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride15[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a18::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret20::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid16[1] < tk_v_tree_stride15[1]  # _group.py:17
-            tk_v_add_a18 = tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b19 = tk_v_tree_smem14[((tk_v_tree_tid16[1] + tk_v_tree_stride15[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # _group.py:28
-            tk_v_tree_smem14[(tk_v_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # _group.py:18
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a18::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret20::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:23
+            tk_v_add_a18 = tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b19 = tk_v_group_reduce_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride15[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride15[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result13[1] = tk_v_tree_smem14[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret17::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret12::Float64 = zero(Float64)  # _group.py:23
-    local ls::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_ifv21::Float64 = zero(Float64)  # _group.py:23
-    local tk_f3::Int32 = zero(Int32)  # _group.py:23
-    tk_v_tree_ret17 = tk_v_tree_result13[1]  # _group.py:23
-    tk_v_group_sum_ret12 = tk_v_tree_ret17  # _group.py:39
-    s[1] = tk_v_group_sum_ret12  # softmax.py:108
-    ls = tk_log(s[1])  # softmax.py:109
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:110
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:111
-        k[1] = tk_f3  # softmax.py:111
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:112
-        if c[1] < n  # softmax.py:113
-            if want_log != Int32(0)  # softmax.py:114
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:114
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:39
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:114
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_smem12[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret17::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:29
+    local ls::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:29
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:29
+    tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:109
+    ls = tk_log(s[1])  # softmax.py:110
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:111
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:112
+        k[1] = tk_f3  # softmax.py:112
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:113
+        if c[1] < n  # softmax.py:114
+            if want_log != Int32(0)  # softmax.py:115
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:115
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:40
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:115
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:114
+                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:115
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:114
+            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:115
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf7602d9)) = 256  # softmax.py:90
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_39b46ed6)) = 256  # softmax.py:91
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_767154c6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:119
-    tk_gi = @index(Global, Linear)  # softmax.py:119
-    tk_li = @index(Local, Linear)  # softmax.py:119
-    tk_v_tree_smem4 = @localmem Float64 (256,)  # softmax.py:119
-    tk_v_tree_smem15 = @localmem Float64 (256,)  # softmax.py:119
-    tk_u = @localmem Bool (2,)  # softmax.py:119
-    lane = @private Int32 (1,)  # softmax.py:119
-    base = @private Int32 (1,)  # softmax.py:119
-    m = @private Float64 (1,)  # softmax.py:119
-    s = @private Float64 (1,)  # softmax.py:119
-    c = @private Int32 (1,)  # softmax.py:119
-    v = @private Float64 (1,)  # softmax.py:119
-    tk_v_tree_tid6 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_stride5 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_result3 = @private Float64 (1,)  # softmax.py:119
-    big = @private Float64 (1,)  # softmax.py:119
-    tk_v_tree_tid17 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_stride16 = @private Int32 (1,)  # softmax.py:119
-    tk_v_tree_result14 = @private Float64 (1,)  # softmax.py:119
-    local t::Int32 = zero(Int32)  # softmax.py:119
-    local r::Int32 = zero(Int32)  # softmax.py:119
-    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:119
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:119
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:119
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:119
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:119
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:119
-    lane[1] = Int32(0)  # softmax.py:119
-    base[1] = Int32(0)  # softmax.py:119
-    m[1] = Float64(0.0)  # softmax.py:119
-    s[1] = Float64(0.0)  # softmax.py:119
-    c[1] = Int32(0)  # softmax.py:119
-    v[1] = Float64(0.0)  # softmax.py:119
-    tk_v_tree_tid6[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_stride5[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_result3[1] = Float64(0.0)  # softmax.py:119
-    big[1] = Float64(0.0)  # softmax.py:119
-    tk_v_tree_tid17[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_stride16[1] = Int32(0)  # softmax.py:119
-    tk_v_tree_result14[1] = Float64(0.0)  # softmax.py:119
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:120
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:121
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:121
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:121
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:122
-    base[1] = r * n  # softmax.py:123
-    m[1] = -Inf64  # softmax.py:124
-    s[1] = Float64(0.0)  # softmax.py:125
-    tk_v_start3 = lane[1] % Int64  # softmax.py:126
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:126
-    if UInt32(0) < tk_v_trips1  # softmax.py:126
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:126
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:126
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:127
-            if v[1] > m[1]  # softmax.py:128
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:129
-                m[1] = v[1]  # softmax.py:130
+@kernel function tk__online_73859bf3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:120
+    tk_gi = @index(Global, Linear)  # softmax.py:120
+    tk_li = @index(Local, Linear)  # softmax.py:120
+    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:120
+    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:120
+    tk_u = @localmem Bool (2,)  # softmax.py:120
+    lane = @private Int32 (1,)  # softmax.py:120
+    base = @private Int32 (1,)  # softmax.py:120
+    m = @private Float64 (1,)  # softmax.py:120
+    s = @private Float64 (1,)  # softmax.py:120
+    c = @private Int32 (1,)  # softmax.py:120
+    v = @private Float64 (1,)  # softmax.py:120
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:120
+    big = @private Float64 (1,)  # softmax.py:120
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:120
+    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:120
+    local t::Int32 = zero(Int32)  # softmax.py:120
+    local r::Int32 = zero(Int32)  # softmax.py:120
+    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:120
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:120
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:120
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:120
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:120
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:120
+    lane[1] = Int32(0)  # softmax.py:120
+    base[1] = Int32(0)  # softmax.py:120
+    m[1] = Float64(0.0)  # softmax.py:120
+    s[1] = Float64(0.0)  # softmax.py:120
+    c[1] = Int32(0)  # softmax.py:120
+    v[1] = Float64(0.0)  # softmax.py:120
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:120
+    big[1] = Float64(0.0)  # softmax.py:120
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:120
+    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:120
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:121
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:122
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:122
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:122
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:123
+    base[1] = r * n  # softmax.py:124
+    m[1] = -Inf64  # softmax.py:125
+    s[1] = Float64(0.0)  # softmax.py:126
+    tk_v_start3 = lane[1] % Int64  # softmax.py:127
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:127
+    if UInt32(0) < tk_v_trips1  # softmax.py:127
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:127
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:127
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:128
+            if v[1] > m[1]  # softmax.py:129
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:130
+                m[1] = v[1]  # softmax.py:131
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:39
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:131
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:40
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:132
         end
     end
-    tk_v_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = m[1]  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride5[1] = Int32(128)  # _group.py:15
-    tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[1]  # _group.py:16
-        local tk_v_max_a8::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_b9::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_max_ret10::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid6[1] < tk_v_tree_stride5[1]  # _group.py:17
-            tk_v_max_a8 = tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1]  # _group.py:18
-            tk_v_max_b9 = tk_v_tree_smem4[((tk_v_tree_tid6[1] + tk_v_tree_stride5[1]) % Int64) + 1]  # _group.py:18
-            tk_v_max_ret10 = tk_maxnum(tk_v_max_a8, tk_v_max_b9)  # _group.py:33
-            tk_v_tree_smem4[(tk_v_tree_tid6[1] % Int64) + 1] = tk_v_max_ret10  # _group.py:18
+    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:21
+    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[1]  # reductions.py:22
+        local tk_v_larger_a8::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_b9::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_larger_ret10::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:23
+            tk_v_larger_a8 = tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:24
+            tk_v_larger_b9 = tk_v_group_reduce_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
+            tk_v_group_reduce_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse3::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse4::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse3 = rem(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
-        tk_v_cse4 = div(tk_v_tree_stride5[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # _group.py:20
-        tk_u[1] = tk_v_tree_stride5[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:26
+        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
+        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result3[1] = tk_v_tree_smem4[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret7::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_max_ret2::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret12::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_v11::Float64 = zero(Float64)  # _group.py:23
-    tk_v_tree_ret7 = tk_v_tree_result3[1]  # _group.py:23
-    tk_v_group_max_ret2 = tk_v_tree_ret7  # _group.py:46
-    big[1] = tk_v_group_max_ret2  # softmax.py:132
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:39
-    tk_v_group_sum_v11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:134
-    tk_v_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # _group.py:12
-    tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_group_sum_v11  # _group.py:13
-    @synchronize()  # _group.py:14
-    tk_v_tree_stride16[1] = Int32(128)  # _group.py:15
-    tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
-    @synchronize()  # _group.py:16
-    while tk_u[2]  # _group.py:16
-        local tk_v_add_a19::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_b20::Float64 = zero(Float64)  # _group.py:17
-        local tk_v_add_ret21::Float64 = zero(Float64)  # _group.py:17
-        if tk_v_tree_tid17[1] < tk_v_tree_stride16[1]  # _group.py:17
-            tk_v_add_a19 = tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1]  # _group.py:18
-            tk_v_add_b20 = tk_v_tree_smem15[((tk_v_tree_tid17[1] + tk_v_tree_stride16[1]) % Int64) + 1]  # _group.py:18
-            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # _group.py:28
-            tk_v_tree_smem15[(tk_v_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # _group.py:18
+    tk_v_group_tree_result4[1] = tk_v_group_reduce_smem2[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret7::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret3::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret12::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_x11::Float64 = zero(Float64)  # reductions.py:29
+    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:29
+    tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:37
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:133
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:40
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:135
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
+    tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:19
+    @synchronize()  # reductions.py:20
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:21
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:22
+    @synchronize()  # reductions.py:22
+    while tk_u[2]  # reductions.py:22
+        local tk_v_add_a19::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_b20::Float64 = zero(Float64)  # reductions.py:23
+        local tk_v_add_ret21::Float64 = zero(Float64)  # reductions.py:23
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:23
+            tk_v_add_a19 = tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:24
+            tk_v_add_b20 = tk_v_group_reduce_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:24
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:24
         end
-        @synchronize()  # _group.py:19
-        local tk_v_cse5::Int32 = zero(Int32)  # _group.py:20
-        local tk_v_cse6::Int32 = zero(Int32)  # _group.py:20
-        tk_v_cse5 = rem(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
-        tk_v_cse6 = div(tk_v_tree_stride16[1], Int32(2))  # _group.py:20
-        tk_v_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # _group.py:20
-        tk_u[2] = tk_v_tree_stride16[1] > Int32(0)  # _group.py:16
-        @synchronize()  # _group.py:16
+        @synchronize()  # reductions.py:25
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:26
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:26
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:22
+        @synchronize()  # reductions.py:22
     end
-    tk_v_tree_result14[1] = tk_v_tree_smem15[1]  # _group.py:21
-    @synchronize()  # _group.py:22
-    local tk_v_tree_ret18::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_group_sum_ret13::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # _group.py:23
-    local tk_v_trips4::UInt32 = zero(UInt32)  # _group.py:23
-    local tk_v_k5::UInt32 = zero(UInt32)  # _group.py:23
-    local tk_v_start6::Int64 = zero(Int64)  # _group.py:23
-    tk_v_tree_ret18 = tk_v_tree_result14[1]  # _group.py:23
-    tk_v_group_sum_ret13 = tk_v_tree_ret18  # _group.py:39
-    s[1] = tk_v_group_sum_ret13  # softmax.py:134
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:135
-    tk_v_start6 = lane[1] % Int64  # softmax.py:136
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:136
-    if UInt32(0) < tk_v_trips4  # softmax.py:136
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:136
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:136
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:137
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:39
-            v[1] = tk_v_shifted_ret23  # softmax.py:137
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:138
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_smem13[1]  # reductions.py:27
+    @synchronize()  # reductions.py:28
+    local tk_v_group_tree_ret18::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_group_reduce_ret14::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:29
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:29
+    tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:37
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:135
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:136
+    tk_v_start6 = lane[1] % Int64  # softmax.py:137
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:137
+    if UInt32(0) < tk_v_trips4  # softmax.py:137
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:137
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:137
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:138
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:40
+            v[1] = tk_v_shifted_ret23  # softmax.py:138
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:139
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_767154c6)) = 256  # softmax.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__online_73859bf3)) = 256  # softmax.py:120
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_1b83e6fa,
-        (:columns, Float32, 0) => tk__columns_aef82de3,
-        (:cached, Float32, 1) => tk_softmax_cached_5bfd1187,
-        (:cached, Float32, 2) => tk_softmax_cached_c8638e2f,
-        (:cached, Float32, 4) => tk_softmax_cached_c29c13a1,
-        (:cached, Float32, 8) => tk_softmax_cached_56e28145,
-        (:cached, Float32, 16) => tk_softmax_cached_4b9e3520,
-        (:cached, Float32, 32) => tk_softmax_cached_bed3dcac,
-        (:online, Float32, 0) => tk__online_8e269009,
-        (:rows, Float64, 0) => tk__rows_57195fe4,
-        (:columns, Float64, 0) => tk__columns_c818eabd,
-        (:cached, Float64, 1) => tk_softmax_cached_10873fdd,
-        (:cached, Float64, 2) => tk_softmax_cached_047568ca,
-        (:cached, Float64, 4) => tk_softmax_cached_8a636596,
-        (:cached, Float64, 8) => tk_softmax_cached_f2bf0bff,
-        (:cached, Float64, 16) => tk_softmax_cached_d830ecff,
-        (:cached, Float64, 32) => tk_softmax_cached_bf7602d9,
-        (:online, Float64, 0) => tk__online_767154c6,
+        (:rows, Float32, 0) => tk__rows_45eb2776,
+        (:columns, Float32, 0) => tk__columns_4d648ac0,
+        (:cached, Float32, 1) => tk_softmax_cached_217e9dd5,
+        (:cached, Float32, 2) => tk_softmax_cached_cd618b0e,
+        (:cached, Float32, 4) => tk_softmax_cached_7df6e9db,
+        (:cached, Float32, 8) => tk_softmax_cached_7d53c044,
+        (:cached, Float32, 16) => tk_softmax_cached_9609442d,
+        (:cached, Float32, 32) => tk_softmax_cached_8d983b52,
+        (:online, Float32, 0) => tk__online_5fab06e4,
+        (:rows, Float64, 0) => tk__rows_f68f6457,
+        (:columns, Float64, 0) => tk__columns_9a1d6c0b,
+        (:cached, Float64, 1) => tk_softmax_cached_f8139b6a,
+        (:cached, Float64, 2) => tk_softmax_cached_56b633b3,
+        (:cached, Float64, 4) => tk_softmax_cached_91957122,
+        (:cached, Float64, 8) => tk_softmax_cached_8b275a34,
+        (:cached, Float64, 16) => tk_softmax_cached_bdeec254,
+        (:cached, Float64, 32) => tk_softmax_cached_39b46ed6,
+        (:online, Float64, 0) => tk__online_73859bf3,
     )
 end
 

@@ -6,10 +6,8 @@ import operator
 
 from .call import plan as call_plan
 from .call import signature
-from .devices import default_device
-from .errors import TackError, TackRuntimeError, TackTypeError, for_user
+from .errors import TackError, TackTypeError, for_user
 from .frontend import depth
-from .frontend.objects import is_device_class
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
 
@@ -70,7 +68,7 @@ class Kernel:
         self.check_arity(args)
         if not keyed:
             plain = [(p.arg, a) for p, a in zip(self.source.tree.args.args, args)
-                     if not is_device_class(a)]
+                     if not signature.at_parse(a)]
             signature.specs(self.name, [p for p, _ in plain], [a for _, a in plain])
         return self.parse_for(args)
 
@@ -106,9 +104,7 @@ class Kernel:
 
     def _call_checked(self, args, kwargs):
         if kwargs:
-            raise TackRuntimeError(f"Kernel '{self.name}' failed on {default_device().label}: "
-                                   "Keyword arguments not supported in kernels"
-                                   ) from NotImplementedError()
+            args = signature.by_position(self.name, self.source.tree.args, args, kwargs)
         return call_plan.call(self, args)
 
 

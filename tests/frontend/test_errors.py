@@ -216,8 +216,12 @@ def test_argument_errors_before_launch():
         good(x)
     with pytest.raises(TypeError, match="Unsupported argument type for parameter 'out'"):
         good(x, "nope")
-    with pytest.raises(RuntimeError, match="Keyword arguments not supported"):
-        good(x, out=out)
+    with pytest.raises(TypeError, match="Kernel '_copy' has no parameter 'y'"):
+        good(x, y=out)
+    with pytest.raises(TypeError, match="more than one argument for parameter 'x'"):
+        good(x, x=out)
+    with pytest.raises(TypeError, match="no argument for 'out'"):
+        good(x=x)
     with pytest.raises(TypeError, match="outside"):
         good(x, 2 ** 70)
     np.testing.assert_array_equal(out.numpy(), np.zeros(4))

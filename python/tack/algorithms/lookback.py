@@ -40,7 +40,7 @@ from ..intrinsics import (
     unroll,
 )
 from ..kernel import kernel
-from .combine import in_dtype
+from ..lib.combine import in_dtype
 from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits

@@ -19,7 +19,7 @@ from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import atomic_add, barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from .combine import in_dtype
+from ..lib.combine import in_dtype
 from .tiles import SLOTS, slot, tile_prefixes
 
 SPL = constant(8)  # keys per lane of a tile

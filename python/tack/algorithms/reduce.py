@@ -13,12 +13,13 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import barrier, local_array_like, select, shared_like, thread_id
+from ..intrinsics import local_array_like, select
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
+from ..lib.combine import add, in_dtype, nan_max, nan_min
+from ..lib.reductions import group_reduce
 from . import _views as V
 from ._scratch import kept, result_box
-from .combine import add, in_dtype, nan_max, nan_min
 
 CHUNK = 1 << 16  # elements per CPU iteration: 256 iterations at 2^24, enough for any pool
 GROUPS = 1024  # workgroups of the GPU path: 262144 lanes, a few elements each at 2^20
@@ -129,31 +130,10 @@ def sum_chunks(x, part, n, chunk):
 
 
 @kernel
-def min_chunks(x, part, n, chunk):
+def pick_chunks(x, part, n, chunk, combine, better):
+    """min (nan_min, less) or max (nan_max, greater) of each chunk (chunk_fold)."""
     for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_min, less)
-
-
-@kernel
-def max_chunks(x, part, n, chunk):
-    for c in range(part.shape[0]):
-        chunk_fold(x, part, n, chunk, c, nan_max, greater)
-
-
-@func
-def group_tree(part, acc, combine):
-    """Combine one value per lane in shared memory; lane 0 stores the group's result."""
-    s = shared_like(part, 256)  # one slot per lane (ir.ops.WORKGROUP)
-    lane = thread_id()
-    s[lane] = acc
-    barrier()
-    w = 128
-    while w > 0:
-        if lane < w:
-            s[lane] = combine(s[lane], s[lane + w])
-        barrier()
-        w = w // 2
-    return s[0]
+        chunk_fold(x, part, n, chunk, c, combine, better)
 
 
 @func
@@ -188,29 +168,26 @@ def lane_fold(x, acc, n, t, stride, combine):
                    combine(combine(a4, a5), combine(a6, a7)))
 
 
-@kernel
-def sum_groups(x, part, n):
-    for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, in_dtype(part, 0), n, t, part.shape[0] * 256, add),
-                       add)
-        if t % 256 == 0:
-            part[t // 256] = r
+@func
+def zero(x, part, n, t):
+    """A sum's accumulators start at zero, in the accumulator's dtype."""
+    return in_dtype(part, 0)
+
+
+@func
+def element(x, part, n, t):
+    """A minimum's or maximum's start at an element of x (they are idempotent): lane t's
+    first, or for a lane past the end another lane's."""
+    return x[t % n]
 
 
 @kernel
-def min_groups(x, part, n):
+def reduce_groups(x, part, n, combine, start):
+    """part[g] = combine over the elements of workgroup g's lanes (lane_fold from `start`,
+    then the workgroup tree)."""
     for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_min),
-                       nan_min)
-        if t % 256 == 0:
-            part[t // 256] = r
-
-
-@kernel
-def max_groups(x, part, n):
-    for t in range(part.shape[0] * 256):
-        r = group_tree(part, lane_fold(x, x[t % n], n, t, part.shape[0] * 256, nan_max),
-                       nan_max)
+        r = group_reduce(part, lane_fold(x, start(x, part, n, t), n, t, part.shape[0] * 256,
+                                         combine), combine)
         if t % 256 == 0:
             part[t // 256] = r
 
@@ -238,19 +215,22 @@ def lane_min_max(x, res, n, t, stride):
 @kernel
 def minmax_groups(x, lo, hi, n):
     """lo[g], hi[g]: the minimum and maximum of the elements of workgroup g's lanes (strided
-    as in sum_groups), in one read of x: what the radix sort needs of its keys."""
+    as in reduce_groups), in one read of x: what the radix sort needs of its keys."""
     for t in range(lo.shape[0] * 256):
         res = local_array_like(x, 2)
         lane_min_max(x, res, n, t, lo.shape[0] * 256)
-        r = group_tree(lo, res[0], nan_min)
-        q = group_tree(hi, res[1], nan_max)
+        r = group_reduce(lo, res[0], nan_min)
+        q = group_reduce(hi, res[1], nan_max)
         if t % 256 == 0:
             lo[t // 256] = r
             hi[t // 256] = q
 
 
-_CHUNKS = {"sum": sum_chunks, "min": min_chunks, "max": max_chunks}
-_GROUPS = {"sum": sum_groups, "min": min_groups, "max": max_groups}
+# op -> the chunk kernel and its compile-time arguments
+_CHUNKS = {"sum": (sum_chunks,), "min": (pick_chunks, nan_min, less),
+           "max": (pick_chunks, nan_max, greater)}
+# op -> reduce_groups' combining step and start
+GROUP_STEPS = {"sum": (add, zero), "min": (nan_min, element), "max": (nan_max, element)}
 
 
 def accumulator(t):
@@ -266,14 +246,15 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
-        _GROUPS[op](x, part, n)
+        reduce_groups(x, part, n, *GROUP_STEPS[op])
         return fold_groups(part, groups, op)
     part = zeros(-(-n // CHUNK), acc, device=x.device)
-    _CHUNKS[op](x, part, n, CHUNK)
+    k, *steps = _CHUNKS[op]
+    k(x, part, n, CHUNK, *steps)
     m = part.shape[0]
     if m > 1:
         out = zeros(1, acc, device=x.device)
-        _CHUNKS[op](part, out, m, m)  # one iteration: the partial results in order
+        k(part, out, m, m, *steps)  # one iteration: the partial results in order
         part = out
     return part.numpy()[0]
 
@@ -282,7 +263,7 @@ def fold_groups(part: Array, groups: int, op: str, what="result"):
     """op over the group results part[:groups] by one workgroup (a fixed order), into a result
     box (_scratch.result_box) read after the wait; a NumPy scalar."""
     box, read = result_box(part.device, part.dtype, what)
-    _GROUPS[op](part, box, groups)
+    reduce_groups(part, box, groups, *GROUP_STEPS[op])
     return read()
 
 
@@ -296,7 +277,7 @@ def min_max(x: Array, n: int) -> tuple:
     hi = kept(x.device, x.dtype, "group maxima", groups)
     minmax_groups(x, lo, hi, n)
     lo_box, read_lo = result_box(x.device, x.dtype, "minimum")
-    min_groups(lo, lo_box, groups)  # queued behind minmax_groups, before the first wait
+    reduce_groups(lo, lo_box, groups, *GROUP_STEPS["min"])  # queued before the first wait
     return read_lo(), fold_groups(hi, groups, "max", "maximum")
 
 

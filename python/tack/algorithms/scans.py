@@ -14,10 +14,10 @@ from ..arrays import Array
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
+from ..lib.combine import in_dtype
 from . import _views as V
 from . import lookback as LB
 from ._scratch import kept
-from .combine import in_dtype
 from .copy_fill import detached
 from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
 

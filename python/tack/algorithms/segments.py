@@ -13,8 +13,8 @@ from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
 from ..kernel import kernel
+from ..lib.combine import add, in_dtype, nan_max, nan_min
 from . import _views as V
-from .combine import add, in_dtype, nan_max, nan_min
 from .copy_fill import detached
 from .scans import exclusive_scan
 from .sorting import KEYS

@@ -12,10 +12,10 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..kernel import kernel
+from ..lib.combine import in_dtype
 from . import _views as V
 from . import radix as R
 from ._scratch import kept, unfilled
-from .combine import in_dtype
 from .copy_fill import copy_elements
 from .reduce import min_max
 from .scans import exclusive_scan

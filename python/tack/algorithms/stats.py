@@ -11,8 +11,8 @@ from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..intrinsics import atomic_add
 from ..kernel import kernel
+from ..lib.combine import in_dtype, isnan
 from . import _views as V
-from .combine import in_dtype, isnan
 from .reduce import reduce_flat
 from .terms import sum_terms
 

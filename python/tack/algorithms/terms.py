@@ -8,10 +8,11 @@ from ..arrays import Array, zeros
 from ..frontend.inline import func
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
+from ..lib.combine import add, in_dtype
+from ..lib.reductions import group_reduce
 from . import _views as V
 from ._scratch import kept
-from .combine import add, in_dtype
-from .reduce import CHUNK, GROUPS, fold_groups, group_tree, reduce_flat
+from .reduce import CHUNK, GROUPS, fold_groups, reduce_flat
 
 
 @func
@@ -45,7 +46,7 @@ def group_terms(x, y, part, n, p, t, term):
     while j < n:
         acc += term(part, x, y, j, p)
         j += stride
-    r = group_tree(part, acc, add)
+    r = group_reduce(part, acc, add)
     if t % 256 == 0:
         part[t // 256] = r
 
@@ -80,69 +81,19 @@ def t_nonzero(part, x, y, j, p):
 
 
 @kernel
-def c_abs(x, y, part, n, chunk, p):
+def term_chunks(x, y, part, n, chunk, p, term):
     for c in range(part.shape[0]):
-        chunk_terms(x, y, part, n, chunk, p, c, t_abs)
+        chunk_terms(x, y, part, n, chunk, p, c, term)
 
 
 @kernel
-def c_square(x, y, part, n, chunk, p):
-    for c in range(part.shape[0]):
-        chunk_terms(x, y, part, n, chunk, p, c, t_square)
-
-
-@kernel
-def c_deviation(x, y, part, n, chunk, p):
-    for c in range(part.shape[0]):
-        chunk_terms(x, y, part, n, chunk, p, c, t_deviation)
-
-
-@kernel
-def c_product(x, y, part, n, chunk, p):
-    for c in range(part.shape[0]):
-        chunk_terms(x, y, part, n, chunk, p, c, t_product)
-
-
-@kernel
-def c_nonzero(x, y, part, n, chunk, p):
-    for c in range(part.shape[0]):
-        chunk_terms(x, y, part, n, chunk, p, c, t_nonzero)
-
-
-@kernel
-def g_abs(x, y, part, n, p):
+def term_groups(x, y, part, n, p, term):
     for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, t_abs)
+        group_terms(x, y, part, n, p, t, term)
 
 
-@kernel
-def g_square(x, y, part, n, p):
-    for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, t_square)
-
-
-@kernel
-def g_deviation(x, y, part, n, p):
-    for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, t_deviation)
-
-
-@kernel
-def g_product(x, y, part, n, p):
-    for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, t_product)
-
-
-@kernel
-def g_nonzero(x, y, part, n, p):
-    for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, t_nonzero)
-
-
-_CHUNKS = {"abs": c_abs, "square": c_square, "deviation": c_deviation, "product": c_product,
-           "nonzero": c_nonzero}
-_GROUPS = {"abs": g_abs, "square": g_square, "deviation": g_deviation, "product": g_product,
-           "nonzero": g_nonzero}
+TERMS = {"abs": t_abs, "square": t_square, "deviation": t_deviation, "product": t_product,
+         "nonzero": t_nonzero}
 
 
 def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
@@ -150,8 +101,8 @@ def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "term groups", groups)  # every slot written before read
-        _GROUPS[term](x, y, part, n, p)
+        term_groups(x, y, part, n, p, TERMS[term])
         return fold_groups(part, groups, "sum")
     part = zeros(-(-n // CHUNK), acc, device=x.device)
-    _CHUNKS[term](x, y, part, n, CHUNK, p)
+    term_chunks(x, y, part, n, CHUNK, p, TERMS[term])
     return reduce_flat(part, part.shape[0], "sum")

@@ -10,7 +10,7 @@ from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, unroll
 from ..ir.ops import WORKGROUP
-from .combine import in_dtype
+from ..lib.combine import in_dtype
 
 PER = constant(16)  # elements per lane of a GPU tile (read by the kernels)
 SLOTS = constant(16 * 256 + 16 * 256 // 32)  # a tile in shared memory, with its pad slots

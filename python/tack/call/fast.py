@@ -30,7 +30,7 @@ def build(kernel, plan, shape_key, variant, args):
     `f.call(*args, **kwargs)` is the same checks and launch as the kernel's own call (what
     `Kernel.__call__` gives after this variant's call): a miss takes `kernel._call`."""
     pk = plan.parsed
-    if plan.debug or pk.paths is not None or pk.epilogue is not None:
+    if plan.debug or not signature.selects(pk.paths) or pk.epilogue is not None:
         return None
     if not signature.prebuilt(args):
         return None
@@ -47,18 +47,21 @@ def build(kernel, plan, shape_key, variant, args):
              "        return MISS"]
     if names:
         lines.append(f"    {', '.join(names)}, = args")
+    # the arguments the launch takes (a @tack.func argument is inlined: it takes none)
+    picks = list(range(len(args))) if pk.paths is None else [i for i, _ in pk.paths]
     baked = {}  # argument position -> [(axis, extent baked into this variant)]
     for (i, ax), ext in zip(plan.baked, shape_key):
-        baked.setdefault(i, []).append((ax, ext))
-    values, arrays = [], set()
+        baked.setdefault(picks[i], []).append((ax, ext))
+    value_of, arrays = {}, set()
     for k, (nm, a) in enumerate(zip(names, args)):
         cond, value = signature.guard(nm, a, k, env, plan.pointers)
         cond = " and ".join([cond] + [f"{nm}.shape[{ax}] == {ext}"
                                       for ax, ext in baked.get(k, [])])
         lines += [f"    if not ({cond}):", "        return MISS"]
-        values.append(value)
+        value_of[k] = value
         if a.__class__ is signature.Array:
             arrays.add(nm)  # checked to be a tack.Array of the variant's dtype and rank
+    values = [value_of[i] for i in picks]
     count, hidden = count_lines(plan, names, env, arrays)
     body = None if hidden else variant.launchable.inline_launch(values, env)  # the engine's
     if body is None:

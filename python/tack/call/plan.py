@@ -98,7 +98,7 @@ class CallPlan:
                 variant.launchable.launch(launch, n)
         variant.calls += 1
         if variant.calls == 2:
-            variant.fast = fast.build(kernel, self, shape_key, variant, values)
+            variant.fast = fast.build(kernel, self, shape_key, variant, args)
         kernel._entry = variant.fast.call if variant.fast is not None else kernel._general
         if pk.epilogue is not None:
             return self._return_value(variant, values)

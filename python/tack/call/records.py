@@ -71,7 +71,8 @@ def plan_key(kernel, plan, values) -> str | None:
     """The key of the spec record of `plan` (for these IR parameter values), or None where this
     cache does not apply (see the module docstring)."""
     pk, dev = plan.parsed, plan.device
-    if (plan.debug or pk.paths is not None or pk.epilogue is not None or not dev.kind.records
+    if (plan.debug or not signature.selects(pk.paths) or pk.epilogue is not None
+            or not dev.kind.records
             or not cache.enabled() or any(getattr(v, "readonly", False) for v in values)):
         return None
     engine = dev.engine  # (records: an engine whose start is cheap and cannot fail on a GPU)

@@ -26,6 +26,7 @@ follow the same rules by value.
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,6 +102,9 @@ KINDS: tuple[Kind, ...] = (
          warm=("{v}._device is dev", "not {v}._unwritten"), shared=False),
     Kind("float", "{v}.__class__ is float", "FLOAT"),
     Kind("i32", "{v}.__class__ is int and I32_MIN <= {v} <= I32_MAX", "I32"),
+    # a @tack.func: bound at parse time and inlined, so it leaves the launch; keyed by identity
+    # (the key holds it alive, so no other object takes its id)
+    Kind("func", "isinstance({v}, Func)", "('func', {v})", shared=False),
     Kind("object", "is_device_class({v})", "('object', object_key({v}))", shared=False,
          prebuilt=False),
     # bool, NumPy scalars, ints outside i32: by value (`scalar_key`); anything else has no key
@@ -108,7 +112,7 @@ KINDS: tuple[Kind, ...] = (
 )
 # The names the rows' expressions use (the generated call path gets the same ones)
 NAMES = {"A": Array, "FLOAT": FLOAT, "I32": I32, "I32_MIN": I32_MIN, "I32_MAX": I32_MAX,
-         "is_device_class": is_device_class, "_keyed_scalar": _keyed_scalar}
+         "is_device_class": is_device_class, "_keyed_scalar": _keyed_scalar, "Func": Func}
 
 
 def _chain(v: str) -> str:
@@ -251,15 +255,57 @@ def object_info(obj) -> ObjInfo:
     return info
 
 
+def at_parse(v) -> bool:
+    """Whether an argument is bound when the kernel is parsed (its parameter leaves the
+    launch): a device-class object (expanded by attribute), or a `@tack.func`, inlined where
+    the kernel calls the parameter (docs/language.md, "Device functions as arguments")."""
+    return isinstance(v, Func) or is_device_class(v)
+
+
 def objects_key(args) -> tuple:
-    """The device-class arguments' keys, by position: what selects a parse."""
-    return tuple((i, object_key(a)) for i, a in enumerate(args) if is_device_class(a))
+    """The keys of the arguments bound at parse time, by position: what selects a parse. A
+    `@tack.func` is keyed by identity; the parse then holds its inlined body, which is what
+    the disk cache's key digests (call/records.py)."""
+    return tuple((i, a if isinstance(a, Func) else object_key(a)) for i, a in enumerate(args)
+                 if isinstance(a, Func) or is_device_class(a))  # `at_parse`, one call fewer
 
 
-def object_infos(args, names) -> dict[str, ObjInfo]:
-    """The specs of the device-class arguments, by parameter name."""
-    return {names[i]: object_info(a) for i, a in enumerate(args)
-            if is_device_class(a) and i < len(names)}
+def object_infos(args, names) -> dict:
+    """What the parser binds each parameter given at parse time to, by name: an object's
+    `ObjInfo`, or the `@tack.func` itself."""
+    return {names[i]: a if isinstance(a, Func) else object_info(a) for i, a in enumerate(args)
+            if i < len(names) and (isinstance(a, Func) or is_device_class(a))}
+
+
+def by_position(name: str, params: ast.arguments, args: tuple, kwargs: dict) -> tuple:
+    """A call's arguments in parameter order, those given by keyword (`k(x, out, combine=f)`)
+    placed by name; TypeError for a name that is no parameter or one given twice, or a
+    parameter left without an argument."""
+    names = [a.arg for a in params.args]
+    if params.vararg or params.kwarg or params.kwonlyargs or params.posonlyargs:
+        return args  # the parse refuses the signature itself (Kernel.check_arity)
+    out = list(args) + [_UNSET] * (len(names) - len(args))
+    for k, v in kwargs.items():
+        i = names.index(k) if k in names else -1
+        if i < 0 or out[i] is not _UNSET:
+            what = "has no parameter" if i < 0 else "got more than one argument for parameter"
+            raise TackTypeError(f"Kernel '{name}' {what} '{k}'")
+        out[i] = v
+    missing = [n for n, v in zip(names, out) if v is _UNSET]
+    if missing:
+        raise TackTypeError(f"Kernel '{name}' expects {len(names)} arguments; no argument "
+                            f"for {', '.join(repr(n) for n in missing)}")
+    return tuple(out)
+
+
+_UNSET = object()
+
+
+def selects(paths) -> bool:
+    """Whether the IR's parameters are some of the arguments as they are (none, or only
+    `@tack.func` arguments, left out), not device-class attributes: a path that can be
+    spelled by position."""
+    return paths is None or not any(attrs for _, attrs in paths)
 
 
 def expand(paths, args) -> list:
@@ -317,6 +363,9 @@ def _wrap_hint(a) -> str:
                 "device is the same) or tack.array(x)")
     if isinstance(a, (list, tuple)):
         return ". Pass arrays as tack.array(...) and scalars as numbers"
+    if callable(a):
+        return (". A function passed to a kernel is a @tack.func device function, inlined "
+                "where the kernel calls it: decorate it with @tack.func")
     return ""
 
 

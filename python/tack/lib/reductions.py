@@ -1,15 +1,20 @@
-"""Workgroup reductions written in Tack's kernel language: `tack.block_sum`, `block_min`,
-`block_max` combine one f32 from each lane of a 256-lane workgroup and give the result to every
-lane (a tree over shared memory; barriers included, one after the result is read). min/max follow
-the array reductions' rule: a NaN anywhere gives NaN."""
+"""Workgroup reductions written in Tack's kernel language: one tree, `group_tree`, combines one
+value from each lane of a 256-lane workgroup with any `combine` (a `@tack.func` of two values)
+and gives the result to every lane. Its order is part of the numerics: lane i combines slot i
+with slot i + s for s = 128, 64, ..., 1, on every engine. `group_reduce` runs it in the dtype of
+an array; `tack.block_sum`, `block_min` and `block_max` in f32 (min/max follow the rule that a
+NaN anywhere gives NaN)."""
 from ..dtypes import f32
 from ..frontend.inline import func
-from ..intrinsics import barrier, expect_dtype, select, shared, thread_id
+from ..intrinsics import barrier, expect_dtype, shared, shared_like, thread_id
+from .combine import add, max_or_nan, min_or_nan
 
 
 @func
-def _tree(x, combine):
-    smem = shared(f32, 256)  # one slot per lane of a workgroup (ir.ops.WORKGROUP)
+def group_tree(smem, x, combine):
+    """combine over `x` of every lane of the workgroup, given to every lane; `smem` is a shared
+    array of 256 slots (ir.ops.WORKGROUP) of x's dtype, free for the tree's use. Barriers
+    included, one after the result is read, so that the call may run again in a loop."""
     tid = thread_id()
     smem[tid] = x
     barrier()
@@ -25,36 +30,32 @@ def _tree(x, combine):
 
 
 @func
-def _add(a, b):
-    return a + b
-
-
-@func
-def _nan_min(a, b):
-    return select(a != a, a, select(b != b, b, min(a, b)))  # noqa: PLR0124 - NaN tests
-
-
-@func
-def _nan_max(a, b):
-    return select(a != a, a, select(b != b, b, max(a, b)))  # noqa: PLR0124 - NaN tests
+def group_reduce(like, x, combine):
+    """combine over `x` of every lane of the workgroup in the dtype of array `like` (any
+    precision: one source serves float32 and float64), given to every lane."""
+    smem = shared_like(like, 256)  # one slot per lane of a workgroup (ir.ops.WORKGROUP)
+    return group_tree(smem, x, combine)
 
 
 @func
 def block_sum(v):
     """The sum of an f32 value over the lanes of a workgroup, returned to every lane (GPU
     engines and the simulator; all lanes must call it, as with a barrier)."""
-    return _tree(expect_dtype(v, f32, "block_sum"), _add)
+    smem = shared(f32, 256)
+    return group_tree(smem, expect_dtype(v, f32, "block_sum"), add)
 
 
 @func
 def block_min(v):
     """The minimum of an f32 value over the lanes of a workgroup, returned to every lane; a NaN
     wins (all lanes must call it, as with a barrier)."""
-    return _tree(expect_dtype(v, f32, "block_min"), _nan_min)
+    smem = shared(f32, 256)
+    return group_tree(smem, expect_dtype(v, f32, "block_min"), min_or_nan)
 
 
 @func
 def block_max(v):
     """The maximum of an f32 value over the lanes of a workgroup, returned to every lane; a NaN
     wins (all lanes must call it, as with a barrier)."""
-    return _tree(expect_dtype(v, f32, "block_max"), _nan_max)
+    smem = shared(f32, 256)
+    return group_tree(smem, expect_dtype(v, f32, "block_max"), max_or_nan)

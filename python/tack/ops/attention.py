@@ -24,8 +24,9 @@ import math
 
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
+from ..lib.combine import add
+from ..lib.reductions import group_reduce
 from . import _args
-from ._group import group_sum
 
 LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
 SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
@@ -154,7 +155,7 @@ def _wide_group(q, k, v, out, rows, s, d, scale, causal):
             if j < keys:
                 for c in range(lane, d, 256):
                     part += q[qb + c] * scale * k[kb + j * d + c]
-            score = group_sum(q, part)
+            score = group_reduce(q, part, add)
             if j < keys:
                 if score > m:
                     corr = exp(m - score)  # noqa: F821

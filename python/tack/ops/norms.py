@@ -11,8 +11,9 @@ from __future__ import annotations
 from ..constants import constant
 from ..intrinsics import local_array_like, thread_id, unroll
 from ..kernel import kernel
+from ..lib.combine import add
+from ..lib.reductions import group_reduce
 from . import _args
-from ._group import group_sum
 from ._rowsum import row_sq_dev, row_sum
 from .softmax import MAX_PER_LANE, _per_lane
 
@@ -53,12 +54,12 @@ def _layer_cached_kernel(per: int):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else 0.0
                 s += vals[k]
-            mu = group_sum(x, s) / n
+            mu = group_reduce(x, s, add) / n
             q = 0.0
             for k in unroll(range(PER)):
                 d = vals[k] - mu if lane + k * 256 < n else 0.0
                 q += d * d
-            inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+            inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
@@ -84,7 +85,7 @@ def _rms_cached_kernel(per: int):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else 0.0
                 q += vals[k] * vals[k]
-            inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+            inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
@@ -101,12 +102,12 @@ def _layer_long(x, w, b, y, mean, rstd, rows, n, eps):
         s = 0.0
         for c in range(lane, n, 256):
             s += x[base + c]
-        mu = group_sum(x, s) / n
+        mu = group_reduce(x, s, add) / n
         q = 0.0
         for c in range(lane, n, 256):
             d = x[base + c] - mu
             q += d * d
-        inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+        inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
         if lane == 0:
@@ -123,7 +124,7 @@ def _rms_long(x, w, y, rows, n, eps):
         q = 0.0
         for c in range(lane, n, 256):
             q += x[base + c] * x[base + c]
-        inv = 1.0 / sqrt(group_sum(x, q) / n + eps)  # noqa: F821
+        inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = x[base + c] * inv * w[c]
 

@@ -24,9 +24,10 @@ from ..dtypes import f32
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, thread_id, unroll
 from ..kernel import kernel
+from ..lib.combine import add, larger
 from ..lib.expf import exp_f32
+from ..lib.reductions import group_reduce
 from . import _args
-from ._group import group_max, group_sum
 from ._rowsum import row_max, row_sum
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
@@ -98,14 +99,14 @@ def _cached_kernel(per: int):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else -math.inf
                 m = max(m, vals[k])
-            m = group_max(x, m)
+            m = group_reduce(x, m, larger)
             s = 0.0
             for k in unroll(range(PER)):
                 e = exp(_shifted(vals[k], m))  # noqa: F821
                 s += e
                 if not want_log:
                     vals[k] = e
-            s = group_sum(x, s)
+            s = group_reduce(x, s, add)
             ls = log(s)  # noqa: F821
             inv = 1.0 / s
             for k in unroll(range(PER)):
@@ -129,9 +130,9 @@ def _online(x, out, rows, n, want_log):
                 s = s * exp(m - v)  # noqa: F821 - the running sum, rescaled to the new maximum
                 m = v
             s += exp(_shifted(v, m))  # noqa: F821
-        big = group_max(x, m)
+        big = group_reduce(x, m, larger)
         # a lane without elements adds 0
-        s = group_sum(x, s * exp(_shifted(m, big)))  # noqa: F821
+        s = group_reduce(x, s * exp(_shifted(m, big)), add)  # noqa: F821
         inv = 1.0 / s
         for c in range(lane, n, 256):
             v = _shifted(x[base + c], big)

@@ -438,16 +438,31 @@ class LLVMRenderer(BitRendering, CPUEntry):
     def for_(self, s: For) -> None:
         """A hidden counter drives the loop, so a body that assigns `var` cannot change the trip
         (Python semantics); `var` is set from the counter at the top of each iteration."""
+        counter, stop, lt = self.for_counter(s)
+        self.b.position_at_end(self.for_trips(s, counter, lambda: stop, lt))
+
+    def for_counter(self, s: For) -> tuple[ir.Value, ir.Value, object]:
+        """The hidden counter of `s`, set to its start; its stop, evaluated once, here; and
+        the builder's comparison for the counter's type."""
         dt = self.kir.locals[s.var]
         counter = self.alloca(self.ll_type(dt), f"{s.var}.i")
         self.b.store(self.expr(s.start), counter)
         stop = self.expr(s.stop)  # evaluated once, at entry
-        head, body, latch, end = (self.block(f"for.{n}") for n in ("cond", "body", "inc", "end"))
+        return counter, stop, (self.b.icmp_signed if dt.is_signed else self.b.icmp_unsigned)
+
+    def for_trips(self, s: For, counter, bound, lt, done: ir.Block | None = None,
+                  end: ir.Block | None = None) -> ir.Block:
+        """The loop of `s` while `counter` < bound(), `var` set from the counter at the top of
+        each trip, the counter stepped in the latch (which carries the unroll hint); then to
+        `done`, `break` to `end` (both a new block after the loop's, unless given). The
+        polled loops of the CPU engine run their strips through it (llvm_polls.py)."""
+        head, body, latch = (self.block(f"for.{n}") for n in ("cond", "body", "inc"))
+        if end is None:
+            end = done = self.block("for.end")
         self.b.branch(head)
         self.b.position_at_end(head)
         i = self.b.load(counter)
-        cmp = self.b.icmp_signed if dt.is_signed else self.b.icmp_unsigned
-        self.b.cbranch(cmp("<", i, stop), body, end)
+        self.b.cbranch(lt("<", i, bound()), body, done)
         self.b.position_at_end(body)
         self.b.store(i, self.slots[s.var])
         self.loop_body(s.body, latch, end)
@@ -457,7 +472,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
         backedge = self.b.branch(head)
         if s.unroll is not None:  # LLVM reads a loop's hints from its latch's terminator
             backedge.set_metadata("llvm.loop", loop_id(self.module, s.unroll))
-        self.b.position_at_end(end)
+        return end
 
     def barrier(self, s: Barrier) -> None:
         raise RenderError.at(s.loc, "the LLVM CPU renderer has no workgroup barrier")

@@ -80,15 +80,30 @@ class CPUEntry:
     def emit_entry(self, kir: KernelIR, body: ir.Function) -> ir.Function:
         """CPU ABI: unpack the 8-byte argument slots once, then loop t over [t_begin, t_end)."""
         fn, b, vals = self.entry_function(kir)
+
+        def each(t, args, leave):
+            b.call(body, [t, *args])
+            return b.block
+
+        return self.t_loop(fn, b, vals, each)
+
+    def t_loop(self, fn: ir.Function, b: ir.IRBuilder, vals: list, each,
+               between: tuple = ()) -> ir.Function:
+        """The entry's loop over t in [t_begin, t_end), then `ret`: `each(t, args, leave,
+        *blocks)` emits one index's work (args: the body's arguments after t; leave: where a
+        stop goes; blocks: new blocks named `between`, placed between the loop's and `done`)
+        and returns the block it ends in, where t is stepped."""
         begin, end, _ = fn.args
-        loop, done = fn.append_basic_block("loop"), fn.append_basic_block("done")
-        vals, way_in, leave = self.open_frame(fn, b, vals, loop, done)
+        loop = fn.append_basic_block("loop")
+        blocks = [fn.append_basic_block(n) for n in between]
+        done = fn.append_basic_block("done")
+        args, way_in, leave = self.open_frame(fn, b, vals, loop, done)
         b.position_at_end(loop)
         t = b.phi(I64, name="t")
-        b.call(body, [t] + vals)
+        last = each(t, args, leave, *blocks)
         nxt = b.add(t, ir.Constant(I64, 1), name="t.next")
         t.add_incoming(begin, way_in)
-        t.add_incoming(nxt, loop)
+        t.add_incoming(nxt, last)
         b.cbranch(b.icmp_signed("<", nxt, end), loop, leave)
         b.position_at_end(done)
         b.ret_void()

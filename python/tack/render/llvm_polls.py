@@ -34,7 +34,6 @@ from ..ir.nodes import For, KernelIR, While
 from ..ir.walk import iter_stmts
 from ..passes.polls import LAUNCH, POLL_WORK, poll_plan, sigints_symbol
 from .llvm import I64, LLVMRenderer, entry_name
-from .llvm_support import loop_id
 
 I1 = ir.IntType(1)
 UNLIKELY = (1, 1 << 20)  # branch weights: taken, not taken
@@ -65,7 +64,6 @@ class PollingRenderer(LLVMRenderer):
         for arg, name in zip(body.args[-3:], ("sig0", "interrupted", "budget")):
             arg.name = name
         fn, b, vals = self.entry_function(kir)
-        begin, end, _ = fn.args
         # sig0 stays in memory (the polls are rare; registers are for the loops they sit in)
         sig0 = b.alloca(I64, name="sig0")
         now = b.load_atomic(b.load(self._sigints_slot(kir), align=8), "monotonic", 8)
@@ -76,34 +74,28 @@ class PollingRenderer(LLVMRenderer):
         b.store(ir.Constant(I1, 0), flag)
         budget = b.alloca(I64, name="budget")
         b.store(ir.Constant(I64, POLL_WORK), budget)
-        loop, nxt, done = (fn.append_basic_block(n) for n in ("loop", "next", "done"))
-        vals, way_in, leave = self.open_frame(fn, b, vals, loop, done)
-        b.position_at_end(loop)
-        t = b.phi(I64, name="t")
-        b.call(body, [t, *vals, sig0, flag, budget])
-        if any(key != LAUNCH for key in self.polls):  # the body polls: it may have stopped
-            go = fn.append_basic_block("body.done")
-            b.cbranch(b.load(flag), leave, go).set_weights(UNLIKELY)
-            b.position_at_end(go)
-        if LAUNCH in self.polls:  # charge the index; poll when the budget is spent
-            left = b.sub(b.load(budget), ir.Constant(I64, self._work(LAUNCH)))
-            b.store(left, budget)
-            poll = fn.append_basic_block("t.poll")
-            b.cbranch(b.icmp_signed("<=", left, ir.Constant(I64, 0)), poll, nxt) \
-                .set_weights(UNLIKELY)
-            b.position_at_end(poll)
-            b.store(ir.Constant(I64, POLL_WORK), budget)
-            b.cbranch(self._moved(b, sig0), leave, nxt).set_weights(UNLIKELY)
-        else:
-            b.branch(nxt)
-        b.position_at_end(nxt)
-        t1 = b.add(t, ir.Constant(I64, 1), name="t.next")
-        t.add_incoming(begin, way_in)
-        t.add_incoming(t1, nxt)
-        b.cbranch(b.icmp_signed("<", t1, end), loop, leave)
-        b.position_at_end(done)
-        b.ret_void()
-        return fn
+
+        def each(t, args, leave, nxt):
+            b.call(body, [t, *args, sig0, flag, budget])
+            if any(key != LAUNCH for key in self.polls):  # the body polls: it may have stopped
+                go = fn.append_basic_block("body.done")
+                b.cbranch(b.load(flag), leave, go).set_weights(UNLIKELY)
+                b.position_at_end(go)
+            if LAUNCH in self.polls:  # charge the index; poll when the budget is spent
+                left = b.sub(b.load(budget), ir.Constant(I64, self._work(LAUNCH)))
+                b.store(left, budget)
+                poll = fn.append_basic_block("t.poll")
+                b.cbranch(b.icmp_signed("<=", left, ir.Constant(I64, 0)), poll, nxt) \
+                    .set_weights(UNLIKELY)
+                b.position_at_end(poll)
+                b.store(ir.Constant(I64, POLL_WORK), budget)
+                b.cbranch(self._moved(b, sig0), leave, nxt).set_weights(UNLIKELY)
+            else:
+                b.branch(nxt)
+            b.position_at_end(nxt)
+            return nxt
+
+        return self.t_loop(fn, b, vals, each, ("next",))
 
     def _moved(self, b: ir.IRBuilder, sig0) -> ir.Value:
         """Whether the SIGINT count moved since the entry read `sig0`."""
@@ -176,11 +168,7 @@ class PollingRenderer(LLVMRenderer):
         if id(s) not in self.polls:
             return super().for_(s)
         work = self._work(id(s))
-        dt = self.kir.locals[s.var]
-        counter = self.alloca(self.ll_type(dt), f"{s.var}.i")
-        self.b.store(self.expr(s.start), counter)
-        stop = self.expr(s.stop)  # evaluated once, at entry
-        lt = (self.b.icmp_signed if dt.is_signed else self.b.icmp_unsigned)
+        counter, stop, lt = self.for_counter(s)
         end = self.block("for.end")
         if any(id(x) in self.polls for x in iter_stmts(s.body)):  # no copy: it would copy them
             self._strips(s, counter, stop, work, lt, end)
@@ -193,7 +181,7 @@ class PollingRenderer(LLVMRenderer):
             self.b.cbranch(fits, plain, strips).set_weights((1 << 20, 1))
             self.b.position_at_end(plain)  # (registers go to the plain copy first)
             self.b.store(self.b.sub(room, self.b.mul(left, ir.Constant(I64, work))), budget)
-            self._trips(s, counter, lambda: stop, lt, end, end)
+            self.for_trips(s, counter, lambda: stop, lt, end, end)
             self.b.position_at_end(strips)
             self._strips(s, counter, stop, work, lt, end)
         self.b.position_at_end(end)
@@ -222,24 +210,7 @@ class PollingRenderer(LLVMRenderer):
                              self.b.udiv(room, w))
         self.b.store(self.b.sub(room, self.b.mul(take, w)), budget)
         self.b.store(self.b.add(i, _narrow(self.b, take, i.type)), limit)  # no wrap: <= stop
-        self._trips(s, counter, lambda: self.b.load(limit), lt, more, end)
-
-    def _trips(self, s: For, counter, bound, lt, done: ir.Block, end: ir.Block) -> None:
-        """The plain loop of `s` while `counter` < bound() (then to `done`; `break`: to `end`)."""
-        head, body, latch = (self.block(f"for.{n}") for n in ("cond", "body", "inc"))
-        self.b.branch(head)
-        self.b.position_at_end(head)
-        i = self.b.load(counter)
-        self.b.cbranch(lt("<", i, bound()), body, done)
-        self.b.position_at_end(body)
-        self.b.store(i, self.slots[s.var])
-        self.loop_body(s.body, latch, end)
-        self.b.position_at_end(latch)
-        i = self.b.load(counter)
-        self.b.store(self.b.add(i, ir.Constant(i.type, 1)), counter)
-        backedge = self.b.branch(head)
-        if s.unroll is not None:  # LLVM reads a loop's hints from its latch's terminator
-            backedge.set_metadata("llvm.loop", loop_id(self.module, s.unroll))
+        self.for_trips(s, counter, lambda: self.b.load(limit), lt, more, end)
 
 
 def _i64(b: ir.IRBuilder, v: ir.Value) -> ir.Value:

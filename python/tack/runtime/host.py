@@ -1,5 +1,6 @@
 """Storage for engines whose arrays are plain host memory (the CPU engine, the Julia engine's
-CPU backend): the storage half of the engine contract over NumPy byte arrays.
+CPU backend): the storage half of the engine contract over NumPy byte arrays; and the checks of
+the NumPy arrays that engines running in them (the simulator, the Julia engine) take at launch.
 
 `arrays` keeps a host device's arrays as NumPy arrays and never calls these; they make the
 contract whole for code that talks to an engine directly (and for an engine's own tests).
@@ -9,6 +10,8 @@ from __future__ import annotations
 import ctypes
 
 import numpy as np
+
+from ..errors import TackTypeError, TackValueError
 
 
 class HostBuffer:
@@ -49,3 +52,30 @@ class HostMemory:
     def adopt(self, ptr: int, nbytes: int, owner) -> HostBuffer:
         raw = (ctypes.c_uint8 * nbytes).from_address(ptr) if nbytes else (ctypes.c_uint8 * 0)()
         return HostBuffer(np.ctypeslib.as_array(raw), owner)
+
+
+# ---- launch values in host memory ---------------------------------------------------------------
+def check_count(name: str, params, values) -> None:
+    """One launch value per IR parameter, or TypeError."""
+    if len(values) != len(params):
+        raise TackTypeError(f"Kernel '{name}' expects {len(params)} arguments, got {len(values)}")
+
+
+def host_array(name: str, p, a) -> np.ndarray:
+    """The NumPy array launched for array parameter `p` by an engine that runs in it (the
+    simulator; the Julia engine's host arrays), checked the same way for both: an array of
+    `p`'s dtype, C-contiguous, and writeable where the kernel may write it; TypeError or
+    ValueError otherwise, naming kernel `name` and the parameter."""
+    if not isinstance(a, np.ndarray):
+        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' expects an array, got "
+                            f"{type(a).__name__}")
+    if a.dtype != p.dtype.np:
+        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' has dtype {a.dtype}, but "
+                            f"this specialization takes {p.dtype.np}")
+    if not a.flags.c_contiguous:
+        raise TackValueError(f"Kernel '{name}': parameter '{p.name}' must be C-contiguous "
+                             "(use numpy.ascontiguousarray)")
+    if p.written and not a.flags.writeable:
+        raise TackValueError(f"Kernel '{name}': parameter '{p.name}' may be written, but its "
+                             "array is read-only")
+    return a

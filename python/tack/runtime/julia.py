@@ -35,7 +35,7 @@ from ..passes.bounds import DBG
 from ..render.julia_ka import render_julia
 from ..render.julia_ka_rewrites import stmt_exprs
 from .base import Capabilities, Engine, Launchable
-from .host import HostMemory
+from .host import HostMemory, check_count, host_array
 from .julia_storage import JuliaBuffer, JuliaStorage
 from .registry import JULIA
 
@@ -329,9 +329,7 @@ class JuliaKernel(Launchable):
         """NumPy arrays: `TackRuntime.launch!` (in place on the CPU, uploaded and downloaded on
         a GPU; returns finished). Device arrays (`JuliaBuffer`s of a GPU device's tack.Arrays):
         `launch_resident!`, no copy, queued until the engine's `sync` or the next download."""
-        if len(args) != len(self.params):
-            raise TackTypeError(f"Kernel '{self.name}' expects {len(self.params)} arguments, "
-                                f"got {len(args)}")
+        check_count(self.name, self.params, args)
         arrays = [_unwrap(a) for p, a in zip(self.params, args) if p.kind == "array"]
         resident = [isinstance(b, JuliaBuffer) for b, _ in arrays]
         if any(resident):
@@ -368,19 +366,7 @@ class JuliaKernel(Launchable):
             store.launch(self.name, self.fn, np.int64(n), values)
 
     def _array(self, p, a) -> np.ndarray:
-        a = _unwrap(a)[0]
-        if not isinstance(a, np.ndarray):
-            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects an array, "
-                                f"got {type(a).__name__}")
-        if a.dtype != p.dtype.np:
-            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' has dtype "
-                                f"{a.dtype}, but this specialization takes {p.dtype.np}")
-        if not a.flags.c_contiguous:
-            raise TackValueError(f"Kernel '{self.name}': parameter '{p.name}' must be "
-                                 "C-contiguous (use numpy.ascontiguousarray)")
-        if p.written and not a.flags.writeable:
-            raise TackValueError(f"Kernel '{self.name}': parameter '{p.name}' may be written, "
-                                 "but its array is read-only")
+        a = host_array(self.name, p, _unwrap(a)[0])
         return a.reshape(-1)  # a view: the kernel works in the caller's memory
 
     def _scalar(self, p, v):

@@ -19,7 +19,7 @@ from ...errors import (
 )
 from ...ir.nodes import Stmt
 from ...passes.names import numbered
-from ..inline import ObjRef
+from ..inline import Func, ObjRef
 from ..source import Source, assigned_names
 
 # Python constructs a kernel does not accept, named as a Python programmer would name them, with
@@ -96,8 +96,8 @@ class ParserBase:
             self.extra: dict[str, tuple] = {}  # expanded object attribute -> path
             self.counter = 0
             self.effect_facts: dict = {}  # parser/order.py's memo: id(Expr) -> (Expr, bits)
-            for pname, info in (objects or {}).items():
-                self.rename[pname] = ObjRef((pname,), info)
+            for pname, info in (objects or {}).items():  # arguments bound at parse time
+                self.rename[pname] = info if isinstance(info, Func) else ObjRef((pname,), info)
         else:
             self.assigned = root.assigned
         self.local_names = assigned_names(source.tree)

@@ -46,6 +46,7 @@ class Calls:
         b = BARE.get(fn.name) if isinstance(fn, BuiltinName) else resolve(fn)
         if b is None:
             self.refuse_kernel_call(node)
+            self._refuse_value_call(node)
             what = ast.unparse(node.func)
             raise self.unsupported(node, f"call to '{what}'",
                                    "kernels call builtins (sqrt, min, ...), casts (int, float, "
@@ -112,6 +113,21 @@ class Calls:
 
     def call_print(self, b, node: ast.Call, loc) -> Expr:
         raise self.unsupported(node, "print() used as a value", "print is a statement")
+
+    def _refuse_value_call(self, node: ast.Call) -> None:
+        """A parameter or local called as a function: its argument (a compile-time argument of
+        the kernel, or of a @tack.func) is a value where a @tack.func is needed. A TypeError."""
+        f = node.func
+        if not isinstance(f, ast.Name):
+            return
+        bound = self.rename.get(f.id)
+        param = f.id in self.params and (self is self.root or f.id in self.rename)
+        if isinstance(bound, str) or param or f.id in self.local_names:
+            raise self.kind_error(node, f"'{f.id}' is called, but it holds a value, not a "
+                                        "@tack.func",
+                                  f"give '{f.id}' a @tack.func device function (a kernel's "
+                                  f"argument by position or as {f.id}=my_func): it is inlined "
+                                  "where it is called")
 
     def _vector_items(self, args) -> tuple:
         if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):

@@ -58,6 +58,10 @@ class Names:
                                             "not an array and cannot be indexed",
                                       "use its attributes or methods (a texture: t.sample(u, "
                                       "v, w)), or pass it to a @tack.func")
+            if isinstance(ref, Func):  # a compile-time argument (of the kernel or a @tack.func)
+                raise self.kind_error(node, f"device function '{ref.name}' (given for "
+                                            f"'{node.id}') used as a value",
+                                      f"call it, {node.id}(...), or pass it on to a @tack.func")
             return Expr(Op.VAR, None, (), ref, self.src.loc(node))
         if node.id in self.params or node.id in self.assigned or self._is_local(node.id):
             return Expr(Op.VAR, None, (), node.id, self.src.loc(node))

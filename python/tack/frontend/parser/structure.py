@@ -18,7 +18,7 @@ from ...ir.ops import Op
 from ...ir.walk import iter_stmts
 from ...passes.names import hidden
 from ..hostrange import HostRange, build_host_range
-from ..inline import ObjRef
+from ..inline import Func, ObjRef
 from ..source import is_docstring
 from ..untyped import ParsedKernel
 from .calls import ATOMICS, SCRATCH
@@ -94,10 +94,10 @@ class KernelStructure:
         return loops[0]
 
     def _ir_params(self) -> tuple[list[str], list | None]:
-        """The IR's parameters, and with device-class arguments the (argument position,
-        attribute path) each one is fetched from: the other parameters, then one per object
-        attribute the body used."""
-        objs = [p for p in self.params if isinstance(self.rename.get(p), ObjRef)]
+        """The IR's parameters, and with device-class or `@tack.func` arguments the (argument
+        position, attribute path) each one is fetched from: the other parameters, then one per
+        object attribute the body used (a function argument is inlined: no parameter)."""
+        objs = [p for p in self.params if isinstance(self.rename.get(p), (ObjRef, Func))]
         if not objs:
             return self.params, None
         params = [p for p in self.params if p not in objs] + list(self.extra)

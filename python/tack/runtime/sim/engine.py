@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TackIndexError, TackTypeError, TackValueError
+from ...errors import TackIndexError, TackValueError
 from ...ir import nodes as N
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from ...ir.printer import kernel_str
 from ...ir.walk import iter_stmts
 from ..base import Engine, Launchable
-from ..host import HostMemory
+from ..host import HostMemory, check_count, host_array
 from ..registry import SIM
 from .executor import Executor, exits
 from .lanes import npdtype
@@ -83,13 +83,11 @@ class SimKernel(Launchable):
 
     def run(self, values: list, n: int, recorder: Recorder, uninitialized) -> None:
         kir = self.kir
-        if len(values) != len(kir.params):
-            raise TackTypeError(f"Kernel '{kir.name}' expects {len(kir.params)} arguments, "
-                                f"got {len(values)}")
+        check_count(kir.name, kir.params, values)
         params = {}
         for p, v in zip(kir.params, values):
             if p.kind == "array":
-                _check_array(kir.name, p, v)
+                host_array(kir.name, p, v)
             else:
                 params[p.name] = npdtype(p.dtype).type(v)
         n = int(n)
@@ -104,18 +102,6 @@ class SimKernel(Launchable):
                 ex.run_chunk(base, lanes)
                 emit(ex.prints)
         recorder.finish()
-
-
-def _check_array(name: str, p, a) -> None:
-    if not isinstance(a, np.ndarray):
-        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' expects an array, got "
-                            f"{type(a).__name__}")
-    if a.dtype != p.dtype.np:
-        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' has dtype {a.dtype}, but "
-                            f"this specialization takes {p.dtype.np}")
-    if not a.flags.c_contiguous:
-        raise TackValueError(f"Kernel '{name}': parameter '{p.name}' must be C-contiguous "
-                             "(use numpy.ascontiguousarray)")
 
 
 class Strict(Recorder):
