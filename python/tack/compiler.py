@@ -28,7 +28,7 @@ def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False)
     """`specialize` for a parse and the specs (`ArgSpec`s) of its IR parameters."""
     typed = typecheck(kernel, pk, specs, debug)
     capabilities.check(typed, device)
-    return lower(typed, debug)
+    return lower(typed, debug, library_math=capabilities.library_math(device))
 
 
 def specialize_parts(kernel, pk, parts: list, device=None, debug: bool = False) -> KernelIR:
@@ -53,7 +53,7 @@ def first_ir(kernel, pk, specs: dict, debug: bool = False,
         capabilities.check_uniform_participation(typed)
     else:
         capabilities.reject_workgroups(typed, features, device)
-    return lower(typed, debug), features
+    return lower(typed, debug, library_math=capabilities.library_math(device)), features
 
 
 def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
@@ -75,8 +75,11 @@ def nesting(kir: KernelIR) -> int:
     return kir.notes.get("nesting", 0)
 
 
-def lower(typed: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
-    """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check`."""
+def lower(typed: KernelIR, debug: bool = False, checked: bool = False,
+          library_math: bool = True) -> KernelIR:
+    """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check` (the
+    simulator's semantics: the library's math functions, as without a device)."""
     from .passes import pipeline  # loaded at the first compile (see above)
 
-    return depth.on_deep_stack(nesting(typed), pipeline.lower, typed, debug, checked)
+    return depth.on_deep_stack(nesting(typed), pipeline.lower, typed, debug, checked,
+                               library_math)
