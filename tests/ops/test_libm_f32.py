@@ -190,3 +190,20 @@ def test_a_loop_of_builtins_vectorizes_on_the_cpu():
     assert not {c for c in calls if re.fullmatch(r"(exp|log|sin|cos|tanh)f?", c)}, calls
     assert not {c for c in calls if re.match(r"llvm\.(exp|log|sin|cos)\.", c)}, calls
     assert re.search(r"<(4|8|16) x float>", ir)
+
+
+@tack.kernel
+def _beside_atomics(f, out):
+    for i in range(1):
+        out[0] = tack.atomic_add(f, 0, 1.0) + sin(f[0])  # noqa: F821 - the atomic first
+        out[1] = sin(f[1]) + tack.atomic_add(f, 1, 1.0)  # noqa: F821 - the load first
+
+
+def test_evaluation_order_beside_an_atomic(engine):
+    """A statement with an atomic is taken apart in its evaluation order (passes/libmath.py):
+    a load after the atomic sees the update, one before it does not (tests/exec/test_eval_order.py
+    for the builtin-free rule)."""
+    f = tack.array(np.array([0.5, 0.5], np.float32))
+    out = tack.zeros(2, tack.f32)
+    _beside_atomics(f, out)
+    np.testing.assert_allclose(out.numpy(), [0.5 + np.sin(1.5), np.sin(0.5) + 0.5], rtol=1e-6)
