@@ -72,6 +72,7 @@ from .intrinsics import (
     unroll,
 )
 from .kernel import Kernel, kernel
+from .lib import builtin_math as _builtin_math  # noqa: F401 - the f32 math builtins' library
 from .lib import (
     math,  # `from tack import math as tm`
     random,  # `from tack import random`

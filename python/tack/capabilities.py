@@ -37,6 +37,13 @@ def supports_workgroups(device) -> bool:
     return device is not None and device.capabilities.workgroups
 
 
+def library_math(device) -> bool:
+    """Whether `device`'s engine takes the library's float32 math functions for the builtins
+    (passes/libmath.py); without a device (tack.check, tack.inspect of the IR alone) it does, as
+    the simulator."""
+    return device is None or device.capabilities.library_math
+
+
 def check(k: KernelIR, device) -> None:
     """Raise `CapabilityError` (a NotImplementedError) for what `device` cannot run."""
     if device is not None:

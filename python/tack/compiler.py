@@ -14,22 +14,28 @@ from .frontend import depth
 from .ir.nodes import KernelIR
 
 
-def specialize(kernel, args, device=None, debug: bool = False) -> KernelIR:
+def specialize(kernel, args, device=None, debug: bool = False,
+               library_math: bool | None = None) -> KernelIR:
     """The final IR of `kernel` for these actual arguments (nothing is run).
 
     With a device, its capability checks run on the typed IR first. A debug specialization checks
-    every array index (`passes.bounds`)."""
+    every array index (`passes.bounds`). `library_math` (default: as the device's engine, or
+    True without one) makes the float32 math builtins the library's functions
+    (passes/libmath.py); False keeps them builtins, for code rendered for every backend."""
     kernel.check_arity(args)
     pk = kernel.parse_for(args)
     specs = signature.specs(kernel.name, pk.params, signature.expand(pk.paths, args))
-    return specialize_parsed(kernel, pk, specs, device, debug)
+    return specialize_parsed(kernel, pk, specs, device, debug, library_math)
 
 
-def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False) -> KernelIR:
+def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False,
+                      library_math: bool | None = None) -> KernelIR:
     """`specialize` for a parse and the specs (`ArgSpec`s) of its IR parameters."""
     typed = typecheck(kernel, pk, specs, debug)
     capabilities.check(typed, device)
-    return lower(typed, debug)
+    if library_math is None:
+        library_math = capabilities.library_math(device)
+    return lower(typed, debug, library_math=library_math)
 
 
 def specialize_parts(kernel, pk, parts: list, device=None, debug: bool = False) -> KernelIR:
@@ -54,7 +60,7 @@ def first_ir(kernel, pk, specs: dict, debug: bool = False,
         capabilities.check_uniform_participation(typed)
     else:
         capabilities.reject_workgroups(typed, features, device)
-    return lower(typed, debug), features
+    return lower(typed, debug, library_math=capabilities.library_math(device)), features
 
 
 def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:
@@ -76,8 +82,11 @@ def nesting(kir: KernelIR) -> int:
     return kir.notes.get("nesting", 0)
 
 
-def lower(typed: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
-    """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check`."""
+def lower(typed: KernelIR, debug: bool = False, checked: bool = False,
+          library_math: bool = True) -> KernelIR:
+    """The IR passes (`passes.pipeline.lower`) on a typed IR; `checked` for `tack.check` (the
+    simulator's semantics: the library's math functions, as without a device)."""
     from .passes import pipeline  # loaded at the first compile (see above)
 
-    return depth.on_deep_stack(nesting(typed), pipeline.lower, typed, debug, checked)
+    return depth.on_deep_stack(nesting(typed), pipeline.lower, typed, debug, checked,
+                               library_math)

@@ -5,6 +5,7 @@ from ..ir.nodes import KernelIR
 from ..ir.verify import verify
 from .bounds import add_bounds_checks
 from .cse import cse
+from .libmath import use_library_math
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
@@ -13,10 +14,14 @@ from .simplify import simplify
 from .tables import clamp_table_indices, drop_unread_tables
 
 
-def lower(k: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
+def lower(k: KernelIR, debug: bool = False, checked: bool = False,
+          library_math: bool = True) -> KernelIR:
     """`checked` (tack.check) leaves constant-table indices as computed, so that the simulator
-    reports one outside its table instead of reading the last entry (passes/tables.py)."""
+    reports one outside its table instead of reading the last entry (passes/tables.py).
+    `library_math`: the engine takes the library's float32 math functions (passes/libmath.py)."""
     verify(k, final=False)
+    if library_math:
+        use_library_math(k)
     if debug:
         add_bounds_checks(k)
     k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))

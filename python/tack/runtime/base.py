@@ -32,6 +32,11 @@ class Capabilities:
     # capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html
     # #features-and-technical-specifications-technical-specifications-per-compute-capability).
     local_bytes: int = 512 << 10
+    # The float32 math builtins the library writes in Tack (exp, log, sin, cos, tanh:
+    # passes/libmath.py) are its functions, so the engine gives their bits, the same as every
+    # other engine that takes them (docs/numerics.md); False keeps the target's own (CUDA's
+    # libdevice, the GPU packages' under Julia), faster there and within their stated bounds.
+    library_math: bool = True
 
 
 class Launchable:

@@ -136,7 +136,8 @@ NATIVE_CPU = register(EngineKind(
 
 NATIVE_CUDA = register(EngineKind(
     "native", "tack.runtime.cuda", "CUDAEngine",
-    {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False)},
+    {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False,
+                          library_math=False)},
     ("ir", "source", "resources", "sass"),  # runtime/cuda_inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install '.[cuda]' in a clone of Tack ({exc})",
@@ -156,7 +157,8 @@ def _julia(arch: str) -> Capabilities:
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
                         f64=arch in ("cpu", "cuda", "hip"),
                         atomic_bits=32 if arch == "metal" else 64,
-                        atomic_min_bits=32 if arch in ("cuda", "metal") else 8)
+                        atomic_min_bits=32 if arch in ("cuda", "metal") else 8,
+                        library_math=arch == "cpu")
 
 
 JULIA = register(EngineKind(

@@ -75,6 +75,12 @@ def binding():
                 llvm.initialize_native_target()
                 llvm.initialize_native_asmprinter()
                 llvm.initialize_native_asmparser()
+                # Vectorize a loop that also adds into a float accumulator (`s += exp(x[j])`)
+                # with the additions kept in program order (LLVM's in-order "strict" reductions:
+                # a vector of terms, then its lanes added one by one), so the sum has the bits of
+                # the scalar loop while the rest of the body runs in vectors. Off by default on
+                # x86; docs/design/002-cpu-engine.md, "In-order reductions".
+                llvm.set_option("tack", "-force-ordered-reductions")
                 _llvm = llvm
     return _llvm
 
@@ -346,11 +352,46 @@ def defined_shift_amounts(text: str) -> str:
     return _VECTOR_SHIFT.sub(_defined_amounts, text)
 
 
+# ---- multiply-adds: fused, or not, by the target alone ------------------------------------------
+# The renderer spells `Op.MULADD` as `llvm.fmuladd`: one rounding where the target has FMA. But
+# fmuladd only permits fusion, and LLVM uses that freedom: the loop vectorizer turns a fmuladd
+# accumulation (`ax += dx * s`) into a vector product and an in-order sum, two roundings. Where the
+# target fuses (a probe compiles one fmuladd and looks for the instruction), every fmuladd becomes
+# `llvm.fma`, which must fuse, so the bits are those of the simulator's and the GPU's FMA
+# (docs/numerics.md); elsewhere it stays fmuladd, separately rounded.
+_FUSES: dict = {}
+_FMULADD = re.compile(r'@("?)llvm\.fmuladd\.')  # llvmlite quotes the name: @"llvm.fmuladd.f32"
+_PROBE = ("define float @probe(float %a, float %b, float %c) {\n"
+          "  %r = call float @llvm.fmuladd.f32(float %a, float %b, float %c)\n  ret float %r\n}\n"
+          "declare float @llvm.fmuladd.f32(float, float, float)\n")
+
+
+def target_fuses(tm) -> bool:
+    """Whether target machine `tm` has a fused multiply-add instruction."""
+    info = target_info()
+    key = (tm.triple, info["cpu"], info["features"])
+    got = _FUSES.get(key)
+    if got is None:
+        mod = binding().parse_assembly(_PROBE)
+        mod.triple = tm.triple
+        asm = tm.emit_assembly(mod).lower()
+        got = _FUSES[key] = "fmadd" in asm or "fmla" in asm
+    return got
+
+
+def fused_multiply_adds(llvm_ir: str, tm) -> str:
+    """`llvm_ir` with `llvm.fmuladd` as `llvm.fma` where `tm` fuses (above)."""
+    if "llvm.fmuladd." not in llvm_ir or not target_fuses(tm):
+        return llvm_ir
+    return _FMULADD.sub(r"@\1llvm.fma.", llvm_ir)
+
+
 def optimized(llvm_ir: str, tm=None):
-    """LLVM IR text → the O3-optimized module that code generation gets (the workaround above
+    """LLVM IR text → the O3-optimized module that code generation gets (the workarounds above
     applied: then a module parsed from the corrected text)."""
     llvm = binding()
-    mod = optimize_module(llvm.parse_assembly(llvm_ir), tm or host_target_machine())
+    tm = tm or host_target_machine()
+    mod = optimize_module(llvm.parse_assembly(fused_multiply_adds(llvm_ir, tm)), tm)
     text = str(mod)
     fixed = defined_shift_amounts(text)
     if fixed != text:

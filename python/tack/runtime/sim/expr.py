@@ -14,6 +14,7 @@ from ...ir.nodes import Expr
 from ...ir.ops import ARITH_BINARY, COMPARISON, UNARY, WORKGROUP, Op
 from ...ir.semantics import np_bitcast, np_cast, np_evaluate
 from . import atomics
+from .fma import fma32, fma64
 from .lanes import Lanes, npdtype, spread
 from .printing import format_lines
 from .trace import Site
@@ -76,29 +77,23 @@ class Evaluator:
 
     def add_sub(self, e, act):
         """f32 `a * b ± c` fused into one rounding, as `muladd` below, for IR that did not go
-        through passes/muladd.py (an FMA: the f64 product of two f32 is exact, the sum rounds once
-        more to f64 before f32, within the f32 tolerance of a true FMA)."""
+        through passes/muladd.py."""
         a, b = e.args
         if e.dtype.bits != 32 or not e.dtype.is_float or Op.MUL not in (a.op, b.op):
             return self.table(e, act)
         mul, other, sign = (a, b, 1.0) if a.op is Op.MUL else (b, a, -1.0)
-        x, y = (np.asarray(self.ev(m, act), np.float64) for m in mul.args)
+        x, y = (self.ev(m, act) for m in mul.args)
         c = self.ev(other, act)
-        prod = x * y
         if e.op is Op.ADD:
-            r = prod + c
-        else:
-            r = prod - c if sign > 0 else c - prod
-        return np.float32(r) if np.ndim(r) == 0 else r.astype(np.float32)
+            return fma32(x, y, c)
+        return fma32(x, y, -c) if sign > 0 else fma32(-x, y, c)
 
     def muladd(self, e, act):
-        """`MULADD` (passes/muladd.py): f32 fused as in `add_sub`; f64 rounds twice (NumPy has no
-        f64 FMA), within the f64 tolerance of the fused result."""
+        """`MULADD` (passes/muladd.py): rounded once, as the CPU's and the GPU's FMA
+        (runtime/sim/fma.py)."""
         x, y, z = (self.ev(a, act) for a in e.args)
-        if e.dtype.bits != 32:
-            return x * y + z
-        r = np.asarray(x, np.float64) * np.asarray(y, np.float64) + z
-        return np.float32(r) if np.ndim(r) == 0 else r.astype(np.float32)
+        fused = {32: fma32, 64: fma64}.get(e.dtype.bits)
+        return x * y + z if fused is None else fused(x, y, z)
 
     def not_(self, e, act):
         return np.logical_not(self.ev(e.args[0], act))

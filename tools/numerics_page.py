@@ -1,0 +1,70 @@
+"""The tables of docs/numerics.md, generated from the data the tests check
+(`tack.testing.bounds`) and from the engine registry, so the page states what the tests hold; a
+test (tests/numerics/test_page.py) keeps the page current.
+
+    python tools/numerics_page.py           # rewrites the tables in docs/numerics.md
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+import tack
+from tack.passes import libmath
+from tack.runtime import registry
+from tack.testing import bounds
+
+PAGE = ROOT / "docs" / "numerics.md"
+MARK = re.compile(r"(<!-- table (\w+): tools/numerics_page.py -->\n)(.*?)(<!-- end of table -->)",
+                  re.DOTALL)
+
+
+def engines() -> str:
+    lines = ["| device | engine | float32 exp, log, sin, cos, tanh |", "| --- | --- | --- |"]
+    for engine, arch in dict.fromkeys(registry.shown_by("ir")):
+        caps = tack.device(arch, engine=engine).capabilities
+        call = f'`"{arch}"`' if engine == "native" else f'`"{arch}", engine="{engine}"`'
+        lines.append(f"| {call} | {engine} | "
+                     f"{'tack.lib (the same bits)' if caps.library_math else 'the device library'} |")
+    return "\n".join(lines)
+
+
+def math_functions() -> str:
+    replaced = {op.name.lower() for op, _ in libmath.replaced()}
+    lines = ["| builtin (float32) | function | bound (ulp) |", "| --- | --- | --- |"]
+    for name, (ulps, module) in bounds.MATH_ULPS.items():
+        assert name in replaced, name
+        lines.append(f"| `{name}` | `{module}.{name}_f32` | {ulps:g} |")
+    return "\n".join(lines)
+
+
+def engine_math() -> str:
+    return ", ".join(f"`{op.name.lower()}`" for op in sorted(bounds.ENGINE_MATH,
+                                                             key=lambda o: o.value))
+
+
+def op_bounds() -> str:
+    lines = ["| op | bound, in eps (2^-24, 2^-53) | grows with | relative to |",
+             "| --- | --- | --- | --- |"]
+    for name, (factor, growth, scale) in bounds.OP_BOUNDS.items():
+        grows = {"1": "—", "n": "n, the reduced length"}[growth]
+        lines.append(f"| `{name}` | {'exact' if factor == 0 else f'{factor:g}'} | {grows} "
+                     f"| {scale} |")
+    return "\n".join(lines)
+
+
+TABLES = {"engines": engines, "math": math_functions, "engine_math": engine_math,
+          "ops": op_bounds}
+
+
+def page(text: str) -> str:
+    """`text` with every marked table regenerated."""
+    return MARK.sub(lambda m: m.group(1) + TABLES[m.group(2)]() + "\n" + m.group(4), text)
+
+
+if __name__ == "__main__":
+    PAGE.write_text(page(PAGE.read_text()))
