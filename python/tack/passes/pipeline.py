@@ -5,6 +5,7 @@ from ..ir.nodes import KernelIR
 from ..ir.verify import verify
 from .bounds import add_bounds_checks
 from .cse import cse
+from .half import widen_half
 from .linearize import linearize
 from .loops import normalize_loops
 from .lower_ops import lower_ops
@@ -24,7 +25,7 @@ def lower(k: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
     if not checked:
         k.body = clamp_table_indices(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
-    k.body = fuse_multiply_add(cse(k.body, k.locals))
+    k.body = fuse_multiply_add(cse(widen_half(k.body), k.locals))
     drop_unread_tables(k)
     verify(k, final=True)
     return k
