@@ -3,6 +3,7 @@ and ml_dtypes' bfloat16 (docs/language.md, "Half precision"): each arithmetic op
 conversion over the special values (±0, subnormals, the largest finite, ±inf, NaN, ties) and
 random values, on awkward sizes, on the CPU (the host's ISA and the baseline x86-64-v2, which has
 no F16C) and the simulator. NaN results compare as NaN (their payload is not part of the rule)."""
+import contextlib
 import math
 import platform
 
@@ -164,8 +165,9 @@ BINARY = {
 }
 
 
-def run(kernel, engine: str, *arrays, out_shape, out_dtype):
-    with tack.device(engine):
+def run(kernel, engine, *arrays, out_shape, out_dtype):
+    """`kernel(*arrays, out)` on `engine` (None: the default device, as the Julia tier sets it)."""
+    with tack.device(engine) if engine else contextlib.nullcontext():
         args = [tack.array(a) for a in arrays]
         out = tack.zeros(out_shape, out_dtype)
         kernel(*args, out)
@@ -310,7 +312,7 @@ def test_mixed_precision_rules(engine):
     h[~np.isfinite(h.astype(np.float32))] = 1
     g[~np.isfinite(g.astype(np.float32))] = 1
     s = np.random.default_rng(7).standard_normal(n).astype(np.float32)
-    with tack.device(engine):
+    with tack.device(engine) if engine else contextlib.nullcontext():
         out, acc = tack.zeros((n, 3), tack.f32), tack.zeros(n, tack.f32)
         k_mixed(tack.array(h), tack.array(g), tack.array(s), out, acc)
         out, acc = out.numpy(), acc.numpy()
@@ -333,7 +335,7 @@ def k_explicit(x, out16, outb16):
 
 def test_explicit_conversions_and_host_calls(engine):
     x = conversion_sources()[9][1]  # f64 values
-    with tack.device(engine):
+    with tack.device(engine) if engine else contextlib.nullcontext():
         a, b = tack.zeros(x.size, tack.f16), tack.zeros(x.size, tack.bf16)
         k_explicit(tack.array(x), a, b)
         a, b = a.numpy(), b.numpy()
@@ -366,7 +368,7 @@ def k_atomic(a, v):
 @pytest.mark.parametrize("half", list(HALVES))
 def test_atomics_on_half_arrays_are_refused_before_launch(engine, half):
     t, _ = HALVES[half]
-    with tack.device(engine):
+    with tack.device(engine) if engine else contextlib.nullcontext():
         a, v = tack.zeros(2, t), tack.ones(3, t)
         with pytest.raises(tack.TackTypeError, match=f"atomic update of a {t.name} element"):
             k_atomic(a, v)
@@ -388,3 +390,25 @@ def test_baseline_isa_gives_the_same_bits(tmp_path, half):
         same_bits(got, (a / b).astype(np_t), f"{half} division on x86-64-v2")
         same_bits(conv, values.astype(np_t), f"f64 → {half} on x86-64-v2")
     np.testing.assert_array_equal(back, sample(np_t, 300).astype(np.float32))
+
+
+@pytest.mark.parametrize("arch", ["sm_70", "sm_90"])
+def test_ptx_converts_with_cvt_and_integer_rounding(arch):
+    """The CUDA renderer's text (no GPU needed), 16-bit loads and stores, no multiply-add fused
+    and no libcall: f16 through PTX's .f16 instructions (LLVM narrows an f32 + - * / of two
+    widened halves rounded back to half into the half instruction, which rounds the same, as
+    the module docstring of passes/half.py says) on every sm; bf16 through the CPU's integer
+    rounding, never a bf16 cvt (sm_80 and later only)."""
+    from tack.compiler import specialize
+    from tack.toolchain.nvptx import render_ptx
+
+    for t, np_t in HALVES.values():
+        a = tack.array(np.ones(8, np_t))
+        ptx = render_ptx(specialize(k_muladd, (a, a, tack.zeros(8, t))), arch)
+        assert "ld.global.b16" in ptx or "ld.global.u16" in ptx, ptx
+        assert "st.global.b16" in ptx or "st.global.u16" in ptx, ptx
+        assert "hf2" not in ptx and "fma" not in ptx  # half never fuses a multiply-add
+        if t is tack.f16:
+            assert "mul.rn.f16" in ptx and "add.rn.f16" in ptx
+        else:
+            assert "bf16" not in ptx and "32767" in ptx  # + 0x7fff: rounding to nearest even

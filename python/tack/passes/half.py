@@ -8,6 +8,8 @@ bf16), so rounding it again to p bits gives the correctly rounded half result: w
 float16 and ml_dtypes' bfloat16 compute. Transcendentals are the f32 function rounded once.
 Comparisons, min/max, abs and negation are exact in f32. Half values never fuse a multiply-add
 (`passes.muladd` runs after this pass and sees only f32 operations whose operands are roundings).
+Because f32-then-round is the correctly rounded half result, a target with half instructions may
+compute it with one (LLVM turns `fptrunc(fadd(fpext a, fpext b))` into PTX's `add.rn.f16`).
 
 After this pass a half type appears only in leaves (CONST, VAR, PARAM, LOAD), SELECT/IFEXP, BITCAST
 to or from a 16-bit integer, and two conversions every engine implements exactly: CAST f32 → half

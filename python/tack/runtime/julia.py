@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..capabilities import check_atomic_widths
+from ..dtypes import bf16
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
@@ -304,7 +305,10 @@ class JuliaKernel(Launchable):
     def __init__(self, engine: JuliaEngine, kir: KernelIR, fn, source: str):
         self.engine, self.name, self.params, self.fn = engine, kir.name, kir.params, fn
         self.source = source
-        self.written = np.array([p.kind == "array" and p.written for p in kir.params], np.bool_)
+        # TackRuntime.launch!'s flags: bit 0 written, bit 1 a bf16 array passed as its bits
+        self.written = np.array([(p.kind == "array" and p.written)
+                                 | 2 * (p.kind == "array" and p.dtype is bf16)
+                                 for p in kir.params], np.uint8)
 
     def launch(self, args, n: int) -> None:
         """NumPy arrays: `TackRuntime.launch!` (in place on the CPU, uploaded and downloaded on
@@ -362,6 +366,8 @@ class JuliaKernel(Launchable):
         if p.written and not a.flags.writeable:
             raise TackValueError(f"Kernel '{self.name}': parameter '{p.name}' may be written, "
                                  "but its array is read-only")
+        if p.dtype is bf16:  # its bits: launch! reinterprets them (self.written's bit 1)
+            a = a.view(np.uint16)
         return a.reshape(-1)  # a view: the kernel works in the caller's memory
 
     def _scalar(self, p, v):
