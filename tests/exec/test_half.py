@@ -412,3 +412,29 @@ def test_ptx_converts_with_cvt_and_integer_rounding(arch):
             assert "mul.rn.f16" in ptx and "add.rn.f16" in ptx
         else:
             assert "bf16" not in ptx and "32767" in ptx  # + 0x7fff: rounding to nearest even
+
+
+@tack.kernel
+def k_bits_f16(a, bits, back):
+    for i in range(a.shape[0]):
+        bits[i] = tack.bitcast(a[i], tack.u16)
+        back[i] = tack.bitcast(tack.bitcast(a[i], tack.i16), tack.f16)
+
+
+@tack.kernel
+def k_bits_bf16(a, bits, back):
+    for i in range(a.shape[0]):
+        bits[i] = tack.bitcast(a[i], tack.u16)
+        back[i] = tack.bitcast(tack.bitcast(a[i], tack.i16), tack.bf16)
+
+
+@pytest.mark.parametrize("half", list(HALVES))
+def test_bitcast_keeps_every_bit(engine, half):
+    t, np_t = HALVES[half]
+    a = np.arange(1 << 16, dtype=np.uint16).view(np_t)  # every pattern, NaN payloads included
+    kernel = k_bits_f16 if t is tack.f16 else k_bits_bf16
+    with tack.device(engine) if engine else contextlib.nullcontext():
+        bits, back = tack.zeros(a.size, tack.u16), tack.zeros(a.size, t)
+        kernel(tack.array(a), bits, back)
+        np.testing.assert_array_equal(bits.numpy(), a.view(np.uint16))
+        np.testing.assert_array_equal(back.numpy().view(np.uint16), a.view(np.uint16))
