@@ -438,3 +438,24 @@ def test_bitcast_keeps_every_bit(engine, half):
         kernel(tack.array(a), bits, back)
         np.testing.assert_array_equal(bits.numpy(), a.view(np.uint16))
         np.testing.assert_array_equal(back.numpy().view(np.uint16), a.view(np.uint16))
+
+
+@tack.kernel
+def k_scale(s, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i] * s
+
+
+@pytest.mark.parametrize("half", list(HALVES))
+def test_half_scalar_arguments_are_f32(engine, half):
+    """A NumPy float16 or bfloat16 scalar argument is an f32 parameter holding its exact value:
+    half array times it is an f32 product."""
+    t, np_t = HALVES[half]
+    a = sample(np_t, 50)
+    s = np_t.type(1 / 3)
+    with tack.device(engine) if engine else contextlib.nullcontext():
+        out = tack.zeros(a.size, tack.f32)
+        k_scale(s, tack.array(a), out)
+        got = out.numpy()
+        assert "s: f32" in tack.inspect(k_scale, s, tack.array(a), out, mode="ir")
+    np.testing.assert_array_equal(got, a.astype(np.float32) * np.float32(s))
