@@ -459,3 +459,29 @@ def test_half_scalar_arguments_are_f32(engine, half):
         got = out.numpy()
         assert "s: f32" in tack.inspect(k_scale, s, tack.array(a), out, mode="ir")
     np.testing.assert_array_equal(got, a.astype(np.float32) * np.float32(s))
+
+
+@tack.kernel
+def k_vectors(a, b, out, rev):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * b[i] + a[i] * 0.5  # per component: each op rounded to the half type
+        tmp = tack.local_array(tack.f16, 3)
+        for k in range(3):
+            tmp[k] = tack.f16(a[i][k])
+        for k in range(3):
+            rev[i, k] = tmp[2 - k] / 3.0
+
+
+def test_half_vectors_and_local_arrays(engine):
+    n = 29
+    x = sample(F16, 3 * n, 8).reshape(n, 3)
+    y = sample(F16, 3 * n, 9).reshape(n, 3)
+    with tack.device(engine) if engine else contextlib.nullcontext():
+        v3 = tack.vector(3, tack.f16)
+        out, rev = tack.zeros(n, v3), tack.zeros((n, 3), tack.f16)
+        k_vectors(tack.array(x, v3), tack.array(y, v3), out, rev)
+        out, rev = out.numpy(), rev.numpy()
+    assert out.shape == (n, 3) and out.dtype == F16
+    with np.errstate(all="ignore"):
+        same_bits(out, x * y + x * F16.type(0.5), f"vec3<f16> arithmetic ({engine})")
+        same_bits(rev, x[:, ::-1] / F16.type(3.0), f"f16 local array ({engine})")

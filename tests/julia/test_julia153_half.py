@@ -56,3 +56,7 @@ def test_half_mixed_and_shapes_on_julia153(julia153_engine):
     H.test_explicit_conversions_and_host_calls(None)
     for n in (1, 31):
         H.test_awkward_sizes_and_noncontiguous_sources(None, n)
+    H.test_half_vectors_and_local_arrays(None)
+    for half in H.HALVES:
+        H.test_bitcast_keeps_every_bit(None, half)
+        H.test_half_scalar_arguments_are_f32(None, half)

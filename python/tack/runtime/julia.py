@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..capabilities import check_atomic_widths
-from ..dtypes import bf16
+from ..dtypes import bf16, is_bfloat16
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
@@ -371,7 +371,8 @@ class JuliaKernel(Launchable):
         return a.reshape(-1)  # a view: the kernel works in the caller's memory
 
     def _scalar(self, p, v):
-        if not isinstance(v, (int, float, np.number, np.bool_)):
+        if not isinstance(v, (int, float, np.number, np.bool_)) and not (
+                isinstance(v, np.generic) and is_bfloat16(v.dtype)):  # an f32 parameter
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
                                 f"got {type(v).__name__}")
         # A Python bool for Bool: PythonCall's rule is named `numpy:bool_`, which NumPy 2's
