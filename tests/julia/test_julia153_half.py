@@ -9,6 +9,8 @@ from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
 
 from tests.exec import test_half as H
+from tests.exec import test_half_expressions as E
+from tests.exec.test_half_expressions import kernels  # noqa: F401 - the fixture
 from tests.julia.test_render import literal_problems, parse_problems, structure_problems
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*encountered:RuntimeWarning")
@@ -60,3 +62,9 @@ def test_half_mixed_and_shapes_on_julia153(julia153_engine):
     for half in H.HALVES:
         H.test_bitcast_keeps_every_bit(None, half)
         H.test_half_scalar_arguments_are_f32(None, half)
+
+
+@pytest.mark.julia
+@pytest.mark.parametrize("half", list(H.HALVES))
+def test_random_half_expressions_on_julia153(julia153_engine, kernels, half):  # noqa: F811
+    E.test_random_half_expressions_match_numpy(kernels, None, half, limit=12)
