@@ -101,7 +101,6 @@ bool_ = DType("bool", "b", 1, None)
 weak_float = DType("weak_float", "f", 0, None)
 
 STORAGE = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64)
-HALF = (f16, bf16)
 _BY_NAME = {d.name: d for d in STORAGE + (bool_, weak_float)}
 _BY_NP = {d.np: d for d in STORAGE if d is not bf16}  # bf16: by name, not loading ml_dtypes
 
