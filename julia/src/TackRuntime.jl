@@ -27,15 +27,16 @@ export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_a
     tk_pow, tk_ipow, tk_private, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum,
     tk_maxnum, tk_fptoi, TkBFloat16, tk_bf16, tk_f32
 
-# Tack's bf16 element type: Core.BFloat16 from Julia 1.11 (which BFloat16s.jl also uses on x86
-# and aarch64), BFloat16s.jl's BFloat16 before it where that package is installed, else a 16-bit
-# primitive type of this module's (Julia 1.5 to 1.10 without BFloat16s: a storage type, which is
-# all a kernel needs). docs/julia.md, "Half precision".
-@static if isdefined(Core, :BFloat16)
-    const TkBFloat16 = Core.BFloat16
-elseif Base.find_package("BFloat16s") !== nothing
+# Tack's bf16 element type: BFloat16s.jl's BFloat16 (a dependency of Tack's Julia environments),
+# which is Core.BFloat16 from Julia 1.11 on x86-64 (and on aarch64 with LLVM 19), so that a
+# Julia caller's bf16 arrays are the kernels' own; without the package (the Julia 1.5.3 test
+# tier), Core.BFloat16 where Julia has it, else a 16-bit primitive type of this module's (a
+# storage type, which is all a kernel needs). docs/julia.md, "Half precision".
+@static if Base.find_package("BFloat16s") !== nothing
     import BFloat16s
     const TkBFloat16 = BFloat16s.BFloat16
+elseif isdefined(Core, :BFloat16)
+    const TkBFloat16 = Core.BFloat16
 else
     primitive type TkBFloat16 <: AbstractFloat 16 end
 end
