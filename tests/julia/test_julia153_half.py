@@ -68,3 +68,35 @@ def test_half_mixed_and_shapes_on_julia153(julia153_engine):
 @pytest.mark.parametrize("half", list(H.HALVES))
 def test_random_half_expressions_on_julia153(julia153_engine, kernels, half):  # noqa: F811
     E.test_random_half_expressions_match_numpy(kernels, None, half, limit=12)
+
+
+@tack.kernel
+def k_shared_bf16(a, out):
+    for i in range(out.shape[0]):
+        sm = tack.shared(tack.bf16, 256)
+        v = a[i]
+        sm[tack.thread_id()] = v
+        tack.barrier()
+        out[i] = sm[255 - tack.thread_id()] + v
+
+
+def test_bf16_workgroup_kernel_renders(jl_parser):
+    """A local of a barrier kernel becomes a `@private` cell, zeroed without `zero(TkBFloat16)`
+    (TackRuntime's own type has no `zero`), and `@localmem` holds TkBFloat16."""
+    tack.set_default_device("cpu")
+    a = tack.array(np.ones(512, H.BF16))
+    text = render_julia(specialize(k_shared_bf16, [a, tack.zeros(512, tack.bf16)]))
+    assert "@localmem TkBFloat16 (256,)" in text and "@private TkBFloat16 (1,)" in text
+    assert "zero(TkBFloat16)" not in text
+    for check in (parse_problems, literal_problems, structure_problems):
+        assert check(jl_parser, text) == []
+
+
+@pytest.mark.julia
+def test_bf16_workgroup_kernel_on_julia153(julia153_engine):
+    a = np.random.default_rng(3).standard_normal(512).astype(H.BF16)
+    out = tack.zeros(512, tack.bf16)
+    k_shared_bf16(tack.array(a), out)
+    blocks = a.reshape(2, 256)
+    want = (blocks[:, ::-1] + blocks).reshape(-1)
+    H.same_bits(out.numpy(), want, "bf16 shared memory on Julia 1.5.3")
