@@ -3,11 +3,11 @@ f32 on the CPU engine, alternating the dtypes, each timed by its median of sever
 
     PYTHONPATH=python python bench/half.py                 # 2**22 elements, the host's ISA
     PYTHONPATH=python python bench/half.py --n 16384       # in L2: the arithmetic, not memory
-    TACK_CPU_TARGET=x86-64-v2 PYTHONPATH=python python bench/half.py   # no F16C: the libcalls
+    TACK_CPU_TARGET=x86-64-v2 PYTHONPATH=python python bench/half.py   # no F16C: integer code
 
 A half kernel computes in f32 and rounds once (docs/language.md, "Half precision"): f16 converts
-with F16C's vcvtph2ps/vcvtps2ph where the CPU has them, bf16 with integer operations; both
-vectorize, and a half element is half the bytes of an f32 one.
+with F16C's vcvtph2ps/vcvtps2ph where the CPU has them (else with integer operations), bf16 with
+integer operations; all vectorize, and a half element is half the bytes of an f32 one.
 """
 import argparse
 import os

@@ -38,7 +38,7 @@ from ..ir.nodes import (
 from ..ir.ops import Op
 from .llvm_bits import BitRendering
 from .llvm_entry import CPUEntry, entry_name
-from .llvm_half import bf16_to_f32, define_f16_libcalls, f32_to_bf16
+from .llvm_half import bf16_to_f32, f16_converters, f32_to_bf16
 from .llvm_support import (
     ATOMIC_RMW,
     CMP,
@@ -63,7 +63,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
     """A printer: one method per op family (looked up through `EMIT`), one per statement class."""
 
     triple: str | None = None  # None: the host process triple
-    f16_libcalls = True  # define __truncsfhf2/__extendhfsf2 (render/llvm_half.py)
+    # Whether the target converts f32 ↔ f16 in hardware (render/llvm_half.py); None: this
+    # process's CPU, as llvmlite reports its features (the CPU engine passes its chosen target's)
+    f16_native: bool | None = None
     array_addrspace = 0
     table_addrspace = 0  # constant tables (`KernelIR.tables`)
     INTRINSICS: ClassVar[dict] = MATH_INTRINSICS
@@ -85,7 +87,6 @@ class LLVMRenderer(BitRendering, CPUEntry):
     # ---- types -------------------------------------------------------------------------------
     def ll_type(self, dt: DType) -> ir.Type:
         if dt is f16:
-            self.uses_f16 = True
             return ir.HalfType()
         if dt.kind in "iub" and dt.bits or dt is bf16:  # bf16: its bits (render/llvm_half.py)
             return ir.IntType(dt.bits)
@@ -105,12 +106,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
         self.fflags = ("fast",) if kir.notes.get("fastmath") else FFLAGS
         self.module = ir.Module(name=kir.name)
         self.module.triple = self.triple or llvm.get_process_triple()
-        self.uses_f16 = False
         self.plan_frame(kir)
         body = self.emit_body_function(kir)
         self.emit_entry(kir, body)
-        if self.uses_f16 and self.f16_libcalls:
-            define_f16_libcalls(self.module)
         return str(self.module)
 
     def emit_body_function(self, kir: KernelIR) -> ir.Function:
@@ -371,10 +369,21 @@ class LLVMRenderer(BitRendering, CPUEntry):
             return f32_to_bf16(self.b, v)
         if src is bf16:
             return bf16_to_f32(self.b, v)
+        if f16 in (src, dst) and not self.native_f16():
+            to_f16, to_f32 = f16_converters(self.module)
+            return self.b.call(to_f16 if dst is f16 else to_f32, [v])
         out = convert(self.b, v, src, dst, self.ll_type(dst))
         if out is None:
             raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
         return out
+
+    def native_f16(self) -> bool:
+        """`f16_native`, or for None the host's: x86-64 needs F16C, other targets have it."""
+        if self.f16_native is None:
+            features = llvm.get_host_cpu_features().flatten().split(",")
+            self.f16_native = not self.module.triple.startswith(("x86_64", "i686")) \
+                or "+f16c" in features
+        return self.f16_native
 
     # ---- statements ----------------------------------------------------------------------------
     def stmts(self, body) -> None:

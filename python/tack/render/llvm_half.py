@@ -2,11 +2,14 @@
 conversions `passes.half` leaves to every engine (f32 → half rounded to nearest even, half → f32
 exact). See docs/language.md, "Half precision".
 
-f16 converts with `fptrunc`/`fpext`: one instruction on CPUs with F16C (`vcvtps2ph`/`vcvtph2ps`)
-and on NVPTX (`cvt.rn.f16.f32`). Where the CPU lacks them, LLVM calls compiler-rt's
-`__truncsfhf2`/`__extendhfsf2`, which the process need not have (Tack loads object code itself and
-resolves undefined symbols with dlsym), so the CPU module defines both (`define_f16_libcalls`),
-in integer operations that give F16C's bits.
+f16 converts with `fptrunc`/`fpext` where the target has the instructions: F16C's
+`vcvtps2ph`/`vcvtph2ps` on x86-64, `fcvt` on ARM64, `cvt.rn.f16.f32` on NVPTX. On an x86-64 CPU
+without F16C (the x86-64-v2 baseline) LLVM would call compiler-rt's `__truncsfhf2`/`__extendhfsf2`
+once per element, which the process need not have (Tack loads object code itself and resolves
+undefined symbols with dlsym), or has from a library with another calling convention (resolved
+so, a test process crashed), and which stop vectorization; there the renderer calls the module's
+own `tack.f32_to_f16`/`tack.f16_to_f32` instead (`f16_converters`): integer operations giving
+F16C's bits, inlined and vectorized like the rest of the loop.
 
 bf16 converts with integer operations on every target: LLVM's `fptrunc float to bfloat` is
 AVX-512 BF16's `vcvtneps2bf16` where the CPU has it, which flushes subnormal inputs and results
@@ -40,13 +43,20 @@ def bf16_to_f32(b: ir.IRBuilder, h: ir.Value) -> ir.Value:
     return b.bitcast(b.shl(b.zext(h, I32), _c(I32, 16)), F32)
 
 
-def define_f16_libcalls(module: ir.Module) -> None:
-    """`half __truncsfhf2(float)` and `float __extendhfsf2(half)` in `module`, for the calls
-    LLVM emits on CPUs without F16C (the module docstring)."""
-    if "__truncsfhf2" in module.globals:
-        return
-    _trunc(ir.Function(module, ir.FunctionType(HALF, [F32]), name="__truncsfhf2"))
-    _extend(ir.Function(module, ir.FunctionType(F32, [HALF]), name="__extendhfsf2"))
+def f16_converters(module: ir.Module) -> tuple[ir.Function, ir.Function]:
+    """`half @tack.f32_to_f16(float)` and `float @tack.f16_to_f32(half)` of `module` (defined on
+    first use): internal, always inlined (the module docstring)."""
+    got = module.globals.get("tack.f32_to_f16")
+    if got is not None:
+        return got, module.globals["tack.f16_to_f32"]
+    fns = (ir.Function(module, ir.FunctionType(HALF, [F32]), name="tack.f32_to_f16"),
+           ir.Function(module, ir.FunctionType(F32, [HALF]), name="tack.f16_to_f32"))
+    for fn, body in zip(fns, (_trunc, _extend)):
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        fn.attributes.add("nounwind")
+        body(fn)
+    return fns
 
 
 def _trunc(fn: ir.Function) -> None:

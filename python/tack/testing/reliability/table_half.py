@@ -76,7 +76,8 @@ def _cases() -> list[Case]:
         ]
     out += [
         _conversion("f64-to-f16-rounds-once", _F64, "f16", "F16", "cpu", env=v2,
-                    note="no F16C: LLVM calls __truncsfhf2, which the module defines"),
+                    note="no F16C: LLVM would call __truncsfhf2, which the process may lack; "
+                         "the module's integer conversion instead"),
         _conversion("f32-to-bf16-keeps-subnormals", _SUB, "bf16", "BF16", "cpu", env=v2),
         Case("half/atomic-refused", "atomic_kernel(a, v)", "tack.TackTypeError",
              _SETUP + "@tack.kernel\ndef atomic_kernel(a, v):\n"
