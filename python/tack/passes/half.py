@@ -5,9 +5,12 @@ A half type is a storage type: every operation on half values computes in f32 fr
 widened operands and rounds the f32 result once to the half type. For + - * / sqrt the f32 result
 is the exact one rounded to 24 bits, and 24 >= 2p + 2 for both half types (p = 11 for f16, 8 for
 bf16), so rounding it again to p bits gives the correctly rounded half result: what NumPy's
-float16 and ml_dtypes' bfloat16 compute. Transcendentals are the f32 function rounded once.
+float16 and ml_dtypes' bfloat16 compute. Transcendentals are the f32 function rounded once. Float
+`//` and `%` are one operation each: this pass runs before `passes.lower_ops`, which writes them
+out (CPython's divmod) in f32, and the result rounds once, as NumPy's float16 `floor_divide` and
+`remainder` do.
 Comparisons, min/max, abs and negation are exact in f32. Half values never fuse a multiply-add
-(`passes.muladd` runs after this pass and sees only f32 operations whose operands are roundings).
+(`passes.muladd` runs later and sees only f32 operations whose operands are roundings).
 Because f32-then-round is the correctly rounded half result, a target with half instructions may
 compute it with one (LLVM turns `fptrunc(fadd(fpext a, fpext b))` into PTX's `add.rn.f16`).
 
@@ -37,7 +40,8 @@ from .build import B
 
 # Ops whose half result is the f32 op of the widened operands, rounded once.
 ROUNDED = frozenset({Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.MULADD, Op.FDIV, Op.FREM, Op.POW,
-                     Op.MIN, Op.MAX, Op.ABS, Op.RSQRT}) | MATH_UNARY | MATH_BINARY
+                     Op.MIN, Op.MAX, Op.ABS, Op.RSQRT, Op.FLOORDIV, Op.MOD}) \
+    | MATH_UNARY | MATH_BINARY
 # Ops of half operands with a result that is not half: computed on the widened operands.
 WIDENED = COMPARISON | {Op.ISNAN}
 

@@ -20,12 +20,12 @@ def lower(k: KernelIR, debug: bool = False, checked: bool = False) -> KernelIR:
     verify(k, final=False)
     if debug:
         add_bounds_checks(k)
-    k.body = simplify(lower_ops(k.body, bool(k.notes.get("fastmath"))))
+    k.body = simplify(lower_ops(widen_half(k.body), bool(k.notes.get("fastmath"))))
     k.body = linearize(k)
     if not checked:
         k.body = clamp_table_indices(k)
     k.body = simplify(normalize_loops(k.body, k.locals))
-    k.body = fuse_multiply_add(cse(widen_half(k.body), k.locals))
+    k.body = fuse_multiply_add(cse(k.body, k.locals))
     drop_unread_tables(k)
     verify(k, final=True)
     return k
