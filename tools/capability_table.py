@@ -11,6 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 import tack
+from tack import dtypes as dt
 from tack.runtime import registry
 
 START, END = "<!-- capability table: tools/capability_table.py -->", "<!-- end of table -->"
@@ -28,7 +29,8 @@ def table_markdown() -> str:
     for engine, arch in rows():
         dev = tack.device(arch, engine=engine)
         caps = dev.capabilities
-        atomics = "all ten dtypes" if len(dev.supported_atomic_dtypes) == 10 else \
+        every = [d for d in dt.STORAGE if not d.is_half]  # no engine has half atomics
+        atomics = "all but f16, bf16" if list(dev.supported_atomic_dtypes) == every else \
             ", ".join(d.name for d in dev.supported_atomic_dtypes)
         call = f'`"{arch}"`' if engine == "native" else f'`"{arch}", engine="{engine}"`'
         lines.append(f"| {call} | {engine} | {'yes' if dev.supports_workgroups else 'no'} | "

@@ -25,7 +25,32 @@ import StaticArrays
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
     tk_pow, tk_ipow, tk_private, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum,
-    tk_maxnum, tk_fptoi
+    tk_maxnum, tk_fptoi, TkBFloat16, tk_bf16, tk_f32
+
+# Tack's bf16 element type: BFloat16s.jl's BFloat16 (a dependency of Tack's Julia environments),
+# which is Core.BFloat16 from Julia 1.11 on x86-64 (and on aarch64 with LLVM 19), so that a
+# Julia caller's bf16 arrays are the kernels' own; without the package (the Julia 1.5.3 test
+# tier), Core.BFloat16 where Julia has it, else a 16-bit primitive type of this module's (a
+# storage type, which is all a kernel needs). docs/julia.md, "Half precision".
+@static if Base.find_package("BFloat16s") !== nothing
+    import BFloat16s
+    const TkBFloat16 = BFloat16s.BFloat16
+elseif isdefined(Core, :BFloat16)
+    const TkBFloat16 = Core.BFloat16
+else
+    primitive type TkBFloat16 <: AbstractFloat 16 end
+end
+
+# f32 → bf16 rounded to nearest even on the bits, a NaN kept quiet with its sign, and bf16 → f32
+# exactly: what every Tack engine computes (render/llvm_half.py). Not `BFloat16(x)`, which from
+# Julia 1.11 is LLVM's fptrunc: AVX-512 BF16's vcvtneps2bf16, which flushes subnormals to zero.
+@inline function tk_bf16(x::Float32)
+    u = reinterpret(UInt32, x)
+    high = u >> 16
+    rounded = (u + (0x00007fff + (high & 0x00000001))) >> 16
+    return reinterpret(TkBFloat16, ifelse(isnan(x), high | 0x00000040, rounded) % UInt16)
+end
+@inline tk_f32(x::TkBFloat16) = reinterpret(Float32, UInt32(reinterpret(UInt16, x)) << 16)
 
 # Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number. Base's
 # min/max return NaN when either argument is NaN (base/math.jl), so they are not used.
@@ -220,15 +245,21 @@ end
 
 Run `kernel(backend)(args..., n; ndrange = n)` (`kernel(backend, 256)` for a kernel that declares
 that workgroup size) and wait for it. `args` are the kernel's arguments in order (1-D host arrays
-and scalars of the kernel's exact types); `written[i]` says whether argument `i` may be written.
+and scalars of the kernel's exact types); `written[i]` says whether argument `i` may be written: a
+`Bool`, or from Python a `UInt8` whose bit 0 says so and whose bit 1 marks a bf16 array that
+arrives as its `UInt16` bits (NumPy's bfloat16 is ml_dtypes', which juliacall does not convert),
+taken as `TkBFloat16`s without copying.
 On the CPU the kernel runs in place on the host memory. On a GPU the host memory is uploaded once
 per run of overlapping arrays (`device_copies`), so arguments that alias, even partially, stay
 aliased on the device; the runs holding a written argument are copied back after
 `KA.synchronize`.
 """
-function launch!(kernel, backend, n::Integer, written, args...)
+function launch!(kernel, backend, n::Integer, flags, args...)
     n > 0 || return nothing
-    host = map(host_vector, args)
+    written = map(f -> (f & 0x01) != 0, flags)
+    host = ntuple(k -> (flags[k] & 0x02) != 0 ? host_vector(reinterpret(TkBFloat16,
+                                                                       host_vector(args[k]))) :
+                       host_vector(args[k]), length(args))
     GC.@preserve args begin
         if backend isa KA.CPU
             instantiate(kernel, backend)(host..., Int64(n); ndrange = n)

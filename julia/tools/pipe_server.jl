@@ -19,8 +19,8 @@ const IN = fdio(parse(Int, ARGS[1]))
 const OUT = fdio(parse(Int, ARGS[2]), true)
 
 const TYPES = Dict(string(T) => T for T in (Bool, Int8, Int16, Int32, Int64, UInt8, UInt16,
-                                            UInt32, UInt64, Float32, Float64))
-const BITS = Dict(Float32 => UInt32, Float64 => UInt64)
+                                            UInt32, UInt64, Float16, Float32, Float64))
+const BITS = Dict(Float16 => UInt16, Float32 => UInt32, Float64 => UInt64)
 
 function scalar(tname, text)
     T = TYPES[tname]

@@ -242,8 +242,9 @@ class Array:
         value converted by the kernel language's rules (docs/language.md, "Conversions")."""
         t = dt.as_dtype(dtype)
         src = self.numpy()
-        if t.is_int and src.dtype.kind == "f":  # float → int saturates, as in kernels
-            host = dt.saturate_int(src, t)
+        if t.is_int and (src.dtype.kind == "f" or dt.is_bfloat16(src.dtype)):
+            # float → int saturates, as in kernels (a bfloat16 through its exact float32)
+            host = dt.saturate_int(src.astype(np.float32) if src.dtype.kind == "V" else src, t)
         else:
             with np.errstate(over="ignore"):  # f64 → f32 overflows to inf, as in kernels
                 host = src.astype(t.np)
@@ -376,7 +377,7 @@ def _check_host_source(src) -> np.ndarray:
         a = np.asarray(src)
     except (TypeError, ValueError) as exc:  # ragged nested lists and the like
         raise TackValueError(f"Cannot make an array of {type(src).__name__}: {exc}") from None
-    if a.dtype == object or a.dtype.kind not in "biuf":
+    if a.dtype == object or not dt.numeric_numpy(a.dtype):
         raise TackTypeError(f"Unsupported numpy dtype: {a.dtype}; Tack arrays hold numbers")
     return a
 

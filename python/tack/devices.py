@@ -133,7 +133,8 @@ class Device:
     def supported_atomic_dtypes(self) -> tuple[dt.DType, ...]:
         """The element dtypes `tack.atomic_add/min/max` may update here."""
         caps = self.capabilities  # the widths capabilities.check_atomic_widths accepts
-        return tuple(d for d in dt.STORAGE if caps.atomic_min_bits <= d.bits <= caps.atomic_bits)
+        return tuple(d for d in dt.STORAGE if caps.atomic_min_bits <= d.bits <= caps.atomic_bits
+                     and not d.is_half)  # no engine has half atomics (rules_memory.py)
 
     @property
     def is_host(self) -> bool:

@@ -1,4 +1,4 @@
-"""The ten storage dtypes, plus the internal `bool` of comparisons and the weak float of literals.
+"""The twelve storage dtypes, plus the internal `bool` of comparisons and the weak float of literals.
 
 Also the exact conversion of a Python number to a dtype's value (`convert`): one rule decides what
 a literal becomes in the typechecker, what the constant folder computes and what `tack.f32(x)`
@@ -16,11 +16,20 @@ from .errors import TackTypeError, TackValueError
 class DType:
     """A scalar type. `kind` is 'i' (signed), 'u' (unsigned), 'f' (float) or 'b' (internal bool)."""
 
-    __slots__ = ("bits", "kind", "name", "np")
+    __slots__ = ("_np", "bits", "kind", "name")
 
     def __init__(self, name: str, kind: str, bits: int, np_dtype):
         self.name, self.kind, self.bits = name, kind, bits
-        self.np = np.dtype(np_dtype) if np_dtype is not None else None
+        self._np = np.dtype(np_dtype) if np_dtype is not None and not callable(np_dtype) \
+            else np_dtype
+
+    @property
+    def np(self):
+        """The NumPy dtype of the values (None for the internal types)."""
+        n = self._np
+        if callable(n):  # loaded on first use (bf16: ml_dtypes takes a while to import)
+            n = self._np = np.dtype(n())
+        return n
 
     def __repr__(self) -> str:
         return f"tack.{self.name}"
@@ -39,6 +48,12 @@ class DType:
     @property
     def is_float(self) -> bool:
         return self.kind == "f"
+
+    @property
+    def is_half(self) -> bool:
+        """f16 or bf16: stored in 16 bits, computed in f32 and rounded once (docs/language.md,
+        "Half precision")."""
+        return self.kind == "f" and self.bits == 16
 
     @property
     def itemsize(self) -> int:
@@ -68,6 +83,16 @@ i32 = DType("i32", "i", 32, np.int32)
 u32 = DType("u32", "u", 32, np.uint32)
 i64 = DType("i64", "i", 64, np.int64)
 u64 = DType("u64", "u", 64, np.uint64)
+f16 = DType("f16", "f", 16, np.float16)  # IEEE binary16
+
+
+def _bfloat16():
+    import ml_dtypes
+
+    return ml_dtypes.bfloat16
+
+
+bf16 = DType("bf16", "f", 16, _bfloat16)  # bfloat16: f32's exponent, 8 significant bits
 f32 = DType("f32", "f", 32, np.float32)
 f64 = DType("f64", "f", 64, np.float64)
 # Internal types, never storage: comparisons give `bool_`; a float literal is `weak_float` until it
@@ -75,9 +100,19 @@ f64 = DType("f64", "f", 64, np.float64)
 bool_ = DType("bool", "b", 1, None)
 weak_float = DType("weak_float", "f", 0, None)
 
-STORAGE = (i8, u8, i16, u16, i32, u32, i64, u64, f32, f64)
+STORAGE = (i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64)
 _BY_NAME = {d.name: d for d in STORAGE + (bool_, weak_float)}
-_BY_NP = {d.np: d for d in STORAGE}
+_BY_NP = {d.np: d for d in STORAGE if d is not bf16}  # bf16: by name, not loading ml_dtypes
+
+
+def numeric_numpy(np_dtype) -> bool:
+    """Whether NumPy arrays of `np_dtype` hold numbers (ml_dtypes' bfloat16 is NumPy kind 'V')."""
+    return np_dtype.kind in "biuf" or is_bfloat16(np_dtype)
+
+
+def is_bfloat16(np_dtype) -> bool:
+    """ml_dtypes' bfloat16, recognized by name first: a process holding none never loads it."""
+    return np_dtype.name == "bfloat16" and np_dtype == bf16.np
 
 
 def by_name(name: str) -> DType:
@@ -91,6 +126,8 @@ def from_numpy(np_dtype) -> DType:
     except TypeError as exc:
         raise TackTypeError(f"Unsupported dtype: {np_dtype!r}") from exc
     found = _BY_NP.get(dt.newbyteorder("=") if dt.byteorder not in "=|" else dt)
+    if found is None and is_bfloat16(dt):
+        found = bf16
     if found is None or not dt.isnative:
         raise TackTypeError(
             f"Unsupported numpy dtype: {dt}. Tack arrays hold "
@@ -129,7 +166,9 @@ def promote(a: DType, b: DType) -> DType | None:
         if b is weak_float:
             return a if a.is_float else weak_float
         if a.is_float and b.is_float:
-            return a if a.bits >= b.bits else b
+            if a.bits == b.bits:  # f16 with bf16: neither holds the other; f32 holds both
+                return f32
+            return a if a.bits > b.bits else b
         return a if a.is_float else b
     if a.kind == b.kind:
         return a if a.bits >= b.bits else b
@@ -172,6 +211,8 @@ def convert(value, dt: DType):
     if dt.kind == "b":
         return 1 if value else 0
     if dt.is_float:
+        if dt.is_half:
+            return _to_half(value, dt)
         if dt.bits == 32 and isinstance(value, int) and abs(value) > 1 << 53:
             return _int_to_f32(value)  # through a double would round twice
         v = float(value)
@@ -200,6 +241,22 @@ def saturate_int(x, dt: DType):
     out = np.where(np.isnan(a), dt.np.type(0), np.where(a >= hi, dt.np.type(dt.max()), np.where(
         a <= lo, dt.np.type(dt.min()), inside))).astype(dt.np)
     return out if np.ndim(x) else out[()]
+
+
+def _to_half(value, dt: DType) -> float:
+    """A Python int or float rounded once, to nearest even, to f16 or bf16. NumPy's float64 →
+    float16 and ml_dtypes' float64 → bfloat16 casts round once, directly; an integer wider than a
+    double's 53 bits first keeps its top 53 bits and one sticky bit for those below (which lie
+    below either half type's rounding position), so it too rounds once."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        m = abs(value)
+        shift = max(0, m.bit_length() - 53)
+        if shift:
+            m = (m >> shift) | (1 if m & ((1 << shift) - 1) else 0)
+        v = math.ldexp(float(m), shift) if shift <= 971 else math.inf  # past every float: inf
+        value = -v if value < 0 else v
+    with np.errstate(over="ignore"):
+        return float(np.array(float(value), np.float64).astype(dt.np))
 
 
 def _int_to_f32(value: int) -> float:
@@ -294,11 +351,13 @@ def host_value(value, t, what: str = "fill") -> np.ndarray:
         raise TackTypeError(f"{msg}: {exc}") from None
     if v.dtype == object and v.size and all(isinstance(e, int) for e in v.reshape(-1)):
         v = np.asarray(v, np.float64)  # integers past 64 bits: out of every range below
-    if v.dtype.kind not in "biuf":
+    if not numeric_numpy(v.dtype):
         raise TackTypeError(f"{msg}: a number or an array of numbers is needed")
     elem = getattr(t, "elem", t)
     if elem.is_int and v.size:
         whole = np.trunc(v) if v.dtype.kind == "f" else v
+        if is_bfloat16(v.dtype):
+            v = whole = v.astype(np.float32)  # exact; NumPy's checks below read float32
         if v.dtype.kind == "f" and not np.isfinite(v).all():
             raise TackValueError(f"{msg}: an integer dtype holds no NaN or infinity")
         lo, hi = whole.min().item(), whole.max().item()  # Python numbers: exact comparisons

@@ -14,7 +14,7 @@ def from_dlpack(obj, device: Device | None = None) -> Array:
     tensors on a CPU device, CUDA tensors on the matching `cuda:N` device. No copy is made.
 
     Refused (TackTypeError / TackBufferError / TackValueError, nothing shared): an object
-    without `__dlpack__`, a dtype Tack lacks (float16, bool, complex, big-endian), a tensor
+    without `__dlpack__`, a dtype Tack lacks (bool, complex, big-endian), a tensor
     that is not C-contiguous, and one whose address is not a multiple of its element size
     (the generated code loads elements at their natural alignment). A read-only tensor gives a
     read-only array (`a.readonly`): kernels that may store into it refuse it before launch."""

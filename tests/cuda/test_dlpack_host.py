@@ -103,3 +103,29 @@ def test_vector_arrays_export_components_as_a_trailing_dimension():
     D._Imported(ptr, deleter, None)
     gc.collect()
     assert not set(D._live) - before
+
+
+@pytest.mark.parametrize("dtype,code", [(tack.f16, (2, 16, 1)), (tack.bf16, (4, 16, 1))])
+def test_half_dlpack_codes_round_trip(dtype, code):
+    """f16 is kDLFloat of 16 bits, bf16 kDLBfloat (dlpack.h): exported and read back as such."""
+    a = _fake_gpu_array((2, 3), dtype)
+    ptr, t, deleter = D._consume(a.__dlpack__(stream=-1))
+    assert (t.dtype.code, t.dtype.bits, t.dtype.lanes) == code
+    assert D._tensor_dtype(t) is dtype
+    D._Imported(ptr, deleter, None)
+
+
+def test_half_cuda_array_interface():
+    assert _fake_gpu_array((4,), tack.f16).__cuda_array_interface__["typestr"] == "<f2"
+    b = _fake_gpu_array((4,), tack.bf16)
+    assert not hasattr(b, "__cuda_array_interface__")  # no typestr a consumer reads as bf16
+    with pytest.raises(AttributeError, match="__dlpack__"):
+        b.__cuda_array_interface__  # noqa: B018
+
+
+def test_f16_host_dlpack_shares_memory():
+    a = tack.array(np.arange(4, dtype=np.float16))
+    b = np.from_dlpack(a)
+    assert b.dtype == np.float16 and b.tolist() == [0, 1, 2, 3]
+    back = tack.from_dlpack(np.arange(3, dtype=np.float16))
+    assert back.dtype is tack.f16

@@ -47,11 +47,11 @@ def test_non_contiguous_inputs_are_copied_in():
         np.testing.assert_array_equal(out.numpy(), np.ascontiguousarray(view).ravel() * 2)
 
 
-def test_big_endian_and_f16_rejected_without_change():
+def test_big_endian_and_longdouble_rejected_without_change():
     with pytest.raises(TypeError):
         tack.array(np.zeros(3, ">f4"))
-    with pytest.raises(TypeError, match="float16"):
-        tack.array(np.zeros(3, np.float16))
+    with pytest.raises(TypeError, match="float128|longdouble"):
+        tack.array(np.zeros(3, np.longdouble))
     a = tack.zeros(3)
     with pytest.raises(TypeError):
         tack.copyto(a, np.array(["a", "b", "c"]))

@@ -103,6 +103,10 @@ def test_supported_atomic_dtypes_are_what_the_compile_check_accepts(arch):
             continue
         hist = np.zeros(4, d.np)
         keys = np.zeros(3, np.int32)
+        if d.is_half:  # the type checker refuses half atomics on every engine (test_half.py)
+            with pytest.raises(tack.TackTypeError, match="atomic update of a"):
+                specialize(count_into, (tack.array(hist), tack.array(keys)), tack.device("cpu"))
+            continue
         kir = specialize(count_into, (tack.array(hist), tack.array(keys)), tack.device("cpu"))
         try:
             capabilities.check(kir, dev)  # what runs before rendering for `dev`

@@ -57,8 +57,9 @@ def scalar_key(v):
         if t is None:
             raise TypeError(f"integer argument {int(v)} is outside [-2**63, 2**64 - 1]")
         return t
-    if isinstance(v, (float, np.floating)):
-        return FLOAT
+    if isinstance(v, (float, np.floating)) or (isinstance(v, np.generic)
+                                                and dt.is_bfloat16(v.dtype)):
+        return FLOAT  # a half scalar too: its value is exact in f32 (docs/language.md)
     return None
 
 

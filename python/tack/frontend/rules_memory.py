@@ -137,6 +137,10 @@ class ArrayAccess:
         return VecVal(t.shape, olds, e.loc)
 
     def atomic_scalar(self, e, t, idx: tuple, value: Expr) -> Expr:
+        if t.is_half:  # no engine updates 16-bit floats atomically (docs/language.md)
+            raise self.type_error(e, f"an atomic update of a {t.name} element",
+                                  "atomics take i32, u32, i64, u64, f32 or f64 elements; "
+                                  "accumulate in an f32 array")
         out = Expr(e.op, t, idx + (value,), e.arg, e.loc)
         if not self._eager:
             return out

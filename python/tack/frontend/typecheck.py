@@ -160,7 +160,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         value = self.expr(s.value)
         self.dead.discard(name)
         return [N.Assign(s.loc, shadow, self.retype(value, t))
-                for t in (dt.f32, dt.f64)
+                for t in (dt.f16, dt.bf16, dt.f32, dt.f64)
                 for shadow in [member(name, t.name)] if shadow in self.types]
 
     def run(self) -> KernelIR:

@@ -10,6 +10,8 @@ The rule, bottom-up over each expression tree: an ADD or SUB of floats with a MU
 left one when both are) becomes `MULADD(x, y, z)` = `x * y + z`, with `c - a * b` as
 `MULADD(-a, b, c)` and `a * b - c` as `MULADD(a, b, -c)` (negation is exact). A product bound to
 a local first (`p = a * b; p + c`) is not fused: the program named the rounded product.
+Half values (f16, bf16) never fuse: `passes.half`, which runs first, rounds every half operation
+to the half type, so each is correctly rounded on its own, as in NumPy.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def _neg(e: Expr) -> Expr:
 
 
 def _fuse(e: Expr) -> Expr:
-    if e.op not in (Op.ADD, Op.SUB) or not e.dtype.is_float:
+    if e.op not in (Op.ADD, Op.SUB) or not e.dtype.is_float or e.dtype.is_half:
         return e
     a, b = e.args
     if a.op is Op.MUL and a.dtype is e.dtype:

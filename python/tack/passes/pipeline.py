@@ -5,6 +5,7 @@ from ..ir.nodes import KernelIR
 from ..ir.verify import verify
 from .bounds import add_bounds_checks
 from .cse import cse
+from .half import widen_half
 from .libmath import use_library_math
 from .linearize import linearize
 from .loops import normalize_loops
@@ -20,6 +21,7 @@ def lower(k: KernelIR, debug: bool = False, checked: bool = False,
     reports one outside its table instead of reading the last entry (passes/tables.py).
     `library_math`: the engine takes the library's float32 math functions (passes/libmath.py)."""
     verify(k, final=False)
+    k.body = widen_half(k.body)  # first: a half exp is the f32 exp, library math included
     if library_math:
         use_library_math(k)
     if debug:

@@ -64,7 +64,8 @@ from .julia_ka_rewrites import (
 
 JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
             dt.u32: "UInt32", dt.i64: "Int64", dt.u64: "UInt64", dt.f32: "Float32",
-            dt.f64: "Float64", dt.bool_: "Bool"}
+            dt.f64: "Float64", dt.bool_: "Bool", dt.f16: "Float16",
+            dt.bf16: "TkBFloat16"}  # TackRuntime's: Core.BFloat16 where Julia has it
 
 # Every compound expression is parenthesized, so Julia's precedence never matters; statements
 # drop the outermost pair. `{0}`... are the rendered operands.
@@ -148,10 +149,24 @@ def uses_lane_ids(kir: KernelIR) -> bool:
 
 # -- literals --------------------------------------------------------------------------------
 
+def _half_lit(v: float, t) -> str:
+    """A half literal: f16 as `Float16(x)` of its exact value (`NaN16`, `Inf16`), bf16 as its bits
+    reinterpreted (Julia has no bfloat16 literal)."""
+    if t is dt.bf16:
+        return f"reinterpret(TkBFloat16, UInt16(0x{int(np.array(v, t.np).view(np.uint16)):04x}))"
+    if np.isnan(v):
+        return "NaN16"
+    if np.isinf(v):
+        return ("-" if v < 0 else "") + "Inf16"
+    return f"Float16({float(v)!r})"  # the half value exactly: converted without rounding
+
+
 def _float_lit(v: float, t) -> str:
     """A typed float literal. f32: Julia's own Float32 syntax (`0.1f0`), so no Float64 constant
     exists even before constant folding; the shortest decimal is checked to survive a
     decimal→Float64→Float32 double rounding, else the exact double goes via `Float32(...)`."""
+    if t.is_half:
+        return _half_lit(v, t)
     if np.isnan(v):
         return "NaN32" if t is dt.f32 else "NaN64"
     if np.isinf(v):
@@ -198,6 +213,8 @@ def _cast(e: Expr, x: str) -> str:
         return f"({x} % {_typ(dst)})"
     if src.is_float and dst.is_int:
         return f"tk_fptoi({_typ(dst)}, {_strip(x)})"
+    if dst is dt.bf16 or src is dt.bf16:  # f32 ↔ bf16 only (passes/half.py): TackRuntime's
+        return f"{'tk_bf16' if dst is dt.bf16 else 'tk_f32'}({_strip(x)})"
     return f"{_typ(dst)}({_strip(x)})"
 
 
@@ -311,7 +328,8 @@ class _Printer:
 
     def declare(self, n: str, depth: int, loc) -> None:
         t = _typ(self.types[n])
-        self.emit(depth, f"local {self.names[n]}::{t} = zero({t})", loc)
+        zero = f"zero({t})" if self.types[n] is not dt.bf16 else _half_lit(0.0, dt.bf16)
+        self.emit(depth, f"local {self.names[n]}::{t} = {zero}", loc)  # (no zero for TkBFloat16)
 
     def stmt_Assign(self, s: Assign, d: int) -> None:
         self.emit(d, f"{self.names[s.name]} = {_strip(self.expr(s.value))}", s.loc)

@@ -18,11 +18,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 import llvmlite.binding as llvm
+import numpy as np
 from llvmlite import ir
 
 from ..builtins.entry import Lowering
 from ..builtins.registry import by_op, lowered
-from ..dtypes import DType, i64
+from ..dtypes import DType, bf16, f16, f32, i64
 from ..errors import RenderError
 from ..ir.nodes import (
     Assign,
@@ -40,6 +41,7 @@ from ..ir.nodes import (
 from ..ir.ops import Op
 from .llvm_bits import BitRendering
 from .llvm_entry import CPUEntry, entry_name
+from .llvm_half import bf16_to_f32, f16_converters, f32_to_bf16
 from .llvm_support import (
     ATOMIC_RMW,
     CMP,
@@ -62,6 +64,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
     """A printer: one method per op family (looked up through `EMIT`), one per statement class."""
 
     triple: str | None = None  # None: the host process triple
+    # Whether the target converts f32 ↔ f16 in hardware (render/llvm_half.py); None: this
+    # process's CPU, as llvmlite reports its features (the CPU engine passes its chosen target's)
+    f16_native: bool | None = None
     array_addrspace = 0
     table_addrspace = 0  # constant tables (`KernelIR.tables`)
     engine = "cpu"  # which lowering of a builtin's entry this printer reads
@@ -81,7 +86,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
 
     # ---- types -------------------------------------------------------------------------------
     def ll_type(self, dt: DType) -> ir.Type:
-        if dt.kind in "iub" and dt.bits:
+        if dt is f16:
+            return ir.HalfType()
+        if dt.kind in "iub" and dt.bits or dt is bf16:  # bf16: its bits (render/llvm_half.py)
             return ir.IntType(dt.bits)
         if dt.kind == "f" and dt.bits in (32, 64):
             return ir.FloatType() if dt.bits == 32 else ir.DoubleType()
@@ -192,6 +199,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
         return [self.expr(a) for a in e.args]
 
     def const(self, e: Expr) -> ir.Value:
+        if e.dtype is bf16:  # its bit pattern
+            bits = np.array(e.arg, bf16.np).view(np.int16).item()
+            return ir.Constant(self.ll_type(bf16), bits)
         return scalar_constant(self.ll_type(e.dtype), e.dtype, e.arg)
 
     def var(self, e: Expr) -> ir.Value:
@@ -375,10 +385,27 @@ class LLVMRenderer(BitRendering, CPUEntry):
         return self.cast(self.expr(e.args[0]), e.args[0].dtype, e.dtype, e)
 
     def cast(self, v: ir.Value, src: DType, dst: DType, e: Expr | None = None) -> ir.Value:
+        if (src.is_half or dst.is_half) and f32 not in (src, dst):  # passes/half.py leaves none
+            raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
+        if dst is bf16:
+            return f32_to_bf16(self.b, v)
+        if src is bf16:
+            return bf16_to_f32(self.b, v)
+        if f16 in (src, dst) and not self.native_f16():
+            to_f16, to_f32 = f16_converters(self.module)
+            return self.b.call(to_f16 if dst is f16 else to_f32, [v])
         out = convert(self.b, v, src, dst, self.ll_type(dst))
         if out is None:
             raise self.missing(e) if e is not None else RenderError(f"cast {src.name}→{dst.name}")
         return out
+
+    def native_f16(self) -> bool:
+        """`f16_native`, or for None the host's: x86-64 needs F16C, other targets have it."""
+        if self.f16_native is None:
+            features = llvm.get_host_cpu_features().flatten().split(",")
+            self.f16_native = not self.module.triple.startswith(("x86_64", "i686")) \
+                or "+f16c" in features
+        return self.f16_native
 
     # ---- statements ----------------------------------------------------------------------------
     def stmts(self, body) -> None:

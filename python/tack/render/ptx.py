@@ -66,6 +66,7 @@ class PTXRenderer(LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
 
     triple = TRIPLE
+    f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
     array_addrspace = 1  # arrays are global memory: ld.global / st.global / atom.global
     # Constant tables are read-only global memory too, not `.const` (4): a lookup table is
     # indexed by per-thread data, and the constant cache serves one address per warp at a time

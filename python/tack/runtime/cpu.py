@@ -422,6 +422,7 @@ def render(kir: KernelIR) -> str:
     assert entry_name(kir) == entry_symbol(kir)
     r = PollingRenderer()
     r.triple = llvm_host.process_triple()
+    r.f16_native = llvm_host.has_f16_conversions()
     return r.render(kir)
 
 

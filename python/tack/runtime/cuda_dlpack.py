@@ -34,6 +34,11 @@ from ..errors import TackBufferError, TackTypeError
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 _CODES = {"i": 0, "u": 1, "f": 2}
 _KINDS = {v: k for k, v in _CODES.items()}
+kDLBfloat = 4  # bfloat16 has a type code of its own (dlpack.h's DLDataTypeCode)
+
+
+def _code(scalar) -> int | None:
+    return kDLBfloat if scalar is dt.bf16 else _CODES.get(scalar.kind)
 READ_ONLY = 1
 
 
@@ -114,7 +119,7 @@ def _fill(t: DLTensor, ptr: int, phys: tuple, scalar, device_type: int, device_i
     t.data = ptr or None
     t.device = DLDevice(device_type, device_id)
     t.ndim = ndim
-    t.dtype = DLDataType(_CODES[scalar.kind], scalar.bits, 1)
+    t.dtype = DLDataType(_code(scalar), scalar.bits, 1)
     t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
     t.strides = None  # compact row-major
     t.byte_offset = 0
@@ -161,7 +166,7 @@ def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version
                               f"device {tuple(dl_device)} without a copy")
     if copy:
         raise TackBufferError("tack.Array.__dlpack__ shares memory; copy=True is not supported")
-    if scalar.kind not in _CODES:
+    if _code(scalar) is None:
         raise TackBufferError(f"dtype {scalar.name} has no DLPack code")
     _wait_for_tack(engine, stream)
     engine.share(ptr)  # the consumer's stream may read it after Tack's array goes: not reused
@@ -185,6 +190,9 @@ def export(engine, ptr: int, phys: tuple, scalar, keep, stream=None, max_version
 def cuda_array_interface(engine, ptr: int, phys: tuple, scalar) -> dict:
     """`__cuda_array_interface__` (version 3) of the CUDA engine's memory at `ptr`, whose
     block is then not reused by the caching allocator (a consumer may read it on its stream)."""
+    if scalar is dt.bf16:  # NumPy's typestr of ml_dtypes' bfloat16 is '<V2': no consumer's
+        raise AttributeError("a bf16 tack.Array has no __cuda_array_interface__ (its typestr "
+                             "would be raw bytes); use __dlpack__ (kDLBfloat)")
     engine.share(ptr)
     return {"shape": phys, "typestr": scalar.np.str, "data": (ptr, False), "version": 3,
             "strides": None, "stream": engine.stream_ptr}
@@ -208,6 +216,8 @@ class _Imported:
 
 
 def _tensor_dtype(t: DLTensor):
+    if (t.dtype.code, t.dtype.bits, t.dtype.lanes) == (kDLBfloat, 16, 1):
+        return dt.bf16
     kind = _KINDS.get(t.dtype.code)
     if kind is None or t.dtype.lanes != 1:
         raise TackTypeError(f"DLPack dtype (code {t.dtype.code}, bits {t.dtype.bits}, lanes "

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..capabilities import check_atomic_widths
+from ..dtypes import bf16, is_bfloat16
 from ..errors import TackRuntimeError, TackTypeError, TackValueError
 from ..ir.nodes import KernelIR
 from ..ir.ops import ATOMIC
@@ -323,7 +324,10 @@ class JuliaKernel(Launchable):
     def __init__(self, engine: JuliaEngine, kir: KernelIR, fn, source: str):
         self.engine, self.name, self.params, self.fn = engine, kir.name, kir.params, fn
         self.source = source
-        self.written = np.array([p.kind == "array" and p.written for p in kir.params], np.bool_)
+        # TackRuntime.launch!'s flags: bit 0 written, bit 1 a bf16 array passed as its bits
+        self.written = np.array([(p.kind == "array" and p.written)
+                                 | 2 * (p.kind == "array" and p.dtype is bf16)
+                                 for p in kir.params], np.uint8)
 
     def launch(self, args, n: int) -> None:
         """NumPy arrays: `TackRuntime.launch!` (in place on the CPU, uploaded and downloaded on
@@ -367,10 +371,13 @@ class JuliaKernel(Launchable):
 
     def _array(self, p, a) -> np.ndarray:
         a = host_array(self.name, p, _unwrap(a)[0])
+        if p.dtype is bf16:  # its bits: launch! reinterprets them (self.written's bit 1)
+            a = a.view(np.uint16)
         return a.reshape(-1)  # a view: the kernel works in the caller's memory
 
     def _scalar(self, p, v):
-        if not isinstance(v, (int, float, np.number, np.bool_)):
+        if not isinstance(v, (int, float, np.number, np.bool_)) and not (
+                isinstance(v, np.generic) and is_bfloat16(v.dtype)):  # an f32 parameter
             raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
                                 f"got {type(v).__name__}")
         # A Python bool for Bool: PythonCall's rule is named `numpy:bool_`, which NumPy 2's

@@ -292,6 +292,17 @@ def target_info() -> dict:
     return info if chosen is None else dict(info, cpu=chosen[0], features=chosen[1])
 
 
+def has_f16_conversions() -> bool:
+    """Whether the target (the host's, or the chosen one) converts f32 ↔ f16 in hardware: x86-64
+    needs F16C, named in its features (a CPU name such as x86-64-v3 that implies it without
+    naming it counts as without: the conversions are then integer code, the same bits slower);
+    other architectures have it."""
+    info = target_info()
+    if not info["triple"].startswith(("x86_64", "i686")):
+        return True
+    return "+f16c" in info["features"].split(",")
+
+
 def host_target_machine(opt: int = 3, jit: bool = False):
     """A target machine for this CPU with all its features (AVX2/AVX-512 where present), or for
     the chosen target (`cpu_target`)."""

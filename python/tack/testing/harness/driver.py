@@ -65,10 +65,12 @@ def _dtypes(dtypes, kernel: bool) -> tuple[str, ...]:
     for d in names:
         if kernel:
             try:
-                from_numpy(d)
+                half = from_numpy(d).is_half
             except TypeError:
-                raise TackValueError(f"A @tack.kernel subject cannot be tested on {d}: Tack "
-                                     "arrays hold i8..u64, f32 and f64") from None
+                half = True
+            if half:  # the harness's inputs and tolerances for half kernels are not written yet
+                raise TackValueError(f"A @tack.kernel subject cannot be tested on {d}: the "
+                                     "harness tests kernels on i8..u64, f32 and f64")
     return names
 
 

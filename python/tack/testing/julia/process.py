@@ -25,8 +25,10 @@ import numpy as np
 
 JULIA_TYPES = {"bool": "Bool", "int8": "Int8", "int16": "Int16", "int32": "Int32",
                "int64": "Int64", "uint8": "UInt8", "uint16": "UInt16", "uint32": "UInt32",
-               "uint64": "UInt64", "float32": "Float32", "float64": "Float64"}
-_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+               "uint64": "UInt64", "float16": "Float16", "float32": "Float32",
+               "float64": "Float64"}
+_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}
 
 
 class JuliaError(RuntimeError):

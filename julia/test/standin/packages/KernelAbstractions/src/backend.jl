@@ -160,7 +160,9 @@ ndrange(ctx::Context) = ctx.ndrange
 # KA leaves `@localmem` and `@private` storage uninitialized (an `MArray(undef)`); the stand-in
 # fills it with a recognizable garbage pattern, so a kernel that reads it before writing fails
 # visibly instead of seeing zeros by luck.
-garbage(::Type{T}) where {T<:AbstractFloat} = T(NaN)
+garbage(::Type{T}) where {T<:Union{Float16,Float32,Float64}} = T(NaN)
+# Another float type (a bfloat16 without arithmetic, such as TackRuntime's own): all bits set, a NaN
+garbage(::Type{T}) where {T<:AbstractFloat} = reinterpret(T, 0xffffffffffffffff % UInt16)
 garbage(::Type{Bool}) = true
 garbage(::Type{T}) where {T<:Integer} = 0x5a5a5a5a5a5a5a5a % T
 garbage(::Type{T}) where {T} = error("no garbage pattern for $T")

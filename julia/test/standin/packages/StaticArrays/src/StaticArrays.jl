@@ -17,7 +17,9 @@ export MVector
 """True: this is Tack's stand-in, not StaticArrays.jl."""
 const STANDIN = true
 
-garbage(::Type{T}) where {T<:AbstractFloat} = T(NaN)
+garbage(::Type{T}) where {T<:Union{Float16,Float32,Float64}} = T(NaN)
+# Another float type (a bfloat16 without arithmetic, such as TackRuntime's own): all bits set, a NaN
+garbage(::Type{T}) where {T<:AbstractFloat} = reinterpret(T, 0xffffffffffffffff % UInt16)
 garbage(::Type{Bool}) = true
 garbage(::Type{T}) where {T<:Integer} = 0x5a5a5a5a5a5a5a5a % T
 garbage(::Type{T}) where {T} = error("no garbage pattern for $T")
