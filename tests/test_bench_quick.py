@@ -30,6 +30,7 @@ RUNS = {
     "first_call.py": [([], None)],
     "first_call_phases.py": [([], None), (["--path", "typed"], None)],
     "gpu.py": [([], "cuda")],
+    "half.py": [([], None)],
     "ops.py": [([], None), (["--gpu"], "cuda")],
     "polls.py": [([], None)],
     "sanitizer.py": [([], None)],
