@@ -103,7 +103,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_728c57d9(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_13105a8a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
     acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
@@ -143,7 +143,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = 0.0f0  # attention.py:48
                 for outer d in Int64(0):Int64(15)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -156,7 +156,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(15)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -168,7 +168,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_485139d2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_c4b06e09(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
     acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
@@ -208,7 +208,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = 0.0f0  # attention.py:48
                 for outer d in Int64(0):Int64(31)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -221,7 +221,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(31)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -233,7 +233,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_e024ac8e(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_4fabf2f0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
     acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
@@ -273,7 +273,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = 0.0f0  # attention.py:48
                 for outer d in Int64(0):Int64(63)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -286,7 +286,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(63)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -298,7 +298,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_a56813ed(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_6a8011ed(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
     acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
@@ -338,7 +338,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = 0.0f0  # attention.py:48
                 for outer d in Int64(0):Int64(127)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -351,7 +351,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(127)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -363,7 +363,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_b08a3685(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_7cd80897(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float32 (512,)  # attention.py:67
@@ -497,7 +497,7 @@ end
                 score[1] = 0.0f0  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -512,7 +512,7 @@ end
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -531,10 +531,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b08a3685)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_7cd80897)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_fbf06fc0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_9ca43374(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float32 (1024,)  # attention.py:67
@@ -668,7 +668,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b08a3685)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -683,7 +683,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b08a3685)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -702,10 +702,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b08a3685)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fbf06fc0)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9ca43374)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_d6363808(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_e76f0c0c(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float32 (2048,)  # attention.py:67
@@ -839,7 +839,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fbf06fc0)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -854,7 +854,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fbf06fc0)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -873,10 +873,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fbf06fc0)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6363808)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e76f0c0c)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_6d1979d7(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_0cd2edcc(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float32 (4096,)  # attention.py:67
@@ -1010,7 +1010,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6363808)) = 256  # attention.
                 score[1] = 0.0f0  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -1025,7 +1025,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6363808)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -1044,10 +1044,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6363808)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6d1979d7)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0cd2edcc)) = 256  # attention.py:67
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_abb487f9(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_9fcbc6c7(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
     acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
@@ -1087,7 +1087,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6d1979d7)) = 256  # attention.
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = Float64(0.0)  # attention.py:48
                 for outer d in Int64(0):Int64(15)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -1100,7 +1100,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6d1979d7)) = 256  # attention.
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(15)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -1112,7 +1112,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6d1979d7)) = 256  # attention.
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_fa35cd15(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_91cb95bf(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
     acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
@@ -1152,7 +1152,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = Float64(0.0)  # attention.py:48
                 for outer d in Int64(0):Int64(31)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -1165,7 +1165,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(31)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -1177,7 +1177,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_feb41a61(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_3c3dcbe2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
     acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
@@ -1217,7 +1217,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = Float64(0.0)  # attention.py:48
                 for outer d in Int64(0):Int64(63)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -1230,7 +1230,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(63)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -1242,7 +1242,7 @@ end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_5f5b93cd(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
+@kernel function tk__rows_fa3ded77(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
     tk_gi = @index(Global, Linear)  # attention.py:36
     qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
     acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
@@ -1282,7 +1282,7 @@ end
             for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
                 score = Float64(0.0)  # attention.py:48
                 for outer d in Int64(0):Int64(127)  # attention.py:49
-                    score = muladd(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
                 end
                 if score > m  # attention.py:51
                     corr = exp(m - score)  # attention.py:52
@@ -1295,7 +1295,7 @@ end
                 p = exp(score - m)  # attention.py:57
                 total = total + p  # attention.py:58
                 for outer d in Int64(0):Int64(127)  # attention.py:59
-                    acc[d + 1] = muladd(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
+                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
                 end
             end
         end
@@ -1307,7 +1307,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_71145cef(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_a8b656eb(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float64 (512,)  # attention.py:67
@@ -1441,7 +1441,7 @@ end
                 score[1] = Float64(0.0)  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -1456,7 +1456,7 @@ end
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -1475,10 +1475,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_71145cef)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a8b656eb)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_f3c19064(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_e03f082b(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float64 (1024,)  # attention.py:67
@@ -1612,7 +1612,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_71145cef)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -1627,7 +1627,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_71145cef)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -1646,10 +1646,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_71145cef)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f3c19064)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e03f082b)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_1f801fd4(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_6e954f45(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float64 (2048,)  # attention.py:67
@@ -1783,7 +1783,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f3c19064)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -1798,7 +1798,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f3c19064)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -1817,10 +1817,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_f3c19064)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1f801fd4)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e954f45)) = 256  # attention.py:67
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_415b0008(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
+@kernel function tk__blocked_5793bc46(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
     tk_gi = @index(Global, Linear)  # attention.py:67
     tk_li = @index(Local, Linear)  # attention.py:67
     k_s = @localmem Float64 (4096,)  # attention.py:67
@@ -1954,7 +1954,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1f801fd4)) = 256  # attention.
                 score[1] = Float64(0.0)  # attention.py:92
                 KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
                     d[1] = tk_f3  # attention.py:93
-                    score[1] = muladd(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
                 end
                 if score[1] > m[1]  # attention.py:95
                     corr[1] = exp(m[1] - score[1])  # attention.py:96
@@ -1969,7 +1969,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1f801fd4)) = 256  # attention.
                 total[1] = total[1] + p[1]  # attention.py:102
                 KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
                     d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = muladd(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
                 end
             end
         end
@@ -1988,27 +1988,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1f801fd4)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_415b0008)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_5793bc46)) = 256  # attention.py:67
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_728c57d9,
-        (:rows, Float32, 32) => tk__rows_485139d2,
-        (:rows, Float32, 64) => tk__rows_e024ac8e,
-        (:rows, Float32, 128) => tk__rows_a56813ed,
-        (:blocked, Float32, 16) => tk__blocked_b08a3685,
-        (:blocked, Float32, 32) => tk__blocked_fbf06fc0,
-        (:blocked, Float32, 64) => tk__blocked_d6363808,
-        (:blocked, Float32, 128) => tk__blocked_6d1979d7,
-        (:rows, Float64, 16) => tk__rows_abb487f9,
-        (:rows, Float64, 32) => tk__rows_fa35cd15,
-        (:rows, Float64, 64) => tk__rows_feb41a61,
-        (:rows, Float64, 128) => tk__rows_5f5b93cd,
-        (:blocked, Float64, 16) => tk__blocked_71145cef,
-        (:blocked, Float64, 32) => tk__blocked_f3c19064,
-        (:blocked, Float64, 64) => tk__blocked_1f801fd4,
-        (:blocked, Float64, 128) => tk__blocked_415b0008,
+        (:rows, Float32, 16) => tk__rows_13105a8a,
+        (:rows, Float32, 32) => tk__rows_c4b06e09,
+        (:rows, Float32, 64) => tk__rows_4fabf2f0,
+        (:rows, Float32, 128) => tk__rows_6a8011ed,
+        (:blocked, Float32, 16) => tk__blocked_7cd80897,
+        (:blocked, Float32, 32) => tk__blocked_9ca43374,
+        (:blocked, Float32, 64) => tk__blocked_e76f0c0c,
+        (:blocked, Float32, 128) => tk__blocked_0cd2edcc,
+        (:rows, Float64, 16) => tk__rows_9fcbc6c7,
+        (:rows, Float64, 32) => tk__rows_91cb95bf,
+        (:rows, Float64, 64) => tk__rows_3c3dcbe2,
+        (:rows, Float64, 128) => tk__rows_fa3ded77,
+        (:blocked, Float64, 16) => tk__blocked_a8b656eb,
+        (:blocked, Float64, 32) => tk__blocked_e03f082b,
+        (:blocked, Float64, 64) => tk__blocked_6e954f45,
+        (:blocked, Float64, 128) => tk__blocked_5793bc46,
     )
 end
 

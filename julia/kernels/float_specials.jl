@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `float_specials`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_float_specials_8c327397(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:63
+@kernel function tk_float_specials_240558c4(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:63
     tk_gi = @index(Global, Linear)  # extra_kernels.py:63
     tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:63
     local i::Int64 = zero(Int64)  # extra_kernels.py:63
@@ -24,10 +24,10 @@ using .TackRuntime
         elseif v == 0.0f0  # extra_kernels.py:71
             r = copysign(1.0f-7, v)  # extra_kernels.py:72
         else
-            r = muladd(v, 1.5f-7, 2500000.0f0)  # extra_kernels.py:74
+            r = fma(v, 1.5f-7, 2500000.0f0)  # extra_kernels.py:74
         end
         out[i + 1] = r  # extra_kernels.py:75
     end
 end
 
-const tack_float_specials = tk_float_specials_8c327397
+const tack_float_specials = tk_float_specials_240558c4

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `init_particles`, specialization (pos: f32[?, 3], vel: f32[?, 3], n: i32, frame: i32)
-@kernel function tk_init_particles_66402630(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
+@kernel function tk_init_particles_b553d4ba(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
     tk_gi = @index(Global, Linear)  # corpus.py:609
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:609
     local i::Int32 = zero(Int32)  # corpus.py:609
@@ -104,8 +104,8 @@ using .TackRuntime
         tk_v_advance_ret38 = xor(tk_v_advance_w36 >>> UInt32(22), tk_v_advance_w36)  # random.py:26
         tk_v_direction3_s231 = tk_v_advance_ret38  # random.py:61
         tk_v_unit_ret39 = Float32(tk_v_direction3_s231 >>> UInt32(8)) * 5.9604645f-8  # random.py:36
-        tk_v_direction3_z32 = muladd(tk_v_unit_ret39, 2.0f0, -1.0f0)  # random.py:62
-        tk_v_direction3_r30 = tk_sqrt(muladd(-tk_v_direction3_z32, tk_v_direction3_z32, 1.0f0))  # random.py:63
+        tk_v_direction3_z32 = fma(tk_v_unit_ret39, 2.0f0, -1.0f0)  # random.py:62
+        tk_v_direction3_r30 = tk_sqrt(fma(-tk_v_direction3_z32, tk_v_direction3_z32, 1.0f0))  # random.py:63
         tk_v_advance_x41 = (tk_v_direction3_s231 * UInt32(747796405)) + UInt32(2891336453)  # random.py:24
         tk_v_advance_w40 = xor(tk_v_advance_x41 >>> (((((tk_v_advance_x41 >>> UInt32(28)) % Int64) + Int64(4)) % UInt32) & UInt32(31)), tk_v_advance_x41) * UInt32(277803737)  # random.py:25
         tk_v_advance_ret42 = xor(tk_v_advance_w40 >>> UInt32(22), tk_v_advance_w40)  # random.py:26
@@ -117,7 +117,7 @@ using .TackRuntime
         tk_v_d_1 = tk_v_direction3_ret33_1  # corpus.py:614
         tk_v_d_2 = tk_v_direction3_ret33_2  # corpus.py:614
         state = tk_v_direction3_ret34  # corpus.py:614
-        tk_v_v1 = muladd(0.6f0, u, 0.4f0)  # corpus.py:615
+        tk_v_v1 = fma(0.6f0, u, 0.4f0)  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = tk_v_d_0 * tk_v_v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = tk_v_d_1 * tk_v_v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(2)) + 1] = tk_v_d_2 * tk_v_v1  # corpus.py:615
@@ -127,4 +127,4 @@ using .TackRuntime
     end
 end
 
-const tack_init_particles = tk_init_particles_66402630
+const tack_init_particles = tk_init_particles_b553d4ba

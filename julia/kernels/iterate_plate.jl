@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `iterate_plate`, specialization (scale: f32, p.ny: i32, p.nx: i32, p.temp: f32[?, 9], p.out: f32[?, 9], .start0: i64, .start1: i64, .ext1: i64)
-@kernel function tk_iterate_plate_1465082f(scale::Float32, tk_v_p_ny::Int32, tk_v_p_nx::Int32, tk_v_p_temp::AbstractVector{Float32}, tk_v_p_out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:947
+@kernel function tk_iterate_plate_de81e5a0(scale::Float32, tk_v_p_ny::Int32, tk_v_p_nx::Int32, tk_v_p_temp::AbstractVector{Float32}, tk_v_p_out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:947
     tk_gi = @index(Global, Linear)  # corpus.py:947
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:947
     local tk_v_c_1_2::Int32 = zero(Int32)  # corpus.py:947
@@ -21,8 +21,8 @@ using .TackRuntime
         tk_v_c_0 = tk_v_c_0_1  # corpus.py:948
         tk_v_c_1 = tk_v_c_1_2  # corpus.py:948
         tk_v_cse1 = ((tk_v_c_1 % Int64) * Int64(9)) + (tk_v_c_0 % Int64)  # corpus.py:949
-        tk_v_p_out[tk_v_cse1 + 1] = muladd(tk_v_p_temp[tk_v_cse1 + 1], scale, Float32(tk_v_c_0 - (Int32(2) * tk_v_c_1)))  # corpus.py:949
+        tk_v_p_out[tk_v_cse1 + 1] = fma(tk_v_p_temp[tk_v_cse1 + 1], scale, Float32(tk_v_c_0 - (Int32(2) * tk_v_c_1)))  # corpus.py:949
     end
 end
 
-const tack_iterate_plate = tk_iterate_plate_1465082f
+const tack_iterate_plate = tk_iterate_plate_de81e5a0

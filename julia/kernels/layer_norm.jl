@@ -103,7 +103,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_ae806fbd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:22
+@kernel function tk__layer_rows_ec4c19d4(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:22
     tk_gi = @index(Global, Linear)  # norms.py:22
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
     tk_v_row_fold_acc25 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
@@ -214,7 +214,7 @@ end
                 tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
-                tk_v_add_square_dev_ret34 = muladd(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
+                tk_v_add_square_dev_ret34 = fma(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
                 tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
             end
             tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
@@ -223,7 +223,7 @@ end
             tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
             tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
             tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
-            tk_v_add_square_dev_ret38 = muladd(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
+            tk_v_add_square_dev_ret38 = fma(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
             tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
             tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
         end
@@ -248,7 +248,7 @@ end
         if Int32(0) < n  # norms.py:27
             for outer c in Int32(0):(n - Int32(1))  # norms.py:27
                 tk_v_cse1 = (base + c) % Int64  # norms.py:28
-                y[tk_v_cse1 + 1] = muladd((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:29
@@ -257,7 +257,7 @@ end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_668bcc8c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_6f1db8f2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (1,)  # norms.py:46
@@ -345,7 +345,7 @@ end
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -385,7 +385,7 @@ end
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -393,10 +393,10 @@ end
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_668bcc8c)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6f1db8f2)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_9a7e5196(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_6f023e63(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (2,)  # norms.py:46
@@ -484,7 +484,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_668bcc8c)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -524,7 +524,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_668bcc8c)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -532,10 +532,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_668bcc8c)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a7e5196)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6f023e63)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_523dd40e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_baee2bb3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (4,)  # norms.py:46
@@ -623,7 +623,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a7e5196)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -663,7 +663,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a7e5196)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -671,10 +671,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a7e5196)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_523dd40e)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_baee2bb3)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_7d66677a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_3d4451f5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (8,)  # norms.py:46
@@ -762,7 +762,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_523dd40e)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -802,7 +802,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_523dd40e)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -810,10 +810,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_523dd40e)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7d66677a)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3d4451f5)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_8b48ffcd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_c8e43c07(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (16,)  # norms.py:46
@@ -901,7 +901,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7d66677a)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -941,7 +941,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7d66677a)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -949,10 +949,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7d66677a)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b48ffcd)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c8e43c07)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_d31f1bdf(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_88fc26dc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float32 (32,)  # norms.py:46
@@ -1040,7 +1040,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b48ffcd)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -1080,7 +1080,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b48ffcd)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -1088,10 +1088,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8b48ffcd)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1bdf)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_88fc26dc)) = 256  # norms.py:46
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_746f4d62(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:97
+@kernel function tk__layer_long_ac667016(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:97
     tk_gi = @index(Global, Linear)  # norms.py:97
     tk_li = @index(Local, Linear)  # norms.py:97
     tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:97
@@ -1185,7 +1185,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1bdf)) = 256  # n
         for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:107
             c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:107
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:108
-            q = muladd(d, d, q)  # norms.py:109
+            q = fma(d, d, q)  # norms.py:109
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
@@ -1231,7 +1231,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1bdf)) = 256  # n
         for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:111
             c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:111
             tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:112
-            y[tk_v_cse7 + 1] = muladd((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
         end
     end
     if lane[1] == Int32(0)  # norms.py:113
@@ -1239,10 +1239,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1bdf)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:115
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.py:97
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ac667016)) = 256  # norms.py:97
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_4c8db69b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:22
+@kernel function tk__layer_rows_1e378f71(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:22
     tk_gi = @index(Global, Linear)  # norms.py:22
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
     tk_v_row_fold_acc25 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
@@ -1353,7 +1353,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.p
                 tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
-                tk_v_add_square_dev_ret34 = muladd(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
+                tk_v_add_square_dev_ret34 = fma(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
                 tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
             end
             tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
@@ -1362,7 +1362,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.p
             tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
             tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
             tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
-            tk_v_add_square_dev_ret38 = muladd(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
+            tk_v_add_square_dev_ret38 = fma(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
             tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
             tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
         end
@@ -1387,7 +1387,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.p
         if Int32(0) < n  # norms.py:27
             for outer c in Int32(0):(n - Int32(1))  # norms.py:27
                 tk_v_cse1 = (base + c) % Int64  # norms.py:28
-                y[tk_v_cse1 + 1] = muladd((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
             end
         end
         mean[(r % Int64) + 1] = mu  # norms.py:29
@@ -1396,7 +1396,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_746f4d62)) = 256  # norms.p
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_460cc4fa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_219be3d1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (1,)  # norms.py:46
@@ -1484,7 +1484,7 @@ end
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -1524,7 +1524,7 @@ end
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -1532,10 +1532,10 @@ end
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_460cc4fa)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_219be3d1)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_e2349fb6(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_ebe5fbe3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (2,)  # norms.py:46
@@ -1623,7 +1623,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_460cc4fa)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -1663,7 +1663,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_460cc4fa)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -1671,10 +1671,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_460cc4fa)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e2349fb6)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ebe5fbe3)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_d3a40a75(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_3ad2fbfe(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (4,)  # norms.py:46
@@ -1762,7 +1762,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e2349fb6)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -1802,7 +1802,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e2349fb6)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -1810,10 +1810,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_e2349fb6)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d3a40a75)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3ad2fbfe)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_afdb7562(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_9e2cd67c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (8,)  # norms.py:46
@@ -1901,7 +1901,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d3a40a75)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -1941,7 +1941,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d3a40a75)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -1949,10 +1949,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d3a40a75)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_afdb7562)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9e2cd67c)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_5081553c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_422b9db9(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (16,)  # norms.py:46
@@ -2040,7 +2040,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_afdb7562)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -2080,7 +2080,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_afdb7562)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -2088,10 +2088,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_afdb7562)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5081553c)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_422b9db9)) = 256  # norms.py:46
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_eb3b1a45(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
+@kernel function tk_layer_norm_cached_d31f1e85(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
     tk_gi = @index(Global, Linear)  # norms.py:46
     tk_li = @index(Local, Linear)  # norms.py:46
     vals = @private Float64 (32,)  # norms.py:46
@@ -2179,7 +2179,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5081553c)) = 256  # n
     KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:59
         k[1] = tk_f2  # norms.py:59
         d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = muladd(d, d, q)  # norms.py:61
+        q = fma(d, d, q)  # norms.py:61
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
@@ -2219,7 +2219,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5081553c)) = 256  # n
         k[1] = tk_f3  # norms.py:63
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
         if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = muladd((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
         end
     end
     if lane[1] == Int32(0)  # norms.py:67
@@ -2227,10 +2227,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5081553c)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_eb3b1a45)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1e85)) = 256  # norms.py:46
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_ec02cb98(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:97
+@kernel function tk__layer_long_998dd234(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:97
     tk_gi = @index(Global, Linear)  # norms.py:97
     tk_li = @index(Local, Linear)  # norms.py:97
     tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:97
@@ -2324,7 +2324,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_eb3b1a45)) = 256  # n
         for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:107
             c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:107
             d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:108
-            q = muladd(d, d, q)  # norms.py:109
+            q = fma(d, d, q)  # norms.py:109
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
@@ -2370,7 +2370,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_eb3b1a45)) = 256  # n
         for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:111
             c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:111
             tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:112
-            y[tk_v_cse7 + 1] = muladd((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
         end
     end
     if lane[1] == Int32(0)  # norms.py:113
@@ -2378,27 +2378,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_eb3b1a45)) = 256  # n
         rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:115
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ec02cb98)) = 256  # norms.py:97
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_998dd234)) = 256  # norms.py:97
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_ae806fbd,
-        (:cached, Float32, 1) => tk_layer_norm_cached_668bcc8c,
-        (:cached, Float32, 2) => tk_layer_norm_cached_9a7e5196,
-        (:cached, Float32, 4) => tk_layer_norm_cached_523dd40e,
-        (:cached, Float32, 8) => tk_layer_norm_cached_7d66677a,
-        (:cached, Float32, 16) => tk_layer_norm_cached_8b48ffcd,
-        (:cached, Float32, 32) => tk_layer_norm_cached_d31f1bdf,
-        (:long, Float32, 0) => tk__layer_long_746f4d62,
-        (:rows, Float64, 0) => tk__layer_rows_4c8db69b,
-        (:cached, Float64, 1) => tk_layer_norm_cached_460cc4fa,
-        (:cached, Float64, 2) => tk_layer_norm_cached_e2349fb6,
-        (:cached, Float64, 4) => tk_layer_norm_cached_d3a40a75,
-        (:cached, Float64, 8) => tk_layer_norm_cached_afdb7562,
-        (:cached, Float64, 16) => tk_layer_norm_cached_5081553c,
-        (:cached, Float64, 32) => tk_layer_norm_cached_eb3b1a45,
-        (:long, Float64, 0) => tk__layer_long_ec02cb98,
+        (:rows, Float32, 0) => tk__layer_rows_ec4c19d4,
+        (:cached, Float32, 1) => tk_layer_norm_cached_6f1db8f2,
+        (:cached, Float32, 2) => tk_layer_norm_cached_6f023e63,
+        (:cached, Float32, 4) => tk_layer_norm_cached_baee2bb3,
+        (:cached, Float32, 8) => tk_layer_norm_cached_3d4451f5,
+        (:cached, Float32, 16) => tk_layer_norm_cached_c8e43c07,
+        (:cached, Float32, 32) => tk_layer_norm_cached_88fc26dc,
+        (:long, Float32, 0) => tk__layer_long_ac667016,
+        (:rows, Float64, 0) => tk__layer_rows_1e378f71,
+        (:cached, Float64, 1) => tk_layer_norm_cached_219be3d1,
+        (:cached, Float64, 2) => tk_layer_norm_cached_ebe5fbe3,
+        (:cached, Float64, 4) => tk_layer_norm_cached_3ad2fbfe,
+        (:cached, Float64, 8) => tk_layer_norm_cached_9e2cd67c,
+        (:cached, Float64, 16) => tk_layer_norm_cached_422b9db9,
+        (:cached, Float64, 32) => tk_layer_norm_cached_d31f1e85,
+        (:long, Float64, 0) => tk__layer_long_998dd234,
     )
 end
 

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `math_builtins`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_math_builtins_548d2cdc(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:192
+@kernel function tk_math_builtins_27886123(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:192
     tk_gi = @index(Global, Linear)  # corpus.py:192
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:192
     local i::Int64 = zero(Int64)  # corpus.py:192
@@ -15,8 +15,8 @@ using .TackRuntime
     if tk_t < tk_n  # corpus.py:192
         i = tk_t  # corpus.py:193
         v = x[i + 1]  # corpus.py:194
-        out[i + 1] = (((((((tk_sin(v) + tk_cos(v)) + tanh(v)) + exp((-v) * v)) + tk_log(muladd(v, v, 1.0f0))) + atan(v, 1.5f0)) + tk_minnum(tk_minnum(v, 0.25f0), 0.5f0)) + tk_maxnum(abs(v), 0.1f0)) + 3.1415927f0  # corpus.py:195
+        out[i + 1] = (((((((tk_sin(v) + tk_cos(v)) + tanh(v)) + exp((-v) * v)) + tk_log(fma(v, v, 1.0f0))) + atan(v, 1.5f0)) + tk_minnum(tk_minnum(v, 0.25f0), 0.5f0)) + tk_maxnum(abs(v), 0.1f0)) + 3.1415927f0  # corpus.py:195
     end
 end
 
-const tack_math_builtins = tk_math_builtins_548d2cdc
+const tack_math_builtins = tk_math_builtins_27886123

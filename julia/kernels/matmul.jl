@@ -103,7 +103,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows4`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_a3b30eec(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:19
+@kernel function tk__rows4_6d6631cc(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:19
     tk_gi = @index(Global, Linear)  # matmul.py:19
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:19
     local t::Int32 = zero(Int32)  # matmul.py:19
@@ -166,13 +166,13 @@ end
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:33
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:34
                             tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:35
-                            c[(tk_v_t1 % Int64) + 1] = muladd(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:35
+                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:35
                             tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:36
-                            c[(tk_v_t2 % Int64) + 1] = muladd(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:36
+                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:36
                             tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:37
-                            c[(tk_v_t3 % Int64) + 1] = muladd(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:37
+                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:37
                             tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:38
-                            c[(tk_v_t4 % Int64) + 1] = muladd(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:38
+                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:38
                         end
                     end
                 end
@@ -186,7 +186,7 @@ end
                             if Int32(0) < n  # matmul.py:43
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:43
                                     tk_v_t5 = (cb + (i * n)) + j  # matmul.py:44
-                                    c[(tk_v_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:44
+                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:44
                                 end
                             end
                         end
@@ -198,7 +198,7 @@ end
 end
 
 # Tack kernel `_tiled`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_6bfb60a1(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:91
+@kernel function tk__tiled_c09425d1(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:91
     tk_gi = @index(Global, Linear)  # matmul.py:91
     tk_li = @index(Local, Linear)  # matmul.py:91
     a_s = @localmem Float32 (2112,)  # matmul.py:91
@@ -441,7 +441,7 @@ end
                 tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:87
                 tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:87
                 tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:87
-                acc[(tk_v_slab_q18[1] % Int64) + 1] = muladd(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:87
+                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:87
             end
         end
         tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:116
@@ -498,10 +498,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6bfb60a1)) = 256  # matmul.py:91
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_c09425d1)) = 256  # matmul.py:91
 
 # Tack kernel `_rows4`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_574e7038(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:19
+@kernel function tk__rows4_7bcb50a1(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:19
     tk_gi = @index(Global, Linear)  # matmul.py:19
     tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:19
     local t::Int32 = zero(Int32)  # matmul.py:19
@@ -564,13 +564,13 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6bfb60a1)) = 256  # matmul.py:91
                         for outer j in Int32(0):(n - Int32(1))  # matmul.py:33
                             bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:34
                             tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:35
-                            c[(tk_v_t1 % Int64) + 1] = muladd(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:35
+                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:35
                             tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:36
-                            c[(tk_v_t2 % Int64) + 1] = muladd(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:36
+                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:36
                             tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:37
-                            c[(tk_v_t3 % Int64) + 1] = muladd(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:37
+                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:37
                             tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:38
-                            c[(tk_v_t4 % Int64) + 1] = muladd(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:38
+                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:38
                         end
                     end
                 end
@@ -584,7 +584,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6bfb60a1)) = 256  # matmul.py:91
                             if Int32(0) < n  # matmul.py:43
                                 for outer j in Int32(0):(n - Int32(1))  # matmul.py:43
                                     tk_v_t5 = (cb + (i * n)) + j  # matmul.py:44
-                                    c[(tk_v_t5 % Int64) + 1] = muladd(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:44
+                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:44
                                 end
                             end
                         end
@@ -596,7 +596,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_6bfb60a1)) = 256  # matmul.py:91
 end
 
 # Tack kernel `_tiled`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_ee169683(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:91
+@kernel function tk__tiled_8ec15b7e(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:91
     tk_gi = @index(Global, Linear)  # matmul.py:91
     tk_li = @index(Local, Linear)  # matmul.py:91
     a_s = @localmem Float64 (2112,)  # matmul.py:91
@@ -839,7 +839,7 @@ end
                 tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:87
                 tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:87
                 tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:87
-                acc[(tk_v_slab_q18[1] % Int64) + 1] = muladd(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:87
+                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:87
             end
         end
         tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:116
@@ -896,15 +896,15 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_ee169683)) = 256  # matmul.py:91
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_8ec15b7e)) = 256  # matmul.py:91
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
     const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows4, Float32, 0) => tk__rows4_a3b30eec,
-        (:tiled, Float32, 0) => tk__tiled_6bfb60a1,
-        (:rows4, Float64, 0) => tk__rows4_574e7038,
-        (:tiled, Float64, 0) => tk__tiled_ee169683,
+        (:rows4, Float32, 0) => tk__rows4_6d6631cc,
+        (:tiled, Float32, 0) => tk__tiled_c09425d1,
+        (:rows4, Float64, 0) => tk__rows4_7bcb50a1,
+        (:tiled, Float64, 0) => tk__tiled_8ec15b7e,
     )
 end
 

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `nbody`, specialization (pos: f32[?, 4], acc: f32[?, 3], n: i32, eps2: f32)
-@kernel function tk_nbody_9e03fe01(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
+@kernel function tk_nbody_cd3b0dc2(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
     tk_gi = @index(Global, Linear)  # corpus.py:53
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:53
     local i::Int32 = zero(Int32)  # corpus.py:53
@@ -37,12 +37,12 @@ using .TackRuntime
                 dx = pos[(((j % Int64) * Int64(4)) + Int64(0)) + 1] - xi  # corpus.py:62
                 dy = pos[(((j % Int64) * Int64(4)) + Int64(1)) + 1] - yi  # corpus.py:63
                 dz = pos[(((j % Int64) * Int64(4)) + Int64(2)) + 1] - zi  # corpus.py:64
-                r2 = muladd(dz, dz, muladd(dx, dx, dy * dy)) + eps2  # corpus.py:65
+                r2 = fma(dz, dz, fma(dx, dx, dy * dy)) + eps2  # corpus.py:65
                 tk_v_inv = 1.0f0 / tk_sqrt(r2)  # corpus.py:66
                 s = ((pos[(((j % Int64) * Int64(4)) + Int64(3)) + 1] * tk_v_inv) * tk_v_inv) * tk_v_inv  # corpus.py:67
-                ax = muladd(dx, s, ax)  # corpus.py:68
-                ay = muladd(dy, s, ay)  # corpus.py:69
-                az = muladd(dz, s, az)  # corpus.py:70
+                ax = fma(dx, s, ax)  # corpus.py:68
+                ay = fma(dy, s, ay)  # corpus.py:69
+                az = fma(dz, s, az)  # corpus.py:70
             end
         end
         acc[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = ax  # corpus.py:71
@@ -51,4 +51,4 @@ using .TackRuntime
     end
 end
 
-const tack_nbody = tk_nbody_9e03fe01
+const tack_nbody = tk_nbody_cd3b0dc2

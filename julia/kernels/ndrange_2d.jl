@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `ndrange_2d`, specialization (a: f32[?, 9], out: f32[?, 9], .start0: i64, .start1: i64, .ext1: i64)
-@kernel function tk_ndrange_2d_39a45445(a::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:646
+@kernel function tk_ndrange_2d_24246e41(a::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:646
     tk_gi = @index(Global, Linear)  # corpus.py:646
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:646
     local i::Int64 = zero(Int64)  # corpus.py:646
@@ -17,8 +17,8 @@ using .TackRuntime
         i = tk_v_start0 + div(tk_t, tk_v_ext1)  # corpus.py:647
         j = tk_v_start1 + rem(tk_t, tk_v_ext1)  # corpus.py:647
         tk_v_cse1 = (i * Int64(9)) + j  # corpus.py:648
-        out[tk_v_cse1 + 1] = muladd(a[tk_v_cse1 + 1], Float32(i), -Float32(j))  # corpus.py:648
+        out[tk_v_cse1 + 1] = fma(a[tk_v_cse1 + 1], Float32(i), -Float32(j))  # corpus.py:648
     end
 end
 
-const tack_ndrange_2d = tk_ndrange_2d_39a45445
+const tack_ndrange_2d = tk_ndrange_2d_24246e41

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `ndrange_4d`, specialization (a: f32[?, 3, 5, 7], out: f32[?, 3, 5, 7], sums: i32[?, 3, 5, 7], .start0: i64, .start1: i64, .start2: i64, .start3: i64, .ext1: i64, .ext2: i64, .ext3: i64)
-@kernel function tk_ndrange_4d_d11aae4c(a::AbstractVector{Float32}, out::AbstractVector{Float32}, sums::AbstractVector{Int32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_start2::Int64, tk_v_start3::Int64, tk_v_ext1::Int64, tk_v_ext2::Int64, tk_v_ext3::Int64, tk_n::Int64)  # corpus.py:972
+@kernel function tk_ndrange_4d_7ff70871(a::AbstractVector{Float32}, out::AbstractVector{Float32}, sums::AbstractVector{Int32}, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_start2::Int64, tk_v_start3::Int64, tk_v_ext1::Int64, tk_v_ext2::Int64, tk_v_ext3::Int64, tk_n::Int64)  # corpus.py:972
     tk_gi = @index(Global, Linear)  # corpus.py:972
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:972
     local i::Int64 = zero(Int64)  # corpus.py:972
@@ -28,7 +28,7 @@ using .TackRuntime
         k = tk_v_start2 + rem(div(tk_t, tk_v_ext3), tk_v_ext2)  # corpus.py:973
         m = tk_v_start3 + rem(tk_t, tk_v_ext3)  # corpus.py:973
         tk_v_cse1 = (((((i * Int64(3)) + j) * Int64(5)) + k) * Int64(7)) + m  # corpus.py:974
-        out[tk_v_cse1 + 1] = muladd(a[tk_v_cse1 + 1], 2.0f0, Float32((((i * Int64(1000)) + (j * Int64(100))) + (k * Int64(10))) + m))  # corpus.py:974
+        out[tk_v_cse1 + 1] = fma(a[tk_v_cse1 + 1], 2.0f0, Float32((((i * Int64(1000)) + (j * Int64(100))) + (k * Int64(10))) + m))  # corpus.py:974
         c = Int64(0)  # corpus.py:975
         tk_v_nd1 = i + Int64(1)  # corpus.py:976
         tk_v_nd2 = m + Int64(2)  # corpus.py:976
@@ -49,4 +49,4 @@ using .TackRuntime
     end
 end
 
-const tack_ndrange_4d = tk_ndrange_4d_d11aae4c
+const tack_ndrange_4d = tk_ndrange_4d_7ff70871

@@ -103,7 +103,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_ab52ec4d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
+@kernel function tk__rms_rows_cf7a32a2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
     tk_gi = @index(Global, Linear)  # norms.py:34
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
@@ -151,7 +151,7 @@ end
                 tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - 0.0f0  # _rowsum.py:63
-                tk_v_add_square_dev_ret12 = muladd(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
+                tk_v_add_square_dev_ret12 = fma(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
                 tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
             end
             tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
@@ -160,7 +160,7 @@ end
             tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
             tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
             tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - 0.0f0  # _rowsum.py:63
-            tk_v_add_square_dev_ret16 = muladd(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
+            tk_v_add_square_dev_ret16 = fma(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
             tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
             tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
@@ -192,7 +192,7 @@ end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_02225c92(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_888e2df0(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (1,)  # norms.py:77
@@ -231,7 +231,7 @@ end
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -275,10 +275,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_02225c92)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_888e2df0)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_287ceafe(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_7d85d0f2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (2,)  # norms.py:77
@@ -317,7 +317,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_02225c92)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -361,10 +361,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_02225c92)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_287ceafe)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7d85d0f2)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_a5d7c57b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_e82361c1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (4,)  # norms.py:77
@@ -403,7 +403,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_287ceafe)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -447,10 +447,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_287ceafe)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5d7c57b)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e82361c1)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_e76786e0(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_d6a4d13d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (8,)  # norms.py:77
@@ -489,7 +489,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5d7c57b)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -533,10 +533,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5d7c57b)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e76786e0)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d6a4d13d)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_fff397c9(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_e3615bbf(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (16,)  # norms.py:77
@@ -575,7 +575,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e76786e0)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -619,10 +619,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e76786e0)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fff397c9)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e3615bbf)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_d0d167c5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_0ae9dff3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float32 (32,)  # norms.py:77
@@ -661,7 +661,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fff397c9)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -705,10 +705,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fff397c9)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0d167c5)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0ae9dff3)) = 256  # norms.py:77
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_c86e03d4(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:119
+@kernel function tk__rms_long_7d34ee26(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:119
     tk_gi = @index(Global, Linear)  # norms.py:119
     tk_li = @index(Local, Linear)  # norms.py:119
     tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:119
@@ -747,7 +747,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0d167c5)) = 256  # nor
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:125
             c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:125
             tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:126
-            q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
+            q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
@@ -797,10 +797,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d0d167c5)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7d34ee26)) = 256  # norms.py:119
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_051ac77f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
+@kernel function tk__rms_rows_6330669f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
     tk_gi = @index(Global, Linear)  # norms.py:34
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
     tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
@@ -848,7 +848,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:
                 tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
                 tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - Float64(0.0)  # _rowsum.py:63
-                tk_v_add_square_dev_ret12 = muladd(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
+                tk_v_add_square_dev_ret12 = fma(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
                 tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
             end
             tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
@@ -857,7 +857,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:
             tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
             tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
             tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - Float64(0.0)  # _rowsum.py:63
-            tk_v_add_square_dev_ret16 = muladd(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
+            tk_v_add_square_dev_ret16 = fma(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
             tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
             tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
         end
@@ -889,7 +889,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_c86e03d4)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_7413625f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_4309af11(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (1,)  # norms.py:77
@@ -928,7 +928,7 @@ end
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -972,10 +972,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7413625f)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4309af11)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_17e4355a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_34e34f3d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (2,)  # norms.py:77
@@ -1014,7 +1014,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7413625f)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -1058,10 +1058,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7413625f)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_17e4355a)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_34e34f3d)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_5f38f682(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_b2764145(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (4,)  # norms.py:77
@@ -1100,7 +1100,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_17e4355a)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -1144,10 +1144,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_17e4355a)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5f38f682)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2764145)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_2c98a363(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_ee70e4fa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (8,)  # norms.py:77
@@ -1186,7 +1186,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5f38f682)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -1230,10 +1230,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5f38f682)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c98a363)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ee70e4fa)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_ce316d68(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_07e7de31(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (16,)  # norms.py:77
@@ -1272,7 +1272,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c98a363)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -1316,10 +1316,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2c98a363)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ce316d68)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_07e7de31)) = 256  # norms.py:77
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_a1c833f2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
+@kernel function tk_rms_norm_cached_93c1dc76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
     tk_gi = @index(Global, Linear)  # norms.py:77
     tk_li = @index(Local, Linear)  # norms.py:77
     vals = @private Float64 (32,)  # norms.py:77
@@ -1358,7 +1358,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ce316d68)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
         tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
@@ -1402,10 +1402,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ce316d68)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a1c833f2)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_93c1dc76)) = 256  # norms.py:77
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_06efbf59(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:119
+@kernel function tk__rms_long_b8274bb2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:119
     tk_gi = @index(Global, Linear)  # norms.py:119
     tk_li = @index(Local, Linear)  # norms.py:119
     tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:119
@@ -1444,7 +1444,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a1c833f2)) = 256  # nor
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:125
             c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:125
             tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:126
-            q = muladd(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
+            q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
@@ -1494,27 +1494,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a1c833f2)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_06efbf59)) = 256  # norms.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_b8274bb2)) = 256  # norms.py:119
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_ab52ec4d,
-        (:cached, Float32, 1) => tk_rms_norm_cached_02225c92,
-        (:cached, Float32, 2) => tk_rms_norm_cached_287ceafe,
-        (:cached, Float32, 4) => tk_rms_norm_cached_a5d7c57b,
-        (:cached, Float32, 8) => tk_rms_norm_cached_e76786e0,
-        (:cached, Float32, 16) => tk_rms_norm_cached_fff397c9,
-        (:cached, Float32, 32) => tk_rms_norm_cached_d0d167c5,
-        (:long, Float32, 0) => tk__rms_long_c86e03d4,
-        (:rows, Float64, 0) => tk__rms_rows_051ac77f,
-        (:cached, Float64, 1) => tk_rms_norm_cached_7413625f,
-        (:cached, Float64, 2) => tk_rms_norm_cached_17e4355a,
-        (:cached, Float64, 4) => tk_rms_norm_cached_5f38f682,
-        (:cached, Float64, 8) => tk_rms_norm_cached_2c98a363,
-        (:cached, Float64, 16) => tk_rms_norm_cached_ce316d68,
-        (:cached, Float64, 32) => tk_rms_norm_cached_a1c833f2,
-        (:long, Float64, 0) => tk__rms_long_06efbf59,
+        (:rows, Float32, 0) => tk__rms_rows_cf7a32a2,
+        (:cached, Float32, 1) => tk_rms_norm_cached_888e2df0,
+        (:cached, Float32, 2) => tk_rms_norm_cached_7d85d0f2,
+        (:cached, Float32, 4) => tk_rms_norm_cached_e82361c1,
+        (:cached, Float32, 8) => tk_rms_norm_cached_d6a4d13d,
+        (:cached, Float32, 16) => tk_rms_norm_cached_e3615bbf,
+        (:cached, Float32, 32) => tk_rms_norm_cached_0ae9dff3,
+        (:long, Float32, 0) => tk__rms_long_7d34ee26,
+        (:rows, Float64, 0) => tk__rms_rows_6330669f,
+        (:cached, Float64, 1) => tk_rms_norm_cached_4309af11,
+        (:cached, Float64, 2) => tk_rms_norm_cached_34e34f3d,
+        (:cached, Float64, 4) => tk_rms_norm_cached_b2764145,
+        (:cached, Float64, 8) => tk_rms_norm_cached_ee70e4fa,
+        (:cached, Float64, 16) => tk_rms_norm_cached_07e7de31,
+        (:cached, Float64, 32) => tk_rms_norm_cached_93c1dc76,
+        (:long, Float64, 0) => tk__rms_long_b8274bb2,
     )
 end
 

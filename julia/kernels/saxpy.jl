@@ -7,14 +7,14 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `saxpy`, specialization (a: f32, x: f32[?], y: f32[?], out: f32[?])
-@kernel function tk_saxpy_e085c791(a::Float32, x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:40
+@kernel function tk_saxpy_93357c6d(a::Float32, x::AbstractVector{Float32}, y::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:40
     tk_gi = @index(Global, Linear)  # corpus.py:40
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:40
     local i::Int64 = zero(Int64)  # corpus.py:40
     if tk_t < tk_n  # corpus.py:40
         i = tk_t  # corpus.py:41
-        out[i + 1] = muladd(a, x[i + 1], y[i + 1])  # corpus.py:42
+        out[i + 1] = fma(a, x[i + 1], y[i + 1])  # corpus.py:42
     end
 end
 
-const tack_saxpy = tk_saxpy_e085c791
+const tack_saxpy = tk_saxpy_93357c6d

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `stencil5`, specialization (u: f32[?, 10], out: f32[?, 10], .start: i64)
-@kernel function tk_stencil5_c5eb3f63(u::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start::Int64, tk_n::Int64)  # corpus.py:46
+@kernel function tk_stencil5_6e83081e(u::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_v_start::Int64, tk_n::Int64)  # corpus.py:46
     tk_gi = @index(Global, Linear)  # corpus.py:46
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:46
     local i::Int64 = zero(Int64)  # corpus.py:46
@@ -19,9 +19,9 @@ using .TackRuntime
         for outer j in Int64(1):Int64(8)  # corpus.py:48
             tk_v_cse1 = i * Int64(10)  # corpus.py:49
             tk_v_cse2 = tk_v_cse1 + j  # corpus.py:49
-            out[tk_v_cse2 + 1] = muladd(0.25f0, ((u[(((i - Int64(1)) * Int64(10)) + j) + 1] + u[(((i + Int64(1)) * Int64(10)) + j) + 1]) + u[(tk_v_cse1 + (j - Int64(1))) + 1]) + u[(tk_v_cse1 + (j + Int64(1))) + 1], -u[tk_v_cse2 + 1])  # corpus.py:49
+            out[tk_v_cse2 + 1] = fma(0.25f0, ((u[(((i - Int64(1)) * Int64(10)) + j) + 1] + u[(((i + Int64(1)) * Int64(10)) + j) + 1]) + u[(tk_v_cse1 + (j - Int64(1))) + 1]) + u[(tk_v_cse1 + (j + Int64(1))) + 1], -u[tk_v_cse2 + 1])  # corpus.py:49
         end
     end
 end
 
-const tack_stencil5 = tk_stencil5_c5eb3f63
+const tack_stencil5 = tk_stencil5_6e83081e

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `texture_sample`, specialization (coords: f32[?, 3], out: f32[?], outf: f32[?], tex.data: f32[?])
-@kernel function tk_texture_sample_2575a4db(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tk_v_tex_data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
+@kernel function tk_texture_sample_62bf8b11(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tk_v_tex_data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
     tk_gi = @index(Global, Linear)  # corpus.py:638
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:638
     local i::Int64 = zero(Int64)  # corpus.py:638
@@ -100,16 +100,16 @@ using .TackRuntime
         tk_v_sample_r1021 = ((tk_v_sample_k118 * Int32(4)) + tk_v_sample_j015) * Int32(5)  # texture.py:62
         tk_v_sample_r1122 = ((tk_v_sample_k118 * Int32(4)) + tk_v_sample_j116) * Int32(5)  # texture.py:63
         tk_v_cse1 = tk_v_tex_data[((tk_v_sample_r0019 + tk_v_sample_i013) % Int64) + 1]  # texture.py:64
-        tk_v_sample_c005 = muladd(tk_v_tex_data[((tk_v_sample_r0019 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse1, tk_v_sample_fx10, tk_v_cse1)  # texture.py:64
+        tk_v_sample_c005 = fma(tk_v_tex_data[((tk_v_sample_r0019 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse1, tk_v_sample_fx10, tk_v_cse1)  # texture.py:64
         tk_v_cse2 = tk_v_tex_data[((tk_v_sample_r0120 + tk_v_sample_i013) % Int64) + 1]  # texture.py:65
-        tk_v_sample_c016 = muladd(tk_v_tex_data[((tk_v_sample_r0120 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse2, tk_v_sample_fx10, tk_v_cse2)  # texture.py:65
+        tk_v_sample_c016 = fma(tk_v_tex_data[((tk_v_sample_r0120 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse2, tk_v_sample_fx10, tk_v_cse2)  # texture.py:65
         tk_v_cse3 = tk_v_tex_data[((tk_v_sample_r1021 + tk_v_sample_i013) % Int64) + 1]  # texture.py:66
-        tk_v_sample_c108 = muladd(tk_v_tex_data[((tk_v_sample_r1021 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse3, tk_v_sample_fx10, tk_v_cse3)  # texture.py:66
+        tk_v_sample_c108 = fma(tk_v_tex_data[((tk_v_sample_r1021 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse3, tk_v_sample_fx10, tk_v_cse3)  # texture.py:66
         tk_v_cse4 = tk_v_tex_data[((tk_v_sample_r1122 + tk_v_sample_i013) % Int64) + 1]  # texture.py:67
-        tk_v_sample_c119 = muladd(tk_v_tex_data[((tk_v_sample_r1122 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse4, tk_v_sample_fx10, tk_v_cse4)  # texture.py:67
-        tk_v_sample_c04 = muladd(tk_v_sample_c016 - tk_v_sample_c005, tk_v_sample_fy11, tk_v_sample_c005)  # texture.py:68
-        tk_v_sample_c17 = muladd(tk_v_sample_c119 - tk_v_sample_c108, tk_v_sample_fy11, tk_v_sample_c108)  # texture.py:69
-        tk_v_sample_ret26 = muladd(tk_v_sample_c17 - tk_v_sample_c04, tk_v_sample_fz12, tk_v_sample_c04)  # texture.py:70
+        tk_v_sample_c119 = fma(tk_v_tex_data[((tk_v_sample_r1122 + tk_v_sample_i114) % Int64) + 1] - tk_v_cse4, tk_v_sample_fx10, tk_v_cse4)  # texture.py:67
+        tk_v_sample_c04 = fma(tk_v_sample_c016 - tk_v_sample_c005, tk_v_sample_fy11, tk_v_sample_c005)  # texture.py:68
+        tk_v_sample_c17 = fma(tk_v_sample_c119 - tk_v_sample_c108, tk_v_sample_fy11, tk_v_sample_c108)  # texture.py:69
+        tk_v_sample_ret26 = fma(tk_v_sample_c17 - tk_v_sample_c04, tk_v_sample_fz12, tk_v_sample_c04)  # texture.py:70
         out[i + 1] = tk_v_sample_ret26  # corpus.py:641
         tk_v_probe_u27 = tk_v_c_2  # corpus.py:642
         tk_v_probe_v28 = tk_v_c_0  # corpus.py:642
@@ -131,19 +131,19 @@ using .TackRuntime
         tk_v_sample_r1048 = ((tk_v_sample_k145 * Int32(4)) + tk_v_sample_j042) * Int32(5)  # texture.py:62
         tk_v_sample_r1149 = ((tk_v_sample_k145 * Int32(4)) + tk_v_sample_j143) * Int32(5)  # texture.py:63
         tk_v_cse5 = tk_v_tex_data[((tk_v_sample_r0046 + tk_v_sample_i040) % Int64) + 1]  # texture.py:64
-        tk_v_sample_c0032 = muladd(tk_v_tex_data[((tk_v_sample_r0046 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse5, tk_v_sample_fx37, tk_v_cse5)  # texture.py:64
+        tk_v_sample_c0032 = fma(tk_v_tex_data[((tk_v_sample_r0046 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse5, tk_v_sample_fx37, tk_v_cse5)  # texture.py:64
         tk_v_cse6 = tk_v_tex_data[((tk_v_sample_r0147 + tk_v_sample_i040) % Int64) + 1]  # texture.py:65
-        tk_v_sample_c0133 = muladd(tk_v_tex_data[((tk_v_sample_r0147 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse6, tk_v_sample_fx37, tk_v_cse6)  # texture.py:65
+        tk_v_sample_c0133 = fma(tk_v_tex_data[((tk_v_sample_r0147 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse6, tk_v_sample_fx37, tk_v_cse6)  # texture.py:65
         tk_v_cse7 = tk_v_tex_data[((tk_v_sample_r1048 + tk_v_sample_i040) % Int64) + 1]  # texture.py:66
-        tk_v_sample_c1035 = muladd(tk_v_tex_data[((tk_v_sample_r1048 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse7, tk_v_sample_fx37, tk_v_cse7)  # texture.py:66
+        tk_v_sample_c1035 = fma(tk_v_tex_data[((tk_v_sample_r1048 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse7, tk_v_sample_fx37, tk_v_cse7)  # texture.py:66
         tk_v_cse8 = tk_v_tex_data[((tk_v_sample_r1149 + tk_v_sample_i040) % Int64) + 1]  # texture.py:67
-        tk_v_sample_c1136 = muladd(tk_v_tex_data[((tk_v_sample_r1149 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse8, tk_v_sample_fx37, tk_v_cse8)  # texture.py:67
-        tk_v_sample_c031 = muladd(tk_v_sample_c0133 - tk_v_sample_c0032, tk_v_sample_fy38, tk_v_sample_c0032)  # texture.py:68
-        tk_v_sample_c134 = muladd(tk_v_sample_c1136 - tk_v_sample_c1035, tk_v_sample_fy38, tk_v_sample_c1035)  # texture.py:69
-        tk_v_sample_ret53 = muladd(tk_v_sample_c134 - tk_v_sample_c031, tk_v_sample_fz39, tk_v_sample_c031)  # texture.py:70
+        tk_v_sample_c1136 = fma(tk_v_tex_data[((tk_v_sample_r1149 + tk_v_sample_i141) % Int64) + 1] - tk_v_cse8, tk_v_sample_fx37, tk_v_cse8)  # texture.py:67
+        tk_v_sample_c031 = fma(tk_v_sample_c0133 - tk_v_sample_c0032, tk_v_sample_fy38, tk_v_sample_c0032)  # texture.py:68
+        tk_v_sample_c134 = fma(tk_v_sample_c1136 - tk_v_sample_c1035, tk_v_sample_fy38, tk_v_sample_c1035)  # texture.py:69
+        tk_v_sample_ret53 = fma(tk_v_sample_c134 - tk_v_sample_c031, tk_v_sample_fz39, tk_v_sample_c031)  # texture.py:70
         tk_v_probe_ret30 = tk_v_sample_ret53  # corpus.py:634
         outf[i + 1] = tk_v_probe_ret30  # corpus.py:642
     end
 end
 
-const tack_texture_sample = tk_texture_sample_2575a4db
+const tack_texture_sample = tk_texture_sample_62bf8b11

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `unroll_hints`, specialization (x: f32[?], out: f32[?], steps: i32[?], n: i32)
-@kernel function tk_unroll_hints_7d8a85da(x::AbstractVector{Float32}, out::AbstractVector{Float32}, steps::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:890
+@kernel function tk_unroll_hints_7f778d21(x::AbstractVector{Float32}, out::AbstractVector{Float32}, steps::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:890
     tk_gi = @index(Global, Linear)  # corpus.py:890
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:890
     local i::Int64 = zero(Int64)  # corpus.py:890
@@ -29,11 +29,11 @@ using .TackRuntime
             KernelAbstractions.Extras.@unroll 4 for outer j in Int32(0):(n - Int32(1))  # corpus.py:893
                 tk_v_cse1 = ((n % Int64) == Int64(0)) | ((n % Int64) == Int64(-1))  # corpus.py:894
                 tk_v_cse2 = rem(i + (j % Int64), ifelse(tk_v_cse1, Int64(1), n % Int64))  # corpus.py:894
-                acc = muladd(acc, 0.5f0, x[ifelse(tk_v_cse1, Int64(0), ifelse((tk_v_cse2 != Int64(0)) & ((tk_v_cse2 < Int64(0)) != ((n % Int64) < Int64(0))), tk_v_cse2 + (n % Int64), tk_v_cse2)) + 1])  # corpus.py:894
+                acc = fma(acc, 0.5f0, x[ifelse(tk_v_cse1, Int64(0), ifelse((tk_v_cse2 != Int64(0)) & ((tk_v_cse2 < Int64(0)) != ((n % Int64) < Int64(0))), tk_v_cse2 + (n % Int64), tk_v_cse2)) + 1])  # corpus.py:894
             end
         end
         KernelAbstractions.Extras.@unroll for outer c in Int32(0):Int32(2)  # corpus.py:895
-            acc = muladd(Float32(c), x[i + 1], acc)  # corpus.py:896
+            acc = fma(Float32(c), x[i + 1], acc)  # corpus.py:896
         end
         t = Int64(0)  # corpus.py:897
         tk_v_start3 = i  # corpus.py:898
@@ -56,4 +56,4 @@ using .TackRuntime
     end
 end
 
-const tack_unroll_hints = tk_unroll_hints_7d8a85da
+const tack_unroll_hints = tk_unroll_hints_7f778d21

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_geometry`, specialization (a: f32[?, 3], b: f32[?, 3], out: f32[?, 3], dots: f32[?], flags: i32[?])
-@kernel function tk_vec_geometry_efa4b84c(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
+@kernel function tk_vec_geometry_9c367e37(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
     tk_gi = @index(Global, Linear)  # corpus.py:500
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:500
     local i::Int64 = zero(Int64)  # corpus.py:500
@@ -39,27 +39,27 @@ using .TackRuntime
         tk_v_v_0 = b[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:503
         tk_v_v_1 = b[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:503
         tk_v_v_2 = b[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:503
-        tk_v_v1 = muladd(tk_v_u_1, tk_v_v_2, -(tk_v_u_2 * tk_v_v_1))  # corpus.py:504
-        tk_v_v2 = muladd(tk_v_u_2, tk_v_v_0, -(tk_v_u_0 * tk_v_v_2))  # corpus.py:504
-        tk_v_v3 = muladd(tk_v_u_0, tk_v_v_1, -(tk_v_u_1 * tk_v_v_0))  # corpus.py:504
-        tk_v_v4 = tk_sqrt(muladd(tk_v_v3, tk_v_v3, muladd(tk_v_v1, tk_v_v1, tk_v_v2 * tk_v_v2)))  # corpus.py:504
+        tk_v_v1 = fma(tk_v_u_1, tk_v_v_2, -(tk_v_u_2 * tk_v_v_1))  # corpus.py:504
+        tk_v_v2 = fma(tk_v_u_2, tk_v_v_0, -(tk_v_u_0 * tk_v_v_2))  # corpus.py:504
+        tk_v_v3 = fma(tk_v_u_0, tk_v_v_1, -(tk_v_u_1 * tk_v_v_0))  # corpus.py:504
+        tk_v_v4 = tk_sqrt(fma(tk_v_v3, tk_v_v3, fma(tk_v_v1, tk_v_v1, tk_v_v2 * tk_v_v2)))  # corpus.py:504
         tk_v_n_0 = tk_v_v1 / tk_v_v4  # corpus.py:504
         tk_v_n_1 = tk_v_v2 / tk_v_v4  # corpus.py:504
         tk_v_n_2 = tk_v_v3 / tk_v_v4  # corpus.py:504
-        d = muladd(tk_v_u_2, tk_v_v_2, muladd(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))  # corpus.py:505
+        d = fma(tk_v_u_2, tk_v_v_2, fma(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))  # corpus.py:505
         tk_v_m_0 = Int32(tk_v_u_0 > tk_v_v_0)  # corpus.py:506
         tk_v_m_1 = Int32(tk_v_u_1 > tk_v_v_1)  # corpus.py:506
         tk_v_m_2 = Int32(tk_v_u_2 > tk_v_v_2)  # corpus.py:506
-        tk_v_w_0 = muladd(tk_v_n_0, d, ifelse(tk_v_m_0 != Int32(0), tk_v_u_0, tk_v_v_0))  # corpus.py:507
-        tk_v_w_1 = muladd(tk_v_n_1, d, ifelse(tk_v_m_1 != Int32(0), tk_v_u_1, tk_v_v_1))  # corpus.py:507
-        tk_v_w_2 = muladd(tk_v_n_2, d, ifelse(tk_v_m_2 != Int32(0), tk_v_u_2, tk_v_v_2))  # corpus.py:507
-        tk_v_w_2 = (tk_v_w_2 + muladd(tk_v_u_2, tk_v_v_2, muladd(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))) - d  # corpus.py:508
+        tk_v_w_0 = fma(tk_v_n_0, d, ifelse(tk_v_m_0 != Int32(0), tk_v_u_0, tk_v_v_0))  # corpus.py:507
+        tk_v_w_1 = fma(tk_v_n_1, d, ifelse(tk_v_m_1 != Int32(0), tk_v_u_1, tk_v_v_1))  # corpus.py:507
+        tk_v_w_2 = fma(tk_v_n_2, d, ifelse(tk_v_m_2 != Int32(0), tk_v_u_2, tk_v_v_2))  # corpus.py:507
+        tk_v_w_2 = (tk_v_w_2 + fma(tk_v_u_2, tk_v_v_2, fma(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))) - d  # corpus.py:508
         out[((i * Int64(3)) + Int64(0)) + 1] = tk_v_w_0  # corpus.py:509
         out[((i * Int64(3)) + Int64(1)) + 1] = tk_v_w_1  # corpus.py:509
         out[((i * Int64(3)) + Int64(2)) + 1] = tk_v_w_2  # corpus.py:509
-        dots[i + 1] = muladd(tk_sqrt(muladd(tk_v_u_2, tk_v_u_2, muladd(tk_v_u_0, tk_v_u_0, tk_v_u_1 * tk_v_u_1))), tk_sqrt(muladd(tk_v_v_2, tk_v_v_2, muladd(tk_v_v_0, tk_v_v_0, tk_v_v_1 * tk_v_v_1))), d)  # corpus.py:510
+        dots[i + 1] = fma(tk_sqrt(fma(tk_v_u_2, tk_v_u_2, fma(tk_v_u_0, tk_v_u_0, tk_v_u_1 * tk_v_u_1))), tk_sqrt(fma(tk_v_v_2, tk_v_v_2, fma(tk_v_v_0, tk_v_v_0, tk_v_v_1 * tk_v_v_1))), d)  # corpus.py:510
         flags[i + 1] = (((Int32(tk_v_m_0 != Int32(0)) | Int32(tk_v_m_1 != Int32(0))) | Int32(tk_v_m_2 != Int32(0))) + (Int32(2) * ((Int32(tk_v_u_0 < 0.5f0) & Int32(tk_v_u_1 < 0.5f0)) & Int32(tk_v_u_2 < 0.5f0)))) + (Int32(4) * ((tk_v_m_0 + tk_v_m_1) + tk_v_m_2))  # corpus.py:511
     end
 end
 
-const tack_vec_geometry = tk_vec_geometry_efa4b84c
+const tack_vec_geometry = tk_vec_geometry_9c367e37

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vector_forms`, specialization (img: f32[7, 9], v: f32[?, 3], m: f32[?, 2, 2], out: f32[?, 9], outv: f32[?, 9, 3], scale: f32, .start0: i64, .start1: i64, .ext1: i64)
-@kernel function tk_vector_forms_7755646c(img::AbstractVector{Float32}, v::AbstractVector{Float32}, m::AbstractVector{Float32}, out::AbstractVector{Float32}, outv::AbstractVector{Float32}, scale::Float32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:995
+@kernel function tk_vector_forms_8c6291ca(img::AbstractVector{Float32}, v::AbstractVector{Float32}, m::AbstractVector{Float32}, out::AbstractVector{Float32}, outv::AbstractVector{Float32}, scale::Float32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:995
     tk_gi = @index(Global, Linear)  # corpus.py:995
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:995
     local r::Int64 = zero(Int64)  # corpus.py:995
@@ -88,8 +88,8 @@ using .TackRuntime
         outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(0)) + 1] = tk_v_v3  # corpus.py:1002
         outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(1)) + 1] = tk_v_v4  # corpus.py:1002
         outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(2)) + 1] = tk_v_v5  # corpus.py:1002
-        out[((r * Int64(9)) + c) + 1] = muladd(e, scale, ((muladd(z, 100.0f0, muladd(y, 10.0f0, x)) + p) + q) + s)  # corpus.py:1004
+        out[((r * Int64(9)) + c) + 1] = fma(e, scale, ((fma(z, 100.0f0, fma(y, 10.0f0, x)) + p) + q) + s)  # corpus.py:1004
     end
 end
 
-const tack_vector_forms = tk_vector_forms_7755646c
+const tack_vector_forms = tk_vector_forms_8c6291ca

@@ -7,14 +7,14 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `weak_literals_f64`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_weak_literals_f64_4f8d9ceb(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:178
+@kernel function tk_weak_literals_f64_812bec28(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:178
     tk_gi = @index(Global, Linear)  # corpus.py:178
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:178
     local i::Int64 = zero(Int64)  # corpus.py:178
     if tk_t < tk_n  # corpus.py:178
         i = tk_t  # corpus.py:179
-        out[i + 1] = (muladd(x[i + 1], Float64(0.1), Float64(0.1)) + Float64(1.0f0 / 3.0f0)) + Float64(2.0)  # corpus.py:180
+        out[i + 1] = (fma(x[i + 1], Float64(0.1), Float64(0.1)) + Float64(1.0f0 / 3.0f0)) + Float64(2.0)  # corpus.py:180
     end
 end
 
-const tack_weak_literals_f64 = tk_weak_literals_f64_4f8d9ceb
+const tack_weak_literals_f64 = tk_weak_literals_f64_812bec28

@@ -72,26 +72,9 @@ def test_corpus_float_kernels_have_the_same_bits_on_cpu_and_sim(case):
         np.testing.assert_array_equal(_bits(sim[k]), _bits(want), f"{case.name}[{k}] sim")
 
 
-# Julia renders a multiply-add as `muladd`, which marks the product and the sum `contract`, and
-# Julia 1.5's LLVM then fuses the sum with whichever product it likes, the unmarked neighbour
-# included (`muladd(a, b, c * d)`); rendered as `fma`, these agree bit for bit (checked). Kept
-# strict, so the fix in render/julia_ka.py shows here (docs/numerics.md, "Not yet").
-JULIA_MULADD = {"mat2_solve", "tm_helpers"}
-
-
-def _julia_params():
-    out = []
-    for c in FLOAT_CASES:
-        if c.name in ENGINE_DEPENDENT:
-            continue
-        marks = [pytest.mark.xfail(strict=True, reason="Julia's muladd contraction")] \
-            if c.name in JULIA_MULADD else []
-        out.append(pytest.param(c, id=c.name, marks=marks))
-    return out
-
-
 @pytest.mark.julia
-@pytest.mark.parametrize("case", _julia_params())
+@pytest.mark.parametrize("case", [c for c in FLOAT_CASES if c.name not in ENGINE_DEPENDENT],
+                         ids=lambda c: c.name)
 def test_corpus_float_kernels_have_the_same_bits_on_julia(julia153_engine, case):
     n = case.sizes[-1]
     jl = _float_outputs(run_case(case, n)[0])

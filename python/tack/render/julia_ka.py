@@ -71,7 +71,10 @@ JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt
 # drop the outermost pair. `{0}`... are the rendered operands.
 OPS = {
     Op.NEG: "(-{0})", Op.ADD: "({0} + {1})", Op.SUB: "({0} - {1})", Op.MUL: "({0} * {1})",
-    Op.MULADD: "muladd({0}, {1}, {2})",  # fused where the hardware has FMA, like llvm.fmuladd
+    # `fma`, not `muladd`: `muladd` only marks its product and sum contractible, and Julia's
+    # LLVM may then fuse the sum with a neighbouring product (`muladd(a, b, c * d)`); `fma`
+    # rounds once, as the CPU engine's llvm.fma, the simulator and CUDA's fma.rn do
+    Op.MULADD: "fma({0}, {1}, {2})",
     Op.FDIV: "({0} / {1})", Op.IDIV: "div({0}, {1})", Op.IREM: "rem({0}, {1})",
     Op.FREM: "rem({0}, {1})", Op.IPOW: "tk_ipow({0}, {1})",
     Op.MIN: "min({0}, {1})", Op.MAX: "max({0}, {1})", Op.ABS: "abs({0})",
