@@ -8,10 +8,56 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # so tests can import the shared corpus as `tests.kernels`
 
 
+from tests import engines  # noqa: E402 - after the path above
+
+pytest_plugins = ["tests.julia_session"]  # the Julia 1.5.3 process the `julia` engine runs on
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite golden files (e.g. julia/kernels/*.jl) from the renderers "
-                          "instead of comparing; review the diff before committing")
+                     help="rewrite golden files (julia/kernels/*.jl, tests/render/golden/) from "
+                          "the renderers instead of comparing; review the diff before committing")
+    parser.addoption("--engines", default=",".join(engines.ENGINES),
+                     help="the engines the `engine` fixture runs tests on, comma-separated "
+                          f"(default: {','.join(engines.ENGINES)}; an absent one is skipped)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "engines(*names): run this test's `engine` cases only on "
+                                       "these engines")
+    engines.selected(config)  # an unknown name fails before collection
+
+
+def pytest_generate_tests(metafunc):
+    """A test taking `engine` runs once per engine (tests/engines.py), the engine in its id."""
+    if "engine" not in metafunc.fixturenames:
+        return
+    mark = metafunc.definition.get_closest_marker("engines")
+    wanted = mark.args if mark else engines.ENGINES
+    unknown = set(wanted) - set(engines.ENGINES)
+    if unknown:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown engine(s) {unknown}")
+    metafunc.parametrize("engine", engines.params(metafunc.config, wanted), indirect=True)
+
+
+@pytest.fixture
+def engine(request):
+    """The engine of this case made the default device (the Device); `_restore_defaults` puts
+    the previous one back."""
+    return engines.select(request.param, request)
+
+
+@pytest.fixture(autouse=True)
+def _restore_defaults():
+    """Every test starts and ends with the default device and debug mode it found: a test may
+    select a device or turn debug mode on without a `try`/`finally` of its own."""
+    import tack
+
+    device, debug = tack.default_device(), tack.debug_mode()
+    yield
+    tack.set_debug(debug)
+    if tack.default_device() is not device:
+        tack.set_default_device(device)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -13,7 +13,15 @@ from ._version import __version__  # noqa: F401
 from .arrays import Array, arange, array, concat, copyto, empty, full, ones, zeros
 from .check import CheckError, CheckReport, check
 from .constants import constant
-from .devices import Device, default_device, device, set_debug, set_default_device, sync
+from .devices import (
+    Device,
+    debug_mode,
+    default_device,
+    device,
+    set_debug,
+    set_default_device,
+    sync,
+)
 from .dtypes import (
     DType,
     VecType,
@@ -153,6 +161,7 @@ __all__ = [
     "cos",
     "cosh",
     "cuda",
+    "debug_mode",
     "default_device",
     "device",
     "device_class",

@@ -7,17 +7,10 @@ import tack
 from tests.cuda import gpu
 from tests.kernels.corpus import CASES, WORKGROUP_CASES, run_case
 
-pytestmark = gpu.MARKS
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 AWKWARD = (255, 256, 257, 65537)
 ELEMENTWISE = {"transform", "saxpy", "int_divmod", "float_divmod", "wrap_u8", "chained_select",
                "math_builtins", "bit_ops", "casts_and_pow", "stepped_launch", "collatz_steps"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
 
 
 def _params():

@@ -8,14 +8,7 @@ import tack
 
 from tests.cuda import gpu
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 def test_language_features_on_cuda():

@@ -10,14 +10,7 @@ from tests.cuda import gpu
 from tests.exec import test_const_tables as T
 from tests.exec import test_float_to_int as F
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture(autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @pytest.mark.parametrize("test", [
