@@ -8,7 +8,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # so tests can import the shared corpus as `tests.kernels`
 
 
-from tests import engines  # noqa: E402 - after the path above
+from tests import engines
 
 pytest_plugins = ["tests.julia_session"]  # the Julia 1.5.3 process the `julia` engine runs on
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from tests.engines import cuda_marks, cuda_unavailable
 
 unavailable = cuda_unavailable

@@ -2,7 +2,6 @@
 corpus sizes and at sizes around the 256-thread block."""
 import numpy as np
 import pytest
-import tack
 
 from tests.cuda import gpu
 from tests.kernels.corpus import CASES, WORKGROUP_CASES, run_case

@@ -11,7 +11,7 @@ from tack.testing.julia import SKIP_REASON
 
 from tests.engines import julia153
 from tests.julia.golden import ROOT
-from tests.julia.test_render import literal_problems, parse_problems
+from tests.julia.jl_checks import literal_problems, parse_problems
 
 
 @tack.kernel

@@ -23,7 +23,7 @@ from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
 from tests.julia import ka_cpu_model
 from tests.julia.extra_kernels import EXTRA_CASES
 from tests.julia.golden import ALL_CASES, case_ir
-from tests.julia.test_render import (
+from tests.julia.jl_checks import (
     ka_split_problems,
     literal_problems,
     parse_problems,
