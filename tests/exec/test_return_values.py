@@ -36,7 +36,7 @@ def reads_loop_local(x) -> float:
 
 
 @pytest.mark.parametrize("n", [1, 7, 1025])
-def test_return_values(n):
+def test_return_values(engine, n):
     h = np.random.default_rng(n).normal(size=n)
     got = mean(tack.array(h), tack.zeros(1, tack.f64))
     assert isinstance(got, float)
