@@ -23,8 +23,6 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "engines(*names): run this test's `engine` cases only on "
-                                       "these engines")
     engines.selected(config)  # an unknown name fails before collection
 
 
