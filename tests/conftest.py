@@ -28,14 +28,9 @@ def pytest_configure(config):
 
 def pytest_generate_tests(metafunc):
     """A test taking `engine` runs once per engine (tests/engines.py), the engine in its id."""
-    if "engine" not in metafunc.fixturenames:
-        return
-    mark = metafunc.definition.get_closest_marker("engines")
-    wanted = mark.args if mark else engines.ENGINES
-    unknown = set(wanted) - set(engines.ENGINES)
-    if unknown:
-        raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown engine(s) {unknown}")
-    metafunc.parametrize("engine", engines.params(metafunc.config, wanted), indirect=True)
+    found = engines.cases(metafunc, "engine", __name__)
+    if found is not None:
+        metafunc.parametrize("engine", found, indirect=True)
 
 
 @pytest.fixture

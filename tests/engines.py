@@ -117,6 +117,31 @@ def params(config, wanted=ENGINES) -> list:
     return out
 
 
+def cases(metafunc, argname: str, module: str, default=ENGINES) -> list | None:
+    """The engine cases (`params`) of fixture `argname` for this test: the engines of its
+    closest `engines` marker, else `default`. None where the test's `argname` is not the fixture
+    that conftest `module` defines but a parameter or a fixture of the same name closer to the
+    test (`engine` is a CPUEngine in tests/runtime, for one)."""
+    if argname not in metafunc.fixturenames:
+        return None
+    if any(argname in _argnames(m) for m in metafunc.definition.iter_markers("parametrize")):
+        return None
+    defs = metafunc._arg2fixturedefs.get(argname)
+    if not defs or defs[-1].func.__module__ != module:
+        return None
+    mark = metafunc.definition.get_closest_marker("engines")
+    wanted = mark.args if mark else default
+    unknown = set(wanted) - set(ENGINES)
+    if unknown:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: unknown engine(s) {unknown}")
+    return params(metafunc.config, wanted)
+
+
+def _argnames(mark) -> list[str]:
+    names = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
+    return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+
+
 def select(name: str, request):
     """Make engine `name` the default device for the test (`request`) and return the Device."""
     import tack

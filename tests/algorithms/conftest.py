@@ -21,10 +21,9 @@ SIZES = [0, 1, 2, 7, 31, 255, 256, 257, 1021, 4097, 65535, 65537, 131071]  # 0, 
 
 
 def pytest_generate_tests(metafunc):
-    if "device" not in metafunc.fixturenames:
+    params = engines.cases(metafunc, "device", __name__, DEFAULT)
+    if params is None:
         return
-    mark = metafunc.definition.get_closest_marker("engines")
-    params = engines.params(metafunc.config, mark.args if mark else DEFAULT)
     if metafunc.definition.get_closest_marker("sim_scans"):
         sim = [k for k, p in enumerate(params) if p.values == ("sim",)]
         for k in sim:
