@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 import tack
 
+from tests.kernels.language import Field, Mover, sample
+
 
 @tack.device_class
 class CellSetExplicit:
@@ -172,27 +174,8 @@ def test_local_array_passed_by_reference():
 
 
 @tack.device_class
-class Field:
-    factor = 3
-
-    def __init__(self, values, offset):
-        self.values = values
-        self.offset = offset
-
-    @tack.func
-    def value(self, i):
-        return self.values[i] * self.factor + self.offset
-
-
-@tack.device_class
 class ScaledField(Field):
     factor = 5  # overrides the constant; `value` is inherited
-
-
-@tack.kernel
-def sample(f, out):
-    for i in range(out.shape[0]):
-        out[i] = f.value(i)
 
 
 def test_inheritance_and_constants_specialize():
@@ -202,18 +185,6 @@ def test_inheritance_and_constants_specialize():
     np.testing.assert_array_equal(out.numpy(), h * 3 + 1)
     sample(ScaledField(tack.array(h), 0.5), out)
     np.testing.assert_array_equal(out.numpy(), h * 5 + 0.5)
-
-
-@tack.device_class
-class Mover:
-    def __init__(self, pos, vel):
-        self.pos = pos
-        self.vel = vel
-
-    @tack.kernel
-    def step(self, dt, n):
-        for i in range(n):
-            self.pos[i] = self.pos[i] + dt * self.vel[i]
 
 
 def test_kernel_as_method(engine):
