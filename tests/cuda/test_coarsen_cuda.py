@@ -8,7 +8,7 @@ import tack
 from tack.compiler import specialize
 
 from tests.cuda import gpu
-from tests.render.test_coarsen import scale
+from tests.kernels.coarsen import scale
 
 pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 

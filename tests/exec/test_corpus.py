@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import tack
 
-from tests.kernels.corpus import CASES, run_case
+from tests.kernels.corpus import CASES, assert_matches, run_case
 
 
 @pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
@@ -20,12 +20,7 @@ def _ids():
 @pytest.mark.parametrize("case,n", [(c, n) for c in CASES for n in c.sizes], ids=_ids())
 def test_case(cpu, case, n):
     actual, expected = run_case(case, n)
-    for k, exp in expected.items():
-        got = actual[k]
-        if got.dtype.kind in "iu" and case.rtol == 0 and case.atol == 0:
-            np.testing.assert_array_equal(got, exp)
-        else:
-            np.testing.assert_allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True)
+    assert_matches(case, actual, expected)
 
 
 def test_seed_transform_as_written():

@@ -126,7 +126,7 @@ def test_tack_debug_env_read_at_import():
     import subprocess
     import sys
 
-    code = "import tack.devices as d; print(d._global['debug'])"
+    code = "import tack; print(tack.debug_mode())"
     env = dict(os.environ, TACK_DEBUG="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=False)

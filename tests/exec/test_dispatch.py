@@ -116,10 +116,16 @@ def test_errors_after_the_path_is_built_are_the_general_ones():
         axpy(y, 1.0, x)
     with pytest.raises(RuntimeError, match="Keyword arguments"):
         axpy(y, 1.0, x, n=3)
-    from tack.devices import Device
+    np.testing.assert_allclose(y.numpy(), [1, 1, 1])  # only the first call ran
 
+
+@pytest.mark.engines("cuda")  # an array in device memory; without a GPU, tests/julia/
+# test_julia153_device_arrays.py gives the CPU engine one of the Julia engine's device arrays
+def test_an_array_of_another_device_is_refused_after_the_path_is_built(engine):
     other = tack.zeros(3)
-    other._device = Device("cuda")  # as if allocated on a GPU
+    tack.set_default_device("cpu")
+    x, y = tack.array(np.ones(3, np.float32)), tack.zeros(3)
+    axpy(y, 1.0, x, 3)
     with pytest.raises(RuntimeError, match="belongs to"):
         axpy(other, 1.0, x, 3)
     np.testing.assert_allclose(y.numpy(), [1, 1, 1])  # only the first call ran

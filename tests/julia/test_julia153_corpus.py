@@ -2,11 +2,10 @@
 cases included) and the Julia extra kernels, each rendered and run by Tack's Julia engine through
 one Julia 1.5.3 process (KernelAbstractions' CPU semantics through Tack's stand-in), compared
 with the same references as the native CPU engine (tests/exec/test_corpus.py)."""
-import numpy as np
 import pytest
 
 from tests.julia.extra_kernels import EXTRA_CASES
-from tests.kernels.corpus import CASES, WORKGROUP_CASES, run_case
+from tests.kernels.corpus import CASES, WORKGROUP_CASES, assert_matches, run_case
 
 CORPUS = CASES + WORKGROUP_CASES
 # Known renderer/engine disagreements, each a strict xfail until fixed (routed to the lead). None
@@ -14,15 +13,6 @@ CORPUS = CASES + WORKGROUP_CASES
 # (docs/language.md, "Integer and float rules"): its `a[i, j] * i - j` is one MULADD everywhere,
 # so its tolerance (1e-6, one f32 rounding of the result near a cancellation) holds on Julia too.
 KNOWN: dict = {}
-
-
-def assert_matches(case, actual, expected):
-    for k, exp in expected.items():
-        got = actual[k]
-        if got.dtype.kind in "iu" and case.rtol == 0 and case.atol == 0:
-            np.testing.assert_array_equal(got, exp)
-        else:
-            np.testing.assert_allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True)
 
 
 def _params(cases):

@@ -29,15 +29,10 @@ from tests.julia.jl_checks import (
     parse_problems,
     structure_problems,
 )
+from tests.julia.ka_cpu_model import rewritten
 from tests.kernels.corpus import WORKGROUP_CASES
 
 BARRIER_CASES = WORKGROUP_CASES + [c for c in EXTRA_CASES if "workgroups" in c.tags]
-
-
-def rewritten(kir, rewrites=REWRITES):
-    for r in rewrites:
-        kir = r(kir)
-    return kir
 
 
 def _host_args(case, n):

@@ -73,3 +73,14 @@ def edge_ints(dt, n=64, seed=0):
 def ints_array(values, dt):
     return np.array(values, dtype=object).astype(dt.np)
 
+
+# two whole kernels, for the launch tests
+def saxpy_kir():
+    f32 = D.f32
+    return kir("saxpy", [Param("a", "scalar", f32), arr("x", f32), arr("y", f32, True)],
+               [st("y", E(Op.ADD, f32, E(Op.MUL, f32, E(Op.PARAM, f32, arg="a"), ld("x", f32)),
+                          ld("y", f32)))])
+
+
+def iota_kir():
+    return kir("iota", [arr("o", D.i64, True)], [st("o", E(Op.MUL, D.i64, T, C(3)))])
