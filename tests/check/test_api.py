@@ -126,8 +126,5 @@ def test_local_memory_no_gpu_allows_is_refused_before_running():
                                                     r"more than the native:sim engine allows"):
         tack.check(sized_local, tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
     tack.set_default_device("sim")
-    try:
-        with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold"):
-            sized_local(tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
-    finally:
-        tack.set_default_device("cpu")
+    with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold"):
+        sized_local(tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))

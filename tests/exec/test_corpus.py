@@ -9,8 +9,6 @@ from tests.kernels.corpus import CASES, assert_matches, run_case
 @pytest.fixture(params=[1, 2], ids=["threads1", "threads2"])
 def cpu(request):
     tack.set_default_device("cpu", num_threads=request.param)
-    yield
-    tack.set_default_device("cpu")
 
 
 def _ids():

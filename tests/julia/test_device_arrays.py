@@ -71,8 +71,7 @@ def jl(monkeypatch, fresh_session):
     fake = DeviceFake()
     mod = types.SimpleNamespace(newmodule=lambda name: fake, JuliaError=RuntimeError)
     monkeypatch.setitem(sys.modules, "juliacall", mod)
-    yield fake
-    tack.set_default_device("cpu")
+    return fake
 
 
 @pytest.fixture

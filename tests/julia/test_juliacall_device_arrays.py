@@ -22,11 +22,11 @@ def real_gpu(request, julia_engine_available):
     except RuntimeError as exc:
         pytest.skip(f"not run: {exc}")
     tack.set_default_device(dev)
-    yield dev
-    tack.set_default_device("cpu")
+    return dev
 
 
-@pytest.mark.parametrize("case", [c for c in CASES + WORKGROUP_CASES + EXTRA_CASES if c.name in SAMPLE],
+@pytest.mark.parametrize("case", [c for c in CASES + WORKGROUP_CASES + EXTRA_CASES
+                                  if c.name in SAMPLE],
                          ids=lambda c: c.name)
 def test_case_on_a_gpu_backend(real_gpu, case):
     try:

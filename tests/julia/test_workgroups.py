@@ -191,14 +191,11 @@ def test_debug_specialization_renders_and_parses(case, jl_parser):
 def test_inspect_renders_workgroup_kernels_on_the_julia_engine():
     case = WORKGROUP_CASES[0]
     tack.set_default_device("cpu", engine="julia")  # no Julia is started by rendering
-    try:
-        host = case.make(np.random.default_rng(0), 1)
-        args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
-        text = tack.inspect(case.kernel, *args, engine="julia")
-        assert "@synchronize()" in text and "@localmem Float32 (256,)" in text
-        assert "barrier()" in tack.inspect(case.kernel, *args, mode="ir", engine="julia")
-    finally:
-        tack.set_default_device("cpu")
+    host = case.make(np.random.default_rng(0), 1)
+    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
+    text = tack.inspect(case.kernel, *args, engine="julia")
+    assert "@synchronize()" in text and "@localmem Float32 (256,)" in text
+    assert "barrier()" in tack.inspect(case.kernel, *args, mode="ir", engine="julia")
 
 
 # -- hand-made IR --------------------------------------------------------------------------------

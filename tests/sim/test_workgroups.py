@@ -19,8 +19,6 @@ AWKWARD = [1, 2, 7, 255, 256, 257, 1021, 1025]
 @pytest.fixture(autouse=True)
 def sim():
     tack.set_default_device("sim")
-    yield
-    tack.set_default_device("cpu")
 
 
 def bench_gpu():
