@@ -7,8 +7,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # so tests can import the shared corpus as `tests.kernels`
 
-
-from tests import engines
+from tests import engines  # importable once ROOT is on the path
 
 pytest_plugins = ["tests.julia_session"]  # the Julia 1.5.3 process the `julia` engine runs on
 
@@ -19,7 +18,8 @@ def pytest_addoption(parser):
                           "the renderers instead of comparing; review the diff before committing")
     parser.addoption("--engines", default=",".join(engines.ENGINES),
                      help="the engines the `engine` fixture runs tests on, comma-separated "
-                          f"(default: {','.join(engines.ENGINES)}; an absent one is skipped)")
+                          f"(default: {','.join(engines.ENGINES)}; cuda cases skip without a "
+                          "GPU, julia cases exist where Julia is installed)")
 
 
 def pytest_configure(config):
