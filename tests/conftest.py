@@ -7,11 +7,50 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)  # so tests can import the shared corpus as `tests.kernels`
 
+from tests import engines  # importable once ROOT is on the path
+
+pytest_plugins = ["tests.julia_session"]  # the Julia 1.5.3 process the `julia` engine runs on
+
 
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
-                     help="rewrite golden files (e.g. julia/kernels/*.jl) from the renderers "
-                          "instead of comparing; review the diff before committing")
+                     help="rewrite golden files (julia/kernels/*.jl, tests/render/golden/) from "
+                          "the renderers instead of comparing; review the diff before committing")
+    parser.addoption("--engines", default=",".join(engines.ENGINES),
+                     help="the engines the `engine` fixture runs tests on, comma-separated "
+                          f"(default: {','.join(engines.ENGINES)}; cuda cases skip without a "
+                          "GPU, julia cases exist where Julia is installed)")
+
+
+def pytest_configure(config):
+    engines.selected(config)  # an unknown name fails before collection
+
+
+def pytest_generate_tests(metafunc):
+    """A test taking `engine` runs once per engine (tests/engines.py), the engine in its id."""
+    found = engines.cases(metafunc, "engine", __name__)
+    if found is not None:
+        metafunc.parametrize("engine", found, indirect=True)
+
+
+@pytest.fixture
+def engine(request):
+    """The engine of this case made the default device (the Device); `_restore_defaults` puts
+    the previous one back."""
+    return engines.select(request.param, request)
+
+
+@pytest.fixture(autouse=True)
+def _restore_defaults():
+    """Every test starts and ends with the default device and debug mode it found: a test may
+    select a device or turn debug mode on without a `try`/`finally` of its own."""
+    import tack
+
+    device, debug = tack.default_device(), tack.debug_mode()
+    yield
+    tack.set_debug(debug)
+    if tack.default_device() is not device:
+        tack.set_default_device(device)
 
 
 @pytest.fixture(scope="session", autouse=True)

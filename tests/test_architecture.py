@@ -4,19 +4,11 @@ one short call path from a kernel call to the engine's launch.
 The layer table and the measurements are in tools/architecture.py; docs/design/006-layers.md
 explains them. `python tools/architecture.py` prints the same findings as a report.
 """
-import importlib.util
-import os
-import sys
 import warnings
 
 import pytest
 
-_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
-                     "architecture.py")
-_spec = importlib.util.spec_from_file_location("tack_architecture", _PATH)
-arch = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = arch  # dataclasses look their module up by name
-_spec.loader.exec_module(arch)
+from tests.architecture import arch
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,15 @@ from .arrays import Array, arange, array, concat, copyto, empty, full, ones, zer
 from .builtins.registry import HOST_FUNCTIONS as _HOST_FUNCTIONS
 from .check import CheckError, CheckReport, check
 from .constants import constant
-from .devices import Device, default_device, device, set_debug, set_default_device, sync
+from .devices import (
+    Device,
+    debug_mode,
+    default_device,
+    device,
+    set_debug,
+    set_default_device,
+    sync,
+)
 from .dtypes import (
     DType,
     VecType,
@@ -129,6 +137,7 @@ __all__ = [
     "constant",
     "copyto",
     "cuda",
+    "debug_mode",
     "default_device",
     "device",
     "device_class",

@@ -221,6 +221,12 @@ def set_debug(flag: bool = True) -> None:
     _global["debug"] = bool(flag)
 
 
+def debug_mode() -> bool:
+    """Whether debug mode is on (`set_debug`, or TACK_DEBUG at import), so code that turns it on
+    for a while can put back what it found."""
+    return _global["debug"]
+
+
 def _is_flag(v) -> bool:
     """True, False, 0, 1 or a NumPy bool; not a string, None or anything else."""
     if isinstance(v, (str, bytes)) or not hasattr(v, "__index__") and not hasattr(v, "__bool__"):

@@ -1,21 +1,43 @@
-"""Shared fixtures of the algorithms tests: the device every test runs on (a parameter, so that
-adding an engine is one word in DEVICES) and the error bound of floating sums."""
+"""Shared fixtures of the algorithms tests: the device every test runs on, and the error bound of
+floating sums.
+
+`device` is the engine of the case (tests/engines.py: `test_x[cpu]`, `test_x[sim]`,
+`test_x[cuda]`), by default the CPU engine, the simulator and a GPU (skipped without one); a module
+or test narrows it with `@pytest.mark.engines(...)`. A test marked `sim_scans` runs on the
+simulator twice, once with each GPU scan (`sim` takes the two passes, as it does unforced;
+`sim-look-back` forces the single-pass look-back scan, which CUDA takes)."""
 import math
 
 import numpy as np
 import pytest
 import tack
+from tack.algorithms import scans
 
-DEVICES = ["cpu"]
+from tests import engines
+
+DEFAULT = ("cpu", "sim", "cuda")
+KEYS = [np.int32, np.uint32, np.int64, np.uint64]  # the sort's key dtypes
 SIZES = [0, 1, 2, 7, 31, 255, 256, 257, 1021, 4097, 65535, 65537, 131071]  # 0, 1, primes, 2^k±1
 
 
-@pytest.fixture(params=DEVICES)
-def device(request):
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device(request.param)
-    yield dev
-    tack.devices._global["device"] = old
+def pytest_generate_tests(metafunc):
+    params = engines.cases(metafunc, "device", __name__, DEFAULT)
+    if params is None:
+        return
+    if metafunc.definition.get_closest_marker("sim_scans"):
+        sim = [k for k, p in enumerate(params) if p.values == ("sim",)]
+        for k in sim:
+            params.insert(k + 1, pytest.param("sim-look-back", id="sim-look-back"))
+    metafunc.parametrize("device", params, indirect=True)
+
+
+@pytest.fixture
+def device(request, monkeypatch):
+    name = request.param
+    if name == "sim-look-back":
+        monkeypatch.setattr(scans, "LOOK_BACK", True)
+        name = "sim"
+    return engines.select(name, request)
 
 
 def unit(dtype) -> float:
@@ -44,3 +66,21 @@ def data(n: int, dtype, seed: int = 0) -> np.ndarray:
         return (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(t)
     info = np.iinfo(t)
     return rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
+
+
+def check_sort(dtype, n: int) -> None:
+    """`A.sort`: a new array of the sorted keys and the stable permutation, as NumPy's, the input
+    untouched; all-equal keys (no radix pass) and a leading n too."""
+    from tack import algorithms as A
+
+    for k in (data(n, dtype), np.full(n, np.iinfo(dtype).min, dtype)):
+        kt = tack.array(k)
+        s, p = A.sort(kt)
+        order = np.argsort(k, kind="stable")
+        assert s.dtype == kt.dtype and p.dtype == tack.i32
+        np.testing.assert_array_equal(s.numpy(), k[order])
+        np.testing.assert_array_equal(p.numpy(), order)
+        np.testing.assert_array_equal(kt.numpy(), k)
+    s, p = A.sort(tack.array(data(n, dtype)), n=n // 2)
+    np.testing.assert_array_equal(p.numpy(), np.argsort(data(n, dtype)[:n // 2], kind="stable"))
+    np.testing.assert_array_equal(s.numpy(), np.sort(data(n, dtype)[:n // 2], kind="stable"))

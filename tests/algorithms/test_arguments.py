@@ -6,14 +6,8 @@ import pytest
 import tack
 from tack import algorithms as A
 
-
-@pytest.fixture(params=[None, "sim"], ids=["cpu", "sim"])
-def device(request):
-    """Both engines CI has: the native CPU one and the simulator (workgroup paths)."""
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("cpu", engine=request.param)
-    yield dev
-    tack.devices._global["device"] = old
+pytestmark = pytest.mark.engines("cpu", "sim")  # both engines CI has: the simulator's paths are
+# the GPU's workgroup paths
 
 
 @pytest.fixture

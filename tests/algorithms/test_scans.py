@@ -8,6 +8,8 @@ from tack import algorithms as A
 
 from .conftest import SIZES, check_sum, data
 
+pytestmark = pytest.mark.sim_scans
+
 
 def _want_int(x, dtype):
     with np.errstate(over="ignore"):

@@ -10,6 +10,9 @@ from tack.algorithms import _scratch as S
 
 from .conftest import data
 
+pytestmark = pytest.mark.engines("cpu")  # the table's rule; the algorithms' use of it below runs
+# on every engine
+
 
 @pytest.fixture
 def table(monkeypatch):
@@ -42,8 +45,10 @@ def test_the_table_holds_at_most_limit_arrays(device, table, monkeypatch):
     assert S.kept(device, tack.i32, 0, 1) is not made[0]
 
 
+@pytest.mark.engines("cpu", "sim", "cuda")
 def test_algorithms_stay_right_under_a_small_bound(device, table):
-    """Work arrays evicted between (and within) calls: results unchanged."""
+    """Work arrays evicted between (and within) calls: results unchanged (on the workgroup
+    engines too, whose paths keep their arrays: the GPU paths)."""
     x = data(5003, np.int32)
     for _ in range(2):
         np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(),
@@ -53,16 +58,7 @@ def test_algorithms_stay_right_under_a_small_bound(device, table):
     assert S.kept_bytes(device) <= S.BYTES
 
 
-def test_small_bound_on_the_simulator(table):
-    """The same on a workgroup engine, whose paths keep their arrays (the GPU paths)."""
-    old = tack.devices._global["device"]
-    try:
-        test_algorithms_stay_right_under_a_small_bound(
-            tack.set_default_device("cpu", engine="sim"), table)
-    finally:
-        tack.devices._global["device"] = old
-
-
+@pytest.mark.engines("cpu", "cuda")
 def test_result_box_reads_what_a_kernel_wrote(device):
     box, read = S.result_box(device, tack.f64, "test")
     A.fill_value(box, 2.5)

@@ -7,29 +7,10 @@ import pytest
 import tack
 from tack import algorithms as A
 
-from tests.algorithms.conftest import data
-from tests.algorithms.test_sort_segments import (  # the same tests, on sim
-    KEYS,
-    test_argsort_leading_n,
-    test_argsort_stable_for_small_spreads,
-    test_argsorts_return_independent_arrays,
-    test_sort_by_key_and_gather,
-    test_sort_by_key_every_dtype,
-    test_sort_returns_keys_and_permutation,
-)
+from tests.algorithms.conftest import KEYS, check_sort, data
 
-__all__ = ["test_argsort_leading_n",
-           "test_argsort_stable_for_small_spreads", "test_argsorts_return_independent_arrays",
-           "test_sort_by_key_and_gather", "test_sort_by_key_every_dtype",
-           "test_sort_returns_keys_and_permutation"]
-
-
-@pytest.fixture
-def device():
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("cpu", engine="sim")
-    yield dev
-    tack.devices._global["device"] = old
+pytestmark = pytest.mark.engines("sim")  # and a GPU where a test says so; tests/algorithms/
+# test_sort_segments.py runs the sort's API tests on every engine
 
 
 @pytest.mark.parametrize("dtype", KEYS)
@@ -43,12 +24,14 @@ def test_argsort_is_numpy_stable(device, dtype, n):
 
 
 @pytest.mark.parametrize("n", [2047, 2048, 8 * 2048 + 1])
+@pytest.mark.engines("sim", "cuda")
 def test_argsort_around_tiles(device, n):
     x = data(n, np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
 
 
 @pytest.mark.parametrize("n", [2049, 20011])
+@pytest.mark.engines("sim", "cuda")
 def test_argsort_many_equal_keys(device, n):
     """Few distinct keys: long runs of one digit within a tile keep their input order, and the
     tile's padding (keys of all ones) stays behind real keys of the top digit."""
@@ -56,11 +39,12 @@ def test_argsort_many_equal_keys(device, n):
     np.testing.assert_array_equal(A.argsort(tack.array(x)).numpy(), np.argsort(x, kind="stable"))
 
 
-def test_sort_with_keys_converted_after_the_passes(device, monkeypatch):
+@pytest.mark.engines("sim", "cuda")
+@pytest.mark.parametrize("dtype", KEYS)
+def test_sort_with_keys_converted_after_the_passes(device, monkeypatch, dtype):
     """sort's other path (sorting.FUSED_KEYS off): the last pass writes offsets, a kernel adds
-    the minimum back."""
+    the minimum back; the keys and the stable permutation as NumPy's."""
     from tack.algorithms import sorting
 
     monkeypatch.setattr(sorting, "FUSED_KEYS", False)
-    for dtype in KEYS:
-        test_sort_returns_keys_and_permutation(device, dtype, 2049)
+    check_sort(dtype, 2049)

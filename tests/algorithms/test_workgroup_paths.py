@@ -1,8 +1,8 @@
-"""The reductions and scans re-run on the simulator engine, a workgroup engine on the CPU
-(docs/design/008-simulator.md): the GPU paths (eight loads in flight per lane, the one-group
-final pass, shared-memory tile scans, the single-pass look-back scan and the two-pass scan's
-recursion on its tile totals) checked in CI,
-without a GPU. The tests are those of test_reductions and test_scans, with `device` set to sim."""
+"""The scans' GPU paths on the simulator engine, a workgroup engine on the CPU
+(docs/design/008-simulator.md), checked in CI without a GPU: the single-pass look-back scan
+(its window, blocks and payload) and the two-pass scan's recursion on its tile totals.
+test_reductions and test_scans run on the simulator through their `device` fixture (the eight
+loads in flight per lane, the one-group final pass, the shared-memory tile scans)."""
 import numpy as np
 import pytest
 import tack
@@ -10,23 +10,12 @@ from tack import algorithms as A
 from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
-from tests.algorithms.test_reductions import *  # the same tests, on sim
-from tests.algorithms.test_scans import *
 
-del test_ten_million  # noqa: F821 - 10^7 elements take 15 s in the simulator; tests/cuda has it
-
-
-@pytest.fixture(params=["two-pass", "look-back"])
-def device(request, monkeypatch):
-    """The simulator, with each of the two GPU scans."""
-    monkeypatch.setattr(scans, "LOOK_BACK", request.param == "look-back")
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("cpu", engine="sim")
-    yield dev
-    tack.devices._global["device"] = old
+pytestmark = pytest.mark.engines("sim")
 
 
 @pytest.mark.parametrize("n", [4096 * 257 + 3])
+@pytest.mark.sim_scans  # each of the two GPU scans
 def test_scan_recursing_on_tile_totals(device, n):
     """More tile totals than a workgroup: they are scanned by the tile scan too (the two-pass
     path: an i64 dst has no 32-bit payload for the look-back)."""
@@ -37,6 +26,7 @@ def test_scan_recursing_on_tile_totals(device, n):
 
 
 @pytest.mark.parametrize("n", [4097, 40961])
+@pytest.mark.sim_scans  # each of the two GPU scans
 def test_look_back_scan_is_deterministic(device, n):
     """f32 scans take the single-pass look-back: the same bits on every run, within the bound."""
     x = data(n, np.float32)
@@ -55,31 +45,27 @@ def _roundtrip(x, bits, back):
         back[i] = lookback.f32_value(x, w)
 
 
-@pytest.mark.parametrize("engine", [None, "sim"])
-def test_f32_payload_is_the_bit_pattern(engine):
+@pytest.mark.engines("cpu", "sim")
+def test_f32_payload_is_the_bit_pattern(device):
     """The look-back publishes f32 values by their IEEE bits, computed with exact scalings:
     specials, subnormals and random patterns (NaN excepted: any NaN becomes the quiet NaN)."""
-    old = tack.devices._global["device"]
-    tack.set_default_device("cpu", engine=engine)
-    try:
-        rng = np.random.default_rng(0)
-        special = [0.0, -0.0, np.inf, -np.inf, 1.0, -1.5, 3.4028235e38, 1.1754944e-38,
-                   1.1754942e-38, 1e-45, -1e-45, 5.877472e-39]
-        v = np.concatenate([np.array(special, np.float32), rng.integers(
-            0, 2 ** 32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
-        v = np.append(v[~np.isnan(v)], np.float32("nan"))
-        bits, back = tack.zeros(len(v), tack.u64), tack.zeros(len(v), tack.f32)
-        _roundtrip(tack.array(v), bits, back)
-        want = v.view(np.uint32).astype(np.uint64)
-        want[-1] = 0x7FC00000
-        np.testing.assert_array_equal(bits.numpy(), want)
-        np.testing.assert_array_equal(back.numpy()[:-1].view(np.uint32), v[:-1].view(np.uint32))
-        assert np.isnan(back.numpy()[-1])
-    finally:
-        tack.devices._global["device"] = old
+    rng = np.random.default_rng(0)
+    special = [0.0, -0.0, np.inf, -np.inf, 1.0, -1.5, 3.4028235e38, 1.1754944e-38,
+               1.1754942e-38, 1e-45, -1e-45, 5.877472e-39]
+    v = np.concatenate([np.array(special, np.float32), rng.integers(
+        0, 2 ** 32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+    v = np.append(v[~np.isnan(v)], np.float32("nan"))
+    bits, back = tack.zeros(len(v), tack.u64), tack.zeros(len(v), tack.f32)
+    _roundtrip(tack.array(v), bits, back)
+    want = v.view(np.uint32).astype(np.uint64)
+    want[-1] = 0x7FC00000
+    np.testing.assert_array_equal(bits.numpy(), want)
+    np.testing.assert_array_equal(back.numpy()[:-1].view(np.uint32), v[:-1].view(np.uint32))
+    assert np.isnan(back.numpy()[-1])
 
 
 @pytest.mark.parametrize("window", [1, 256])
+@pytest.mark.sim_scans  # each of the two GPU scans
 def test_look_back_window(device, monkeypatch, window):
     """The look-back reads `lookback.WINDOW` predecessors at once: the narrowest and the widest
     window give the same bits (a fixed left fold of the tile totals)."""
@@ -112,23 +98,19 @@ def test_look_back_configurations(monkeypatch, span, sub):
     monkeypatch.setattr(lookback, "WINDOW", span)
     monkeypatch.setattr(lookback, "SUB", sub)
     monkeypatch.setattr(lookback, "PATIENCE", 8)
-    old = tack.devices._global["device"]
-    tack.set_default_device("cpu", engine="sim")
-    try:
-        n = 9 * 4096 * sub + 5
-        k = (data(n, np.int32) % 1000).astype(np.int32)
-        d = tack.zeros(n, tack.i32)
-        assert A.exclusive_scan(tack.array(k), d, n) == int(k.sum())
-        np.testing.assert_array_equal(d.numpy()[1:], np.cumsum(k, dtype=np.int32)[:-1])
-        x = data(n, np.float32)
-        got = []
-        for tickets, lean in ((1, False), (0, True)):
-            monkeypatch.setattr(lookback, "TICKETS", tickets)
-            monkeypatch.setattr(lookback, "LEAN", lean)
-            f = tack.zeros(n, tack.f32)
-            got.append((A.inclusive_scan(tack.array(x), f, n), f.numpy().view(np.uint32)))
-        assert got[0][0] == got[1][0]
-        np.testing.assert_array_equal(got[0][1], got[1][1])
-        check_sum(got[0][0], x, np.float32)
-    finally:
-        tack.devices._global["device"] = old
+    tack.set_default_device("sim")
+    n = 9 * 4096 * sub + 5
+    k = (data(n, np.int32) % 1000).astype(np.int32)
+    d = tack.zeros(n, tack.i32)
+    assert A.exclusive_scan(tack.array(k), d, n) == int(k.sum())
+    np.testing.assert_array_equal(d.numpy()[1:], np.cumsum(k, dtype=np.int32)[:-1])
+    x = data(n, np.float32)
+    got = []
+    for tickets, lean in ((1, False), (0, True)):
+        monkeypatch.setattr(lookback, "TICKETS", tickets)
+        monkeypatch.setattr(lookback, "LEAN", lean)
+        f = tack.zeros(n, tack.f32)
+        got.append((A.inclusive_scan(tack.array(x), f, n), f.numpy().view(np.uint32)))
+    assert got[0][0] == got[1][0]
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    check_sum(got[0][0], x, np.float32)

@@ -19,7 +19,7 @@ import sys
 from tack import __version__
 from tack.cache import keys
 
-from tests.test_architecture import arch
+from tests.architecture import arch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(ROOT, "python", "tack")

@@ -5,9 +5,9 @@ import pytest
 import tack
 from tack.check import run as R
 
+from tests.check.kernels import huge_shared, read_only, store_both
 from tests.check.planted import CASES, missing_barrier_fixed
-from tests.exec.test_funcs_classes import Field, Mover, sample
-from tests.exec.test_return_values import mean
+from tests.kernels.language import Field, Mover, mean, sample
 
 
 def test_the_package_face():
@@ -71,21 +71,6 @@ def test_an_option_that_is_not_a_bool_is_refused(value):
     assert tack.check(case.bug, *case.args(), races=np.False_).verdict == "clean"
 
 
-@tack.kernel
-def store_both(out, x, n):
-    for i in range(n):
-        out[i] = 2.0
-        x[i] = 1.0
-
-
-def read_only(h: np.ndarray) -> tack.Array:
-    h = h.copy()
-    h.flags.writeable = False
-    a = tack.from_dlpack(h)
-    assert a.readonly
-    return a
-
-
 def test_a_read_only_array_is_refused_as_a_normal_call_refuses_it():
     """Checked, the store into read-only memory was simulated on a copy and reported clean."""
     ro = read_only(np.arange(8, dtype=np.float32))
@@ -95,16 +80,6 @@ def test_a_read_only_array_is_refused_as_a_normal_call_refuses_it():
         tack.check(store_both, tack.zeros(8), ro, 8)
     assert str(checked.value) == str(normal.value) and "'x'" in str(checked.value)
     assert tack.check(store_both, tack.zeros(8), ro.copy(), 8).verdict == "clean"
-
-
-@tack.kernel
-def huge_shared(out, n):
-    for i in range(n):
-        s = tack.shared(tack.f64, 1 << 30)  # 8 GiB per workgroup
-        tid = tack.thread_id()
-        s[tid] = 1.0
-        tack.barrier()
-        out[i] = s[255 - tid]
 
 
 @tack.kernel
@@ -151,8 +126,5 @@ def test_local_memory_no_gpu_allows_is_refused_before_running():
                                                     r"more than the native:sim engine allows"):
         tack.check(sized_local, tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
     tack.set_default_device("sim")
-    try:
-        with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold"):
-            sized_local(tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))
-    finally:
-        tack.set_default_device("cpu")
+    with pytest.raises(tack.TackRuntimeError, match=r"failed on sim: .*local arrays hold"):
+        sized_local(tack.zeros(1), 1, tack.zeros(at_limit + 1, tack.u8))

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import tack
 
-from tests.cuda.test_cuda_workgroups import (
+from tests.kernels.corpus import CASES, WORKGROUP_CASES, _nbody_ref, host_view
+from tests.kernels.workgroups import (
     block_reduce,
     compact,
     extremes,
@@ -15,7 +16,6 @@ from tests.cuda.test_cuda_workgroups import (
     nbody_tiled,
     reverse_in_block,
 )
-from tests.kernels.corpus import CASES, WORKGROUP_CASES, _nbody_ref, host_view
 
 
 def _outputs_match(case, report, host):

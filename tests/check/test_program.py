@@ -136,7 +136,7 @@ def test_tack_check_accepts_option_and_kind_names():
 
 def test_a_session_refuses_a_store_into_read_only_memory_before_writing(session):
     """The simulated store raised NumPy's ValueError after `out` was written, uncounted."""
-    from tests.check.test_api import read_only, store_both
+    from tests.check.kernels import read_only, store_both
 
     ro, out = read_only(np.arange(8, dtype=np.float32)), tack.zeros(8)
     with pytest.raises(tack.TackValueError, match="'x' may be written .* read-only"):
@@ -145,7 +145,7 @@ def test_a_session_refuses_a_store_into_read_only_memory_before_writing(session)
 
 
 def test_a_session_refuses_shared_memory_no_gpu_allows(session):
-    from tests.check.test_api import huge_shared
+    from tests.check.kernels import huge_shared
 
     out = tack.zeros(256)
     with pytest.raises(tack.TackValueError, match="8 GiB per workgroup"):
@@ -157,7 +157,7 @@ def test_the_cli_refuses_a_read_only_store_like_a_normal_run(tmp_path):
     script = tmp_path / "ro.py"
     script.write_text(
         "import numpy as np, tack\n"
-        "from tests.check.test_api import read_only, store_both\n"
+        "from tests.check.kernels import read_only, store_both\n"
         "out = tack.zeros(8)\n"
         "try:\n"
         "    store_both(out, read_only(np.arange(8, dtype=np.float32)), 8)\n"

@@ -5,29 +5,12 @@
 """
 from __future__ import annotations
 
-import functools
-
 import pytest
 
+from tests.engines import cuda_marks, cuda_unavailable
 
-@functools.cache
-def unavailable() -> str | None:
-    """None when a CUDA engine starts on device 0, else why not."""
-    try:
-        import cuda.bindings  # noqa: F401
-    except ImportError as exc:
-        return f"cuda-bindings is not installed ({exc})"
-    try:
-        from tack.runtime.cuda import CUDAEngine
-
-        CUDAEngine(0)
-    except Exception as exc:  # noqa: BLE001 - any failure to start (no driver, no device): skip
-        return f"no usable CUDA GPU: {exc}"
-    return None
-
-
-MARKS = [pytest.mark.cuda, pytest.mark.skipif(unavailable() is not None,
-                                              reason=str(unavailable()))]
+unavailable = cuda_unavailable
+MARKS = cuda_marks()
 
 
 def optional(name: str):

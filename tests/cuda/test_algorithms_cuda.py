@@ -1,9 +1,9 @@
-"""tack.algorithms on CUDA: every test of tests/algorithms re-run with the device fixture set to
-cuda (the workgroup paths: block reductions, tile scans, the radix passes of algorithms/radix.py),
-plus sizes that reach the recursive scan of tile totals, 10^7 elements, and the single-pass
-look-back scan (the path CUDA takes for dtypes of at most 32 bits, so every scan test above runs
-it) at each block span and write, beside the two passes forced, with f32 bits the same as the
-simulator's. Skips without a GPU or cuda-bindings."""
+"""tack.algorithms on CUDA beyond the tests of tests/algorithms, which run on a GPU through their
+`device` fixture (the workgroup paths: block reductions, tile scans, the radix passes of
+algorithms/radix.py): sizes that reach the recursive scan of tile totals, 10^7 elements, and the
+single-pass look-back scan (the path CUDA takes for dtypes of at most 32 bits, so every scan test
+of tests/algorithms runs it there) at each block span and write, beside the two passes forced,
+with f32 bits the same as the simulator's. Skips without a GPU or cuda-bindings."""
 import numpy as np
 import pytest
 import tack
@@ -11,36 +11,13 @@ from tack import algorithms as A
 from tack.algorithms import lookback, scans
 
 from tests.algorithms.conftest import check_sum, data
-from tests.algorithms.test_reductions import *  # the same tests, on cuda
-from tests.algorithms.test_scans import *
-from tests.algorithms.test_scratch import (  # noqa: F401 - the kept table's bound, result box
-    table,
-    test_algorithms_stay_right_under_a_small_bound,
-    test_result_box_reads_what_a_kernel_wrote,
-)
-from tests.algorithms.test_sort_segments import *
-from tests.algorithms.test_sort_workgroups import (  # noqa: F401 - the radix passes at tile edges
-    test_argsort_around_tiles,
-    test_argsort_many_equal_keys,
-    test_sort_with_keys_converted_after_the_passes,
-)
-from tests.algorithms.test_stats import *
+from tests.cuda import gpu
 
-from . import gpu
-
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture
-def device():
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.devices._global["device"] = old
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @pytest.mark.parametrize("n", [10 ** 7, 2048 * 2048 + 1])
-def test_large_scan_and_sum(device, n):
+def test_large_scan_and_sum(n):
     x = data(n, np.float32)
     a = tack.array(x)
     check_sum(a.sum(), x, np.float32)
@@ -53,7 +30,7 @@ def test_large_scan_and_sum(device, n):
     np.testing.assert_array_equal(d.numpy(), want)
 
 
-def test_sort_ten_million_matches_cpu_bits(device):
+def test_sort_ten_million_matches_cpu_bits():
     keys = data(10 ** 7, np.int32)
     np.testing.assert_array_equal(A.argsort(tack.array(keys)).numpy(),
                                   np.argsort(keys, kind="stable"))
@@ -62,7 +39,7 @@ def test_sort_ten_million_matches_cpu_bits(device):
 @pytest.mark.parametrize("lean", [False, True])
 @pytest.mark.parametrize("window", [1, 32, 256])
 @pytest.mark.parametrize("n", [4097, 10 ** 7])
-def test_look_back_scan(device, monkeypatch, window, n, lean):
+def test_look_back_scan(monkeypatch, window, n, lean):
     """The look-back scan on a GPU, where tiles really run concurrently: integer prefixes
     exact, f32 ones the same bits on every run and within the bound."""
     monkeypatch.setattr(scans, "LOOK_BACK", True)
@@ -81,7 +58,7 @@ def test_look_back_scan(device, monkeypatch, window, n, lean):
 
 
 @pytest.mark.parametrize("n", [4096 * 257 + 3, 10 ** 7])
-def test_two_pass_scan_forced(device, monkeypatch, n):
+def test_two_pass_scan_forced(monkeypatch, n):
     """The two passes, which CUDA no longer takes for 32-bit dtypes, still right there."""
     monkeypatch.setattr(scans, "LOOK_BACK", False)
     k = (data(n, np.int32) % 1000).astype(np.int32)
@@ -94,7 +71,7 @@ def test_two_pass_scan_forced(device, monkeypatch, n):
 
 
 @pytest.mark.parametrize("lean", [False, True])
-def test_look_back_f32_bits_match_the_simulator(device, monkeypatch, lean):
+def test_look_back_f32_bits_match_the_simulator(monkeypatch, lean):
     """The same kernel and the same additions: the GPU's f32 prefixes are the simulator's bit
     for bit (blocks of 2 tiles: many blocks, so the block prefixes are exercised)."""
     monkeypatch.setattr(scans, "LOOK_BACK", True)
@@ -105,7 +82,7 @@ def test_look_back_f32_bits_match_the_simulator(device, monkeypatch, lean):
     f = tack.zeros(n, tack.f32)
     t = A.inclusive_scan(tack.array(x), f, n)
     gpu = f.numpy().view(np.uint32)
-    tack.set_default_device("cpu", engine="sim")
+    tack.set_default_device("sim")
     monkeypatch.setattr(lookback, "PATIENCE", 8)
     g = tack.zeros(n, tack.f32)
     assert A.inclusive_scan(tack.array(x), g, n) == t

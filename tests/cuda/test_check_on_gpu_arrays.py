@@ -13,8 +13,7 @@ pytestmark = gpu.MARKS
 
 @pytest.fixture
 def cuda():
-    yield tack.set_default_device("cuda")
-    tack.set_default_device("cpu")
+    return tack.set_default_device("cuda")
 
 
 def test_check_takes_device_arrays(cuda):

@@ -8,16 +8,9 @@ import tack
 from tack.compiler import specialize
 
 from tests.cuda import gpu
-from tests.render.test_coarsen import scale
+from tests.kernels.coarsen import scale
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 1023, 1024, 1025, 4 * 256 * 3 + 7, 1 << 20])

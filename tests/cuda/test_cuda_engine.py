@@ -13,15 +13,8 @@ import tack
 from tests.cuda import gpu
 from tests.kernels.corpus import saxpy, stepped_launch
 
-pytestmark = gpu.MARKS
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
 
 
 @tack.kernel

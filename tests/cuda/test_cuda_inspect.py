@@ -13,15 +13,8 @@ from bench.gpu import nbody_tiled
 from tests.cuda import gpu
 from tests.kernels.corpus import saxpy
 
-pytestmark = gpu.MARKS
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 N = 1024
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
 
 
 def nbody_args():

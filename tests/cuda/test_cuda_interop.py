@@ -9,14 +9,7 @@ from tack.runtime import cuda_dlpack
 
 from tests.cuda import gpu
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @tack.kernel

@@ -1,20 +1,14 @@
-"""Language features on the GPU: block reductions and the workgroup contract, shared-memory
-atomics, vectors and matrices, tack.random (bit-identical to its NumPy mirrors), textures, device
-functions and classes, return values, debug mode and ndrange — the same kernels the CPU tests run."""
+"""Language features on the GPU: block reductions and the workgroup contract, and shared-memory
+atomics. The language tests of tests/exec (vectors and matrices, tack.random bit-identical to its
+NumPy mirrors, textures, device functions and classes, return values, debug mode, ndrange) run
+on the GPU through their `engine` fixture."""
 import numpy as np
 import pytest
 import tack
 
 from tests.cuda import gpu
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture(scope="module", autouse=True)
-def cuda_device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @tack.kernel
@@ -63,41 +57,3 @@ def test_shared_memory_histogram():
     bins = tack.zeros(256, tack.i32)
     hist_shared(tack.array(h), bins, len(h), 256 * 64)
     np.testing.assert_array_equal(bins.numpy(), np.bincount(h, minlength=256))
-
-
-def test_cpu_kernels_on_the_gpu():
-    """The CPU test modules' kernels, run on CUDA against the same references."""
-    from tests.exec import test_funcs_classes as fc
-    from tests.exec import test_library as lib
-    from tests.exec import test_ndrange as nd
-    from tests.exec import test_return_values as rv
-    from tests.exec import test_vectors as vec
-
-    vec.test_seed_scatter()
-    vec.test_self_overwrite_rules()
-    vec.test_runtime_component_index()
-    vec.test_masks_and_select()
-    vec.test_matrix_operations()
-    lib.test_seed_init_particles_matches_mirrors()
-    lib.test_uniform_and_states_bit_identical()
-    lib.test_texture_snapshot_update_and_sampling()
-    lib.test_tack_math_and_constants()
-    fc.test_seed_cell_average()
-    fc.test_seed_cached_interp()
-    fc.test_nested_tuple_and_early_returns()
-    fc.test_kernel_as_method()
-    nd.test_ndrange_stencil_against_numpy()
-    nd.test_ndrange_pairs_and_empty()
-    rv.test_return_values(1025)
-
-
-def test_debug_mode_on_the_gpu():
-    from tests.exec import test_debug_mode as dm
-
-    tack.set_debug(True)
-    try:
-        dm.test_store_negative_index_is_skipped()
-        dm.test_atomic_index_checked_and_skipped()
-        dm.test_guarded_accesses_are_not_reported()
-    finally:
-        tack.set_debug(False)

@@ -16,11 +16,6 @@ def add_one(x, out):
         out[i] = x[i] + 1.0
 
 
-@pytest.fixture(autouse=True)
-def cpu_after():
-    yield
-    tack.set_default_device("cpu")
-
 
 def test_cuda_0_is_a_value():
     d = tack.device("cuda:0")

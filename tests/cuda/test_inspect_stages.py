@@ -14,7 +14,7 @@ from tack.errors import TackRuntimeError
 from tack.runtime import cuda_inspect
 from tack.toolchain import sass
 
-from tests.cuda.test_occupancy_budget import PTX
+from tests.cuda.ptx_sample import PTX
 
 H100 = {"CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR": 2048,
         "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR": 65536,

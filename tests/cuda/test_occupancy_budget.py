@@ -4,6 +4,8 @@ import re
 import pytest
 from tack.runtime.cuda_occupancy import budgets, limit_registers, register_budget
 
+from tests.cuda.ptx_sample import PTX
+
 # An H100's limits (those of an H200 too): 64 Ki registers and 2048 threads per SM
 H100 = {"block": 256, "regs_per_sm": 65536, "threads_per_sm": 2048}
 
@@ -28,28 +30,6 @@ def test_budget_keeps_the_blocks_per_sm(regs, blocks, budget):
     if got is not None:
         assert (got % 8 == 0 or got == 255) and regs < got <= 255
         assert H100["regs_per_sm"] // (got * 256) >= blocks  # the same blocks fit
-
-
-PTX = """.version 7.8
-.target sm_90
-.address_size 64
-
-.visible .entry other(
-\t.param .u64 other_param_0
-)
-{
-\tret;
-}
-
-.visible .entry tack_k(
-\t.param .u64 .ptr .global .align 1 tack_k_param_0,
-\t.param .u64 tack_k_param_1
-)
-{
-\t.reg .b32 \t%r<3>;
-\tret;
-}
-"""
 
 
 def test_limit_registers_marks_only_the_entry():

@@ -1,6 +1,6 @@
-"""tack.ops on the CUDA engine: every device-parametrized test of tests/ops, run with the
-device set to "cuda" (so the workgroup kernels: block reductions, shared-memory tiles), plus
-sizes at which each GPU path changes (one-read rows up to 256 * 32, online rows past that)."""
+"""tack.ops on the CUDA engine beyond the tests of tests/ops that run on a GPU through their
+`device` fixture (the workgroup kernels: block reductions, shared-memory tiles): the sizes at
+which each GPU path changes (one-read rows up to 256 * 32, online rows past that)."""
 import math
 
 import numpy as np
@@ -10,46 +10,13 @@ from tack import ops
 
 from tests.cuda import gpu
 from tests.ops import refs
-from tests.ops.test_arguments import test_out_is_written_and_returned  # noqa: F401
-from tests.ops.test_attention import test_attention, test_explicit_scale_and_large_scores  # noqa: F401
-from tests.ops.test_elementwise import (  # noqa: F401
-    test_add,
-    test_gelu_erf_across_its_ranges,
-    test_specials,
-    test_tack_arrays_in_and_out,
-    test_unary,
-)
-from tests.ops.test_fast_tier import test_fast_tier  # noqa: F401
-from tests.ops.test_matmul import (  # noqa: F401
-    test_batched_matmul,
-    test_empty_inner_dimension_gives_zeros,
-    test_matmul,
-)
-from tests.ops.test_norms import (  # noqa: F401
-    test_constant_rows_have_zero_variance,
-    test_layer_norm,
-    test_rms_norm,
-)
-from tests.ops.test_softmax import (  # noqa: F401
-    test_empty,
-    test_increasing_rows_rescale_the_online_sum,
-    test_large_logits_do_not_overflow,
-    test_softmax,
-)
 
-pytestmark = gpu.MARKS
-
-
-@pytest.fixture
-def device():
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = [*gpu.MARKS, pytest.mark.usefixtures("cuda_device")]
 
 
 @pytest.mark.parametrize("n", [255, 256, 257, 8191, 8192, 8193, 20000])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
-def test_row_paths(device, n, dtype):
+def test_row_paths(n, dtype):
     """Each per-lane tier of the one-read kernels and the online/long kernels."""
     x = refs.rand((3, n), dtype, scale=4.0)
     refs.close(ops.softmax(x), refs.softmax(x, -1), dtype)
@@ -63,14 +30,14 @@ def test_row_paths(device, n, dtype):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_bench_shape(device, causal):
+def test_attention_bench_shape(causal):
     """The benchmark's head size at a sequence of several 256-row query blocks."""
     q, k, v = (refs.rand((2, 2, 600, 64), np.float32, s, 1.0) for s in (1, 2, 3))
     got = ops.attention(q, k, v, causal=causal)
     refs.close(got, refs.attention(q, k, v, 1 / math.sqrt(64), causal), np.float32, scale=8)
 
 
-def test_matmul_large_unaligned(device):
+def test_matmul_large_unaligned():
     a, b = refs.rand((300, 1000), np.float32, 1, 1.0), refs.rand((1000, 77), np.float32, 2, 1.0)
     refs.close(ops.matmul(a, b), refs.matmul(a, b), np.float32, scale=100)
 
@@ -78,7 +45,7 @@ def test_matmul_large_unaligned(device):
 @pytest.mark.parametrize("shape", [(1, 1, 1), (1, 1025, 1), (131, 257, 127), (1025, 9, 1025),
                                    (128, 16, 128), (2, 129, 7, 130), (3, 1, 131, 1)], ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: d.__name__)
-def test_matmul_tile_edges(device, shape, dtype):
+def test_matmul_tile_edges(shape, dtype):
     """The 128 x 128 tiles at one element, primes, 1025 (one row or column past a tile) and
     k not a multiple of the 8-deep slab; batched shapes too."""
     *z, m, k, n = shape
@@ -87,7 +54,7 @@ def test_matmul_tile_edges(device, shape, dtype):
     refs.close(got, refs.matmul(a, b), dtype, scale=max(1, k / 8))
 
 
-def test_matmul_out_is_overwritten(device):
+def test_matmul_out_is_overwritten():
     """`out=` holding old values: the tiled kernel writes every element (no accumulation)."""
     a, b = refs.rand((200, 33), np.float32, 1, 1.0), refs.rand((33, 150), np.float32, 2, 1.0)
     out = tack.array(np.full((200, 150), 7.0, np.float32))
@@ -95,7 +62,7 @@ def test_matmul_out_is_overwritten(device):
     refs.close(out, refs.matmul(a, b), np.float32, scale=8)
 
 
-def test_host_array_is_refused_on_the_gpu(device):
+def test_host_array_is_refused_on_the_gpu():
     x = tack.array(np.zeros(4, np.float32), device=tack.Device("cpu"))
     with pytest.raises(ValueError, match=r"relu: argument 'x' lives on"):
         ops.relu(x)

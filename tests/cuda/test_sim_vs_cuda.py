@@ -7,8 +7,7 @@ import pytest
 import tack
 
 from tests.cuda import gpu
-from tests.cuda import test_cuda_workgroups as wg
-from tests.sim import test_workgroups as swg
+from tests.kernels import workgroups as wg
 
 pytestmark = gpu.MARKS
 
@@ -38,10 +37,10 @@ EXACT = [
                                                        1280]),
     ("histogram", wg.histogram, lambda: [np.random.default_rng(2).uniform(0, 1, 100_003)
                                          .astype(np.float32), np.zeros(10, np.int32), 100_003]),
-    ("shared_histogram", swg.shared_histogram,
+    ("shared_histogram", wg.shared_histogram,
      lambda: [np.random.default_rng(6).integers(0, 1000, 256 * 9).astype(np.int32),
               np.zeros(16, np.int32), 256 * 9]),
-    ("scan_in_block", swg.scan_in_block,
+    ("scan_in_block", wg.scan_in_block,
      lambda: [np.random.default_rng(7).integers(-1000, 1000, 1024).astype(np.int64),
               np.zeros(1024, np.int64), 1024]),
 ]

@@ -15,12 +15,6 @@ def add_one(x, out):
         out[i] = x[i] + 1.0
 
 
-@pytest.fixture(autouse=True)
-def restore():
-    yield
-    tack.set_default_device("cpu")
-
-
 def test_devices_are_values():
     a, b = tack.device("sim:1"), tack.device("sim:1")
     assert a is b and a == b and hash(a) == hash(b)
@@ -160,6 +154,17 @@ def test_concurrent_calls_on_two_devices_from_two_threads():
 
 
 def test_sync_one_and_all():
-    tack.sync(tack.device("sim:1"))
-    tack.sync(tack.device("sim:7"))  # never started: nothing to wait for
-    tack.sync()
+    """sync(device) waits for that device's work, starting nothing: a device never used has
+    nothing to wait for and stays unstarted; sync() waits for every started device."""
+    x, out = tack.array(np.arange(5, dtype=np.float32), device="sim:1"), \
+        tack.zeros(5, device="sim:1")
+    add_one(x, out)
+    assert tack.sync(tack.device("sim:1")) is None
+    np.testing.assert_array_equal(out.numpy(), np.arange(5) + 1)
+    idle = tack.device("sim:7")
+    assert tack.sync(idle) is None
+    assert idle not in tack.devices.started()
+    add_one(out, out)
+    assert tack.sync() is None
+    np.testing.assert_array_equal(out.numpy(), np.arange(5) + 2)
+    assert tack.device("sim:1") in tack.devices.started() and idle not in tack.devices.started()

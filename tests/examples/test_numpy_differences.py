@@ -34,9 +34,7 @@ def device():
     def use(name, debug=False):
         tack.set_default_device(name)
         tack.set_debug(debug)
-    yield use
-    tack.set_debug(False)
-    tack.set_default_device("cpu")
+    return use
 
 
 @pytest.mark.parametrize("name", ["cpu", "sim"])

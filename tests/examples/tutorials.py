@@ -24,11 +24,6 @@ def load(name: str):
 
 
 def run(name: str, *argv: str) -> int:
-    """The tutorial's command line with these arguments (the default device restored after)."""
-    import tack
-
-    before = tack.default_device()
-    try:
-        return load(name).cli(list(argv))
-    finally:
-        tack.set_default_device(before.arch, engine=before.engine_name)
+    """The tutorial's command line with these arguments (it may select a device: the root
+    conftest's `_restore_defaults` puts the test's back)."""
+    return load(name).cli(list(argv))

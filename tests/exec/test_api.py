@@ -141,11 +141,12 @@ def test_host_arrays_serve_every_cpu_device():
     tack.set_default_device("cpu")
 
 
-def test_arrays_of_another_device_are_refused():
-    from tack.devices import Device
-
-    a, out = tack.zeros(3), tack.zeros(3)
-    a._device = Device("cuda")  # as if allocated on a GPU
+@pytest.mark.engines("cuda")  # an array in device memory; without a GPU, tests/julia/
+# test_julia153_device_arrays.py gives the CPU engine one of the Julia engine's device arrays
+def test_arrays_of_another_device_are_refused(engine):
+    a = tack.zeros(3)
+    tack.set_default_device("cpu")
+    out = tack.zeros(3)
     with pytest.raises(RuntimeError, match="belongs to"):
         double(a, out)
 

@@ -1,14 +1,15 @@
 """`tack.bitcast(x, dtype)` reads x's bits as another dtype of the same width (docs/language.md,
-"Bit casts"): on the CPU engine and the simulator (the `device` fixture), against NumPy's
-`.view`, with NaN payloads, signed zeros, subnormals and infinities; constants fold to the same
-bits; a width mismatch or a non-dtype target is refused with its position.
-tests/cuda/test_bitcast_cuda.py runs these tests on a GPU; tests/julia/test_julia153_bitcast.py
-renders BITCAST for KernelAbstractions and runs them on Julia 1.5.3."""
+"Bit casts"): on every engine (the `engine` fixture: the CPU, the simulator, a GPU, Julia),
+against NumPy's `.view`, with NaN payloads, signed zeros, subnormals and infinities; constants
+fold to the same bits; a width mismatch or a non-dtype target is refused with its position.
+tests/julia/test_julia153_bitcast.py checks how BITCAST renders for KernelAbstractions."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import tack
+
+from tests.kernels.bitcast import bits32
 
 F32_BITS = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 1, 0x80000001, 0x007FFFFF,
                      0x00800000, 0x3F800000, 0x7F7FFFFF, 0x7FC00000, 0x7FC00001, 0xFFC12345,
@@ -16,22 +17,6 @@ F32_BITS = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 1, 0x80000001, 0x007
 F64_BITS = np.array([0, 1 << 63, 0x7FF0000000000000, 0xFFF0000000000000, 1, 0x000FFFFFFFFFFFFF,
                      0x7FF8000000000001, 0xFFF4000000000000, 0x7FF0000000000001,
                      0x3FF0000000000000, 0x0123456789ABCDEF], np.uint64)
-
-
-@pytest.fixture(params=["cpu", "sim"])
-def device(request):
-    tack.set_default_device(request.param)
-    yield request.param
-    tack.set_default_device("cpu")
-
-
-@tack.kernel
-def bits32(x, u, i, back):
-    for j in range(x.shape[0]):
-        b = tack.bitcast(x[j], tack.u32)
-        u[j] = b
-        i[j] = tack.bitcast(x[j], tack.i32)
-        back[j] = tack.bitcast(b, tack.f32)
 
 
 @tack.kernel
@@ -51,7 +36,7 @@ def _patterns(rng, bits, dtype):
 
 
 @pytest.mark.parametrize("width", [32, 64])
-def test_float_bits_round_trip(device, width):
+def test_float_bits_round_trip(engine, width):
     """f32 ↔ u32/i32 and f64 ↔ u64/i64: every bit kept, NaN payloads and signaling NaNs too."""
     udt, idt, fdt = ((np.uint32, np.int32, np.float32) if width == 32 else
                      (np.uint64, np.int64, np.float64))
@@ -73,7 +58,7 @@ def narrow(a8, b8, a16, b16):
         b16[j] = tack.bitcast(a16[j], tack.u16)
 
 
-def test_narrow_integers(device):
+def test_narrow_integers(engine):
     a8 = np.array([-128, -1, 0, 1, 127], np.int8)
     a16 = np.array([-32768, -1, 0, 1, 32767], np.int16)
     b8, b16 = tack.zeros(5, tack.u8), tack.zeros(5, tack.u16)
@@ -92,7 +77,7 @@ def folded(out, fout):
         fout[1] = tack.bitcast(tack.u32(1), tack.f32)
 
 
-def test_constants_fold_to_the_same_bits(device):
+def test_constants_fold_to_the_same_bits(engine):
     out, fout = tack.zeros(3, tack.u32), tack.zeros(2, tack.f32)
     folded(out, fout)
     assert out.numpy().tolist() == [0x3FC00000, 0x80000000, 0xFFFFFFFF]

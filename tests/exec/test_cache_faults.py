@@ -14,17 +14,11 @@ import pytest
 from tack import cache
 from tack.toolchain import objload
 
-from . import test_disk_cache as base
-from .test_disk_cache import PYPATH, _run_transform, entries
-
-
-@pytest.fixture
-def cdir(tmp_path, monkeypatch):
-    return base.cdir.__wrapped__(tmp_path, monkeypatch)
+from tests.exec.disk_cache import PYPATH, entries, run_transform
 
 
 def _the_entry(cdir):
-    _run_transform()
+    run_transform()
     (path,) = entries(cdir)
     return path, os.path.basename(path)[:-len(cache.SUFFIX)]
 
@@ -46,7 +40,7 @@ def test_a_fifo_at_an_entry_path_never_blocks_and_clear_removes_it(cdir):
     assert res.stdout.strip() == "None"
     assert cache.load("cpu", key) is None
     before = dict(objload.counts)
-    _run_transform()  # compiles; the store replaces the FIFO with an entry
+    run_transform()  # compiles; the store replaces the FIFO with an entry
     assert objload.counts["compiled"] == before["compiled"] + 1
     assert cache.load("cpu", key) is not None
     os.unlink(path)
@@ -100,7 +94,7 @@ def test_a_checksum_valid_entry_the_elf_loader_rejects_is_recompiled_not_given_t
 
         monkeypatch.setattr(objload, "MCJITImage", no_mcjit)
         before = dict(objload.counts)
-        _run_transform()
+        run_transform()
         assert objload.counts["compiled"] == before["compiled"] + 1
         monkeypatch.undo()
         monkeypatch.setenv("TACK_CACHE_DIR", str(cdir))
@@ -158,7 +152,7 @@ def test_a_huge_entry_is_refused_after_reading_its_header(cdir, monkeypatch):
     monkeypatch.setattr(cache.storage.os, "read", real_read)
     assert sum(read) <= cache.entry.HEADER_SIZE
     before = dict(objload.counts)
-    _run_transform()
+    run_transform()
     assert objload.counts["compiled"] == before["compiled"] + 1
     assert os.path.getsize(path) < 1 << 20 and cache.load("cpu", key) is not None
 

@@ -2,61 +2,27 @@
 runtime index (docs/language.md, "Constants"): a marching-squares case table (16 rows), a
 marching-cubes edge table (256 entries), float tables (typed and weak), 1-D and 2-D.
 
-The kernels run on the current default device: the `device` fixture runs them on the CPU engine
-and the simulator; tests/julia/test_julia153_tables.py runs them on Julia 1.5.3 and
-tests/cuda/test_tables_conversions_cuda.py on a GPU."""
+The kernels run on every engine (the `engine` fixture: the CPU, the simulator, a GPU, Julia);
+tests/julia/test_julia153_tables.py checks how the tables render for KernelAbstractions."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import tack
 
-# Marching squares: corners (bit 0 bottom-left, 1 bottom-right, 2 top-right, 3 top-left) inside
-# the contour give the case; each case lists up to two segments as pairs of cell edges (0 bottom,
-# 1 right, 2 top, 3 left), -1 for none. 16 rows of 4: a table, not a 4×4 matrix.
-MS_SEGMENTS = tack.constant((
-    (-1, -1, -1, -1), (3, 0, -1, -1), (0, 1, -1, -1), (3, 1, -1, -1),
-    (1, 2, -1, -1), (3, 0, 1, 2), (0, 2, -1, -1), (3, 2, -1, -1),
-    (2, 3, -1, -1), (2, 0, -1, -1), (0, 1, 2, 3), (2, 1, -1, -1),
-    (1, 3, -1, -1), (1, 0, -1, -1), (0, 3, -1, -1), (-1, -1, -1, -1)), tack.i32)
-MS_COUNT = tack.constant((0, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 1, 1, 1, 1, 0))  # untyped: i32
-
-# Marching cubes' edge table, computed from the cube: edge e joins corners (a, b), and case c
-# crosses it when exactly one of the two corners is inside.
-CUBE_EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4),
-              (0, 4), (1, 5), (2, 6), (3, 7))
-EDGE_TABLE = tack.constant(tuple(
-    sum(1 << e for e, (a, b) in enumerate(CUBE_EDGES) if (c >> a & 1) != (c >> b & 1))
-    for c in range(256)), tack.i32)
-GAUSS = tack.constant((0.0625, 0.1, 0.3, 0.7, 0.1, 0.0001))  # untyped floats: weak
-OFFSETS = tack.constant(tuple((0.5 * k, -0.25 * k, 0.1 * k) for k in range(8)), tack.f32)
-
-
-@pytest.fixture(params=["cpu", "sim"])
-def device(request):
-    tack.set_default_device(request.param)
-    yield request.param
-    tack.set_default_device("cpu")
-
-
-@tack.kernel
-def marching_squares(field, level, count, segs):
-    for c in range(count.shape[0]):
-        w = field.shape[1] - 1
-        y = c // w
-        x = c % w
-        case = 0
-        if field[y, x] > level:
-            case |= 1
-        if field[y, x + 1] > level:
-            case |= 2
-        if field[y + 1, x + 1] > level:
-            case |= 4
-        if field[y + 1, x] > level:
-            case |= 8
-        count[c] = MS_COUNT[case]
-        for k in range(4):
-            segs[c, k] = MS_SEGMENTS[case][k]
+from tests.kernels.tables import (
+    EDGE_TABLE,
+    GAUSS,
+    MS_COUNT,
+    MS_SEGMENTS,
+    OFFSETS,
+    OFFSETS_T,
+    cube_edges,
+    lookup,
+    marching_squares,
+    through_func,
+    weighted,
+)
 
 
 def marching_squares_ref(field, level):
@@ -66,7 +32,7 @@ def marching_squares_ref(field, level):
     return np.array(MS_COUNT)[case], np.array(MS_SEGMENTS)[case]
 
 
-def test_marching_squares_case_table(device):
+def test_marching_squares_case_table(engine):
     g = np.random.default_rng(1)
     field = g.normal(size=(9, 13)).astype(np.float32)
     n = 8 * 12
@@ -78,15 +44,7 @@ def test_marching_squares_case_table(device):
     assert set(want_count) == {0, 1, 2}  # the field reaches the ambiguous cases too
 
 
-@tack.kernel
-def cube_edges(cases, out, rows):
-    for i in range(cases.shape[0]):
-        out[i] = EDGE_TABLE[cases[i]]
-        seg = MS_SEGMENTS[cases[i] % 16]  # a row of 4: a vector
-        rows[i] = seg[0] + MS_SEGMENTS[cases[i] % 16].y * 16 + MS_SEGMENTS[cases[i] % 16, 2] * 256
-
-
-def test_marching_cubes_edge_table_256(device):
+def test_marching_cubes_edge_table_256(engine):
     cases = np.arange(256, dtype=np.int32)[::-1].copy()
     out, rows = tack.zeros(256, tack.i32), tack.zeros(256, tack.i32)
     cube_edges(tack.array(cases), out, rows)
@@ -96,14 +54,7 @@ def test_marching_cubes_edge_table_256(device):
     np.testing.assert_array_equal(rows.numpy(), s[:, 0] + s[:, 1] * 16 + s[:, 2] * 256)
 
 
-@tack.kernel
-def weighted(x, k, out, shift):
-    for i in range(x.shape[0]):
-        out[i] = x[i] * GAUSS[k[i]]  # two statements: no multiply-add contraction
-        shift[i] = OFFSETS[k[i]][1] + OFFSETS[k[i], 2]
-
-
-def test_float_tables_weak_and_typed(device):
+def test_float_tables_weak_and_typed(engine):
     k = np.array([0, 1, 2, 3, 4, 5, 5, 0], np.int32)
     offsets = np.array(OFFSETS, np.float32)
     for dtype in (np.float32, np.float64):
@@ -118,13 +69,7 @@ def test_float_tables_weak_and_typed(device):
             dtype))
 
 
-@tack.kernel
-def lookup(idx, out):
-    for i in range(idx.shape[0]):
-        out[i] = EDGE_TABLE[idx[i]] + MS_SEGMENTS[idx[i], 3] * 10000
-
-
-def test_table_index_outside_reads_the_last_entry(device):
+def test_table_index_outside_reads_the_last_entry(engine):
     idx = np.array([-1, 0, 255, 256, 2**31 - 1, -2**31], np.int32)
     out = tack.zeros(6, tack.i32)
     lookup(tack.array(idx), out)
@@ -143,26 +88,23 @@ def lookup2(idx, out):
         out[i] = EDGE_TABLE[idx[i]] + MS_SEGMENTS[idx[i] % 16][idx[i] // 32]
 
 
-def test_table_index_outside_is_index_error_in_debug_mode(device):
+def test_table_index_outside_is_index_error_in_debug_mode(engine):
     tack.set_debug(True)
-    try:
-        with pytest.raises(IndexError, match=r"EDGE_TABLE\[idx\[i\]\] at .*test_const_"
-                                             r"tables.py:\d+, column 18: index 256 of dimension 0 "
-                                             r"is outside \[0, 256\)"):
-            lookup2(tack.array(np.array([3, 256], np.int32)), tack.zeros(2, tack.i32))
-        with pytest.raises(IndexError, match=r"MS_SEGMENTS\[idx\[i\] % 16\]\[idx\[i\] // 32\] "
-                                             r"at .*: index 4 of dimension 1 is outside \[0, 4\)"):
-            lookup2(tack.array(np.array([3, 130], np.int32)), tack.zeros(2, tack.i32))
-        out = tack.zeros(2, tack.i32)
-        lookup2(tack.array(np.array([3, 100], np.int32)), out)  # in range: no error
-        segs = np.array(MS_SEGMENTS)
-        assert list(out.numpy()) == [int(np.array(EDGE_TABLE)[3]) + segs[3, 0],
-                                     int(np.array(EDGE_TABLE)[100]) + segs[4, 3]]
-    finally:
-        tack.set_debug(False)
+    with pytest.raises(IndexError, match=r"EDGE_TABLE\[idx\[i\]\] at .*test_const_"
+                                         r"tables.py:\d+, column 18: index 256 of dimension 0 "
+                                         r"is outside \[0, 256\)"):
+        lookup2(tack.array(np.array([3, 256], np.int32)), tack.zeros(2, tack.i32))
+    with pytest.raises(IndexError, match=r"MS_SEGMENTS\[idx\[i\] % 16\]\[idx\[i\] // 32\] "
+                                         r"at .*: index 4 of dimension 1 is outside \[0, 4\)"):
+        lookup2(tack.array(np.array([3, 130], np.int32)), tack.zeros(2, tack.i32))
+    out = tack.zeros(2, tack.i32)
+    lookup2(tack.array(np.array([3, 100], np.int32)), out)  # in range: no error
+    segs = np.array(MS_SEGMENTS)
+    assert list(out.numpy()) == [int(np.array(EDGE_TABLE)[3]) + segs[3, 0],
+                                 int(np.array(EDGE_TABLE)[100]) + segs[4, 3]]
 
 
-def test_table_index_outside_is_a_check_finding():
+def test_table_index_outside_is_a_check_finding(engine):
     report = tack.check(lookup, tack.array(np.array([3, 300, -2], np.int32)),
                         tack.zeros(3, tack.i32))
     found = [f for f in report.findings if f.kind == "bounds"]
@@ -232,21 +174,7 @@ def first_entry(t):
     return t[0]
 
 
-OFFSETS_T = tack.constant(tuple(tuple(range(8)) for _ in range(3)), tack.i32)
-
-
-@tack.func
-def edges_of(c):
-    return EDGE_TABLE[c & 255]
-
-
-@tack.kernel
-def through_func(idx, out):
-    for i in range(idx.shape[0]):
-        out[i] = edges_of(idx[i]) + OFFSETS_T[2][idx[i] % 8]
-
-
-def test_table_in_device_function(device):
+def test_table_in_device_function(engine):
     idx = np.arange(-3, 300, 7, dtype=np.int32)
     out = tack.zeros(idx.size, tack.i32)
     through_func(tack.array(idx), out)
@@ -262,7 +190,7 @@ def table_sums(out):
         out[i] = s + len(MS_SEGMENTS) * 1000000
 
 
-def test_table_len_and_loop_over_a_table(device):
+def test_table_len_and_loop_over_a_table(engine):
     out = tack.zeros(12, tack.i32)
     table_sums(out)
     edges = np.array(EDGE_TABLE)
@@ -276,7 +204,7 @@ def unpack_table(out):
         out[c] = MS_SEGMENTS[c][0] * 4 + MS_COUNT[c]
 
 
-def test_table_len_as_launch_bound(device):
+def test_table_len_as_launch_bound(engine):
     out = tack.zeros(20, tack.i32)
     unpack_table(out)
     want = np.zeros(20, np.int32)

@@ -45,6 +45,12 @@ def test_cpu_rejects_barrier_under_varying_if_as_cpu():
     assert e.value.loc.line == varying_barrier.source.tree.lineno + varying_barrier.source.first_line - 1
 
 
+@pytest.mark.engines("sim", "cuda")  # the workgroup engines (the CPU refuses barriers above)
+def test_workgroup_engine_refuses_barrier_under_varying_if(engine):
+    with pytest.raises(ValueError, match="requires uniform workgroup participation"):
+        varying_barrier(tack.zeros(256, tack.f32))
+
+
 def test_gpu_device_still_applies_uniform_participation():
     """The same kernel checked against a GPU device (nothing runs) gets the GPU's rule."""
     from tack import compiler

@@ -26,9 +26,7 @@ def direct(a, out):
 
 @pytest.fixture
 def debug():
-    tack.set_debug(True)
-    yield
-    tack.set_debug(False)
+    tack.set_debug(True)  # the root conftest's `_restore_defaults` turns it off again
 
 
 def _line(fn, text):
@@ -38,7 +36,7 @@ def _line(fn, text):
     return first + next(k for k, ln in enumerate(lines) if text in ln)
 
 
-def test_debug_index_error_names_device_function(debug):
+def test_debug_index_error_names_device_function(engine, debug):
     a, out = tack.zeros(4, tack.f32), tack.zeros(4, tack.f32)
     with pytest.raises(IndexError) as e:
         through_func(a, out)

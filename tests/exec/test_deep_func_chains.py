@@ -43,10 +43,7 @@ def test_chain_of_300_device_functions(tmp_path, early_return):
 
 def test_chain_on_the_simulator(tmp_path):
     tack.set_default_device("sim")
-    try:
-        mod = chain_module(tmp_path, N, False)
-        out = tack.zeros(3)
-        mod.k(tack.array(np.array([1.0, 2.0, 3.0], np.float32)), out)
-        assert out.numpy().tolist() == [1.0 + N, 2.0 + N, 3.0 + N]
-    finally:
-        tack.set_default_device("cpu")
+    mod = chain_module(tmp_path, N, False)
+    out = tack.zeros(3)
+    mod.k(tack.array(np.array([1.0, 2.0, 3.0], np.float32)), out)
+    assert out.numpy().tolist() == [1.0 + N, 2.0 + N, 3.0 + N]

@@ -13,11 +13,6 @@ ALL = (tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.
        tack.f64)
 
 
-@pytest.fixture(autouse=True)
-def back_to_cpu():
-    yield
-    tack.set_default_device("cpu")
-
 
 def test_default_device_capabilities():
     tack.set_default_device("cpu")

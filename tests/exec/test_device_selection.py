@@ -16,11 +16,6 @@ def _installed(module: str) -> bool:
         return False
 
 
-@pytest.fixture(autouse=True)
-def back_to_cpu():
-    yield
-    tack.set_default_device("cpu")
-
 
 @pytest.mark.parametrize("arch", ["metal", "hip", "level_zero"])
 def test_native_engine_refuses_other_gpus_at_selection(arch):

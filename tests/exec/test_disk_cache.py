@@ -16,27 +16,7 @@ import tack
 from tack import cache
 from tack.toolchain import llvm_host, objload
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PYPATH = os.path.join(ROOT, "python")
-
-
-@pytest.fixture
-def cdir(tmp_path, monkeypatch):
-    """A private cache directory for this test, cache on (whatever the caller's environment)."""
-    d = tmp_path / "cache"
-    monkeypatch.setenv("TACK_CACHE_DIR", str(d))
-    for var in ("TACK_CACHE", "TACK_CACHE_SIZE", "TACK_CPU_LOADER",
-                *cache.config._MPI_SIZE_VARS):
-        monkeypatch.delenv(var, raising=False)
-    tack.set_default_device("cpu")
-    return d
-
-
-def entries(d, kind="cpu"):
-    sub = os.path.join(d, kind)
-    return sorted(os.path.join(sub, f) for f in os.listdir(sub) if f.endswith(".bin")) \
-        if os.path.isdir(sub) else []
-
+from tests.exec.disk_cache import PYPATH, entries, run_transform
 
 # ---- a kernel in its own file, run in fresh processes ------------------------------------------
 KERNEL_FILE = """
@@ -225,27 +205,11 @@ def _corrupt(path, how):
         f.write(blob)
 
 
-def _fresh_transform():
-    @tack.kernel
-    def transform(x, out):
-        for i in range(x.shape[0]):
-            out[i] = sqrt(abs(x[i]))  # noqa: F821 (a kernel builtin)
-
-    return transform
-
-
-def _run_transform():
-    host = np.linspace(-3, 3, 32).astype(np.float32)
-    x, out = tack.array(host), tack.empty((32,))
-    _fresh_transform()(x, out)  # a new Kernel object: its engine.compile runs again
-    np.testing.assert_allclose(out.numpy(), np.sqrt(np.abs(host)), rtol=2e-6)
-
-
 @pytest.mark.parametrize("how", ["truncated", "empty", "payload byte flipped",
                                  "header byte flipped", "garbage", "wrong format version",
                                  "appended bytes", "foreign entry"])
 def test_a_damaged_entry_is_ignored_and_rebuilt(cdir, how):
-    _run_transform()
+    run_transform()
     (path,) = entries(cdir)
     if how == "foreign entry":  # a valid entry of another key, under this key's name
         other = cache.make_key("cpu", "something else")
@@ -256,16 +220,16 @@ def test_a_damaged_entry_is_ignored_and_rebuilt(cdir, how):
     key = os.path.basename(path)[:-4]
     assert cache.load("cpu", key) is None
     before = dict(objload.counts)
-    _run_transform()
+    run_transform()
     assert objload.counts["compiled"] == before["compiled"] + 1
     entry = cache.load("cpu", key)  # rebuilt, intact
     assert entry is not None and entry.data[:4] == b"\x7fELF"
-    _run_transform()
+    run_transform()
     assert objload.counts["cached"] == before["cached"] + 1
 
 
 def test_an_entry_with_unsafe_permissions_or_a_symlink_is_ignored(cdir, tmp_path):
-    _run_transform()
+    run_transform()
     (path,) = entries(cdir)
     key = os.path.basename(path)[:-4]
     os.chmod(path, 0o666)
@@ -325,7 +289,7 @@ def test_an_unsafe_directory_is_refused_with_a_warning(cdir, monkeypatch, proble
     monkeypatch.setattr(cache.config, "_warned", set())
     before = dict(objload.counts)
     with pytest.warns(RuntimeWarning, match="not using the cache directory") as rec:
-        _run_transform()
+        run_transform()
     assert ("writable by other users" if "writable" in problem else "owned by another user") \
         in str(rec[0].message)
     assert objload.counts["compiled"] == before["compiled"] + 1
@@ -346,8 +310,8 @@ def test_an_unwritable_cache_warns_once_and_kernels_still_run(cdir, monkeypatch)
     monkeypatch.setattr(os, "open", failing_open)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        _run_transform()
-        _run_transform()
+        run_transform()
+        run_transform()
     msgs = [str(w.message) for w in rec if "cannot write" in str(w.message)]
     assert len(msgs) == 1 and "No space left" in msgs[0]
     assert entries(cdir) == [] and not [f for f in os.listdir(cdir / "cpu")
@@ -372,11 +336,11 @@ def test_modes(cdir, monkeypatch):
 
 
 def test_read_only_mode_uses_entries_but_writes_none(cdir, monkeypatch):
-    _run_transform()
+    run_transform()
     n = len(entries(cdir))
     monkeypatch.setenv("TACK_CACHE", "read")
     before = dict(objload.counts)
-    _run_transform()
+    run_transform()
     assert objload.counts["cached"] == before["cached"] + 1
 
     @tack.kernel
@@ -467,7 +431,7 @@ def test_the_cache_is_bounded_least_recently_used_first(cdir, monkeypatch):
 
 
 def test_command_line_info_and_clear(cdir):
-    _run_transform()
+    run_transform()
     os.makedirs(cdir / "notes")
     (cdir / "README.txt").write_text("mine")
     (cdir / "cpu" / "keep.txt").write_text("mine too")
@@ -541,8 +505,10 @@ done:
 
 def test_forced_mcjit_loader_runs_kernels(cdir, monkeypatch):
     monkeypatch.setenv("TACK_CPU_LOADER", "mcjit")
-    _run_transform()
-    _run_transform()  # and from the cache
+    run_transform()
+    assert len(entries(cdir)) == 1
+    run_transform()  # and from the cache
+    assert len(entries(cdir)) == 1
 
 
 def test_digest_object_is_by_value_and_refuses_unknown_objects():
@@ -577,7 +543,7 @@ def test_a_kernel_ir_that_cannot_be_digested_is_keyed_on_its_llvm_ir(cdir, monke
 
     monkeypatch.setattr(cache, "digest_object", refuse)
     before = dict(objload.counts)
-    _run_transform()
-    _run_transform()
+    run_transform()
+    run_transform()
     assert objload.counts["compiled"] == before["compiled"] + 1
     assert objload.counts["cached"] == before["cached"] + 1

@@ -45,7 +45,7 @@ def python_reference():
     return out, f
 
 
-def test_evaluation_order_of_side_effects():
+def test_evaluation_order_of_side_effects(engine):
     f, out = tack.zeros(2, tack.f32), tack.zeros(5, tack.f32)
     ordered(f, out)
     want_out, want_f = python_reference()

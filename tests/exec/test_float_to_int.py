@@ -1,16 +1,16 @@
 """Float → integer conversion is one rule everywhere (docs/language.md, "Conversions"):
 truncation toward zero, saturated at the target's range, NaN → 0. Kernel stores, kernel casts,
-constant folding, host casts (`tack.u8(x)`) and `Array.astype` agree on every engine: the
-`device` fixture runs them on the CPU engine and the simulator,
-tests/julia/test_julia153_conversions.py on Julia 1.5.3, tests/cuda/test_tables_conversions_cuda.py on
-a GPU."""
+constant folding, host casts (`tack.u8(x)`) and `Array.astype` agree on every engine (the
+`engine` fixture: the CPU, the simulator, a GPU, Julia); tests/julia/test_julia153_conversions.py
+checks how the conversion renders for KernelAbstractions."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
-import pytest
 import tack
+
+from tests.kernels.conversions import store_and_cast
 
 INT_DTYPES = [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64]
 VALUES = [0.0, -0.0, 0.7, -0.7, 1.5, -1.5, 127.99, -128.5, 255.9, 256.0, 300.5, -1.0, -300.0,
@@ -27,21 +27,7 @@ def expected(v: float, t) -> int:
     return min(max(math.trunc(v), t.min()), t.max())
 
 
-@pytest.fixture(params=["cpu", "sim"])
-def device(request):
-    tack.set_default_device(request.param)
-    yield request.param
-    tack.set_default_device("cpu")
-
-
-@tack.kernel
-def store_and_cast(x, stored, cast):
-    for i in range(x.shape[0]):
-        stored[i] = x[i]  # the store converts to the array's dtype
-        cast[i] = tack.u8(x[i])
-
-
-def test_float_to_int_stores_and_casts_saturate(device):
+def test_float_to_int_stores_and_casts_saturate(engine):
     for fdt in (np.float32, np.float64):
         x = np.array(VALUES, fdt)
         for t in INT_DTYPES:
@@ -54,7 +40,7 @@ def test_float_to_int_stores_and_casts_saturate(device):
             assert [int(t(float(v))) for v in x] == want, ("host cast", fdt, t)
 
 
-def test_float_to_int_saturates_in_vectorized_loops(device):
+def test_float_to_int_saturates_in_vectorized_loops(engine):
     """1000 elements: the CPU engine converts them 8 (or 16) at a time, the vector code spelling
     the saturation as selects (render/llvm_support.py)."""
     rng = np.random.default_rng(14)
@@ -81,7 +67,7 @@ def folded(out):
         out[7] = tack.u32(-5.0)
 
 
-def test_float_to_int_constant_folding_agrees(device):
+def test_float_to_int_constant_folding_agrees(engine):
     out = tack.zeros(8, tack.i64)
     folded(out)
     assert out.numpy().tolist() == [255, -128, 0, 65535, -2**63, 0, 2**31 - 1, 0]

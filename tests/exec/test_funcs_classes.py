@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 import tack
 
+from tests.kernels.language import Field, Mover, sample
+
 
 @tack.device_class
 class CellSetExplicit:
@@ -72,7 +74,7 @@ def _mesh(n_cells=10, n_points=50, seed=0):
         np.float32)
 
 
-def test_seed_cell_average():
+def test_seed_cell_average(engine):
     conn, data, _ = _mesh()
     out = tack.zeros(10)
     cell_average(CellSetExplicit(tack.array(conn)), tack.array(data), out, 10)
@@ -80,7 +82,7 @@ def test_seed_cell_average():
     np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6, atol=1e-6)
 
 
-def test_seed_cached_interp():
+def test_seed_cached_interp(engine):
     conn, a1, a2 = _mesh(13)
     o1, o2 = tack.zeros(13), tack.zeros(13)
     ct = CellType(0.125)
@@ -139,7 +141,7 @@ def uses_funcs(a, lo, hi, out):
         out[i] = level1(a, i) + first_positive(a[i] - 1.0, t)
 
 
-def test_nested_tuple_and_early_returns():
+def test_nested_tuple_and_early_returns(engine):
     h = np.linspace(-1, 3, 17).astype(np.float32)
     a, lo, hi, out = tack.array(h), tack.zeros(17), tack.zeros(17), tack.zeros(17)
     uses_funcs(a, lo, hi, out)
@@ -172,27 +174,8 @@ def test_local_array_passed_by_reference():
 
 
 @tack.device_class
-class Field:
-    factor = 3
-
-    def __init__(self, values, offset):
-        self.values = values
-        self.offset = offset
-
-    @tack.func
-    def value(self, i):
-        return self.values[i] * self.factor + self.offset
-
-
-@tack.device_class
 class ScaledField(Field):
     factor = 5  # overrides the constant; `value` is inherited
-
-
-@tack.kernel
-def sample(f, out):
-    for i in range(out.shape[0]):
-        out[i] = f.value(i)
 
 
 def test_inheritance_and_constants_specialize():
@@ -204,19 +187,7 @@ def test_inheritance_and_constants_specialize():
     np.testing.assert_array_equal(out.numpy(), h * 5 + 0.5)
 
 
-@tack.device_class
-class Mover:
-    def __init__(self, pos, vel):
-        self.pos = pos
-        self.vel = vel
-
-    @tack.kernel
-    def step(self, dt, n):
-        for i in range(n):
-            self.pos[i] = self.pos[i] + dt * self.vel[i]
-
-
-def test_kernel_as_method():
+def test_kernel_as_method(engine):
     p, v = np.zeros(4, np.float32), np.arange(4, dtype=np.float32)
     m = Mover(tack.array(p), tack.array(v))
     m.step(0.5, 4)

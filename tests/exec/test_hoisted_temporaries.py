@@ -62,24 +62,18 @@ def _reference_elif():
 @pytest.mark.parametrize("device", ["cpu", "sim"])
 def test_constant_index_in_headers(device):
     tack.set_default_device(device)
-    try:
-        for kern, want in ((in_if, 0b0110), (in_elif, _reference_elif()),
-                           (in_range_bound, sum(s * (s + 1) // 2 for s in (3, 0, 2, 5)))):
-            out = tack.zeros(5, tack.i32)
-            kern(out)
-            assert out.numpy().tolist() == [want] * 5, kern.__name__
-    finally:
-        tack.set_default_device("cpu")
+    for kern, want in ((in_if, 0b0110), (in_elif, _reference_elif()),
+                       (in_range_bound, sum(s * (s + 1) // 2 for s in (3, 0, 2, 5)))):
+        out = tack.zeros(5, tack.i32)
+        kern(out)
+        assert out.numpy().tolist() == [want] * 5, kern.__name__
 
 
 @pytest.mark.parametrize("device", ["cpu", "sim"])
 def test_atomic_in_condition_runs_once_per_lane(device):
     tack.set_default_device(device)
-    try:
-        counter = tack.zeros(1, tack.i32)
-        out = tack.zeros(37, tack.i32)
-        atomic_in_condition(counter, out)
-        assert counter.numpy()[0] == 37
-        assert np.all(out.numpy() == 1)
-    finally:
-        tack.set_default_device("cpu")
+    counter = tack.zeros(1, tack.i32)
+    out = tack.zeros(37, tack.i32)
+    atomic_in_condition(counter, out)
+    assert counter.numpy()[0] == 37
+    assert np.all(out.numpy() == 1)

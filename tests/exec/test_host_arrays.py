@@ -5,7 +5,7 @@ import pytest
 import tack
 
 
-def test_host_element_reads():
+def test_host_element_reads(engine):
     a = tack.array(np.arange(12, dtype=np.float32).reshape(3, 4))
     assert a[1, 2] == 6.0 and type(a[1, 2]) is float
     assert a[-1, -1] == 11.0
@@ -33,7 +33,7 @@ def test_host_element_errors(key, exc, message):
         a[key]
 
 
-def test_host_writes_and_iteration_are_refused():
+def test_host_writes_and_iteration_are_refused(engine):
     a = tack.zeros(3, tack.f32)
     with pytest.raises(TypeError, match=r"not writable element by element on the host: use "
                                         r"tack.copyto\(a, values\)"):
@@ -42,7 +42,7 @@ def test_host_writes_and_iteration_are_refused():
         list(a)
 
 
-def test_fill_reshape_copy():
+def test_fill_reshape_copy(engine):
     a = tack.zeros((2, 3), tack.i32)
     a.fill(4)
     r = a.reshape(3, 2)
@@ -62,7 +62,7 @@ def test_fill_reshape_copy():
         a.reshape(4)
 
 
-def test_astype_follows_kernel_conversions():
+def test_astype_follows_kernel_conversions(engine):
     x = tack.array(np.array([-2.7, -0.5, 0.5, 2.7, 300.0], np.float64))
     got = x.astype(tack.i32).numpy()
     assert got.tolist() == [-2, 0, 0, 2, 300]  # truncation toward zero
@@ -81,7 +81,7 @@ def test_astype_follows_kernel_conversions():
     assert v.dtype == tack.vector(3, tack.f64) and v.shape == (2,)
 
 
-def test_ones_arange_concat():
+def test_ones_arange_concat(engine):
     assert tack.ones(3).numpy().tolist() == [1.0, 1.0, 1.0]
     assert tack.ones(2, tack.vec2).numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
     r = tack.arange(5)

@@ -45,7 +45,7 @@ def call_in_and(x, count, out):
         out[i] = x[i] > 0.0 and (bump(count, i) if x[i] > 1.0 else 0.0) > 0.0
 
 
-def test_device_call_in_conditional_expression():
+def test_device_call_in_conditional_expression(engine):
     x = tack.array(np.array([1.0, -1.0, 2.0], np.float32))
     count, out = tack.zeros(3, tack.f32), tack.zeros(3, tack.f32)
     chosen_arm(x, count, out)
@@ -53,7 +53,7 @@ def test_device_call_in_conditional_expression():
     assert count.numpy().tolist() == [1.0, 0.0, 1.0]  # the arm not chosen did not run
 
 
-def test_device_call_arms_of_vectors_and_weak_floats():
+def test_device_call_arms_of_vectors_and_weak_floats(engine):
     vf = tack.array(np.array([[3.0, 4.0, 0.0], [-2.0, 0.0, 0.0]], np.float32), dtype=tack.vec3)
     out = tack.zeros(2, tack.vec3)
     vector_arms(vf, out)

@@ -137,11 +137,8 @@ def test_julia_source_renders_whatever_the_default_device(current):
     ir = tack.inspect(saxpy, *_args(), mode="ir", engine="julia")
     name, engine = (current, None) if isinstance(current, str) else current
     tack.set_default_device(name, engine=engine)
-    try:
-        assert tack.inspect(saxpy, *_args(), engine="julia") == expected
-        assert tack.inspect(saxpy, *_args(), mode="ir", engine="julia") == ir
-        assert "@kernel function" in expected
-        with pytest.raises(ValueError, match="Unknown engine: 'nope'"):
-            tack.inspect(saxpy, *_args(), engine="nope")
-    finally:
-        tack.set_default_device("cpu")
+    assert tack.inspect(saxpy, *_args(), engine="julia") == expected
+    assert tack.inspect(saxpy, *_args(), mode="ir", engine="julia") == ir
+    assert "@kernel function" in expected
+    with pytest.raises(ValueError, match="Unknown engine: 'nope'"):
+        tack.inspect(saxpy, *_args(), engine="nope")

@@ -10,8 +10,6 @@ import tack
 @pytest.fixture(autouse=True)
 def cpu():
     tack.set_default_device("cpu")
-    yield
-    tack.set_default_device("cpu")
 
 
 @tack.device_class

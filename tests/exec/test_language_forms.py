@@ -18,8 +18,7 @@ def engine(request):
         tack.set_default_device("sim")
     else:
         tack.set_default_device("cpu", num_threads=int(request.param[-1]))
-    yield request.param
-    tack.set_default_device("cpu")
+    return request.param
 
 
 # -- tack.ndrange of rank 4 and more -------------------------------------------------------------

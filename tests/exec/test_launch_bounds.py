@@ -52,7 +52,7 @@ def nested_bound(h, out):
         out[i] = 3.0
 
 
-def test_constant_as_launch_bound():
+def test_constant_as_launch_bound(engine):
     out = tack.zeros(10, tack.f32)
     by_constant(out)
     assert out.numpy().tolist() == [1.0] * 8 + [0.0] * 2
@@ -61,7 +61,7 @@ def test_constant_as_launch_bound():
     assert out.numpy().tolist() == [0.0] * 2 + [2.0] * 6 + [0.0] * 2
 
 
-def test_object_attribute_as_launch_bound_in_kernel_method():
+def test_object_attribute_as_launch_bound_in_kernel_method(engine):
     v = Values(tack.zeros(4, tack.f32), 1)
     v.fill()
     assert v.values.numpy().tolist() == [2.0] * 4

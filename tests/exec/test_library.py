@@ -22,7 +22,7 @@ def shade(x, v, out, out3, k):
             + tm.distance(v[i], v[i])
 
 
-def test_tack_math_and_constants():
+def test_tack_math_and_constants(engine):
     h = np.linspace(-1, 2, 13).astype(np.float32)
     V = np.random.default_rng(0).normal(size=(13, 3)).astype(np.float32)
     o, o3 = tack.zeros(13), tack.zeros(13, tack.vec3)
@@ -60,7 +60,7 @@ def raw_draws(states, us, d2, n, frame):
         states[i, 2] = s
 
 
-def test_seed_init_particles_matches_mirrors():
+def test_seed_init_particles_matches_mirrors(engine):
     n = 4099
     pos, vel = tack.zeros(n, tack.vec3), tack.zeros(n, tack.vec3)
     init_particles(pos, vel, n, 7)
@@ -75,7 +75,7 @@ def test_seed_init_particles_matches_mirrors():
     assert 0.0 <= u.min() and u.max() < 1.0 and abs(z.mean()) < 0.1 and abs(z.std() - 1) < 0.1
 
 
-def test_uniform_and_states_bit_identical():
+def test_uniform_and_states_bit_identical(engine):
     n = 1025
     states, us = tack.zeros((n, 3), tack.u32), tack.zeros(n)
     d2 = tack.zeros(n, tack.vec2)
@@ -120,7 +120,7 @@ def _trilinear(vol, u, v, w):
     return (c00 * (1 - fy) + c01 * fy) * (1 - fz) + (c10 * (1 - fy) + c11 * fy) * fz
 
 
-def test_texture_snapshot_update_and_sampling():
+def test_texture_snapshot_update_and_sampling(engine):
     W, H, D = 5, 4, 3
     volume_data = np.random.default_rng(1).normal(size=(D, H, W)).astype(np.float32)
     data = tack.empty((W * H * D,))

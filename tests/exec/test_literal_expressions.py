@@ -51,14 +51,11 @@ def far_index(out):
 @pytest.mark.parametrize("n", [1, 7])
 def test_literal_expressions_are_exact(device, n):
     tack.set_default_device(device)
-    try:
-        x = np.arange(-(n // 2), n - n // 2, dtype=np.int32) * 1000
-        out, top = tack.zeros((n, 10), tack.i64), tack.zeros((n, 3), tack.u64)
-        exact_values(tack.array(x), out, top)
-        assert out.numpy().tolist() == expected(x)
-        assert top.numpy().tolist() == [[2 ** 64 - 1, 2 ** 63, 2 ** 63 + 2 ** 62]] * n
-    finally:
-        tack.set_default_device("cpu")
+    x = np.arange(-(n // 2), n - n // 2, dtype=np.int32) * 1000
+    out, top = tack.zeros((n, 10), tack.i64), tack.zeros((n, 3), tack.u64)
+    exact_values(tack.array(x), out, top)
+    assert out.numpy().tolist() == expected(x)
+    assert top.numpy().tolist() == [[2 ** 64 - 1, 2 ** 63, 2 ** 63 + 2 ** 62]] * n
 
 
 def test_literal_expressions_render_exactly_in_julia():

@@ -24,7 +24,7 @@ def mask_condition(vf, out):
             out[i] = 1.0
 
 
-def test_mask_and_or_not_chained():
+def test_mask_and_or_not_chained(engine):
     vf = tack.array(np.array([[0.5, -0.5, 1.0], [2.0, 9.0, 0.0]], np.float32), dtype=tack.vec3)
     out = tack.zeros((2, 5), tack.f32)
     masks(vf, out)

@@ -15,7 +15,7 @@ def runtime_matrix_stores(a, ks, out):
         out[i] = m[0, 0] + m[1, 0] * 10.0
 
 
-def test_matrix_element_store_at_runtime_index():
+def test_matrix_element_store_at_runtime_index(engine):
     a0 = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
     a = tack.array(a0, dtype=tack.matrix(2, 2, tack.f32))
     out = tack.zeros(3, tack.f32)

@@ -30,7 +30,7 @@ def test_ndrange_2d(shape):
     np.testing.assert_array_equal(o.numpy(), i * 100 + j)
 
 
-def test_ndrange_pairs_and_empty():
+def test_ndrange_pairs_and_empty(engine):
     o = tack.zeros((4, 5, 3), tack.i32)
     fill3(o, 3, 5)
     want = np.zeros((4, 5, 3), np.int32)
@@ -43,7 +43,7 @@ def test_ndrange_pairs_and_empty():
     np.testing.assert_array_equal(o.numpy(), want)
 
 
-def test_ndrange_stencil_against_numpy():
+def test_ndrange_stencil_against_numpy(engine):
     h = np.random.default_rng(0).normal(size=(33, 65)).astype(np.float32)
     out = tack.zeros(h.shape)
     stencil(tack.array(h), out)

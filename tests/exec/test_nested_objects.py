@@ -46,7 +46,7 @@ def gather(p, out):
 IDS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 0], dtype=np.int32)
 
 
-def test_nested_objects_of_the_same_class():
+def test_nested_objects_of_the_same_class(engine):
     ids, out = tack.array(IDS), tack.zeros(10, tack.i32)
     gather(Permuted(ids, Permuted(ids, Counting(10))), out)
     assert out.numpy().tolist() == IDS[IDS].tolist()

@@ -38,7 +38,7 @@ def bound_from_if(x, mode):
         x[i] = 2.0
 
 
-def test_prologue_if_assigns_locals():
+def test_prologue_if_assigns_locals(engine):
     x = tack.array(np.array([4.0, 1.0, 2.0], np.float32))
     out = tack.zeros(3, tack.f32)
     scaled(x, out, 2)

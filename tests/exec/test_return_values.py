@@ -4,13 +4,7 @@ import numpy as np
 import pytest
 import tack
 
-
-@tack.kernel
-def mean(x, acc) -> tack.f64:
-    n = x.shape[0]
-    for i in range(n):
-        tack.atomic_add(acc, 0, x[i])
-    return acc[0] / n
+from tests.kernels.language import mean
 
 
 @tack.kernel
@@ -36,7 +30,7 @@ def reads_loop_local(x) -> float:
 
 
 @pytest.mark.parametrize("n", [1, 7, 1025])
-def test_return_values(n):
+def test_return_values(engine, n):
     h = np.random.default_rng(n).normal(size=n)
     got = mean(tack.array(h), tack.zeros(1, tack.f64))
     assert isinstance(got, float)

@@ -33,8 +33,6 @@ def extremes(x, lo, hi):
 @pytest.fixture(params=[1, 2], autouse=True)
 def cpu(request):
     tack.set_default_device("cpu", num_threads=request.param)
-    yield
-    tack.set_default_device("cpu")
 
 
 @pytest.mark.parametrize("width", [4, 7])

@@ -58,13 +58,13 @@ def bad_targets(out):
             out[t] = i
 
 
-def test_sequential_ndrange_and_object_loops():
+def test_sequential_ndrange_and_object_loops(engine):
     out = tack.zeros((2, 5), tack.i32)
     nested(out, Grid(2, 3), Line(4))
     assert out.numpy().tolist() == [[108, 5, 603, 8, 6], [108, 5, 603, 8, 7]]
 
 
-def test_sequential_ndrange_target_mismatch():
+def test_sequential_ndrange_target_mismatch(engine):
     with pytest.raises(tack.UnsupportedSyntaxError, match=r"ndrange loop with 1 target\(s\) "
                                                           r"for its 2 argument\(s\)") as e:
         bad_targets(tack.zeros(2, tack.i32))

@@ -19,7 +19,7 @@ def uses_imported(x, out, draws):
         draws[i] = u
 
 
-def test_from_tack_math_and_random_import():
+def test_from_tack_math_and_random_import(engine):
     x = tack.array(np.array([-1.0, 0.25, 3.0], np.float32))
     out, draws = tack.zeros(3, tack.f32), tack.zeros(3, tack.f32)
     uses_imported(x, out, draws)

@@ -26,7 +26,7 @@ def too_few(vf, out):
         out[i] = x + y
 
 
-def test_tuple_unpacking_of_a_vector():
+def test_tuple_unpacking_of_a_vector(engine):
     vf = tack.array(np.array([[1, 2, 3], [4, 5, 6]], np.float64), dtype=tack.vector(3, tack.f64))
     out = tack.zeros((2, 3), tack.f64)
     unpack(vf, out)

@@ -177,12 +177,9 @@ def test_debug_specialization_keeps_the_hints():
     assert plain != debug  # the bounds checks are there
     assert [ln.count("unroll(") for ln in debug.splitlines() if "unroll(" in ln] == [1] * 4
     tack.set_debug(True)
-    try:
-        out = tack.zeros(31, tack.i64)
-        k_by3(out, 3, 40, 4)
-        np.testing.assert_array_equal(out.numpy(), [_loop_ref(i, 3, 40, 4) for i in range(31)])
-    finally:
-        tack.set_debug(False)
+    out = tack.zeros(31, tack.i64)
+    k_by3(out, 3, 40, 4)
+    np.testing.assert_array_equal(out.numpy(), [_loop_ref(i, 3, 40, 4) for i in range(31)])
 
 
 # -- results: the hinted loops equal the plain loop --------------------------------------------

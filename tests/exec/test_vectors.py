@@ -17,7 +17,7 @@ def scatter(pos, vel, mass, grid_m, grid_v, inv_dx, n):
         tack.atomic_add(grid_v, (cell[0], cell[1]), mass[p] * vel[p])
 
 
-def test_seed_scatter():
+def test_seed_scatter(engine):
     g = rng()
     n = 1025
     pos = g.uniform(0, 1, (n, 2)).astype(np.float32)
@@ -46,7 +46,7 @@ def rotate_components(v3, out):
         v3[i] = v3[i].cross(out[i])        # array operands may alias: loaded before stored
 
 
-def test_self_overwrite_rules():
+def test_self_overwrite_rules(engine):
     h = rng(1).normal(size=(7, 3)).astype(np.float32)
     a, out = tack.array(h, dtype=tack.vec3), tack.zeros(7, tack.vec3)
     rotate_components(a, out)
@@ -79,7 +79,7 @@ def runtime_index(vf, ks, out):
         vf[i] = v
 
 
-def test_runtime_component_index():
+def test_runtime_component_index(engine):
     h = np.arange(15, dtype=np.float32).reshape(5, 3)
     ks = np.array([0, 1, 2, 3, -1], np.int32)
     vf, out = tack.array(h, dtype=tack.vec3), tack.zeros(5)
@@ -101,7 +101,7 @@ def masks(x, lo, out, counts):
         counts[i] = m.sum() + 10 * all(v > -100.0) + 100 * any(v != v)  # noqa: PLR0124 - NaN
 
 
-def test_masks_and_select():
+def test_masks_and_select(engine):
     h = rng(2).normal(size=(9, 4)).astype(np.float32)
     h[3, 1] = np.nan
     x, out, c = tack.array(h, dtype=tack.vec4), tack.zeros(9, tack.vec4), tack.zeros(9, tack.i32)
@@ -123,7 +123,7 @@ def matrices(F, u, det, inv, out):
         F[p][0, 1] = B.trace()
 
 
-def test_matrix_operations():
+def test_matrix_operations(engine):
     g = rng(3)
     Fh = g.normal(size=(6, 3, 3)).astype(np.float64)
     uh = g.normal(size=(6, 3)).astype(np.float64)

@@ -33,7 +33,7 @@ def bindings(x, out):
         out[7] = x[0] * (c if x[0] > 0.0 else d)
 
 
-def test_weak_floats_through_bindings_f64():
+def test_weak_floats_through_bindings_f64(engine):
     x, out = tack.array(np.ones(1)), tack.zeros(8, tack.f64)
     bindings(x, out)
     got = out.numpy()
@@ -42,7 +42,7 @@ def test_weak_floats_through_bindings_f64():
     assert got[7] == 0.1
 
 
-def test_weak_floats_through_bindings_f32():
+def test_weak_floats_through_bindings_f32(engine):
     x, out = tack.array(np.ones(1, np.float32)), tack.zeros(8, tack.f32)
     bindings(x, out)
     got = out.numpy()
@@ -50,7 +50,7 @@ def test_weak_floats_through_bindings_f32():
     assert got[6] == np.float32(0.1) * np.float32(3.0)
 
 
-def test_weak_conditional_evaluates_its_condition_once_in_place():
+def test_weak_conditional_evaluates_its_condition_once_in_place(engine):
     """The condition is stored where the assignment stands: a later change of the array it read
     does not change the local."""
     @tack.kernel

@@ -27,6 +27,7 @@ from tack.dtypes import convert
 from tack.ir import nodes as N
 from tack.ir.ops import ATOMIC, Op
 from tack.ir.semantics import evaluate
+from tack.render.julia_ka import REWRITES
 from tack.render.julia_ka_rewrites import has_barrier
 
 LANES = 256
@@ -191,6 +192,13 @@ class Model:
         if v is None:
             raise NotImplementedError(f"the model has no {op.name} on {e.dtype.name}")
         return v
+
+
+def rewritten(kir: N.KernelIR, rewrites=REWRITES) -> N.KernelIR:
+    """`kir` after the Julia renderer's rewrites (all of them by default): what `run` takes."""
+    for r in rewrites:
+        kir = r(kir)
+    return kir
 
 
 def run(kir: N.KernelIR, args, n: int) -> None:

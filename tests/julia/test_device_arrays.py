@@ -11,7 +11,7 @@ from tack.render.julia_ka import JL_TYPES
 from tack.runtime import julia as rj
 from tack.runtime.julia_storage import FUNCTIONS, JuliaBuffer
 
-from tests.julia.test_engine import FakeJulia, fresh_session  # noqa: F401 (fixture)
+from tests.julia.fake_julia import FakeJulia
 
 JULIA_TYPES = {name: d for d, name in JL_TYPES.items()}
 
@@ -64,15 +64,14 @@ class DeviceFake(FakeJulia):
 
 
 @pytest.fixture
-def jl(monkeypatch, fresh_session):  # noqa: F811
+def jl(monkeypatch, fresh_session):
     import sys
     import types
 
     fake = DeviceFake()
     mod = types.SimpleNamespace(newmodule=lambda name: fake, JuliaError=RuntimeError)
     monkeypatch.setitem(sys.modules, "juliacall", mod)
-    yield fake
-    tack.set_default_device("cpu")
+    return fake
 
 
 @pytest.fixture

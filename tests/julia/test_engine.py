@@ -2,7 +2,6 @@
 against a fake juliacall. With Julia (marked `julia`): the whole corpus against its references."""
 import importlib.abc
 import sys
-import types
 import urllib.error
 
 import numpy as np
@@ -11,50 +10,6 @@ import tack
 from tack.runtime import julia as rj
 
 from tests.julia.golden import ALL_CASES, case_ir
-
-
-@pytest.fixture
-def fresh_session(monkeypatch):
-    """Forget any Julia session (and remembered failure) for the duration of one test."""
-    monkeypatch.setattr(rj._Session, "_current", None)
-    monkeypatch.setattr(rj._Session, "_failure", None)
-
-
-class FakeJulia:
-    """Answers the few `seval` strings the engine sends; records sources and launches."""
-
-    def __init__(self, packages=("CUDA",), functional=True, f64=True):
-        self.packages, self.functional, self.f64 = set(packages), functional, f64
-        self.recent = True  # the GPU package is at least MIN_VERSIONS' version
-        self.evals, self.launches = [], []
-
-    def seval(self, code: str):
-        self.evals.append(code)
-        if code.startswith("Base.find_package"):
-            return code.split('"')[1] in self.packages
-        if code.endswith(".functional()"):
-            return self.functional
-        if code.startswith("Base.pkgversion"):
-            return self.recent
-        if code.startswith("string(Base.pkgversion"):
-            return "1.5.0"
-        if code == "TackRuntime.launch!":
-            return lambda *a: self.launches.append(a)
-        if code == "KernelAbstractions.supports_float64":
-            return lambda backend: self.f64
-        if code.endswith("()"):  # a backend constructor
-            return f"<{code}>"
-        if code.startswith("tk_"):
-            return f"<fn {code}>"
-        return None
-
-
-@pytest.fixture
-def fake(monkeypatch, fresh_session):
-    jl = FakeJulia()
-    mod = types.SimpleNamespace(newmodule=lambda name: jl, JuliaError=RuntimeError)
-    monkeypatch.setitem(sys.modules, "juliacall", mod)
-    return jl
 
 
 def _saxpy():

@@ -5,8 +5,7 @@ import pytest
 import tack
 
 from tests.julia.extra_kernels import EXTRA_CASES
-from tests.julia.test_julia153_corpus import assert_matches
-from tests.kernels.corpus import run_case
+from tests.kernels.corpus import assert_matches, run_case
 
 NATIVE = [c for c in EXTRA_CASES if "workgroups" not in c.tags]
 

@@ -1,5 +1,5 @@
 """The Julia engine's hardening: scalar types, juliacall's options, atomics refused
-where the backend has none. Without Julia against the fake juliacall of test_engine.py; with the
+where the backend has none. Without Julia against the fake juliacall of fake_julia.py; with the
 Julia 1.5.3 tier (marked `julia`) the scalar types through the stand-in juliacall."""
 import dataclasses
 import os
@@ -10,10 +10,10 @@ import tack
 from tack import dtypes as dt
 from tack.errors import CapabilityError
 from tack.ir.nodes import Param
+from tack.ir.printer import kernel_str
 from tack.runtime import julia as rj
 
 from tests.julia.golden import ALL_CASES, case_ir
-from tests.julia.test_engine import fake, fresh_session  # noqa: F401 (fixtures)
 
 
 def _every_scalar_ir():
@@ -34,7 +34,7 @@ def _args(n=4):
     return [np.float32(2), x, x, out] + VALUES, out
 
 
-def test_every_scalar_has_the_exact_type_the_specialization_declares(fake):  # noqa: F811
+def test_every_scalar_has_the_exact_type_the_specialization_declares(fake):
     kir = _every_scalar_ir()
     args, _ = _args()
     rj.JuliaEngine("cpu").compile(kir).launch(args, 4)
@@ -68,7 +68,7 @@ def test_juliacall_options_are_set_unless_the_user_set_them(env, xopts, want):
     assert rj.juliacall_options(env, xopts) == want
 
 
-def test_session_start_sets_the_options(fake, monkeypatch):  # noqa: F811
+def test_session_start_sets_the_options(fake, monkeypatch):
     for k in ("PYTHON_JULIACALL_THREADS", "PYTHON_JULIACALL_HANDLE_SIGNALS", "JULIA_NUM_THREADS"):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("JULIA_NUM_THREADS", "3")
@@ -95,12 +95,14 @@ def test_narrow_atomics_refused_naming_dtype_and_backend(arch):
 
 def test_narrow_atomics_run_on_the_julia_cpu_device():
     keys, counts = tack.zeros(4, tack.i32), tack.zeros(4, tack.u8)
-    tack.compiler.specialize(count_u8, [keys, counts], device=tack.Device("cpu", engine="julia"))
+    kir = tack.compiler.specialize(count_u8, [keys, counts],
+                                   device=tack.Device("cpu", engine="julia"))
+    assert "atomic_add" in kernel_str(kir)
 
 
 # -- Metal: barriers fence device memory only from Metal.jl 1.6.2 ------------------------------
 
-def test_old_metal_is_refused_naming_the_version(fake):  # noqa: F811
+def test_old_metal_is_refused_naming_the_version(fake):
     fake.packages, fake.recent = {"Metal"}, False
     with pytest.raises(RuntimeError, match=r"Metal.jl 1.5.0 is older than 1.6.2.*version='1.6.2'"):
         rj.JuliaEngine("metal").compile(_every_scalar_ir())

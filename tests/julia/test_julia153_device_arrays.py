@@ -10,9 +10,9 @@ import pytest
 import tack
 from tack.runtime import julia as rj
 
+from tests.julia.device_sample import SAMPLE, axpy
 from tests.julia.extra_kernels import EXTRA_CASES
-from tests.julia.test_julia153_corpus import CORPUS, assert_matches
-from tests.kernels.corpus import run_case
+from tests.kernels.corpus import CASES, WORKGROUP_CASES, assert_matches, run_case
 
 pytestmark = pytest.mark.julia
 
@@ -54,13 +54,7 @@ def _count(what: str) -> int:
     return rj._Session.get().jl.seval(f"tk_standin_count(\"{what}\")")
 
 
-# One of each kind the engine treats apart (hidden launch arguments, 2-D/3-D indexing, atomics,
-# vectors, device classes, textures, workgroups and barriers); TACK_JULIA_DEVICE_CORPUS=all runs
-# every corpus and extra kernel (about 1.5 minutes more; docs/julia.md records that run).
-SAMPLE = ("saxpy", "stepped_launch", "sequential_sees_writes", "flat_index_2d", "ndrange_3d",
-          "histogram", "atomic_extremes", "atomic_returns", "vec_geometry", "cell_average",
-          "texture_sample", "iterate_plate", "block_reduce", "barrier_shapes")
-CASES = [c for c in CORPUS + EXTRA_CASES
+CASES = [c for c in CASES + WORKGROUP_CASES + EXTRA_CASES
          if os.environ.get("TACK_JULIA_DEVICE_CORPUS") == "all" or c.name in SAMPLE]
 
 
@@ -69,12 +63,6 @@ CASES = [c for c in CORPUS + EXTRA_CASES
 def test_case_on_device_resident_arrays(gpu, case, n):
     actual, expected = run_case(case, n)
     assert_matches(case, actual, expected)
-
-
-@tack.kernel
-def axpy(a, x, y):
-    for i in range(x.shape[0]):
-        y[i] = a * x[i] + y[i]
 
 
 def test_arrays_stay_on_the_device_between_launches(gpu, monkeypatch):
@@ -93,6 +81,20 @@ def test_arrays_stay_on_the_device_between_launches(gpu, monkeypatch):
     np.testing.assert_array_equal(y.numpy(), 6 * np.arange(1000, dtype=np.float32))
     assert seen == ["tk_download!"]
     assert y[999] == 5994.0 and y.to("cpu").numpy()[1] == 6.0
+
+
+def test_the_cpu_engine_refuses_a_device_array(gpu):
+    """An array in the Julia GPU's memory given to a native CPU kernel: refused on its first call
+    and on its prebuilt path, before any launch."""
+    on_gpu = tack.zeros(3)
+    tack.set_default_device("cpu")
+    x, y = tack.array(np.ones(3, np.float32)), tack.zeros(3)
+    with pytest.raises(RuntimeError, match="belongs to"):
+        tack.kernel(axpy.fn)(2.0, on_gpu, y)  # a fresh kernel: its first call
+    axpy(2.0, x, y)
+    with pytest.raises(RuntimeError, match="belongs to"):
+        axpy(2.0, on_gpu, y)  # the path built by the call above
+    np.testing.assert_array_equal(y.numpy(), np.full(3, 2.0, np.float32))
 
 
 def test_storage_round_trips_and_device_copies(gpu):

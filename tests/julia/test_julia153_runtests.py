@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from tack.testing.julia import SKIP_REASON
 
-from tests.julia.conftest import julia153
+from tests.engines import julia153
 from tests.julia.golden import KERNEL_DIR, ROOT
 
 

@@ -1,7 +1,7 @@
 """Constant tables on the Julia engine: constant tables render as top-level `const` tuples
 (docs/design/003-julia-rendering.md, "constant table") that tree-sitter-julia parses under the
-renderer's rules, and the table kernels of tests/exec/test_const_tables.py compute the
-same values on Julia 1.5.3 (the tier of tests/julia/conftest.py)."""
+renderer's rules; tests/exec/test_const_tables.py runs the table kernels (tests/kernels/tables.py)
+on every engine, Julia's included."""
 import re
 
 import numpy as np
@@ -10,8 +10,8 @@ import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
 
-from tests.exec import test_const_tables as T
-from tests.julia.test_render import literal_problems, parse_problems, structure_problems
+from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems
+from tests.kernels import tables as T
 
 
 def _kernels():
@@ -36,14 +36,11 @@ def test_rendered_table_kernels(name, debug, jl_parser):
     kernel, make = _kernels()[name]
     tack.set_default_device("cpu")
     tack.set_debug(debug)
-    try:
-        text = render_julia(specialize(kernel, make()))
-    finally:
-        tack.set_debug(False)
+    text = render_julia(specialize(kernel, make()))
     assert parse_problems(jl_parser, text) == []
     assert literal_problems(jl_parser, text) == []
     assert structure_problems(jl_parser, text) == []
-    consts = re.findall(r"^const (tk_tab_\w+) = \((.*),\)  # test_const_tables.py:\d+$",
+    consts = re.findall(r"^const (tk_tab_\w+) = \((.*),\)  # tables.py:\d+$",
                         text, re.MULTILINE)
     assert consts, text
     for cname, _ in consts:  # defined before the kernel, read inside it
@@ -55,19 +52,3 @@ def test_rendered_table_kernels(name, debug, jl_parser):
     if name == "cube_edges":
         table = dict(consts)[next(c for c, _ in consts if "EDGE_TABLE" in c)]
         assert table.count("Int32(") == 256 and table.startswith("Int32(0), Int32(265),")
-
-
-@pytest.mark.julia
-def test_table_kernels_on_julia153(julia153_engine):
-    T.test_marching_squares_case_table(None)
-    T.test_marching_cubes_edge_table_256(None)
-    T.test_float_tables_weak_and_typed(None)
-    T.test_table_index_outside_reads_the_last_entry(None)
-    T.test_table_in_device_function(None)
-    T.test_table_len_and_loop_over_a_table(None)
-    T.test_table_len_as_launch_bound(None)
-
-
-@pytest.mark.julia
-def test_table_debug_mode_on_julia153(julia153_engine):
-    T.test_table_index_outside_is_index_error_in_debug_mode(None)

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from tests.julia.conftest import julia_exe
+from tests.engines import julia_exe
 from tests.julia.golden import ROOT
 
 

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 import tack
 
+from tests.julia.device_sample import SAMPLE, axpy
 from tests.julia.extra_kernels import EXTRA_CASES
-from tests.julia.test_julia153_corpus import CORPUS, assert_matches
-from tests.julia.test_julia153_device_arrays import SAMPLE, axpy
-from tests.kernels.corpus import run_case
+from tests.kernels.corpus import CASES, WORKGROUP_CASES, assert_matches, run_case
 
 pytestmark = pytest.mark.julia
 
@@ -23,11 +22,11 @@ def real_gpu(request, julia_engine_available):
     except RuntimeError as exc:
         pytest.skip(f"not run: {exc}")
     tack.set_default_device(dev)
-    yield dev
-    tack.set_default_device("cpu")
+    return dev
 
 
-@pytest.mark.parametrize("case", [c for c in CORPUS + EXTRA_CASES if c.name in SAMPLE],
+@pytest.mark.parametrize("case", [c for c in CASES + WORKGROUP_CASES + EXTRA_CASES
+                                  if c.name in SAMPLE],
                          ids=lambda c: c.name)
 def test_case_on_a_gpu_backend(real_gpu, case):
     try:

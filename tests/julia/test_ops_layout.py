@@ -10,7 +10,7 @@ import tack
 from tack import ops
 from tack.testing.julia import SKIP_REASON
 
-from tests.julia.conftest import julia153
+from tests.engines import julia153
 from tests.julia.golden import ROOT
 
 # Julia reads the NumPy buffers as the reversed shapes, runs the bridges, writes its results;

@@ -9,9 +9,9 @@ import pytest
 import tack
 from tack.testing.julia import SKIP_REASON
 
-from tests.julia.conftest import julia153
+from tests.engines import julia153
 from tests.julia.golden import ROOT
-from tests.julia.test_render import literal_problems, parse_problems
+from tests.julia.jl_checks import literal_problems, parse_problems
 
 
 @tack.kernel

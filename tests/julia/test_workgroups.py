@@ -23,21 +23,16 @@ from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
 from tests.julia import ka_cpu_model
 from tests.julia.extra_kernels import EXTRA_CASES
 from tests.julia.golden import ALL_CASES, case_ir
-from tests.julia.test_render import (
+from tests.julia.jl_checks import (
     ka_split_problems,
     literal_problems,
     parse_problems,
     structure_problems,
 )
+from tests.julia.ka_cpu_model import rewritten
 from tests.kernels.corpus import WORKGROUP_CASES
 
 BARRIER_CASES = WORKGROUP_CASES + [c for c in EXTRA_CASES if "workgroups" in c.tags]
-
-
-def rewritten(kir, rewrites=REWRITES):
-    for r in rewrites:
-        kir = r(kir)
-    return kir
 
 
 def _host_args(case, n):
@@ -196,14 +191,11 @@ def test_debug_specialization_renders_and_parses(case, jl_parser):
 def test_inspect_renders_workgroup_kernels_on_the_julia_engine():
     case = WORKGROUP_CASES[0]
     tack.set_default_device("cpu", engine="julia")  # no Julia is started by rendering
-    try:
-        host = case.make(np.random.default_rng(0), 1)
-        args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
-        text = tack.inspect(case.kernel, *args, engine="julia")
-        assert "@synchronize()" in text and "@localmem Float32 (256,)" in text
-        assert "barrier()" in tack.inspect(case.kernel, *args, mode="ir", engine="julia")
-    finally:
-        tack.set_default_device("cpu")
+    host = case.make(np.random.default_rng(0), 1)
+    args = [tack.array(a) if isinstance(a, np.ndarray) else a for a in host]
+    text = tack.inspect(case.kernel, *args, engine="julia")
+    assert "@synchronize()" in text and "@localmem Float32 (256,)" in text
+    assert "barrier()" in tack.inspect(case.kernel, *args, mode="ir", engine="julia")
 
 
 # -- hand-made IR --------------------------------------------------------------------------------

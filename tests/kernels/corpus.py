@@ -1069,3 +1069,14 @@ CASES += [
          lambda a: {1: (a[0].astype(np.int64) * 2**40 + (10**12 // 7 - (1 << 33))) ^ ~(2**40),
                     2: (a[0] & 255).astype(np.uint64) + np.uint64(2**64 - 256)}),
 ]
+
+
+def assert_matches(case: Case, actual: dict, expected: dict) -> None:
+    """`run_case`'s results against its references: exact for integers when the case asks for
+    no tolerance, else within the case's rtol/atol (NaN where NaN is expected)."""
+    for k, exp in expected.items():
+        got = actual[k]
+        if got.dtype.kind in "iu" and case.rtol == 0 and case.atol == 0:
+            np.testing.assert_array_equal(got, exp)
+        else:
+            np.testing.assert_allclose(got, exp, rtol=case.rtol, atol=case.atol, equal_nan=True)

@@ -1,14 +1,18 @@
-"""The device every op test runs on is a parameter: adding an engine is one entry in DEVICES
-(the simulator: ("cpu", "sim"))."""
+"""The device an op test runs on is the engine of the case (tests/engines.py: `test_x[cpu]`,
+`test_x[cuda]`): the CPU engine unless the test or its module names more engines with
+`@pytest.mark.engines(...)` (the simulator, whose workgroup paths the CPU never takes; a GPU,
+skipped without one)."""
 import pytest
-import tack
 
-DEVICES = [("cpu", None)]
+from tests import engines
 
 
-@pytest.fixture(params=DEVICES, ids=lambda d: d[1] or d[0])
+def pytest_generate_tests(metafunc):
+    found = engines.cases(metafunc, "device", __name__, default=("cpu",))
+    if found is not None:
+        metafunc.parametrize("device", found, indirect=True)
+
+
+@pytest.fixture
 def device(request):
-    name, engine = request.param
-    dev = tack.set_default_device(name, engine=engine)
-    yield dev
-    tack.set_default_device("cpu")
+    return engines.select(request.param, request)

@@ -16,7 +16,7 @@ from tack.dtypes import convert
 from tack.ir.ops import Op
 
 from tests.julia import ka_cpu_model
-from tests.julia.test_workgroups import rewritten
+from tests.julia.ka_cpu_model import rewritten
 
 _args = importlib.import_module("tack.ops._args")
 

@@ -10,12 +10,7 @@ from tack import ops
 
 from tests.ops import refs
 
-
-@pytest.fixture(params=[None, "sim"], ids=["cpu", "sim"])
-def device(request):
-    dev = tack.set_default_device("cpu", engine=request.param)
-    yield dev
-    tack.set_default_device("cpu")
+pytestmark = pytest.mark.engines("cpu", "sim")
 
 
 def _close(got, want, dtype=np.float32, scale=4):

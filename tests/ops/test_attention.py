@@ -15,12 +15,14 @@ DTYPES = [np.float32, np.float64]
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.engines("cpu", "cuda")
 def test_attention(device, shape, dtype, causal):
     q, k, v = (refs.rand(shape, dtype, s, 1.5) for s in (1, 2, 3))
     want = refs.attention(q, k, v, 1 / math.sqrt(shape[-1]), causal)
     refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)
 
 
+@pytest.mark.engines("cpu", "cuda")
 def test_explicit_scale_and_large_scores(device):
     """Scores of several hundred: the online softmax keeps every exponential finite."""
     q, k, v = (refs.rand((1, 2, 40, 4), np.float32, s, 1.0) for s in (1, 2, 3))
@@ -29,17 +31,9 @@ def test_explicit_scale_and_large_scores(device):
     assert np.isfinite(got.numpy()).all()
 
 
-@pytest.fixture(params=[None, "sim"], ids=["cpu", "sim"])
-def both(request):
-    """The native CPU engine and the simulator, whose workgroup paths (the 256-lane kernels)
-    the CPU never takes."""
-    dev = tack.set_default_device("cpu", engine=request.param)
-    yield dev
-    tack.set_default_device("cpu")
-
-
 @pytest.mark.parametrize("d", [0, 1])
-def test_empty_head_dim_and_sequence(both, d):
+@pytest.mark.engines("cpu", "sim")  # the simulator's 256-lane kernels
+def test_empty_head_dim_and_sequence(device, d):
     """head_dim 0 (no scores to scale: 1/sqrt(0) is never taken) or an empty sequence: the
     empty result of q's shape."""
     for shape in [(2, 3, 4, 0), (1, 2, 0, 8)] if d == 0 else [(0, 1, 3, 2)]:
@@ -58,7 +52,8 @@ WIDE = [(1, 1, 3, 64), (1, 1, 3, 65), (1, 2, 5, 128), (1, 2, 5, 129), (2, 1, 4, 
 @pytest.mark.parametrize("shape", WIDE, ids=str)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_head_dims_around_the_bounds(both, shape, dtype, causal):
+@pytest.mark.engines("cpu", "sim")  # the simulator's 256-lane kernels
+def test_head_dims_around_the_bounds(device, shape, dtype, causal):
     q, k, v = (refs.rand(shape, dtype, s, 1.5) for s in (1, 2, 3))
     want = refs.attention(q, k, v, 1 / math.sqrt(shape[-1]), causal)
     refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)
@@ -73,11 +68,8 @@ def test_head_dims_past_a_thread_stack(engine, d, dtype):
     overflowed it: no local storage grows with head_dim. Several keys, so the softmax weighs
     them (two on the simulator, which interprets the 2^20-column loops)."""
     tack.set_default_device("cpu", engine=engine)
-    try:
-        shape = (1, 1, 2 if engine else 3, d)
-        q, k, v = (refs.rand(shape, dtype, s, 0.02) for s in (1, 2, 3))
-        for causal in (False, True):
-            want = refs.attention(q, k, v, 1 / math.sqrt(d), causal)
-            refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)
-    finally:
-        tack.set_default_device("cpu")
+    shape = (1, 1, 2 if engine else 3, d)
+    q, k, v = (refs.rand(shape, dtype, s, 0.02) for s in (1, 2, 3))
+    for causal in (False, True):
+        want = refs.attention(q, k, v, 1 / math.sqrt(d), causal)
+        refs.close(ops.attention(q, k, v, causal=causal), want, dtype, scale=8)

@@ -70,14 +70,11 @@ def test_matmul_tile(shape):
     edges, several tiles and slabs, and a batch: on the simulator, which runs the workgroup
     kernel as a GPU does (the model interprets each lane's 512 multiply-adds per slab slowly)."""
     tack.set_default_device("sim")
-    try:
-        *z, m, k, n = shape
-        a = refs.rand((*z, m, k), np.float32, 1, 1.0)
-        b = refs.rand((*z, k, n), np.float32, 2, 1.0)
-        got = ops.batched_matmul(a, b) if z else ops.matmul(a, b)
-        refs.close(got, refs.matmul(a, b), np.float32, scale=4)
-    finally:
-        tack.set_default_device("cpu")
+    *z, m, k, n = shape
+    a = refs.rand((*z, m, k), np.float32, 1, 1.0)
+    b = refs.rand((*z, k, n), np.float32, 2, 1.0)
+    got = ops.batched_matmul(a, b) if z else ops.matmul(a, b)
+    refs.close(got, refs.matmul(a, b), np.float32, scale=4)
 
 
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
@@ -92,8 +89,7 @@ def test_attention_tiles(wg, causal):
 def sim():
     """The simulator engine: a workgroup engine on the CPU (docs/design/008-simulator.md)."""
     dev = tack.set_default_device("cpu", engine="sim")
-    yield dev
-    tack.set_default_device("cpu")
+    return dev
 
 
 @pytest.mark.parametrize("path", ["one slot", "two slots", "online"])

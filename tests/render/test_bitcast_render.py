@@ -4,11 +4,11 @@ import tack
 from tack.compiler import specialize
 from tack.render.llvm import render
 
-from tests.exec import test_bitcast as B
+from tests.kernels.bitcast import bits32
 
 
 def _kir():
-    return specialize(B.bits32, [tack.zeros(2, tack.f32), tack.zeros(2, tack.u32),
+    return specialize(bits32, [tack.zeros(2, tack.f32), tack.zeros(2, tack.u32),
                                  tack.zeros(2, tack.i32), tack.zeros(2, tack.f32)])
 
 

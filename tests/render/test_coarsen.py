@@ -14,17 +14,7 @@ from tack.ir.printer import kernel_str
 from tack.passes.coarsen import coarsening, launch_locals
 from tack.toolchain.nvptx import compile_ptx
 
-
-@tack.kernel
-def scale(y, x, n):
-    for i in range(n):
-        y[i] = 2.0 * x[i]
-
-
-@tack.kernel
-def scale_shape(y, x):
-    for i in range(y.shape[0]):
-        y[i] = 2.0 * x[i]
+from tests.kernels.coarsen import scale, scale_shape
 
 
 @tack.kernel

@@ -12,7 +12,7 @@ from tack.compiler import specialize
 from tack.render.llvm import render
 from tack.toolchain.llvm_host import optimize
 
-from tests.exec import test_const_tables as T
+from tests.kernels import tables as T
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not cpu_call.available(), reason="no native call
 
 
 def iota(threads):
-    from tests.runtime.test_cpu_runtime import iota_kir
+    from tests.runtime.irbuild import iota_kir
 
     return CPUEngine(threads).compile(iota_kir())
 
@@ -76,11 +76,7 @@ def scaled(x, a, out):
 
 @pytest.fixture(params=[1, 2], ids=["serial", "threads2"])
 def cpu_device(request):
-    from tack.devices import _global
-
-    old = _global["device"]
-    yield tack.set_default_device("cpu", num_threads=request.param)
-    _global["device"] = old
+    return tack.set_default_device("cpu", num_threads=request.param)
 
 
 def test_warm_kernel_calls_from_two_python_threads(cpu_device):

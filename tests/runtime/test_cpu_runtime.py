@@ -26,7 +26,22 @@ from tack.ir.nodes import (
 from tack.ir.ops import Op
 from tack.runtime.cpu import CPUEngine, default_num_threads
 
-from tests.runtime.irbuild import FLOATS, INTS, C, E, L, T, arr, kir, ld, run, st, wrap
+from tests.runtime.irbuild import (
+    FLOATS,
+    INTS,
+    C,
+    E,
+    L,
+    T,
+    arr,
+    iota_kir,
+    kir,
+    ld,
+    run,
+    saxpy_kir,
+    st,
+    wrap,
+)
 
 
 # ---- control flow, locals, params ---------------------------------------------------------------
@@ -125,17 +140,6 @@ def test_params_and_scalar_conversion(engine):
 
 
 # ---- launches: sizes, threads, concurrency ------------------------------------------------------
-def saxpy_kir():
-    f32 = D.f32
-    return kir("saxpy", [Param("a", "scalar", f32), arr("x", f32), arr("y", f32, True)],
-               [st("y", E(Op.ADD, f32, E(Op.MUL, f32, E(Op.PARAM, f32, arg="a"), ld("x", f32)),
-                          ld("y", f32)))])
-
-
-def iota_kir():
-    return kir("iota", [arr("o", D.i64, True)], [st("o", E(Op.MUL, D.i64, T, C(3)))])
-
-
 @pytest.mark.parametrize("n", [0, 1, 2, 7, 101, 1009, 1025, 4099, 100_003, 1_000_000])
 def test_launch_sizes(engine, n):
     k = engine.compile(iota_kir())

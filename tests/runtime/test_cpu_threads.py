@@ -11,7 +11,7 @@ from tack.runtime import cpu_timing
 from tack.runtime.cpu import CPUEngine, default_num_threads
 from tack.runtime.cpu_threads import MAX_THREADS
 
-from tests.runtime.test_cpu_runtime import saxpy_kir
+from tests.runtime.irbuild import saxpy_kir
 
 
 def test_num_threads_above_the_limit_is_a_value_error(monkeypatch):

@@ -81,14 +81,11 @@ def test_buffers_store_a_shared_declaration_once_for_all_its_workgroups():
 
 
 def test_a_plain_sim_launch_refuses_shared_memory_no_gpu_allows():
-    from tests.check.test_api import huge_shared
+    from tests.check.kernels import huge_shared
 
     tack.set_default_device("sim")
-    try:
-        out = tack.zeros(256)
-        with pytest.raises(tack.TackValueError, match="227 KiB"):
-            huge_shared(out, 256)
-        assert (out.numpy() == 0).all()
-    finally:
-        tack.set_default_device("cpu")
+    out = tack.zeros(256)
+    with pytest.raises(tack.TackValueError, match="227 KiB"):
+        huge_shared(out, 256)
+    assert (out.numpy() == 0).all()
     np.testing.assert_array_equal(out.numpy(), 0)

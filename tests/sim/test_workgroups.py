@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import tack
 
-from tests.cuda import test_cuda_workgroups as wg
+from tests.kernels import workgroups as wg
 from tests.kernels.corpus import _nbody_ref
+from tests.kernels.workgroups import scan_in_block, shared_histogram
 
 ROOT = Path(__file__).resolve().parents[2]
 AWKWARD = [1, 2, 7, 255, 256, 257, 1021, 1025]
@@ -18,8 +19,6 @@ AWKWARD = [1, 2, 7, 255, 256, 257, 1021, 1025]
 @pytest.fixture(autouse=True)
 def sim():
     tack.set_default_device("sim")
-    yield
-    tack.set_default_device("cpu")
 
 
 def bench_gpu():
@@ -132,44 +131,11 @@ def test_integer_atomics_wrap():
     assert acc.numpy()[0] == 1000 * 100 % 256
 
 
-@tack.kernel
-def shared_histogram(data, bins, n):
-    for i in range(n):
-        local = tack.shared(tack.i32, 16)
-        tid = tack.thread_id()
-        if tid < 16:
-            local[tid] = 0
-        tack.barrier()
-        tack.atomic_add(local, data[i] % 16, 1)
-        tack.barrier()
-        if tid < 16:
-            tack.atomic_add(bins, tid, local[tid])
-
-
 def test_atomics_on_shared_arrays():
     h = np.random.default_rng(6).integers(0, 1000, 256 * 9).astype(np.int32)
     bins = tack.zeros(16, tack.i32)
     shared_histogram(tack.array(h), bins, len(h))
     np.testing.assert_array_equal(bins.numpy(), np.bincount(h % 16, minlength=16))
-
-
-@tack.kernel
-def scan_in_block(x, out, n):
-    for i in range(n):
-        buf = tack.shared(tack.i64, 256)
-        tid = tack.thread_id()
-        buf[tid] = x[i]
-        tack.barrier()
-        offset = 1
-        while offset < 256:
-            v = buf[tid]
-            if tid >= offset:
-                v = v + buf[tid - offset]
-            tack.barrier()
-            buf[tid] = v
-            tack.barrier()
-            offset = offset * 2
-        out[i] = buf[tid]
 
 
 def test_inclusive_scan_with_two_barriers_per_step():

@@ -18,19 +18,13 @@ def _runs_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TACK_RUNS_DIR", str(tmp_path / "runs"))
 
 
-def _name(dev) -> str:
-    index = dev.options.get("index")
-    return f"{dev.arch}:{index}" if index else dev.arch
-
-
 @pytest.fixture(params=DEVICES, scope="module")
 def device(request):
     """Run the tests with this device as Tack's default, then put the previous one back."""
-    before = default_device()
+    before = default_device()  # module-scoped: the root conftest restores per test only
     dev = tack.set_default_device(request.param)
     yield dev
-    rest = {k: v for k, v in before.options.items() if k != "index"}
-    tack.set_default_device(_name(before), before.engine_name, **rest)
+    tack.set_default_device(before)
 
 
 @pytest.fixture

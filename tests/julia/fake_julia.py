@@ -1,0 +1,32 @@
+"""A stand-in for juliacall's Julia module, for the Julia engine's tests without Julia: it answers
+the few `seval` strings the engine sends and records the sources and launches. The fixtures
+`fresh_session` and `fake` (tests/julia/conftest.py) install it."""
+
+
+class FakeJulia:
+    """Answers the few `seval` strings the engine sends; records sources and launches."""
+
+    def __init__(self, packages=("CUDA",), functional=True, f64=True):
+        self.packages, self.functional, self.f64 = set(packages), functional, f64
+        self.recent = True  # the GPU package is at least MIN_VERSIONS' version
+        self.evals, self.launches = [], []
+
+    def seval(self, code: str):
+        self.evals.append(code)
+        if code.startswith("Base.find_package"):
+            return code.split('"')[1] in self.packages
+        if code.endswith(".functional()"):
+            return self.functional
+        if code.startswith("Base.pkgversion"):
+            return self.recent
+        if code.startswith("string(Base.pkgversion"):
+            return "1.5.0"
+        if code == "TackRuntime.launch!":
+            return lambda *a: self.launches.append(a)
+        if code == "KernelAbstractions.supports_float64":
+            return lambda backend: self.f64
+        if code.endswith("()"):  # a backend constructor
+            return f"<{code}>"
+        if code.startswith("tk_"):
+            return f"<fn {code}>"
+        return None
