@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 import tack
 
-ENGINES = [None, "sim"]
-
 
 @tack.func
 def add(a, b):
@@ -40,13 +38,6 @@ def passed_on(combine, x, out):
 def two_steps(x, out, first, then):
     for i in range(out.shape[0]):
         out[i] = then(first(x[i], x[i]), x[i])
-
-
-@pytest.fixture(params=ENGINES, ids=["cpu", "sim"])
-def engine(request):
-    old = tack.devices._global["device"]
-    yield tack.set_default_device("cpu", engine=request.param)
-    tack.devices._global["device"] = old
 
 
 @pytest.mark.parametrize("n", [1, 7, 64])

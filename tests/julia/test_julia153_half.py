@@ -1,17 +1,16 @@
 """Half precision on the Julia engine: f16 is Julia's Float16, bf16 TackRuntime's `TkBFloat16`
 (Core.BFloat16 from Julia 1.11), converted with `Float16(x)`/`Float32(h)` and TackRuntime's
 `tk_bf16`/`tk_f32`; every half operation is an f32 one rounded once (passes/half.py). The bit-exact
-tests of tests/exec/test_half.py run on Julia 1.5.3 for f16 and bf16."""
+tests of tests/exec/test_half.py run on Julia 1.5.3 through the engine fixture; these check the
+rendered text, and a bf16 workgroup kernel there."""
 import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
 from tack.render.julia_ka import render_julia
 
-from tests.exec import test_half as H
-from tests.exec import test_half_expressions as E
-from tests.exec.test_half_expressions import kernels  # noqa: F401 - the fixture
-from tests.julia.test_render import literal_problems, parse_problems, structure_problems
+from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems
+from tests.kernels import half as H
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*encountered:RuntimeWarning")
 
@@ -34,40 +33,6 @@ def test_half_kernels_render(jl_parser, half):
     for text in texts:
         for check in (parse_problems, literal_problems, structure_problems):
             assert check(jl_parser, text) == []
-
-
-@pytest.mark.julia
-@pytest.mark.parametrize("half", list(H.HALVES))
-def test_half_on_julia153(julia153_engine, half):
-    assert tack.default_device().engine_name == "julia"  # where engine None runs
-    for op in H.BINARY:
-        H.test_binary_ops_round_once_like_numpy(None, half, op)
-    H.test_comparisons_are_exact(None, half)
-    H.test_unary_ops_and_weak_literals(None, half)
-    H.test_transcendentals_are_the_f32_function_rounded_once(None, half)
-    for src in H.conversion_sources():
-        H.test_conversions_to_half_round_once(None, half, src)
-    for dst in (tack.i8, tack.u16, tack.i32, tack.u64, tack.f32, tack.f64):
-        H.test_conversions_from_half(None, half, dst)
-    H.test_atomics_on_half_arrays_are_refused_before_launch(None, half)
-
-
-@pytest.mark.julia
-def test_half_mixed_and_shapes_on_julia153(julia153_engine):
-    H.test_mixed_precision_rules(None)
-    H.test_explicit_conversions_and_host_calls(None)
-    for n in (1, 31):
-        H.test_awkward_sizes_and_noncontiguous_sources(None, n)
-    H.test_half_vectors_and_local_arrays(None)
-    for half in H.HALVES:
-        H.test_bitcast_keeps_every_bit(None, half)
-        H.test_half_scalar_arguments_are_f32(None, half)
-
-
-@pytest.mark.julia
-@pytest.mark.parametrize("half", list(H.HALVES))
-def test_random_half_expressions_on_julia153(julia153_engine, kernels, half):  # noqa: F811
-    E.test_random_half_expressions_match_numpy(kernels, None, half, limit=12)
 
 
 @tack.kernel

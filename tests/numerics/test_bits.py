@@ -43,11 +43,8 @@ def _engine_dependent(case, n) -> bool:
 
 
 def _on(device, case, n, **kw):
-    tack.set_default_device(device, **kw)
-    try:
+    with tack.device(device, **kw):
         return _float_outputs(run_case(case, n)[0])
-    finally:
-        tack.set_default_device("cpu")
 
 
 FLOAT_CASES = [c for c in CASES
@@ -123,10 +120,7 @@ def test_ops_and_algorithms_do_not_depend_on_the_thread_count(dtype):
     tack.set_default_device("cpu", num_threads=1)
     one = _everything(dtype)
     tack.set_default_device("cpu", num_threads=2)
-    try:
-        two = _everything(dtype)
-    finally:
-        tack.set_default_device("cpu")
+    two = _everything(dtype)
     for k in one:
         np.testing.assert_array_equal(_bits(two[k]) if two[k].dtype.kind == "f" else two[k],
                                       _bits(one[k]) if one[k].dtype.kind == "f" else one[k], k)
@@ -137,14 +131,11 @@ def test_ops_and_algorithms_do_not_depend_on_the_thread_count(dtype):
 def test_a_rows_result_does_not_depend_on_the_batch(device, dtype):
     x = _rows(dtype, 37)
     tack.set_default_device(device)
-    try:
-        for name, f in ROW_OPS.items():
-            full = f(x).numpy()
-            for lo, hi in ((5, 6), (0, 3), (30, 37)):
-                part = f(x[lo:hi].copy()).numpy()
-                np.testing.assert_array_equal(_bits(part), _bits(full[lo:hi]), (name, lo, hi))
-    finally:
-        tack.set_default_device("cpu")
+    for name, f in ROW_OPS.items():
+        full = f(x).numpy()
+        for lo, hi in ((5, 6), (0, 3), (30, 37)):
+            part = f(x[lo:hi].copy()).numpy()
+            np.testing.assert_array_equal(_bits(part), _bits(full[lo:hi]), (name, lo, hi))
 
 
 def test_float32_elementwise_ops_have_the_same_bits_on_cpu_and_sim():
