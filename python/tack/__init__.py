@@ -56,12 +56,14 @@ from .frontend.inline import Func, func
 from .frontend.objects import device_class
 from .inspection import inspect
 from .interop import from_dlpack
+from .ir.ops import WARP as WARP_SIZE  # lanes per warp: 32 on every engine
 from .intrinsics import (
     Matrix,
     Vector,
     atomic_add,
     atomic_max,
     atomic_min,
+    ballot,
     barrier,
     bitcast,
     local_array,
@@ -72,6 +74,17 @@ from .intrinsics import (
     shared_like,
     thread_id,
     unroll,
+    lane_id,
+    warp_id,
+    shfl,
+    shfl_xor,
+    shfl_up,
+    shfl_down,
+    warp_any,
+    warp_all,
+    warp_sum,
+    warp_min,
+    warp_max,
 )
 from .kernel import Kernel, kernel
 from .lib import builtin_math as _builtin_math  # noqa: F401 - the f32 math builtins' library
@@ -118,6 +131,7 @@ __all__ = [
     "atomic_add",
     "atomic_max",
     "atomic_min",
+    "ballot",
     "barrier",
     "bf16",
     "bitcast",
@@ -173,6 +187,18 @@ __all__ = [
     "vec2",
     "vec3",
     "vec4",
+    "lane_id",
+    "warp_id",
+    "shfl",
+    "shfl_xor",
+    "shfl_up",
+    "shfl_down",
+    "warp_any",
+    "warp_all",
+    "warp_sum",
+    "warp_min",
+    "warp_max",
+    "WARP_SIZE",
     "vector",
     "zeros",
 ]
