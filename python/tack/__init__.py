@@ -56,7 +56,6 @@ from .frontend.inline import Func, func
 from .frontend.objects import device_class
 from .inspection import inspect
 from .interop import from_dlpack
-from .ir.ops import WARP as WARP_SIZE  # lanes per warp: 32 on every engine
 from .intrinsics import (
     Matrix,
     Vector,
@@ -66,26 +65,27 @@ from .intrinsics import (
     ballot,
     barrier,
     bitcast,
+    lane_id,
     local_array,
     local_array_like,
     ndrange,
     select,
     shared,
     shared_like,
+    shfl,
+    shfl_down,
+    shfl_up,
+    shfl_xor,
     thread_id,
     unroll,
-    lane_id,
-    warp_id,
-    shfl,
-    shfl_xor,
-    shfl_up,
-    shfl_down,
-    warp_any,
     warp_all,
-    warp_sum,
-    warp_min,
+    warp_any,
+    warp_id,
     warp_max,
+    warp_min,
+    warp_sum,
 )
+from .ir.ops import WARP as WARP_SIZE  # lanes per warp: 32 on every engine
 from .kernel import Kernel, kernel
 from .lib import builtin_math as _builtin_math  # noqa: F401 - the f32 math builtins' library
 from .lib import (
@@ -103,6 +103,7 @@ del _sys
 globals().update(_HOST_FUNCTIONS)
 
 __all__ = [
+    "WARP_SIZE",
     "Array",
     "CheckError",
     "CheckReport",
@@ -160,6 +161,7 @@ __all__ = [
     "i64",
     "inspect",
     "kernel",
+    "lane_id",
     "local_array",
     "local_array_like",
     "mat2",
@@ -176,6 +178,10 @@ __all__ = [
     "set_default_device",
     "shared",
     "shared_like",
+    "shfl",
+    "shfl_down",
+    "shfl_up",
+    "shfl_xor",
     "sync",
     "texture3d",
     "thread_id",
@@ -187,19 +193,13 @@ __all__ = [
     "vec2",
     "vec3",
     "vec4",
-    "lane_id",
-    "warp_id",
-    "shfl",
-    "shfl_xor",
-    "shfl_up",
-    "shfl_down",
-    "warp_any",
-    "warp_all",
-    "warp_sum",
-    "warp_min",
-    "warp_max",
-    "WARP_SIZE",
     "vector",
+    "warp_all",
+    "warp_any",
+    "warp_id",
+    "warp_max",
+    "warp_min",
+    "warp_sum",
     "zeros",
 ]
 __all__.extend(_HOST_FUNCTIONS)  # the math functions (builtins/functions.py)

@@ -9,7 +9,7 @@ from tack.compiler import specialize
 from tack.toolchain.nvptx import compile_ptx
 
 from tests.exec import test_warps as warps
-from tests.exec.test_warps import *  # noqa: F403 - the same tests, on cuda
+from tests.exec.test_warps import *  # the same tests, on cuda
 
 from . import gpu
 

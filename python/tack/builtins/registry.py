@@ -151,10 +151,8 @@ add_builtin("warp_id", "tack.warp_id()", f"warp index within the workgroup, in [
 for _op, _arg, _doc in (
         (Op.SHFL, "lane", "x of lane `lane % 32` of the warp"),
         (Op.SHFL_XOR, "mask", "x of lane `lane_id() ^ (mask % 32)` (a butterfly step)"),
-        (Op.SHFL_UP, "delta", "x of lane `lane_id() - delta % 32`; a lane below `delta` keeps "
-         "its own"),
-        (Op.SHFL_DOWN, "delta", "x of lane `lane_id() + delta % 32`; a lane past 31 - `delta` "
-         "keeps its own")):
+        (Op.SHFL_UP, "delta", "x of lane `lane_id() - delta % 32`; a lane below it keeps its own"),
+        (Op.SHFL_DOWN, "delta", "x of lane `lane_id() + delta % 32`; past lane 31, its own")):
     add_builtin(_op.name.lower(), f"tack.{_op.name.lower()}(x, {_arg})", _doc + " (a warp "
                 "collective; any scalar dtype)", group="device", arity=(2, 2), op=_op,
                 namespace="tack.", needs="workgroups")

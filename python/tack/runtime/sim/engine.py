@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...capabilities import has_collectives
 from ...errors import TackIndexError, TackValueError
-from ...ir import nodes as N
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from ...ir.printer import kernel_str
-from ...capabilities import has_collectives
-from ...ir.walk import iter_stmts
 from ..base import Engine, Launchable
 from ..host import HostMemory, check_count, host_array
 from ..registry import SIM
