@@ -67,8 +67,8 @@ def check_warps(k: KernelIR, device) -> None:
         raise CapabilityError.at(
             used[0].loc, f"kernel '{k.name}': tack.{used[0].op.name.lower()} is a warp "
             f"operation, which the {_device_name(device)} engine does not run",
-            hint="run warp operations on the CUDA engine or the simulator, or write the "
-                 "exchange with tack.shared and tack.barrier")
+            hint="run warp operations on an engine with warps (device.capabilities.warps), or "
+                 "write the exchange with tack.shared and tack.barrier")
 
 
 def _device_name(device) -> str:

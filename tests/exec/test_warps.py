@@ -192,16 +192,19 @@ def test_cpu_refuses_warp_operations():
 
 
 def test_an_engine_without_warps_refuses_them_before_compiling():
+    import dataclasses
+
     from tack.capabilities import check
     from tack.compiler import specialize
-    from tack.runtime.registry import _julia as julia_capabilities
 
     kir = specialize(reductions, [tack.zeros(256)] * 4 + [256])
-    caps = julia_capabilities("cpu")
-    dev = type("D", (), {"capabilities": caps, "engine_name": "julia", "arch": "cpu"})()
+    caps = dataclasses.replace(tack.device("sim").capabilities, warps=False)
+    dev = type("D", (), {"capabilities": caps, "engine_name": "other", "arch": "gpu"})()
     with pytest.raises(CapabilityError, match="tack.warp_sum is a warp operation, which the "
-                                              "julia:cpu engine does not run"):
+                                              "other:gpu engine does not run") as e:
         check(kir, dev)
+    assert e.value.loc.line == reductions.source.first_line + 3  # the warp_sum
+    check(kir, tack.device("sim"))  # the simulator has warps
 
 
 @tack.kernel

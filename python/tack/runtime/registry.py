@@ -154,10 +154,7 @@ def _julia(arch: str) -> Capabilities:
     and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
     `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). On GPU devices a
     tack.Array is a Julia array on the backend (runtime/julia_storage.py, docs/julia.md)."""
-    # No warps: KernelAbstractions' sub-groups are not 32 lanes on every backend (its CPU one
-    # has none before 0.10), so Tack's warp would not be the simulator's (docs/language.md).
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
-                        warps=False,
                         f64=arch in ("cpu", "cuda", "hip"),
                         atomic_bits=32 if arch == "metal" else 64,
                         atomic_min_bits=32 if arch in ("cuda", "metal") else 8,
