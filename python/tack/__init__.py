@@ -70,17 +70,30 @@ from .intrinsics import (
     atomic_add,
     atomic_max,
     atomic_min,
+    ballot,
     barrier,
     bitcast,
+    lane_id,
     local_array,
     local_array_like,
     ndrange,
     select,
     shared,
     shared_like,
+    shfl,
+    shfl_down,
+    shfl_up,
+    shfl_xor,
     thread_id,
     unroll,
+    warp_all,
+    warp_any,
+    warp_id,
+    warp_max,
+    warp_min,
+    warp_sum,
 )
+from .ir.ops import WARP as WARP_SIZE  # lanes per warp: 32 on every engine
 from .kernel import Kernel, kernel
 from .lib import builtin_math as _builtin_math  # noqa: F401 - the f32 math builtins' library
 from .lib import (
@@ -98,6 +111,7 @@ del _sys
 globals().update(_HOST_FUNCTIONS)
 
 __all__ = [
+    "WARP_SIZE",
     "Array",
     "CheckError",
     "CheckReport",
@@ -126,6 +140,7 @@ __all__ = [
     "atomic_add",
     "atomic_max",
     "atomic_min",
+    "ballot",
     "barrier",
     "bf16",
     "bitcast",
@@ -155,6 +170,7 @@ __all__ = [
     "i64",
     "inspect",
     "kernel",
+    "lane_id",
     "local_array",
     "local_array_like",
     "mat2",
@@ -171,6 +187,10 @@ __all__ = [
     "set_default_device",
     "shared",
     "shared_like",
+    "shfl",
+    "shfl_down",
+    "shfl_up",
+    "shfl_xor",
     "sync",
     "texture3d",
     "thread_id",
@@ -183,6 +203,12 @@ __all__ = [
     "vec3",
     "vec4",
     "vector",
+    "warp_all",
+    "warp_any",
+    "warp_id",
+    "warp_max",
+    "warp_min",
+    "warp_sum",
     "zeros",
 ]
 __all__.extend(_HOST_FUNCTIONS)  # the math functions (builtins/functions.py)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
-from .ir.ops import ATOMIC, Op
-from .ir.walk import iter_exprs, iter_stmts, stmt_exprs
+from .ir.ops import ATOMIC, LAZY, WARP_COLLECTIVES, WARP_OPS, WORKGROUP_OPS, Op
+from .ir.walk import iter_exprs, iter_stmts, stmt_exprs, stmt_roots
 
 
 def workgroup_features(k: KernelIR) -> list[str]:
@@ -20,13 +20,9 @@ def workgroup_features(k: KernelIR) -> list[str]:
     for st in iter_stmts(k.body):
         if isinstance(st, N.Barrier):
             found.add("barrier")
-        for name in ("value", "cond", "start", "stop", "step"):
-            e = getattr(st, name, None)
-            if isinstance(e, Expr) and any(x.op is Op.THREAD_ID for x in iter_exprs(e)):
-                found.add("thread_id")
-        for e in getattr(st, "indices", ()):
-            if any(x.op is Op.THREAD_ID for x in iter_exprs(e)):
-                found.add("thread_id")
+        for x in stmt_exprs(st):
+            if x.op in WORKGROUP_OPS:
+                found.add(x.op.name.lower())
     return sorted(found)
 
 
@@ -51,8 +47,28 @@ def check(k: KernelIR, device) -> None:
         check_local(k, device)
     if device is None or supports_workgroups(device):
         check_uniform_participation(k)
+        if device is not None:
+            check_warps(k, device)
         return
     reject_workgroups(k, workgroup_features(k), device)
+
+
+def warp_collectives(k: KernelIR) -> list[Expr]:
+    """The warp collectives (`tack.shfl`, `tack.warp_sum`, ...) of `k`, in statement order."""
+    return [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op in WARP_COLLECTIVES]
+
+
+def check_warps(k: KernelIR, device) -> None:
+    """Refuse warp operations on an engine without warps (docs/language.md, "Warps")."""
+    if device.capabilities.warps:
+        return
+    used = [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op in WARP_OPS]
+    if used:
+        raise CapabilityError.at(
+            used[0].loc, f"kernel '{k.name}': tack.{used[0].op.name.lower()} is a warp "
+            f"operation, which the {_device_name(device)} engine does not run",
+            hint="run warp operations on an engine with warps (device.capabilities.warps), or "
+                 "write the exchange with tack.shared and tack.barrier")
 
 
 def _device_name(device) -> str:
@@ -118,12 +134,14 @@ def reject_workgroups(k: KernelIR, used: list[str], device) -> None:
 
 # ---- the workgroup contract (docs/language.md, "Workgroup contract") ---------------------------
 _VARYING_OPS = frozenset({Op.LAUNCH, Op.THREAD_ID, Op.LOAD, Op.ATOMIC_ADD, Op.ATOMIC_MIN,
-                          Op.ATOMIC_MAX})
+                          Op.ATOMIC_MAX}) | WARP_OPS
 
 
 def has_collectives(k: KernelIR) -> bool:
-    """Barriers (block reductions contain them): every lane of a group must take part."""
-    return any(isinstance(st, N.Barrier) for st in iter_stmts(k.body))
+    """Barriers (block reductions contain them) and warp collectives: every lane of a group must
+    take part."""
+    return any(isinstance(st, N.Barrier) for st in iter_stmts(k.body)) or bool(
+        warp_collectives(k))
 
 
 def _varies(e, varying: set[str]) -> bool:
@@ -163,16 +181,19 @@ def _varying_locals(k: KernelIR) -> set[str]:
 
 
 def check_uniform_participation(k: KernelIR) -> None:
-    """Reject a barrier that not every lane of a group may reach (a lane-varying branch, loop,
-    or an earlier lane-varying break/continue)."""
+    """Reject a barrier or warp collective that not every lane of a group may reach (a
+    lane-varying branch, loop, conditional expression or `and`/`or`, or an earlier lane-varying
+    break/continue)."""
     varying = _varying_locals(k)
 
     def vary(e) -> bool:
         return _varies(e, varying)
 
     def fail(barrier, culprit, why):
+        what = "barrier" if isinstance(barrier, N.Barrier) else (
+            f"warp collective tack.{barrier.op.name.lower()}")
         err = TackValueError(
-            f"Kernel '{k.name}': barrier at {barrier.loc} requires uniform workgroup "
+            f"Kernel '{k.name}': {what} at {barrier.loc} requires uniform workgroup "
             f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "
             "array loads or values computed from them). Scalar arguments may control collective "
             "branches and loops; to reduce a subset, let every lane contribute the identity "
@@ -184,6 +205,13 @@ def check_uniform_participation(k: KernelIR) -> None:
         """Returns the statement after which lanes may have left (a varying exit), or None."""
         exited = None
         for st in body:
+            for x, lazy in _collectives(st, vary):
+                if lazy is not None:
+                    fail(x, lazy, "the condition of the conditional expression or and/or")
+                if culprit is not None:
+                    fail(x, culprit, why)
+                if exited is not None:
+                    fail(x, exited, "an earlier break/continue")
             if isinstance(st, N.Barrier):
                 if culprit is not None:
                     fail(st, culprit, why)
@@ -203,3 +231,18 @@ def check_uniform_participation(k: KernelIR) -> None:
         return exited
 
     walk(k.body, None, "")
+
+
+def _collectives(st, vary):
+    """(collective, culprit) for each warp collective among `st`'s own expressions: culprit is
+    the lane-varying `a if c else b`, `and` or `or` whose lazy arm holds it (some lanes reach it
+    and others not), else None."""
+    for root in stmt_roots(st):
+        for x in iter_exprs(root):
+            if x.op in WARP_COLLECTIVES:
+                yield x, None
+            elif x.op in LAZY and vary(x.args[0]):
+                for a in x.args[1:]:
+                    for y in iter_exprs(a):
+                        if y.op in WARP_COLLECTIVES:
+                            yield y, x

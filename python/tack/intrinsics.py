@@ -27,6 +27,18 @@ shared = _device_only("tack.shared")
 shared_like = _device_only("tack.shared_like")
 barrier = _device_only("tack.barrier")
 thread_id = _device_only("tack.thread_id")
+lane_id = _device_only("tack.lane_id")
+warp_id = _device_only("tack.warp_id")
+shfl = _device_only("tack.shfl")
+shfl_xor = _device_only("tack.shfl_xor")
+shfl_up = _device_only("tack.shfl_up")
+shfl_down = _device_only("tack.shfl_down")
+warp_any = _device_only("tack.warp_any")
+warp_all = _device_only("tack.warp_all")
+ballot = _device_only("tack.ballot")
+warp_sum = _device_only("tack.warp_sum")
+warp_min = _device_only("tack.warp_min")
+warp_max = _device_only("tack.warp_max")
 atomic_add = _device_only("tack.atomic_add")
 atomic_min = _device_only("tack.atomic_min")
 atomic_max = _device_only("tack.atomic_max")
@@ -57,4 +69,5 @@ unroll.__tack_intrinsic__ = "unroll"  # the parser recognises it by this, like t
 
 ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
        local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
-       atomic_max)
+       atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
+       ballot, warp_sum, warp_min, warp_max)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .. import dtypes as dt
-from ..ir.ops import WORKGROUP, Op
+from ..ir.ops import WARP, WORKGROUP, Op
 from .entry import NUMBER, Builtin, intrinsic, library, template
 from .functions import FUNCTIONS
 from .host import host_function
@@ -141,6 +141,33 @@ add_builtin("barrier", "tack.barrier()", "synchronize the lanes of a workgroup (
 add_builtin("thread_id", "tack.thread_id()", f"lane index in [0, {WORKGROUP}), the workgroup "
             "size (GPU only)", group="device", arity=(0, 0), op=Op.THREAD_ID,
             dtype=dt.i32, namespace="tack.", needs="workgroups")
+# ---- warps: WARP-lane groups of a workgroup, collectives as a barrier is (ir/ops.py, "Warps") --
+add_builtin("lane_id", "tack.lane_id()", f"lane index within the warp, in [0, {WARP}) "
+            "(`thread_id() % tack.WARP_SIZE`; GPU only)", group="device", arity=(0, 0),
+            op=Op.LANE_ID, dtype=dt.i32, namespace="tack.", needs="workgroups")
+add_builtin("warp_id", "tack.warp_id()", f"warp index within the workgroup, in [0, "
+            f"{WORKGROUP // WARP}) (`thread_id() // tack.WARP_SIZE`; GPU only)", group="device",
+            arity=(0, 0), op=Op.WARP_ID, dtype=dt.i32, namespace="tack.", needs="workgroups")
+for _op, _arg, _doc in (
+        (Op.SHFL, "lane", "x of lane `lane % 32` of the warp"),
+        (Op.SHFL_XOR, "mask", "x of lane `lane_id() ^ (mask % 32)` (a butterfly step)"),
+        (Op.SHFL_UP, "delta", "x of lane `lane_id() - delta % 32`; a lane below it keeps its own"),
+        (Op.SHFL_DOWN, "delta", "x of lane `lane_id() + delta % 32`; past lane 31, its own")):
+    add_builtin(_op.name.lower(), f"tack.{_op.name.lower()}(x, {_arg})", _doc + " (a warp "
+                "collective; any scalar dtype)", group="device", arity=(2, 2), op=_op,
+                namespace="tack.", needs="workgroups")
+for _op, _call, _doc in (
+        (Op.WARP_ANY, "warp_any(p)", "whether p holds on any lane of the warp (bool)"),
+        (Op.WARP_ALL, "warp_all(p)", "whether p holds on every lane of the warp (bool)"),
+        (Op.BALLOT, "ballot(p)", "u32 whose bit k is set where p holds on lane k")):
+    add_builtin(_op.name.lower(), f"tack.{_call}", _doc + " (a warp collective)",
+                group="device", arity=(1, 1), op=_op, namespace="tack.", needs="workgroups")
+for _op, _what in ((Op.WARP_SUM, "sum (integers wrap)"), (Op.WARP_MIN, "minimum"),
+                   (Op.WARP_MAX, "maximum")):
+    add_builtin(_op.name.lower(), f"tack.{_op.name.lower()}(x)", f"the warp's {_what} of x, "
+                "to every lane, in the fixed xor-butterfly order (a warp collective)",
+                group="device", arity=(1, 1), op=_op, domain=NUMBER, namespace="tack.",
+                needs="workgroups")
 for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
                    (Op.ATOMIC_MAX, "maximum")):
     _name = _op.name.lower()

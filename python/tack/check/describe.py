@@ -122,11 +122,20 @@ def barrier(kernel, site, split, d, keep) -> Finding:
     g = d.groups[0]
     groups = len(set(d.groups))
     why = f"; the lanes diverged at {split}" if split is not None else ""
-    msg = (f"barrier at {site} reached by {len(d.arrived)} of the {d.live} live lanes of "
-           f"workgroup {g} ({_lanes_text(d.missing)} did not arrive; {groups} "
-           f"workgroup{'s' * (groups != 1)} like this){why}. On a GPU this deadlocks or "
-           "corrupts shared memory: every lane of a group must reach each barrier "
-           "(docs/language.md, \"Workgroup contract\")")
+    if d.warp is not None:
+        what, w = d.warp
+        msg = (f"warp collective tack.{what} at {site} executed by {len(d.arrived)} of the "
+               f"{d.live} lanes of warp {w} of workgroup {g} ({_lanes_text(d.missing)} did not; "
+               f"{groups} workgroup{'s' * (groups != 1)} like this){why}. On a GPU its result "
+               "is undefined (a shuffle reads an inactive lane, a vote or reduction misses "
+               "lanes): every lane of a warp must execute each warp collective "
+               "(docs/language.md, \"Warps\")")
+    else:
+        msg = (f"barrier at {site} reached by {len(d.arrived)} of the {d.live} live lanes of "
+               f"workgroup {g} ({_lanes_text(d.missing)} did not arrive; {groups} "
+               f"workgroup{'s' * (groups != 1)} like this){why}. On a GPU this deadlocks or "
+               "corrupts shared memory: every lane of a group must reach each barrier "
+               "(docs/language.md, \"Workgroup contract\")")
     diverged = None
     locs = (where(site),)
     if split is not None:

@@ -59,6 +59,7 @@ class _Diverged:
         self.arrived: list[int] = []  # launch indices, of the first group
         self.missing: list[int] = []
         self.live = 0
+        self.warp: tuple[str, int] | None = None  # (collective, warp) for a warp collective
 
 
 class CheckRecorder(Recorder):
@@ -111,6 +112,21 @@ class CheckRecorder(Recorder):
             d.live = len(expected)
             d.arrived = [base + int(x) for x in arrived]
             d.missing = [base + int(x) for x in np.setdiff1d(expected, arrived)]
+
+    def warp(self, site: Site, what: str, group: int, warp: int, arrived, expected,
+             diverged_at) -> None:
+        """A warp collective executed by some lanes of a warp only: a barrier-kind finding."""
+        if "barrier" not in self.kinds:
+            return
+        d = self.diverged.setdefault((site, diverged_at), _Diverged())
+        d.groups.append(int(group))
+        if len(d.groups) == 1:
+            arrived, expected = np.asarray(arrived), np.asarray(expected)
+            base = int(group) * WORKGROUP
+            d.live = len(expected)
+            d.arrived = [base + int(x) for x in arrived]
+            d.missing = [base + int(x) for x in np.setdiff1d(expected, arrived)]
+            d.warp = (what, int(warp))
 
     def finish(self) -> None:
         out = []

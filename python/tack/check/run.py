@@ -101,7 +101,8 @@ class Prepared:
         out = []
         if self.refusal is not None:
             out.append(describe.refused(self.name, self.refusal))
-        first = next((st for st in iter_stmts(self.kir.body) if isinstance(st, N.Barrier)), None)
+        first = next((st for st in iter_stmts(self.kir.body) if isinstance(st, N.Barrier)),
+                     None) or next(iter(capabilities.warp_collectives(self.kir)), None)
         if first is not None and self.n % WORKGROUP and self.refusal is None:
             out.append(describe.partial_group(self.name, self.n, Site.of(first.loc)))
         return out

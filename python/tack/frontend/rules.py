@@ -12,12 +12,13 @@ entry takes (`Builtin.domain`).
 from __future__ import annotations
 
 from ..builtins.registry import REGISTRY
-from ..ir.ops import ATOMIC, COMPARISON, Op
+from ..ir.ops import ATOMIC, COMPARISON, SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from .rules_arith import ArithRules as Arith
 from .rules_logic import LogicRules as Logic
 from .rules_memory import ArrayAccess as Memory
 from .rules_tables import TableRules as Tables
 from .rules_values import ValueRules as Values
+from .rules_warps import WarpRules as Warps
 from .vectors import ELEMENTWISE, lift
 from .vectors import VectorRules as Vectors
 
@@ -56,6 +57,11 @@ _SCALAR = {
     Op.BITCAST: Values.bitcast,
     Op.PRINT: Values.print_,
     Op.THREAD_ID: Values.as_is,
+    Op.LANE_ID: Values.as_is,
+    Op.WARP_ID: Values.as_is,
+    **_each(SHUFFLES, Warps.shuffle),
+    **_each(VOTES, Warps.vote),
+    **_each(WARP_REDUCTIONS, Warps.warp_reduction),
     Op.SHAPE: Memory.shape,
     Op.LOAD: Memory.load,
     Op.TABLE: Tables.table,

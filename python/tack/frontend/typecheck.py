@@ -27,6 +27,7 @@ from .rules_logic import LogicRules
 from .rules_memory import ArrayAccess
 from .rules_tables import TableRules
 from .rules_values import Pending, ValueRules
+from .rules_warps import WarpRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
 from .weak import WEAK_SIZE, expanded_size, literal_only, vector_valued, weak_expr
@@ -35,7 +36,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  Promotion):
+                  WarpRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 

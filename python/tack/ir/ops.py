@@ -69,6 +69,25 @@ Workgroups (GPU engines only; the CPU engine rejects kernels that use them befor
                              lanes); launch index t belongs to workgroup t // WORKGROUP at lane
                              t % WORKGROUP.
   The `Barrier` statement synchronizes the lanes of one workgroup (shared and global memory).
+Warps (GPU engines only; collectives like `Barrier`: every lane of the workgroup takes part, so
+every lane of a warp is active; docs/language.md "Warps")
+  A warp is WARP lanes of one workgroup: lane l of the workgroup is lane l % WARP of warp
+  l // WARP (WARP = 32 on every engine).
+  LANE_ID WARP_ID            i32 leaves: THREAD_ID % WARP and THREAD_ID // WARP.
+  SHFL(x, s)                 x of lane s & (WARP-1) of the warp (PTX shfl.sync.idx).
+  SHFL_XOR(x, m)             x of lane lane ^ (m & (WARP-1)) (shfl.sync.bfly).
+  SHFL_UP(x, d)              x of lane lane - (d & (WARP-1)), or the lane's own x when that is
+                             below 0 (shfl.sync.up).
+  SHFL_DOWN(x, d)            x of lane lane + (d & (WARP-1)), or its own x past WARP-1
+                             (shfl.sync.down). x any scalar dtype; the second operand i32; the
+                             result x's dtype (only the low 5 bits of s, m, d count, as in PTX).
+  WARP_ANY(p) WARP_ALL(p)    bool: whether p holds on any / every lane of the warp.
+  BALLOT(p)                  u32: bit k set where p holds on lane k.
+  WARP_SUM WARP_MIN WARP_MAX the warp's reduction of x, every lane getting it; integers and
+                             f32/f64 (passes/half.py gives halves the f32 one, rounded once).
+                             The order is the xor butterfly, fixed so every engine gives the
+                             same bits: for s in 16, 8, 4, 2, 1: x = op(x, SHFL_XOR(x, s)).
+                             Integer sums wrap; min/max are MIN/MAX (a NaN loses).
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
                              or None for the next value of args (scalars); items are separated by
@@ -84,6 +103,8 @@ from ..builtins.functions import FUNCTIONS
 
 # Lanes per workgroup: THREAD_ID is in [0, WORKGROUP); every engine launches groups of it.
 WORKGROUP = 256
+# Lanes per warp (`tack.WARP_SIZE`): NVIDIA's warp, and the simulator's lockstep group.
+WARP = 32
 
 
 class Op(enum.Enum):
@@ -144,6 +165,18 @@ class Op(enum.Enum):
     ATOMIC_MIN = enum.auto()
     ATOMIC_MAX = enum.auto()
     THREAD_ID = enum.auto()
+    LANE_ID = enum.auto()
+    WARP_ID = enum.auto()
+    SHFL = enum.auto()
+    SHFL_XOR = enum.auto()
+    SHFL_UP = enum.auto()
+    SHFL_DOWN = enum.auto()
+    WARP_ANY = enum.auto()
+    WARP_ALL = enum.auto()
+    BALLOT = enum.auto()
+    WARP_SUM = enum.auto()
+    WARP_MIN = enum.auto()
+    WARP_MAX = enum.auto()
     PRINT = enum.auto()
 
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
@@ -164,7 +197,8 @@ class Op(enum.Enum):
     TABLE = enum.auto()
 
 
-LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID})
+LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID, Op.LANE_ID,
+                    Op.WARP_ID})
 # The math functions by arity (builtins/functions.py); POW, also `**`, is an arithmetic op.
 MATH_UNARY = frozenset(Op[f.name.upper()] for f in FUNCTIONS if f.arity == (1, 1))
 MATH_BINARY = frozenset(Op[f.name.upper()] for f in FUNCTIONS if f.arity == (2, 2))
@@ -178,6 +212,13 @@ LOGICAL = frozenset({Op.NOT, Op.LAND, Op.LOR})
 LAZY = frozenset({Op.LAND, Op.LOR, Op.IFEXP})
 MEMORY = frozenset({Op.LOAD})
 ATOMIC = frozenset({Op.ATOMIC_ADD, Op.ATOMIC_MIN, Op.ATOMIC_MAX})
-WORKGROUP_OPS = frozenset({Op.THREAD_ID})  # ops that need a workgroup launch (GPU engines)
+SHUFFLES = frozenset({Op.SHFL, Op.SHFL_XOR, Op.SHFL_UP, Op.SHFL_DOWN})
+VOTES = frozenset({Op.WARP_ANY, Op.WARP_ALL, Op.BALLOT})
+WARP_REDUCTIONS = frozenset({Op.WARP_SUM, Op.WARP_MIN, Op.WARP_MAX})
+# Ops every lane of a warp must execute together (collectives, as a Barrier is).
+WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS
+WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
+# Ops that need a workgroup launch (GPU engines)
+WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE})

@@ -34,14 +34,15 @@ from __future__ import annotations
 from .. import dtypes as dt
 from ..dtypes import DType
 from ..ir.nodes import Expr
-from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, Op
+from ..ir.ops import COMPARISON, MATH_BINARY, MATH_UNARY, WARP_REDUCTIONS, Op
 from ..ir.walk import map_body
 from .build import B
 
-# Ops whose half result is the f32 op of the widened operands, rounded once.
+# Ops whose half result is the f32 op of the widened operands, rounded once (a warp sum of halves
+# is the f32 butterfly's sum, rounded once at the end; shuffles move half values as they are).
 ROUNDED = frozenset({Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.MULADD, Op.FDIV, Op.FREM, Op.POW,
                      Op.MIN, Op.MAX, Op.ABS, Op.RSQRT, Op.FLOORDIV, Op.MOD}) \
-    | MATH_UNARY | MATH_BINARY
+    | MATH_UNARY | MATH_BINARY | WARP_REDUCTIONS
 # Ops of half operands with a result that is not half: computed on the widened operands.
 WIDENED = COMPARISON | {Op.ISNAN}
 

@@ -60,6 +60,7 @@ from .julia_ka_rewrites import (
     segments,
     uniform_barrier_conditions,
     uses_barriers,
+    warps_to_shared,
 )
 
 JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
@@ -128,7 +129,7 @@ def _typ(t) -> str:
         raise RenderError(f"no Julia type for dtype {t!r}") from None
 
 
-REWRITES = (lift_parallel_continue, barrier_loops_to_while, uniform_barrier_conditions,
+REWRITES = (warps_to_shared, lift_parallel_continue, barrier_loops_to_while, uniform_barrier_conditions,
             barrier_cells)
 LANE = "((tk_li % Int32) - Int32(1))"  # THREAD_ID: `%` wraps whatever integer type KA gives
 ATOMICS = {Op.ATOMIC_ADD: "tk_atomic_add!", Op.ATOMIC_MIN: "tk_atomic_min!",

@@ -28,6 +28,7 @@ from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import Op
 from ..ir.walk import iter_exprs, iter_stmts, map_blocks, map_body, map_stmts, stmt_exprs
+from ..passes.warps_shared import warps_through_shared
 
 GENERATED = "julia_names"
 SLOTS = "tk_u"  # the shared Bool array holding the conditions of barrier statements
@@ -48,6 +49,16 @@ def _fresh(kir: KernelIR, base: str, taken=()) -> str:
         k += 1
         name = f"{base}_{k}"
     return name
+
+
+def warps_to_shared(kir: KernelIR) -> KernelIR:
+    """Warp operations as `@localmem` exchanges between `@synchronize()`s (passes/warps_shared.py):
+    KernelAbstractions 0.9 has no sub-group functions, and 0.10's sub-groups are not 32 lanes
+    on every backend; this form is Tack's 32-lane warp on every one, the simulator's bits."""
+    out = warps_through_shared(kir, _fresh(kir, "tk_w"))
+    if out is kir:
+        return kir
+    return _with(out, (set(out.locals) - set(kir.locals)) | (set(out.scratch) - set(kir.scratch)))
 
 
 def has_barrier(s) -> bool:

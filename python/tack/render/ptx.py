@@ -21,7 +21,8 @@
   CUDA's `--use_fast_math` does: NVPTX then emits the `.ftz` forms, `rsqrt.approx.ftz.f32`
   without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
-  `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`. Atomics are the CPU renderer's
+  `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
+  `shfl.sync`/`vote.sync` (render/ptx_warps.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -29,16 +30,19 @@ toolchain/nvptx.py turns the text into PTX (libdevice linking, O3 for NVPTX, cod
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ..builtins.registry import lowered
 from ..dtypes import DType
 from ..ir.nodes import KernelIR
-from ..ir.ops import Op
+from ..ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from ..passes.coarsen import coarsening
 from .llvm import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
+from .ptx_warps import WarpRendering
 
 TRIPLE = "nvptx64-nvidia-cuda"
 I8, I32 = ir.IntType(8), ir.IntType(32)
@@ -62,8 +66,9 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(LLVMRenderer):
-    """The CPU printer with an NVPTX entry, libdevice math and GPU workgroup primitives."""
+class PTXRenderer(WarpRendering, LLVMRenderer):
+    """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives and warp
+    operations (render/ptx_warps.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
@@ -75,6 +80,9 @@ class PTXRenderer(LLVMRenderer):
     table_addrspace = 1
     heap_frames = False  # local arrays are the thread's local memory (limited before compiling)
     engine = "ptx"  # builtins lowered as their entries' `ptx` says: libdevice or an intrinsic
+    EMIT: ClassVar[dict] = {**LLVMRenderer.EMIT, Op.LANE_ID: "lane_id", Op.WARP_ID: "warp_id",
+                            **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
+                            **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce")}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:

@@ -37,6 +37,9 @@ class Capabilities:
     # other engine that takes them (docs/numerics.md); False keeps the target's own (CUDA's
     # libdevice, the GPU packages' under Julia), faster there and within their stated bounds.
     library_math: bool = True
+    # Warp operations (`tack.shfl`, `tack.warp_sum`, ...: docs/language.md "Warps"), on an engine
+    # with workgroups; False: a kernel using them is refused before it compiles.
+    warps: bool = True
 
 
 class Launchable:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...capabilities import has_collectives
 from ...errors import TackIndexError, TackValueError
-from ...ir import nodes as N
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from ...ir.printer import kernel_str
-from ...ir.walk import iter_stmts
 from ..base import Engine, Launchable
 from ..host import HostMemory, check_count, host_array
 from ..registry import SIM
@@ -74,7 +73,8 @@ class SimKernel(Launchable):
         self.kir = kir
         self.may_exit: dict[int, bool] = {}
         exits(kir.body, self.may_exit)
-        self.barriers = any(isinstance(st, N.Barrier) for st in iter_stmts(kir.body))
+        # collectives (barriers, warp collectives): lanes note how they leave, for the findings
+        self.barriers = has_collectives(kir)
 
     def launch(self, values: list, n: int) -> None:
         strict = Strict(self.kir.name)
@@ -127,6 +127,14 @@ class Strict(Recorder):
                 f"Kernel '{self.kernel}': barrier at {site} requires uniform workgroup "
                 f"participation: {len(arrived)} of the {len(expected)} lanes of workgroup "
                 f"{group} reached it{why}.")
+
+    def warp(self, site: Site, what, group, warp, arrived, expected, diverged_at) -> None:
+        if self.first_barrier is None:
+            why = f"; the others parted at {diverged_at}" if diverged_at is not None else ""
+            self.first_barrier = (
+                f"Kernel '{self.kernel}': {what} at {site} is a warp collective: {len(arrived)} "
+                f"of the {len(expected)} lanes of warp {warp} of workgroup {group} executed "
+                f"it{why}.")
 
     def raise_first(self) -> None:
         if self.first_barrier is not None:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import nodes as N
+from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
 from .trace import BREAK, CONTINUE, EXIT, Site
+from .warps import collective
 from .workgroups import Groups
 
 
@@ -58,10 +60,14 @@ class Executor(Evaluator):
                       N.While: Executor.while_, N.For: Executor.for_,
                       N.Break: Executor.break_, N.Continue: Executor.continue_,
                       N.ExprStmt: Executor.expr_stmt, N.Barrier: Executor.barrier}
+        for op in WARP_COLLECTIVES:
+            self.handlers[op] = Executor.warp
+        self.lanes = 0
 
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
         self.locals = {name: np.zeros(lanes, npdtype(t)) for name, t in self.kir.locals.items()}
+        self.lanes = lanes
         self.groups = Groups(base, lanes, self.track_exits)
         self.epoch = self.groups.epoch
         self.frames = [Frame(lanes)]
@@ -100,6 +106,27 @@ class Executor(Evaluator):
 
     def barrier(self, st, act):
         self.groups.barrier(act, self.site(st), self.recorder)
+
+    def warp(self, e, act):
+        """A warp collective (runtime/sim/warps.py); a warp whose lanes did not all execute it
+        is reported with the lanes that did and where the first other one parted."""
+        out, missing = collective(e, [self.ev(a, act) for a in e.args], act, self.lanes)
+        if len(missing):
+            self.diverged_warps(e, act, missing)
+        return out
+
+    def diverged_warps(self, e, act, missing: np.ndarray) -> None:
+        site = self.site(e)
+        for w in np.unique(missing // WARP):
+            g = int(w * WARP // WORKGROUP)
+            first = int(w * WARP % WORKGROUP)
+            in_group = act.pos[act.group_pos == g] % WORKGROUP
+            arrived = in_group[(in_group >= first) & (in_group < first + WARP)]
+            others = np.setdiff1d(np.arange(WORKGROUP), np.arange(first, first + WARP))
+            split = self.groups.split_at(np.union1d(arrived, others), g)
+            self.recorder.warp(site, e.op.name.lower(), int(self.groups.first + g),
+                               int(w % (WORKGROUP // WARP)), arrived,
+                               np.arange(first, first + WARP), split)
 
     def break_(self, st, act):
         frame = self.frames[-1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.nodes import Expr
-from ...ir.ops import ARITH_BINARY, COMPARISON, UNARY, WORKGROUP, Op
+from ...ir.ops import ARITH_BINARY, COMPARISON, UNARY, WARP, WORKGROUP, Op
 from ...ir.semantics import np_bitcast, np_cast, np_evaluate
 from . import atomics
 from .fma import fma32, fma64
@@ -34,7 +34,8 @@ class Evaluator:
         self._sites: dict[int, Site] = {}
         self.handlers = {Op.CONST: Evaluator.const, Op.VAR: Evaluator.var,
                          Op.PARAM: Evaluator.param, Op.LAUNCH: Evaluator.launch,
-                         Op.THREAD_ID: Evaluator.thread_id, Op.CAST: Evaluator.cast,
+                         Op.THREAD_ID: Evaluator.thread_id, Op.LANE_ID: Evaluator.lane_id,
+                         Op.WARP_ID: Evaluator.warp_id, Op.CAST: Evaluator.cast,
                          Op.BITCAST: Evaluator.bitcast,
                          Op.SELECT: Evaluator.select, Op.IFEXP: Evaluator.ifexp,
                          Op.LAND: Evaluator.land, Op.LOR: Evaluator.lor, Op.NOT: Evaluator.not_,
@@ -70,6 +71,12 @@ class Evaluator:
 
     def thread_id(self, e, act):
         return (act.t % WORKGROUP).astype(np.int32)
+
+    def lane_id(self, e, act):
+        return (act.t % WARP).astype(np.int32)
+
+    def warp_id(self, e, act):
+        return (act.t % WORKGROUP // WARP).astype(np.int32)
 
     # ---- arithmetic ------------------------------------------------------------------------------
     def table(self, e, act):

@@ -159,6 +159,12 @@ class Recorder:
         `diverged_at` says where the first lane that did not arrive parted from the others,
         when known. The simulator releases the barrier and keeps going."""
 
+    def warp(self, site: Site, what: str, group: int, warp: int, arrived: np.ndarray,
+             expected: np.ndarray, diverged_at: Split | None) -> None:
+        """Warp `warp` of workgroup `group` executed the warp collective `what` (`shfl`,
+        `warp_sum`, ...) at `site` with lanes `arrived` (t % WORKGROUP) of its `expected`;
+        `diverged_at` as for `barrier`. Absent lanes' values read as 0 and the run goes on."""
+
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""
 

@@ -1,0 +1,173 @@
+"""Warp operations written with shared memory and barriers, for an engine without warp
+instructions that runs workgroups (the Julia engine: KernelAbstractions' `@localmem` and
+`@synchronize`, render/julia_ka.py). The result is ordinary IR with the meaning ir/ops.py gives
+the warp ops, so the simulator runs it to the same bits (tests/exec/test_warps.py).
+
+Each warp collective becomes statements before the statement holding it, its value a local:
+the lanes store their operand at their slot `thread_id()` of a shared array, a barrier, each lane
+reads what it needs from its warp's 32 slots, a barrier (before the slots are written again).
+Shuffles read one slot; votes store `p << lane` and OR the warp's 32 slots (any: != 0, all: all
+bits); reductions are the xor butterfly, five such exchanges. The workgroup contract has proved
+every lane reaches each collective (capabilities.check_uniform_participation), so every lane
+reaches these barriers. A collective in a `while` condition or in the arm of a conditional
+expression (evaluated there only sometimes) cannot be moved before its statement: RenderError.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import dtypes as dt
+from ..errors import RenderError
+from ..ir import nodes as N
+from ..ir.nodes import Expr, KernelIR
+from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WORKGROUP, Op
+from ..ir.walk import iter_exprs, map_body, map_stmt_exprs, map_stmts, stmt_exprs
+
+_COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
+
+
+def _has(e: Expr) -> bool:
+    return any(x.op in WARP_COLLECTIVES for x in iter_exprs(e))
+
+
+class _Lowering:
+    def __init__(self, kir: KernelIR, prefix: str):
+        self.kir, self.prefix = kir, prefix
+        self.locals = dict(kir.locals)
+        self.scratch = dict(kir.scratch)
+        self.count = 0
+
+    # ---- small builders ------------------------------------------------------------------------
+    def c(self, v, t, loc) -> Expr:
+        return Expr(Op.CONST, t, (), v, loc)
+
+    def op(self, op, t, loc, *args) -> Expr:
+        return Expr(op, t, tuple(args), None, loc)
+
+    def tid(self, loc) -> Expr:
+        return Expr(Op.THREAD_ID, dt.i32, (), None, loc)
+
+    def lane(self, loc) -> Expr:
+        return self.op(Op.AND_, dt.i32, loc, self.tid(loc), self.c(WARP - 1, dt.i32, loc))
+
+    def local(self, t, loc, value, out) -> Expr:
+        self.count += 1
+        name = f"{self.prefix}{self.count}"
+        self.locals[name] = t
+        out.append(N.Assign(loc, name, value))
+        return Expr(Op.VAR, t, (), name, loc)
+
+    def buffer(self, t) -> str:
+        name = f"{self.prefix}{t.name}"
+        self.scratch.setdefault(name, N.Scratch(name, t, WORKGROUP, "shared"))
+        return name
+
+    def exchange(self, value: Expr, out: list) -> str:
+        """Store each lane's `value` at its slot, then a barrier; the buffer's name."""
+        buf, loc = self.buffer(value.dtype), value.loc
+        slot = self.op(Op.CAST, dt.i64, loc, self.tid(loc))
+        out += [N.Store(loc, buf, (slot,), value), N.Barrier(loc)]
+        return buf
+
+    def read(self, buf: str, t, lane: Expr, loc) -> Expr:
+        """Slot `lane` (i32, in [0, WARP)) of the reading lane's warp."""
+        base = self.op(Op.SUB, dt.i32, loc, self.tid(loc), self.lane(loc))
+        idx = self.op(Op.CAST, dt.i64, loc, self.op(Op.ADD, dt.i32, loc, base, lane))
+        return Expr(Op.LOAD, t, (idx,), buf, loc)
+
+    # ---- the collectives ---------------------------------------------------------------------
+    def collective(self, e: Expr, out: list) -> Expr:
+        loc = e.loc
+        if e.op in SHUFFLES:
+            x, s = e.args
+            s = self.local(dt.i32, loc, self.op(Op.AND_, dt.i32, loc, s, self.c(WARP - 1, dt.i32,
+                                                                              loc)), out)
+            buf = self.exchange(x, out)
+            value = self.read(buf, x.dtype, self.source(e.op, s, loc), loc)
+        elif e.op in VOTES:
+            p = self.op(Op.CAST, dt.u32, loc, e.args[0])
+            buf = self.exchange(self.op(Op.SHL, dt.u32, loc, p, self.op(
+                Op.CAST, dt.u32, loc, self.lane(loc))), out)
+            bits = self.read(buf, dt.u32, self.c(0, dt.i32, loc), loc)
+            for k in range(1, WARP):
+                bits = self.op(Op.OR_, dt.u32, loc, bits,
+                               self.read(buf, dt.u32, self.c(k, dt.i32, loc), loc))
+            if e.op is Op.WARP_ANY:
+                value = self.op(Op.NE, dt.bool_, loc, bits, self.c(0, dt.u32, loc))
+            elif e.op is Op.WARP_ALL:
+                value = self.op(Op.EQ, dt.bool_, loc, bits, self.c(2**WARP - 1, dt.u32, loc))
+            else:
+                value = bits
+        else:
+            x = self.local(e.dtype, loc, e.args[0], out)
+            step = WARP // 2
+            while step:
+                buf = self.exchange(x, out)
+                partner = self.op(Op.XOR, dt.i32, loc, self.lane(loc), self.c(step, dt.i32, loc))
+                x = self.local(e.dtype, loc, self.op(_COMBINE[e.op], e.dtype, loc, x,
+                                                     self.read(buf, e.dtype, partner, loc)), out)
+                out.append(N.Barrier(loc))  # every lane has read before the next exchange
+                step //= 2
+            return x
+        result = self.local(e.dtype, loc, value, out)
+        out.append(N.Barrier(loc))
+        return result
+
+    def source(self, op: Op, s: Expr, loc) -> Expr:
+        lane = self.lane(loc)
+        if op is Op.SHFL:
+            return s
+        if op is Op.SHFL_XOR:
+            return self.op(Op.XOR, dt.i32, loc, lane, s)
+        j = self.op(Op.SUB if op is Op.SHFL_UP else Op.ADD, dt.i32, loc, lane, s)
+        inside = (self.op(Op.GE, dt.bool_, loc, j, self.c(0, dt.i32, loc)) if op is Op.SHFL_UP
+                  else self.op(Op.LE, dt.bool_, loc, j, self.c(WARP - 1, dt.i32, loc)))
+        return self.op(Op.SELECT, dt.i32, loc, inside, j, lane)
+
+    # ---- statements --------------------------------------------------------------------------
+    def hoist(self, e: Expr, out: list) -> Expr:
+        if not _has(e):
+            return e
+        if e.op in LAZY:
+            inner = next(x for a in e.args[1:] for x in iter_exprs(a)
+                         if x.op in WARP_COLLECTIVES)
+            raise RenderError.at(inner.loc, "a warp collective in an arm of a conditional "
+                                 "expression or and/or cannot be written with barriers: assign "
+                                 "it to a local first")
+        e = e.replace(args=tuple(self.hoist(a, out) for a in e.args))
+        return self.collective(e, out) if e.op in WARP_COLLECTIVES else e
+
+    def stmt(self, s: N.Stmt):
+        if not any(x.op in WARP_COLLECTIVES for x in stmt_exprs(s)):
+            return s
+        if isinstance(s, N.While):
+            x = next(x for x in stmt_exprs(s) if x.op in WARP_COLLECTIVES)
+            raise RenderError.at(x.loc, "a warp collective in a while condition cannot be "
+                                 "written with barriers: compute it into a local before the "
+                                 "loop and at the end of its body")
+        out: list = []
+        s = map_stmt_exprs(s, lambda e: self.hoist(e, out))
+        return out + [s]
+
+
+def _ids(e: Expr) -> Expr:
+    """LANE_ID and WARP_ID from THREAD_ID."""
+    if e.op not in (Op.LANE_ID, Op.WARP_ID):
+        return e
+    tid = Expr(Op.THREAD_ID, dt.i32, (), None, e.loc)
+    if e.op is Op.LANE_ID:
+        return Expr(Op.AND_, dt.i32, (tid, Expr(Op.CONST, dt.i32, (), WARP - 1, e.loc)), None,
+                    e.loc)
+    return Expr(Op.SHR, dt.i32, (tid, Expr(Op.CONST, dt.i32, (), WARP.bit_length() - 1, e.loc)),
+                None, e.loc)
+
+
+def warps_through_shared(kir: KernelIR, prefix: str = "tk_w") -> KernelIR:
+    """`kir` with its warp operations written with shared arrays and barriers; names it adds
+    start with `prefix`."""
+    body = map_body(kir.body, _ids)
+    low = _Lowering(kir, prefix)
+    body = map_stmts(body, low.stmt)
+    if body == kir.body:
+        return kir
+    return dataclasses.replace(kir, body=body, locals=low.locals, scratch=low.scratch)

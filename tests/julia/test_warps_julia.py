@@ -1,0 +1,118 @@
+"""Warp operations on the Julia engine: written with `@localmem` and `@synchronize`
+(passes/warps_shared.py, declared by the renderer as `julia_ka_rewrites.warps_to_shared`), so
+KernelAbstractions 0.9 and 0.10 run Tack's 32-lane warps on every backend. Checked without Julia
+three ways, as the other barrier kernels are (tests/julia/test_workgroups.py): the rendered text
+(parse, literals, KA's CPU splitting rules), the rewritten IR run the way KA's CPU backend runs it
+(`ka_cpu_model`) against the simulator's bits, and the refusals of what cannot be moved before
+its statement. `pytest -m julia` runs tests/exec/test_warps.py on Julia 1.5.3."""
+import numpy as np
+import pytest
+import tack
+from tack.compiler import specialize
+from tack.errors import RenderError
+from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
+
+from tests.exec import test_warps as W
+from tests.julia import ka_cpu_model
+from tests.julia.test_render import (
+    ka_split_problems,
+    literal_problems,
+    parse_problems,
+    structure_problems,
+)
+
+N = 512
+
+
+def _cases(dtype):
+    rng = np.random.default_rng(9)
+    return [
+        (W.shuffles, [W._data(dtype, N), rng.integers(-70, 70, N).astype(np.int32)]
+         + [np.zeros(N, dtype.np) for _ in range(4)] + [N]),
+        (W.reductions, [W._data(dtype, N, 1)] + [np.zeros(N, dtype.np) for _ in range(3)] + [N]),
+        (W.votes, [W._data(dtype, N, 2), 0.0, np.zeros(N, np.int32), np.zeros(N, np.int32),
+                   np.zeros(N, np.uint32), N]),
+        (W.ids, [np.zeros(N, np.int32), np.zeros(N, np.int32), N]),
+        (W.block_sum_by_warps, [W._data(tack.f32, N, 3), np.zeros(N, np.float32), N]),
+    ]
+
+
+def _ir(kernel, host, rewrites=REWRITES):
+    args = [tack.array(a, device="sim") if isinstance(a, np.ndarray) else a for a in host]
+    kir = specialize(kernel, args, library_math=False)
+    for r in rewrites:
+        kir = r(kir)
+    return kir, args
+
+
+# (not u64: the model keeps integer scratch arrays as int64)
+DTYPES = [tack.i8, tack.u16, tack.i32, tack.i64, tack.f16, tack.bf16, tack.f32, tack.f64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
+@pytest.mark.parametrize("case", range(5))
+def test_warp_kernels_give_the_simulators_bits_as_ka_cpu_runs_them(case, dtype):
+    kernel, host = _cases(dtype)[case]
+    kir, args = _ir(kernel, host)
+    with tack.device("sim"):
+        kernel(*args)
+    want = [a.numpy() for a in args if isinstance(a, tack.Array)]
+    ka_cpu_model.run(kir, host, N)
+    for got, w in zip([h for h in host if isinstance(h, np.ndarray)], want):
+        np.testing.assert_array_equal(got.view(np.uint8), w.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [tack.f16, tack.bf16, tack.f64, tack.u8], ids=lambda t: t.name)
+def test_warp_kernels_render(jl_parser, dtype):
+    for kernel, host in _cases(dtype):
+        args = [tack.array(a, device="sim") if isinstance(a, np.ndarray) else a for a in host]
+        kir = specialize(kernel, args, library_math=False)
+        text = render_julia(kir)
+        if kernel is not W.ids:  # lane and warp ids are arithmetic on the lane: no exchange
+            assert "@synchronize()" in text and "@localmem" in text
+        assert "shfl" not in text and "sub_group" not in text
+        assert "tk_workgroupsize" in text and workgroup_size(_ir(kernel, host)[0]) == 256
+        for check in (parse_problems, literal_problems, structure_problems):
+            assert check(jl_parser, text) == [], kernel.name
+        assert ka_split_problems(jl_parser, text) == [], kernel.name
+
+
+def test_a_reduction_is_five_exchanges():
+    text = render_julia(specialize(W.reductions, [tack.zeros(N)] * 4 + [N],
+                                   library_math=False))
+    assert text.count("@synchronize()") == 3 * 5 * 2
+    for step in (16, 8, 4, 2, 1):
+        assert f"Int32(31), Int32({step}))" in text
+
+
+@tack.kernel
+def in_while(x, out, n):
+    for i in range(n):
+        k = 0
+        while tack.warp_all(k < 3):
+            k += 1
+        out[i] = tack.f32(k)
+
+
+@tack.kernel
+def in_uniform_arm(x, out, n, m):
+    for i in range(n):
+        out[i] = tack.warp_sum(x[i]) if m > 0 else 0.0
+
+
+def test_what_cannot_move_before_its_statement_is_a_render_error():
+    with pytest.raises(RenderError, match="warp collective in a while condition"):
+        render_julia(specialize(in_while, [tack.zeros(N), tack.zeros(N), N]))
+    with pytest.raises(RenderError, match="warp collective in an arm of a conditional"):
+        render_julia(specialize(in_uniform_arm, [tack.zeros(N), tack.zeros(N), N, 1]))
+
+
+@pytest.mark.julia
+def test_warps_on_julia153(julia153_engine):
+    for t in (tack.i32, tack.u8, tack.f16, tack.f64):
+        W.test_shuffles_match_the_lockstep_model(None, t)
+        W.test_reductions_match_the_butterfly(None, t)
+        W.test_votes(None, t) if t in (tack.i32, tack.f16, tack.f64) else None
+    W.test_lane_and_warp_ids(None)
+    W.test_a_block_sum_from_warp_sums(None)
+    W.test_a_nan_loses_in_warp_min_and_max(None)
