@@ -1,6 +1,6 @@
 """Warp operations on CUDA: the PTX they become (checked here without a GPU: NVPTX is part of
-llvmlite) and tests/exec/test_warps.py re-run on the GPU with the device fixture set to cuda, so
-shuffles, votes and butterfly reductions give the simulator's bits (skips without a GPU)."""
+llvmlite). tests/exec/test_warps.py runs the warp operations themselves on the GPU (its cuda
+engine cases), where shuffles, votes and butterfly reductions give the simulator's bits."""
 import re
 
 import pytest
@@ -8,20 +8,7 @@ import tack
 from tack.compiler import specialize
 from tack.toolchain.nvptx import compile_ptx
 
-from tests.exec import test_warps as warps
-from tests.exec.test_warps import *  # the same tests, on cuda
-
-from . import gpu
-
-
-@pytest.fixture
-def device():
-    if gpu.unavailable() is not None:
-        pytest.skip(gpu.unavailable())
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("cuda")
-    yield dev
-    tack.devices._global["device"] = old
+from tests.kernels import warps
 
 
 def _ptx(kernel, *args) -> str:

@@ -17,7 +17,7 @@ BUILTINS_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "builtins.md").r
 def test_every_public_name_is_on_the_page():
     shown = set(re.findall(r"tack\.([A-Za-z_][A-Za-z0-9_]*)", PAGE))
     shown |= set(re.findall(r"^::: tack(?:\.[a-z_]+)*\.([A-Za-z_][A-Za-z0-9_]*)$", PAGE, re.MULTILINE))
-    scalar_types = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64",
+    scalar_types = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64",
                     "vec2", "vec3", "vec4", "mat2", "mat3", "mat4"}
     # the math functions are documented by docs/builtins.md, generated from their entries
     math = {n for n in HOST_FUNCTIONS if f"| `{n}` |" in BUILTINS_PAGE}

@@ -6,90 +6,34 @@ import pytest
 import tack
 from tack.errors import CapabilityError, TackTypeError, TackValueError
 
-W = tack.WARP_SIZE
-DTYPES = [tack.i8, tack.u8, tack.i16, tack.u16, tack.i32, tack.u32, tack.i64, tack.u64,
-          tack.f16, tack.bf16, tack.f32, tack.f64]
+from tests.kernels.warps import (
+    DTYPES,
+    W,
+    _data,
+    block_sum_by_warps,
+    ids,
+    model_reduce,
+    model_shuffle,
+    reductions,
+    shuffles,
+    votes,
+)
+
+# The simulator and a GPU (the CPU engine refuses warps: tested below); the tests marked for
+# julia run on it too, the Julia 1.5.3 tier in four dtypes (each compile there takes seconds)
+pytestmark = pytest.mark.engines("sim", "cuda")
+JULIA_DTYPES = (tack.i32, tack.u8, tack.f16, tack.f64)
 
 
-@pytest.fixture
-def device():
-    old = tack.devices._global["device"]
-    dev = tack.set_default_device("sim")
-    yield dev
-    tack.devices._global["device"] = old
+def _julia_dtype(engine, dtype):
+    if engine.engine_name == "julia" and dtype not in JULIA_DTYPES:
+        pytest.skip("not run on the Julia tier: it runs the warp tests in "
+                    + ", ".join(t.name for t in JULIA_DTYPES))
 
-
-def _data(dtype, n, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype.is_float:
-        return (rng.standard_normal(n) * 100).astype(dtype.np)
-    info = np.iinfo(dtype.np)
-    return rng.integers(info.min, info.max, n, dtype=dtype.np, endpoint=True)
-
-
-def _src(op, s):
-    lane = np.arange(n_ := W)[None, :]
-    s = np.asarray(s, np.int64)[..., None] & (W - 1) if np.ndim(s) == 0 else s & (W - 1)
-    src = {"shfl": s + 0 * lane, "shfl_xor": lane ^ s, "shfl_up": lane - s,
-           "shfl_down": lane + s}[op]
-    return np.where((src < 0) | (src >= n_), lane, src)
-
-
-def model_shuffle(op, x, s):
-    rows = x.reshape(-1, W)
-    s = np.broadcast_to(np.asarray(s, np.int64), x.shape).reshape(-1, W)
-    return np.take_along_axis(rows, _src(op, s), 1).reshape(-1)
-
-
-def model_reduce(op, x):
-    """The xor butterfly of ir/ops.py, in the dtype (halves: in f32, rounded once)."""
-    wide = x.astype(np.float32) if x.dtype.itemsize == 2 and x.dtype.kind in "fV" else x
-    rows = wide.reshape(-1, W)
-    lane = np.arange(W)
-    f = {"warp_sum": np.add, "warp_min": np.fmin, "warp_max": np.fmax}[op]
-    step = W // 2
-    with np.errstate(over="ignore"):
-        while step:
-            rows = f(rows, rows[:, lane ^ step])
-            step //= 2
-    return rows.reshape(-1).astype(x.dtype)
-
-
-@tack.kernel
-def shuffles(x, s, a, b, c, d, n):
-    for i in range(n):
-        a[i] = tack.shfl(x[i], s[i])
-        b[i] = tack.shfl_xor(x[i], s[i])
-        c[i] = tack.shfl_up(x[i], s[i])
-        d[i] = tack.shfl_down(x[i], s[i])
-
-
-@tack.kernel
-def reductions(x, a, b, c, n):
-    for i in range(n):
-        a[i] = tack.warp_sum(x[i])
-        b[i] = tack.warp_min(x[i])
-        c[i] = tack.warp_max(x[i])
-
-
-@tack.kernel
-def votes(x, t, anys, alls, ballots, n):
-    for i in range(n):
-        p = x[i] > t
-        anys[i] = tack.i32(tack.warp_any(p))
-        alls[i] = tack.i32(tack.warp_all(p))
-        ballots[i] = tack.ballot(p)
-
-
-@tack.kernel
-def ids(lane, warp, n):
-    for i in range(n):
-        lane[i] = tack.lane_id()
-        warp[i] = tack.warp_id()
-
-
+@pytest.mark.engines("sim", "cuda", "julia")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
-def test_shuffles_match_the_lockstep_model(device, dtype):
+def test_shuffles_match_the_lockstep_model(engine, dtype):
+    _julia_dtype(engine, dtype)
     n = 512
     x = _data(dtype, n)
     # lane operands: in range, past 31, negative (only the low 5 bits count, as in PTX)
@@ -101,8 +45,10 @@ def test_shuffles_match_the_lockstep_model(device, dtype):
         np.testing.assert_array_equal(out.numpy().view(np.uint8), want.view(np.uint8), op)
 
 
+@pytest.mark.engines("sim", "cuda", "julia")
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
-def test_reductions_match_the_butterfly(device, dtype):
+def test_reductions_match_the_butterfly(engine, dtype):
+    _julia_dtype(engine, dtype)
     n = 768
     x = _data(dtype, n, 2)
     outs = [tack.zeros(n, dtype) for _ in range(3)]
@@ -115,7 +61,8 @@ def test_reductions_match_the_butterfly(device, dtype):
         np.testing.assert_array_equal(outs[0].numpy().reshape(-1, W)[:, 0], wrapped)
 
 
-def test_a_nan_loses_in_warp_min_and_max(device):
+@pytest.mark.engines("sim", "cuda", "julia")
+def test_a_nan_loses_in_warp_min_and_max(engine):
     x = np.arange(256, dtype=np.float32)
     x[::3] = np.nan
     outs = [tack.zeros(256) for _ in range(3)]
@@ -125,8 +72,9 @@ def test_a_nan_loses_in_warp_min_and_max(device):
     np.testing.assert_array_equal(outs[2].numpy().reshape(-1, W)[:, 0], np.nanmax(rows, 1))
 
 
+@pytest.mark.engines("sim", "cuda", "julia")
 @pytest.mark.parametrize("dtype", [tack.i32, tack.f16, tack.f64], ids=lambda t: t.name)
-def test_votes(device, dtype):
+def test_votes(engine, dtype):
     n = 256 * 3
     x = _data(dtype, n, 3)
     x[:W] = 1  # a warp where every lane holds
@@ -141,7 +89,8 @@ def test_votes(device, dtype):
     assert outs[2].numpy()[0] == 0xFFFFFFFF and outs[2].numpy()[W] == 0
 
 
-def test_lane_and_warp_ids(device):
+@pytest.mark.engines("sim", "cuda", "julia")
+def test_lane_and_warp_ids(engine):
     n = 256 * 2 + 37  # no collective: a partial workgroup is allowed
     lane, warp = tack.zeros(n, tack.i32), tack.zeros(n, tack.i32)
     ids(lane, warp, n)
@@ -151,21 +100,8 @@ def test_lane_and_warp_ids(device):
     assert W == 32
 
 
-@tack.kernel
-def block_sum_by_warps(x, out, n):
-    for i in range(n):
-        partial = tack.shared(tack.f32, 8)
-        s = tack.warp_sum(x[i])
-        if tack.lane_id() == 0:
-            partial[tack.warp_id()] = s
-        tack.barrier()
-        total = 0.0
-        for w in range(8):
-            total += partial[w]
-        out[i] = total
-
-
-def test_a_block_sum_from_warp_sums(device):
+@pytest.mark.engines("sim", "cuda", "julia")
+def test_a_block_sum_from_warp_sums(engine):
     n = 256 * 5
     x = np.random.default_rng(4).standard_normal(n).astype(np.float32)
     out = tack.zeros(n)
@@ -222,7 +158,7 @@ def lazy(x, out, n):
         out[i] = tack.warp_sum(x[i]) if x[i] > 0.0 else 0.0
 
 
-def test_a_collective_under_a_lane_dependent_branch_is_refused(device):
+def test_a_collective_under_a_lane_dependent_branch_is_refused(engine):
     x, out = tack.zeros(256), tack.zeros(256)
     with pytest.raises(TackValueError, match=r"warp collective tack.shfl_down at .*:\d+:\d+ "
                                              r"requires uniform workgroup participation: its "
@@ -233,12 +169,12 @@ def test_a_collective_under_a_lane_dependent_branch_is_refused(device):
         lazy(x, out, 256)
 
 
-def test_collectives_need_complete_workgroups(device):
+def test_collectives_need_complete_workgroups(engine):
     with pytest.raises(TackValueError, match="complete 256-lane groups"):
         reductions(*[tack.zeros(300)] * 4, 300)
 
 
-def test_a_bool_warp_sum_is_a_type_error(device):
+def test_a_bool_warp_sum_is_a_type_error(engine):
     @tack.kernel
     def bool_sum(x, out, n):
         for i in range(n):
@@ -248,6 +184,7 @@ def test_a_bool_warp_sum_is_a_type_error(device):
         bool_sum(tack.zeros(256), tack.zeros(256, tack.i32), 256)
 
 
+@pytest.mark.engines("sim")  # the simulator runs the rewritten IR itself
 # ---- the shared-memory form (passes/warps_shared.py, the Julia engine's) on the simulator -------
 @pytest.mark.parametrize("kernel, make", [
     (shuffles, lambda t: [tack.array(_data(t, 512)), tack.array(
@@ -262,7 +199,7 @@ def test_a_bool_warp_sum_is_a_type_error(device):
                                     512])])
 @pytest.mark.parametrize("dtype", [tack.i8, tack.u32, tack.i64, tack.f16, tack.bf16, tack.f64],
                          ids=lambda t: t.name)
-def test_the_shared_memory_form_computes_the_same_bits(device, kernel, make, dtype):
+def test_the_shared_memory_form_computes_the_same_bits(engine, kernel, make, dtype):
     """The rewrite the Julia renderer declares gives, run on the simulator, the warp ops' own
     results bit for bit (and tack.check finds no race in it)."""
     from tack.compiler import specialize

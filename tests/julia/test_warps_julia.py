@@ -4,7 +4,7 @@ KernelAbstractions 0.9 and 0.10 run Tack's 32-lane warps on every backend. Check
 three ways, as the other barrier kernels are (tests/julia/test_workgroups.py): the rendered text
 (parse, literals, KA's CPU splitting rules), the rewritten IR run the way KA's CPU backend runs it
 (`ka_cpu_model`) against the simulator's bits, and the refusals of what cannot be moved before
-its statement. `pytest -m julia` runs tests/exec/test_warps.py on Julia 1.5.3."""
+its statement. `pytest -m julia` runs tests/exec/test_warps.py's julia cases on Julia 1.5.3."""
 import numpy as np
 import pytest
 import tack
@@ -12,14 +12,14 @@ from tack.compiler import specialize
 from tack.errors import RenderError
 from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
 
-from tests.exec import test_warps as W
 from tests.julia import ka_cpu_model
-from tests.julia.test_render import (
+from tests.julia.jl_checks import (
     ka_split_problems,
     literal_problems,
     parse_problems,
     structure_problems,
 )
+from tests.kernels import warps as W
 
 N = 512
 
@@ -105,14 +105,3 @@ def test_what_cannot_move_before_its_statement_is_a_render_error():
         render_julia(specialize(in_while, [tack.zeros(N), tack.zeros(N), N]))
     with pytest.raises(RenderError, match="warp collective in an arm of a conditional"):
         render_julia(specialize(in_uniform_arm, [tack.zeros(N), tack.zeros(N), N, 1]))
-
-
-@pytest.mark.julia
-def test_warps_on_julia153(julia153_engine):
-    for t in (tack.i32, tack.u8, tack.f16, tack.f64):
-        W.test_shuffles_match_the_lockstep_model(None, t)
-        W.test_reductions_match_the_butterfly(None, t)
-        W.test_votes(None, t) if t in (tack.i32, tack.f16, tack.f64) else None
-    W.test_lane_and_warp_ids(None)
-    W.test_a_block_sum_from_warp_sums(None)
-    W.test_a_nan_loses_in_warp_min_and_max(None)
