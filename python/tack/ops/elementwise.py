@@ -101,6 +101,8 @@ def _unary(op, kernels, x, out, cpu_f32=None):
     out = _args.output(op, out, xa)
     if xa.size == 0:
         return out
+    if cpu_f32 is not None and _args.half(xa):  # library math in f32, rounded once
+        return _args.narrowed(_unary(op, kernels, _args.widened(xa), None, cpu_f32), out)
     res = _args.apart(out, {"x": xa}, in_place=("x",))
     if isinstance(kernels, tuple):
         flat, spread = kernels

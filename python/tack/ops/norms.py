@@ -168,6 +168,12 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
     dev, xa, (w, b), eps, (rows, n) = _prepare(
         "layer_norm", x, {"weight": (weight, 1.0), "bias": (bias, 0.0)}, eps)
     out = _args.output("layer_norm", out, xa)
+    if _args.half(xa):  # mean and variance in f32, each result rounded once
+        res = layer_norm(_args.widened(xa), _args.widened(w), _args.widened(b), eps, True)
+        y = _args.narrowed(res[0], out)
+        if not return_stats:
+            return y
+        return (y,) + tuple(_args.narrowed(r, _args.like(xa, r.shape)) for r in res[1:])
     y = _args.apart(out, {"x": xa, "weight": w, "bias": b}, in_place=("x",))
     if return_stats:
         mean, rstd = _args.like(xa, (int(rows),)), _args.like(xa, (int(rows),))
@@ -192,6 +198,8 @@ def rms_norm(x, weight=None, eps=1e-6, out=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last axis."""
     dev, xa, (w,), eps, (rows, n) = _prepare("rms_norm", x, {"weight": (weight, 1.0)}, eps)
     out = _args.output("rms_norm", out, xa)
+    if _args.half(xa):
+        return _args.narrowed(rms_norm(_args.widened(xa), _args.widened(w), eps), out)
     y = _args.apart(out, {"x": xa, "weight": w}, in_place=("x",))
     if rows:
         if not _args.workgroups(dev):

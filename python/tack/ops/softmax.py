@@ -167,6 +167,8 @@ def _run(op: str, x, axis, want_log: int, out):
     out = _args.output(op, out, xa)
     if xa.size == 0:
         return out
+    if _args.half(xa):  # max, sum and exp in f32, each result rounded once
+        return _args.narrowed(_run(op, _args.widened(xa), axis, want_log, None), out)
     rows = xa.size // n  # a row's last lane may index up to 256 * per past its start
     rows, n, inner = _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n, inner)
     # in place: every kernel reads a row's elements before writing them, except the portable
