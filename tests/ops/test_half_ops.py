@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 import tack
+import tack.testing
 from tack import ops
 
 from tests.ops import refs
@@ -171,3 +172,42 @@ def test_mixed_and_other_dtypes_are_refused(device):
         ops.add(np.zeros(3, np.float16), np.zeros(3, np.float32))
     with pytest.raises(tack.TackTypeError, match="one precision"):
         ops.matmul(np.zeros((2, 2), np.float16), np.zeros((2, 2), ml_dtypes.bfloat16))
+
+
+# ---- the same ops through tack.testing's FAST tier (its shapes and inputs, its half rows) -----
+def _attention_rows(q, k, v):  # (s, d) rows as one batch and head
+    return ops.attention(*(a.reshape((1, 1) + a.shape) for a in (q, k, v))).numpy()[0, 0]
+
+
+HARNESS = {
+    "add": (lambda x, y: ops.add(x, y, alpha=0.75), lambda x, y: refs.add(x, y, 0.75),
+            "(n),(n)->(n)", None),
+    "relu": (ops.relu, refs.relu, "(n)->(n)", None),
+    "gelu": (ops.gelu, refs.gelu_tanh, "(n)->(n)", "transcendental"),
+    "gelu_erf": (lambda x: ops.gelu(x, approximate="none"), refs.gelu_erf, "(n)->(n)",
+                 "transcendental"),
+    "silu": (ops.silu, refs.silu, "(n)->(n)", "transcendental"),
+    "softmax": (ops.softmax, lambda x: refs.softmax(x, -1), "(m,n)->(m,n)", "reduction"),
+    "log_softmax": (ops.log_softmax, lambda x: refs.log_softmax(x, -1), "(m,n)->(m,n)",
+                    "reduction"),
+    "layer_norm": (lambda x, w, b: ops.layer_norm(x, w, b, return_stats=True),
+                   lambda x, w, b: refs.layer_norm(x, w, b, 1e-5), "(m,n),(n),(n)->(m,n),(m),(m)",
+                   "reduction"),
+    "rms_norm": (ops.rms_norm, lambda x, w: refs.rms_norm(x, w, 1e-6), "(m,n),(n)->(m,n)",
+                 "reduction"),
+    "matmul": (ops.matmul, refs.matmul, "(m,k),(k,n)->(m,n)", "reduction"),
+    "batched_matmul": (ops.batched_matmul, refs.matmul, "(z,m,k),(z,k,n)->(z,m,n)", "reduction"),
+    "attention": (_attention_rows,
+                  lambda q, k, v: refs.attention(*(a[None, None] for a in (q, k, v)),
+                                                 1 / math.sqrt(q.shape[-1]), False)[0, 0],
+                  "(s,d),(s,d),(s,d)->(s,d)", "reduction"),
+}
+
+
+@pytest.mark.parametrize("name", list(HARNESS))
+def test_through_the_harness(name):
+    subject, reference, signature, op_class = HARNESS[name]
+    rec = tack.testing.test(subject, reference=reference, signature=signature,
+                            dtypes=("float16", "bfloat16"), op_class=op_class, baseline=False,
+                            records_dir=False, name=name)
+    assert rec.passed, rec.summary()
