@@ -211,3 +211,14 @@ def test_through_the_harness(name):
                             dtypes=("float16", "bfloat16"), op_class=op_class, baseline=False,
                             records_dir=False, name=name)
     assert rec.passed, rec.summary()
+
+
+@pytest.mark.parametrize("n", [300, 9001])  # the one-read and the long workgroup kernels
+def test_float16_squares_do_not_overflow(device, n):
+    """rms_norm of float16 rows near 1000: each square (about 1e6) overflows float16's 65504,
+    so the squares must be f32 products of the widened elements (the kernels' `wide`)."""
+    x = data((2, n), np.float16, shift=1000.0, scale=50.0)
+    w = np.ones(n, np.float16)
+    check(ops.rms_norm(x, w), refs.rms_norm(x, w, 1e-6), np.float16, True)
+    _, _, rstd = ops.layer_norm(x, w, np.zeros(n, np.float16), return_stats=True)
+    check(rstd, refs.layer_norm(x, w, np.zeros(n), 1e-5)[2], np.float16, True)

@@ -5,8 +5,8 @@ accumulation is f32 (docs/ops.md, docs/algorithms.md, "Half precision").
 Each row is a class of wrong half result: an op refusing half inputs, a half sum accumulated in
 an integer type (the accumulator table had no half row: `a.sum()` of float16 data was read back
 as a u64 bit pattern), running sums kept in the half type (a bfloat16 prefix sum stops growing at
-256 times its step), a row statistic over rows with a large common offset, and the harness
-refusing half kernels."""
+256 times its step), a row statistic over rows with a large common offset, float16 squares
+taken in float16 (overflow past 256), and the harness refusing half kernels."""
 from __future__ import annotations
 
 from .case import Case
@@ -71,6 +71,14 @@ _DTYPES = ("np.float16", "BF16")
 CASES = [
     *(_op("softmax", t, e, "ops.softmax(x)", "SOFTMAX") for t in _DTYPES for e in _ENGINES),
     *(_op("layer_norm", t, e, "ops.layer_norm(x)", "LAYER") for t in _DTYPES for e in _ENGINES),
+    *(Case(f"half_ops/rms_norm-squares/float16/{e}",
+           f"with tack.device({e!r}):\n    got = ops.rms_norm(x)", None,
+           _SETUP + "x = rows(np.float16, shift=1000.0, shape=(2, 300))\n"
+                    "x64 = x.astype(np.float64)\n",
+           check="close(got.numpy(), x64 / np.sqrt((x64 * x64).mean(-1, keepdims=True) + 1e-6),"
+                 " 2e-2)", quick=e == "cpu",
+           note="float16 squares of values near 1000 taken in float16 overflow to inf")
+      for e in _ENGINES),
     *(_sum(t, e) for t in _DTYPES for e in _ENGINES),
     *(_scan(t, e) for t in _DTYPES for e in _ENGINES),
     Case("half_ops/harness-kernel/bfloat16",
