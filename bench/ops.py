@@ -4,6 +4,7 @@
     python bench/ops.py --rounds 15 --only softmax,matmul   # more rounds, some rows
     python bench/ops.py --gpu      # CUDA: Tack against PyTorch on the same GPU
     python bench/ops.py --quick    # small sizes, one round of one call (a smoke run)
+    python bench/ops.py --dtypes float16   # some precisions (default: float32, float16, bfloat16)
 
 Every implementation runs once and is checked against a float64 NumPy reference (a mismatch is
 printed and makes the exit status 1), then all are timed in interleaved blocks (median of 7
@@ -17,6 +18,11 @@ compulsory traffic: each input read once, each output written once; TFLOP/s for 
 attention) and its ratio to each peer; `--gpu` also prints the rate beside the card's limits
 (H200: about 4.3 TB/s measured on a device-to-device copy, about 67 TFLOP/s of plain f32 FMA
 by the datasheet, no tensor cores since TF32 is off).
+
+Half rows (f16, bf16: inputs rounded to the half type, the reference on their exact values,
+tolerance 2e-2) compare Tack's half op with its f32 op on the widened inputs on the CPU (what
+computing in half costs beside f32), and with PyTorch's half op on the GPU (which may use tensor
+cores for matmul and attention; Tack's half matmul and attention run on CUDA cores).
 """
 from __future__ import annotations
 
@@ -33,9 +39,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
+import ml_dtypes
 import tack
 from _stats import fmt_ratio, ratio_stats
 from tack import ops
+
+DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
+HALF_TOL = (2e-2, 2e-2)  # tack.testing's half row, doubled for reductions and transcendentals
 
 LIMITS = {"GB/s": 4300.0, "TFLOP/s": 67.0}  # H200: copy bandwidth measured, f32 FMA datasheet
 SIZES = {
@@ -156,12 +166,25 @@ def _np_gelu(x, out):
     out *= x * np.float32(0.5)
 
 
-def benchmarks(sz, rng):
-    """(name, inputs, reference, work, unit, tolerance, tack, numpy, numba name, torch) each."""
+def benchmarks(sz, rng, dtype=np.float32):
+    """(name, inputs, reference, work, unit, tolerance, tack, numpy, numba name, torch) each, on
+    inputs of `dtype`: a half row's inputs are the float32 ones rounded, its reference is taken
+    on their exact values, its tolerance is HALF_TOL and it has no NumPy or Numba peer."""
+    if dtype is np.float32:
+        yield from _benchmarks(sz, rng)
+        return
+    for name, inputs, _, work, unit, _, tk, _, _, tf in _benchmarks(sz, rng, dtype):
+        ref = REFS["matmul" if name.startswith("matmul") else name]
+        yield (f"{name} {np.dtype(dtype).name}", inputs, ref(*inputs),
+               work / 2 if unit == "GB/s" else work, unit, HALF_TOL, tk, None, None, tf)
+
+
+def _benchmarks(sz, rng, dtype=np.float32):
     r, c = sz["rows"]
     x = rng.normal(size=(r, c)).astype(np.float32) * 3
     y = rng.normal(size=(r, c)).astype(np.float32)
     w, b = rng.normal(size=c).astype(np.float32), rng.normal(size=c).astype(np.float32)
+    x, y, w, b = (v.astype(dtype) for v in (x, y, w, b))
     nb = x.size * 4 / 1e9
     f32 = (2e-5, 2e-6)
     yield ("softmax", [x], ref_softmax(x), 2 * nb, "GB/s", f32,
@@ -183,13 +206,13 @@ def benchmarks(sz, rng):
            lambda t, u, out: ops.add(t, u, out=out), lambda a, u, out: np.add(a, u, out=out),
            None, lambda T, F: (lambda a, u: T.add(a, u)))
     n = sz["matmul"]
-    a, bm = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
+    a, bm = (rng.normal(size=(n, n)).astype(np.float32).astype(dtype) for _ in range(2))
     yield (f"matmul {n}^3", [a, bm], a.astype(np.float64) @ bm, 2 * n ** 3 / 1e12, "TFLOP/s",
            (1e-4, 1e-3 * math.sqrt(n)), lambda t, u, out: ops.matmul(t, u, out=out),
            lambda p, q, out: np.matmul(p, q, out=out), None,
            lambda T, F: (lambda p, q: T.matmul(p, q)))
     shape = sz["attention"]
-    q, k, v = (rng.normal(size=shape).astype(np.float32) for _ in range(3))
+    q, k, v = (rng.normal(size=shape).astype(np.float32).astype(dtype) for _ in range(3))
     flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
     for causal in (False, True):
         yield (f"attention{' causal' if causal else ''}", [q, k, v],
@@ -200,9 +223,18 @@ def benchmarks(sz, rng):
                    lambda p, kk, vv: F.scaled_dot_product_attention(p, kk, vv, is_causal=c)))
 
 
+# the float64 references of the half rows, by row name, on the exact values of the inputs
+REFS = {"softmax": ref_softmax, "log_softmax": lambda x: ref_softmax(x, True),
+        "layer_norm": ref_layer_norm, "rms_norm": ref_rms_norm, "gelu_tanh": ref_gelu,
+        "add": lambda x, y: x.astype(np.float64) + y.astype(np.float64),
+        "matmul": lambda a, b: a.astype(np.float64) @ b.astype(np.float64),
+        "attention": lambda q, k, v: ref_attention(q, k, v, False),
+        "attention causal": lambda q, k, v: ref_attention(q, k, v, True)}
+
+
 def _tack_impl(fn, inputs, want_shape):
     targs = [tack.array(a) for a in inputs]
-    out = tack.empty(want_shape, tack.f32)
+    out = tack.empty(want_shape, targs[0].dtype)
     return (lambda: fn(*targs, out), out.numpy, tack.sync)
 
 
@@ -246,12 +278,20 @@ def compare_rounds(name, impls: dict, want, amount: float, unit: str, tol, budge
         print(line, flush=True)
 
 
-def run_cpu(sz, budget, rounds=7, only=None):
+def _rows(sz, dtypes):
+    for d in dtypes:
+        yield from benchmarks(sz, rng(), DTYPES[d])
+
+
+def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",)):
     tack.set_default_device("cpu")
-    for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in benchmarks(sz, rng()):
+    for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in _rows(sz, dtypes):
         if only and not any(name.startswith(o) for o in only):
             continue
         impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        if inputs[0].dtype != np.float32:  # a half row: beside Tack's f32 op on the same values
+            impls["tack-f32"] = _tack_impl(tk, [a.astype(np.float32) for a in inputs],
+                                           want.shape)
         if npf is not None:
             out = np.empty(want.shape, np.float32)
             impls["numpy"] = (lambda f=npf, o=out, i=inputs: f(*i, o), lambda o=out: o, lambda: None)
@@ -260,7 +300,13 @@ def run_cpu(sz, budget, rounds=7, only=None):
         compare_rounds(name, impls, want, work, unit, tol, budget, rounds)
 
 
-def run_gpu(sz, budget):
+def _torch_array(torch, a):
+    if a.dtype == np.float32 or a.dtype == np.float16:
+        return torch.from_numpy(a).cuda()
+    return torch.from_numpy(a.astype(np.float32)).cuda().to(torch.bfloat16)
+
+
+def run_gpu(sz, budget, dtypes=("float32",)):
     try:
         import torch
         import torch.nn.functional as F
@@ -271,19 +317,19 @@ def run_gpu(sz, budget):
         torch.backends.cuda.matmul.allow_tf32 = False  # plain f32 on both sides
         torch.backends.cudnn.allow_tf32 = False
     tack.set_default_device("cuda")
-    for name, inputs, want, work, unit, tol, tk, _, _, tf in benchmarks(sz, rng()):
+    for name, inputs, want, work, unit, tol, tk, _, _, tf in _rows(sz, dtypes):
         impls = {"tack": _tack_impl(tk, inputs, want.shape)}
         if torch is None:
             compare(name, impls, want, work, unit, tol, budget, LIMITS)
             continue
         sync = torch.cuda.synchronize
-        targs = [torch.from_numpy(a).cuda() for a in inputs]
+        targs = [_torch_array(torch, a) for a in inputs]
         fn = tf(torch, F)
         box = {}
 
         def run(fn=fn, targs=targs, box=box):
             box["out"] = fn(*targs)
-        impls["torch"] = (run, lambda box=box: box["out"].cpu().numpy(), sync)
+        impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(), sync)
         compare(name, impls, want, work, unit, tol, budget, LIMITS)
 
 
@@ -298,15 +344,23 @@ def main(argv=None) -> int:
     p.add_argument("--budget", type=float, default=1.5, help="seconds of timing per row")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds per row (CPU)")
     p.add_argument("--only", default="", help="comma-separated row names (prefixes), CPU")
+    p.add_argument("--dtypes", default=",".join(DTYPES),
+                   help=f"comma-separated precisions, of {', '.join(DTYPES)}")
     a = p.parse_args(argv)
     if a.quick:  # one calibrated call per implementation: checked, timed once
         a.budget, a.rounds = 1e-6, 1
+    dtypes = [d for d in a.dtypes.split(",") if d]
+    bad = [d for d in dtypes if d not in DTYPES]
+    if bad or not dtypes:
+        p.error(f"--dtypes takes {', '.join(DTYPES)}, got {a.dtypes!r}")
     sz = SIZES["quick" if a.quick else ("gpu" if a.gpu else "cpu")]
-    print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), float32", flush=True)
+    print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), {', '.join(dtypes)}",
+          flush=True)
     if a.gpu:
-        run_gpu(sz, a.budget)
+        run_gpu(sz, a.budget, dtypes)
     else:
-        run_cpu(sz, a.budget * a.rounds / 7, a.rounds, [o for o in a.only.split(",") if o])
+        run_cpu(sz, a.budget * a.rounds / 7, a.rounds, [o for o in a.only.split(",") if o],
+                dtypes)
     if FAILED:
         print(f"MISMATCHES: {FAILED}")
     return 1 if FAILED else 0

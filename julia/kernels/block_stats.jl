@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `block_stats`, specialization (data: f32[?], sums: f32[?], maxs: f32[?], n: i32)
-@kernel function tk_block_stats_9e76d2a7(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
+@kernel function tk_block_stats_1a0ef3b0(data::AbstractVector{Float32}, sums::AbstractVector{Float32}, maxs::AbstractVector{Float32}, n::Int32, tk_n::Int64)  # extra_kernels.py:148
     tk_gi = @index(Global, Linear)  # extra_kernels.py:148
     tk_li = @index(Local, Linear)  # extra_kernels.py:148
     tk_v_block_sum_smem2 = @localmem Float32 (256,)  # extra_kernels.py:148
@@ -33,83 +33,83 @@ using .TackRuntime
     tk_v_group_tree_result16[1] = 0.0f0  # extra_kernels.py:148
     i[1] = (Int64(tk_gi) - Int64(1)) % Int32  # extra_kernels.py:149
     tk_v_block_sum_v1 = data[(i[1] % Int64) + 1]  # extra_kernels.py:150
-    tk_v_group_tree_x4 = tk_v_block_sum_v1  # reductions.py:45
-    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_group_tree_x4  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:23
-            tk_v_add_a9 = tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b10 = tk_v_block_sum_smem2[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_x4 = tk_v_block_sum_v1  # reductions.py:54
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_group_tree_x4  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_block_sum_smem2[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
-            tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:24
+            tk_v_block_sum_smem2[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse1::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse2::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse1 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:26
-        tk_v_cse2 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse1::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse2::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse1 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse2 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result5[1] = tk_v_block_sum_smem2[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_block_sum_ret3::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_block_max_v12::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_tree_x15::Float32 = zero(Float32)  # reductions.py:29
-    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:29
-    tk_v_block_sum_ret3 = tk_v_group_tree_ret8  # reductions.py:45
+    tk_v_group_tree_result5[1] = tk_v_block_sum_smem2[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_block_sum_ret3::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_block_max_v12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_x15::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_block_sum_ret3 = tk_v_group_tree_ret8  # reductions.py:54
     s[1] = tk_v_block_sum_ret3  # extra_kernels.py:150
     tk_v_block_max_v12 = data[(i[1] % Int64) + 1]  # extra_kernels.py:151
-    tk_v_group_tree_x15 = tk_v_block_max_v12  # reductions.py:61
-    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_group_tree_x15  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_max_or_nan_a20::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_max_or_nan_b21::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_isnan_ret23::Int32 = zero(Int32)  # reductions.py:23
-        local tk_v_isnan_ret24::Int32 = zero(Int32)  # reductions.py:23
-        local tk_v_max_or_nan_ret22::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:23
-            tk_v_max_or_nan_a20 = tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:24
-            tk_v_max_or_nan_b21 = tk_v_block_max_smem13[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_x15 = tk_v_block_max_v12  # reductions.py:70
+    tk_v_group_tree_tid18[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_group_tree_x15  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride17[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_max_or_nan_a20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_max_or_nan_b21::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_isnan_ret23::Int32 = zero(Int32)  # reductions.py:24
+        local tk_v_isnan_ret24::Int32 = zero(Int32)  # reductions.py:24
+        local tk_v_max_or_nan_ret22::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid18[1] < tk_v_group_tree_stride17[1]  # reductions.py:24
+            tk_v_max_or_nan_a20 = tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1]  # reductions.py:25
+            tk_v_max_or_nan_b21 = tk_v_block_max_smem13[((tk_v_group_tree_tid18[1] + tk_v_group_tree_stride17[1]) % Int64) + 1]  # reductions.py:25
             tk_v_isnan_ret23 = Int32(tk_v_max_or_nan_a20 != tk_v_max_or_nan_a20)  # combine.py:13
             tk_v_isnan_ret24 = Int32(tk_v_max_or_nan_b21 != tk_v_max_or_nan_b21)  # combine.py:13
             tk_v_max_or_nan_ret22 = ifelse(tk_v_isnan_ret23 != Int32(0), tk_v_max_or_nan_a20, ifelse(tk_v_isnan_ret24 != Int32(0), tk_v_max_or_nan_b21, tk_maxnum(tk_v_max_or_nan_a20, tk_v_max_or_nan_b21)))  # combine.py:45
-            tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_max_or_nan_ret22  # reductions.py:24
+            tk_v_block_max_smem13[(tk_v_group_tree_tid18[1] % Int64) + 1] = tk_v_max_or_nan_ret22  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride17[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride17[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride17[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result16[1] = tk_v_block_max_smem13[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_block_max_ret14::Float32 = zero(Float32)  # reductions.py:29
-    local m::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:29
-    local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:29
-    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:29
-    local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:29
-    tk_v_block_max_ret14 = tk_v_group_tree_ret19  # reductions.py:61
+    tk_v_group_tree_result16[1] = tk_v_block_max_smem13[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret19::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_block_max_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local m::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse7::Int32 = zero(Int32)  # reductions.py:30
+    local tk_v_cse8::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret19 = tk_v_group_tree_result16[1]  # reductions.py:30
+    tk_v_block_max_ret14 = tk_v_group_tree_ret19  # reductions.py:70
     m = tk_v_block_max_ret14  # extra_kernels.py:151
     if ((tk_li % Int32) - Int32(1)) == Int32(0)  # extra_kernels.py:152
         tk_v_cse5 = rem(i[1], Int32(256))  # extra_kernels.py:153
@@ -120,6 +120,6 @@ using .TackRuntime
         maxs[(ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8) % Int64) + 1] = m  # extra_kernels.py:154
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_9e76d2a7)) = 256  # extra_kernels.py:148
+TackRuntime.tk_workgroupsize(::typeof(tk_block_stats_1a0ef3b0)) = 256  # extra_kernels.py:148
 
-const tack_block_stats = tk_block_stats_9e76d2a7
+const tack_block_stats = tk_block_stats_1a0ef3b0

@@ -103,172 +103,188 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_38d04c40(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_8260a285(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:68
     local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_gelu_tanh_inner2::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_gelu_tanh_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:68
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
-        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:70
-        tk_v_gelu_tanh_inner2 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
-        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner2))  # elementwise.py:52
-        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:70
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f32[?], out: f32[?])
-@kernel function tk_flat_4e85be18(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_dbcb483d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_keep_ret3::Float32 = zero(Float32)  # elementwise.py:68
     local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_x3::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_a4::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_small_z12::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_small_r10::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_small_s11::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_small_ret13::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_out6::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_mid_s16::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_mid_p14::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_mid_q15::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_mid_ret17::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_s8::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_ra_r19::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_ra_q18::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_ra_ret20::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_rb_r22::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_rb_q21::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_tail_rb_ret23::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_r7::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_e5::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_erf_ret9::Float32 = zero(Float32)  # elementwise.py:68
-    local tk_v_gelu_erf_ret2::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:68
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
-        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:70
-        tk_v_erf_x3 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
-        tk_v_erf_a4 = abs(tk_v_erf_x3)  # _erf.py:73
-        tk_v_small_z12 = tk_v_erf_x3 * tk_v_erf_x3  # _erf.py:18
-        tk_v_small_r10 = fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
-        tk_v_small_s11 = fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, -3.9602282f-6, 0.00013249474f0), 0.005081306f0), 0.06502225f0), 0.3979172f0), 1.0f0)  # _erf.py:22
-        tk_v_small_ret13 = fma(tk_v_erf_x3, tk_v_small_r10 / tk_v_small_s11, tk_v_erf_x3)  # _erf.py:25
-        tk_v_erf_out6 = tk_v_small_ret13  # _erf.py:74
-        if tk_v_erf_a4 >= 0.84375f0  # _erf.py:75
-            tk_v_mid_s16 = tk_v_erf_a4 - 1.0f0  # _erf.py:30
-            tk_v_mid_p14 = fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, -0.0021663755f0, 0.035478305f0), -0.110894695f0), 0.31834662f0), -0.37220788f0), 0.4148561f0), -0.0023621186f0)  # _erf.py:31
-            tk_v_mid_q15 = fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, 0.0119845f0, 0.013637084f0), 0.12617122f0), 0.071828656f0), 0.54039794f0), 0.10642088f0), 1.0f0)  # _erf.py:35
-            tk_v_mid_ret17 = 0.8450629f0 + (tk_v_mid_p14 / tk_v_mid_q15)  # _erf.py:38
-            tk_v_erf_out6 = copysign(tk_v_mid_ret17, tk_v_erf_x3)  # _erf.py:76
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
+        tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
+        tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
+        tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
+        tk_v_small_s13 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -3.9602282f-6, 0.00013249474f0), 0.005081306f0), 0.06502225f0), 0.3979172f0), 1.0f0)  # _erf.py:22
+        tk_v_small_ret15 = fma(tk_v_erf_x5, tk_v_small_r12 / tk_v_small_s13, tk_v_erf_x5)  # _erf.py:25
+        tk_v_erf_out8 = tk_v_small_ret15  # _erf.py:74
+        if tk_v_erf_a6 >= 0.84375f0  # _erf.py:75
+            tk_v_mid_s18 = tk_v_erf_a6 - 1.0f0  # _erf.py:30
+            tk_v_mid_p16 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, -0.0021663755f0, 0.035478305f0), -0.110894695f0), 0.31834662f0), -0.37220788f0), 0.4148561f0), -0.0023621186f0)  # _erf.py:31
+            tk_v_mid_q17 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, 0.0119845f0, 0.013637084f0), 0.12617122f0), 0.071828656f0), 0.54039794f0), 0.10642088f0), 1.0f0)  # _erf.py:35
+            tk_v_mid_ret19 = 0.8450629f0 + (tk_v_mid_p16 / tk_v_mid_q17)  # _erf.py:38
+            tk_v_erf_out8 = copysign(tk_v_mid_ret19, tk_v_erf_x5)  # _erf.py:76
         end
-        if tk_v_erf_a4 >= 1.25f0  # _erf.py:77
-            tk_v_erf_s8 = 1.0f0 / (tk_v_erf_a4 * tk_v_erf_a4)  # _erf.py:78
-            tk_v_tail_ra_r19 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, -9.814329f0, -81.28744f0), -184.60509f0), -162.39667f0), -62.37533f0), -10.558626f0), -0.69385856f0), -0.009864944f0)  # _erf.py:43
-            tk_v_tail_ra_q18 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, -0.060424414f0, 6.5702496f0), 108.635f0), 429.00815f0), 645.38727f0), 434.5659f0), 137.65776f0), 19.651272f0), 1.0f0)  # _erf.py:47
-            tk_v_tail_ra_ret20 = tk_v_tail_ra_r19 / tk_v_tail_ra_q18  # _erf.py:51
-            tk_v_tail_rb_r22 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, -483.5192f0, -1025.0951f0), -637.56647f0), -160.63638f0), -17.757956f0), -0.79928327f0), -0.009864943f0)  # _erf.py:56
-            tk_v_tail_rb_q21 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, -22.440952f0, 474.52853f0), 2553.0503f0), 3199.8582f0), 1536.7296f0), 325.7925f0), 30.33806f0), 1.0f0)  # _erf.py:60
-            tk_v_tail_rb_ret23 = tk_v_tail_rb_r22 / tk_v_tail_rb_q21  # _erf.py:64
-            tk_v_erf_r7 = ifelse(tk_v_erf_a4 < 2.857143f0, tk_v_tail_ra_ret20, tk_v_tail_rb_ret23)  # _erf.py:79
-            tk_v_erf_e5 = exp(fma(-tk_v_erf_a4, tk_v_erf_a4, -0.5625f0) + tk_v_erf_r7) / tk_v_erf_a4  # _erf.py:80
-            tk_v_erf_out6 = copysign(ifelse(tk_v_erf_a4 < 6.0f0, 1.0f0 - tk_v_erf_e5, 1.0f0), tk_v_erf_x3)  # _erf.py:81
+        if tk_v_erf_a6 >= 1.25f0  # _erf.py:77
+            tk_v_erf_s10 = 1.0f0 / (tk_v_erf_a6 * tk_v_erf_a6)  # _erf.py:78
+            tk_v_tail_ra_r21 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -9.814329f0, -81.28744f0), -184.60509f0), -162.39667f0), -62.37533f0), -10.558626f0), -0.69385856f0), -0.009864944f0)  # _erf.py:43
+            tk_v_tail_ra_q20 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -0.060424414f0, 6.5702496f0), 108.635f0), 429.00815f0), 645.38727f0), 434.5659f0), 137.65776f0), 19.651272f0), 1.0f0)  # _erf.py:47
+            tk_v_tail_ra_ret22 = tk_v_tail_ra_r21 / tk_v_tail_ra_q20  # _erf.py:51
+            tk_v_tail_rb_r24 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -483.5192f0, -1025.0951f0), -637.56647f0), -160.63638f0), -17.757956f0), -0.79928327f0), -0.009864943f0)  # _erf.py:56
+            tk_v_tail_rb_q23 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -22.440952f0, 474.52853f0), 2553.0503f0), 3199.8582f0), 1536.7296f0), 325.7925f0), 30.33806f0), 1.0f0)  # _erf.py:60
+            tk_v_tail_rb_ret25 = tk_v_tail_rb_r24 / tk_v_tail_rb_q23  # _erf.py:64
+            tk_v_erf_r9 = ifelse(tk_v_erf_a6 < 2.857143f0, tk_v_tail_ra_ret22, tk_v_tail_rb_ret25)  # _erf.py:79
+            tk_v_erf_e7 = exp(fma(-tk_v_erf_a6, tk_v_erf_a6, -0.5625f0) + tk_v_erf_r9) / tk_v_erf_a6  # _erf.py:80
+            tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < 6.0f0, 1.0f0 - tk_v_erf_e7, 1.0f0), tk_v_erf_x5)  # _erf.py:81
         end
-        tk_v_erf_ret9 = tk_v_erf_out6  # _erf.py:82
-        tk_v_gelu_erf_ret2 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret9)  # elementwise.py:56
-        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:70
+        tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
+        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_274e192d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_ce20a117(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:68
     local tk_v_gelu_tanh_v1::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_gelu_tanh_inner2::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_gelu_tanh_ret3::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float64 = zero(Float64)  # elementwise.py:68
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
-        tk_v_gelu_tanh_v1 = x[i + 1]  # elementwise.py:70
-        tk_v_gelu_tanh_inner2 = Float64(0.7978845608028654) * fma((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
-        tk_v_gelu_tanh_ret3 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner2))  # elementwise.py:52
-        out[i + 1] = tk_v_gelu_tanh_ret3  # elementwise.py:70
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_gelu_tanh_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = Float64(0.7978845608028654) * fma((Float64(0.044715) * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (Float64(1.0) + exp(Float64(-2.0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = tk_v_gelu_tanh_ret5  # elementwise.py:70
     end
 end
 
 # Tack kernel `flat`, specialization (x: f64[?], out: f64[?])
-@kernel function tk_flat_c3574097(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
+@kernel function tk_flat_66d73dda(x::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # elementwise.py:68
     tk_gi = @index(Global, Linear)  # elementwise.py:68
     tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
     local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_keep_v2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_keep_ret3::Float64 = zero(Float64)  # elementwise.py:68
     local tk_v_gelu_erf_v1::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_x3::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_a4::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_small_z12::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_small_r10::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_small_s11::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_small_ret13::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_out6::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_mid_s16::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_mid_p14::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_mid_q15::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_mid_ret17::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_s8::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_ra_r19::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_ra_q18::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_ra_ret20::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_rb_r22::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_rb_q21::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_tail_rb_ret23::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_r7::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_e5::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_erf_ret9::Float64 = zero(Float64)  # elementwise.py:68
-    local tk_v_gelu_erf_ret2::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_x5::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_a6::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_z14::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_r12::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_s13::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_small_ret15::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_out8::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_s18::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_p16::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_q17::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_mid_ret19::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_s10::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_r9::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_e7::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_erf_ret11::Float64 = zero(Float64)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float64 = zero(Float64)  # elementwise.py:68
     if tk_t < tk_n  # elementwise.py:68
         i = tk_t  # elementwise.py:69
-        tk_v_gelu_erf_v1 = x[i + 1]  # elementwise.py:70
-        tk_v_erf_x3 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:56
-        tk_v_erf_a4 = abs(tk_v_erf_x3)  # _erf.py:73
-        tk_v_small_z12 = tk_v_erf_x3 * tk_v_erf_x3  # _erf.py:18
-        tk_v_small_r10 = fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, Float64(-2.3763016656650163e-05), Float64(-0.005770270296489442)), Float64(-0.02848174957559851)), Float64(-0.3250421072470015)), Float64(0.12837916709551256))  # _erf.py:19
-        tk_v_small_s11 = fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, fma(tk_v_small_z12, Float64(-3.960228278775368e-06), Float64(0.00013249473800432164)), Float64(0.005081306281875766)), Float64(0.0650222499887673)), Float64(0.39791722395915535)), Float64(1.0))  # _erf.py:22
-        tk_v_small_ret13 = fma(tk_v_erf_x3, tk_v_small_r10 / tk_v_small_s11, tk_v_erf_x3)  # _erf.py:25
-        tk_v_erf_out6 = tk_v_small_ret13  # _erf.py:74
-        if tk_v_erf_a4 >= Float64(0.84375)  # _erf.py:75
-            tk_v_mid_s16 = tk_v_erf_a4 - Float64(1.0)  # _erf.py:30
-            tk_v_mid_p14 = fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, Float64(-0.002166375594868791), Float64(0.035478304325618236)), Float64(-0.11089469428239668)), Float64(0.31834661990116175)), Float64(-0.3722078760357013)), Float64(0.41485611868374833)), Float64(-0.0023621185607526594))  # _erf.py:31
-            tk_v_mid_q15 = fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, fma(tk_v_mid_s16, Float64(0.011984499846799107), Float64(0.01363708391202905)), Float64(0.12617121980876164)), Float64(0.07182865441419627)), Float64(0.540397917702171)), Float64(0.10642088040084423)), Float64(1.0))  # _erf.py:35
-            tk_v_mid_ret17 = Float64(0.8450629115104675) + (tk_v_mid_p14 / tk_v_mid_q15)  # _erf.py:38
-            tk_v_erf_out6 = copysign(tk_v_mid_ret17, tk_v_erf_x3)  # _erf.py:76
+        tk_v_keep_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_keep_ret3 = tk_v_keep_v2  # _wide.py:18
+        tk_v_gelu_erf_v1 = tk_v_keep_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * Float64(0.7071067811865476)  # elementwise.py:56
+        tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
+        tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
+        tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, Float64(-2.3763016656650163e-05), Float64(-0.005770270296489442)), Float64(-0.02848174957559851)), Float64(-0.3250421072470015)), Float64(0.12837916709551256))  # _erf.py:19
+        tk_v_small_s13 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, Float64(-3.960228278775368e-06), Float64(0.00013249473800432164)), Float64(0.005081306281875766)), Float64(0.0650222499887673)), Float64(0.39791722395915535)), Float64(1.0))  # _erf.py:22
+        tk_v_small_ret15 = fma(tk_v_erf_x5, tk_v_small_r12 / tk_v_small_s13, tk_v_erf_x5)  # _erf.py:25
+        tk_v_erf_out8 = tk_v_small_ret15  # _erf.py:74
+        if tk_v_erf_a6 >= Float64(0.84375)  # _erf.py:75
+            tk_v_mid_s18 = tk_v_erf_a6 - Float64(1.0)  # _erf.py:30
+            tk_v_mid_p16 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, Float64(-0.002166375594868791), Float64(0.035478304325618236)), Float64(-0.11089469428239668)), Float64(0.31834661990116175)), Float64(-0.3722078760357013)), Float64(0.41485611868374833)), Float64(-0.0023621185607526594))  # _erf.py:31
+            tk_v_mid_q17 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, Float64(0.011984499846799107), Float64(0.01363708391202905)), Float64(0.12617121980876164)), Float64(0.07182865441419627)), Float64(0.540397917702171)), Float64(0.10642088040084423)), Float64(1.0))  # _erf.py:35
+            tk_v_mid_ret19 = Float64(0.8450629115104675) + (tk_v_mid_p16 / tk_v_mid_q17)  # _erf.py:38
+            tk_v_erf_out8 = copysign(tk_v_mid_ret19, tk_v_erf_x5)  # _erf.py:76
         end
-        if tk_v_erf_a4 >= Float64(1.25)  # _erf.py:77
-            tk_v_erf_s8 = Float64(1.0) / (tk_v_erf_a4 * tk_v_erf_a4)  # _erf.py:78
-            tk_v_tail_ra_r19 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, Float64(-9.814329344169145), Float64(-81.2874355063066)), Float64(-184.60509290671104)), Float64(-162.39666946257347)), Float64(-62.375332450326006)), Float64(-10.558626225323291)), Float64(-0.6938585727071818)), Float64(-0.009864944034847148))  # _erf.py:43
-            tk_v_tail_ra_q18 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, Float64(-0.0604244152148581), Float64(6.570249770319282)), Float64(108.63500554177944)), Float64(429.00814002756783)), Float64(645.3872717332679)), Float64(434.56587747522923)), Float64(137.65775414351904)), Float64(19.651271667439257)), Float64(1.0))  # _erf.py:47
-            tk_v_tail_ra_ret20 = tk_v_tail_ra_r19 / tk_v_tail_ra_q18  # _erf.py:51
-            tk_v_tail_rb_r22 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, Float64(-483.5191916086514), Float64(-1025.0951316110772)), Float64(-637.5664433683896)), Float64(-160.63638485582192)), Float64(-17.757954917754752)), Float64(-0.799283237680523)), Float64(-0.0098649429247001))  # _erf.py:56
-            tk_v_tail_rb_q21 = fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, fma(tk_v_erf_s8, Float64(-22.44095244658582), Float64(474.52854120695537)), Float64(2553.0504064331644)), Float64(3199.8582195085955)), Float64(1536.729586084437)), Float64(325.7925129965739)), Float64(30.33806074348246)), Float64(1.0))  # _erf.py:60
-            tk_v_tail_rb_ret23 = tk_v_tail_rb_r22 / tk_v_tail_rb_q21  # _erf.py:64
-            tk_v_erf_r7 = ifelse(tk_v_erf_a4 < Float64(2.857142857142857), tk_v_tail_ra_ret20, tk_v_tail_rb_ret23)  # _erf.py:79
-            tk_v_erf_e5 = exp(fma(-tk_v_erf_a4, tk_v_erf_a4, -Float64(0.5625)) + tk_v_erf_r7) / tk_v_erf_a4  # _erf.py:80
-            tk_v_erf_out6 = copysign(ifelse(tk_v_erf_a4 < Float64(6.0), Float64(1.0) - tk_v_erf_e5, Float64(1.0)), tk_v_erf_x3)  # _erf.py:81
+        if tk_v_erf_a6 >= Float64(1.25)  # _erf.py:77
+            tk_v_erf_s10 = Float64(1.0) / (tk_v_erf_a6 * tk_v_erf_a6)  # _erf.py:78
+            tk_v_tail_ra_r21 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, Float64(-9.814329344169145), Float64(-81.2874355063066)), Float64(-184.60509290671104)), Float64(-162.39666946257347)), Float64(-62.375332450326006)), Float64(-10.558626225323291)), Float64(-0.6938585727071818)), Float64(-0.009864944034847148))  # _erf.py:43
+            tk_v_tail_ra_q20 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, Float64(-0.0604244152148581), Float64(6.570249770319282)), Float64(108.63500554177944)), Float64(429.00814002756783)), Float64(645.3872717332679)), Float64(434.56587747522923)), Float64(137.65775414351904)), Float64(19.651271667439257)), Float64(1.0))  # _erf.py:47
+            tk_v_tail_ra_ret22 = tk_v_tail_ra_r21 / tk_v_tail_ra_q20  # _erf.py:51
+            tk_v_tail_rb_r24 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, Float64(-483.5191916086514), Float64(-1025.0951316110772)), Float64(-637.5664433683896)), Float64(-160.63638485582192)), Float64(-17.757954917754752)), Float64(-0.799283237680523)), Float64(-0.0098649429247001))  # _erf.py:56
+            tk_v_tail_rb_q23 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, Float64(-22.44095244658582), Float64(474.52854120695537)), Float64(2553.0504064331644)), Float64(3199.8582195085955)), Float64(1536.729586084437)), Float64(325.7925129965739)), Float64(30.33806074348246)), Float64(1.0))  # _erf.py:60
+            tk_v_tail_rb_ret25 = tk_v_tail_rb_r24 / tk_v_tail_rb_q23  # _erf.py:64
+            tk_v_erf_r9 = ifelse(tk_v_erf_a6 < Float64(2.857142857142857), tk_v_tail_ra_ret22, tk_v_tail_rb_ret25)  # _erf.py:79
+            tk_v_erf_e7 = exp(fma(-tk_v_erf_a6, tk_v_erf_a6, -Float64(0.5625)) + tk_v_erf_r9) / tk_v_erf_a6  # _erf.py:80
+            tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < Float64(6.0), Float64(1.0) - tk_v_erf_e7, Float64(1.0)), tk_v_erf_x5)  # _erf.py:81
         end
-        tk_v_erf_ret9 = tk_v_erf_out6  # _erf.py:82
-        tk_v_gelu_erf_ret2 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret9)  # elementwise.py:56
-        out[i + 1] = tk_v_gelu_erf_ret2  # elementwise.py:70
+        tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
+        tk_v_gelu_erf_ret4 = (Float64(0.5) * tk_v_gelu_erf_v1) * (Float64(1.0) + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = tk_v_gelu_erf_ret4  # elementwise.py:70
     end
 end
 
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:tanh, Float32, 0) => tk_flat_38d04c40,
-        (:none, Float32, 0) => tk_flat_4e85be18,
-        (:tanh, Float64, 0) => tk_flat_274e192d,
-        (:none, Float64, 0) => tk_flat_c3574097,
+        (:tanh, Float32, 0) => tk_flat_8260a285,
+        (:none, Float32, 0) => tk_flat_dbcb483d,
+        (:tanh, Float64, 0) => tk_flat_ce20a117,
+        (:none, Float64, 0) => tk_flat_66d73dda,
     )
 end
 

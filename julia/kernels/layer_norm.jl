@@ -103,2302 +103,2310 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_ec4c19d4(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:22
-    tk_gi = @index(Global, Linear)  # norms.py:22
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
-    tk_v_row_fold_acc25 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:22
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:22
-    local r::Int32 = zero(Int32)  # norms.py:22
-    local base::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_add_shifted_acc9::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_shifted_v10::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_shifted_ret11::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_shifted_acc12::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_shifted_v13::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_shifted_ret14::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a15::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b16::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret17::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:22
-    local mu::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_j28::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_zero_ret30::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_c26::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_fold_end27::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_add_square_dev_acc31::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_v32::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_d33::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_ret34::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_acc35::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_v36::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_d37::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_square_dev_ret38::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a39::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b40::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret41::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a42::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b43::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret44::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_a45::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_b46::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_add_ret47::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_ret29::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_sq_dev_ret24::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:22
-    local c::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:22
-    if tk_t < tk_n  # norms.py:22
-        r = tk_t % Int32  # norms.py:23
-        base = r * n  # norms.py:24
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:29
+@kernel function tk__layer_rows_64e5b0d3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
+    tk_gi = @index(Global, Linear)  # norms.py:23
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
+    local r::Int32 = zero(Int32)  # norms.py:23
+    local base::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_v11::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_v14::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:23
+    local mu::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_v34::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_v38::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_fold_ret27::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:23
+    local c::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
+    if tk_t < tk_n  # norms.py:23
+        r = tk_t % Int32  # norms.py:24
+        base = r * n  # norms.py:25
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
         end
-        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_shifted_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_shifted_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_shifted_ret11 = tk_v_add_shifted_acc9 + (tk_v_add_shifted_v10 - 0.0f0)  # _rowsum.py:58
-                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_shifted_ret11  # _rowsum.py:34
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_shifted_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + (tk_v_add_shifted_v11 - 0.0f0)  # _rowsum.py:71
+                tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
             end
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
-            tk_v_add_shifted_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
-            tk_v_add_shifted_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
-            tk_v_add_shifted_ret14 = tk_v_add_shifted_acc12 + (tk_v_add_shifted_v13 - 0.0f0)  # _rowsum.py:58
-            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret14  # _rowsum.py:37
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_shifted_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
+            tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + (tk_v_add_shifted_v14 - 0.0f0)  # _rowsum.py:71
+            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret17  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a16 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b17 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret18  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a19 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b20 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret21  # _rowsum.py:55
         end
-        tk_v_add_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
-        tk_v_add_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
-        tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
-        tk_v_row_fold_ret7 = tk_v_add_ret23  # _rowsum.py:43
-        tk_v_row_sum_ret2 = tk_v_row_fold_ret7  # _rowsum.py:75
-        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret30 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = 0.0f0  # _rowsum.py:29
+        tk_v_add_a22 = tk_v_row_fold_acc3[1]  # _rowsum.py:56
+        tk_v_add_b23 = tk_v_row_fold_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
+        tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
+        tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
         end
-        tk_v_row_fold_c26 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end27 = tk_v_row_fold_c26 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c26 + Int64(8)) <= tk_v_row_fold_end27  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
-                tk_v_add_square_dev_ret34 = fma(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
-                tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
+        tk_v_fold_lanes_c28 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end29 = tk_v_fold_lanes_c28 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c28 + Int64(8)) <= tk_v_fold_lanes_end29  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc33 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v34 = x[(tk_v_fold_lanes_c28 + (tk_v_fold_lanes_j30 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d35 = tk_v_add_square_dev_v34 - mu  # _rowsum.py:76
+                tk_v_add_square_dev_ret36 = fma(tk_v_add_square_dev_d35, tk_v_add_square_dev_d35, tk_v_add_square_dev_acc33)  # _rowsum.py:77
+                tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_square_dev_ret36  # _rowsum.py:47
             end
-            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c26 < tk_v_row_fold_end27  # _rowsum.py:36
-            tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
-            tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
-            tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
-            tk_v_add_square_dev_ret38 = fma(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
-            tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
-            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c28 < tk_v_fold_lanes_end29  # _rowsum.py:49
+            tk_v_add_square_dev_acc37 = tk_v_row_fold_acc26[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v38 = x[tk_v_fold_lanes_c28 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d39 = tk_v_add_square_dev_v38 - mu  # _rowsum.py:76
+            tk_v_add_square_dev_ret40 = fma(tk_v_add_square_dev_d39, tk_v_add_square_dev_d39, tk_v_add_square_dev_acc37)  # _rowsum.py:77
+            tk_v_row_fold_acc26[1] = tk_v_add_square_dev_ret40  # _rowsum.py:50
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a39 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b40 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret41 = tk_v_add_a39 + tk_v_add_b40  # combine.py:18
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret41  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a41 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b42 = tk_v_row_fold_acc26[((tk_v_fold_lanes_j30 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret43 = tk_v_add_a41 + tk_v_add_b42  # combine.py:18
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret43  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a42 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b43 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a44 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b45 = tk_v_row_fold_acc26[((tk_v_fold_lanes_j30 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret46 = tk_v_add_a44 + tk_v_add_b45  # combine.py:18
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret46  # _rowsum.py:55
         end
-        tk_v_add_a45 = tk_v_row_fold_acc25[1]  # _rowsum.py:43
-        tk_v_add_b46 = tk_v_row_fold_acc25[2]  # _rowsum.py:43
-        tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
-        tk_v_row_fold_ret29 = tk_v_add_ret47  # _rowsum.py:43
-        tk_v_row_sq_dev_ret24 = tk_v_row_fold_ret29  # _rowsum.py:81
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret24 / Float32(n)) + eps)  # norms.py:26
-        if Int32(0) < n  # norms.py:27
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:27
-                tk_v_cse1 = (base + c) % Int64  # norms.py:28
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
+        tk_v_add_a47 = tk_v_row_fold_acc26[1]  # _rowsum.py:56
+        tk_v_add_b48 = tk_v_row_fold_acc26[2]  # _rowsum.py:56
+        tk_v_add_ret49 = tk_v_add_a47 + tk_v_add_b48  # combine.py:18
+        tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
+        tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
+        tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:27
+        if Int32(0) < n  # norms.py:28
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
+                tk_v_cse1 = (base + c) % Int64  # norms.py:29
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:29
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:29
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:30
+        mean[(r % Int64) + 1] = mu  # norms.py:30
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:31
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_6f1db8f2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (1,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_845f56e1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (1,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6f1db8f2)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_845f56e1)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_6f023e63(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (2,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_5a69d64b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (2,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6f023e63)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5a69d64b)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_baee2bb3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (4,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_f4ebf65c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (4,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_baee2bb3)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_f4ebf65c)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_3d4451f5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (8,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_6fc1d03c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (8,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3d4451f5)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6fc1d03c)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_c8e43c07(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (16,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_33125768(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (16,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c8e43c07)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33125768)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_88fc26dc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float32 (32,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:46
-    mu = @private Float32 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float32 = zero(Float32)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:46
-    mu[1] = 0.0f0  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = 0.0f0  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_6129032d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float32 (32,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:57
-    q = 0.0f0  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_88fc26dc)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6129032d)) = 256  # norms.py:48
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_ac667016(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:97
-    tk_gi = @index(Global, Linear)  # norms.py:97
-    tk_li = @index(Local, Linear)  # norms.py:97
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:97
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:97
-    tk_u = @localmem Bool (2,)  # norms.py:97
-    r = @private Int32 (1,)  # norms.py:97
-    lane = @private Int32 (1,)  # norms.py:97
-    base = @private Int32 (1,)  # norms.py:97
-    c = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:97
-    mu = @private Float32 (1,)  # norms.py:97
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:97
-    local t::Int32 = zero(Int32)  # norms.py:97
-    local s::Float32 = zero(Float32)  # norms.py:97
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:97
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:97
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:97
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:97
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:97
-    r[1] = Int32(0)  # norms.py:97
-    lane[1] = Int32(0)  # norms.py:97
-    base[1] = Int32(0)  # norms.py:97
-    c[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:97
-    mu[1] = 0.0f0  # norms.py:97
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:97
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:98
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:99
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:99
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:99
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:100
-    base[1] = r[1] * n  # norms.py:101
-    s = 0.0f0  # norms.py:102
-    tk_v_start3 = lane[1] % Int64  # norms.py:103
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:103
-    if UInt32(0) < tk_v_trips1  # norms.py:103
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:103
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:103
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:104
+@kernel function tk__layer_long_0c1a7ecc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:99
+    tk_gi = @index(Global, Linear)  # norms.py:99
+    tk_li = @index(Local, Linear)  # norms.py:99
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:99
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:99
+    tk_u = @localmem Bool (2,)  # norms.py:99
+    r = @private Int32 (1,)  # norms.py:99
+    lane = @private Int32 (1,)  # norms.py:99
+    base = @private Int32 (1,)  # norms.py:99
+    c = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:99
+    mu = @private Float32 (1,)  # norms.py:99
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:99
+    local t::Int32 = zero(Int32)  # norms.py:99
+    local s::Float32 = zero(Float32)  # norms.py:99
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
+    r[1] = Int32(0)  # norms.py:99
+    lane[1] = Int32(0)  # norms.py:99
+    base[1] = Int32(0)  # norms.py:99
+    c[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:99
+    mu[1] = 0.0f0  # norms.py:99
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:99
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
+    base[1] = r[1] * n  # norms.py:103
+    s = 0.0f0  # norms.py:104
+    tk_v_start3 = lane[1] % Int64  # norms.py:105
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
+    if UInt32(0) < tk_v_trips1  # norms.py:105
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:106
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local q::Float32 = zero(Float32)  # reductions.py:29
-    local d::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:105
-    q = 0.0f0  # norms.py:106
-    tk_v_start6 = lane[1] % Int64  # norms.py:107
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:107
-    if UInt32(0) < tk_v_trips4  # norms.py:107
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:107
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:107
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:108
-            q = fma(d, d, q)  # norms.py:109
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:107
+    q = 0.0f0  # norms.py:108
+    tk_v_start6 = lane[1] % Int64  # norms.py:109
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
+    if UInt32(0) < tk_v_trips4  # norms.py:109
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:110
+            q = fma(d, d, q)  # norms.py:111
         end
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:29
-    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:110
-    tk_v_start9 = lane[1] % Int64  # norms.py:111
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:111
-    if UInt32(0) < tk_v_trips7  # norms.py:111
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:111
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:111
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:112
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:112
+    tk_v_start9 = lane[1] % Int64  # norms.py:113
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
+    if UInt32(0) < tk_v_trips7  # norms.py:113
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:114
         end
     end
-    if lane[1] == Int32(0)  # norms.py:113
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:114
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:115
+    if lane[1] == Int32(0)  # norms.py:115
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:116
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:117
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_ac667016)) = 256  # norms.py:97
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.py:99
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_1e378f71(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:22
-    tk_gi = @index(Global, Linear)  # norms.py:22
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
-    tk_v_row_fold_acc25 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:22
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:22
-    local r::Int32 = zero(Int32)  # norms.py:22
-    local base::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_add_shifted_acc9::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_shifted_v10::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_shifted_ret11::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_shifted_acc12::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_shifted_v13::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_shifted_ret14::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a15::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b16::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret17::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:22
-    local mu::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_fold_j28::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_zero_ret30::Float32 = zero(Float32)  # norms.py:22
-    local tk_v_row_fold_c26::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_row_fold_end27::Int64 = zero(Int64)  # norms.py:22
-    local tk_v_add_square_dev_acc31::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_v32::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_d33::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_ret34::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_acc35::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_v36::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_d37::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_square_dev_ret38::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a39::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b40::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret41::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a42::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b43::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret44::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_a45::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_b46::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_add_ret47::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_fold_ret29::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_row_sq_dev_ret24::Float64 = zero(Float64)  # norms.py:22
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:22
-    local c::Int32 = zero(Int32)  # norms.py:22
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:22
-    if tk_t < tk_n  # norms.py:22
-        r = tk_t % Int32  # norms.py:23
-        base = r * n  # norms.py:24
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
+@kernel function tk__layer_rows_5538488d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:23
+    tk_gi = @index(Global, Linear)  # norms.py:23
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
+    local r::Int32 = zero(Int32)  # norms.py:23
+    local base::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_shifted_acc10::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_shifted_v11::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_shifted_ret12::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_shifted_acc13::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_shifted_v14::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_shifted_ret15::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a16::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b17::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret18::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a19::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b20::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret21::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a22::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b23::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret24::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:23
+    local mu::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_square_dev_acc33::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_v34::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_d35::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_ret36::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_acc37::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_v38::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_d39::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_square_dev_ret40::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a41::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b42::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret43::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a44::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b45::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret46::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_a47::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_b48::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_add_ret49::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_fold_lanes_ret31::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_row_fold_ret27::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_row_sq_dev_ret25::Float64 = zero(Float64)  # norms.py:23
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:23
+    local c::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
+    if tk_t < tk_n  # norms.py:23
+        r = tk_t % Int32  # norms.py:24
+        base = r * n  # norms.py:25
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
         end
-        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_shifted_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_shifted_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_shifted_ret11 = tk_v_add_shifted_acc9 + (tk_v_add_shifted_v10 - Float64(0.0))  # _rowsum.py:58
-                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_shifted_ret11  # _rowsum.py:34
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_shifted_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + (tk_v_add_shifted_v11 - Float64(0.0))  # _rowsum.py:71
+                tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
             end
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
-            tk_v_add_shifted_acc12 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
-            tk_v_add_shifted_v13 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
-            tk_v_add_shifted_ret14 = tk_v_add_shifted_acc12 + (tk_v_add_shifted_v13 - Float64(0.0))  # _rowsum.py:58
-            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret14  # _rowsum.py:37
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_shifted_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
+            tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + (tk_v_add_shifted_v14 - Float64(0.0))  # _rowsum.py:71
+            tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a15 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b16 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret17 = tk_v_add_a15 + tk_v_add_b16  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret17  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a16 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b17 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret18  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a19 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b20 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret21  # _rowsum.py:55
         end
-        tk_v_add_a21 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
-        tk_v_add_b22 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
-        tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
-        tk_v_row_fold_ret7 = tk_v_add_ret23  # _rowsum.py:43
-        tk_v_row_sum_ret2 = tk_v_row_fold_ret7  # _rowsum.py:75
-        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:25
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret30 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
+        tk_v_add_a22 = tk_v_row_fold_acc3[1]  # _rowsum.py:56
+        tk_v_add_b23 = tk_v_row_fold_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
+        tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
+        tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
+        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
         end
-        tk_v_row_fold_c26 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end27 = tk_v_row_fold_c26 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c26 + Int64(8)) <= tk_v_row_fold_end27  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_square_dev_acc31 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_v32 = x[(tk_v_row_fold_c26 + (tk_v_row_fold_j28 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_d33 = tk_v_add_square_dev_v32 - mu  # _rowsum.py:63
-                tk_v_add_square_dev_ret34 = fma(tk_v_add_square_dev_d33, tk_v_add_square_dev_d33, tk_v_add_square_dev_acc31)  # _rowsum.py:64
-                tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_square_dev_ret34  # _rowsum.py:34
+        tk_v_fold_lanes_c28 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end29 = tk_v_fold_lanes_c28 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c28 + Int64(8)) <= tk_v_fold_lanes_end29  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc33 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v34 = x[(tk_v_fold_lanes_c28 + (tk_v_fold_lanes_j30 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d35 = tk_v_add_square_dev_v34 - mu  # _rowsum.py:76
+                tk_v_add_square_dev_ret36 = fma(tk_v_add_square_dev_d35, tk_v_add_square_dev_d35, tk_v_add_square_dev_acc33)  # _rowsum.py:77
+                tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_square_dev_ret36  # _rowsum.py:47
             end
-            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c26 < tk_v_row_fold_end27  # _rowsum.py:36
-            tk_v_add_square_dev_acc35 = tk_v_row_fold_acc25[1]  # _rowsum.py:37
-            tk_v_add_square_dev_v36 = x[tk_v_row_fold_c26 + 1]  # _rowsum.py:37
-            tk_v_add_square_dev_d37 = tk_v_add_square_dev_v36 - mu  # _rowsum.py:63
-            tk_v_add_square_dev_ret38 = fma(tk_v_add_square_dev_d37, tk_v_add_square_dev_d37, tk_v_add_square_dev_acc35)  # _rowsum.py:64
-            tk_v_row_fold_acc25[1] = tk_v_add_square_dev_ret38  # _rowsum.py:37
-            tk_v_row_fold_c26 = tk_v_row_fold_c26 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c28 < tk_v_fold_lanes_end29  # _rowsum.py:49
+            tk_v_add_square_dev_acc37 = tk_v_row_fold_acc26[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v38 = x[tk_v_fold_lanes_c28 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d39 = tk_v_add_square_dev_v38 - mu  # _rowsum.py:76
+            tk_v_add_square_dev_ret40 = fma(tk_v_add_square_dev_d39, tk_v_add_square_dev_d39, tk_v_add_square_dev_acc37)  # _rowsum.py:77
+            tk_v_row_fold_acc26[1] = tk_v_add_square_dev_ret40  # _rowsum.py:50
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a39 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b40 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret41 = tk_v_add_a39 + tk_v_add_b40  # combine.py:18
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret41  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a41 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b42 = tk_v_row_fold_acc26[((tk_v_fold_lanes_j30 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret43 = tk_v_add_a41 + tk_v_add_b42  # combine.py:18
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret43  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j28 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a42 = tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b43 = tk_v_row_fold_acc25[((tk_v_row_fold_j28 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
-            tk_v_row_fold_acc25[(tk_v_row_fold_j28 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a44 = tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b45 = tk_v_row_fold_acc26[((tk_v_fold_lanes_j30 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret46 = tk_v_add_a44 + tk_v_add_b45  # combine.py:18
+            tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret46  # _rowsum.py:55
         end
-        tk_v_add_a45 = tk_v_row_fold_acc25[1]  # _rowsum.py:43
-        tk_v_add_b46 = tk_v_row_fold_acc25[2]  # _rowsum.py:43
-        tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
-        tk_v_row_fold_ret29 = tk_v_add_ret47  # _rowsum.py:43
-        tk_v_row_sq_dev_ret24 = tk_v_row_fold_ret29  # _rowsum.py:81
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret24 / Float64(n)) + eps)  # norms.py:26
-        if Int32(0) < n  # norms.py:27
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:27
-                tk_v_cse1 = (base + c) % Int64  # norms.py:28
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:28
+        tk_v_add_a47 = tk_v_row_fold_acc26[1]  # _rowsum.py:56
+        tk_v_add_b48 = tk_v_row_fold_acc26[2]  # _rowsum.py:56
+        tk_v_add_ret49 = tk_v_add_a47 + tk_v_add_b48  # combine.py:18
+        tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
+        tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
+        tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret25 / Float64(n)) + eps)  # norms.py:27
+        if Int32(0) < n  # norms.py:28
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
+                tk_v_cse1 = (base + c) % Int64  # norms.py:29
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:29
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:29
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:30
+        mean[(r % Int64) + 1] = mu  # norms.py:30
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:31
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_219be3d1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (1,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_6024db07(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (1,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_219be3d1)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6024db07)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_ebe5fbe3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (2,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_a8ccc03e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (2,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ebe5fbe3)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_a8ccc03e)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_3ad2fbfe(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (4,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_6c92f716(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (4,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_3ad2fbfe)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c92f716)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_9e2cd67c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (8,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_b90ffb2a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (8,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9e2cd67c)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_b90ffb2a)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_422b9db9(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (16,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_7667dc0e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (16,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_422b9db9)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7667dc0e)) = 256  # norms.py:48
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_d31f1e85(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:46
-    tk_gi = @index(Global, Linear)  # norms.py:46
-    tk_li = @index(Local, Linear)  # norms.py:46
-    vals = @private Float64 (32,)  # norms.py:46
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:46
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:46
-    tk_u = @localmem Bool (2,)  # norms.py:46
-    r = @private Int32 (1,)  # norms.py:46
-    lane = @private Int32 (1,)  # norms.py:46
-    base = @private Int32 (1,)  # norms.py:46
-    k = @private Int32 (1,)  # norms.py:46
-    c = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:46
-    mu = @private Float64 (1,)  # norms.py:46
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:46
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:46
-    local t::Int32 = zero(Int32)  # norms.py:46
-    local s::Float64 = zero(Float64)  # norms.py:46
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:46
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:46
-    local tk_f1::Int32 = zero(Int32)  # norms.py:46
-    r[1] = Int32(0)  # norms.py:46
-    lane[1] = Int32(0)  # norms.py:46
-    base[1] = Int32(0)  # norms.py:46
-    k[1] = Int32(0)  # norms.py:46
-    c[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:46
-    mu[1] = Float64(0.0)  # norms.py:46
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:46
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:46
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:47
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:48
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:48
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:48
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:49
-    base[1] = r[1] * n  # norms.py:50
-    s = Float64(0.0)  # norms.py:52
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:53
-        k[1] = tk_f1  # norms.py:53
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:54
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:55
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:56
+@kernel function tk_layer_norm_cached_dae4be61(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float64 (32,)  # norms.py:48
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
+    mu = @private Float64 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float64 = zero(Float64)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
+    mu[1] = Float64(0.0)  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = Float64(0.0)  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:57
-    q = Float64(0.0)  # norms.py:58
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:59
-        k[1] = tk_f2  # norms.py:59
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:60
-        q = fma(d, d, q)  # norms.py:61
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
+    q = Float64(0.0)  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f3::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:62
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:63
-        k[1] = tk_f3  # norms.py:63
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:64
-        if c[1] < n  # norms.py:65
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:66
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
         end
     end
-    if lane[1] == Int32(0)  # norms.py:67
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:68
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:69
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d31f1e85)) = 256  # norms.py:46
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dae4be61)) = 256  # norms.py:48
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_998dd234(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:97
-    tk_gi = @index(Global, Linear)  # norms.py:97
-    tk_li = @index(Local, Linear)  # norms.py:97
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:97
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:97
-    tk_u = @localmem Bool (2,)  # norms.py:97
-    r = @private Int32 (1,)  # norms.py:97
-    lane = @private Int32 (1,)  # norms.py:97
-    base = @private Int32 (1,)  # norms.py:97
-    c = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:97
-    mu = @private Float64 (1,)  # norms.py:97
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:97
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:97
-    local t::Int32 = zero(Int32)  # norms.py:97
-    local s::Float64 = zero(Float64)  # norms.py:97
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:97
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:97
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:97
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:97
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:97
-    r[1] = Int32(0)  # norms.py:97
-    lane[1] = Int32(0)  # norms.py:97
-    base[1] = Int32(0)  # norms.py:97
-    c[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:97
-    mu[1] = Float64(0.0)  # norms.py:97
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:97
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:97
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:98
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:99
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:99
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:99
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:100
-    base[1] = r[1] * n  # norms.py:101
-    s = Float64(0.0)  # norms.py:102
-    tk_v_start3 = lane[1] % Int64  # norms.py:103
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:103
-    if UInt32(0) < tk_v_trips1  # norms.py:103
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:103
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:103
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:104
+@kernel function tk__layer_long_aa0323ef(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:99
+    tk_gi = @index(Global, Linear)  # norms.py:99
+    tk_li = @index(Local, Linear)  # norms.py:99
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:99
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:99
+    tk_u = @localmem Bool (2,)  # norms.py:99
+    r = @private Int32 (1,)  # norms.py:99
+    lane = @private Int32 (1,)  # norms.py:99
+    base = @private Int32 (1,)  # norms.py:99
+    c = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:99
+    mu = @private Float64 (1,)  # norms.py:99
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:99
+    local t::Int32 = zero(Int32)  # norms.py:99
+    local s::Float64 = zero(Float64)  # norms.py:99
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
+    r[1] = Int32(0)  # norms.py:99
+    lane[1] = Int32(0)  # norms.py:99
+    base[1] = Int32(0)  # norms.py:99
+    c[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:99
+    mu[1] = Float64(0.0)  # norms.py:99
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:99
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
+    base[1] = r[1] * n  # norms.py:103
+    s = Float64(0.0)  # norms.py:104
+    tk_v_start3 = lane[1] % Int64  # norms.py:105
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
+    if UInt32(0) < tk_v_trips1  # norms.py:105
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:106
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local q::Float64 = zero(Float64)  # reductions.py:29
-    local d::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:105
-    q = Float64(0.0)  # norms.py:106
-    tk_v_start6 = lane[1] % Int64  # norms.py:107
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:107
-    if UInt32(0) < tk_v_trips4  # norms.py:107
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:107
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:107
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:108
-            q = fma(d, d, q)  # norms.py:109
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:30
+    local q::Float64 = zero(Float64)  # reductions.py:30
+    local d::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:107
+    q = Float64(0.0)  # norms.py:108
+    tk_v_start6 = lane[1] % Int64  # norms.py:109
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
+    if UInt32(0) < tk_v_trips4  # norms.py:109
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:110
+            q = fma(d, d, q)  # norms.py:111
         end
     end
-    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:21
-    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[2]  # reductions.py:22
-        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:23
-            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:24
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b17::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret18::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
             tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
-            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:24
+            tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:26
-        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:29
-    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:29
-    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:110
-    tk_v_start9 = lane[1] % Int64  # norms.py:111
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:111
-    if UInt32(0) < tk_v_trips7  # norms.py:111
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:111
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:111
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:112
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:112
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret11::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:112
+    tk_v_start9 = lane[1] % Int64  # norms.py:113
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
+    if UInt32(0) < tk_v_trips7  # norms.py:113
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:114
         end
     end
-    if lane[1] == Int32(0)  # norms.py:113
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:114
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:115
+    if lane[1] == Int32(0)  # norms.py:115
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:116
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:117
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_998dd234)) = 256  # norms.py:97
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.py:99
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_ec4c19d4,
-        (:cached, Float32, 1) => tk_layer_norm_cached_6f1db8f2,
-        (:cached, Float32, 2) => tk_layer_norm_cached_6f023e63,
-        (:cached, Float32, 4) => tk_layer_norm_cached_baee2bb3,
-        (:cached, Float32, 8) => tk_layer_norm_cached_3d4451f5,
-        (:cached, Float32, 16) => tk_layer_norm_cached_c8e43c07,
-        (:cached, Float32, 32) => tk_layer_norm_cached_88fc26dc,
-        (:long, Float32, 0) => tk__layer_long_ac667016,
-        (:rows, Float64, 0) => tk__layer_rows_1e378f71,
-        (:cached, Float64, 1) => tk_layer_norm_cached_219be3d1,
-        (:cached, Float64, 2) => tk_layer_norm_cached_ebe5fbe3,
-        (:cached, Float64, 4) => tk_layer_norm_cached_3ad2fbfe,
-        (:cached, Float64, 8) => tk_layer_norm_cached_9e2cd67c,
-        (:cached, Float64, 16) => tk_layer_norm_cached_422b9db9,
-        (:cached, Float64, 32) => tk_layer_norm_cached_d31f1e85,
-        (:long, Float64, 0) => tk__layer_long_998dd234,
+        (:rows, Float32, 0) => tk__layer_rows_64e5b0d3,
+        (:cached, Float32, 1) => tk_layer_norm_cached_845f56e1,
+        (:cached, Float32, 2) => tk_layer_norm_cached_5a69d64b,
+        (:cached, Float32, 4) => tk_layer_norm_cached_f4ebf65c,
+        (:cached, Float32, 8) => tk_layer_norm_cached_6fc1d03c,
+        (:cached, Float32, 16) => tk_layer_norm_cached_33125768,
+        (:cached, Float32, 32) => tk_layer_norm_cached_6129032d,
+        (:long, Float32, 0) => tk__layer_long_0c1a7ecc,
+        (:rows, Float64, 0) => tk__layer_rows_5538488d,
+        (:cached, Float64, 1) => tk_layer_norm_cached_6024db07,
+        (:cached, Float64, 2) => tk_layer_norm_cached_a8ccc03e,
+        (:cached, Float64, 4) => tk_layer_norm_cached_6c92f716,
+        (:cached, Float64, 8) => tk_layer_norm_cached_b90ffb2a,
+        (:cached, Float64, 16) => tk_layer_norm_cached_7667dc0e,
+        (:cached, Float64, 32) => tk_layer_norm_cached_dae4be61,
+        (:long, Float64, 0) => tk__layer_long_aa0323ef,
     )
 end
 

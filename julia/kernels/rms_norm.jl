@@ -103,1418 +103,1450 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_cf7a32a2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:34
-    tk_gi = @index(Global, Linear)  # norms.py:34
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:34
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
-    local r::Int32 = zero(Int32)  # norms.py:34
-    local base::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_add_square_dev_acc9::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_v10::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_d11::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_ret12::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_acc13::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_v14::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_d15::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_square_dev_ret16::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_a17::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_b18::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_ret19::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_a20::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_b21::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_ret22::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_a23::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_b24::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_add_ret25::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_fold_ret7::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:34
-    local c::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
-    if tk_t < tk_n  # norms.py:34
-        r = tk_t % Int32  # norms.py:35
-        base = r * n  # norms.py:36
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:37
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = 0.0f0  # _rowsum.py:29
+@kernel function tk__rms_rows_3515489a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:35
+    tk_gi = @index(Global, Linear)  # norms.py:35
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:35
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
+    local r::Int32 = zero(Int32)  # norms.py:35
+    local base::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_v11::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_v15::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:35
+    local c::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
+    if tk_t < tk_n  # norms.py:35
+        r = tk_t % Int32  # norms.py:36
+        base = r * n  # norms.py:37
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
         end
-        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - 0.0f0  # _rowsum.py:63
-                tk_v_add_square_dev_ret12 = fma(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
-                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d12 = tk_v_add_square_dev_v11 - tk_v_row_sq_dev_mu1  # _rowsum.py:76
+                tk_v_add_square_dev_ret13 = fma(tk_v_add_square_dev_d12, tk_v_add_square_dev_d12, tk_v_add_square_dev_acc10)  # _rowsum.py:77
+                tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_square_dev_ret13  # _rowsum.py:47
             end
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
-            tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
-            tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
-            tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - 0.0f0  # _rowsum.py:63
-            tk_v_add_square_dev_ret16 = fma(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
-            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_square_dev_acc14 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v15 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d16 = tk_v_add_square_dev_v15 - tk_v_row_sq_dev_mu1  # _rowsum.py:76
+            tk_v_add_square_dev_ret17 = fma(tk_v_add_square_dev_d16, tk_v_add_square_dev_d16, tk_v_add_square_dev_acc14)  # _rowsum.py:77
+            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret17  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a17 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b18 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret19  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a20 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b21 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret22 = tk_v_add_a20 + tk_v_add_b21  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret22  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a21 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b22 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret23  # _rowsum.py:55
         end
-        tk_v_add_a23 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
-        tk_v_add_b24 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
-        tk_v_add_ret25 = tk_v_add_a23 + tk_v_add_b24  # combine.py:18
-        tk_v_row_fold_ret7 = tk_v_add_ret25  # _rowsum.py:43
-        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret7  # _rowsum.py:81
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:37
-        if Int32(0) < n  # norms.py:38
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:38
-                tk_v_cse1 = (base + c) % Int64  # norms.py:39
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:39
+        tk_v_add_a24 = tk_v_row_fold_acc3[1]  # _rowsum.py:56
+        tk_v_add_b25 = tk_v_row_fold_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret26 = tk_v_add_a24 + tk_v_add_b25  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
+        tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
+        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:39
+        if Int32(0) < n  # norms.py:40
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
+                tk_v_cse1 = (base + c) % Int64  # norms.py:41
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:41
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_888e2df0(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (1,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_9f583c8b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (1,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_888e2df0)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9f583c8b)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_7d85d0f2(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (2,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_62a6f8d3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (2,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7d85d0f2)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_62a6f8d3)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_e82361c1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (4,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_fbd8313d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (4,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e82361c1)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fbd8313d)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_d6a4d13d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (8,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_704f454b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (8,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d6a4d13d)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_704f454b)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_e3615bbf(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (16,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_dcd9bca5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (16,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e3615bbf)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcd9bca5)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_0ae9dff3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float32 (32,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float32 = zero(Float32)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = 0.0f0  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_311d9027(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float32 (32,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0ae9dff3)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_311d9027)) = 256  # norms.py:79
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_7d34ee26(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:119
-    tk_gi = @index(Global, Linear)  # norms.py:119
-    tk_li = @index(Local, Linear)  # norms.py:119
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:119
-    tk_u = @localmem Bool (1,)  # norms.py:119
-    lane = @private Int32 (1,)  # norms.py:119
-    base = @private Int32 (1,)  # norms.py:119
-    c = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:119
-    local t::Int32 = zero(Int32)  # norms.py:119
-    local r::Int32 = zero(Int32)  # norms.py:119
-    local q::Float32 = zero(Float32)  # norms.py:119
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:119
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:119
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:119
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:119
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:119
-    local tk_v_cse3::Float32 = zero(Float32)  # norms.py:119
-    lane[1] = Int32(0)  # norms.py:119
-    base[1] = Int32(0)  # norms.py:119
-    c[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:119
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:120
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:121
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:121
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:121
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:122
-    base[1] = r * n  # norms.py:123
-    q = 0.0f0  # norms.py:124
-    tk_v_start3 = lane[1] % Int64  # norms.py:125
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:125
-    if UInt32(0) < tk_v_trips1  # norms.py:125
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:125
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:125
-            tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:126
-            q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
+@kernel function tk__rms_long_d003e236(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
+    tk_gi = @index(Global, Linear)  # norms.py:121
+    tk_li = @index(Local, Linear)  # norms.py:121
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:121
+    tk_u = @localmem Bool (1,)  # norms.py:121
+    lane = @private Int32 (1,)  # norms.py:121
+    base = @private Int32 (1,)  # norms.py:121
+    c = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:121
+    local t::Int32 = zero(Int32)  # norms.py:121
+    local r::Int32 = zero(Int32)  # norms.py:121
+    local q::Float32 = zero(Float32)  # norms.py:121
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:121
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:121
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
+    lane[1] = Int32(0)  # norms.py:121
+    base[1] = Int32(0)  # norms.py:121
+    c[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:121
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
+    base[1] = r * n  # norms.py:125
+    q = 0.0f0  # norms.py:126
+    tk_v_start3 = lane[1] % Int64  # norms.py:127
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
+    if UInt32(0) < tk_v_trips1  # norms.py:127
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:23
-        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:29
-    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
-    local tk_v_cse6::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret2 / Float32(n)) + eps)  # norms.py:127
-    tk_v_start6 = lane[1] % Int64  # norms.py:128
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:128
-    if UInt32(0) < tk_v_trips4  # norms.py:128
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:128
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:128
-            tk_v_cse6 = (base[1] + c[1]) % Int64  # norms.py:129
-            y[tk_v_cse6 + 1] = (x[tk_v_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:129
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:129
+    tk_v_start6 = lane[1] % Int64  # norms.py:130
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
+    if UInt32(0) < tk_v_trips4  # norms.py:130
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:131
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_7d34ee26)) = 256  # norms.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_d003e236)) = 256  # norms.py:121
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_6330669f(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:34
-    tk_gi = @index(Global, Linear)  # norms.py:34
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:34
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:34
-    local r::Int32 = zero(Int32)  # norms.py:34
-    local base::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_fold_j6::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_zero_ret8::Float32 = zero(Float32)  # norms.py:34
-    local tk_v_row_fold_c4::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_row_fold_end5::Int64 = zero(Int64)  # norms.py:34
-    local tk_v_add_square_dev_acc9::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_v10::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_d11::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_ret12::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_acc13::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_v14::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_d15::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_square_dev_ret16::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_a17::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_b18::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_ret19::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_a20::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_b21::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_ret22::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_a23::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_b24::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_add_ret25::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_row_fold_ret7::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:34
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:34
-    local c::Int32 = zero(Int32)  # norms.py:34
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:34
-    if tk_t < tk_n  # norms.py:34
-        r = tk_t % Int32  # norms.py:35
-        base = r * n  # norms.py:36
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:37
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:28
-            tk_v_zero_ret8 = 0.0f0  # _rowsum.py:48
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = Float64(0.0)  # _rowsum.py:29
+@kernel function tk__rms_rows_96161930(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:35
+    tk_gi = @index(Global, Linear)  # norms.py:35
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:35
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
+    local r::Int32 = zero(Int32)  # norms.py:35
+    local base::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_add_square_dev_acc10::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_v11::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_d12::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_ret13::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_acc14::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_v15::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_d16::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_square_dev_ret17::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_a24::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_b25::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_add_ret26::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:35
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:35
+    local c::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
+    if tk_t < tk_n  # norms.py:35
+        r = tk_t % Int32  # norms.py:36
+        base = r * n  # norms.py:37
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
         end
-        tk_v_row_fold_c4 = base % Int64  # _rowsum.py:30
-        tk_v_row_fold_end5 = tk_v_row_fold_c4 + (n % Int64)  # _rowsum.py:31
-        while (tk_v_row_fold_c4 + Int64(8)) <= tk_v_row_fold_end5  # _rowsum.py:32
-            KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(7)  # _rowsum.py:33
-                tk_v_add_square_dev_acc9 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_v10 = x[(tk_v_row_fold_c4 + (tk_v_row_fold_j6 % Int64)) + 1]  # _rowsum.py:34
-                tk_v_add_square_dev_d11 = tk_v_add_square_dev_v10 - Float64(0.0)  # _rowsum.py:63
-                tk_v_add_square_dev_ret12 = fma(tk_v_add_square_dev_d11, tk_v_add_square_dev_d11, tk_v_add_square_dev_acc9)  # _rowsum.py:64
-                tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_square_dev_ret12  # _rowsum.py:34
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d12 = tk_v_add_square_dev_v11 - Float64(tk_v_row_sq_dev_mu1)  # _rowsum.py:76
+                tk_v_add_square_dev_ret13 = fma(tk_v_add_square_dev_d12, tk_v_add_square_dev_d12, tk_v_add_square_dev_acc10)  # _rowsum.py:77
+                tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_square_dev_ret13  # _rowsum.py:47
             end
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(8)  # _rowsum.py:35
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
         end
-        while tk_v_row_fold_c4 < tk_v_row_fold_end5  # _rowsum.py:36
-            tk_v_add_square_dev_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:37
-            tk_v_add_square_dev_v14 = x[tk_v_row_fold_c4 + 1]  # _rowsum.py:37
-            tk_v_add_square_dev_d15 = tk_v_add_square_dev_v14 - Float64(0.0)  # _rowsum.py:63
-            tk_v_add_square_dev_ret16 = fma(tk_v_add_square_dev_d15, tk_v_add_square_dev_d15, tk_v_add_square_dev_acc13)  # _rowsum.py:64
-            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret16  # _rowsum.py:37
-            tk_v_row_fold_c4 = tk_v_row_fold_c4 + Int64(1)  # _rowsum.py:38
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_square_dev_acc14 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v15 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d16 = tk_v_add_square_dev_v15 - Float64(tk_v_row_sq_dev_mu1)  # _rowsum.py:76
+            tk_v_add_square_dev_ret17 = fma(tk_v_add_square_dev_d16, tk_v_add_square_dev_d16, tk_v_add_square_dev_acc14)  # _rowsum.py:77
+            tk_v_row_fold_acc3[1] = tk_v_add_square_dev_ret17  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(3)  # _rowsum.py:39
-            tk_v_add_a17 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_b18 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(4)) % Int64) + 1]  # _rowsum.py:40
-            tk_v_add_ret19 = tk_v_add_a17 + tk_v_add_b18  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret19  # _rowsum.py:40
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a18 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b19 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:53
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_row_fold_j6 in Int32(0):Int32(1)  # _rowsum.py:41
-            tk_v_add_a20 = tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_b21 = tk_v_row_fold_acc3[((tk_v_row_fold_j6 + Int32(2)) % Int64) + 1]  # _rowsum.py:42
-            tk_v_add_ret22 = tk_v_add_a20 + tk_v_add_b21  # combine.py:18
-            tk_v_row_fold_acc3[(tk_v_row_fold_j6 % Int64) + 1] = tk_v_add_ret22  # _rowsum.py:42
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a21 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b22 = tk_v_row_fold_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
+            tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret23  # _rowsum.py:55
         end
-        tk_v_add_a23 = tk_v_row_fold_acc3[1]  # _rowsum.py:43
-        tk_v_add_b24 = tk_v_row_fold_acc3[2]  # _rowsum.py:43
-        tk_v_add_ret25 = tk_v_add_a23 + tk_v_add_b24  # combine.py:18
-        tk_v_row_fold_ret7 = tk_v_add_ret25  # _rowsum.py:43
-        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret7  # _rowsum.py:81
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:37
-        if Int32(0) < n  # norms.py:38
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:38
-                tk_v_cse1 = (base + c) % Int64  # norms.py:39
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:39
+        tk_v_add_a24 = tk_v_row_fold_acc3[1]  # _rowsum.py:56
+        tk_v_add_b25 = tk_v_row_fold_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret26 = tk_v_add_a24 + tk_v_add_b25  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
+        tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
+        tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:39
+        if Int32(0) < n  # norms.py:40
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
+                tk_v_cse1 = (base + c) % Int64  # norms.py:41
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:41
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_4309af11(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (1,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_217e44b4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (1,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4309af11)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_217e44b4)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_34e34f3d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (2,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_c26dc60a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (2,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_34e34f3d)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c26dc60a)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_b2764145(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (4,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_0bbb0e87(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (4,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2764145)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0bbb0e87)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_ee70e4fa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (8,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_a5bceeba(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (8,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ee70e4fa)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5bceeba)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_07e7de31(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (16,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_e71bc39c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (16,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_07e7de31)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e71bc39c)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_93c1dc76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:77
-    tk_gi = @index(Global, Linear)  # norms.py:77
-    tk_li = @index(Local, Linear)  # norms.py:77
-    vals = @private Float64 (32,)  # norms.py:77
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:77
-    tk_u = @localmem Bool (1,)  # norms.py:77
-    lane = @private Int32 (1,)  # norms.py:77
-    base = @private Int32 (1,)  # norms.py:77
-    k = @private Int32 (1,)  # norms.py:77
-    c = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:77
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:77
-    local t::Int32 = zero(Int32)  # norms.py:77
-    local r::Int32 = zero(Int32)  # norms.py:77
-    local q::Float64 = zero(Float64)  # norms.py:77
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:77
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:77
-    local tk_f1::Int32 = zero(Int32)  # norms.py:77
-    lane[1] = Int32(0)  # norms.py:77
-    base[1] = Int32(0)  # norms.py:77
-    k[1] = Int32(0)  # norms.py:77
-    c[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:77
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:77
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:78
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:79
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:79
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:79
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:80
-    base[1] = r * n  # norms.py:81
-    q = Float64(0.0)  # norms.py:83
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:84
-        k[1] = tk_f1  # norms.py:84
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:85
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:86
-        tk_v_cse3 = vals[(k[1] % Int64) + 1]  # norms.py:87
-        q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:87
+@kernel function tk_rms_norm_cached_b2471daa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float64 (32,)  # norms.py:79
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = Float64(0.0)  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_f2::Int32 = zero(Int32)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:88
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:89
-        k[1] = tk_f2  # norms.py:89
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:90
-        if c[1] < n  # norms.py:91
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:92
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_93c1dc76)) = 256  # norms.py:77
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2471daa)) = 256  # norms.py:79
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_b8274bb2(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:119
-    tk_gi = @index(Global, Linear)  # norms.py:119
-    tk_li = @index(Local, Linear)  # norms.py:119
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:119
-    tk_u = @localmem Bool (1,)  # norms.py:119
-    lane = @private Int32 (1,)  # norms.py:119
-    base = @private Int32 (1,)  # norms.py:119
-    c = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:119
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:119
-    local t::Int32 = zero(Int32)  # norms.py:119
-    local r::Int32 = zero(Int32)  # norms.py:119
-    local q::Float64 = zero(Float64)  # norms.py:119
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:119
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:119
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:119
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:119
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:119
-    local tk_v_cse3::Float64 = zero(Float64)  # norms.py:119
-    lane[1] = Int32(0)  # norms.py:119
-    base[1] = Int32(0)  # norms.py:119
-    c[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:119
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:119
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:120
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:121
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:121
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:121
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:122
-    base[1] = r * n  # norms.py:123
-    q = Float64(0.0)  # norms.py:124
-    tk_v_start3 = lane[1] % Int64  # norms.py:125
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:125
-    if UInt32(0) < tk_v_trips1  # norms.py:125
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:125
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:125
-            tk_v_cse3 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:126
-            q = fma(tk_v_cse3, tk_v_cse3, q)  # norms.py:126
+@kernel function tk__rms_long_62fa7329(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:121
+    tk_gi = @index(Global, Linear)  # norms.py:121
+    tk_li = @index(Local, Linear)  # norms.py:121
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:121
+    tk_u = @localmem Bool (1,)  # norms.py:121
+    lane = @private Int32 (1,)  # norms.py:121
+    base = @private Int32 (1,)  # norms.py:121
+    c = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:121
+    local t::Int32 = zero(Int32)  # norms.py:121
+    local r::Int32 = zero(Int32)  # norms.py:121
+    local q::Float64 = zero(Float64)  # norms.py:121
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:121
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:121
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
+    lane[1] = Int32(0)  # norms.py:121
+    base[1] = Int32(0)  # norms.py:121
+    c[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:121
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
+    base[1] = r * n  # norms.py:125
+    q = Float64(0.0)  # norms.py:126
+    tk_v_start3 = lane[1] % Int64  # norms.py:127
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
+    if UInt32(0) < tk_v_trips1  # norms.py:127
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
         end
     end
-    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:18
-    tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = q  # reductions.py:19
-    @synchronize()  # reductions.py:20
-    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:21
-    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-    @synchronize()  # reductions.py:22
-    while tk_u[1]  # reductions.py:22
-        local tk_v_add_a7::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_b8::Float64 = zero(Float64)  # reductions.py:23
-        local tk_v_add_ret9::Float64 = zero(Float64)  # reductions.py:23
-        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:23
-            tk_v_add_a7 = tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:24
-            tk_v_add_b8 = tk_v_group_reduce_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:24
-            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
-            tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:24
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_b10::Float64 = zero(Float64)  # reductions.py:24
+        local tk_v_add_ret11::Float64 = zero(Float64)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
         end
-        @synchronize()  # reductions.py:25
-        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:26
-        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:26
-        tk_v_cse4 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_cse5 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:26
-        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # reductions.py:26
-        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:22
-        @synchronize()  # reductions.py:22
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result3[1] = tk_v_group_reduce_smem1[1]  # reductions.py:27
-    @synchronize()  # reductions.py:28
-    local tk_v_group_tree_ret6::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_group_reduce_ret2::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:29
-    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:29
-    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:29
-    local tk_v_cse6::Int64 = zero(Int64)  # reductions.py:29
-    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:29
-    tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:37
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret2 / Float64(n)) + eps)  # norms.py:127
-    tk_v_start6 = lane[1] % Int64  # norms.py:128
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:128
-    if UInt32(0) < tk_v_trips4  # norms.py:128
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:128
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:128
-            tk_v_cse6 = (base[1] + c[1]) % Int64  # norms.py:129
-            y[tk_v_cse6 + 1] = (x[tk_v_cse6 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:129
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_group_reduce_ret4::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:129
+    tk_v_start6 = lane[1] % Int64  # norms.py:130
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
+    if UInt32(0) < tk_v_trips4  # norms.py:130
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:131
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_b8274bb2)) = 256  # norms.py:119
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_62fa7329)) = 256  # norms.py:121
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_cf7a32a2,
-        (:cached, Float32, 1) => tk_rms_norm_cached_888e2df0,
-        (:cached, Float32, 2) => tk_rms_norm_cached_7d85d0f2,
-        (:cached, Float32, 4) => tk_rms_norm_cached_e82361c1,
-        (:cached, Float32, 8) => tk_rms_norm_cached_d6a4d13d,
-        (:cached, Float32, 16) => tk_rms_norm_cached_e3615bbf,
-        (:cached, Float32, 32) => tk_rms_norm_cached_0ae9dff3,
-        (:long, Float32, 0) => tk__rms_long_7d34ee26,
-        (:rows, Float64, 0) => tk__rms_rows_6330669f,
-        (:cached, Float64, 1) => tk_rms_norm_cached_4309af11,
-        (:cached, Float64, 2) => tk_rms_norm_cached_34e34f3d,
-        (:cached, Float64, 4) => tk_rms_norm_cached_b2764145,
-        (:cached, Float64, 8) => tk_rms_norm_cached_ee70e4fa,
-        (:cached, Float64, 16) => tk_rms_norm_cached_07e7de31,
-        (:cached, Float64, 32) => tk_rms_norm_cached_93c1dc76,
-        (:long, Float64, 0) => tk__rms_long_b8274bb2,
+        (:rows, Float32, 0) => tk__rms_rows_3515489a,
+        (:cached, Float32, 1) => tk_rms_norm_cached_9f583c8b,
+        (:cached, Float32, 2) => tk_rms_norm_cached_62a6f8d3,
+        (:cached, Float32, 4) => tk_rms_norm_cached_fbd8313d,
+        (:cached, Float32, 8) => tk_rms_norm_cached_704f454b,
+        (:cached, Float32, 16) => tk_rms_norm_cached_dcd9bca5,
+        (:cached, Float32, 32) => tk_rms_norm_cached_311d9027,
+        (:long, Float32, 0) => tk__rms_long_d003e236,
+        (:rows, Float64, 0) => tk__rms_rows_96161930,
+        (:cached, Float64, 1) => tk_rms_norm_cached_217e44b4,
+        (:cached, Float64, 2) => tk_rms_norm_cached_c26dc60a,
+        (:cached, Float64, 4) => tk_rms_norm_cached_0bbb0e87,
+        (:cached, Float64, 8) => tk_rms_norm_cached_a5bceeba,
+        (:cached, Float64, 16) => tk_rms_norm_cached_e71bc39c,
+        (:cached, Float64, 32) => tk_rms_norm_cached_b2471daa,
+        (:long, Float64, 0) => tk__rms_long_62fa7329,
     )
 end
 

@@ -15,6 +15,7 @@ from tests.ops import model, refs
 
 softmax_mod = importlib.import_module("tack.ops.softmax")
 norms_mod = importlib.import_module("tack.ops.norms")
+_wide = importlib.import_module("tack.ops._wide")
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def wg(monkeypatch):
 
 def _softmax_with(kernel, x, want_log):
     xa, out = tack.array(x), tack.zeros(x.shape, tack.f32)
-    kernel(xa, out, x.shape[0], x.shape[1], want_log)
+    kernel(xa, out, x.shape[0], x.shape[1], want_log, *_wide.funcs(tack.f32, "reduce"))
     return out
 
 
@@ -48,11 +49,11 @@ def test_norm_paths(wg, long):
     args = [tack.array(a) for a in (x, w, b)]
     y, mean, rstd = tack.zeros((1, 6), tack.f64), tack.zeros(1, tack.f64), tack.zeros(1, tack.f64)
     layer = norms_mod._layer_long if long else norms_mod._cached(norms_mod._layer_cached_kernel, 1)
-    layer(*args, y, mean, rstd, 1, 6, 1e-5)
+    layer(*args, y, mean, rstd, 1, 6, 1e-5, *_wide.funcs(tack.f64, "reduce"))
     for got, want in zip((y, mean, rstd), refs.layer_norm(x, w, b, 1e-5)):
         refs.close(got, want.reshape(got.shape), np.float64)
     rms = norms_mod._rms_long if long else norms_mod._cached(norms_mod._rms_cached_kernel, 1)
-    rms(args[0], args[1], y, 1, 6, 1e-6)
+    rms(args[0], args[1], y, 1, 6, 1e-6, *_wide.funcs(tack.f64, "reduce", "wide"))
     refs.close(y, refs.rms_norm(x, w, 1e-6), np.float64)
 
 

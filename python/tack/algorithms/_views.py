@@ -12,7 +12,8 @@ from ..errors import TackTypeError, TackValueError
 
 INTEGERS = (dt.i8, dt.u8, dt.i16, dt.u16, dt.i32, dt.u32, dt.i64, dt.u64)
 SIGNED = (dt.i8, dt.i16, dt.i32, dt.i64)
-FLOATS = (dt.f32, dt.f64)
+FLOATS = (dt.f16, dt.bf16, dt.f32, dt.f64)
+HALVES = (dt.f16, dt.bf16)
 
 
 def scalar_dtype(a: Array):

@@ -234,7 +234,10 @@ GROUP_STEPS = {"sum": (add, zero), "min": (nan_min, element), "max": (nan_max, e
 
 
 def accumulator(t):
-    """f32 → f32, f64 → f64, signed → i64, unsigned → u64 (integer sums wrap there)."""
+    """f16, bf16 and f32 → f32, f64 → f64, signed → i64, unsigned → u64 (integer sums wrap
+    there)."""
+    if t in V.HALVES:
+        return dt.f32
     if t in V.FLOATS:
         return t
     return dt.i64 if t in V.SIGNED else dt.u64

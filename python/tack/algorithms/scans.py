@@ -9,6 +9,8 @@ a tile's total, the scan of the tile totals (the same algorithm, applied to them
 many), then each tile scanned in shared memory from its offset (docs/algorithms.md, "Scans")"""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as dt
 from ..arrays import Array
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
@@ -17,8 +19,8 @@ from ..kernel import kernel
 from ..lib.combine import in_dtype
 from . import _views as V
 from . import lookback as LB
-from ._scratch import kept
-from .copy_fill import detached
+from ._scratch import kept, unfilled
+from .copy_fill import copy_elements, detached
 from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
@@ -161,6 +163,12 @@ def _run(name: str, src, dst, n, exclusive: int):
     n = V.count(name, n, src=s, dst=d)
     if n == 0:
         return d.dtype.np.type(0).item()
+    if d.dtype in V.HALVES:  # running sums in f32, each prefix rounded once to dst's dtype
+        wide = unfilled(d.device, dt.f32, n)
+        total = _scan(s, wide, n, exclusive)
+        copy_elements(wide, d, n)
+        with np.errstate(over="ignore"):  # f16 overflows to inf, as the stored prefixes do
+            return d.dtype.np.type(total)
     return _scan(detached(s, n, d), d, n, exclusive)
 
 

@@ -15,7 +15,8 @@ from ..frontend.inline import func
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype, nan_max, nan_min
 from . import _views as V
-from .copy_fill import detached
+from ._scratch import unfilled
+from .copy_fill import copy_elements, detached
 from .scans import exclusive_scan
 from .sorting import KEYS
 
@@ -170,8 +171,9 @@ def _values(name: str, values, n: int) -> Array:
 
 def _fold(op: str, values: Array, offsets: Array, r: int) -> Array:
     out = zeros(r, values.dtype, device=values.device)
-    if r:
-        ident = Array._from_host(_identity(op, values.dtype), values.device)
+    if r:  # `fold`'s accumulator has ident's dtype: f32 for half values, each result rounded once
+        t = dt.f32 if values.dtype in V.HALVES else values.dtype
+        ident = Array._from_host(_identity(op, t), values.device)
         _FOLDS[op](values, offsets, out, ident, r)
     return out
 
@@ -224,4 +226,9 @@ def segmented_inclusive_scan(values: Array, flags: Array, dst: Array) -> None:
     marks = zeros(n, dt.i32, device=flags.device)
     mark_flags(flags, marks, n)  # flags are read here, before dst is written
     starts, r = _starts(marks, n)
+    if dst.dtype in V.HALVES:  # running sums in f32, each prefix rounded once
+        wide = unfilled(dst.device, dt.f32, n)
+        scan_segments(v, starts, wide, r)
+        copy_elements(wide, dst, n)
+        return
     scan_segments(detached(v, n, dst), starts, dst, r)

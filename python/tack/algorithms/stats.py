@@ -29,8 +29,9 @@ def _data(name: str, data, n) -> tuple[Array, int]:
 
 
 def _acc(*arrays: Array):
-    """f32 for f32 data, f64 for f64 or integer data (integers are exact up to 2^53)."""
-    return dt.f32 if all(a.dtype == dt.f32 for a in arrays) else dt.f64
+    """f32 for f16, bf16 and f32 data, f64 for f64 or integer data (integers are exact up to
+    2^53)."""
+    return dt.f32 if all(a.dtype in (dt.f16, dt.bf16, dt.f32) for a in arrays) else dt.f64
 
 
 def var(data: Array, n=None) -> float:

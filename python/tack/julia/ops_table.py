@@ -19,8 +19,8 @@ from ..arrays import array
 from ..dtypes import f32, f64
 
 # the op modules (`tack.ops.softmax` as an attribute is the function, so by import_module)
-EW, SM, NM, MM, AT = (import_module(f"tack.ops.{m}") for m in
-                      ("elementwise", "softmax", "norms", "matmul", "attention"))
+EW, SM, NM, MM, AT, W = (import_module(f"tack.ops.{m}") for m in
+                         ("elementwise", "softmax", "norms", "matmul", "attention", "_wide"))
 
 DTYPES = (f32, f64)
 # every PER the wrappers pick (softmax._per_lane): the powers of two up to MAX_PER_LANE
@@ -60,6 +60,14 @@ def _unary(t, _):
     return [_vec(t), _vec(t)]  # x, out (the extent is the arrays')
 
 
+def _with(*names):
+    """An args function plus the op's compile-time functions for the dtype (tack.ops._wide:
+    the f32/f64 kernels take the row loop and the tree of their own dtype)."""
+    def wrap(args):
+        return lambda t, p: args(t, p) + list(W.funcs(t, *names))
+    return wrap
+
+
 def _softmax_row(t, _):
     return [_vec(t), _vec(t), 1, 8, 0]  # x, out, rows, n, want_log
 
@@ -92,25 +100,26 @@ OP_FILES = (
     OpFile("add", "elementwise", (fixed("map", EW._add, lambda t, _: [_vec(t)] * 3 + [1.0]),),
            bridges=("tack_add!",)),
     OpFile("relu", "elementwise", (fixed("map", EW._relu, _unary),), bridges=("tack_relu!",)),
-    OpFile("gelu", "elementwise", (fixed("tanh", EW._UNARY["gelu_tanh"][0], _unary),
-                                   fixed("none", EW._UNARY["gelu_erf"][0], _unary)),
+    OpFile("gelu", "elementwise", (fixed("tanh", EW._UNARY["gelu_tanh"][0], _with("wide")(_unary)),
+                                   fixed("none", EW._UNARY["gelu_erf"][0], _with("wide")(_unary))),
            bridges=("tack_gelu!",)),
-    OpFile("silu", "elementwise", (fixed("map", EW._UNARY["silu"][0], _unary),), bridges=("tack_silu!",)),
-    OpFile("softmax", "softmax", (fixed("rows", SM._rows, _softmax_row),
+    OpFile("silu", "elementwise", (fixed("map", EW._UNARY["silu"][0], _with("wide")(_unary)),),
+           bridges=("tack_silu!",)),
+    OpFile("softmax", "softmax", (fixed("rows", SM._rows, _with("fold")(_softmax_row)),
                                   fixed("columns", SM._columns, _softmax_column),
-                                  Entry("cached", SM._cached, _softmax_row, PERS),
-                                  fixed("online", SM._online, _softmax_row)),
+                                  Entry("cached", SM._cached, _with("reduce")(_softmax_row), PERS),
+                                  fixed("online", SM._online, _with("reduce")(_softmax_row))),
            bridges=("tack_softmax!",)),
     OpFile("log_softmax", "softmax", includes=("softmax",), bridges=("tack_log_softmax!",)),
-    OpFile("layer_norm", "norms", (fixed("rows", NM._layer_rows, _layer_args),
+    OpFile("layer_norm", "norms", (fixed("rows", NM._layer_rows, _with("fold")(_layer_args)),
                                    Entry("cached", _norm_cached(NM._layer_cached_kernel),
-                                         _layer_args, PERS),
-                                   fixed("long", NM._layer_long, _layer_args)),
+                                         _with("reduce")(_layer_args), PERS),
+                                   fixed("long", NM._layer_long, _with("reduce")(_layer_args))),
            bridges=("tack_layer_norm!", "tack_layer_norm_stats!")),
-    OpFile("rms_norm", "norms", (fixed("rows", NM._rms_rows, _rms_args),
-                                 Entry("cached", _norm_cached(NM._rms_cached_kernel), _rms_args,
-                                       PERS),
-                                 fixed("long", NM._rms_long, _rms_args)),
+    OpFile("rms_norm", "norms", (fixed("rows", NM._rms_rows, _with("fold")(_rms_args)),
+                                 Entry("cached", _norm_cached(NM._rms_cached_kernel),
+                                       _with("reduce", "wide")(_rms_args), PERS),
+                                 fixed("long", NM._rms_long, _with("reduce", "wide")(_rms_args))),
            bridges=("tack_rms_norm!",)),
     OpFile("matmul", "matmul", (fixed("rows4", MM._rows4, _mm_args),
                                 fixed("tiled", MM._tiled, _mm_args)),

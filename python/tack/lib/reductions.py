@@ -2,8 +2,9 @@
 value from each lane of a 256-lane workgroup with any `combine` (a `@tack.func` of two values)
 and gives the result to every lane. Its order is part of the numerics: lane i combines slot i
 with slot i + s for s = 128, 64, ..., 1, on every engine. `group_reduce` runs it in the dtype of
-an array; `tack.block_sum`, `block_min` and `block_max` in f32 (min/max follow the rule that a
-NaN anywhere gives NaN)."""
+an array, `group_reduce_f32` in f32 (the tree of a half array's statistics: a kernel takes one or
+the other as a `@tack.func` argument); `tack.block_sum`, `block_min` and `block_max` in f32
+(min/max follow the rule that a NaN anywhere gives NaN)."""
 from ..dtypes import f32
 from ..frontend.inline import func
 from ..intrinsics import barrier, expect_dtype, shared, shared_like, thread_id
@@ -34,6 +35,14 @@ def group_reduce(like, x, combine):
     """combine over `x` of every lane of the workgroup in the dtype of array `like` (any
     precision: one source serves float32 and float64), given to every lane."""
     smem = shared_like(like, 256)  # one slot per lane of a workgroup (ir.ops.WORKGROUP)
+    return group_tree(smem, x, combine)
+
+
+@func
+def group_reduce_f32(like, x, combine):
+    """combine over `x` (an f32 value) of every lane of the workgroup in f32, given to every lane:
+    `group_reduce` for kernels whose array `like` is f16 or bf16 and whose statistics are f32."""
+    smem = shared(f32, 256)
     return group_tree(smem, x, combine)
 
 

@@ -11,7 +11,8 @@ from ..arrays import Array, array, zeros
 from ..devices import Device, default_device
 from ..errors import TackTypeError, TackValueError
 
-FLOATS = (dt.f32, dt.f64)
+FLOATS = (dt.f16, dt.bf16, dt.f32, dt.f64)
+NAMES = "float16, bfloat16, float32 or float64"
 
 
 def device() -> Device:
@@ -32,12 +33,12 @@ def on(a: Array, dev: Device) -> bool:
 
 
 def as_array(op: str, name: str, x, dev: Device) -> Array:
-    """`x` (a NumPy array, a Tack array or a nested sequence) as a float32/float64 Tack array on
-    `dev`; TypeError naming the op and the argument for any other dtype."""
+    """`x` (a NumPy array, a Tack array or a nested sequence) as a float Tack array (f16, bf16,
+    f32 or f64) on `dev`; TypeError naming the op and the argument for any other dtype."""
     if isinstance(x, Array):
         if x.dtype not in FLOATS:
-            raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be float32 or float64, "
-                            f"got {x.dtype!r}")
+            raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {NAMES}, "
+                                f"got {x.dtype!r}")
         if not on(x, dev):
             raise TackValueError(f"tack.ops.{op}: argument '{name}' lives on {x.device!r}, "
                              f"not on the current device {dev!r}")
@@ -46,9 +47,12 @@ def as_array(op: str, name: str, x, dev: Device) -> Array:
         a = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise TackTypeError(f"tack.ops.{op}: argument '{name}' is not an array ({exc})") from None
-    if a.dtype not in (np.float32, np.float64):
-        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be float32 or float64, "
-                        f"got {a.dtype}")
+    try:
+        t = dt.from_numpy(a.dtype)
+    except TypeError:
+        t = None
+    if t not in FLOATS:
+        raise TackTypeError(f"tack.ops.{op}: argument '{name}' must be {NAMES}, got {a.dtype}")
     return array(a, device=dev)
 
 
@@ -113,6 +117,27 @@ def discarded(a: Array, n: int, what: str) -> Array:
     without `return_stats`): one array per device, dtype and `what`, overwritten by every call
     and never read (algorithms._scratch: no allocation, no free, which waits for a GPU)."""
     return kept(a.device, a.dtype, ("discarded", what), n)
+
+
+def half(a: Array) -> bool:
+    """Whether `a` holds f16 or bf16: the ops that reduce or call library math then compute on
+    an f32 copy (`widened`) and round each result once (`narrowed`), so that every statistic
+    and accumulation (softmax's max and sum, the norms' mean and variance, the dot products of
+    matmul and attention) is f32, as in PyTorch's half kernels."""
+    return a.dtype.is_half
+
+
+def widened(a: Array) -> Array:
+    """A half array's values in a new f32 array of its shape on its device (exact)."""
+    w = zeros(a.shape, dt.f32, a.device)
+    copy_elements(view(a, (a.size,)), view(w, (w.size,)), a.size)
+    return w
+
+
+def narrowed(w: Array, out: Array) -> Array:
+    """`out` (a half array of `w`'s shape), holding f32 `w` rounded once to its dtype."""
+    copy_elements(view(w, (w.size,)), view(out, (out.size,)), out.size)
+    return out
 
 
 def prod(shape) -> int:

@@ -10,9 +10,9 @@ The index is 64-bit: with a 32-bit one, x[base + c + j] is a wrapping sum extend
 which the vectorizer cannot prove consecutive in j, and the loop stayed scalar. Written in
 Tack's kernel language like the rest of tack.ops."""
 from ..constants import constant
-from ..dtypes import i64
+from ..dtypes import f32, i64
 from ..frontend.inline import func
-from ..intrinsics import local_array_like, unroll
+from ..intrinsics import local_array, local_array_like, unroll
 from ..lib.combine import add, larger
 
 LANES = constant(8)  # partial results: one AVX2 register of float32
@@ -20,11 +20,24 @@ LANES = constant(8)  # partial results: one AVX2 register of float32
 
 @func
 def row_fold(x, base, n, p, start, step, combine):
-    """Fold x[base + c] for c < n into eight lanes, each from start(x, base), by
+    """Fold x[base + c] for c < n into eight lanes of x's dtype, each from start(x, base), by
     `acc = step(acc, x[base + c], p)` (one expression, so that a product and its sum contract
     to one multiply-add as in a plain loop), the tail into lane 0; the lanes are then halved
     with `combine` in the order above."""
     acc = local_array_like(x, LANES)
+    return fold_lanes(acc, x, base, n, p, start, step, combine)
+
+
+@func
+def row_fold_f32(x, base, n, p, start, step, combine):
+    """`row_fold` with f32 lanes: the kernels' `fold` for f16 and bf16 rows, whose sums,
+    squared deviations and maxima are f32."""
+    acc = local_array(f32, LANES)
+    return fold_lanes(acc, x, base, n, p, start, step, combine)
+
+
+@func
+def fold_lanes(acc, x, base, n, p, start, step, combine):
     for j in unroll(range(LANES)):
         acc[j] = start(x, base)
     c = i64(base)
@@ -70,18 +83,19 @@ def _larger(acc, v, p):
 
 
 @func
-def row_sum(x, base, n, shift):
-    """sum over c < n of x[base + c] - shift (shift 0 for a plain sum)."""
-    return row_fold(x, base, n, shift, _zero, _add_shifted, add)
+def row_sum(fold, x, base, n, shift):
+    """sum over c < n of x[base + c] - shift (shift 0 for a plain sum), by `fold` (`row_fold`,
+    or `row_fold_f32` for half rows)."""
+    return fold(x, base, n, shift, _zero, _add_shifted, add)
 
 
 @func
-def row_sq_dev(x, base, n, mu):
-    """sum over c < n of (x[base + c] - mu)^2."""
-    return row_fold(x, base, n, mu, _zero, _add_square_dev, add)
+def row_sq_dev(fold, x, base, n, mu):
+    """sum over c < n of (x[base + c] - mu)^2, by `fold`."""
+    return fold(x, base, n, mu, _zero, _add_square_dev, add)
 
 
 @func
-def row_max(x, base, n):
-    """max over c < n of x[base + c]."""
-    return row_fold(x, base, n, 0, _first, _larger, larger)
+def row_max(fold, x, base, n):
+    """max over c < n of x[base + c], by `fold`."""
+    return fold(x, base, n, 0, _first, _larger, larger)

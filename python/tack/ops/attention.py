@@ -192,6 +192,9 @@ def attention(q, k, v, scale=None, causal=False, out=None):
     out = _args.output(op, out, qa)
     if qa.size == 0:
         return out
+    if _args.half(qa):  # scores, softmax and the weighted sum in f32, rounded once
+        wide = (_args.widened(a) for a in (qa, ka, va))
+        return _args.narrowed(attention(*wide, scale=sc, causal=causal), out)
     res = _args.apart(out, {"q": qa, "k": ka, "v": va})  # every row reads other rows of k, v
     if _args.workgroups(dev) and d * qa.dtype.itemsize <= SHARED_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]

@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 
 from ..constants import constant
-from ..dtypes import f32
+from ..dtypes import f64
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
 from ..kernel import kernel
 from ..lib.expf import exp_f32
-from . import _args
+from . import _args, _wide
 from ._erf import erf, erf_f32
 
 SPREAD = constant(8)  # elements per `_spread` iteration (gelu on the H200: 4 gave 3.78 TB/s, 8 3.91)
@@ -65,11 +65,11 @@ def _kernels(f, name: str):
     """The portable and the spread kernel of the scalar function `f` (a `@tack.func`), named
     `_<name>` and `_<name>_spread` (the names the Julia files and `tack.inspect` show)."""
 
-    def flat(x, out):
+    def flat(x, out, wide):  # wide: f32 math for half elements (ops/_wide.py)
         for i in range(out.shape[0]):
-            out[i] = f(x[i])
+            out[i] = f(wide(x[i]))
 
-    def spread(x, out, q, n):  # n a parameter: an extent used in the body is compiled in
+    def spread(x, out, q, n, wide):  # n a parameter: an extent used in the body is compiled in
         for t in range(q):
             vals = local_array_like(x, SPREAD)
             for k in unroll(range(SPREAD)):  # every load first: SPREAD of them in flight
@@ -78,7 +78,7 @@ def _kernels(f, name: str):
             for k in unroll(range(SPREAD)):
                 j = t + k * q
                 if j < n:
-                    out[j] = f(vals[k])
+                    out[j] = f(wide(vals[k]))
     flat.__name__, spread.__name__ = f"_{name}", f"_{name}_spread"
     return kernel(flat), kernel(spread)
 
@@ -102,14 +102,17 @@ def _unary(op, kernels, x, out, cpu_f32=None):
     if xa.size == 0:
         return out
     res = _args.apart(out, {"x": xa}, in_place=("x",))
-    if isinstance(kernels, tuple):
-        flat, spread = kernels
-        if _args.workgroups(dev):
-            q = -(-xa.size // int(SPREAD))
-            spread(_flat(xa), _flat(res), *_args.sizes(xa.size, q, xa.size))
-            return _args.deliver(res, out)
-        kernels = cpu_f32 if cpu_f32 is not None and xa.dtype == f32 else flat
-    kernels(_flat(xa), _flat(res))
+    if not isinstance(kernels, tuple):
+        kernels(_flat(xa), _flat(res))
+        return _args.deliver(res, out)
+    wide = _wide.funcs(xa.dtype, "wide")  # a half element's math in f32, rounded once
+    flat, spread = kernels
+    if _args.workgroups(dev):
+        q = -(-xa.size // int(SPREAD))
+        spread(_flat(xa), _flat(res), *_args.sizes(xa.size, q, xa.size), *wide)
+        return _args.deliver(res, out)
+    k = cpu_f32 if xa.dtype != f64 else flat  # f32 math: exp_f32, which vectorizes
+    k(_flat(xa), _flat(res), *wide)
     return _args.deliver(res, out)
 
 

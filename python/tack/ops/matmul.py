@@ -143,6 +143,8 @@ def _run(op: str, a, b, ranks, out):
         if not fresh:
             out.fill(0.0)
         return out
+    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet)
+        return _args.narrowed(_run(op, _args.widened(aa), _args.widened(ba), ranks, None), out)
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
     c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
     args = (aa, ba, c) + _args.sizes(total, z, m, k, n)

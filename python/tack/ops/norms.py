@@ -5,25 +5,26 @@ On an engine with workgroups one 256-lane workgroup takes a row; where it fits i
 variance is taken around the mean (two sweeps over registers, no cancellation); a longer row is
 read again for each sweep. The portable kernel runs one row per parallel iteration, its sums
 eight at a time (`_rowsum`). With `return_stats`, layer_norm also writes each row's mean and
-reciprocal standard deviation (one kernel, three outputs)."""
+reciprocal standard deviation (one kernel, three outputs). f16 and bf16 rows run the same
+kernels with an f32 mean and variance (`_wide`), each output rounded once."""
 from __future__ import annotations
 
 from ..constants import constant
+from ..dtypes import f32
 from ..intrinsics import local_array_like, thread_id, unroll
 from ..kernel import kernel
 from ..lib.combine import add
-from ..lib.reductions import group_reduce
-from . import _args
+from . import _args, _wide
 from ._rowsum import row_sq_dev, row_sum
 from .softmax import MAX_PER_LANE, _per_lane
 
 
 @kernel
-def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps):
+def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps, fold):
     for r in range(rows):
         base = r * n
-        mu = row_sum(x, base, n, 0.0) / n
-        inv = 1.0 / sqrt(row_sq_dev(x, base, n, mu) / n + eps)  # noqa: F821 - a kernel builtin
+        mu = row_sum(fold, x, base, n, 0.0) / n
+        inv = 1.0 / sqrt(row_sq_dev(fold, x, base, n, mu) / n + eps)  # noqa: F821 - a kernel builtin
         for c in range(n):
             y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
         mean[r] = mu
@@ -31,10 +32,11 @@ def _layer_rows(x, w, b, y, mean, rstd, rows, n, eps):
 
 
 @kernel
-def _rms_rows(x, w, y, rows, n, eps):
+def _rms_rows(x, w, y, rows, n, eps, fold):
     for r in range(rows):
         base = r * n
-        inv = 1.0 / sqrt(row_sq_dev(x, base, n, 0.0) / n + eps)  # noqa: F821
+        # mu an f32 zero: a half row's squares are f32 products of the widened elements
+        inv = 1.0 / sqrt(row_sq_dev(fold, x, base, n, f32(0.0)) / n + eps)  # noqa: F821
         for c in range(n):
             y[base + c] = x[base + c] * inv * w[c]
 
@@ -43,23 +45,23 @@ def _layer_cached_kernel(per: int):
     PER = constant(per)
 
     @kernel
-    def layer_norm_cached(x, w, b, y, mean, rstd, rows, n, eps):
+    def layer_norm_cached(x, w, b, y, mean, rstd, rows, n, eps, reduce):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
             base = r * n
             vals = local_array_like(x, PER)
-            s = 0.0
+            s = f32(0.0)
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else 0.0
                 s += vals[k]
-            mu = group_reduce(x, s, add) / n
-            q = 0.0
+            mu = reduce(x, s, add) / n
+            q = f32(0.0)
             for k in unroll(range(PER)):
                 d = vals[k] - mu if lane + k * 256 < n else 0.0
                 q += d * d
-            inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
+            inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
@@ -74,18 +76,18 @@ def _rms_cached_kernel(per: int):
     PER = constant(per)
 
     @kernel
-    def rms_norm_cached(x, w, y, rows, n, eps):
+    def rms_norm_cached(x, w, y, rows, n, eps, reduce, wide):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
             base = r * n
             vals = local_array_like(x, PER)
-            q = 0.0
+            q = f32(0.0)
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else 0.0
-                q += vals[k] * vals[k]
-            inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
+                q += wide(vals[k]) * vals[k]
+            inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
@@ -94,20 +96,20 @@ def _rms_cached_kernel(per: int):
 
 
 @kernel
-def _layer_long(x, w, b, y, mean, rstd, rows, n, eps):
+def _layer_long(x, w, b, y, mean, rstd, rows, n, eps, reduce):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
         base = r * n
-        s = 0.0
+        s = f32(0.0)
         for c in range(lane, n, 256):
             s += x[base + c]
-        mu = group_reduce(x, s, add) / n
-        q = 0.0
+        mu = reduce(x, s, add) / n
+        q = f32(0.0)
         for c in range(lane, n, 256):
             d = x[base + c] - mu
             q += d * d
-        inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
+        inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
         if lane == 0:
@@ -116,15 +118,15 @@ def _layer_long(x, w, b, y, mean, rstd, rows, n, eps):
 
 
 @kernel
-def _rms_long(x, w, y, rows, n, eps):
+def _rms_long(x, w, y, rows, n, eps, reduce, wide):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
         base = r * n
-        q = 0.0
+        q = f32(0.0)
         for c in range(lane, n, 256):
-            q += x[base + c] * x[base + c]
-        inv = 1.0 / sqrt(group_reduce(x, q, add) / n + eps)  # noqa: F821
+            q += wide(x[base + c]) * x[base + c]
+        inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
         for c in range(lane, n, 256):
             y[base + c] = x[base + c] * inv * w[c]
 
@@ -175,12 +177,12 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
         mean, rstd = _args.discarded(xa, int(rows), "mean"), _args.discarded(xa, int(rows), "rstd")
     if rows:
         if not _args.workgroups(dev):
-            k = _layer_rows
+            k, fs = _layer_rows, ("fold",)
         elif n <= 256 * MAX_PER_LANE:
-            k = _cached(_layer_cached_kernel, _per_lane(n))
+            k, fs = _cached(_layer_cached_kernel, _per_lane(n)), ("reduce",)
         else:
-            k = _layer_long
-        k(xa, w, b, y, mean, rstd, rows, n, eps)
+            k, fs = _layer_long, ("reduce",)
+        k(xa, w, b, y, mean, rstd, rows, n, eps, *_wide.funcs(xa.dtype, *fs))
     y = _args.deliver(y, out)
     if not return_stats:
         return y
@@ -195,10 +197,10 @@ def rms_norm(x, weight=None, eps=1e-6, out=None):
     y = _args.apart(out, {"x": xa, "weight": w}, in_place=("x",))
     if rows:
         if not _args.workgroups(dev):
-            k = _rms_rows
+            k, fs = _rms_rows, ("fold",)
         elif n <= 256 * MAX_PER_LANE:
-            k = _cached(_rms_cached_kernel, _per_lane(n))
+            k, fs = _cached(_rms_cached_kernel, _per_lane(n)), ("reduce", "wide")
         else:
-            k = _rms_long
-        k(xa, w, y, rows, n, eps)
+            k, fs = _rms_long, ("reduce", "wide")
+        k(xa, w, y, rows, n, eps, *_wide.funcs(xa.dtype, *fs))
     return _args.deliver(y, out)

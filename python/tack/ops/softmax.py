@@ -14,20 +14,22 @@ neighbouring iterations reading neighbouring addresses.
 Every kernel takes x - max through `_shifted`, which gives a row whose maximum is +inf NNlib's
 result (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl, `_softmax!` and
 `_logsoftmax!`): the +inf elements share the row (softmax 1/k, log_softmax -log(k) for k of
-them), the others get 0 (log_softmax -inf), where inf - inf would make the whole row NaN."""
+them), the others get 0 (log_softmax -inf), where inf - inf would make the whole row NaN.
+
+f16 and bf16 rows run the same kernels with an f32 maximum and sum (`_wide`: the f32 row loop
+and workgroup tree; the running locals start as f32) and f32 exp (`exp_f32` on the CPU)."""
 from __future__ import annotations
 
 import math
 
 from ..constants import constant
-from ..dtypes import f32
+from ..dtypes import f32, f64
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, thread_id, unroll
 from ..kernel import kernel
 from ..lib.combine import add, larger
 from ..lib.expf import exp_f32
-from ..lib.reductions import group_reduce
-from . import _args
+from . import _args, _wide
 from ._rowsum import row_max, row_sum
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
@@ -44,13 +46,13 @@ def _rows_kernel(expf, name: str):
     """The portable row kernel with `expf` for exp (the builtin, or `exp_f32`); `name` is the
     Python-side name (`tack.inspect` and the Julia files show `_rows` for both)."""
 
-    def _rows(x, out, rows, n, want_log):
+    def _rows(x, out, rows, n, want_log, fold):
         for r in range(rows):
             base = r * n
-            m = row_max(x, base, n)
+            m = row_max(fold, x, base, n)
             for c in range(n):
                 out[base + c] = expf(_shifted(x[base + c], m))
-            s = row_sum(out, base, n, 0.0)
+            s = row_sum(fold, out, base, n, 0.0)
             if want_log:
                 ls = log(s)  # noqa: F821 - a kernel builtin
                 for c in range(n):
@@ -71,10 +73,10 @@ _rows_f32 = _rows_kernel(exp_f32, "_rows_f32")  # float32 on the CPU: a vectoriz
 def _columns(x, out, columns, n, inner, want_log):
     for t in range(columns):
         base = (t // inner) * n * inner + t % inner
-        m = -math.inf
+        m = f32(-math.inf)
         for c in range(n):
             m = max(m, x[base + c * inner])
-        s = 0.0
+        s = f32(0.0)
         for c in range(n):
             s += exp(_shifted(x[base + c * inner], m))  # noqa: F821
         ls = log(s)  # noqa: F821
@@ -88,25 +90,25 @@ def _cached_kernel(per: int):
     PER = constant(per)
 
     @kernel
-    def softmax_cached(x, out, rows, n, want_log):
+    def softmax_cached(x, out, rows, n, want_log, reduce):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
             base = r * n
             vals = local_array_like(x, PER)
-            m = -math.inf
+            m = f32(-math.inf)
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 vals[k] = x[base + c] if c < n else -math.inf
                 m = max(m, vals[k])
-            m = group_reduce(x, m, larger)
-            s = 0.0
+            m = reduce(x, m, larger)
+            s = f32(0.0)
             for k in unroll(range(PER)):
                 e = exp(_shifted(vals[k], m))  # noqa: F821
                 s += e
                 if not want_log:
                     vals[k] = e
-            s = group_reduce(x, s, add)
+            s = reduce(x, s, add)
             ls = log(s)  # noqa: F821
             inv = 1.0 / s
             for k in unroll(range(PER)):
@@ -117,22 +119,22 @@ def _cached_kernel(per: int):
 
 
 @kernel
-def _online(x, out, rows, n, want_log):
+def _online(x, out, rows, n, want_log, reduce):
     for t in range(rows * 256):
         r = t // 256
         lane = thread_id()
         base = r * n
-        m = -math.inf
-        s = 0.0
+        m = f32(-math.inf)
+        s = f32(0.0)
         for c in range(lane, n, 256):
             v = x[base + c]
             if v > m:
                 s = s * exp(m - v)  # noqa: F821 - the running sum, rescaled to the new maximum
                 m = v
             s += exp(_shifted(v, m))  # noqa: F821
-        big = group_reduce(x, m, larger)
+        big = reduce(x, m, larger)
         # a lane without elements adds 0
-        s = group_reduce(x, s * exp(_shifted(m, big)), add)  # noqa: F821
+        s = reduce(x, s * exp(_shifted(m, big)), add)  # noqa: F821
         inv = 1.0 / s
         for c in range(lane, n, 256):
             v = _shifted(x[base + c], big)
@@ -175,12 +177,13 @@ def _run(op: str, x, axis, want_log: int, out):
     res = _args.apart(out, {"x": xa}, in_place=() if want_log and portable else ("x",))
     if inner > 1:
         _columns(xa, res, rows, n, inner, want_log)
-    elif portable:
-        (_rows_f32 if xa.dtype == f32 else _rows)(xa, res, rows, n, want_log)
+    elif portable:  # f32 math for f32 and half rows: exp_f32
+        k = _rows if xa.dtype == f64 else _rows_f32
+        k(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "fold"))
     elif n <= 256 * MAX_PER_LANE:
-        _cached(_per_lane(n))(xa, res, rows, n, want_log)
+        _cached(_per_lane(n))(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
     else:
-        _online(xa, res, rows, n, want_log)
+        _online(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
     return _args.deliver(res, out)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...dtypes import is_bfloat16
 from .records import Mismatch, json_number
 
 EXAMPLES = 3  # failing elements quoted in a mismatch
@@ -71,7 +72,7 @@ def compare(actual, expected: np.ndarray, dtype, atol: float, rtol: float, outpu
         return Mismatch(output, expected.size, expected.size, 0, None, [],
                         f"output {output} has shape {actual.shape}; the signature gives "
                         f"{expected.shape}")
-    if actual.dtype.kind not in "biuf":
+    if actual.dtype.kind not in "biuf" and not is_bfloat16(actual.dtype):
         return Mismatch(output, expected.size, expected.size, 0, None, [],
                         f"output {output} holds {actual.dtype}, not numbers")
     if dtype.kind in "iu":

@@ -15,6 +15,8 @@ from ...errors import TackValueError
 # dtype -> (atol, rtol)
 TABLE: dict[str, tuple[float, float]] = {
     "float16": (1e-2, 1e-2),
+    "bfloat16": (1e-2, 1e-2),  # 8 significant bits; its inputs are exact, its sums f32
+    "tfloat32": (1e-3, 1e-3),  # float32 data multiplied on tensor cores (10-bit products)
     "float32": (1e-3, 1e-3),
     "float64": (1e-9, 1e-9),
 }
@@ -34,12 +36,16 @@ def tolerance(dtype, op_class=None, fused_ops=(), override=None) -> tuple[float,
             raise TackValueError("tolerance_override is a pair (atol, rtol) of numbers, got "
                                  f"{override!r}") from None
         return atol, rtol
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iub":
-        return 0.0, 0.0
-    if dtype.name not in TABLE:
-        raise TackValueError(f"No tolerance for dtype {dtype.name}; pass tolerance_override="
+    if dtype == "tfloat32":  # a computation precision, not a NumPy dtype
+        name = dtype
+    else:
+        dtype = np.dtype(dtype)
+        if dtype.kind in "iub":
+            return 0.0, 0.0
+        name = dtype.name
+    if name not in TABLE:
+        raise TackValueError(f"No tolerance for dtype {name}; pass tolerance_override="
                              "(atol, rtol)")
-    atol, rtol = TABLE[dtype.name]
+    atol, rtol = TABLE[name]
     factor = (2.0 if op_class in RELAXED else 1.0) * 2.0 ** len(tuple(fused_ops))
     return atol * factor, rtol * factor
