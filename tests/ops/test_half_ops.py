@@ -20,11 +20,9 @@ HALVES = [np.float16, ml_dtypes.bfloat16]
 TOL = 1e-2  # tack.testing's float16/bfloat16 row
 
 
-@pytest.fixture(params=["cpu", "sim"])
-def device(request):
-    dev = tack.set_default_device(request.param)
-    yield dev
-    tack.set_default_device("cpu")
+# the CPU engine, the simulator (the workgroup paths) and a GPU (block reductions, tiled matmul,
+# tile and look-back scans)
+pytestmark = pytest.mark.engines("cpu", "sim", "cuda")
 
 
 def _name(d) -> str:
