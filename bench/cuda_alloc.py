@@ -1,4 +1,4 @@
-"""The CUDA caching allocator's effect (runtime/cuda_alloc.py): per-call time of code that makes
+"""The CUDA caching allocator's effect (runtime/cuda/alloc.py): per-call time of code that makes
 temporaries, with the cache on and with TACK_CUDA_CACHE=off, each in its own process.
 
     PYTHONPATH=python python3 bench/cuda_alloc.py [--reps 200] [--json out.json]

@@ -56,12 +56,12 @@ start = t = time.process_time()
 dev = signature.launch_device("transform", args)
 pk = transform.parse_for(args); t = tick("parse", t)
 import tack.cache; t = tick("import tack.cache", t)
-eng = dev.engine; t = tick("engine start: import runtime.cpu, toolchain", t)
+eng = dev.engine; t = tick("engine start: import runtime.cpu.engine, toolchain", t)
 from tack import cache
 from tack.toolchain import llvm_host, objload
 if {typed}:
     from tack import compiler
-    from tack.runtime import cpu
+    from tack.runtime.cpu import engine as cpu
     import tack.frontend.typecheck; t = tick("import the type checker", t)
     specs = signature.specs("transform", pk.params, args); t = tick("argument specs", t)
     typed = compiler.typecheck(transform, pk, specs); t = tick("type check", t)
@@ -81,7 +81,7 @@ else:
     fc.load_plan(transform, plan, args); t = tick("spec key again, read spec record", t)
     vkey = fc.variant_key(skey, ())
     rec = cache.load("kernel", vkey); t = tick("read variant record", t)
-    from tack.runtime import cpu_record
+    from tack.runtime.cpu import record as cpu_record
     head = fc._VARIANT + f"transform {vkey}\n".encode()  # bound to the kernel and its key
     assert rec.data.startswith(head), "the variant record is not the one call/records.py writes"
     key = cpu_record.loads(rec.data[len(head):])[2]; t = tick("parse variant record", t)

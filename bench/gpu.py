@@ -461,13 +461,13 @@ def bench_nbody(n):
 
 def _load_with_budget(kernel, args, budget):
     """First call of `kernel` with its module loaded at `.maxnreg budget` (an experiment: the
-    engine's own choice, runtime/cuda_occupancy.py, only ever raises the register count).
-    CUDAKernel tries the budgets `cuda_occupancy.budgets` yields, keeping a reload that runs at
+    engine's own choice, runtime/cuda/occupancy.py, only ever raises the register count).
+    CUDAKernel tries the budgets its `budgets` yields, keeping a reload that runs at
     least as many blocks per SM; here it is offered this one alone. `patch.object` refuses a
     name the module no longer has, so a renamed hook fails here instead of measuring nothing."""
     from unittest import mock
 
-    from tack.runtime import cuda_kernel
+    from tack.runtime.cuda import kernel as cuda_kernel
 
     with mock.patch.object(cuda_kernel, "budgets", lambda *a: iter([(budget, False)])):
         kernel(*args)

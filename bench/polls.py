@@ -23,7 +23,7 @@ os.environ["TACK_CACHE"] = "off"
 import numpy as np
 import tack
 from tack.render import llvm_polls
-from tack.runtime import cpu
+from tack.runtime.cpu import engine as cpu
 
 
 def _kernels():

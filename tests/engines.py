@@ -28,7 +28,7 @@ def cuda_unavailable() -> str | None:
     except ImportError as exc:
         return f"cuda-bindings is not installed ({exc})"
     try:
-        from tack.runtime.cuda import CUDAEngine
+        from tack.runtime.cuda.engine import CUDAEngine
 
         CUDAEngine(0)
     except Exception as exc:  # noqa: BLE001 - any failure to start (no driver, no device): skip
@@ -77,7 +77,7 @@ def _real_juliacall_skip_reason() -> str | None:
         return "not run: juliacall not installed (pip install '.[julia]' in a clone of Tack)"
     if julia_exe() is None:
         return "not run: julia not installed (put julia on PATH or set PYTHON_JULIACALL_EXE)"
-    from tack.runtime.julia import _Session
+    from tack.runtime.julia.engine import _Session
 
     try:
         _Session.get()

@@ -66,7 +66,7 @@ def test_checker_sees_an_upward_import_and_a_cycle():
     assert any("tack.arrays" in b and "package face" in b for b in bad)
     assert not any("tack.testing.oracle" in b for b in bad)
     assert arch.cycles(e) == [["tack.ir.nodes", "tack.kernel"]]
-    assert arch.layer_of("tack.runtime.cuda") == (5, "tack.runtime")
+    assert arch.layer_of("tack.runtime.cuda.engine") == (5, "tack.runtime")
     assert arch.layer_of("tack") == (8, "tack")
 
 
@@ -90,11 +90,11 @@ def test_a_call_follows_one_path_to_the_launch(traces):
     assert len(set(first.route)) <= 8 and len(first.modules) <= 76, report
     assert first.route[:2] == ["tack.kernel", "tack.call.plan"], report
     assert set(second.route) <= {"tack.kernel", "tack.call.plan", "tack.call.signature",
-                                 "tack.frontend.hostrange", "tack.runtime.cpu"}, report
+                                 "tack.frontend.hostrange", "tack.runtime.cpu.engine"}, report
     assert max(second.returns().values()) <= 3, report
-    # the native caller (runtime/cpu_call.py) where it is built, else the engine's launch
+    # the native caller (runtime/cpu/call.py) where it is built, else the engine's launch
     assert warm.route[0] == "tack.call.fast" and len(warm.route) == 2, report
-    assert set(warm.modules) <= {"tack.call.fast", "tack.runtime.cpu"}, report
+    assert set(warm.modules) <= {"tack.call.fast", "tack.runtime.cpu.engine"}, report
 
 
 def test_call_trace_measures_returns_and_ping_pongs():

@@ -232,7 +232,7 @@ def _carries(frame, args) -> bool:
 
 def trace(fn, *args) -> CallTrace:
     """`fn(*args)` under sys.setprofile, up to the engine's launch: a `launch` method of a
-    `Launchable` (runtime/base.py) or the CPU engine's native caller (runtime/cpu_call.py, a
+    `Launchable` (runtime/base.py) or the CPU engine's native caller (runtime/cpu/call.py, a
     builtin named `tack_call_*`). The route follows the arguments: the module of each frame
     that receives them, and of the frame they come back to."""
     from tack.runtime.base import Launchable

@@ -37,7 +37,7 @@ def _python() -> dict:
 
 
 def _cpu() -> dict:
-    from tack.runtime.cpu import default_num_threads
+    from tack.runtime.cpu.engine import default_num_threads
     from tack.toolchain.llvm_host import live_host_info
 
     out: dict = {"llvmlite": _version_of("llvmlite")}

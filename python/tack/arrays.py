@@ -288,7 +288,7 @@ class Array:
         else:
             self._device.engine.upload(self._buf, np.ascontiguousarray(v))
 
-    # ---- zero-copy exchange (runtime/cuda_dlpack.py) -------------------------------------------
+    # ---- zero-copy exchange (runtime/cuda/dlpack.py) -------------------------------------------
     def _scalar(self):
         """A vector/matrix array exchanges its components as trailing dimensions."""
         return getattr(self.dtype, "elem", self.dtype)
@@ -357,8 +357,8 @@ def register_reductions(run) -> None:
 
 
 def _dlpack():
-    """runtime.cuda_dlpack, imported on first use: `import tack` does not load it."""
-    from .runtime import cuda_dlpack
+    """runtime.cuda.dlpack, imported on first use: `import tack` does not load it."""
+    from .runtime.cuda import dlpack as cuda_dlpack
 
     return cuda_dlpack
 

@@ -3,7 +3,7 @@ memory pool expose theirs: `empty_cache()` and `memory_stats()`.
 
 Each CUDA device's engine keeps the blocks of arrays that went in size-class free lists and
 hands them to the next arrays of that size, so a temporary costs no `cuMemAlloc`/`cuMemFree`
-(each synchronizes the device) after the first (runtime.cuda_alloc; docs/engines.md, "CUDA
+(each synchronizes the device) after the first (runtime.cuda.alloc; docs/engines.md, "CUDA
 device memory"). Nothing here starts an engine or imports cuda-bindings unless asked about a
 device by name.
 """

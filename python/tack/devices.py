@@ -19,7 +19,7 @@ from . import dtypes as dt
 from .errors import TackRuntimeError, TackTypeError, TackValueError
 from .runtime import registry
 from .runtime.base import Capabilities, Engine
-from .runtime.cpu_threads import check_num_threads
+from .runtime.cpu.threads import check_num_threads
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
 _INDEXED = ("cuda", "hip", "level_zero", "metal", "sim")  # arches with several devices
@@ -328,7 +328,7 @@ def devices() -> list[Device]:
     made by name."""
     found = [device("cpu")]
     if registry.NATIVE_CUDA.importable():
-        from .runtime.cuda_devices import device_count  # loads the CUDA driver: only when asked
+        from .runtime.cuda.devices import device_count  # loads the CUDA driver: only when asked
 
         found += [device(f"cuda:{k}") for k in range(device_count())]
     return found

@@ -1,7 +1,7 @@
 """Foreign arrays shared without a copy: `tack.from_dlpack` of NumPy, CuPy, PyTorch, ... tensors.
 
 What may be shared, and what is refused before anything is shared, is decided here; the
-DLPack capsule handling itself lives in runtime/cuda_dlpack.py (loaded on first use)."""
+DLPack capsule handling itself lives in runtime/cuda/dlpack.py (loaded on first use)."""
 from __future__ import annotations
 
 from .arrays import Array, _dlpack, _on

@@ -1,4 +1,4 @@
-"""The caching allocator on a GPU (runtime/cuda_alloc.py, `tack.cuda`): temporaries reuse
+"""The caching allocator on a GPU (runtime/cuda/alloc.py, `tack.cuda`): temporaries reuse
 blocks without driver calls, a reused block's next user is ordered after the kernels that used
 it, exported memory is not reused, `empty_cache`, the bound and TACK_CUDA_CACHE=off."""
 import os

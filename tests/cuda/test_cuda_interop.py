@@ -5,7 +5,7 @@ import gc
 import numpy as np
 import pytest
 import tack
-from tack.runtime import cuda_dlpack
+from tack.runtime.cuda import dlpack as cuda_dlpack
 
 from tests.cuda import gpu
 

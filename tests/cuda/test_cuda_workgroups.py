@@ -113,9 +113,9 @@ def test_partial_groups_rejected_after_warm_calls():
 
 
 def test_register_budget_is_within_the_occupancy_the_kernel_had():
-    """runtime.cuda_occupancy: a kernel loaded with a `.maxnreg` budget keeps its blocks per SM
+    """runtime.cuda.occupancy: a kernel loaded with a `.maxnreg` budget keeps its blocks per SM
     and its results (the tiled n-body above is register-limited; a copy is thread-limited)."""
-    from tack.runtime.cuda_occupancy import register_budget
+    from tack.runtime.cuda.occupancy import register_budget
 
     rng = np.random.default_rng(6)
     n = 512

@@ -67,7 +67,7 @@ def test_to_moves_arrays_between_devices():
 
 
 def test_peer_copy_bandwidth():
-    from tack.runtime.cuda_devices import enable_peer
+    from tack.runtime.cuda.devices import enable_peer
 
     a, b = PAIR
     peer = enable_peer(b.engine, a.engine)
@@ -130,7 +130,7 @@ def test_concurrent_launches_from_two_threads():
 
 def test_a_peer_copys_source_block_is_reused_only_after_the_copy():
     """`y = x.to(b)` reads x on b's stream; x's block, cached when x goes, is zeroed by a's
-    next array only after that read (the caching allocator, runtime/cuda_alloc.py)."""
+    next array only after that read (the caching allocator, runtime/cuda/alloc.py)."""
     a, b = PAIR
     host = np.random.default_rng(1).random(1 << 24).astype(np.float32)  # 64 MiB
     for _ in range(3):

@@ -5,7 +5,7 @@ import gc
 import numpy as np
 import pytest
 import tack
-from tack.runtime import cuda_dlpack as D
+from tack.runtime.cuda import dlpack as D
 
 SHARED = []  # what export marked as shared (the caching allocator does not reuse it)
 

@@ -1,4 +1,4 @@
-"""The CUDA engine's "resources" and "sass" stages (runtime.cuda_inspect, toolchain.sass) driven by
+"""The CUDA engine's "resources" and "sass" stages (runtime.cuda.inspect, toolchain.sass) driven by
 a stand-in driver and stand-in tools: no GPU needed, so this runs everywhere. A real disassembly
 runs where ptxas and cuobjdump/nvdisasm are installed (the CUDA toolkit, or the NVIDIA wheels)."""
 import ctypes
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 from tack.errors import TackRuntimeError
-from tack.runtime import cuda_inspect
+from tack.runtime.cuda import inspect as cuda_inspect
 from tack.toolchain import sass
 
 from tests.cuda.ptx_sample import PTX
@@ -24,7 +24,7 @@ H100 = {"CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR": 2048,
 
 
 class FakeDriver:
-    """The few cuda-bindings driver calls runtime.cuda_inspect makes, each returning the
+    """The few cuda-bindings driver calls runtime.cuda.inspect makes, each returning the
     bindings' tuple (CUresult first) and recorded in `calls`."""
 
     def __init__(self, function_attrs, blocks, image=b"\x7fELF cubin", fail_add=0):
@@ -218,7 +218,7 @@ def test_the_cuda_engine_stage_dispatches_and_unloads(monkeypatch):
     """CUDAEngine.stage: resources and sass of the kernel loaded as a launch loads it, unloaded
     afterwards; the disassembler is looked for before anything is loaded."""
     pytest.importorskip("cuda.bindings", reason="tack.runtime.cuda imports cuda-bindings")
-    from tack.runtime import cuda
+    from tack.runtime.cuda import engine as cuda
 
     eng = object.__new__(cuda.CUDAEngine)
     loaded, unloaded = [], []

@@ -1,4 +1,4 @@
-"""The native launch trampoline (runtime.cuda_launch), driven by a stand-in for cuLaunchKernel:
+"""The native launch trampoline (runtime.cuda.launch), driven by a stand-in for cuLaunchKernel:
 it needs no GPU, so it runs everywhere."""
 import ctypes
 
@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("llvmlite")
 
-from tack.runtime.cuda_launch import Record, trampoline
+from tack.runtime.cuda.launch import Record, trampoline
 
 _VP, _U = ctypes.c_void_p, ctypes.c_uint
 _LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, _VP, _U, _U, _U, _U, _U, _U, _U, _VP, _VP, _VP)
@@ -55,7 +55,7 @@ def test_prebuilt_path_inlines_the_native_launch():
     import tack
     from tack.call import fast
     from tack.call.plan import Variant
-    from tack.runtime.cuda import CUDAKernel
+    from tack.runtime.cuda.engine import CUDAKernel
 
     @tack.kernel
     def axpy(y, a, x, n):

@@ -1,8 +1,8 @@
-"""The register budget of runtime.cuda_occupancy: pure arithmetic and PTX text, no GPU needed."""
+"""The register budget of runtime.cuda.occupancy: pure arithmetic and PTX text, no GPU needed."""
 import re
 
 import pytest
-from tack.runtime.cuda_occupancy import budgets, limit_registers, register_budget
+from tack.runtime.cuda.occupancy import budgets, limit_registers, register_budget
 
 from tests.cuda.ptx_sample import PTX
 

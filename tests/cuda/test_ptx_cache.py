@@ -2,7 +2,7 @@
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.runtime import cuda_cache as tc
+from tack.runtime.cuda import cache as tc
 
 
 @tack.kernel

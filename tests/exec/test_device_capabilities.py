@@ -37,7 +37,7 @@ def test_gpu_capabilities_without_a_gpu():
 
 def test_capabilities_come_from_the_registry(monkeypatch):
     """An engine kind registered under any name is answered by its capabilities, not its name."""
-    kind = registry.EngineKind("fake", "tack.runtime.cpu", "CPUEngine",
+    kind = registry.EngineKind("fake", "tack.runtime.cpu.engine", "CPUEngine",
                                {"cpu": Capabilities(workgroups=True, takes_pointers=True,
                                                     host_memory=True, f64=False,
                                                     atomic_bits=32)}, ("ir",))

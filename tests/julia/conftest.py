@@ -8,7 +8,7 @@ import sys
 import types
 
 import pytest
-from tack.runtime import julia as rj
+from tack.runtime.julia import engine as rj
 
 from tests.engines import juliacall_skip_reason
 from tests.julia.fake_julia import FakeJulia

@@ -1,4 +1,4 @@
-"""tack.Arrays on the Julia engine's GPU devices (runtime/julia_storage.py), without Julia: the
+"""tack.Arrays on the Julia engine's GPU devices (runtime/julia/storage.py), without Julia: the
 bookkeeping against a fake juliacall whose "device memory" is NumPy bytes. What is allocated,
 copied and launched when, the layout, and the errors raised before anything runs. The same
 paths run on Julia 1.5.3 in test_julia153_device_arrays.py."""
@@ -8,8 +8,8 @@ import tack
 from tack.devices import DeviceMismatchError
 from tack.errors import TackBufferError
 from tack.render.julia_ka import JL_TYPES
-from tack.runtime import julia as rj
-from tack.runtime.julia_storage import FUNCTIONS, JuliaBuffer
+from tack.runtime.julia import engine as rj
+from tack.runtime.julia.storage import FUNCTIONS, JuliaBuffer
 
 from tests.julia.fake_julia import FakeJulia
 

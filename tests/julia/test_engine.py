@@ -7,7 +7,7 @@ import urllib.error
 import numpy as np
 import pytest
 import tack
-from tack.runtime import julia as rj
+from tack.runtime.julia import engine as rj
 
 from tests.julia.golden import ALL_CASES, case_ir
 

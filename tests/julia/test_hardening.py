@@ -11,7 +11,7 @@ from tack import dtypes as dt
 from tack.errors import CapabilityError
 from tack.ir.nodes import Param
 from tack.ir.printer import kernel_str
-from tack.runtime import julia as rj
+from tack.runtime.julia import engine as rj
 
 from tests.julia.golden import ALL_CASES, case_ir
 

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 import tack
-from tack.runtime import julia as rj
+from tack.runtime.julia import engine as rj
 
 from tests.julia.device_sample import SAMPLE, axpy
 from tests.julia.extra_kernels import EXTRA_CASES

@@ -1,5 +1,5 @@
 import pytest
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu.engine import CPUEngine
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["serial", "threads2"])

@@ -1,4 +1,4 @@
-"""The native caller of a CPU kernel (runtime/cpu_call.py): the warm launch of tack.call.fast
+"""The native caller of a CPU kernel (runtime/cpu/call.py): the warm launch of tack.call.fast
 without ctypes. Serial and pooled launches, a block it cannot read, Python threads sharing a
 kernel, the GIL released while a kernel runs, and kernel calls that go through it."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ import tack
 from tack import dtypes as D
 from tack.ir.nodes import Assign, For
 from tack.ir.ops import Op
-from tack.runtime import cpu_call
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu import call as cpu_call
+from tack.runtime.cpu.engine import CPUEngine
 
 from tests.runtime.irbuild import C, E, L, arr, kir, st
 

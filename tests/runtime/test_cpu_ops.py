@@ -16,7 +16,7 @@ from tack import dtypes as D
 from tack.errors import RenderError, TackRuntimeError
 from tack.ir.nodes import Assign, Barrier, For, If, Param, Scratch
 from tack.ir.ops import FRONTEND_ONLY, WORKGROUP_OPS, Op
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu.engine import CPUEngine
 
 from tests.runtime import irbuild
 from tests.runtime.irbuild import (
@@ -259,7 +259,7 @@ def test_lazy_ops_do_not_evaluate_the_other_arm(tmp_path):
         from tack import dtypes as D
         from tack.ir.nodes import Expr, KernelIR, Loc, Param, Store
         from tack.ir.ops import Op
-        from tack.runtime.cpu import CPUEngine
+        from tack.runtime.cpu.engine import CPUEngine
         L = Loc("t.py", 1, 1, 1, 2)
         E = lambda op, dt, *a, arg=None: Expr(op, dt, a, arg, L)
         T = E(Op.LAUNCH, D.i64)

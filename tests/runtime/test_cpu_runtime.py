@@ -24,7 +24,7 @@ from tack.ir.nodes import (
     While,
 )
 from tack.ir.ops import Op
-from tack.runtime.cpu import CPUEngine, default_num_threads
+from tack.runtime.cpu.engine import CPUEngine, default_num_threads
 
 from tests.runtime.irbuild import (
     FLOATS,
@@ -255,7 +255,7 @@ sys.path[:0] = {path!r}
 from tack import dtypes as D
 from tack.ir.nodes import Expr, KernelIR, Loc, Param, Store
 from tack.ir.ops import Op
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu.engine import CPUEngine
 L = Loc("t.py", 1, 1, 1, 2)
 T = Expr(Op.LAUNCH, D.i64, (), None, L)
 k = CPUEngine(2).compile(KernelIR("w", [Param("o", "array", D.i64, 1, written=True)],

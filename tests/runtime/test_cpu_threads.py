@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 import tack
-from tack.runtime import cpu_timing
-from tack.runtime.cpu import CPUEngine, default_num_threads
-from tack.runtime.cpu_threads import MAX_THREADS
+from tack.runtime.cpu import timing as cpu_timing
+from tack.runtime.cpu.engine import CPUEngine, default_num_threads
+from tack.runtime.cpu.threads import MAX_THREADS
 
 from tests.runtime.irbuild import saxpy_kir
 

@@ -1,4 +1,4 @@
-"""The CUDA engine's caching allocator (runtime/cuda_alloc.py) over a fake driver: size classes,
+"""The CUDA engine's caching allocator (runtime/cuda/alloc.py) over a fake driver: size classes,
 reuse, the bound, exported blocks, out-of-memory recovery, turning it off, teardown, finalizers
 and threads. No GPU: tests/cuda/test_cuda_alloc_gpu.py runs it on one."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import threading
 import pytest
 import tack
 from tack.errors import TackValueError
-from tack.runtime.cuda_alloc import (
+from tack.runtime.cuda.alloc import (
     BlockCache,
     CUDABuffer,
     enabled_from_env,

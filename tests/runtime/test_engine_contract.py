@@ -70,11 +70,11 @@ def _defined(cls_name: str, module: str) -> set[str]:
 
 STORAGE = {"alloc", "upload", "download", "memset0", "copy", "adopt"}
 # (engine class, its module, kernel class, storage inherited); KERNEL_MODULES: kernels kept apart
-ENGINES = [("CPUEngine", "cpu.py", "CPUKernel", STORAGE),  # storage from runtime/host.py
-           ("CUDAEngine", "cuda.py", "CUDAKernel", set()),
-           ("JuliaEngine", "julia.py", "JuliaKernel", set()),
+ENGINES = [("CPUEngine", "cpu/engine.py", "CPUKernel", STORAGE),  # storage from runtime/host.py
+           ("CUDAEngine", "cuda/engine.py", "CUDAKernel", set()),
+           ("JuliaEngine", "julia/engine.py", "JuliaKernel", set()),
            ("SimEngine", "sim/engine.py", "SimKernel", STORAGE)]
-KERNEL_MODULES = {"CUDAKernel": "cuda_kernel.py"}
+KERNEL_MODULES = {"CUDAKernel": "cuda/kernel.py"}
 
 
 @pytest.mark.parametrize("engine, module, kernel, inherited", ENGINES)
@@ -93,7 +93,7 @@ def test_every_registered_kind_names_a_real_engine_class():
 
 
 def test_the_cpu_engine_satisfies_the_contract():
-    from tack.runtime.cpu import CPUEngine
+    from tack.runtime.cpu.engine import CPUEngine
 
     eng = CPUEngine.create("cpu", {"num_threads": 1})
     for name in Engine.CONTRACT:
@@ -120,7 +120,7 @@ def test_the_cpu_engine_satisfies_the_contract():
     eng.sync()
     assert o.tolist() == [0, 3, 6, -1]
     env = {"MISS": object()}
-    lines = k.inline_launch(["a0"], env)  # the native caller (runtime/cpu_call.py) where built
+    lines = k.inline_launch(["a0"], env)  # the native caller (runtime/cpu/call.py) where built
     if lines is not None:
         src = "def f(a0, n):\n" + "".join(f"    {line}\n" for line in lines)
         exec(compile(src, "<inline>", "exec"), env)  # noqa: S102 - the generated call path
@@ -152,7 +152,7 @@ def test_the_sim_engine_satisfies_the_contract():
 
 
 def test_the_julia_engine_answers_without_starting_julia():
-    from tack.runtime.julia import BACKENDS, JuliaEngine
+    from tack.runtime.julia.engine import BACKENDS, JuliaEngine
 
     assert set(BACKENDS) == set(registry.JULIA.capabilities)
     for name in Engine.CONTRACT:
@@ -163,7 +163,7 @@ def test_the_julia_engine_answers_without_starting_julia():
     buf = cpu.alloc(8)
     cpu.memset0(buf)
     assert buf.nbytes == 8
-    # A GPU device's arrays are Julia arrays on its backend (runtime/julia_storage.py): without
+    # A GPU device's arrays are Julia arrays on its backend (runtime/julia/storage.py): without
     # juliacall, or without Metal.jl, the allocation says what is missing.
     with pytest.raises(RuntimeError, match=r"missing dependency juliacall|Metal\.jl is not"):
         metal.alloc(8)
@@ -173,13 +173,13 @@ def test_the_julia_engine_answers_without_starting_julia():
 
 @pytest.mark.skipif(importlib.util.find_spec("cuda") is None, reason="cuda-bindings absent")
 def test_the_cuda_engine_class_overrides_the_contract():
-    from tack.runtime.cuda import CUDAEngine, CUDAKernel
+    from tack.runtime.cuda.engine import CUDAEngine, CUDAKernel
 
     for name in Engine.CONTRACT:
         assert getattr(CUDAEngine, name) is not getattr(Engine, name), name
     # One launch, the class's; the path it calls the driver by is the engine's setting
     assert "launch" in CUDAKernel.__dict__
-    from tack.runtime.cuda import launch_path_from_env
+    from tack.runtime.cuda.engine import launch_path_from_env
 
     assert [launch_path_from_env({"TACK_CUDA_LAUNCH": v}) for v in
             ("ctypes", "bindings", "native", "other")] == ["ctypes", "bindings", "native", "native"]

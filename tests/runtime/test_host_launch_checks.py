@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.runtime.julia import JuliaKernel
+from tack.runtime.julia.engine import JuliaKernel
 from tack.runtime.sim.engine import SimEngine
 
 

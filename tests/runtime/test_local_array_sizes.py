@@ -52,7 +52,7 @@ sys.path[:0] = [{python!r}, {kdir!r}]
 import numpy as np
 import tack
 from tack.compiler import specialize
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu.engine import CPUEngine
 import bigmod
 
 n, threads, where = {n}, {threads}, {where!r}
@@ -219,7 +219,7 @@ def test_heap_layout_keeps_small_arrays_on_the_stack():
 
 def test_symbol_names_agree_with_the_engine():
     from tack.passes.polls import sigints_symbol
-    from tack.runtime import cpu_symbols
+    from tack.runtime.cpu import symbols as cpu_symbols
 
     assert cpu_symbols.NOMEM.format("tack_k") == frames.nomem_symbol("tack_k")
     assert cpu_symbols.SIGINTS.format("tack_k") == sigints_symbol("tack_k")

@@ -8,11 +8,11 @@ it); its contents are whatever the last call left, so a kernel that uses one wri
 reading it. The table is bounded: at most LIMIT arrays and BYTES bytes per device, the least
 recently used going first; an array larger than BYTES is made for its call and not kept (the
 sort's work arrays at 2^29 keys and up), which the CUDA caching allocator makes cheap
-(runtime/cuda_alloc.py).
+(runtime/cuda/alloc.py).
 
 `result_box` gives the one-element arrays whose value the host reads next (a reduction's
 result): on an engine that maps host memory for the device (`host_mapped`,
-runtime/cuda_readback.py) the kernel writes host memory and the read is the wait alone."""
+runtime/cuda/readback.py) the kernel writes host memory and the read is the wait alone."""
 from __future__ import annotations
 
 import ctypes

@@ -2,7 +2,7 @@
 minutes would otherwise hold its native call (and the pool's chunk) until it ends.
 
 A polled loop reads the process's SIGINT count every `strip` iterations and the launch index
-returns when it moved (render/llvm_polls.py lowers it; runtime/cpu_interrupt.py says what the
+returns when it moved (render/llvm_polls.py lowers it; runtime/cpu/interrupt.py says what the
 call then raises). Work is counted in iterations of innermost bodies: a loop's work is its trip
 count times its body's work, and a body's work is 1 plus the work of the loops in it. A loop is
 polled unless its trip count is a compile-time constant and its whole work is at most

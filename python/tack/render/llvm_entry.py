@@ -1,7 +1,7 @@
 """The CPU kernel's entry function (LLVMRenderer's part, a mixin like llvm_bits.BitRendering)
 and its heap frame, where the local arrays that passes/frames.py keeps off the stack live.
 
-CPU entry ABI (what `runtime.cpu` calls; see docs/design/002-cpu-engine.md):
+CPU entry ABI (what `runtime.cpu.engine` calls; see docs/design/002-cpu-engine.md):
 
     void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)
 
@@ -13,7 +13,7 @@ A kernel with large local arrays (passes/frames.py) has a heap frame: the entry 
 with `malloc` before its loop over t, passes it to the body as one more parameter, and frees it after the
 loop, so one frame serves every iteration of a call on its thread, as a stack frame would. If
 `malloc` fails the entry runs no iteration and counts the failure in `@tack_nomem_<entry>`,
-which the engine reads after the launch and turns into MemoryError (runtime/cpu.py).
+which the engine reads after the launch and turns into MemoryError (runtime/cpu/engine.py).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The CPU engine's renderer: LLVMRenderer plus the Ctrl-C polls that passes/polls.py places.
 
 A kernel with polled loops exports `@tack_sigints_<entry>`, a pointer the engine sets to the
-process's SIGINT count once the code is mapped (runtime/cpu_interrupt.py); until then it points
+process's SIGINT count once the code is mapped (runtime/cpu/interrupt.py); until then it points
 at a constant 0, so such code is still safe to run. The entry reads the count once (`sig0`) and
 passes the body three more parameters: where `sig0` is, a flag, and the budget. A poll that
 finds the count moved sets the flag and returns from the body; the entry then stops its loop

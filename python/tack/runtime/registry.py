@@ -128,17 +128,17 @@ _NATIVE_ELSEWHERE = ("Cannot initialize '{arch}' backend: Tack's native engine d
                      "matching GPU package installed")
 
 NATIVE_CPU = register(EngineKind(
-    "native", "tack.runtime.cpu", "CPUEngine",
+    "native", "tack.runtime.cpu.engine", "CPUEngine",
     {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True,
                          local_bytes=CPU_LOCAL_BYTES)},
     ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE,
     files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}, records=True))
 
 NATIVE_CUDA = register(EngineKind(
-    "native", "tack.runtime.cuda", "CUDAEngine",
+    "native", "tack.runtime.cuda.engine", "CUDAEngine",
     {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False,
                           library_math=False)},
-    ("ir", "source", "resources", "sass"),  # runtime/cuda_inspect.py: the last two
+    ("ir", "source", "resources", "sass"),  # runtime/cuda/inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install '.[cuda]' in a clone of Tack ({exc})",
     refusal="inspect mode {mode!r} is CPU only: the {arch} engine shows {modes}",
@@ -153,7 +153,7 @@ def _julia(arch: str) -> Capabilities:
     (https://github.com/JuliaConcurrent/Atomix.jl/blob/main/ext/AtomixMetalExt.jl), and CUDA
     and Metal none narrower than 32 bits (Atomix's CUDA and Metal extensions call
     `CUDA.atomic_*`/`Metal.atomic_*`, defined for 32- and 64-bit types). On GPU devices a
-    tack.Array is a Julia array on the backend (runtime/julia_storage.py, docs/julia.md)."""
+    tack.Array is a Julia array on the backend (runtime/julia/storage.py, docs/julia.md)."""
     return Capabilities(workgroups=True, takes_pointers=False, host_memory=arch == "cpu",
                         f64=arch in ("cpu", "cuda", "hip"),
                         atomic_bits=32 if arch == "metal" else 64,
@@ -162,7 +162,7 @@ def _julia(arch: str) -> Capabilities:
 
 
 JULIA = register(EngineKind(
-    "julia", "tack.runtime.julia", "JuliaEngine",
+    "julia", "tack.runtime.julia.engine", "JuliaEngine",
     {arch: _julia(arch) for arch in ("cpu", "cuda", "metal", "hip", "level_zero")},
     ("ir", "source"), files={"ir": "ir.txt", "source": "jl"}))
 # Selecting the Julia engine checks nothing: it renders (tack.inspect) without juliacall, and

@@ -1,6 +1,6 @@
 """A stand-in for the `juliacall` module that runs Tack's Julia engine against a `JuliaProcess`.
 
-The engine (`tack.runtime.julia`) uses `juliacall.newmodule(name).seval(code)`, calls what
+The engine (`tack.runtime.julia.engine`) uses `juliacall.newmodule(name).seval(code)`, calls what
 `seval` returns, and catches `juliacall.JuliaError`. `juliacall_module(process)` provides exactly
 that over the pipe, converting results as juliacall does (Julia `Bool`, integers, floats,
 strings and `nothing` become Python values; anything else stays in Julia as a callable handle)
@@ -14,7 +14,7 @@ import contextlib
 import sys
 import types
 
-from ...runtime import julia as rj
+from ...runtime.julia import engine as rj
 from .process import JuliaError, JuliaProcess
 
 

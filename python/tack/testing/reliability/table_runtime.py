@@ -10,7 +10,7 @@ from .case import Case
 _LOCAL = '''
 import threading
 from tack.compiler import specialize
-from tack.runtime.cpu import CPUEngine
+from tack.runtime.cpu.engine import CPUEngine
 N = tack.constant({mib} * (1 << 18))
 PAGES = tack.constant({mib} * 256)
 

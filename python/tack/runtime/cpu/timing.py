@@ -7,8 +7,8 @@ import functools
 import math
 import time
 
-from .cpu_call import ENTRY
-from .cpu_threads import NEVER
+from .call import ENTRY
+from .threads import NEVER
 
 CALIBRATION_NS = 20_000_000  # time budget of each timed phase of fanout_ns, whatever P is
 
@@ -44,7 +44,8 @@ def entry_overhead_ns(entry, addr: int) -> float:
 @functools.cache
 def call_overhead_ns() -> float:
     """Warm cost of one serial launch of an empty kernel via ctypes (subtracted from timings)."""
-    from . import cpu_pool  # measured with the pool; the engine's import does not load it
+    # measured with the pool; the engine's import does not load it
+    from . import pool as cpu_pool
 
     nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
     noop, addr = ENTRY(nat.noop), ctypes.addressof(buf)
@@ -56,7 +57,7 @@ def fanout_ns(num_threads: int) -> float:
     """What a parallel launch costs beyond its share of the work, measured once per pool: a small
     streaming kernel over 4096 hot floats per thread, F = T_parallel - T_serial / P. A no-op kernel
     would miss the chunk hand-out and the cache lines that move to the workers (3x less here)."""
-    from . import cpu_pool  # (see call_overhead_ns)
+    from . import pool as cpu_pool  # (see call_overhead_ns)
 
     pool, nat = cpu_pool.get_pool(num_threads), cpu_pool.native()
     n = 4096 * num_threads

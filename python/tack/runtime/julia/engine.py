@@ -9,7 +9,7 @@ at construction). It runs in one module `TackJL` per process, which includes
 julia/src/TackRuntime.jl. A CPU launch runs on zero-copy views of the NumPy buffers; a GPU launch
 of NumPy arrays uploads, runs, synchronizes and downloads the written arrays
 (`TackRuntime.launch!`); a GPU device's tack.Arrays are Julia arrays on the backend, launched on
-as they are (runtime/julia_storage.py). Every failure to start Julia or a GPU package is a
+as they are (runtime/julia/storage.py). Every failure to start Julia or a GPU package is a
 `RuntimeError` saying what to install; nothing falls back to another engine. See docs/julia.md.
 """
 from __future__ import annotations
@@ -25,20 +25,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..capabilities import check_atomic_widths
-from ..dtypes import bf16, is_bfloat16
-from ..errors import TackRuntimeError, TackTypeError, TackValueError
-from ..ir.nodes import KernelIR
-from ..ir.ops import ATOMIC
-from ..ir.printer import kernel_str
-from ..ir.walk import iter_exprs, iter_stmts
-from ..passes.bounds import DBG
-from ..render.julia_ka import render_julia
-from ..render.julia_ka_rewrites import stmt_exprs
-from .base import Capabilities, Engine, Launchable
-from .host import HostMemory, check_count, host_array
-from .julia_storage import JuliaBuffer, JuliaStorage
-from .registry import JULIA
+from ...capabilities import check_atomic_widths
+from ...dtypes import bf16, is_bfloat16
+from ...errors import TackRuntimeError, TackTypeError, TackValueError
+from ...ir.nodes import KernelIR
+from ...ir.ops import ATOMIC
+from ...ir.printer import kernel_str
+from ...ir.walk import iter_exprs, iter_stmts
+from ...passes.bounds import DBG
+from ...render.julia_ka import render_julia
+from ...render.julia_ka_rewrites import stmt_exprs
+from ..base import Capabilities, Engine, Launchable
+from ..host import HostMemory, check_count, host_array
+from ..registry import JULIA
+from .storage import JuliaBuffer, JuliaStorage
 
 # device → (Julia package, its UUID in Julia's General registry, KernelAbstractions backend
 # constructor): docs/julia.md lists what to install for each.
@@ -54,7 +54,7 @@ BACKENDS = {
 # in https://github.com/JuliaGPU/Metal.jl/blob/main/src/MetalKernels.jl; before, threadgroup only).
 MIN_VERSIONS = {"Metal": "1.6.2"}
 # Shipped in the package as tack/jl/TackRuntime.jl (a link to julia/src/ in the repository).
-RUNTIME_JL = Path(__file__).resolve().parents[1] / "jl" / "TackRuntime.jl"
+RUNTIME_JL = Path(__file__).resolve().parents[2] / "jl" / "TackRuntime.jl"
 _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
             "on PATH, or set PYTHON_JULIACALL_EXE and PYTHON_JULIACALL_PROJECT; with network "
             "access juliapkg can also download Julia itself. See docs/julia.md.")
@@ -215,7 +215,7 @@ class JuliaEngine(Engine):
         return JULIA.capabilities[self.device]
 
     # ---- storage: host memory on KA's CPU backend, device memory on a GPU backend ------------
-    # (runtime/julia_storage.py; docs/julia.md, "tack.Arrays on Julia GPU devices")
+    # (runtime/julia/storage.py; docs/julia.md, "tack.Arrays on Julia GPU devices")
     def storage(self) -> HostMemory | JuliaStorage:
         """Host memory on KA's CPU backend; else this device's memory (Julia starts)."""
         if self.capabilities.host_memory:

@@ -13,9 +13,9 @@ those as plain tokens (`tack.cache.records`) and names the code by its `cpu/` ca
 """
 from __future__ import annotations
 
-from .. import dtypes as d
-from ..cache import records
-from ..ir.nodes import Param
+from ... import dtypes as d
+from ...cache import records
+from ...ir.nodes import Param
 
 _HEX = frozenset("0123456789abcdef")
 _KINDS = ("array", "scalar")

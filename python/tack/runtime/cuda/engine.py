@@ -8,7 +8,7 @@
     engine.sync()                         # waits; errors of queued launches surface here
 
 Storage (the engine contract, runtime/base.py): `alloc(nbytes)` → `CUDABuffer` (`.ptr`; its
-block goes back to the caching allocator, runtime.cuda_alloc, when it goes; zero bytes → ptr 0,
+block goes back to the caching allocator, runtime.cuda.alloc, when it goes; zero bytes → ptr 0,
 nothing allocated; out of memory even after emptying the cache → `MemoryError`, earlier buffers
 intact), `upload`, `download` (waits first, so errors of queued kernels name them), `memset0`,
 `copy`, `adopt` (DLPack import). All work goes to one stream per engine, created
@@ -16,7 +16,7 @@ blocking (it orders against the legacy default stream that CuPy and PyTorch use 
 
 The launch path (docs/design/004-cuda-engine.md): each kernel prebuilds its parameter block (one
 8-byte slot per parameter plus `n`, and the `void*[]` of slot addresses `cuLaunchKernel` wants)
-and a launch record for the native trampoline of `runtime.cuda_launch`; a launch is one
+and a launch record for the native trampoline of `runtime.cuda.launch`; a launch is one
 `struct.pack_into` and one ctypes call with one pointer argument, the trampoline calling
 `cuLaunchKernel`. The engine's `launch_via` setting picks the path, from `TACK_CUDA_LAUNCH` when
 the engine starts: `bindings` (cuda-bindings' `cuLaunchKernel` with the prebuilt `void**` as an
@@ -37,24 +37,24 @@ import os
 import sys
 import weakref
 
-from ..errors import TackError, TackRuntimeError, TackValueError
-from ..ir.nodes import KernelIR
-from ..ir.ops import WORKGROUP as BLOCK
-from ..ir.printer import kernel_str
-from ..toolchain.nvptx import compile_ptx
-from ..toolchain.sass import disassemble, disassembler
-from . import cuda_inspect
-from .base import Engine
-from .cuda_alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
-from .cuda_devices import copy_peer
-from .cuda_driver import INVALID_CONTEXT as _INVALID_CONTEXT
-from .cuda_driver import SUCCESS as _SUCCESS
-from .cuda_driver import code_of as _code
-from .cuda_driver import drv, error_name
-from .cuda_kernel import PATHS, CUDAKernel
-from .cuda_launch import Native
-from .cuda_readback import MappedHost
-from .registry import NATIVE_CUDA
+from ...errors import TackError, TackRuntimeError, TackValueError
+from ...ir.nodes import KernelIR
+from ...ir.ops import WORKGROUP as BLOCK
+from ...ir.printer import kernel_str
+from ...toolchain.nvptx import compile_ptx
+from ...toolchain.sass import disassemble, disassembler
+from ..base import Engine
+from ..registry import NATIVE_CUDA
+from . import inspect as cuda_inspect
+from .alloc import BlockCache, CUDABuffer, enabled_from_env, limit_from_env
+from .devices import copy_peer
+from .driver import INVALID_CONTEXT as _INVALID_CONTEXT
+from .driver import SUCCESS as _SUCCESS
+from .driver import code_of as _code
+from .driver import drv, error_name
+from .kernel import PATHS, CUDAKernel
+from .launch import Native
+from .readback import MappedHost
 
 LABEL = "CUDABackend"
 _OOM = 2
@@ -107,7 +107,7 @@ class CUDAEngine(MappedHost, Engine):
 
     def __init__(self, index: int = 0, launch_via: str | None = None):
         self.index = int(index)
-        # How its kernels call cuLaunchKernel (runtime/cuda_kernel.py, PATHS): set when the
+        # How its kernels call cuLaunchKernel (runtime/cuda/kernel.py, PATHS): set when the
         # engine starts, so a kernel's launch and its prebuilt call path agree
         self.launch_via = launch_path_from_env() if launch_via is None else launch_via
         if self.launch_via not in PATHS:
@@ -229,7 +229,7 @@ class CUDAEngine(MappedHost, Engine):
 
     def copy_peer(self, dst: CUDABuffer, src_engine: CUDAEngine, src: CUDABuffer,
                   nbytes: int) -> None:
-        """Copy from another device's buffer, queued on our stream (runtime.cuda_devices)."""
+        """Copy from another device's buffer, queued on our stream (runtime.cuda.devices)."""
         copy_peer(self, dst, src_engine, src, nbytes)
 
     def can_access_peer(self, other: CUDAEngine) -> bool:
@@ -239,7 +239,7 @@ class CUDAEngine(MappedHost, Engine):
 
     # ---- storage (the engine contract, runtime/base.py) ----------------------------------------
     def alloc(self, nbytes: int) -> CUDABuffer:
-        """A block of the caching allocator (runtime.cuda_alloc); back to it when the buffer
+        """A block of the caching allocator (runtime.cuda.alloc); back to it when the buffer
         goes. Out of memory even after emptying the cache: CUDAOutOfMemoryError."""
         nbytes = int(nbytes)
         if nbytes <= 0:
@@ -327,7 +327,7 @@ class CUDAEngine(MappedHost, Engine):
 
     def stage(self, kir: KernelIR, name: str) -> str:
         """"ir"; "source": the PTX this engine loads for `kir`; "resources" (JSON) and "sass":
-        of the kernel loaded as a launch loads it (runtime.cuda_inspect), then unloaded."""
+        of the kernel loaded as a launch loads it (runtime.cuda.inspect), then unloaded."""
         if name == "ir":
             return kernel_str(kir)
         if name == "source":

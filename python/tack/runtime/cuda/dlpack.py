@@ -18,7 +18,7 @@ called) when the Tack array's buffer goes.
 `stream`, so a consumer synchronizes with Tack's queued work (v3 semantics).
 
 Either export marks the memory shared (`engine.share`): when the Tack array goes, its block
-returns to the driver instead of the caching allocator's free lists (runtime.cuda_alloc), since
+returns to the driver instead of the caching allocator's free lists (runtime.cuda.alloc), since
 the consumer's stream may still be reading it.
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ import threading
 
 import numpy as np
 
-from .. import dtypes as dt
-from ..errors import TackBufferError, TackTypeError
+from ... import dtypes as dt
+from ...errors import TackBufferError, TackTypeError
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 _CODES = {"i": 0, "u": 1, "f": 2}

@@ -1,22 +1,22 @@
 """One compiled CUDA kernel: its module loaded at the register budget the occupancy rule picks,
-and the prebuilt parameter block that each launch packs (the launch paths of runtime/cuda.py's
-docstring). Kept apart from the engine (runtime/cuda.py), which creates these in `compile`."""
+and the prebuilt parameter block that each launch packs (the launch paths of engine.py's
+docstring). Kept apart from the engine (engine.py), which creates these in `compile`."""
 from __future__ import annotations
 
 import ctypes
 import threading
 
-from ..errors import TackValueError
-from ..ir.nodes import KernelIR
-from ..ir.ops import WORKGROUP as BLOCK
-from .base import Launchable
-from .cuda_cache import cached_ptx
-from .cuda_driver import INVALID_CONTEXT, OK, code_of, drv
-from .cuda_launch import Record, trampoline
-from .cuda_occupancy import budgets, limit_registers
-from .packing import PACK_ERRORS, layout, pack_slow
+from ...errors import TackValueError
+from ...ir.nodes import KernelIR
+from ...ir.ops import WORKGROUP as BLOCK
+from ..base import Launchable
+from ..packing import PACK_ERRORS, layout, pack_slow
+from .cache import cached_ptx
+from .driver import INVALID_CONTEXT, OK, code_of, drv
+from .launch import Record, trampoline
+from .occupancy import budgets, limit_registers
 
-# How a launch calls cuLaunchKernel (`CUDAEngine.launch_via`, runtime/cuda_launch.py): "native"
+# How a launch calls cuLaunchKernel (`CUDAEngine.launch_via`, runtime/cuda/launch.py): "native"
 # (the trampoline), "ctypes" or "bindings"; bench/gpu.py compares them
 PATHS = ("native", "ctypes", "bindings")
 
@@ -80,7 +80,7 @@ class CUDAKernel(Launchable):
         return regs, int(blocks), local
 
     def _reload_with(self, ptx: str, budget: int, more: bool) -> bool:
-        """Load again with `.maxnreg budget` (runtime.cuda_occupancy); keep the new module if
+        """Load again with `.maxnreg budget` (runtime.cuda.occupancy); keep the new module if
         it runs at least as many blocks per SM (`more`: more blocks, spilling nothing more)."""
         module, function = self._load(limit_registers(ptx, self.entry, budget))
         regs, blocks, local = self._occupancy(function)
@@ -118,7 +118,7 @@ class CUDAKernel(Launchable):
     def launch(self, args, n: int, via: str | None = None) -> None:
         """Queue one launch over [0, n); returns at once. Packs the parameter block (its last
         slot is `n`), then calls cuLaunchKernel by the path `via` (None: the engine's,
-        `CUDAEngine.launch_via`): "native", the trampoline of runtime.cuda_launch (one ctypes
+        `CUDAEngine.launch_via`): "native", the trampoline of runtime.cuda.launch (one ctypes
         call with one pointer argument); "ctypes", libcuda's entry through ctypes argtypes;
         "bindings", cuda-bindings' wrapper."""
         if via is None:

@@ -23,8 +23,8 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from ..toolchain import objload
-from .cpu_threads import NEVER
+from ...toolchain import objload
+from .threads import NEVER
 
 ABI = "tack_call/2"  # part of the disk-cache key of the code that holds a caller
 RECORD = struct.Struct("@qqQQ")  # n_par, grain, pool, tack_pool_launch (0, 0 while serial)

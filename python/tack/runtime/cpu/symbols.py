@@ -1,12 +1,12 @@
 """The symbols a CPU kernel's object code exports, by name: its entry, its native caller
-(cpu_call.py), the pointer its Ctrl-C polls read (passes/polls.py), its heap frame's failure
+(call.py), the pointer its Ctrl-C polls read (passes/polls.py), its heap frame's failure
 count (passes/frames.py). Known without the renderer: a kernel from the disk cache checks its
 record's symbols against these.
 """
 from __future__ import annotations
 
-from ..ir.nodes import KernelIR
-from . import cpu_call
+from ...ir.nodes import KernelIR
+from . import call as cpu_call
 
 
 def entry_symbol(kir: KernelIR) -> str:
@@ -15,7 +15,7 @@ def entry_symbol(kir: KernelIR) -> str:
 
 
 def symbols_of(entry: str, with_caller: bool, polled: bool, heap: bool) -> list[str]:
-    """The symbols a kernel's object code exports: its entry, its native caller (cpu_call.py),
+    """The symbols a kernel's object code exports: its entry, its native caller (call.py),
     the pointer its Ctrl-C polls read (passes/polls.py), its heap frame's failure count
     (passes/frames.py)."""
     out = [entry] + [cpu_call.caller_symbol(entry)] * with_caller

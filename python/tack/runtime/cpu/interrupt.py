@@ -4,7 +4,7 @@ partially written (docs/language.md, "Kernels and calls"; docs/design/002-cpu-en
 
 A launch runs inside one GIL-releasing native call, so Python's own SIGINT handler only notes
 the signal; the call would run to its end. So the pool's code has a native handler
-(`tack_on_sigint`, cpu_pool_ir.py) that counts the signal where the chunk loop and the kernels'
+(`tack_on_sigint`, pool_ir.py) that counts the signal where the chunk loop and the kernels'
 polls see it and then calls the handler it replaced — Python's — so the KeyboardInterrupt comes
 as usual when the call returns. It is installed (once, by the pool's first use) only in front of Python's default
 handler: a program that set its own SIGINT handler, or ignores SIGINT, keeps exactly that

@@ -1,7 +1,7 @@
 """The CUDA engine's caching allocator: device blocks kept in size-class free lists and reused,
 so a temporary costs no `cuMemAlloc`/`cuMemFree` (each synchronizes the device) after the first.
 
-One `BlockCache` per engine, that is per context and stream (runtime/cuda.py). A buffer that
+One `BlockCache` per engine, that is per context and stream (cuda/engine.py). A buffer that
 goes returns its block to the free list of its size class; the next allocation of that class
 takes it back. That is safe in stream order: every use of a block (launches, copies, memsets)
 is queued on the engine's one stream, so the work that used a block is ordered before the work
@@ -9,7 +9,7 @@ of its next user. Where memory leaves that order the block is not reused:
 
 - a block exported (`__dlpack__`, `__cuda_array_interface__`: `share`) may still be read on the
   consumer's stream when Tack's array goes, so it is returned to the driver (`cuMemFree` waits);
-- a peer copy reads its source on the destination's stream; runtime/cuda.py makes the source's
+- a peer copy reads its source on the destination's stream; cuda/engine.py makes the source's
   stream wait for it.
 
 Bounded: idle blocks above `limit` bytes are returned to the driver, the oldest first; an
@@ -29,7 +29,7 @@ import re
 import threading
 import weakref
 
-from ..errors import TackValueError
+from ...errors import TackValueError
 
 ALIGN = 512  # the smallest block; sizes below 1 MiB round up to a multiple of it
 _SMALL = 1 << 20

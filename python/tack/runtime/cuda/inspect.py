@@ -2,7 +2,7 @@
 and "sass" (the machine code ptxas makes of the same PTX).
 
 Both take a kernel loaded exactly as a launch loads it (`CUDAKernel`: the PTX, then the register
-budget of runtime.cuda_occupancy when it applies) and the driver bindings `drv` as an argument, so
+budget of runtime.cuda.occupancy when it applies) and the driver bindings `drv` as an argument, so
 they import without cuda-bindings and are tested with a stand-in driver (tests/cuda).
 
     resources(kernel, drv)   # dict: registers, local (spill) bytes, static shared bytes, ...
@@ -13,8 +13,8 @@ from __future__ import annotations
 import ctypes
 import json
 
-from ..ir.ops import WORKGROUP as BLOCK
-from .cuda_occupancy import GRANULE, limit_registers
+from ...ir.ops import WORKGROUP as BLOCK
+from .occupancy import GRANULE, limit_registers
 
 # What cuFuncGetAttribute reports of a function, by the key `resources` gives it.
 FUNCTION_ATTRIBUTES = (

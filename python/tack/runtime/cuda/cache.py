@@ -1,14 +1,14 @@
 """The CUDA engine's use of the disk cache (`tack.cache`, kind "cuda"): PTX per specialization.
-Kept apart from runtime/cuda.py so it imports without the CUDA driver bindings."""
+Kept apart from runtime/cuda/engine.py so it imports without the CUDA driver bindings."""
 from __future__ import annotations
 
 import threading
 
 import llvmlite
 
-from .. import cache
-from ..ir.nodes import KernelIR
-from ..toolchain.nvptx import PTXModule, compile_ptx
+from ... import cache
+from ...ir.nodes import KernelIR
+from ...toolchain.nvptx import PTXModule, compile_ptx
 
 # PTX built or loaded in this process, by key: several devices of one architecture (cuda:0 and
 # cuda:1 of an H200 pair) compile a specialization once and load the same PTX. TACK_CACHE=off

@@ -30,8 +30,8 @@ import functools
 import os
 import threading
 
-from ..toolchain.objload import load_ir
-from .cpu_threads import MAX_THREADS, check_num_threads  # noqa: F401 (re-exported)
+from ...toolchain.objload import load_ir
+from .threads import MAX_THREADS, check_num_threads  # noqa: F401 (re-exported)
 
 _SYMBOLS = ("tack_pool_create", "tack_pool_init", "tack_pool_workers", "tack_pool_shutdown",
             "tack_pool_noop", "tack_pool_probe", "tack_pool_launch", "tack_on_sigint",
@@ -46,8 +46,8 @@ class _Native:
     def __init__(self):
         # Loaded with the pool, not with the engine: a first call that stays serial (most
         # first calls) needs neither the pool's IR nor the SIGINT machinery (`signal`, ~1 ms).
-        from . import cpu_interrupt
-        from .cpu_pool_ir import pause_asm, pool_ir
+        from . import interrupt as cpu_interrupt
+        from .pool_ir import pause_asm, pool_ir
 
         self.code = load_ir(pool_ir(pause_asm()), _SYMBOLS, "tack_pool", keep=True,
                             words=("tack_sigint_count",))
@@ -59,7 +59,7 @@ class _Native:
         self.shutdown = _c.CFUNCTYPE(None, ptr)(addr("tack_pool_shutdown"))
         self.noop, self.probe = addr("tack_pool_noop"), addr("tack_pool_probe")
         # launch(pool, fn, args, begin, end, n_par, grain); a CFUNCTYPE call releases the GIL.
-        # It returns 1 if a SIGINT stopped it (cpu_interrupt.py).
+        # It returns 1 if a SIGINT stopped it (interrupt.py).
         self.launch = _c.CFUNCTYPE(i64, ptr, ptr, ptr, i64, i64, i64, i64)(
             addr("tack_pool_launch"))
         self.sigints = _c.CFUNCTYPE(i64)(addr("tack_sigints"))

@@ -1,4 +1,4 @@
-"""The thread pool's code, as LLVM IR text over pthreads (cpu_pool.py compiles and drives it;
+"""The thread pool's code, as LLVM IR text over pthreads (pool.py compiles and drives it;
 the protocol is described there). Kept apart from the Python side because it is long and is
 read as one program.
 """
@@ -31,7 +31,7 @@ declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @sched_yield()
 
-; Ctrl-C: the SIGINT handler (cpu_interrupt.py installs it in front of Python's) counts signals in
+; Ctrl-C: the SIGINT handler (interrupt.py installs it in front of Python's) counts signals in
 ; @sigints and calls Python's handler. A job remembers the count it started at (`sig0`); its
 ; chunks stop being taken once the count moved, and tack_pool_launch returns 1. Kernels with
 ; polled loops read the count too (passes/polls.py), through its exported address.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import TackValueError
+from ...errors import TackValueError
 
 MAX_THREADS = max(1024, os.cpu_count() or 1)
 NEVER = 1 << 62  # the parallel threshold n_par meaning "always serial"

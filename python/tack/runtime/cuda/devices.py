@@ -1,12 +1,12 @@
 """Several CUDA devices in one process: how many there are, peer access and copies between them.
-Kept apart from runtime/cuda.py (the engine of one device)."""
+Kept apart from runtime/cuda/engine.py (the engine of one device)."""
 from __future__ import annotations
 
 import threading
 
-from .cuda_driver import SUCCESS as _SUCCESS
-from .cuda_driver import code_of as _code
-from .cuda_driver import drv
+from .driver import SUCCESS as _SUCCESS
+from .driver import code_of as _code
+from .driver import drv
 
 _PEER_ENABLED = 704  # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED (another library enabled it)
 

@@ -7,14 +7,14 @@
 
 A launch packs the arguments into a prebuilt buffer of 8-byte slots (one `struct.pack_into`) and
 makes one GIL-releasing ctypes call: the kernel entry itself on the calling thread, or
-`tack_pool_launch` (cpu_pool.py), which splits the range over the native pool. The adaptive policy
+`tack_pool_launch` (pool.py), which splits the range over the native pool. The adaptive policy
 (docs/design/002-cpu-engine.md): per pool, the fan-out cost F of a parallel launch is measured
 once; per kernel, the first two launches time serial prefixes (~10 µs each) for the cost per
 iteration c; from then on a launch of n goes parallel iff n >= n_par = SAFETY * F / (c (1 - 1/P)):
 one compare per launch. The pool is started, and F measured, by the first launch whose serial
 rest would cost more than starting it (POOL_START_NS), so a process that only makes small
 launches, like most first calls, never pays for them; until then n_par assumes F_PRIOR_NS.
-Warm launches through tack.call.fast call the kernel's native caller (cpu_call.py), not ctypes.
+Warm launches through tack.call.fast call the kernel's native caller (call.py), not ctypes.
 
 The object code comes from toolchain/objload.py: from the disk cache (tack.cache) when an earlier
 process compiled the same KernelIR for this target with this Tack, mapped without rendering and
@@ -29,21 +29,23 @@ import os
 import threading
 import time
 
-from .. import cache
-from .. import dtypes as d
-from ..capabilities import workgroup_features
-from ..errors import TackRuntimeError, TackValueError
-from ..ir.nodes import Expr, KernelIR, Loc, Param, Store
-from ..ir.ops import Op
-from ..ir.printer import kernel_str
-from ..toolchain import llvm_host, objload
-from . import cpu_call, cpu_record, cpu_threads
-from .base import Engine, Launchable
-from .cpu_symbols import entry_symbol, nomem_of, sigints_of, symbols_of, words_of
-from .cpu_threads import NEVER
-from .host import HostMemory
-from .packing import PACK_ERRORS, layout, pack_slow
-from .registry import NATIVE_CPU
+from ... import cache
+from ... import dtypes as d
+from ...capabilities import workgroup_features
+from ...errors import TackRuntimeError, TackValueError
+from ...ir.nodes import Expr, KernelIR, Loc, Param, Store
+from ...ir.ops import Op
+from ...ir.printer import kernel_str
+from ...toolchain import llvm_host, objload
+from ..base import Engine, Launchable
+from ..host import HostMemory
+from ..packing import PACK_ERRORS, layout, pack_slow
+from ..registry import NATIVE_CPU
+from . import call as cpu_call
+from . import record as cpu_record
+from . import threads as cpu_threads
+from .symbols import entry_symbol, nomem_of, sigints_of, symbols_of, words_of
+from .threads import NEVER
 
 PREFIX_NS = 10_000  # serial work timed per calibrating launch (the rest of it runs parallel)
 SAMPLE_NS = 2_000  # a prefix timed this long gives a per-iteration sample (timer noise << 5%)
@@ -85,11 +87,12 @@ class CPUEngine(HostMemory, Engine):
 
     @property
     def pool(self):
-        """The native pool (cpu_pool.Pool), made and its code loaded by the first launch that
+        """The native pool (pool.Pool), made and its code loaded by the first launch that
         needs it; None with one thread."""
         if self.num_threads == 1:
             return None
-        from . import cpu_pool  # with the pool: a first call that stays serial never loads it
+        # with the pool: a first call that stays serial never loads it
+        from . import pool as cpu_pool
 
         return cpu_pool.get_pool(self.num_threads)
 
@@ -129,7 +132,7 @@ class CPUKernel(Launchable):
 
     def __init__(self, engine: CPUEngine, kir: KernelIR):
         self._kir, self._make_kir, self._llvm_ir, self._optimized_ir = kir, None, None, None
-        from ..passes.frames import heap_layout  # (a kernel from the disk cache needs none)
+        from ...passes.frames import heap_layout  # (a kernel from the disk cache needs none)
 
         entry = entry_symbol(kir)
         self._with_caller = with_caller = cpu_call.available()  # (read by `_render`)
@@ -142,7 +145,7 @@ class CPUKernel(Launchable):
 
     @classmethod
     def from_record(cls, engine: CPUEngine, data: bytes, make_kir, expected):
-        """The kernel a launch record describes (cpu_record.py), its code from the disk cache;
+        """The kernel a launch record describes (record.py), its code from the disk cache;
         None if unusable. `make_kir()` gives the KernelIR if asked for (`llvm_ir`)."""
         got = cpu_record.loads(data)
         if got is None or [(p.name, p.kind, p.dtype, p.ndim) for p in got[1]] != expected:
@@ -160,7 +163,7 @@ class CPUKernel(Launchable):
         return self
 
     def record(self) -> bytes | None:
-        """This kernel's launch record (cpu_record.py); None if its code is not in the cache."""
+        """This kernel's launch record (record.py); None if its code is not in the cache."""
         key = getattr(self._code, "cache_key", None)
         return None if key is None else cpu_record.dumps(self.name, self.params, key,
                                                          self._symbols)
@@ -184,7 +187,8 @@ class CPUKernel(Launchable):
         self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
         self._count = None  # with polls: the SIGINT count (a ctypes view)
         if self.polled:
-            from . import cpu_interrupt, cpu_pool  # signal handling: with kernels that poll
+            from . import interrupt as cpu_interrupt  # signal handling: with kernels that poll
+            from . import pool as cpu_pool
 
             self._count, self._serial = cpu_interrupt.watch_sigints(
                 cpu_pool.native(), code.address(self._sigints), self._entry, name)
@@ -241,8 +245,8 @@ class CPUKernel(Launchable):
         """Start the pool (its code comes from the disk cache too) and measure its fan-out cost,
         on the first launch whose serial rest would cost more than that (POOL_START_NS): a
         kernel only ever launched small, like most first calls, never pays."""
-        from . import cpu_pool  # (see CPUEngine.pool)
-        from .cpu_timing import fanout_ns
+        from . import pool as cpu_pool  # (see CPUEngine.pool)
+        from .timing import fanout_ns
 
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
@@ -331,7 +335,7 @@ class CPUKernel(Launchable):
         if n < 64:  # too small to time: it would measure the call, not the kernel
             return self._serial(0, n, addr)
         if self._call_ns is None:
-            from .cpu_timing import entry_overhead_ns  # with the first calibration
+            from .timing import entry_overhead_ns  # with the first calibration
 
             self._call_ns = entry_overhead_ns(self._entry, addr)
         done = spent = 0
@@ -400,7 +404,8 @@ class CPUKernel(Launchable):
 
 
 def _interrupted(name: str) -> None:
-    from . import cpu_interrupt  # a SIGINT stopped a pool launch: loaded with the pool
+    # a SIGINT stopped a pool launch: loaded with the pool
+    from . import interrupt as cpu_interrupt
 
     cpu_interrupt.interrupted(name)
 
@@ -408,7 +413,7 @@ def _interrupted(name: str) -> None:
 def poll_plan(kir: KernelIR) -> dict:
     """passes/polls.py's plan of the kernel's Ctrl-C polls; that module loads with the first
     compile (a kernel from the disk cache needs none of it)."""
-    from ..passes import polls
+    from ...passes import polls
 
     return polls.poll_plan(kir)
 
@@ -416,8 +421,8 @@ def poll_plan(kir: KernelIR) -> dict:
 def render(kir: KernelIR) -> str:
     """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed), with its
     Ctrl-C polls (render/llvm_polls.py)."""
-    from ..render.llvm import entry_name  # llvmlite loads on first render
-    from ..render.llvm_polls import PollingRenderer
+    from ...render.llvm import entry_name  # llvmlite loads on first render
+    from ...render.llvm_polls import PollingRenderer
 
     assert entry_name(kir) == entry_symbol(kir)
     r = PollingRenderer()
@@ -437,7 +442,7 @@ def _source(kir: KernelIR, with_caller: bool):
         return None
 
 
-# ---- `python -m tack.runtime.cpu`: the numbers docs/design/002-cpu-engine.md quotes -------------
+# ---- `python -m tack.runtime.cpu.engine`: the numbers docs/design/002-cpu-engine.md quotes -----
 def _saxpy_kernel() -> KernelIR:
     loc = Loc("saxpy.py", 1, 1, 1, 2)
 
@@ -456,8 +461,8 @@ def _report() -> None:
 
     import numpy as np
 
-    from . import cpu_pool
-    from .cpu_timing import _median_ns, call_overhead_ns, fanout_ns
+    from . import pool as cpu_pool
+    from .timing import _median_ns, call_overhead_ns, fanout_ns
 
     kir, cpus = _saxpy_kernel(), os.cpu_count() or 1
     print(f"host: {llvm_host.host_info()['cpu']}, {cpus} CPUs; call overhead "

@@ -19,7 +19,7 @@ import functools
 import struct
 import sys
 
-from ..ir.ops import WORKGROUP as BLOCK
+from ...ir.ops import WORKGROUP as BLOCK
 
 # { cuLaunchKernel, CUfunction, i64 span, CUstream, void** params, i64* n }
 _RECORD = struct.Struct("@QQqQQQ")
@@ -56,7 +56,7 @@ entry:
 @functools.cache
 def trampoline():
     """The compiled `tack_cuda_launch` as a ctypes function (the call releases the GIL)."""
-    from ..toolchain.objload import load_ir
+    from ...toolchain.objload import load_ir
 
     code = load_ir(_IR, ("tack_cuda_launch",), "tack_cuda_launch", keep=True)
     fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(code.address("tack_cuda_launch"))
