@@ -115,17 +115,13 @@ class CheckRecorder(Recorder):
 
     def warp(self, site: Site, what: str, group: int, warp: int, arrived, expected,
              diverged_at) -> None:
-        """A warp collective executed by some lanes of a warp only: a barrier-kind finding."""
+        """A warp collective executed by some lanes of a warp only: a barrier-kind finding,
+        recorded as `barrier` records one, naming the collective and the warp."""
         if "barrier" not in self.kinds:
             return
-        d = self.diverged.setdefault((site, diverged_at), _Diverged())
-        d.groups.append(int(group))
+        self.barrier(site, group, arrived, expected, diverged_at)
+        d = self.diverged[(site, diverged_at)]
         if len(d.groups) == 1:
-            arrived, expected = np.asarray(arrived), np.asarray(expected)
-            base = int(group) * WORKGROUP
-            d.live = len(expected)
-            d.arrived = [base + int(x) for x in arrived]
-            d.missing = [base + int(x) for x in np.setdiff1d(expected, arrived)]
             d.warp = (what, int(warp))
 
     def finish(self) -> None:
