@@ -228,7 +228,8 @@ def test_entry_abi_and_arrays():
                [Param("a", "scalar", D.f64), arr("x", D.f64), arr("y", D.f64, True),
                 Param("k", "scalar", D.u8)], name="axpy")
     text = verified(render(k))
-    assert 'define void @"tack_axpy"(i64 %"t_begin", i64 %"t_end", i8* %"args")' in text
+    assert ('define void @"tack_axpy"(i64 %"t_begin", i64 %"t_end", i8* %"args", '
+            'i64 %"sig0")') in text
     assert ('define internal void @"tack_axpy.body"(i64 %"t", double %"a", double* %"x", '
             'double* %"y", i8 %"k") alwaysinline nounwind') in text
     assert "load double, double* %" in text and "align 8" in text

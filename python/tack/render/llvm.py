@@ -1,6 +1,6 @@
 """Final `KernelIR` → LLVM IR text (llvmlite.ir); toolchain/llvm_host.py optimizes and compiles it.
 
-The CPU entry (`void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)`, what `runtime.cpu.engine`
+The CPU entry (`void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args, i64 %sig0)`, what `runtime.cpu.engine`
 calls) is llvm_entry.py's. The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
 (NVPTX) keeps it and overrides `emit_entry` (calling convention, where t comes from), `triple`,
 `array_addrspace`, `scratch_array` (shared memory), `thread_id`, `barrier`, `math_function` (math

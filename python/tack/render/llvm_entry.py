@@ -3,11 +3,13 @@ and its heap frame, where the local arrays that passes/frames.py keeps off the s
 
 CPU entry ABI (what `runtime.cpu.engine` calls; see docs/design/002-cpu-engine.md):
 
-    void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args)
+    void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args, i64 %sig0)
 
 runs the kernel body once for each launch index t in [t_begin, t_end) (`Op.LAUNCH` is t). `args`
 points at one 8-byte slot per `KernelIR.params` entry, in order: an array's slot holds its data
 pointer; a scalar's slot holds its value as the dtype's C type, stored at the slot's first byte.
+`sig0` is the launch's SIGINT count, which a kernel with Ctrl-C polls compares the count with
+(llvm_polls.py); the others ignore it.
 
 A kernel with large local arrays (passes/frames.py) has a heap frame: the entry allocates it
 with `malloc` before its loop over t, passes it to the body as one more parameter, and frees it after the
@@ -93,7 +95,7 @@ class CPUEntry:
         *blocks)` emits one index's work (args: the body's arguments after t; leave: where a
         stop goes; blocks: new blocks named `between`, placed between the loop's and `done`)
         and returns the block it ends in, where t is stepped."""
-        begin, end, _ = fn.args
+        begin, end = fn.args[:2]
         loop = fn.append_basic_block("loop")
         blocks = [fn.append_basic_block(n) for n in between]
         done = fn.append_basic_block("done")
@@ -110,13 +112,16 @@ class CPUEntry:
         return fn
 
     def entry_function(self, kir: KernelIR) -> tuple[ir.Function, ir.IRBuilder, list]:
-        """The CPU entry function, a builder in its entry block and the parameters' values."""
+        """The CPU entry function, `void (i64 t_begin, i64 t_end, ptr args, i64 sig0)`, a
+        builder in its entry block and the parameters' values. `sig0` is the launch's SIGINT
+        count, read by whoever started the launch before anything of it ran (the polls of
+        llvm_polls.py stop once the count differs; other kernels ignore it)."""
         i8p = ir.PointerType(ir.IntType(8))
-        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p]),
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p, I64]),
                          name=entry_name(kir))
         fn.attributes.add("nounwind")
-        begin, end, args = fn.args
-        begin.name, end.name, args.name = "t_begin", "t_end", "args"
+        begin, end, args, sig0 = fn.args
+        begin.name, end.name, args.name, sig0.name = "t_begin", "t_end", "args", "sig0"
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         vals = []
         for j, p in enumerate(kir.params):
@@ -152,7 +157,7 @@ class CPUEntry:
         heap frame allocated on the way in if the kernel has one. Returns the body's arguments
         after t, the block the loop is entered from, and the block it leaves to (which frees
         the frame)."""
-        begin, end, _ = fn.args
+        begin, end = fn.args[:2]
         if not self.heap:
             b.cbranch(b.icmp_signed("<", begin, end), loop, done)
             return vals, fn.blocks[0], done

@@ -2,7 +2,10 @@
 
 A kernel with polled loops exports `@tack_sigints_<entry>`, a pointer the engine sets to the
 process's SIGINT count once the code is mapped (runtime/cpu/interrupt.py); until then it points
-at a constant 0, so such code is still safe to run. The entry reads the count once (`sig0`) and
+at a constant 0, so such code is still safe to run. The entry takes the launch's count as its
+parameter `sig0`, read by whoever started the launch (the C caller, the pool's caller or the
+engine) before the launch began: an entry that read the count itself would count a SIGINT that
+came between the launch's start and its own as the baseline, and run on to its end. The entry
 passes the body three more parameters: where `sig0` is, a flag, and the budget. A poll that
 finds the count moved sets the flag and returns from the body; the entry then stops its loop
 over t. A poll reads `sig0` and the count from memory, so that they take no register in the
@@ -64,10 +67,10 @@ class PollingRenderer(LLVMRenderer):
         for arg, name in zip(body.args[-3:], ("sig0", "interrupted", "budget")):
             arg.name = name
         fn, b, vals = self.entry_function(kir)
+        self._sigints_slot(kir)  # exported: the engine points it at the count
         # sig0 stays in memory (the polls are rare; registers are for the loops they sit in)
-        sig0 = b.alloca(I64, name="sig0")
-        now = b.load_atomic(b.load(self._sigints_slot(kir), align=8), "monotonic", 8)
-        b.store_atomic(now, sig0, "monotonic", 8)
+        sig0 = b.alloca(I64, name="sig0.slot")
+        b.store_atomic(fn.args[3], sig0, "monotonic", 8)
         # an empty asm that takes sig0's address: the slot escapes, so LLVM keeps it in memory
         b.asm(ir.FunctionType(ir.VoidType(), [sig0.type]), "", "r", [sig0], True)
         flag = b.alloca(I1, name="interrupted")
@@ -98,7 +101,7 @@ class PollingRenderer(LLVMRenderer):
         return self.t_loop(fn, b, vals, each, ("next",))
 
     def _moved(self, b: ir.IRBuilder, sig0) -> ir.Value:
-        """Whether the SIGINT count moved since the entry read `sig0`."""
+        """Whether the SIGINT count moved from the launch's `sig0`."""
         count = b.load_atomic(self._sigints_slot(self.kir), "monotonic", 8)
         return b.icmp_unsigned("!=", b.load_atomic(count, "monotonic", 8),
                                b.load_atomic(sig0, "monotonic", 8))
@@ -118,8 +121,8 @@ class PollingRenderer(LLVMRenderer):
 
     # ---- the polls, in the body ----------------------------------------------------------------
     def poll(self) -> None:
-        """If the SIGINT count moved since the entry began: set the flag, return from the body.
-        Otherwise go on with a full budget."""
+        """If the SIGINT count differs from the launch's baseline: set the flag, return from the
+        body. Otherwise go on with a full budget."""
         sig0, flag, budget = self.extra_args
         moved = self._moved(self.b, sig0)
         go = self.block("poll.go")

@@ -57,29 +57,29 @@ merge.3:
   br label %"merge.1"
 }
 
-define void @"tack_chained_select"(i64 %"t_begin", i64 %"t_end", i8* %"args") nounwind
+define void @"tack_chained_select"(i64 %"t_begin", i64 %"t_end", i8* %"args", i64 %"sig0") nounwind
 {
 entry:
-  %".5" = getelementptr i8, i8* %"args", i64 0
-  %".6" = bitcast i8* %".5" to float**
-  %"x" = load float*, float** %".6", align 8
-  %".7" = getelementptr i8, i8* %"args", i64 8
-  %".8" = bitcast i8* %".7" to float**
-  %"out" = load float*, float** %".8", align 8
-  %".9" = getelementptr i8, i8* %"args", i64 16
-  %".10" = bitcast i8* %".9" to float*
-  %"lo" = load float, float* %".10", align 8
-  %".11" = getelementptr i8, i8* %"args", i64 24
-  %".12" = bitcast i8* %".11" to float*
-  %"hi" = load float, float* %".12", align 8
-  %".13" = icmp slt i64 %"t_begin", %"t_end"
-  br i1 %".13", label %"loop", label %"done"
+  %".6" = getelementptr i8, i8* %"args", i64 0
+  %".7" = bitcast i8* %".6" to float**
+  %"x" = load float*, float** %".7", align 8
+  %".8" = getelementptr i8, i8* %"args", i64 8
+  %".9" = bitcast i8* %".8" to float**
+  %"out" = load float*, float** %".9", align 8
+  %".10" = getelementptr i8, i8* %"args", i64 16
+  %".11" = bitcast i8* %".10" to float*
+  %"lo" = load float, float* %".11", align 8
+  %".12" = getelementptr i8, i8* %"args", i64 24
+  %".13" = bitcast i8* %".12" to float*
+  %"hi" = load float, float* %".13", align 8
+  %".14" = icmp slt i64 %"t_begin", %"t_end"
+  br i1 %".14", label %"loop", label %"done"
 loop:
   %"t" = phi  i64 [%"t_begin", %"entry"], [%"t.next", %"loop"]
   call void @"tack_chained_select.body"(i64 %"t", float* %"x", float* %"out", float %"lo", float %"hi")
   %"t.next" = add i64 %"t", 1
-  %".16" = icmp slt i64 %"t.next", %"t_end"
-  br i1 %".16", label %"loop", label %"done"
+  %".17" = icmp slt i64 %"t.next", %"t_end"
+  br i1 %".17", label %"loop", label %"done"
 done:
   ret void
 }

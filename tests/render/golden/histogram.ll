@@ -31,26 +31,26 @@ body:
   ret void
 }
 
-define void @"tack_histogram"(i64 %"t_begin", i64 %"t_end", i8* %"args") nounwind
+define void @"tack_histogram"(i64 %"t_begin", i64 %"t_end", i8* %"args", i64 %"sig0") nounwind
 {
 entry:
-  %".5" = getelementptr i8, i8* %"args", i64 0
-  %".6" = bitcast i8* %".5" to float**
-  %"data" = load float*, float** %".6", align 8
-  %".7" = getelementptr i8, i8* %"args", i64 8
-  %".8" = bitcast i8* %".7" to i32**
-  %"bins" = load i32*, i32** %".8", align 8
-  %".9" = getelementptr i8, i8* %"args", i64 16
-  %".10" = bitcast i8* %".9" to i32*
-  %"n" = load i32, i32* %".10", align 8
-  %".11" = icmp slt i64 %"t_begin", %"t_end"
-  br i1 %".11", label %"loop", label %"done"
+  %".6" = getelementptr i8, i8* %"args", i64 0
+  %".7" = bitcast i8* %".6" to float**
+  %"data" = load float*, float** %".7", align 8
+  %".8" = getelementptr i8, i8* %"args", i64 8
+  %".9" = bitcast i8* %".8" to i32**
+  %"bins" = load i32*, i32** %".9", align 8
+  %".10" = getelementptr i8, i8* %"args", i64 16
+  %".11" = bitcast i8* %".10" to i32*
+  %"n" = load i32, i32* %".11", align 8
+  %".12" = icmp slt i64 %"t_begin", %"t_end"
+  br i1 %".12", label %"loop", label %"done"
 loop:
   %"t" = phi  i64 [%"t_begin", %"entry"], [%"t.next", %"loop"]
   call void @"tack_histogram.body"(i64 %"t", float* %"data", i32* %"bins", i32 %"n")
   %"t.next" = add i64 %"t", 1
-  %".14" = icmp slt i64 %"t.next", %"t_end"
-  br i1 %".14", label %"loop", label %"done"
+  %".15" = icmp slt i64 %"t.next", %"t_end"
+  br i1 %".15", label %"loop", label %"done"
 done:
   ret void
 }

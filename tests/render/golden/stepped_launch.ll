@@ -23,29 +23,29 @@ body:
   ret void
 }
 
-define void @"tack_stepped_launch"(i64 %"t_begin", i64 %"t_end", i8* %"args") nounwind
+define void @"tack_stepped_launch"(i64 %"t_begin", i64 %"t_end", i8* %"args", i64 %"sig0") nounwind
 {
 entry:
-  %".5" = getelementptr i8, i8* %"args", i64 0
-  %".6" = bitcast i8* %".5" to i64**
-  %"out" = load i64*, i64** %".6", align 8
-  %".7" = getelementptr i8, i8* %"args", i64 8
-  %".8" = bitcast i8* %".7" to i32*
-  %"start" = load i32, i32* %".8", align 8
-  %".9" = getelementptr i8, i8* %"args", i64 16
-  %".10" = bitcast i8* %".9" to i32*
-  %"stop" = load i32, i32* %".10", align 8
-  %".11" = getelementptr i8, i8* %"args", i64 24
-  %".12" = bitcast i8* %".11" to i64*
-  %".start" = load i64, i64* %".12", align 8
-  %".13" = icmp slt i64 %"t_begin", %"t_end"
-  br i1 %".13", label %"loop", label %"done"
+  %".6" = getelementptr i8, i8* %"args", i64 0
+  %".7" = bitcast i8* %".6" to i64**
+  %"out" = load i64*, i64** %".7", align 8
+  %".8" = getelementptr i8, i8* %"args", i64 8
+  %".9" = bitcast i8* %".8" to i32*
+  %"start" = load i32, i32* %".9", align 8
+  %".10" = getelementptr i8, i8* %"args", i64 16
+  %".11" = bitcast i8* %".10" to i32*
+  %"stop" = load i32, i32* %".11", align 8
+  %".12" = getelementptr i8, i8* %"args", i64 24
+  %".13" = bitcast i8* %".12" to i64*
+  %".start" = load i64, i64* %".13", align 8
+  %".14" = icmp slt i64 %"t_begin", %"t_end"
+  br i1 %".14", label %"loop", label %"done"
 loop:
   %"t" = phi  i64 [%"t_begin", %"entry"], [%"t.next", %"loop"]
   call void @"tack_stepped_launch.body"(i64 %"t", i64* %"out", i32 %"start", i32 %"stop", i64 %".start")
   %"t.next" = add i64 %"t", 1
-  %".16" = icmp slt i64 %"t.next", %"t_end"
-  br i1 %".16", label %"loop", label %"done"
+  %".17" = icmp slt i64 %"t.next", %"t_end"
+  br i1 %".17", label %"loop", label %"done"
 done:
   ret void
 }

@@ -25,23 +25,23 @@ body:
   ret void
 }
 
-define void @"tack_wrap_u8"(i64 %"t_begin", i64 %"t_end", i8* %"args") nounwind
+define void @"tack_wrap_u8"(i64 %"t_begin", i64 %"t_end", i8* %"args", i64 %"sig0") nounwind
 {
 entry:
-  %".5" = getelementptr i8, i8* %"args", i64 0
-  %".6" = bitcast i8* %".5" to i8**
-  %"a" = load i8*, i8** %".6", align 8
-  %".7" = getelementptr i8, i8* %"args", i64 8
-  %".8" = bitcast i8* %".7" to i32**
-  %"out" = load i32*, i32** %".8", align 8
-  %".9" = icmp slt i64 %"t_begin", %"t_end"
-  br i1 %".9", label %"loop", label %"done"
+  %".6" = getelementptr i8, i8* %"args", i64 0
+  %".7" = bitcast i8* %".6" to i8**
+  %"a" = load i8*, i8** %".7", align 8
+  %".8" = getelementptr i8, i8* %"args", i64 8
+  %".9" = bitcast i8* %".8" to i32**
+  %"out" = load i32*, i32** %".9", align 8
+  %".10" = icmp slt i64 %"t_begin", %"t_end"
+  br i1 %".10", label %"loop", label %"done"
 loop:
   %"t" = phi  i64 [%"t_begin", %"entry"], [%"t.next", %"loop"]
   call void @"tack_wrap_u8.body"(i64 %"t", i8* %"a", i32* %"out")
   %"t.next" = add i64 %"t", 1
-  %".12" = icmp slt i64 %"t.next", %"t_end"
-  br i1 %".12", label %"loop", label %"done"
+  %".13" = icmp slt i64 %"t.next", %"t_end"
+  br i1 %".13", label %"loop", label %"done"
 done:
   ret void
 }

@@ -184,16 +184,18 @@ class CPUKernel(Launchable):
         nomem = nomem_of(symbols[0], symbols)
         self._nomem = None if nomem is None else ctypes.c_int64.from_address(code.address(nomem))
         self.entry_address = code.address(symbols[0])
-        self._entry = self._serial = cpu_call.ENTRY(self.entry_address)
-        self._count = None  # with polls: the SIGINT count (a ctypes view)
+        self._entry = cpu_call.ENTRY(self.entry_address)
+        # the SIGINT count (a ctypes view): with polls, or once the pool runs the kernel
+        self._count = count_address = None
         if self.polled:
             from . import interrupt as cpu_interrupt  # signal handling: with kernels that poll
             from . import pool as cpu_pool
 
-            self._count, self._serial = cpu_interrupt.watch_sigints(
-                cpu_pool.native(), code.address(self._sigints), self._entry, name)
+            self._count = cpu_interrupt.watch_sigints(cpu_pool.native(),
+                                                      code.address(self._sigints))
+            count_address = ctypes.addressof(self._count)
         # A kernel with a heap frame launches through `launch`, which checks its allocations
-        self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]))
+        self._caller = (cpu_call.Caller(symbols[1], code.address(symbols[1]), count_address or 0)
                         if self._with_caller and self._nomem is None else None)
         self._pack = layout(params).pack_into
         self._pack_n = layout(params, "q").pack  # the caller's block: the slots, then n
@@ -214,7 +216,7 @@ class CPUKernel(Launchable):
         if self._with_caller:  # the object code holds the caller too (not `llvm_ir`)
             entry = entry_symbol(self.kir)
             return self._llvm_ir + cpu_call.caller_ir(entry, len(self.kir.params),
-                                                      self._sigints)
+                                                      self._sigints is not None)
         return self._llvm_ir
 
     @property
@@ -250,9 +252,12 @@ class CPUKernel(Launchable):
 
         pool = self.engine.pool
         self._fanout = fanout_ns(self.num_threads)
-        self._pool_launch = cpu_pool.native().launch
+        nat = cpu_pool.native()
+        self._pool_launch = nat.launch
         self._pool_address = ctypes.cast(self._pool_launch, ctypes.c_void_p).value
         self._pool_ptr = pool.ptr
+        if self._count is None:  # the pool's chunks stop once the count moved
+            self._count = ctypes.c_int64.from_address(nat.sigint_count)
 
     # ---- the hot path --------------------------------------------------------------------------
     def launch(self, args, n: int) -> None:
@@ -307,21 +312,37 @@ class CPUKernel(Launchable):
                               "heap frame, one per thread running the launch); the launch "
                               "ran partially")
 
+    def _sig0(self) -> int | None:
+        """The launch's SIGINT baseline (cpu_interrupt.baseline; it raises a KeyboardInterrupt
+        that came before it), read once per launch before anything of it runs; None while
+        nothing can stop the launch (no polls, no pool)."""
+        if self._count is None:
+            return None
+        from .interrupt import baseline  # (loaded with the pool or the polls)
+
+        return baseline(self._count)
+
+    def _serial(self, t0: int, t1: int, addr: int, s0: int | None) -> None:
+        """The entry over [t0, t1) on this thread, from baseline `s0`."""
+        self._entry(t0, t1, addr, s0 or 0)
+        if s0 is not None and self._count.value != s0:  # a poll returned early
+            _interrupted(self.name)
+
     def _run_serial(self, addr: int, n: int) -> None:
-        self._serial(0, n, addr)
+        self._serial(0, n, addr, self._sig0())
 
     def _run_policy(self, addr: int, n: int) -> None:
-        # The policy's one compare, here rather than in tack_pool_launch: the 3-argument entry
-        # call is ~0.2 µs cheaper than the 7-argument pool call.
+        # The policy's one compare, here rather than in tack_pool_launch: the 4-argument entry
+        # call is ~0.2 µs cheaper than the 8-argument pool call.
         if n < self.n_par:
-            self._serial(0, n, addr)
+            self._serial(0, n, addr, self._sig0())
         elif self._pool_launch(self._pool_ptr, self.entry_address, addr, 0, n, self.n_par,
-                               self.grain):
+                               self.grain, self._sig0()):
             _interrupted(self.name)
 
     def _run_provisional(self, addr: int, n: int) -> None:
         if n < self.n_par:
-            return self._serial(0, n, addr)
+            return self._serial(0, n, addr, self._sig0())
         self._finish()
         self._run(addr, n)
 
@@ -332,8 +353,9 @@ class CPUKernel(Launchable):
         cost c is the least one measured over prefixes timed >= SAMPLE_NS: a launch on warm
         caches costs several times less per iteration than the first, cold one, and the policy
         must hold for the warm case. The policy is final after CALIBRATION_LAUNCHES launches."""
+        s0 = self._sig0()  # one baseline for the whole launch, prefixes and rest
         if n < 64:  # too small to time: it would measure the call, not the kernel
-            return self._serial(0, n, addr)
+            return self._serial(0, n, addr, s0)
         if self._call_ns is None:
             from .timing import entry_overhead_ns  # with the first calibration
 
@@ -341,13 +363,12 @@ class CPUKernel(Launchable):
         done = spent = 0
         if self._c_min < math.inf:  # start near PREFIX_NS / 4 of work
             self._probe = max(64, math.ceil(PREFIX_NS / 4 / self._c_min))
-        s0 = 0 if self._count is None else self._count.value
         while done < n and spent < PREFIX_NS:
             k = min(self._probe, n - done)
             t0 = time.perf_counter_ns()
-            self._entry(done, done + k, addr)
+            self._entry(done, done + k, addr, s0 or 0)
             dt = max(0.0, time.perf_counter_ns() - t0 - self._call_ns)
-            if self._count is not None and self._count.value != s0:
+            if s0 is not None and self._count.value != s0:
                 return self.interrupted()  # the main thread's KeyboardInterrupt is on its way
             done, spent = done + k, spent + dt
             self._acc_ns, self._acc_iters = self._acc_ns + dt, self._acc_iters + k
@@ -360,15 +381,17 @@ class CPUKernel(Launchable):
             c = self._acc_ns / self._acc_iters
         if done < n and self._pool_ptr is None and not c * (n - done) < POOL_START_NS:
             self._attach_pool()
+            if s0 is None:  # the pool's count, read only now; a signal before it raises here
+                s0 = self._sig0()
         if c < math.inf:
             self._apply(c)
             if self._timed >= CALIBRATION_LAUNCHES:
                 self._finish(attach=False)
         if done < n:
             if self._pool_ptr is None:
-                return self._serial(done, n, addr)
+                return self._serial(done, n, addr, s0)
             if self._pool_launch(self._pool_ptr, self.entry_address, addr, done, n, self.n_par,
-                                 self.grain):
+                                 self.grain, s0):
                 _interrupted(self.name)
 
     def _apply(self, ns_per_iter: float) -> None:
@@ -392,7 +415,8 @@ class CPUKernel(Launchable):
             self._run = self._run_policy
             if self._caller is not None:
                 self._caller.set_policy(self.n_par, self.grain, self._pool_ptr,
-                                        self._pool_address)
+                                        self._pool_address,
+                                        0 if self._count is None else ctypes.addressof(self._count))
 
     def set_policy(self, n_par: int, grain: int = 1) -> None:
         """Fix the policy instead of measuring it: launches of n >= n_par iterations go to the
@@ -474,7 +498,8 @@ def _report() -> None:
 
         def noop(n_par, idle=0.0, ptr=ptr, n=64 * p):
             time.sleep(idle)
-            return lambda: nat.launch(ptr, nat.noop, ctypes.addressof(buf), 0, n, n_par, 1)
+            return lambda: nat.launch(ptr, nat.noop, ctypes.addressof(buf), 0, n, n_par, 1,
+                                      nat.sigints())
 
         def after_idle(n_par):
             return statistics.median(_median_ns(noop(n_par, 0.01), 1) for _ in range(20))

@@ -4,9 +4,12 @@ partially written (docs/language.md, "Kernels and calls"; docs/design/002-cpu-en
 
 A launch runs inside one GIL-releasing native call, so Python's own SIGINT handler only notes
 the signal; the call would run to its end. So the pool's code has a native handler
-(`tack_on_sigint`, pool_ir.py) that counts the signal where the chunk loop and the kernels'
-polls see it and then calls the handler it replaced — Python's — so the KeyboardInterrupt comes
-as usual when the call returns. It is installed (once, by the pool's first use) only in front of Python's default
+(`tack_on_sigint`, pool_ir.py) that calls the handler it replaced — Python's — and then counts
+the signal where the chunk loop and the kernels' polls see it, so the launch stops and the
+KeyboardInterrupt comes as usual when the call returns. Each launch compares the count with the
+one its launcher read before it began (`baseline`; the C caller of call.py does the same): a
+launch that took a later reading as its baseline would absorb a signal that came in between and
+run on to its end. It is installed (once, by the pool's first use) only in front of Python's default
 handler: a program that set its own SIGINT handler, or ignores SIGINT, keeps exactly that
 behaviour, and one that sets a handler later replaces this one. Linux with glibc only (the layout
 of `struct sigaction` is read here); elsewhere kernels run to their end, as before.
@@ -65,18 +68,24 @@ def interrupted(name: str) -> None:
                                 "written")
 
 
-def watch_sigints(nat, pointer_address: int, entry, name: str):
+def watch_sigints(nat, pointer_address: int) -> ctypes.c_int64:
     """For a kernel whose loops poll (passes/polls.py): point its code's SIGINT-count pointer (at
     `pointer_address`) at the count in the pool's code `nat` (cpu_pool.native(), whose loading
-    installs the handler that counts), and give (the count as a ctypes view, a serial entry
-    that raises when a poll stopped the call)."""
+    installs the handler that counts); the count as a ctypes view."""
     ctypes.c_void_p.from_address(pointer_address).value = nat.sigint_count
-    count = ctypes.c_int64.from_address(nat.sigint_count)
+    return ctypes.c_int64.from_address(nat.sigint_count)
 
-    def serial(t0: int, t1: int, addr: int) -> None:
-        s0 = count.value
-        entry(t0, t1, addr)
-        if count.value != s0:  # a poll returned early: raise outside the main thread
-            interrupted(name)
 
-    return count, serial
+_check_signals = ctypes.pythonapi.PyErr_CheckSignals  # a PyDLL function: raises what it sets
+_check_signals.restype, _check_signals.argtypes = ctypes.c_int, []
+
+
+def baseline(count: ctypes.c_int64) -> int:
+    """The SIGINT count a launch starts from (its entries' `sig0`), read before anything of the
+    launch runs and then checked against Python's pending signals: the handler that counts calls
+    Python's first (pool_ir.py), so a SIGINT that came before this read raises its
+    KeyboardInterrupt here (on the main thread, where Python handles signals), and one that comes
+    after it moves the count past the baseline, which stops the launch."""
+    s0 = count.value
+    _check_signals()
+    return s0

@@ -3,8 +3,8 @@
 Why native: waking Python threads costs 50-200 µs and they would need the GIL; these workers never
 touch Python. The calling thread (inside a GIL-releasing ctypes call) takes part in every job.
 
-`tack_pool_launch(pool, fn, args, begin, end, n_par, grain)` runs `fn(t0, t1, args)` (a kernel's CPU
-entry) over [begin, end):
+`tack_pool_launch(pool, fn, args, begin, end, n_par, grain, sig0)` runs `fn(t0, t1, args, sig0)` (a
+kernel's CPU entry; `sig0` is the SIGINT count the launcher read, interrupt.py) over [begin, end):
   * serially on the caller when end - begin < n_par (the adaptive policy's one compare), or when
     `dispatch` is already held by another thread's launch (trylock: a second Python thread never
     waits on the pool, so launches from several threads cannot deadlock);
@@ -58,9 +58,9 @@ class _Native:
         self.workers = _c.CFUNCTYPE(i64, ptr)(addr("tack_pool_workers"))
         self.shutdown = _c.CFUNCTYPE(None, ptr)(addr("tack_pool_shutdown"))
         self.noop, self.probe = addr("tack_pool_noop"), addr("tack_pool_probe")
-        # launch(pool, fn, args, begin, end, n_par, grain); a CFUNCTYPE call releases the GIL.
-        # It returns 1 if a SIGINT stopped it (interrupt.py).
-        self.launch = _c.CFUNCTYPE(i64, ptr, ptr, ptr, i64, i64, i64, i64)(
+        # launch(pool, fn, args, begin, end, n_par, grain, sig0); a CFUNCTYPE call releases the
+        # GIL. It returns 1 if a SIGINT stopped it (interrupt.py).
+        self.launch = _c.CFUNCTYPE(i64, ptr, ptr, ptr, i64, i64, i64, i64, i64)(
             addr("tack_pool_launch"))
         self.sigints = _c.CFUNCTYPE(i64)(addr("tack_sigints"))
         # The count's address, which kernels with polled loops read (passes/polls.py)

@@ -31,24 +31,27 @@ declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @sched_yield()
 
-; Ctrl-C: the SIGINT handler (interrupt.py installs it in front of Python's) counts signals in
-; @sigints and calls Python's handler. A job remembers the count it started at (`sig0`); its
-; chunks stop being taken once the count moved, and tack_pool_launch returns 1. Kernels with
-; polled loops read the count too (passes/polls.py), through its exported address.
+; Ctrl-C: the SIGINT handler (interrupt.py installs it in front of Python's) calls Python's
+; handler, then counts the signal in @sigints: a launcher that reads the count and then checks
+; Python's pending signals (call.py's caller, interrupt.py) misses no signal between the two. A
+; launch takes the count its launcher read before it began (`sig0`, never a later reading,
+; which would count a signal that came in between as the baseline); its chunks stop being taken
+; once the count differs, and tack_pool_launch returns 1. Each chunk's entry gets `sig0` too:
+; kernels with polled loops compare the count with it (passes/polls.py).
 @sigints = internal global i64 0
 @tack_sigint_count = constant ptr @sigints
 @prev_sigint = internal global ptr null
 
 define void @tack_on_sigint(i32 %sig) nounwind {
 entry:
-  atomicrmw add ptr @sigints, i64 1 seq_cst, align 8
   %h = load atomic ptr, ptr @prev_sigint acquire, align 8
   %none = icmp eq ptr %h, null
-  br i1 %none, label %out, label %chain
+  br i1 %none, label %count, label %chain
 chain:
   call void %h(i32 %sig)
-  br label %out
-out:
+  br label %count
+count:
+  atomicrmw add ptr @sigints, i64 1 seq_cst, align 8
   ret void
 }
 
@@ -97,7 +100,7 @@ body:
   %short = icmp slt i64 %left, %chunk
   %len = select i1 %short, i64 %left, i64 %chunk
   %e = add i64 %s, %len
-  call void %fn(i64 %s, i64 %e, ptr %args)
+  call void %fn(i64 %s, i64 %e, ptr %args, i64 %sig0)
   br label %loop
 done:
   ret void
@@ -249,10 +252,10 @@ out:
 
 ; fn over [begin, end): serially on the caller when end - begin < n_par or the pool is busy with
 ; another thread's launch; otherwise split among the workers and the caller.
-; Returns 1 if a SIGINT came while it ran (chunks were left out, or a polled loop returned early),
-; else 0.
+; Returns 1 if the SIGINT count differs from `sig0` at its end (chunks were left out, or a
+; polled loop returned early), else 0.
 define i64 @tack_pool_launch(ptr %p, ptr %fn, ptr %args, i64 %begin, i64 %end, i64 %n_par,
-                             i64 %grain) nounwind {
+                             i64 %grain, i64 %sig0) nounwind {
 entry:
   %len = sub i64 %end, %begin
   %small = icmp slt i64 %len, %n_par
@@ -280,16 +283,14 @@ unlock_serial:
   call i32 @pthread_mutex_unlock(ptr %dispatch)
   br label %serial
 serial:
-  %sigs0 = load atomic i64, ptr @sigints acquire, align 8
-  call void %fn(i64 %begin, i64 %end, ptr %args)
+  call void %fn(i64 %begin, i64 %end, ptr %args, i64 %sig0)
   %sigs1 = load atomic i64, ptr @sigints acquire, align 8
-  %sstopped = icmp ne i64 %sigs1, %sigs0
+  %sstopped = icmp ne i64 %sigs1, %sig0
   %sret = zext i1 %sstopped to i64
   ret i64 %sret
 go:
-  %sigstart = load atomic i64, ptr @sigints acquire, align 8
   %sig0p = $sig0
-  store i64 %sigstart, ptr %sig0p, align 8
+  store i64 %sig0, ptr %sig0p, align 8
   ; chunk = min(ceil(len / threads), max(grain, ceil(len / (4 threads))), 4096 grain), then a
   ; multiple of 64 once large: up to 4 chunks per thread balance uneven work, but none smaller
   ; than `grain` (iterations worth a few µs, from the caller's timing), so regular kernels get
@@ -344,7 +345,7 @@ doyield:
 out:
   call i32 @pthread_mutex_unlock(ptr %dispatch)
   %sigend = load atomic i64, ptr @sigints acquire, align 8
-  %stopped = icmp ne i64 %sigend, %sigstart
+  %stopped = icmp ne i64 %sigend, %sig0
   %ret = zext i1 %stopped to i64
   ret i64 %ret
 }
@@ -360,7 +361,7 @@ entry:
 }
 
 ; The fan-out probe (cpu.fanout_ns): a streaming kernel over args = float*, like a small saxpy.
-define void @tack_pool_probe(i64 %begin, i64 %end, ptr %args) nounwind {
+define void @tack_pool_probe(i64 %begin, i64 %end, ptr %args, i64 %sig0) nounwind {
 entry:
   %go = icmp slt i64 %begin, %end
   br i1 %go, label %loop, label %done
@@ -388,7 +389,7 @@ entry:
   ret i64 %n
 }
 
-define void @tack_pool_noop(i64 %begin, i64 %end, ptr %args) nounwind {
+define void @tack_pool_noop(i64 %begin, i64 %end, ptr %args, i64 %sig0) nounwind {
 entry:
   ret void
 }

@@ -37,7 +37,7 @@ def entry_overhead_ns(entry, addr: int) -> float:
     """Warm cost of one ctypes call of a kernel entry over an empty range (subtracted from the
     calibration's timings), measured once per process with the first kernel that calibrates."""
     if not _entry_ns:
-        _entry_ns.append(_median_ns(lambda: entry(0, 0, addr), 101))
+        _entry_ns.append(_median_ns(lambda: entry(0, 0, addr, 0), 101))
     return _entry_ns[0]
 
 
@@ -49,7 +49,7 @@ def call_overhead_ns() -> float:
 
     nat, buf = cpu_pool.native(), ctypes.create_string_buffer(8)
     noop, addr = ENTRY(nat.noop), ctypes.addressof(buf)
-    return _median_ns(lambda: noop(0, 1, addr), 300)
+    return _median_ns(lambda: noop(0, 1, addr, 0), 300)
 
 
 @functools.cache
@@ -65,7 +65,7 @@ def fanout_ns(num_threads: int) -> float:
     addr = ctypes.addressof(buf)
 
     def run(n_par):
-        return lambda: nat.launch(pool.ptr, nat.probe, addr, 0, n, n_par, 1)
+        return lambda: nat.launch(pool.ptr, nat.probe, addr, 0, n, n_par, 1, nat.sigints())
 
     _median_ns(run(0), 50, CALIBRATION_NS / 4)  # start the workers, warm the caches
     ser = _median_ns(run(NEVER), 300, CALIBRATION_NS)

@@ -174,6 +174,67 @@ def _interrupts() -> list[Case]:
             for shape, body in _BODIES.items() for threads in (1, 2)]
 
 
+# ---- Ctrl-C: a SIGINT counted between the launcher's baseline and the launch's own start --------
+# The count moves by hand (what the native handler does; Python's own handler is not involved, so
+# no KeyboardInterrupt follows on the main thread): each launch must stop at once, where it
+# once took the count as it found it at its own start as the baseline and ran on for minutes.
+_WINDOW = '''
+import ctypes, time
+from tack.compiler import specialize
+from tack.runtime.cpu import pool as cpu_pool
+from tack.runtime.cpu.engine import CPUEngine
+
+
+@tack.kernel
+def spin(out, n, m):  # polled: a runtime-bound inner loop per index
+    for i in range(n):
+        x = tack.f32(i % 7)
+        for _ in range(m):
+            x = x * 0.999 + 0.5
+        out[i % 64] = x
+
+
+N, M = (1 << 31) - 1, 45000  # hours of work, unless the launch stops
+o = np.zeros(64, np.float32)
+k = CPUEngine({threads}).compile(specialize(spin, [tack.zeros(64), 3, 5]))
+buf = ctypes.create_string_buffer(3 * 8)
+k._pack(buf, 0, o.ctypes.data, N, M)
+addr = ctypes.addressof(buf)
+count = ctypes.c_int64.from_address(cpu_pool.native().sigint_count)
+
+
+def call():
+    t0 = time.perf_counter()
+{step}
+    return time.perf_counter() - t0
+'''
+_WINDOW_STEPS = {
+    # the entry's baseline is its parameter: the count moved after the launcher read it
+    "entry": (1, "    k._entry(0, N, addr, count.value - 1)"),
+    # the pool launch's baseline is its argument, not the count when its job starts
+    "pool": (2, ("    nat = cpu_pool.native()\n"
+                "    assert nat.launch(cpu_pool.get_pool(2).ptr, k.entry_address, addr, 0, N, "
+                "0, 1, count.value - 1) == 1")),
+    # the calibrating launch reads one baseline before its timed prefixes; a signal counted
+    # while Python picks the policy (between the prefixes and the pool) stops the parallel rest
+    "calibration": (2, ("    real = type(k)._apply\n"
+                       "    def counted(self, c):\n"
+                       "        count.value += 1\n"
+                       "        real(self, c)\n"
+                       "    type(k)._apply = counted\n"
+                       "    k.launch([o.ctypes.data, N, M], N)")),
+}
+
+
+def _windows() -> list[Case]:
+    return [Case(f"runtime/interrupt/window/{where}", "took = call()", None,
+                 _WINDOW.format(threads=threads, step=step),
+                 check="assert took < 1.0, took\n", isolate=True, timeout=60,
+                 note="a signal counted after the launcher's baseline was absorbed into a later "
+                      "reading, and an endless launch ran on", tags=("runtime",))
+            for where, (threads, step) in _WINDOW_STEPS.items()]
+
+
 # ---- `with tack.device` blocks across threads -------------------------------------------------
 _BLOCKS = '''
 import threading
@@ -268,4 +329,5 @@ def _forged() -> list[Case]:
     return rows
 
 
-CASES: list[Case] = [*_local_arrays(), *_interrupts(), *_device_blocks(), *_forged()]
+CASES: list[Case] = [*_local_arrays(), *_interrupts(), *_windows(), *_device_blocks(),
+                     *_forged()]
