@@ -61,7 +61,9 @@ def _int_divmod(e: Expr, a: Expr, b: Expr, floor: bool) -> Expr:
 
 
 def _float_divmod(e: Expr, a: Expr, b: Expr, floor: bool) -> Expr:
-    """CPython's float_divmod: fmod corrected to the divisor's sign, quotient snapped."""
+    """CPython's float_divmod: fmod corrected to the divisor's sign, quotient snapped. Where
+    CPython raises ZeroDivisionError (b == ±0), NumPy's rule: `a // b` is `a / b` (±inf, or NaN
+    for 0 and NaN dividends) and `a % b` is fmod's NaN."""
     k = B(e.loc)
     t = e.dtype
     zero, one, half = k.const(0.0, t), k.const(1.0, t), k.const(0.5, t)
@@ -74,8 +76,9 @@ def _float_divmod(e: Expr, a: Expr, b: Expr, floor: bool) -> Expr:
     div = k.sel(adj, k.bin(Op.SUB, div0, one), div0)
     fl = k.op(Op.FLOOR, t, div)
     snapped = k.sel(k.cmp(Op.GT, k.bin(Op.SUB, div, fl), half), k.bin(Op.ADD, fl, one), fl)
-    return k.sel(k.cmp(Op.NE, div, zero), snapped,
-                 k.bin(Op.COPYSIGN, zero, k.bin(Op.FDIV, a, b)))
+    quotient = k.sel(k.cmp(Op.NE, div, zero), snapped,
+                     k.bin(Op.COPYSIGN, zero, k.bin(Op.FDIV, a, b)))
+    return k.sel(k.cmp(Op.EQ, b, zero), k.bin(Op.FDIV, a, b), quotient)
 
 
 def _ipow_const(e: Expr) -> Expr:

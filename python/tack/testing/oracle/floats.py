@@ -146,9 +146,12 @@ class FloatArith:
 
     def fdivmod(self, a: F, b: F, t: ST, floor: bool) -> F:
         x, y = a.v, b.v
-        if y == 0:
-            self.domain("float // or % by zero")
-            return F(t.np(0.0))
+        if y == 0:  # NumPy's results (docs/language.md): x / 0 for //, fmod's NaN for %
+            if a.e or b.e:  # an inexact zero divisor may not be zero in the kernel
+                self.domain("float // or % by an inexact zero")
+                return F(t.np(0.0))
+            with np.errstate(all="ignore"):
+                return F(x / y if floor else np.fmod(x, y), 0.0)
         one, zero = t.np(1.0), t.np(0.0)
         mod = np.fmod(x, y)  # CPython's float_divmod, step by step at precision t
         div = (x - mod) / y
