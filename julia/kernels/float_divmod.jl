@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `float_divmod`, specialization (a: f64[?], b: f64[?], q: f64[?], r: f64[?])
-@kernel function tk_float_divmod_93e63fa9(a::AbstractVector{Float64}, b::AbstractVector{Float64}, q::AbstractVector{Float64}, r::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:100
+@kernel function tk_float_divmod_82e043a7(a::AbstractVector{Float64}, b::AbstractVector{Float64}, q::AbstractVector{Float64}, r::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:100
     tk_gi = @index(Global, Linear)  # corpus.py:100
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:100
     local i::Int64 = zero(Int64)  # corpus.py:100
@@ -19,21 +19,23 @@ using .TackRuntime
     local tk_v_cse6::Float64 = zero(Float64)  # corpus.py:100
     local tk_v_cse7::Float64 = zero(Float64)  # corpus.py:100
     local tk_v_cse8::Float64 = zero(Float64)  # corpus.py:100
-    local tk_v_cse9::Bool = zero(Bool)  # corpus.py:100
+    local tk_v_cse9::Float64 = zero(Float64)  # corpus.py:100
+    local tk_v_cse10::Bool = zero(Bool)  # corpus.py:100
     if tk_t < tk_n  # corpus.py:100
         i = tk_t  # corpus.py:101
-        tk_v_cse1 = a[i + 1]  # corpus.py:102
-        tk_v_cse2 = b[i + 1]  # corpus.py:102
-        tk_v_cse3 = rem(tk_v_cse1, tk_v_cse2)  # corpus.py:102
-        tk_v_cse4 = (tk_v_cse1 - tk_v_cse3) / tk_v_cse2  # corpus.py:102
-        tk_v_cse5 = ifelse((tk_v_cse3 != Float64(0.0)) & ((tk_v_cse2 < Float64(0.0)) != (tk_v_cse3 < Float64(0.0))), tk_v_cse4 - Float64(1.0), tk_v_cse4)  # corpus.py:102
-        tk_v_cse6 = floor(tk_v_cse5)  # corpus.py:102
-        q[i + 1] = ifelse(tk_v_cse5 != Float64(0.0), ifelse((tk_v_cse5 - tk_v_cse6) > Float64(0.5), tk_v_cse6 + Float64(1.0), tk_v_cse6), copysign(Float64(0.0), tk_v_cse1 / tk_v_cse2))  # corpus.py:102
-        tk_v_cse7 = b[i + 1]  # corpus.py:103
-        tk_v_cse8 = rem(a[i + 1], tk_v_cse7)  # corpus.py:103
-        tk_v_cse9 = tk_v_cse8 != Float64(0.0)  # corpus.py:103
-        r[i + 1] = ifelse(tk_v_cse9, ifelse(tk_v_cse9 & ((tk_v_cse7 < Float64(0.0)) != (tk_v_cse8 < Float64(0.0))), tk_v_cse8 + tk_v_cse7, tk_v_cse8), copysign(Float64(0.0), tk_v_cse7))  # corpus.py:103
+        tk_v_cse1 = b[i + 1]  # corpus.py:102
+        tk_v_cse2 = a[i + 1]  # corpus.py:102
+        tk_v_cse3 = tk_v_cse2 / tk_v_cse1  # corpus.py:102
+        tk_v_cse4 = rem(tk_v_cse2, tk_v_cse1)  # corpus.py:102
+        tk_v_cse5 = (tk_v_cse2 - tk_v_cse4) / tk_v_cse1  # corpus.py:102
+        tk_v_cse6 = ifelse((tk_v_cse4 != Float64(0.0)) & ((tk_v_cse1 < Float64(0.0)) != (tk_v_cse4 < Float64(0.0))), tk_v_cse5 - Float64(1.0), tk_v_cse5)  # corpus.py:102
+        tk_v_cse7 = floor(tk_v_cse6)  # corpus.py:102
+        q[i + 1] = ifelse(tk_v_cse1 == Float64(0.0), tk_v_cse3, ifelse(tk_v_cse6 != Float64(0.0), ifelse((tk_v_cse6 - tk_v_cse7) > Float64(0.5), tk_v_cse7 + Float64(1.0), tk_v_cse7), copysign(Float64(0.0), tk_v_cse3)))  # corpus.py:102
+        tk_v_cse8 = b[i + 1]  # corpus.py:103
+        tk_v_cse9 = rem(a[i + 1], tk_v_cse8)  # corpus.py:103
+        tk_v_cse10 = tk_v_cse9 != Float64(0.0)  # corpus.py:103
+        r[i + 1] = ifelse(tk_v_cse10, ifelse(tk_v_cse10 & ((tk_v_cse8 < Float64(0.0)) != (tk_v_cse9 < Float64(0.0))), tk_v_cse9 + tk_v_cse8, tk_v_cse9), copysign(Float64(0.0), tk_v_cse8))  # corpus.py:103
     end
 end
 
-const tack_float_divmod = tk_float_divmod_93e63fa9
+const tack_float_divmod = tk_float_divmod_82e043a7
