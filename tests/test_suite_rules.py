@@ -6,7 +6,13 @@ independent cases, so one failure hides no other and each shows under its own id
 - no test calls a test (a test that ran others stopped at the first failure);
 - GPU modules share the one `cuda_device` fixture of tests/cuda/conftest.py;
 - nothing restores the default device or debug mode by hand, or sets Tack's private device
-  state: the root conftest's `_restore_defaults` restores both after every test.
+  state: the root conftest's `_restore_defaults` restores both after every test;
+- no test gives a device an engine by hand or patches where the current device comes from: a
+  stand-in engine is registered for the test (tests/stand_in_engines.py) and its device
+  selected with `with device:` or `tack.set_default_device`;
+- every test checks something: an `assert`, `pytest.raises`/`warns`/`fail`, `np.testing`, or a
+  helper (of tests/ or tack.testing) that does — a test that only runs code passes whatever
+  the code computes.
 """
 import ast
 import re
@@ -81,3 +87,112 @@ def test_no_hand_written_restore_of_the_defaults():
                 if re.search(r"devices\._global\b|\._device = ", line)
                 and path != Path(__file__)]
     assert not bad, "\n".join(bad)
+
+
+def _device_state_set(node) -> bool:
+    """`x._engine = ...`, `setattr(x, "_engine", ...)` (monkeypatch's too), or a patch of
+    `default_device`."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(isinstance(t, ast.Attribute) and t.attr == "_engine" for t in targets)
+    if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("setattr"):
+        names = [a.value for a in node.args[:2]
+                 if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        return any(n == "_engine" or n.endswith("default_device") for n in names)
+    return False
+
+
+def test_no_engine_or_current_device_set_by_hand():
+    bad = [f"{_rel(path)}:{n.lineno}: {ast.unparse(n).splitlines()[0]}"
+           for path in _modules() if path != Path(__file__)
+           for n in ast.walk(ast.parse(path.read_text())) if _device_state_set(n)]
+    assert not bad, "an engine or the current device set by hand (register a stand-in engine, " \
+                    "tests/stand_in_engines.py, and select its device):\n" + "\n".join(bad)
+
+
+# ---- every test checks something ----------------------------------------------------------------
+CHECKS = re.compile(r"^(pytest\.(raises|warns|fail)|(np|numpy)\.testing\.\w+)$")
+HELPERS = TESTS.parent / "python" / "tack" / "testing"  # the harness' own checking functions
+
+
+def _dotted(path: Path) -> str:
+    base = TESTS.parent if path.is_relative_to(TESTS) else HELPERS.parent.parent
+    parts = path.relative_to(base).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _index() -> dict:
+    """module -> (path, its functions and methods by name, its imported names -> (module,
+    name or None)), for tests/ and tack.testing."""
+    out = {}
+    for path in _modules() + sorted(HELPERS.rglob("*.py")):
+        tree, mod = ast.parse(path.read_text()), _dotted(path)
+        package = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        funcs |= {f"{c.name}.{n.name}": n for c in tree.body if isinstance(c, ast.ClassDef)
+                  for n in c.body if isinstance(n, ast.FunctionDef)}
+        names = {}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                names |= {(a.asname or a.name.split(".")[0]): (a.asname and a.name or
+                                                              a.name.split(".")[0], None)
+                          for a in n.names}
+            elif isinstance(n, ast.ImportFrom):
+                base = ".".join(package[:len(package) - n.level + 1]) if n.level else ""
+                module = ".".join(x for x in (base, n.module) if x)
+                names |= {(a.asname or a.name): (module, a.name) for a in n.names}
+        out[mod] = (path, funcs, names)
+    return out
+
+
+def _function(index: dict, mod: str, name: str, depth: int = 0):
+    """(module, function) that `name` in module `mod` is, following re-exports; else None."""
+    if mod not in index or depth > 5:
+        return None
+    _, funcs, names = index[mod]
+    if name in funcs:
+        return mod, name
+    if name in names and names[name][1] is not None:
+        return _function(index, *names[name], depth + 1)
+    return None
+
+
+def _callee(index: dict, mod: str, call: ast.Call):
+    f = call.func
+    if isinstance(f, ast.Name):
+        return _function(index, mod, f.id)
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+        module, name = index[mod][2].get(f.value.id, (None, None))
+        if module is not None:  # `refs.close`, `C.verify`: a function of an imported module
+            return _function(index, f"{module}.{name}" if name else module, f.attr)
+    return None
+
+
+def _checking(index: dict) -> set:
+    """The functions that check: an assert or raise, a pytest/NumPy check, or a call of a
+    function that checks (to a fixed point)."""
+    found: set = set()
+    grew = True
+    while grew:
+        grew = False
+        for mod, (_, funcs, _) in index.items():
+            for name, fn in funcs.items():
+                if (mod, name) in found:
+                    continue
+                if any(isinstance(n, (ast.Assert, ast.Raise)) or isinstance(n, ast.Call) and (
+                        CHECKS.match(ast.unparse(n.func)) or _callee(index, mod, n) in found)
+                       for n in ast.walk(fn)):
+                    found.add((mod, name))
+                    grew = True
+    return found
+
+
+def test_every_test_checks_something():
+    index = _index()
+    checking = _checking(index)
+    bad = [f"{_rel(path)}:{fn.lineno}: {name}" for mod, (path, funcs, _) in index.items()
+           if path.name.startswith("test_") and path.is_relative_to(TESTS)
+           for name, fn in funcs.items()
+           if name.split(".")[-1].startswith("test_") and (mod, name) not in checking]
+    assert not bad, "tests that check nothing (assert what the code should have done):\n" + \
+        "\n".join(bad)

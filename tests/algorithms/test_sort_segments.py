@@ -119,6 +119,45 @@ def test_nan_and_signed_zero_in_segments(device):
     assert np.signbit(mn[2]) and not np.signbit(mx[2])
 
 
+@pytest.mark.engines("cpu", "sim", "cuda")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("n", [1, 2, 7, 31, 257, 1021])
+def test_segmented_reduce_every_op_against_float64(device, dtype, n):
+    """sum, min and max over segments of awkward lengths (empty, single, prime) against NumPy in
+    float64: min and max exactly, a NaN anywhere in a segment giving NaN; a float sum within the
+    error bound of its accumulator (f32 for half values, the dtype otherwise) plus the final
+    rounding; an integer sum exactly (wrapping)."""
+    v = data(n, dtype, seed=3)
+    t = np.dtype(dtype)
+    if t.kind == "f" and n > 2:
+        v[n // 2] = np.nan  # one segment holds a NaN
+    off = np.unique(np.r_[0, 0, 1, n // 3, n // 2, n // 2 + 1, n, n]).astype(np.int32)
+    off = np.r_[off[:2], off[1:]]  # and an empty segment
+    wide = v.astype(np.float64) if t.kind == "f" else v
+    got = {op: A.segmented_reduce(tack.array(v), tack.array(off), op).numpy()
+           for op in ("sum", "min", "max")}
+    for s, (a, b) in enumerate(itertools.pairwise(off)):
+        seg = wide[a:b]
+        if b == a:
+            big = np.inf if t.kind == "f" else np.iinfo(t).max
+            assert (got["sum"][s], got["min"][s], got["max"][s]) == (0, big, -big if t.kind ==
+                                                                    "f" else np.iinfo(t).min)
+            continue
+        np.testing.assert_array_equal(got["min"][s], np.minimum.reduce(seg).astype(t))
+        np.testing.assert_array_equal(got["max"][s], np.maximum.reduce(seg).astype(t))
+        if t.kind != "f":
+            with np.errstate(over="ignore"):
+                assert got["sum"][s] == np.add.reduce(seg, dtype=t)
+        elif np.isnan(seg).any():
+            assert np.isnan(got["sum"][s])
+        else:
+            u = 2.0 ** -24 if t.itemsize <= 4 else 2.0 ** -53
+            bound = (b - a) * u / (1 - (b - a) * u) * np.abs(seg).sum()
+            exact = seg.sum()
+            rounding = (abs(exact) + bound) * 2.0 ** -11 if t.itemsize == 2 else 0.0
+            assert abs(float(got["sum"][s]) - exact) <= bound + rounding, (s, a, b)
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.float64])
 def test_copy_fill(device, dtype):
     src = tack.array(np.array([1.5, 2.5, 3.75, 200.0, 7.0]))  # in range of every dtype

@@ -10,11 +10,13 @@ from tack.runtime import registry
 from tack.toolchain.sass import MissingToolError
 
 from tests.kernels.corpus import saxpy
+from tests.stand_in_engines import stand_in
 
 
 def _args():
-    x = tack.zeros(8)
-    return 2.0, x, x, tack.zeros(8)
+    """saxpy's arguments, host arrays whatever the current device (inspect types them only)."""
+    x = tack.zeros(8, device="cpu")
+    return 2.0, x, x, tack.zeros(8, device="cpu")
 
 
 def test_outdir_writes_every_stage_of_the_cpu_engine(tmp_path):
@@ -75,11 +77,15 @@ def test_every_mode_is_some_engines_stage():
         "k.trace.txt"  # a kind that names no files: one per stage all the same
 
 
-class _FakeCUDA:
+class FakeCUDA:
     """What tack.inspect asks of the CUDA engine: `stage`. "sass" finds no disassembler."""
 
     def __init__(self, missing_tool=True):
         self.missing_tool, self.asked = missing_tool, []
+
+    @classmethod
+    def create(cls, arch, options):
+        return cls()
 
     def stage(self, kir, name):
         self.asked.append(name)
@@ -91,11 +97,11 @@ class _FakeCUDA:
 
 
 @pytest.fixture
-def gpu(monkeypatch):
-    dev = make_device("cuda")
-    monkeypatch.setattr("tack.inspection.default_device", lambda: dev)
-    monkeypatch.setattr(dev, "_engine", _FakeCUDA())
-    return dev
+def gpu():
+    """The current device: a CUDA device whose engine is a FakeCUDA (the native CUDA engine's
+    stages and file names, no GPU)."""
+    with stand_in(FakeCUDA, "cuda", like=registry.NATIVE_CUDA) as dev:
+        yield dev
 
 
 def test_outdir_on_cuda_writes_ptx_resources_and_warns_without_sass(gpu, tmp_path):
@@ -106,11 +112,11 @@ def test_outdir_on_cuda_writes_ptx_resources_and_warns_without_sass(gpu, tmp_pat
         "ir": "saxpy.ir.txt", "source": "saxpy.ptx", "resources": "saxpy.resources.json"}
     assert json.loads(paths["resources"].read_text())["kernel"] == "tack_saxpy"
     assert paths["source"].read_text() == "source of saxpy"
-    assert gpu._engine.asked == ["source", "resources", "sass"]  # "ir" needs no engine
+    assert gpu.engine.asked == ["source", "resources", "sass"]  # "ir" needs no engine
 
 
 def test_outdir_on_cuda_writes_sass_when_a_disassembler_is_found(gpu, tmp_path):
-    gpu._engine.missing_tool = False
+    gpu.engine.missing_tool = False
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         paths = tack.inspect(saxpy, *_args(), outdir=tmp_path)

@@ -5,6 +5,9 @@ import pytest
 import tack
 from tack.compiler import specialize
 from tack.devices import make_device
+from tack.runtime import registry
+
+from tests.stand_in_engines import stand_in
 
 
 @tack.kernel
@@ -68,13 +71,23 @@ def test_block_reductions_need_f32():
         specialize(int_block_sum, (tack.zeros(256, tack.i32), tack.zeros(256), 256), GPU)
 
 
-def test_partial_groups_rejected_before_launch(monkeypatch):
-    monkeypatch.setattr("tack.inspection.default_device", lambda: GPU)
-    monkeypatch.setattr(GPU, "_engine", type("E", (), {"stage": lambda s, k, name: "ptx"})())
+class PTXStandIn:
+    """A CUDA engine without a GPU: its one stage, what tack.inspect asks of it."""
+
+    @classmethod
+    def create(cls, arch, options):
+        return cls()
+
+    def stage(self, kir, name):
+        return "ptx"
+
+
+def test_partial_groups_rejected_before_launch():
     data, out = tack.zeros(300), tack.zeros(2)
-    with pytest.raises(ValueError, match="complete 256-lane groups; iteration count 300"):
-        tack.inspect(group_sums, data, out, 300, mode="source")
-    assert tack.inspect(group_sums, data, out, 256, mode="source") == "ptx"
+    with stand_in(PTXStandIn, "cuda", like=registry.NATIVE_CUDA):
+        with pytest.raises(ValueError, match="complete 256-lane groups; iteration count 300"):
+            tack.inspect(group_sums, data, out, 300, mode="source")
+        assert tack.inspect(group_sums, data, out, 256, mode="source") == "ptx"
 
 
 def test_cpu_rejects_block_reductions():

@@ -38,16 +38,18 @@ tk_standin_count(k) = TK_STANDIN_GPU[Symbol(k)]
 
 @pytest.fixture
 def gpu(julia153_engine):
-    """The Julia engine's "cuda" device, on the stand-in GPU backend, as the default device."""
+    """The Julia engine's "cuda" device on the stand-in GPU backend, the current device: a
+    `tack.Device` of its own, not the shared one, so that its engine (bound to the stand-in)
+    ends with the test."""
     session = rj._Session.get()
     session.jl.seval("isdefined(@__MODULE__, :TkStandinGPU) || include_string(@__MODULE__, "
                      f"{rj._jl_str(STANDIN_GPU)})")
     session.backends["cuda"] = session.jl.seval("TkStandinGPU()")
-    dev = tack.set_default_device("cuda", engine="julia")
-    yield dev
-    tack.set_default_device("cpu")
-    session.backends.pop("cuda", None)
-    dev._engine = None  # its backend was the stand-in's
+    try:
+        with tack.Device("cuda", engine="julia") as dev:
+            yield dev
+    finally:
+        session.backends.pop("cuda", None)
 
 
 def _count(what: str) -> int:
@@ -87,13 +89,13 @@ def test_the_cpu_engine_refuses_a_device_array(gpu):
     """An array in the Julia GPU's memory given to a native CPU kernel: refused on its first call
     and on its prebuilt path, before any launch."""
     on_gpu = tack.zeros(3)
-    tack.set_default_device("cpu")
-    x, y = tack.array(np.ones(3, np.float32)), tack.zeros(3)
-    with pytest.raises(RuntimeError, match="belongs to"):
-        tack.kernel(axpy.fn)(2.0, on_gpu, y)  # a fresh kernel: its first call
-    axpy(2.0, x, y)
-    with pytest.raises(RuntimeError, match="belongs to"):
-        axpy(2.0, on_gpu, y)  # the path built by the call above
+    with tack.device("cpu"):
+        x, y = tack.array(np.ones(3, np.float32)), tack.zeros(3)
+        with pytest.raises(RuntimeError, match="belongs to"):
+            tack.kernel(axpy.fn)(2.0, on_gpu, y)  # a fresh kernel: its first call
+        axpy(2.0, x, y)
+        with pytest.raises(RuntimeError, match="belongs to"):
+            axpy(2.0, on_gpu, y)  # the path built by the call above
     np.testing.assert_array_equal(y.numpy(), np.full(3, 2.0, np.float32))
 
 

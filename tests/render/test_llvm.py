@@ -261,7 +261,10 @@ def test_statements_after_break_are_unreachable_but_valid():
     body = [For(L, "i", C(0), C(3), None, [Break(L), Assign(L, "i", C(9)), Break(L)]),
             If(L, E(Op.EQ, D.bool_, T, C(0)), [], [ExprStmt(L, ld("o", D.i64))]),
             Store(L, "o", (T,), E(Op.VAR, D.i64, arg="i"))]
-    verified(render(kernel(body, [arr("o", D.i64, True)], {"i": D.i64})))
+    text = verified(render(kernel(body, [arr("o", D.i64, True)], {"i": D.i64})))
+    # `i = 9` after the break: in a block of its own that no branch reaches
+    assert re.search(r'^dead:\n  store i64 9, i64\* %"i"$', text, re.MULTILINE), text
+    assert 'label %"dead"' not in text
 
 
 def test_optimize_returns_parseable_text():

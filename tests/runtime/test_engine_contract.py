@@ -16,6 +16,7 @@ from tack.runtime import registry
 from tack.runtime.base import Capabilities, Engine, Launchable
 
 from tests.runtime.irbuild import C, E, T, arr, kir, st
+from tests.stand_in_engines import stand_in
 
 RUNTIME = Path(tack.__file__).parent / "runtime"
 
@@ -201,15 +202,48 @@ def test_devices_answer_capabilities_without_starting_an_engine():
     assert sim.capabilities.workgroups and sim.is_host and sim._engine is None
 
 
+class CountingSyncs(Engine):
+    """An engine that counts the engines made of it and the syncs asked of each."""
+
+    made = 0
+
+    def __init__(self):
+        self.synced = 0
+
+    @classmethod
+    def create(cls, arch, options):
+        cls.made += 1
+        return cls()
+
+    def sync(self):
+        self.synced += 1
+
+
 def test_sync_asks_the_engine():
-    class Counting(Engine):
-        synced = 0
+    with stand_in(CountingSyncs, "cpu") as dev:
+        made = CountingSyncs.made
+        tack.sync(tack.Device("cpu", engine="stand-in"))  # never started: nothing to wait for
+        assert CountingSyncs.made == made  # and not started by the sync
+        tack.sync(dev)
+        assert CountingSyncs.made == made
+        engine = dev.engine  # started
+        tack.sync(dev)
+        tack.sync(dev)
+        assert CountingSyncs.made == made + 1 and engine.synced == 2
 
-        def sync(self):
-            type(self).synced += 1
 
-    dev = make_device("cpu")
-    dev._engine = Counting()
-    tack.sync(dev)
-    assert Counting.synced == 1
-    tack.sync(make_device("cpu"))  # an engine never started has nothing to wait for
+def test_a_stand_in_engine_leaves_nothing_behind():
+    """registry.unregister undoes register: the names, stages and kinds the registry reports
+    are what they were, and the stand-in's device is no shared device."""
+    before = (registry.engine_names(), registry.stage_names(), registry.shown_by("sass"),
+              registry.targets("native"), tack.devices.started())
+    with stand_in(CountingSyncs, "cuda", like=registry.NATIVE_CUDA) as dev:
+        assert tack.default_device() is dev and dev.engine_name == "stand-in"
+        assert dev.stages == registry.NATIVE_CUDA.stages and "stand-in" in registry.engine_names()
+        assert ("stand-in", "cuda") in registry.shown_by("sass")
+        tack.sync(dev)
+    after = (registry.engine_names(), registry.stage_names(), registry.shown_by("sass"),
+             registry.targets("native"), tack.devices.started())
+    assert after == before and tack.default_device() is not dev
+    with pytest.raises(ValueError, match="Unknown engine: 'stand-in'"):
+        tack.set_default_device("cuda", engine="stand-in")

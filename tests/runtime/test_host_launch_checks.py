@@ -1,7 +1,8 @@
 """The engines that launch on NumPy arrays directly — the simulator and the Julia engine's host
 arrays — check a launch's values with one function (runtime/host.py), so a caller that talks to
 the engine gets the same error from both, before anything runs: a wrong count, a value that is
-not an array, another dtype, a non-contiguous view, a read-only array the kernel may write."""
+not an array, another dtype, a non-contiguous view, a read-only array the kernel may write,
+a scalar that is not a number."""
 import numpy as np
 import pytest
 import tack
@@ -48,6 +49,12 @@ BAD = [
      r"Kernel 'scale': parameter 'x' must be C-contiguous \(use numpy.ascontiguousarray\)"),
     ("read-only out", lambda: [_f32(), _read_only(), 2.0], ValueError,
      "Kernel 'scale': parameter 'out' may be written, but its array is read-only"),
+    ("string scalar", lambda: [_f32(), _f32(), "2"], TypeError,
+     "Kernel 'scale': parameter 'a' expects a scalar, got str"),
+    ("None scalar", lambda: [_f32(), _f32(), None], TypeError,
+     "Kernel 'scale': parameter 'a' expects a scalar, got NoneType"),
+    ("array scalar", lambda: [_f32(), _f32(), _f32()], TypeError,
+     "Kernel 'scale': parameter 'a' expects a scalar, got ndarray"),
 ]
 
 

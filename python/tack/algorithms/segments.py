@@ -71,21 +71,10 @@ def fold(values, offsets, out, ident, s, combine):
 
 
 @kernel
-def fold_sum(values, offsets, out, ident, r):
+def fold_segments(values, offsets, out, ident, r, combine):
+    """out[s] = `combine` over segment s, left to right (`fold`)."""
     for s in range(r):
-        fold(values, offsets, out, ident, s, add)
-
-
-@kernel
-def fold_min(values, offsets, out, ident, r):
-    for s in range(r):
-        fold(values, offsets, out, ident, s, nan_min)
-
-
-@kernel
-def fold_max(values, offsets, out, ident, r):
-    for s in range(r):
-        fold(values, offsets, out, ident, s, nan_max)
+        fold(values, offsets, out, ident, s, combine)
 
 
 @kernel
@@ -106,7 +95,7 @@ def select_start(j, lo, v, acc):
     return out
 
 
-_FOLDS = {"sum": fold_sum, "min": fold_min, "max": fold_max}
+_COMBINE = {"sum": add, "min": nan_min, "max": nan_max}
 
 
 def _starts(flags: Array, n: int) -> tuple[Array, int]:
@@ -174,7 +163,7 @@ def _fold(op: str, values: Array, offsets: Array, r: int) -> Array:
     if r:  # `fold`'s accumulator has ident's dtype: f32 for half values, each result rounded once
         t = dt.f32 if values.dtype in V.HALVES else values.dtype
         ident = Array._from_host(_identity(op, t), values.device)
-        _FOLDS[op](values, offsets, out, ident, r)
+        fold_segments(values, offsets, out, ident, r, _COMBINE[op])
     return out
 
 

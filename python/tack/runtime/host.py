@@ -11,6 +11,7 @@ import ctypes
 
 import numpy as np
 
+from ..dtypes import is_bfloat16
 from ..errors import TackTypeError, TackValueError
 
 
@@ -79,3 +80,16 @@ def host_array(name: str, p, a) -> np.ndarray:
         raise TackValueError(f"Kernel '{name}': parameter '{p.name}' may be written, but its "
                              "array is read-only")
     return a
+
+
+def host_scalar(name: str, p, v):
+    """The NumPy scalar of scalar parameter `p`'s dtype (np.bool_ for bool) launched for `v`,
+    which must be a number (a Python or NumPy one; a bfloat16 NumPy scalar for an f32
+    parameter), checked the same way by both engines: TypeError otherwise, naming kernel `name`
+    and the parameter (NumPy would take a string, None or a list and launch on what it made of
+    them)."""
+    if not isinstance(v, (int, float, np.number, np.bool_)) and not (
+            isinstance(v, np.generic) and is_bfloat16(v.dtype)):
+        raise TackTypeError(f"Kernel '{name}': parameter '{p.name}' expects a scalar, got "
+                            f"{type(v).__name__}")
+    return (p.dtype.np or np.dtype(np.bool_)).type(v)

@@ -88,6 +88,20 @@ def register(kind: EngineKind) -> EngineKind:
     return kind
 
 
+def unregister(kind: EngineKind) -> None:
+    """Undo `register(kind)`: an engine registered for a while (a test's stand-in for a GPU
+    engine) leaves no name, arch or stage behind. A kind registered over another of the same
+    name and arch is gone; the other does not come back."""
+    for arch in kind.capabilities:
+        if _KINDS.get((kind.name, arch)) is kind:
+            del _KINDS[kind.name, arch]
+    if _NAMES.get(kind.name) is kind:
+        del _NAMES[kind.name]
+        rest = [k for (name, _), k in _KINDS.items() if name == kind.name]
+        if rest:
+            _NAMES[kind.name] = rest[0]
+
+
 def engine_names() -> tuple[str, ...]:
     return tuple(_NAMES)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...capabilities import check_atomic_widths
-from ...dtypes import bf16, is_bfloat16
+from ...dtypes import bf16
 from ...errors import TackRuntimeError, TackTypeError, TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import ATOMIC
@@ -36,7 +36,7 @@ from ...passes.bounds import DBG
 from ...render.julia_ka import render_julia
 from ...render.julia_ka_rewrites import stmt_exprs
 from ..base import Capabilities, Engine, Launchable
-from ..host import HostMemory, check_count, host_array
+from ..host import HostMemory, check_count, host_array, host_scalar
 from ..registry import JULIA
 from .storage import JuliaBuffer, JuliaStorage
 
@@ -376,16 +376,13 @@ class JuliaKernel(Launchable):
         return a.reshape(-1)  # a view: the kernel works in the caller's memory
 
     def _scalar(self, p, v):
-        if not isinstance(v, (int, float, np.number, np.bool_)) and not (
-                isinstance(v, np.generic) and is_bfloat16(v.dtype)):  # an f32 parameter
-            raise TackTypeError(f"Kernel '{self.name}': parameter '{p.name}' expects a scalar, "
-                                f"got {type(v).__name__}")
+        v = host_scalar(self.name, p, v)
         # A Python bool for Bool: PythonCall's rule is named `numpy:bool_`, which NumPy 2's
         # `numpy.bool` does not match, so an np.bool_ would arrive as a 0-d PyArray. Every other
         # scalar is a NumPy scalar of the exact dtype, which juliacall turns into that Julia type
         # (`NUMPY_SIMPLE_TYPES`, https://github.com/JuliaPy/PythonCall.jl/blob/main/src/Convert/
         # numpy.jl), where a Python float would become Float64.
-        return bool(v) if p.dtype.kind == "b" else p.dtype.np.type(v)
+        return bool(v) if p.dtype.kind == "b" else v
 
 
 def _unwrap(a) -> tuple:

@@ -20,10 +20,9 @@ from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP
 from ...ir.printer import kernel_str
 from ..base import Engine, Launchable
-from ..host import HostMemory, check_count, host_array
+from ..host import HostMemory, check_count, host_array, host_scalar
 from ..registry import SIM
 from .executor import Executor, exits
-from .lanes import npdtype
 from .memory import Memory, check_limits
 from .printing import emit
 from .trace import NO_RECORDER, Recorder, Site
@@ -89,7 +88,7 @@ class SimKernel(Launchable):
             if p.kind == "array":
                 host_array(kir.name, p, v)
             else:
-                params[p.name] = npdtype(p.dtype).type(v)
+                params[p.name] = host_scalar(kir.name, p, v)
         n = int(n)
         memory = Memory(kir, values, max(n, 0), recorder, set(uninitialized))
         recorder.launch(kir.name, max(n, 0), memory.groups, memory.infos)
