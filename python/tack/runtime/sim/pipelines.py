@@ -27,19 +27,21 @@ class InFlight:
 
     __slots__ = ("buffer", "clock", "epoch", "flat", "group", "index", "needed", "pos",
                  "short", "site", "values")
+    _ROWS = ("pos", "index", "flat", "values", "group", "epoch", "short", "needed")
 
     def __init__(self, site, buffer, pos, index, flat, values, group, epoch, clock):
         self.site, self.buffer, self.clock = site, buffer, clock
         self.pos, self.index, self.flat, self.values = pos, index, flat, values
         self.group, self.epoch = group, epoch
-        self.short = np.full(len(pos), -1, np.int64)
-        self.needed = np.zeros(len(pos), np.int64)
+        # the first and the latest wait that left it pending, and the n that would cover it
+        self.short = np.full((len(pos), 2), -1, np.int64)
+        self.needed = np.zeros((len(pos), 2), np.int64)
 
     def take(self, mask: np.ndarray) -> InFlight:
         """The lanes of `mask` (as a new record; the arrays are copies)."""
         out = InFlight.__new__(InFlight)
         out.site, out.buffer, out.clock = self.site, self.buffer, self.clock
-        for name in ("pos", "index", "flat", "values", "group", "epoch", "short", "needed"):
+        for name in self._ROWS:
             setattr(out, name, getattr(self, name)[mask])
         return out
 
@@ -100,13 +102,17 @@ class Pipelines:
                 continue
             committed = self.committed[f.pos]
             due = on & (f.group < committed - pending)
-            short = on & ~due & (f.group < committed) & (f.short < 0)
+            short = on & ~due & (f.group < committed)
             if short.any():
                 if not noted:
                     self.waits.append(wait)
                     noted = True
-                f.short[short] = len(self.waits) - 1
-                f.needed[short] = committed[short] - f.group[short] - 1
+                needed = committed[short] - f.group[short] - 1
+                first = short & (f.short[:, 0] < 0)
+                f.short[first, 0] = len(self.waits) - 1
+                f.needed[first, 0] = committed[first] - f.group[first] - 1
+                f.short[short, 1] = len(self.waits) - 1
+                f.needed[short, 1] = needed
             if due.any():
                 self.land(f.take(due), wait)
             if not due.all():

@@ -148,8 +148,9 @@ class Landed:
     landed: np.ndarray  # the epoch at the wait that landed it (-1: never waited for)
     landed_at: int  # the clock of that wait (-1: never)
     wait: Wait | None  # the wait that landed it
-    # The first wait of the issuing lane that ran after the copy's group was committed and left
-    # it pending (an index into `waits`, -1: none), and the n that would have covered it.
+    # The first and the latest wait of the issuing lane that ran after the copy's group was
+    # committed and left it pending (indices into `waits`, -1: none; two columns), and the n
+    # that would have covered it at each.
     short: np.ndarray
     needed: np.ndarray
     waits: tuple[Wait, ...] = ()
