@@ -217,7 +217,6 @@ class Calls:
         if b.op is not Op.ASYNC_COPY:
             return Expr(b.op, None, tuple(self.ordered(node.args)), None, loc)
         dst, j, src, i = node.args[:4]
-        count = node.args[4] if len(node.args) == 5 else ast.Constant(1)
         target = self.array_name(dst)
         if target is None or target not in self.root.scratch_names or (
                 target in self.root.local_scratch):
@@ -229,12 +228,18 @@ class Calls:
                                         "parameter",
                                    "asynchronous copies read global memory: an array passed "
                                    "to the kernel")
-        if not (isinstance(count, ast.Constant) and type(count.value) is int):
-            raise self.unsupported(count, "async_copy() with a count that is not an integer "
-                                          "literal", "write 1, 2, 4 or 8 (16 bytes at most)")
+        count = 1
+        if len(node.args) == 5:  # a literal, or a tack.constant: known when the kernel parses
+            c = self.folded(self.expr(node.args[4]))
+            if not (c.op is Op.CONST and type(c.arg) is int):
+                raise self.unsupported(node.args[4], "async_copy() with a count that is not a "
+                                                     "compile-time integer",
+                                       "write 1, 2, 4 or 8 (16 bytes at most) or a "
+                                       "tack.constant")
+            count = c.arg
         elts = i.elts if isinstance(i, ast.Tuple) else [i]
         args = tuple(self.ordered([j, *elts]))
-        return Expr(Op.ASYNC_COPY, None, args, (target, source, count.value), loc)
+        return Expr(Op.ASYNC_COPY, None, args, (target, source, count), loc)
 
     # -- device functions -----------------------------------------------------------------------
     def _callee(self, call: ast.Call):
