@@ -422,15 +422,17 @@ class _Printer:
             self.emit(d, f"nothing  # tack.{what}: the copies above are already done", e.loc)
             return
         (dst, src, count), (j, i) = e.arg, e.args
-        to, frm = self.index((j,)), self.index((i,))
         if count == 1:
-            self.emit(d, f"{self.names[dst]}[{to}] = {self.names[src]}[{frm}]  # tack.async_copy, "
-                         "synchronous here", e.loc)
+            to, frm = self.index((j,)), self.index((i,))
+            self.emit(d, f"{self.names[dst]}[{to}] = {self.names[src]}[{frm}]  # "
+                         "tack.async_copy, synchronous here", e.loc)
             return
         # `tk_c`: no user name is spelled so (`_julia_name` renames a `tk_` prefix)
-        self.emit(d, f"for tk_c in 0:{count - 1}  # tack.async_copy, synchronous here", e.loc)
-        self.emit(d + 1, f"{self.names[dst]}[{to} + tk_c] = {self.names[src]}[{frm} + tk_c]",
-                  e.loc)
+        self.emit(d, f"for tk_c in Int64(0):Int64({count - 1})  # tack.async_copy, synchronous "
+                     "here", e.loc)
+        at = [f"tk_c + {self.index((x,))}" if x.op is Op.CONST  # the 1-based `+ 1` last
+              else f"{self.expr(x)} + tk_c + 1" for x in (j, i)]
+        self.emit(d + 1, f"{self.names[dst]}[{at[0]}] = {self.names[src]}[{at[1]}]", e.loc)
         self.emit(d, "end", e.loc)
 
     def print_value(self, v: Expr) -> str:
