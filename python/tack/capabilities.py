@@ -74,13 +74,12 @@ def check_warps(k: KernelIR, device) -> None:
 # The least NVIDIA compute capability of each operation that needs one, and where that is
 # said: the CUDA engine refuses a kernel with one of them for an older device before it renders
 # (`check_arch`), naming the operation and the device's architecture.
+_CP_ASYNC = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
+             "#data-movement-and-conversion-instructions-cp-async")
 MIN_SM = {
-    Op.ASYNC_COPY: (80, "https://docs.nvidia.com/cuda/parallel-thread-execution/"
-                        "#data-movement-and-conversion-instructions-cp-async"),
-    Op.ASYNC_COMMIT: (80, "https://docs.nvidia.com/cuda/parallel-thread-execution/"
-                          "#data-movement-and-conversion-instructions-cp-async-commit-group"),
-    Op.ASYNC_WAIT: (80, "https://docs.nvidia.com/cuda/parallel-thread-execution/"
-                        "#data-movement-and-conversion-instructions-cp-async-wait-group"),
+    Op.ASYNC_COPY: (80, _CP_ASYNC),
+    Op.ASYNC_COMMIT: (80, _CP_ASYNC + "-commit-group"),
+    Op.ASYNC_WAIT: (80, _CP_ASYNC + "-wait-group"),
 }
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tack
 
-from tests.check.planted_async import CASES, N, NT
+from tests.check.planted_async import CASES, NT, N
 
 IDS = [c.name for c in CASES]
 SHIFTS = (0, 1, 255, 128)  # the copier itself, the next lane, the previous one, far away
