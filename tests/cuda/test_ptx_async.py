@@ -65,6 +65,17 @@ def test_the_size_and_cache_level_follow_the_count(dtype, count, size):
     assert "cp.async.wait_group 0;" in ptx
 
 
+@pytest.mark.parametrize("dtype, count", [(tack.f32, 1), (tack.f32, 4), (tack.f16, 2)])
+def test_a_misaligned_copy_of_several_elements_is_made_element_by_element(dtype, count):
+    """No fault (a sticky error) for a view that starts mid-array: the copy of several elements
+    tests both addresses and falls back to plain loads and stores; one element is always
+    aligned. (The kernel itself stores nothing into shared memory.)"""
+    ptx = compile_ptx(_copy_ir(dtype, count), "sm_80").ptx
+    assert ("st.shared" in ptx) == (count > 1)
+    if count > 1:
+        assert re.search(rf"and\.b64\s+%rd\d+, %rd\d+, {count * dtype.itemsize - 1};", ptx), ptx
+
+
 @pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
 @pytest.mark.parametrize("arch", ARCHS)
 def test_ptxas_accepts_them(arch, tmp_path):
