@@ -8,9 +8,10 @@ n newest committed ones: only then are the values written into shared memory. A 
 sees the old contents, as on a GPU, where nothing says when a copy lands before its wait.
 
 What the checker needs comes with each landing (trace.Landed): when the copy started and landed
-(the workgroup's barrier epochs and the clock that orders a lane's events), and the first wait of
-the issuing lane that ran after the copy's group was committed but left it pending (a wait with
-the wrong count). Copies no wait covered are reported when the chunk ends, never landed.
+(the workgroup's barrier epochs and the clock that orders a lane's events), and the first and the
+latest wait of the issuing lane that ran after the copy's group was committed but left it pending
+(a wait with the wrong count). Copies no wait covered are reported when the chunk ends, never
+landed.
 """
 from __future__ import annotations
 
@@ -136,4 +137,4 @@ class Pipelines:
         self.recorder.async_copy(Landed(
             f.site, f.buffer.ident + (self.base + f.pos) // WORKGROUP, f.pos + self.base,
             f.index, f.epoch, f.clock, landed, wait.clock if wait is not None else -1, wait,
-            f.short, f.needed, tuple(self.waits)))
+            f.short, f.needed, self.waits))

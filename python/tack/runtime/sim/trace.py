@@ -8,7 +8,7 @@ int64 NumPy arrays over the active lanes of one vectorized step, in launch order
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,7 +153,7 @@ class Landed:
     # that would have covered it at each.
     short: np.ndarray
     needed: np.ndarray
-    waits: tuple[Wait, ...] = ()
+    waits: Sequence[Wait] = ()  # the chunk's waits that left copies pending (append-only)
 
 
 class Recorder:
