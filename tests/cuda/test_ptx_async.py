@@ -16,7 +16,7 @@ from tack.compiler import specialize
 from tack.errors import CapabilityError
 from tack.toolchain.nvptx import compile_ptx
 
-from tests.cuda.test_ptx import PTXAS
+from tests.cuda.ptxas import PTXAS
 from tests.kernels import async_copies as K
 
 ARCHS = ("sm_80", "sm_90")
