@@ -150,6 +150,14 @@ def wait_on_a_value(x, out, n):
 
 
 @tack.kernel
+def wait_negative(x, out):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        tack.async_wait(-1)
+        out[i] = buf[0]
+
+
+@tack.kernel
 def copy_as_value(x, out):
     for i in range(out.shape[0]):
         buf = tack.shared(tack.f32, 256)
@@ -176,6 +184,7 @@ REFUSED = [
     (into_local, tack.UnsupportedSyntaxError, "not a shared array", 3),
     (into_global, tack.UnsupportedSyntaxError, "not a shared array", 2),
     (wait_on_a_value, tack.TackTypeError, "known when the kernel compiles", 5),
+    (wait_negative, tack.TackValueError, "0 or more", 3),
     (copy_as_value, tack.UnsupportedSyntaxError, "used as a value", 3),
 ]
 

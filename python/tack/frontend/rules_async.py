@@ -46,7 +46,12 @@ class AsyncRules:
     def async_wait(self, e: Expr) -> Expr:
         """`n` is a compile-time integer >= 0 (cp.async.wait_group takes an immediate)."""
         n = self.expr(e.args[0])
-        if not (isinstance(n, Expr) and n.op is Op.CONST and type(n.arg) is int and n.arg >= 0):
+        if isinstance(n, Expr) and n.op is Op.CONST and type(n.arg) is int and n.arg < 0:
+            raise TackValueError.at(
+                e.loc, self.message(e.loc, f"async_wait({n.arg}): n counts the groups left "
+                                           "pending, 0 or more"),
+                "tack.async_wait(0) waits for every committed group")
+        if not (isinstance(n, Expr) and n.op is Op.CONST and type(n.arg) is int):
             raise self.type_error(e, "async_wait(n) needs n, the number of groups left "
                                      "pending, as an integer known when the kernel compiles",
                                   "write a literal: tack.async_wait(1) in a double-buffered "
