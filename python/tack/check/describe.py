@@ -86,7 +86,7 @@ def pipeline(kernel, c, array: str) -> Finding:
     """An access to shared memory that an asynchronous copy may overwrite (check/pipelines.py):
     the copy refilling a buffer still in use, a wait with the wrong count, or no wait."""
     index, copier, other = c.witnesses[0]
-    count = len(c.elements)
+    count = c.count
     what = _WHAT[c.kind]
     tail = f" ({count} element{'s' * (count != 1)} affected)"
     if c.what == "overwrite":

@@ -89,9 +89,9 @@ class CheckRecorder(Recorder):
         if self.log is not None:
             self.log.add(kind, buffer, space, lanes, index, epoch, site)
 
-    def staged_access(self, kind, buffer, lanes, index, epoch, clock, site) -> None:
+    def staged_access(self, kind, buffers, lanes, index, epoch, clock, site) -> None:
         if self.pipes is not None and len(lanes):
-            self.pipes.touch(kind, buffer, lanes, index, epoch, clock, site)
+            self.pipes.touch(kind, buffers, lanes, index, epoch, clock, site)
 
     def async_copy(self, landed) -> None:
         if self.pipes is not None and len(landed.lanes):

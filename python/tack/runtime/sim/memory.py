@@ -170,10 +170,10 @@ class Memory:
         return self.clock
 
     def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
-        if b.staged and self.tracks_staged and act.count:
-            clock = self.tick()
-            self._per_buffer(b, act, idx, lambda ident, lanes, index: self.recorder.staged_access(
-                kind, ident, lanes.t, index, epoch[lanes.group_pos], clock, site))
+        if b.staged and self.tracks_staged and act.count:  # shared: ids per workgroup
+            gp = act.group_pos
+            self.recorder.staged_access(kind, b.ident + act.base // WORKGROUP + gp, act.t, idx,
+                                        epoch[gp], self.tick(), site)
         if not self.tracing or act.count == 0 or b.space == "constant":
             return
         self._per_buffer(b, act, idx, lambda ident, lanes, index: self.recorder.access(

@@ -200,10 +200,11 @@ class Recorder:
         `warp_sum`, ...) at `site` with lanes `arrived` (t % WORKGROUP) of its `expected`;
         `diverged_at` as for `barrier`. Absent lanes' values read as 0 and the run goes on."""
 
-    def staged_access(self, kind: str, buffer: int, lanes: np.ndarray, index: np.ndarray,
-                      epoch: np.ndarray, clock: int, site: Site) -> None:
-        """An access to a shared array that asynchronous copies fill, reported by `access` too,
-        with the clock that orders it against the copies (`Landed`)."""
+    def staged_access(self, kind: str, buffers: np.ndarray, lanes: np.ndarray,
+                      index: np.ndarray, epoch: np.ndarray, clock: int, site: Site) -> None:
+        """An access to a shared array that asynchronous copies fill, reported by `access` too
+        (`buffers`: each lane's recorder id, its workgroup's copy), with the clock that orders
+        it against the copies (`Landed`)."""
 
     def async_copy(self, landed: Landed) -> None:
         """Asynchronous copies landed at a wait, or were never waited for (at the end of the
