@@ -21,6 +21,7 @@ never from the order the simulator ran the lanes in. Each conflict gets one of t
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -116,7 +117,7 @@ class PipelineLog:
         return list(found.values())
 
     def _one(self, c: Landed, span, rows, found, keep) -> None:
-        tkey, tclk, tep, tpt, tlmin, tlmax = rows
+        tkey, tclk, tep, _, tlmin, tlmax = rows
         key = c.buffers * span + c.index
         lo = np.searchsorted(tkey, key, "left")
         counts = np.searchsorted(tkey, key, "right") - lo
@@ -157,11 +158,11 @@ class PipelineLog:
                                                            tlmin[t], tlmax[t]))
         group = (what * (len(self.keys) + 1) + tpt[t]) * (len(c.waits) + 2) + wid + 1
         order = np.lexsort((key[row], group))
-        group, row, t, wid, col, accessor = (a[order] for a in (group, row, t, wid, col,
-                                                                accessor))
+        group, what, row, t, wid, col, accessor = (
+            a[order] for a in (group, what, row, t, wid, col, accessor))
         cuts = np.flatnonzero(np.r_[True, group[1:] != group[:-1], True])
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            self._add(c, int(what[order][a]), int(tpt[t[a]]), int(wid[a]), int(col[a]),
+        for a, b in itertools.pairwise(cuts):
+            self._add(c, int(what[a]), int(tpt[t[a]]), int(wid[a]), int(col[a]),
                       row[a:b], accessor[a:b], key, found, keep)
 
     def _add(self, c, what, pt, wid, col, row, accessor, key, found, keep) -> None:
