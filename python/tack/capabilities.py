@@ -71,6 +71,42 @@ def check_warps(k: KernelIR, device) -> None:
                  "write the exchange with tack.shared and tack.barrier")
 
 
+# The least NVIDIA compute capability of each operation that needs one, and where that is
+# said: the CUDA engine refuses a kernel with one of them for an older device before it renders
+# (`check_arch`), naming the operation and the device's architecture.
+_CP_ASYNC = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
+             "#data-movement-and-conversion-instructions-cp-async")
+MIN_SM = {
+    Op.ASYNC_COPY: (80, _CP_ASYNC),
+    Op.ASYNC_COMMIT: (80, _CP_ASYNC + "-commit-group"),
+    Op.ASYNC_WAIT: (80, _CP_ASYNC + "-wait-group"),
+}
+
+
+def sm_number(arch: str) -> int | None:
+    """80 for "sm_80" (90 for "sm_90a"); None for a name that is not an sm_NN architecture."""
+    digits = arch[3:].rstrip("abf") if arch.startswith("sm_") else ""
+    return int(digits) if digits.isdigit() else None
+
+
+def check_arch(k: KernelIR, arch: str) -> None:
+    """Refuse an operation that `arch` (an NVIDIA sm_NN name) lacks (`MIN_SM`), before the
+    kernel renders or loads."""
+    sm = sm_number(arch)
+    if sm is None:
+        return
+    for st in iter_stmts(k.body):
+        for x in stmt_exprs(st):
+            need = MIN_SM.get(x.op)
+            if need is not None and sm < need[0]:
+                raise CapabilityError.at(
+                    x.loc, f"kernel '{k.name}': tack.{x.op.name.lower()} needs an NVIDIA GPU of "
+                    f"compute capability {need[0] // 10}.{need[0] % 10} or later (sm_{need[0]}; "
+                    f"PTX ISA, {need[1]}); this device is {arch}",
+                    hint="run it on a newer GPU, or copy with plain loads and stores "
+                         "(buf[j] = a[i]) and a tack.barrier()")
+
+
 def _device_name(device) -> str:
     return f"{getattr(device, 'engine_name', 'native')}:{getattr(device, 'arch', device)}"
 

@@ -55,8 +55,9 @@ def test_tack_check_environment_variable():
 
 def test_options_from_env():
     assert S.options_from_env("1") == {}
-    assert S.options_from_env("races") == {"races": True, "barriers": False, "bounds": False,
-                                           "uninitialized": False}
+    assert S.options_from_env("races") == {"races": True, "barriers": False, "pipelines": False,
+                                           "bounds": False, "uninitialized": False}
+    assert S.options_from_env("pipeline")["pipelines"]
 
 
 @pytest.fixture
@@ -127,10 +128,11 @@ def test_a_misspelt_tack_check_is_refused(value):
 
 
 def test_tack_check_accepts_option_and_kind_names():
-    only_races = {"races": True, "barriers": False, "bounds": False, "uninitialized": False}
+    only_races = {"races": True, "barriers": False, "pipelines": False, "bounds": False,
+                  "uninitialized": False}
     assert S.options_from_env(" Races , ") == S.options_from_env("race") == only_races
     assert S.options_from_env("none") == dict.fromkeys(only_races, False)
-    assert S.options_from_env("barrier,bounds,race,uninitialized") == dict.fromkeys(
+    assert S.options_from_env("barrier,bounds,pipeline,race,uninitialized") == dict.fromkeys(
         only_races, True)  # what `python -m tack.check` passes on to child processes
 
 

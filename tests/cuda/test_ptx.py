@@ -3,7 +3,6 @@ workgroup primitives, and (when `ptxas` is installed) that ptxas accepts it for 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -12,24 +11,10 @@ import tack
 from tack.compiler import specialize
 from tack.toolchain.nvptx import compile_ptx, find_libdevice
 
+from tests.cuda.ptxas import PTXAS
 from tests.kernels.corpus import CASES
 
 LIBDEVICE = find_libdevice()
-
-
-def _ptxas() -> str | None:
-    try:
-        from cuda import pathfinder
-
-        found = pathfinder.find_nvidia_binary_utility("ptxas")
-        if found:
-            return found
-    except (ImportError, AttributeError):  # no cuda-pathfinder, or one without this finder
-        found = None
-    return shutil.which("ptxas")
-
-
-PTXAS = _ptxas()
 
 
 @pytest.fixture(autouse=True)

@@ -168,6 +168,13 @@ class Model:
             a = bool(self.expr(e.args[0]))
             return int(a if a == (op is Op.LOR) else bool(self.expr(e.args[1])))
         args = [self.expr(a) for a in e.args]
+        if op is Op.ASYNC_COPY:  # synchronous, as the printer renders it (docs/julia.md)
+            (dst, src, count), (j, i) = e.arg, args
+            for k in range(count):
+                self.array(dst)[j + k] = self.array(src)[i + k]
+            return 0
+        if op in (Op.ASYNC_COMMIT, Op.ASYNC_WAIT):  # `nothing`: the copies are done
+            return 0
         if op is Op.LOAD:
             return convert(self.array(e.arg)[args[0]].item(), e.dtype)
         if op in ATOMIC:

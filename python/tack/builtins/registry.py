@@ -168,6 +168,20 @@ for _op, _what in ((Op.WARP_SUM, "sum (integers wrap)"), (Op.WARP_MIN, "minimum"
                 "to every lane, in the fixed xor-butterfly order (a warp collective)",
                 group="device", arity=(1, 1), op=_op, domain=NUMBER, namespace="tack.",
                 needs="workgroups")
+# ---- asynchronous copies global → shared, completed by groups (ir/ops.py, "Asynchronous copies") -
+add_builtin("async_copy", "tack.async_copy(dst, j, src, i, count)", "start copying src[i] (count "
+            "consecutive elements, 1 if omitted; 4, 8 or 16 bytes) into the shared array dst at "
+            "j; it lands when a tack.async_wait covers its group (a statement; GPU only)",
+            group="device", form="async_copy", arity=(4, 5), op=Op.ASYNC_COPY,
+            namespace="tack.", needs="workgroups")
+add_builtin("async_commit", "tack.async_commit()", "close this lane's group of asynchronous "
+            "copies (a statement; GPU only)", group="device", form="async_statement",
+            arity=(0, 0), op=Op.ASYNC_COMMIT, dtype=dt.i32, namespace="tack.",
+            needs="workgroups")
+add_builtin("async_wait", "tack.async_wait(n)", "wait until at most the n newest committed "
+            "groups of this lane are pending (n a literal int >= 0; a statement; GPU only)",
+            group="device", form="async_statement", arity=(1, 1), op=Op.ASYNC_WAIT,
+            dtype=dt.i32, namespace="tack.", needs="workgroups")
 for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
                    (Op.ATOMIC_MAX, "maximum")):
     _name = _op.name.lower()

@@ -82,6 +82,47 @@ def _race(kernel, array, entries, keep, aliases) -> Finding:
                         "epoch": e, "access": [ka, kb]} for i, a, b, e in witnesses))
 
 
+def pipeline(kernel, c, array: str) -> Finding:
+    """An access to shared memory that an asynchronous copy may overwrite (check/pipelines.py):
+    the copy refilling a buffer still in use, a wait with the wrong count, or no wait."""
+    index, copier, other = c.witnesses[0]
+    count = c.count
+    what = _WHAT[c.kind]
+    tail = f" ({count} element{'s' * (count != 1)} affected)"
+    if c.what == "overwrite":
+        msg = (f"the asynchronous copy at {c.copy} by {lane_text(copier)} refills element "
+               f"{index} of shared array '{array}' while {lane_text(other)} may still {what} "
+               f"it at {c.access}: no tack.barrier() between that {what} and the copy, so the "
+               "copy may land first: put a tack.barrier() after the last use of the buffer and "
+               "before the copy that refills it" + tail)
+        locs = (where(c.copy), where(c.access))
+    elif c.what == "wrong-wait":
+        w = c.wait
+        msg = (f"{what} of element {index} of shared array '{array}' at {c.access} by "
+               f"{lane_text(other)} depends on the asynchronous copy at {c.copy} by "
+               f"{lane_text(copier)}, which the tack.async_wait({w.pending}) at {w.site} left "
+               f"pending: {c.needed} group{'s were' if c.needed != 1 else ' was'} committed "
+               f"after the copy's, so tack.async_wait({c.needed}) is the wait that covers it "
+               "(the read sees the old contents until the copy lands)" + tail)
+        locs = (where(c.access), where(c.copy), where(w.site))
+    else:
+        own = copier == other
+        how = ("no tack.async_wait covering its group came between them on that lane"
+               if own else "the copying lane must wait for it (tack.async_wait) and a "
+               "tack.barrier() must follow that wait before another lane uses the element")
+        msg = (f"{what} of element {index} of shared array '{array}' at {c.access} by "
+               f"{lane_text(other)} while the asynchronous copy at {c.copy} by "
+               f"{lane_text(copier)} into it may not have landed: {how} (the read sees the old "
+               "contents until the copy lands)" + tail)
+        locs = (where(c.access), where(c.copy))
+    lanes = []
+    for _, a, b in c.witnesses:
+        lanes += [a, b]
+    return Finding("pipeline", msg, locs, array, index, tuple(lanes), count, kernel=kernel,
+                   witnesses=tuple({"index": i, "lanes": [a, b], "problem": c.what,
+                                    "access": c.kind} for i, a, b in c.witnesses))
+
+
 def bounds(kernel, site, array, space, seen, decl, aliases) -> Finding:
     """Like debug mode: the smallest index past the end, else the negative one closest to 0."""
     index = seen.past_end if seen.past_end is not None else seen.negative

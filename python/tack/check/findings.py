@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from ..ir.ops import WORKGROUP
 
-KINDS = ("race", "barrier", "bounds", "uninitialized")
+KINDS = ("race", "barrier", "pipeline", "bounds", "uninitialized")
 ERROR, ADVISORY = "error", "advisory"
 
 

@@ -16,6 +16,7 @@ from ..ir.ops import WORKGROUP
 from ..runtime.sim.trace import BufferInfo, Recorder, Site
 from . import describe
 from .findings import Finding, merge
+from .pipelines import PipelineLog
 from .races import AccessLog
 
 
@@ -73,6 +74,7 @@ class CheckRecorder(Recorder):
         self.decls = decls or {}  # scratch or parameter name -> declaration Site
         self.aliases = aliases or {}  # array name -> the other names of the same memory
         self.log = AccessLog() if "race" in self.kinds else None
+        self.pipes = PipelineLog() if "pipeline" in self.kinds else None
         self.buffers: Mapping[int, BufferInfo] = {}
         self.n = self.groups = 0
         self.seen: dict[tuple, _Seen] = {}  # (what, site, array) -> _Seen
@@ -86,6 +88,14 @@ class CheckRecorder(Recorder):
     def access(self, kind, buffer, space, lanes, index, epoch, site) -> None:
         if self.log is not None:
             self.log.add(kind, buffer, space, lanes, index, epoch, site)
+
+    def staged_access(self, kind, buffers, lanes, index, epoch, clock, site) -> None:
+        if self.pipes is not None and len(lanes):
+            self.pipes.touch(kind, buffers, lanes, index, epoch, clock, site)
+
+    def async_copy(self, landed) -> None:
+        if self.pipes is not None and len(landed.lanes):
+            self.pipes.copy(landed)
 
     def _name(self, buffer: int) -> str:
         info = self.buffers.get(buffer)
@@ -128,6 +138,9 @@ class CheckRecorder(Recorder):
         out = []
         if self.log is not None:
             out += describe.races(self.kernel, self.log, self.buffers, self.keep, self.aliases)
+        if self.pipes is not None:
+            for c in self.pipes.conflicts(self.keep):
+                out.append(describe.pipeline(self.kernel, c, self._name(c.buffer)))
         for (what, site, array, space), s in self.seen.items():
             decl = self.decls.get(array)
             make = describe.bounds if what == "bounds" else describe.uninitialized
@@ -135,4 +148,4 @@ class CheckRecorder(Recorder):
         for (site, split), d in self.diverged.items():
             out.append(describe.barrier(self.kernel, site, split, d, self.keep))
         self.findings = merge(out)
-        self.log = None  # the accesses are not needed any more
+        self.log = self.pipes = None  # the accesses are not needed any more

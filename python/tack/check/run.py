@@ -26,7 +26,7 @@ from . import describe
 from .recorder import CheckRecorder
 from .report import CheckReport
 
-OPTIONS = {"races": "race", "barriers": "barrier", "bounds": "bounds",
+OPTIONS = {"races": "race", "barriers": "barrier", "pipelines": "pipeline", "bounds": "bounds",
            "uninitialized": "uninitialized"}
 
 
@@ -176,11 +176,12 @@ def execute(prep: Prepared, values: list, kinds, witnesses: int) -> tuple[list, 
 
 def check(kernel, *args, **options) -> CheckReport:
     """Run one launch of `kernel(*args)` on the simulator and report races, barrier misuse,
-    out-of-bounds indices and uninitialized reads (docs/checking.md).
+    misused asynchronous copies, out-of-bounds indices and uninitialized reads
+    (docs/checking.md).
 
     The kernel runs on copies: the caller's arrays are unchanged; the results are in
-    `report.outputs`, keyed by parameter name. Options: `races`, `barriers`, `bounds`,
-    `uninitialized` (True by default; False leaves that kind unchecked) and `witnesses` (how many
+    `report.outputs`, keyed by parameter name. Options: `races`, `barriers`, `pipelines`,
+    `bounds`, `uninitialized` (True by default; False leaves that kind unchecked) and `witnesses` (how many
     instances each finding keeps, 3). Nothing is printed unless asked (`report.print()`)."""
     kinds, witnesses = kinds_of(options)
     prep = Prepared(kernel, args)

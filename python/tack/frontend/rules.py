@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..builtins.registry import REGISTRY
 from ..ir.ops import ATOMIC, COMPARISON, SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from .rules_arith import ArithRules as Arith
+from .rules_async import AsyncRules as Async
 from .rules_logic import LogicRules as Logic
 from .rules_memory import ArrayAccess as Memory
 from .rules_tables import TableRules as Tables
@@ -57,6 +58,9 @@ _SCALAR = {
     Op.BITCAST: Values.bitcast,
     Op.PRINT: Values.print_,
     Op.THREAD_ID: Values.as_is,
+    Op.ASYNC_COPY: Async.async_copy,
+    Op.ASYNC_COMMIT: Async.async_commit,
+    Op.ASYNC_WAIT: Async.async_wait,
     Op.LANE_ID: Values.as_is,
     Op.WARP_ID: Values.as_is,
     **_each(SHUFFLES, Warps.shuffle),

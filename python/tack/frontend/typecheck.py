@@ -23,6 +23,7 @@ from .hostrange import START, STEP
 from .promotion import Promotion
 from .rules import RULES
 from .rules_arith import ArithRules
+from .rules_async import AsyncRules
 from .rules_logic import LogicRules
 from .rules_memory import ArrayAccess
 from .rules_tables import TableRules
@@ -36,7 +37,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  WarpRules, Promotion):
+                  WarpRules, AsyncRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 

@@ -88,6 +88,24 @@ every lane of a warp is active; docs/language.md "Warps")
                              The order is the xor butterfly, fixed so every engine gives the
                              same bits: for s in 16, 8, 4, 2, 1: x = op(x, SHFL_XOR(x, s)).
                              Integer sums wrap; min/max are MIN/MAX (a NaN loses).
+Asynchronous copies (GPU engines only; statements: each the value of an ExprStmt, dtype i32 and
+no value; docs/language.md "Asynchronous copies"). Per lane, not collectives: PTX cp.async,
+cp.async.commit_group, cp.async.wait_group (https://docs.nvidia.com/cuda/parallel-thread-execution/
+#data-movement-and-conversion-instructions-cp-async).
+  ASYNC_COPY                 arg = (shared array, global array parameter, count); args = (shared
+                             index, source index), flat i64 (before `passes.linearize`: (shared
+                             index, *source indices)). Starts copying `count` consecutive
+                             elements (count × element size = 4, 8 or 16 bytes, both indices
+                             multiples of count) from the global array to the shared one. The
+                             source is read when the copy starts; the elements land in shared
+                             memory only when an ASYNC_WAIT of the issuing lane covers the copy's
+                             group: until then a read sees the old contents. A lane's copies since
+                             its last ASYNC_COMMIT form its open group.
+  ASYNC_COMMIT               closes the lane's open group (an empty group if it holds no copy).
+  ASYNC_WAIT                 arg = n, an int >= 0: waits until at most the n most recently
+                             committed groups of the lane are pending; every older group's copies
+                             have landed and this lane sees them (another lane after a Barrier).
+                             The open group is not waited for.
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
                              or None for the next value of args (scalars); items are separated by
@@ -177,6 +195,9 @@ class Op(enum.Enum):
     WARP_SUM = enum.auto()
     WARP_MIN = enum.auto()
     WARP_MAX = enum.auto()
+    ASYNC_COPY = enum.auto()
+    ASYNC_COMMIT = enum.auto()
+    ASYNC_WAIT = enum.auto()
     PRINT = enum.auto()
 
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
@@ -218,7 +239,9 @@ WARP_REDUCTIONS = frozenset({Op.WARP_SUM, Op.WARP_MIN, Op.WARP_MAX})
 # Ops every lane of a warp must execute together (collectives, as a Barrier is).
 WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS
 WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
+# Asynchronous copies into shared memory and their completion (statements).
+ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
 # Ops that need a workgroup launch (GPU engines)
-WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS
+WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE})

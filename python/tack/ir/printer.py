@@ -50,6 +50,12 @@ def expr_str(e: Expr) -> str:
         return f"{op.name.lower()}({e.arg}[{idx}], {expr_str(e.args[-1])}){_t(e)}"
     if op is Op.THREAD_ID:
         return "thread_id:i32"
+    if op is Op.ASYNC_COPY:  # async_copy(buf[j] <- x[i], 4): count elements from x into buf
+        (dst, src, count), (j, *i) = e.arg, e.args
+        return (f"async_copy({dst}[{expr_str(j)}] <- {src}[{', '.join(map(expr_str, i))}], "
+                f"{count})")
+    if op is Op.ASYNC_WAIT:
+        return f"async_wait({e.arg})"
     name = op.name.lower().rstrip("_")
     return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
 

@@ -33,6 +33,9 @@ def verify(k: KernelIR, final: bool = True) -> None:
         if x.op in ATOMIC and (x.arg not in globals_ or (final and len(x.args) != 2)
                                or x.args[-1].dtype is not x.dtype):
             _fail(x, f"bad atomic on {x.arg}")
+        if x.op is Op.ASYNC_COPY and (x.arg[0] not in k.scratch or x.arg[1] not in arrays
+                                      or (final and len(x.args) != 2)):
+            _fail(x, f"bad asynchronous copy {x.arg}")
         if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
             _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
 

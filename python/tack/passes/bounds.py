@@ -75,6 +75,23 @@ class Bounds:
             inb = ok if inb is None else k.both(inb, ok)
         return inb
 
+    def async_copy(self, s: N.ExprStmt, pre: list) -> list[N.Stmt]:
+        """`tack.async_copy`: the first and the last element it copies, at both ends, are
+        checked; a copy with one of them outside its array is skipped whole."""
+        e, k = s.value, B(s.loc)
+        (dst, src, count), args = e.arg, tuple(self.guard(a, pre) for a in e.args)
+        text = e.loc.text()
+        ok = None
+        for array, idx, kind in ((src, args[1:], "load"), (dst, args[:1], "store")):
+            ends = [idx]
+            if count > 1:
+                last = idx[-1]
+                ends.append(idx[:-1] + (k.bin(Op.ADD, last, k.const(count - 1, last.dtype)),))
+            for at in ends:
+                inb = self.checks(array, at, text, e.loc, kind, pre)
+                ok = inb if ok is None else k.both(ok, inb)
+        return pre + [N.If(s.loc, ok, [N.ExprStmt(s.loc, e.replace(args=args))], [])]
+
     def atomic(self, op, slot: int, value: Expr, loc) -> Expr:
         return Expr(op, dt.i64, (B(loc).const(slot, dt.i64), value), DBG, loc)
 
@@ -100,6 +117,8 @@ class Bounds:
             value = self.guard(s.value, pre)
             ok = self.checks(s.array, idx, s.text, s.loc, "store", pre)
             return pre + [N.If(s.loc, ok, [N.Store(s.loc, s.array, idx, value, s.text)], [])]
+        if isinstance(s, N.ExprStmt) and s.value.op is Op.ASYNC_COPY:
+            return self.async_copy(s, pre)
         # A While's condition is left alone: flatten left no memory access in it. A For's
         # `step` stays as is, as flatten leaves it.
         if isinstance(s, (N.Assign, N.ExprStmt, N.If, N.For)):

@@ -30,6 +30,9 @@ def linearize(k: KernelIR) -> list[N.Stmt]:
             return e.replace(args=flat(e.args, e.arg, e.loc))
         if e.op in ATOMIC:
             return e.replace(args=flat(e.args[:-1], e.arg, e.loc) + (e.args[-1],))
+        if e.op is Op.ASYNC_COPY:  # (shared index, *source indices)
+            return e.replace(args=flat(e.args[:1], e.arg[0], e.loc)
+                             + flat(e.args[1:], e.arg[1], e.loc))
         return e
 
     def on_store(s: N.Stmt) -> N.Stmt:

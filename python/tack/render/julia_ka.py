@@ -48,7 +48,7 @@ from ..ir.nodes import (
     Store,
     While,
 )
-from ..ir.ops import ATOMIC, WORKGROUP, Op
+from ..ir.ops import ASYNC_OPS, ATOMIC, WORKGROUP, Op
 from ..ir.walk import iter_stmts, stmt_exprs
 from .julia_ka_rewrites import (
     GENERATED,
@@ -407,7 +407,33 @@ class _Printer:
                                                                     else ('" "', item))]
             self.emit(d, f"@print({', '.join(spaced + [_julia_str(chr(10))])})", s.loc)
             return
+        if s.value.op in ASYNC_OPS:
+            return self.async_stmt(s.value, d)
         self.emit(d, _strip(self.expr(s.value)), s.loc)
+
+    def async_stmt(self, e: Expr, d: int) -> None:
+        """Asynchronous copies run synchronously (docs/julia.md, "Asynchronous copies"): each
+        element is copied by the statement itself, so the copy is complete on its lane when the
+        statement ends and the commits and waits have nothing left to do. They are no-ops, not
+        barriers: the protocol (checked by tack.check) already puts a barrier between a wait
+        and any other lane's read, and that barrier is rendered as `@synchronize()`."""
+        if e.op is not Op.ASYNC_COPY:
+            what = "async_commit()" if e.op is Op.ASYNC_COMMIT else f"async_wait({e.arg})"
+            self.emit(d, f"nothing  # tack.{what}: the copies above are already done", e.loc)
+            return
+        (dst, src, count), (j, i) = e.arg, e.args
+        if count == 1:
+            to, frm = self.index((j,)), self.index((i,))
+            self.emit(d, f"{self.names[dst]}[{to}] = {self.names[src]}[{frm}]  # "
+                         "tack.async_copy, synchronous here", e.loc)
+            return
+        # `tk_c`: no user name is spelled so (`_julia_name` renames a `tk_` prefix)
+        self.emit(d, f"for tk_c in Int64(0):Int64({count - 1})  # tack.async_copy, synchronous "
+                     "here", e.loc)
+        at = [f"tk_c + {self.index((x,))}" if x.op is Op.CONST  # the 1-based `+ 1` last
+              else f"{self.expr(x)} + tk_c + 1" for x in (j, i)]
+        self.emit(d + 1, f"{self.names[dst]}[{at[0]}] = {self.names[src]}[{at[1]}]", e.loc)
+        self.emit(d, "end", e.loc)
 
     def print_value(self, v: Expr) -> str:
         """One value of `@print`, at a width printf takes (`_PRINTF_WIDE`)."""

@@ -22,7 +22,8 @@
   without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
-  `shfl.sync`/`vote.sync` (render/ptx_warps.py). Atomics are the CPU renderer's
+  `shfl.sync`/`vote.sync` (render/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
+  render/ptx_async.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -42,6 +43,7 @@ from ..ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from ..passes.coarsen import coarsening
 from .llvm import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
+from .ptx_async import AsyncRendering
 from .ptx_warps import WarpRendering
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -66,9 +68,9 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(WarpRendering, LLVMRenderer):
-    """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives and warp
-    operations (render/ptx_warps.py)."""
+class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
+    """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
+    operations (render/ptx_warps.py) and asynchronous copies (render/ptx_async.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
@@ -82,7 +84,9 @@ class PTXRenderer(WarpRendering, LLVMRenderer):
     engine = "ptx"  # builtins lowered as their entries' `ptx` says: libdevice or an intrinsic
     EMIT: ClassVar[dict] = {**LLVMRenderer.EMIT, Op.LANE_ID: "lane_id", Op.WARP_ID: "warp_id",
                             **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
-                            **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce")}
+                            **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce"),
+                            Op.ASYNC_COPY: "async_copy", Op.ASYNC_COMMIT: "async_commit",
+                            Op.ASYNC_WAIT: "async_wait"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from ..capabilities import check_arch
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..render.llvm import entry_name
@@ -121,7 +122,9 @@ def _link_libdevice(mod: llvm.ModuleRef, entry: str, tm: llvm.TargetMachine) -> 
 
 # ---- the pipeline: render → link libdevice → O3 → PTX ----------------------------------------
 def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
-    """Render, link libdevice if the kernel calls it, optimize at O3 and emit PTX for `arch`."""
+    """Render, link libdevice if the kernel calls it, optimize at O3 and emit PTX for `arch`.
+    An operation `arch` lacks (`cp.async` before sm_80) is refused first (CapabilityError)."""
+    check_arch(kir, arch)
     renderer = PTXRenderer()
     text = renderer.render(kir)
     entry = entry_name(kir)

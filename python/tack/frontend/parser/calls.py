@@ -21,6 +21,8 @@ from .names import UNSET, BuiltinName, class_member
 # Scratch arrays: the device function that declares one -> its memory space; the atomics.
 SCRATCH = {b.name: b.space for b in REGISTRY.values() if b.form == "scratch"}
 ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
+# Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
+ASYNC = {b.name: b for b in REGISTRY.values() if b.form in ("async_copy", "async_statement")}
 
 
 class Calls:
@@ -193,6 +195,51 @@ class Calls:
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         args = tuple(self.ordered(list(elts) + [val]))
         return Expr(b.op, None, args, target, loc)
+
+    def call_async_copy(self, b, node: ast.Call, loc) -> Expr:
+        raise self.unsupported(node, f"{b.qualified}() used as a value",
+                               "it is a statement: write it on a line of its own")
+
+    call_async_statement = call_async_copy
+
+    def async_statement(self, b, node: ast.Call) -> Expr:
+        """`tack.async_copy(dst, j, src, i[, count])`, `tack.async_commit()`,
+        `tack.async_wait(n)` as statements: the op over its operands (the typechecker checks
+        the arrays, the count and n)."""
+        loc = self.src.loc(node)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, "keyword or starred call arguments",
+                                   f"pass arguments by position: {b.call}")
+        lo, hi = b.arity
+        if not lo <= len(node.args) <= hi:
+            raise self.unsupported(node, f"{b.qualified}() with {len(node.args)} argument(s)",
+                                   f"call it as {b.call}")
+        if b.op is not Op.ASYNC_COPY:
+            return Expr(b.op, None, tuple(self.ordered(node.args)), None, loc)
+        dst, j, src, i = node.args[:4]
+        target = self.array_name(dst)
+        if target is None or target not in self.root.scratch_names or (
+                target in self.root.local_scratch):
+            raise self.unsupported(dst, "async_copy() into something that is not a shared array",
+                                   "copy into a tack.shared array: tack.async_copy(tile, j, a, i)")
+        source = self.array_name(src)
+        if source is None or source in self.root.scratch_names:
+            raise self.unsupported(src, "async_copy() from something that is not an array "
+                                        "parameter",
+                                   "asynchronous copies read global memory: an array passed "
+                                   "to the kernel")
+        count = 1
+        if len(node.args) == 5:  # a literal, or a tack.constant: known when the kernel parses
+            c = self.folded(self.expr(node.args[4]))
+            if not (c.op is Op.CONST and type(c.arg) is int):
+                raise self.unsupported(node.args[4], "async_copy() with a count that is not a "
+                                                     "compile-time integer",
+                                       "write 1, 2, 4 or 8 (16 bytes at most) or a "
+                                       "tack.constant")
+            count = c.arg
+        elts = i.elts if isinstance(i, ast.Tuple) else [i]
+        args = tuple(self.ordered([j, *elts]))
+        return Expr(Op.ASYNC_COPY, None, args, (target, source, count), loc)
 
     # -- device functions -----------------------------------------------------------------------
     def _callee(self, call: ast.Call):

@@ -25,7 +25,7 @@ from ...ir.nodes import (
 from ...ir.ops import Op
 from ..source import is_docstring
 from ..untyped import DeclScratch, SetComponent, TupleTemp
-from .calls import ATOMICS, SCRATCH
+from .calls import ASYNC, ATOMICS, SCRATCH
 from .expressions import BINOPS
 from .names import COMPONENTS, UNSET
 
@@ -60,7 +60,7 @@ class Statements:
     def visit_Pass(self, node):  # pass
         return []
 
-    def visit_Expr(self, node):  # tack.atomic_add(a, i, v) | tack.barrier() | f(x) | "docstring"
+    def visit_Expr(self, node):  # tack.barrier() | tack.atomic_add(a, i, v) | tack.async_*() | f(x)
         if is_docstring(node):
             return []
         if isinstance(node.value, ast.Call):
@@ -71,6 +71,9 @@ class Statements:
                 return [Barrier(self.src.loc(node))]
             if name in ATOMICS:
                 return [ExprStmt(self.src.loc(node), self.expr(node.value))]
+            if name in ASYNC:
+                return [ExprStmt(self.src.loc(node),
+                                 self.async_statement(ASYNC[name], node.value))]
             if self._is_print(node.value.func):
                 return [ExprStmt(self.src.loc(node), self._print(node.value))]
             target = self._callee(node.value)

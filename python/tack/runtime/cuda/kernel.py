@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
+from ...capabilities import check_arch
 from ...errors import TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP as BLOCK
@@ -26,6 +27,7 @@ class CUDAKernel(Launchable):
 
     def __init__(self, engine, kir: KernelIR):
         self.engine, self.kir, self.name = engine, kir, kir.name
+        check_arch(kir, engine.arch)  # what this device lacks (cp.async before sm_80), refused
         built = cached_ptx(kir, engine.arch)
         self.ptx, self.llvm_ir, self.optimized_ir = built.ptx, built.llvm_ir, built.optimized_ir
         self.entry = built.name

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import nodes as N
-from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP
+from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP, Op
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
+from .pipelines import Pipelines
 from .trace import BREAK, CONTINUE, EXIT, Site
 from .warps import collective
 from .workgroups import Groups
@@ -62,7 +63,11 @@ class Executor(Evaluator):
                       N.ExprStmt: Executor.expr_stmt, N.Barrier: Executor.barrier}
         for op in WARP_COLLECTIVES:
             self.handlers[op] = Executor.warp
+        self.handlers.update({Op.ASYNC_COPY: Executor.async_copy,
+                              Op.ASYNC_COMMIT: Executor.async_commit,
+                              Op.ASYNC_WAIT: Executor.async_wait})
         self.lanes = 0
+        self.pipes: Pipelines | None = None
 
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
@@ -71,7 +76,9 @@ class Executor(Evaluator):
         self.groups = Groups(base, lanes, self.track_exits)
         self.epoch = self.groups.epoch
         self.frames = [Frame(lanes)]
+        self.pipes = Pipelines(self.memory, lanes, base, self.epoch, self.recorder)
         self.block(self.kir.body, Lanes.all(base, lanes))
+        self.pipes.finish()
 
     def block(self, body: list, act: Lanes) -> None:
         for st in body:
@@ -114,6 +121,20 @@ class Executor(Evaluator):
         if len(missing):
             self.diverged_warps(e, act, missing)
         return out
+
+    # ---- asynchronous copies (runtime/sim/pipelines.py) ---------------------------------------
+    def async_copy(self, e, act):
+        j, i = (self.ev(a, act) for a in e.args)
+        self.pipes.copy(e, j, i, act, self.site(e))
+        return np.int32(0)
+
+    def async_commit(self, e, act):
+        self.pipes.commit(act)
+        return np.int32(0)
+
+    def async_wait(self, e, act):
+        self.pipes.wait(e.arg, act, self.site(e))
+        return np.int32(0)
 
     def diverged_warps(self, e, act, missing: np.ndarray) -> None:
         site = self.site(e)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ...errors import TackValueError
 from ...ir.nodes import KernelIR
-from ...ir.ops import WORKGROUP
+from ...ir.ops import WORKGROUP, Op
+from ...ir.walk import iter_stmts, stmt_exprs
 from .lanes import Lanes, npdtype, spread
 from .trace import BufferInfo, Buffers, Recorder
 
@@ -39,6 +40,7 @@ class Buffer:
     offset: int = 0  # global: elements from the start of the underlying memory
     data: np.ndarray | None = None  # flat storage (scratch: every copy of the chunk)
     written: np.ndarray | None = None  # per element of `data`, when initialization is tracked
+    staged: bool = False  # shared: asynchronous copies fill it (accesses are clocked)
 
     def flat(self, idx: np.ndarray, act: Lanes) -> np.ndarray:
         """Indices into `data` of element `idx` of each active lane's copy."""
@@ -95,6 +97,11 @@ class Memory:
         cls = type(recorder)
         self.tracing = cls.access is not Recorder.access
         self.tracks_init = cls.uninitialized is not Recorder.uninitialized
+        self.tracks_staged = cls.staged_access is not Recorder.staged_access
+        # Orders the events on shared arrays that asynchronous copies fill (trace.Landed).
+        self.clock = 0
+        staged = {x.arg[0] for st in iter_stmts(kir.body) for x in stmt_exprs(st)
+                  if x.op is Op.ASYNC_COPY}
         self.groups = -(-n // WORKGROUP)
         self.buffers: dict[str, Buffer] = {}
         self.infos = Buffers()  # nothing per workgroup: scratch is allocated per chunk
@@ -105,7 +112,8 @@ class Memory:
         for sc in kir.scratch.values():
             copies = self.groups if sc.space == "shared" else 1
             ident = self.infos.add(BufferInfo(sc.name, sc.space, sc.size, True), copies)
-            self.buffers[sc.name] = Buffer(sc.name, sc.space, sc.size, ident)
+            self.buffers[sc.name] = Buffer(sc.name, sc.space, sc.size, ident,
+                                           staged=sc.name in staged)
         self.scratch = [(self.buffers[s.name], npdtype(s.dtype)) for s in kir.scratch.values()]
         for tb in kir.tables.values():  # read-only: no races, always initialized
             ident = self.infos.add(BufferInfo(tb.name, "constant", tb.size, False))
@@ -157,7 +165,15 @@ class Memory:
             sub = Lanes(act.pos[lo:hi], act.base, False)
             report(b.ident + act.base // WORKGROUP + int(gp[lo]), sub, idx[lo:hi])
 
+    def tick(self) -> int:
+        self.clock += 1
+        return self.clock
+
     def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
+        if b.staged and self.tracks_staged and act.count:  # shared: ids per workgroup
+            gp = act.group_pos
+            self.recorder.staged_access(kind, b.ident + act.base // WORKGROUP + gp, act.t, idx,
+                                        epoch[gp], self.tick(), site)
         if not self.tracing or act.count == 0 or b.space == "constant":
             return
         self._per_buffer(b, act, idx, lambda ident, lanes, index: self.recorder.access(

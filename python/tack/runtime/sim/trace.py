@@ -8,7 +8,7 @@ int64 NumPy arrays over the active lanes of one vectorized step, in launch order
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,6 +121,41 @@ class Buffers(Mapping):
         return len(self._one) + sum(count for _, count, _ in self._ranges)
 
 
+@dataclass(frozen=True)
+class Wait:
+    """One execution of `tack.async_wait(n)` (ir/ops.py, "Asynchronous copies")."""
+
+    site: Site
+    pending: int  # its n: how many of the newest committed groups it leaves pending
+    clock: int  # when it ran (Landed.issued_at's clock)
+
+
+@dataclass(frozen=True)
+class Landed:
+    """Elements of one `tack.async_copy` execution that landed in shared memory at one wait, or
+    that no wait ever covered (`wait` None). One row per element; arrays of one length.
+
+    The clock orders every event on a shared array that copies fill (copies, waits, reads and
+    writes, `Recorder.staged_access`) as each lane executes them; the epochs are the
+    workgroups' barrier counts, which order events of different lanes (trace.py's races)."""
+
+    site: Site  # the async_copy
+    buffers: np.ndarray  # recorder ids (a shared declaration has one per workgroup)
+    lanes: np.ndarray  # launch indices t of the lanes that issued them
+    index: np.ndarray  # element index in the shared array
+    issued: np.ndarray  # the workgroup's barrier epoch when the copy started
+    issued_at: int  # the clock when it started
+    landed: np.ndarray  # the epoch at the wait that landed it (-1: never waited for)
+    landed_at: int  # the clock of that wait (-1: never)
+    wait: Wait | None  # the wait that landed it
+    # The first and the latest wait of the issuing lane that ran after the copy's group was
+    # committed and left it pending (indices into `waits`, -1: none; two columns), and the n
+    # that would have covered it at each.
+    short: np.ndarray
+    needed: np.ndarray
+    waits: Sequence[Wait] = ()  # the chunk's waits that left copies pending (append-only)
+
+
 class Recorder:
     """The simulator's observer: every method a no-op.
 
@@ -164,6 +199,16 @@ class Recorder:
         """Warp `warp` of workgroup `group` executed the warp collective `what` (`shfl`,
         `warp_sum`, ...) at `site` with lanes `arrived` (t % WORKGROUP) of its `expected`;
         `diverged_at` as for `barrier`. Absent lanes' values read as 0 and the run goes on."""
+
+    def staged_access(self, kind: str, buffers: np.ndarray, lanes: np.ndarray,
+                      index: np.ndarray, epoch: np.ndarray, clock: int, site: Site) -> None:
+        """An access to a shared array that asynchronous copies fill, reported by `access` too
+        (`buffers`: each lane's recorder id, its workgroup's copy), with the clock that orders
+        it against the copies (`Landed`)."""
+
+    def async_copy(self, landed: Landed) -> None:
+        """Asynchronous copies landed at a wait, or were never waited for (at the end of the
+        lanes' run)."""
 
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""
