@@ -701,7 +701,7 @@ def inspect_tack(names, sizes):
         except Exception as exc:  # noqa: BLE001 - fall back to the engine's own pipeline
             try:
                 from tack.compiler import specialize
-                from tack.render.llvm import render
+                from tack.render.llvm.printer import render
                 from tack.toolchain.llvm_host import optimize
 
                 ir = optimize(render(specialize(TACK_KERNELS[name], args)))

@@ -14,7 +14,7 @@ library's scalar `expf` per element even inside a vectorized loop. What was trie
   but no faster than `expf` (4.1-4.3 against 3.7-3.8 ns an element). Its `int(kf)` was the
   culprit: LLVM 22's x86 backend turns a vector `llvm.fptosi.sat` into one scalar conversion
   per lane. The CPU renderer now spells the saturation as a conversion and three selects
-  (render/llvm_support.py), which vectorizes;
+  (render/llvm/support.py), which vectorizes;
 - `exp_f32` (the module's docstring gives the algorithm and accuracy): 2^k from two integer
   shifts, two int->float conversions and squarings, no division and no selects but the NaN one.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""What the Ctrl-C polls of long loops cost (passes/polls.py, render/llvm_polls.py): each kernel
+"""What the Ctrl-C polls of long loops cost (passes/polls.py, render/llvm/polls.py): each kernel
 compiled twice in one process, with its polls and with none, and timed interleaved on one thread.
 
     PYTHONPATH=python python bench/polls.py [--pairs 15]
@@ -22,7 +22,7 @@ os.environ["TACK_CACHE"] = "off"
 
 import numpy as np
 import tack
-from tack.render import llvm_polls
+from tack.render.llvm import polls as llvm_polls
 from tack.runtime.cpu import engine as cpu
 
 

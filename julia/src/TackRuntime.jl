@@ -42,7 +42,7 @@ else
 end
 
 # f32 → bf16 rounded to nearest even on the bits, a NaN kept quiet with its sign, and bf16 → f32
-# exactly: what every Tack engine computes (render/llvm_half.py). Not `BFloat16(x)`, which from
+# exactly: what every Tack engine computes (render/llvm/half.py). Not `BFloat16(x)`, which from
 # Julia 1.11 is LLVM's fptrunc: AVX-512 BF16's vcvtneps2bf16, which flushes subnormals to zero.
 @inline function tk_bf16(x::Float32)
     u = reinterpret(UInt32, x)

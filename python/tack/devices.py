@@ -134,7 +134,7 @@ class Device:
         """The element dtypes `tack.atomic_add/min/max` may update here."""
         caps = self.capabilities  # the widths capabilities.check_atomic_widths accepts
         return tuple(d for d in dt.STORAGE if caps.atomic_min_bits <= d.bits <= caps.atomic_bits
-                     and not d.is_half)  # no engine has half atomics (rules_memory.py)
+                     and not d.is_half)  # no engine has half atomics (frontend/typing/memory.py)
 
     @property
     def is_host(self) -> bool:

@@ -16,13 +16,13 @@ from tack import dtypes as dt
 from tack import intrinsics
 from tack.builtins.docs import GROUPS
 from tack.builtins.registry import BARE, HOST_FUNCTIONS, REGISTRY, by_op, functions, resolve
-from tack.frontend.rules import RULES
+from tack.frontend.typing.rules import RULES
 from tack.frontend.vectors import ELEMENTWISE
 from tack.ir.ops import MATH_BINARY, MATH_UNARY, Op
 from tack.ir.semantics import NUMPY
-from tack.render.julia_ka import OPS as JULIA_OPS
-from tack.render.llvm import LLVMRenderer
-from tack.render.ptx import PTXRenderer
+from tack.render.julia.ka import OPS as JULIA_OPS
+from tack.render.llvm.printer import LLVMRenderer
+from tack.render.llvm.ptx import PTXRenderer
 
 ROOT = Path(__file__).resolve().parents[2]
 MATH = functions()
@@ -137,9 +137,9 @@ import numpy as np
 import tack
 from tack.builtins.docs import page_markdown
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
-from tack.render.llvm import LLVMRenderer
-from tack.render.ptx import PTXRenderer
+from tack.render.julia.ka import render_julia
+from tack.render.llvm.printer import LLVMRenderer
+from tack.render.llvm.ptx import PTXRenderer
 
 
 @tack.kernel
@@ -223,7 +223,7 @@ def test_a_dtype_an_engine_lowering_lacks_is_a_render_error(printer, monkeypatch
     from tack.builtins import registry
     from tack.builtins.entry import Lowering
     from tack.compiler import specialize
-    from tack.render.julia_ka import render_julia
+    from tack.render.julia.ka import render_julia
 
     tack.set_default_device("cpu")
     kir = specialize(roots, [tack.zeros(3, tack.f64), tack.zeros(3, tack.f64)])
@@ -232,7 +232,7 @@ def test_a_dtype_an_engine_lowering_lacks_is_a_render_error(printer, monkeypatch
     narrowed = dataclasses.replace(tan, **{printer: Lowering(low.kind, low.name, (dt.f32,))})
     monkeypatch.setitem(registry._BY_OP, Op.TAN, narrowed)
     if printer == "julia":  # the Julia printer reads its table of dtypes at import
-        import tack.render.julia_ka as jl
+        import tack.render.julia.ka as jl
         monkeypatch.setitem(jl.DTYPES, Op.TAN, (dt.f32,))
     render = {"cpu": lambda k: LLVMRenderer().render(k), "ptx": lambda k: PTXRenderer().render(k),
               "julia": render_julia}[printer]

@@ -107,7 +107,7 @@ def test_libdevice_linked_only_when_needed():
 def test_bool_params_travel_as_a_byte():
     from tack.ir.nodes import Expr, KernelIR, Loc, Param, Store
     from tack.ir.ops import Op
-    from tack.render.ptx import PTXRenderer
+    from tack.render.llvm.ptx import PTXRenderer
 
     loc = Loc("k.py", 1, 1, 1, 2)
     t = Expr(Op.LAUNCH, tack.i64, (), None, loc)

@@ -1,4 +1,4 @@
-"""Asynchronous copies in PTX without a GPU (render/ptx_async.py): `cp.async` of the right size
+"""Asynchronous copies in PTX without a GPU (render/llvm/ptx_async.py): `cp.async` of the right size
 and cache level between the shared tile and the global array, the commit and the wait with its
 count, the wait before the barrier that publishes the tile; `ptxas` accepts the modules for
 sm_80 and sm_90 (the test skips where it is not installed); and the CUDA engine's compile refuses

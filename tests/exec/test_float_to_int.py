@@ -42,7 +42,7 @@ def test_float_to_int_stores_and_casts_saturate(engine):
 
 def test_float_to_int_saturates_in_vectorized_loops(engine):
     """1000 elements: the CPU engine converts them 8 (or 16) at a time, the vector code spelling
-    the saturation as selects (render/llvm_support.py)."""
+    the saturation as selects (render/llvm/support.py)."""
     rng = np.random.default_rng(14)
     for fdt in (np.float32, np.float64):
         x = rng.choice(np.array(VALUES, fdt), 1000) * rng.choice([1.0, 0.5, 3.0], 1000)

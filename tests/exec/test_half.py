@@ -242,7 +242,7 @@ def test_atomics_on_half_arrays_are_refused_before_launch(engine, half):
 @pytest.mark.skipif(not X86, reason="the baseline ISA is an x86-64 level")
 @pytest.mark.parametrize("half", list(HALVES))
 def test_baseline_isa_gives_the_same_bits(tmp_path, half):
-    """x86-64-v2 has no F16C: f16 converts with the module's integer code (render/llvm_half.py),
+    """x86-64-v2 has no F16C: f16 converts with the module's integer code (render/llvm/half.py),
     vectorized, where LLVM would call __truncsfhf2/__extendhfsf2 per element (functions the
     process need not have). Fresh kernel objects: one compiled before keeps its host code."""
     t, np_t = HALVES[half]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 K = tack.constant(1 << 40)  # an untyped integer constant is a literal too
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia, workgroup_size
+from tack.render.julia.ka import render_julia, workgroup_size
 
 from tests.julia.extra_kernels import EXTRA_CASES
 from tests.kernels.corpus import CASES, WORKGROUP_CASES

@@ -1,7 +1,7 @@
 """A model of how KernelAbstractions 0.9's CPU backend runs the IR the Julia renderer prints, to
-check the barrier rewrites (render/julia_ka_rewrites.py) end to end without Julia.
+check the barrier rewrites (render/julia/rewrites.py) end to end without Julia.
 
-`run(kir, args, n)` takes the IR *after* `julia_ka.REWRITES` and executes it the way KA's
+`run(kir, args, n)` takes the IR *after* `ka.REWRITES` and executes it the way KA's
 `split`/`emit_cpu` (https://github.com/JuliaGPU/KernelAbstractions.jl/blob/main/src/macros.jl;
 explained in docs/design/003-julia-rendering.md, "Barriers") execute the rendered kernel, group
 by group (256 lanes, the kernel's static workgroup size):
@@ -27,8 +27,8 @@ from tack.dtypes import convert
 from tack.ir import nodes as N
 from tack.ir.ops import ATOMIC, Op
 from tack.ir.semantics import evaluate
-from tack.render.julia_ka import REWRITES
-from tack.render.julia_ka_rewrites import has_barrier
+from tack.render.julia.ka import REWRITES
+from tack.render.julia.rewrites import has_barrier
 
 LANES = 256
 

@@ -12,7 +12,7 @@ reading them reads the renderer's output."""
 from pathlib import Path
 
 import pytest
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 from tests.julia.golden import ALL_CASES, case_ir
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 from tests.julia import ka_cpu_model
 from tests.julia.jl_checks import (

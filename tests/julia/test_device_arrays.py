@@ -7,7 +7,7 @@ import pytest
 import tack
 from tack.devices import DeviceMismatchError
 from tack.errors import TackBufferError
-from tack.render.julia_ka import JL_TYPES
+from tack.render.julia.ka import JL_TYPES
 from tack.runtime.julia import engine as rj
 from tack.runtime.julia.storage import FUNCTIONS, JuliaBuffer
 

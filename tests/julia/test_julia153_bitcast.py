@@ -3,7 +3,7 @@ same-width reinterpretation, docs/design/003-julia-rendering.md); tests/exec/tes
 checks that the bit patterns come back unchanged from every engine, Julia's included."""
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems
 from tests.kernels.bitcast import bits32

@@ -5,7 +5,7 @@ included."""
 import numpy as np
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems
 from tests.kernels.conversions import store_and_cast

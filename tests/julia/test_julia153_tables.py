@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
+from tack.render.julia.ka import render_julia
 
 from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems
 from tests.kernels import tables as T

@@ -4,7 +4,7 @@ test."""
 import pytest
 from tack.ir.ops import ATOMIC
 from tack.ir.walk import iter_exprs, iter_stmts
-from tack.render.julia_ka_rewrites import stmt_exprs
+from tack.render.julia.rewrites import stmt_exprs
 
 from tests.julia.golden import ALL_CASES, case_ir
 

@@ -12,7 +12,7 @@ from tack.ir import nodes as N
 from tack.ir.nodes import Expr, KernelIR, Loc, Param
 from tack.ir.ops import Op
 from tack.ir.printer import kernel_str
-from tack.render.julia_ka import _float_lit, render_julia
+from tack.render.julia.ka import _float_lit, render_julia
 
 from tests.julia.golden import ALL_CASES, ROOT, case_ir
 from tests.julia.jl_checks import literal_problems, parse_problems, structure_problems

@@ -1,5 +1,5 @@
 """Warp operations on the Julia engine: written with `@localmem` and `@synchronize`
-(passes/warps_shared.py, declared by the renderer as `julia_ka_rewrites.warps_to_shared`), so
+(passes/warps_shared.py, declared by the renderer as `rewrites.warps_to_shared`), so
 KernelAbstractions 0.9 and 0.10 run Tack's 32-lane warps on every backend. Checked without Julia
 three ways, as the other barrier kernels are (tests/julia/test_workgroups.py): the rendered text
 (parse, literals, KA's CPU splitting rules), the rewritten IR run the way KA's CPU backend runs it
@@ -10,7 +10,7 @@ import pytest
 import tack
 from tack.compiler import specialize
 from tack.errors import RenderError
-from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
+from tack.render.julia.ka import REWRITES, render_julia, workgroup_size
 
 from tests.julia import ka_cpu_model
 from tests.julia.jl_checks import (

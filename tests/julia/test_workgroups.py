@@ -17,8 +17,8 @@ from tack.ir import nodes as N
 from tack.ir.nodes import Expr, KernelIR, Loc, Param
 from tack.ir.ops import Op
 from tack.ir.verify import verify
-from tack.render import julia_ka_rewrites as R
-from tack.render.julia_ka import REWRITES, render_julia, workgroup_size
+from tack.render.julia import rewrites as R
+from tack.render.julia.ka import REWRITES, render_julia, workgroup_size
 
 from tests.julia import ka_cpu_model
 from tests.julia.extra_kernels import EXTRA_CASES
@@ -157,7 +157,7 @@ def test_atomics_on_shared_arrays(jl_parser):
 
 
 def test_runtime_defines_every_helper_the_renderer_emits():
-    from tack.render.julia_ka import ATOMICS
+    from tack.render.julia.ka import ATOMICS
 
     from tests.julia.golden import ROOT
 

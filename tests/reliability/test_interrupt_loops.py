@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import tack
 from tack.passes import polls
-from tack.render.llvm import LLVMRenderer
-from tack.render.llvm_polls import PollingRenderer
+from tack.render.llvm.polls import PollingRenderer
+from tack.render.llvm.printer import LLVMRenderer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -55,7 +55,7 @@ def long_loops(a, steps, out):
 
 
 def _polls(llvm_ir: str) -> int:
-    """The polls in rendered IR (render/llvm_polls.py: each continues at a `poll.go` block)."""
+    """The polls in rendered IR (render/llvm/polls.py: each continues at a `poll.go` block)."""
     return len(re.findall(r"^poll\.go[.\d]*:", llvm_ir, re.MULTILINE))
 
 

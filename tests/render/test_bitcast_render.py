@@ -1,8 +1,8 @@
 """BITCAST in LLVM IR and PTX: one `bitcast` instruction (a register move on the GPU), no
-conversion, on the CPU and NVPTX renderers alike (render/llvm_bits.py)."""
+conversion, on the CPU and NVPTX renderers alike (render/llvm/bits.py)."""
 import tack
 from tack.compiler import specialize
-from tack.render.llvm import render
+from tack.render.llvm.printer import render
 
 from tests.kernels.bitcast import bits32
 

@@ -19,7 +19,7 @@ import pytest
 import tack
 from llvmlite import binding as llvm
 from tack.compiler import specialize
-from tack.render.llvm_polls import PollingRenderer
+from tack.render.llvm.polls import PollingRenderer
 from tack.toolchain.nvptx import compile_ptx
 
 from tests.kernels.corpus import CASES, WORKGROUP_CASES

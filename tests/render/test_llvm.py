@@ -26,7 +26,7 @@ from tack.ir.nodes import (
     While,
 )
 from tack.ir.ops import Op
-from tack.render.llvm import LLVMRenderer, render
+from tack.render.llvm.printer import LLVMRenderer, render
 from tack.toolchain.llvm_host import optimize
 
 L = Loc("t.py", 3, 5, 3, 9, source=("", "", "    y[i] = min(a, b)",), first_line=1)
@@ -166,7 +166,7 @@ def test_float_to_int_saturates_by_selects_on_the_cpu(src, dst, ends):
 
 
 def test_float_to_int_keeps_the_intrinsic_on_nvptx():
-    from tack.render.ptx import PTXRenderer
+    from tack.render.llvm.ptx import PTXRenderer
 
     text = PTXRenderer().render(unary_kernel(Op.CAST, D.f32, D.i32))
     assert "llvm.fptosi.sat.i32.f32" in text  # cvt.rzi saturates in hardware

@@ -1,6 +1,6 @@
 """What the LLVM renderers make of a constant table — one private read-only
 global per table, read by GEP + load (no chain of selects); on NVPTX a `.global` array read with
-`ld.global.nc` (render/ptx.py says why not `.const`)."""
+`ld.global.nc` (render/llvm/ptx.py says why not `.const`)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.llvm import render
+from tack.render.llvm.printer import render
 from tack.toolchain.llvm_host import optimize
 
 from tests.kernels import tables as T

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
-from tack.render.julia_ka import render_julia
-from tack.render.llvm import render
+from tack.render.julia.ka import render_julia
+from tack.render.llvm.printer import render
 from tack.toolchain.llvm_host import host_target_machine, optimize, target_fuses
 
 

@@ -55,7 +55,7 @@ def test_tolerance_rows():
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_inputs_are_drawn_in_the_dtype(name):
-    sig = tack.testing.harness.signature.parse("(n)->(n)")
+    sig = tack.testing.harness.gufunc.parse("(n)->(n)")
     case = tack.testing.harness.tiers.cases(sig, "fast")[0]
     (x,) = inputs.make(sig, case, np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name),
                        0)

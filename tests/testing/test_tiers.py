@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import tack
 from tack.testing.harness import inputs
-from tack.testing.harness.signature import parse
+from tack.testing.harness.gufunc import parse
 from tack.testing.harness.tiers import Case, cases, parse_label
 
 

@@ -87,7 +87,7 @@ class Builtin:
     # (least, most) positional arguments, most -1 for any number; None: the form checks them.
     arity: tuple[int, int] | None
     op: object = None  # the ir.ops.Op it becomes (functions.py entries get theirs in registry.py)
-    # The typechecker's rule for `op` when the entry gives it (frontend/rules.py, `BUILTIN_RULES`):
+    # The typechecker's rule for `op` when the entry gives it (frontend/typing/rules.py, `BUILTIN_RULES`):
     # "float" (math: float operands), "power" (`**`); None: the op's rule is the operator's.
     typing: str | None = None
     domain: Domain = ANY  # operand dtypes after the typing rule (checked by the typechecker)
@@ -96,9 +96,9 @@ class Builtin:
     # is rounded to the result dtype. None: not folded, and the engine computes it at run time.
     fold: Callable | None = None
     numpy: Callable | None = None  # the simulator's function (ir/semantics.py `NUMPY`)
-    cpu: Lowering | None = None  # render/llvm.py
-    ptx: Lowering | None = None  # render/ptx.py
-    julia: Lowering | None = None  # render/julia_ka.py
+    cpu: Lowering | None = None  # render/llvm/printer.py
+    ptx: Lowering | None = None  # render/llvm/ptx.py
+    julia: Lowering | None = None  # render/julia/ka.py
     aliases: tuple = ()  # host callables that stand for it in a kernel (`math.sqrt`, `np.sqrt`)
     host: bool = False  # importable as `tack.<name>`, computing with `numpy` from Python
     namespace: str = ""  # "tack." for the names a kernel reaches through the package

@@ -7,7 +7,7 @@ rest from it. Adding a math function is one call below plus its tests (CONTRIBUT
 builtin"; tests/builtins/test_registry.py adds two to a copy of the package to prove it).
 
 Their typing: float operands (an integer or bool argument converts to f32, or to the other
-argument's float type), the result of the operands' type (frontend/rules_arith.py, `math_unary`,
+argument's float type), the result of the operands' type (frontend/typing/arith.py, `math_unary`,
 `math_binary`). None of them is folded: a constant argument is left to the engine's library, so
 `sin(1.0)` is what each engine's `sin` gives, not the host's.
 

@@ -118,7 +118,7 @@ class Promotion:
             return self.coerce(e, t)
         if e.op is Op.CONST:
             return Expr(Op.CONST, t, (), convert(e.arg, t), e.loc)
-        if e.op is Op.LOAD:  # an untyped float table's read (frontend/rules_tables.py)
+        if e.op is Op.LOAD:  # an untyped float table's read (frontend/typing/tables.py)
             return self.retype_table_load(e, t)
         if e.op is Op.VAR:  # a weak local assigned more than once: its shadow at precision t
             shadow = member(e.arg, t.name)

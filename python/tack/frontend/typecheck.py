@@ -3,7 +3,7 @@ shapes: the inference walk over statements, locals, scratch declarations and con
 
 Each local has one type, joined over all its assignments: the walk repeats until no local's type
 changes, then types the body once more to build the IR. Expressions are typed by the rules that
-`frontend/rules.py` maps each op to; the integer and float rules (literals, weak floats,
+`frontend/typing/rules.py` maps each op to; the integer and float rules (literals, weak floats,
 promotion, `/` of integers) are in `frontend/promotion.py` and docs/language.md, "Integer and
 float rules".
 """
@@ -21,14 +21,14 @@ from ..passes.simplify import simplify_expr
 from .argspec import ArgSpec
 from .hostrange import START, STEP
 from .promotion import Promotion
-from .rules import RULES
-from .rules_arith import ArithRules
-from .rules_async import AsyncRules
-from .rules_logic import LogicRules
-from .rules_memory import ArrayAccess
-from .rules_tables import TableRules
-from .rules_values import Pending, ValueRules
-from .rules_warps import WarpRules
+from .typing.arith import ArithRules
+from .typing.async_copies import AsyncRules
+from .typing.logic import LogicRules
+from .typing.memory import ArrayAccess
+from .typing.rules import RULES
+from .typing.tables import TableRules
+from .typing.values import Pending, ValueRules
+from .typing.warps import WarpRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
 from .weak import WEAK_SIZE, expanded_size, literal_only, vector_valued, weak_expr
@@ -52,7 +52,7 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
         self.baked: dict[str, set[int]] = {}
         self.rename = self._param_locals()
         self.scratch: dict[str, N.Scratch] = {}
-        self.tables: dict[str, N.Table] = {}  # constant tables read (frontend/rules_tables.py)
+        self.tables: dict[str, N.Table] = {}  # constant tables read (frontend/typing/tables.py)
         self._table_names: dict = {}
         self._weak_tables: dict = {}
         self._pre: list[N.Stmt] = []  # atomics bound to temporaries before their statement

@@ -73,7 +73,7 @@ def lift(rule):
 
 class VectorRules:
     """Mixed into the TypeChecker (`frontend/typecheck.py`): the vector/matrix parts of the
-    language; `frontend/rules.py` maps the vector ops here."""
+    language; `frontend/typing/rules.py` maps the vector ops here."""
 
     # -- helpers --------------------------------------------------------------------------------
     def scalar(self, x, e, what: str = "a value"):

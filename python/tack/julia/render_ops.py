@@ -1,5 +1,5 @@
 """`julia/kernels/<op>.jl` from tack.ops: each op's Tack kernels rendered for
-KernelAbstractions.jl (`tack.render.julia_ka`), a table naming them, and the op's bridge
+KernelAbstractions.jl (`tack.render.julia.ka`), a table naming them, and the op's bridge
 functions (`bridges/<op>.jl`, what a Julia user calls). `python -m tack.julia render` writes the
 files; `tests/julia/test_ops_render.py` and `python -m tack.julia validate` check that the
 committed ones match."""
@@ -11,7 +11,7 @@ from pathlib import Path
 from ..compiler import specialize
 from ..ir.ops import WORKGROUP
 from ..ops.softmax import MAX_PER_LANE
-from ..render.julia_ka import JL_TYPES, render_julia
+from ..render.julia.ka import JL_TYPES, render_julia
 from .ops_table import DTYPES, OPS, OpFile
 
 HEADER = """\

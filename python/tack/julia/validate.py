@@ -22,7 +22,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from ..render.julia_ka import JL_TYPES
+from ..render.julia.ka import JL_TYPES
 
 ALLOWED_MODULES = {"KernelAbstractions", "TackRuntime", "Base", "Core"}
 # KernelAbstractions' exports and the names Tack's kernels use from it:
@@ -34,7 +34,7 @@ KA_MACROS = {"@kernel", "@index", "@localmem", "@private", "@synchronize", "@uni
 BASE_MACROS = {"@__DIR__", "@__MODULE__", "@inline", "@static", "@assert"}
 TYPES = set(JL_TYPES.values()) | {"Int", "Dict", "Tuple", "Symbol", "DataType", "Any",
                                   "ArgumentError", "DimensionMismatch", "Union", "Nothing"}
-BASE = {  # Base functions the renderer (render/julia_ka.py) and the bridges call
+BASE = {  # Base functions the renderer (render/julia/ka.py) and the bridges call
     "abs", "atan", "ceil", "cld", "copysign", "cosh", "div", "eltype", "exp", "exp2", "fill!",
     "first", "floor", "haskey", "ifelse", "include", "inv", "isdefined", "isnan", "joinpath",
     "length", "map", "max", "min", "ndims", "one", "prod", "rem", "sinh", "size", "sqrt",

@@ -1,5 +1,5 @@
 """Which local arrays of a CPU kernel live in a heap frame rather than on the stack of the thread
-that runs the iteration (render/llvm_entry.py emits the frame; docs/language.md, "Scratch
+that runs the iteration (render/llvm/entry.py emits the frame; docs/language.md, "Scratch
 storage").
 
 A thread's stack is small and its size is not Tack's to choose: the calling Python thread has

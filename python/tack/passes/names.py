@@ -5,7 +5,7 @@ Every generated name holds `SEP` ("."), which no Python identifier holds, so it 
 name the user wrote: a parameter `g__n` beside an object `g` with an attribute `n` (which
 becomes `g.n`), or a parameter called `__start`, `_i` or `__ret`, means what it says. The
 renderers print them as valid names of their targets: LLVM identifiers take `.`; the Julia
-printer spells them without it (render/julia_ka.py, `_julia_name`).
+printer spells them without it (render/julia/ka.py, `_julia_name`).
 """
 from __future__ import annotations
 

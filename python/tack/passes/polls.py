@@ -2,7 +2,7 @@
 minutes would otherwise hold its native call (and the pool's chunk) until it ends.
 
 A polled loop reads the process's SIGINT count every `strip` iterations and the launch index
-returns when it moved (render/llvm_polls.py lowers it; runtime/cpu/interrupt.py says what the
+returns when it moved (render/llvm/polls.py lowers it; runtime/cpu/interrupt.py says what the
 call then raises). Work is counted in iterations of innermost bodies: a loop's work is its trip
 count times its body's work, and a body's work is 1 plus the work of the loops in it. A loop is
 polled unless its trip count is a compile-time constant and its whole work is at most
@@ -11,7 +11,7 @@ polled loop polls every POLL_WORK // body-work iterations, so about POLL_WORK it
 innermost bodies run between two polls of a nest. A `while` never has a known trip count; a
 `for` with `tack.unroll("full")` is never polled (full unrolling needs the plain loop).
 
-The polls of one entry call share one budget of work (render/llvm_polls.py): each polled loop
+The polls of one entry call share one budget of work (render/llvm/polls.py): each polled loop
 charges it for the iterations it runs, the launch loop (the entry's loop over t, key LAUNCH)
 for each index's work, and a poll comes whenever it is spent. A strip alone would not do: the
 strip of a loop starts again at each run, so a runtime loop of 45,000 steps per index (under its

@@ -2,7 +2,7 @@
 that no read uses any more is dropped.
 
 The typechecker makes every constant-table read a LOAD of a `KernelIR.tables` entry
-(`frontend/rules_tables.py`); after `passes.linearize` its index is one flat i64. Mapping an
+(`frontend/typing/tables.py`); after `passes.linearize` its index is one flat i64. Mapping an
 index outside [0, size) to size - 1 (one unsigned compare and a select) keeps every engine inside
 the table's memory and gives what a vector constant gives for a runtime index out of range: the
 last entry (docs/language.md, "Constants"). Debug mode's checks (`passes.bounds`) run before this

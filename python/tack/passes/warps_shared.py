@@ -1,6 +1,6 @@
 """Warp operations written with shared memory and barriers, for an engine without warp
 instructions that runs workgroups (the Julia engine: KernelAbstractions' `@localmem` and
-`@synchronize`, render/julia_ka.py). The result is ordinary IR with the meaning ir/ops.py gives
+`@synchronize`, render/julia/ka.py). The result is ordinary IR with the meaning ir/ops.py gives
 the warp ops, so the simulator runs it to the same bits (tests/exec/test_warps.py).
 
 Each warp collective becomes statements before the statement holding it, its value a local:

@@ -1,4 +1,4 @@
-"""NVPTX code generation: one final `KernelIR` → PTX text, through render/ptx.py's LLVM IR.
+"""NVPTX code generation: one final `KernelIR` → PTX text, through render/llvm/ptx.py's LLVM IR.
 
 `compile_ptx(kir, arch)` runs the pipeline: render → parse → link libdevice only when the module
 calls `__nv_*` (every linked definition but the entry made `internal`, so O3 drops what is unused)
@@ -20,8 +20,8 @@ import llvmlite.binding as llvm
 from ..capabilities import check_arch
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
-from ..render.llvm import entry_name
-from ..render.ptx import TRIPLE, PTXRenderer
+from ..render.llvm.printer import entry_name
+from ..render.llvm.ptx import TRIPLE, PTXRenderer
 from .llvm_host import compile_lock, optimize_module
 
 

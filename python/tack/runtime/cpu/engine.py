@@ -444,9 +444,9 @@ def poll_plan(kir: KernelIR) -> dict:
 
 def render(kir: KernelIR) -> str:
     """The kernel's LLVM IR for this host (the triple from llvm_host: no LLVM needed), with its
-    Ctrl-C polls (render/llvm_polls.py)."""
-    from ...render.llvm import entry_name  # llvmlite loads on first render
-    from ...render.llvm_polls import PollingRenderer
+    Ctrl-C polls (render/llvm/polls.py)."""
+    from ...render.llvm.polls import PollingRenderer
+    from ...render.llvm.printer import entry_name  # llvmlite loads on first render
 
     assert entry_name(kir) == entry_symbol(kir)
     r = PollingRenderer()

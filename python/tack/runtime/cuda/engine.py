@@ -1,4 +1,4 @@
-"""The native CUDA engine: KernelIR → PTX (render.ptx) → the CUDA driver, through cuda-bindings.
+"""The native CUDA engine: KernelIR → PTX (render/llvm/ptx.py) → the CUDA driver, through cuda-bindings.
 
     engine = CUDAEngine(index=0)          # adopts a current context on that device, else retains
                                           # the device's primary context (shared with CuPy/PyTorch)
@@ -25,7 +25,7 @@ address) and `ctypes` (libcuda's `cuLaunchKernel` through ctypes argtypes) selec
 measures all three. Launches of one kernel from several threads serialize on a per-kernel lock
 (docs/language.md, "Known corner cases").
 Blocks are 256 threads; each thread runs `per_thread` consecutive launch indices (1, or 2-8 for
-cheap elementwise kernels: render.ptx.coarsening), so the grid is ceil(n / (256 * per_thread))
+cheap elementwise kernels: render/llvm/ptx.py, `coarsening`), so the grid is ceil(n / (256 * per_thread))
 blocks and one launch indexes up to (2^31 - 1) * 256 * per_thread iterations with 64-bit
 indices; more raises `ValueError` before anything runs.
 """

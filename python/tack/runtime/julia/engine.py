@@ -33,8 +33,8 @@ from ...ir.ops import ATOMIC
 from ...ir.printer import kernel_str
 from ...ir.walk import iter_exprs, iter_stmts
 from ...passes.bounds import DBG
-from ...render.julia_ka import render_julia
-from ...render.julia_ka_rewrites import stmt_exprs
+from ...render.julia.ka import render_julia
+from ...render.julia.rewrites import stmt_exprs
 from ..base import Capabilities, Engine, Launchable
 from ..host import HostMemory, check_count, host_array, host_scalar
 from ..registry import JULIA
@@ -176,7 +176,7 @@ class _Session:
 
     def define(self, source: str):
         """The kernel constructor of `source`, evaluated the first time only: evaluating a
-        `@kernel` again would redefine its constructor, and render.julia_ka names each kernel
+        `@kernel` again would redefine its constructor, and render/julia/ka.py names each kernel
         uniquely per source, so one source is one definition."""
         fn = self.kernels.get(source)
         if fn is None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...dtypes import DType
 from ...errors import TackRuntimeError, TackTypeError, TackValueError
-from ...render.julia_ka import JL_TYPES
+from ...render.julia.ka import JL_TYPES
 
 # The functions of julia/src/TackRuntime.jl this module calls (looked up once per session).
 FUNCTIONS = ("tk_alloc", "tk_typed", "tk_upload!", "tk_download!", "tk_fill0!", "tk_copy!",

@@ -1,6 +1,6 @@
 """`print` on the simulator: the CPU engine's printf text, per lane, emitted in launch order.
 
-The line format (docs/language.md, "print"; render/printf.py writes the same as a C format): the
+The line format (docs/language.md, "print"; render/llvm/printf.py writes the same as a C format): the
 pieces joined by one space, a newline; integers in decimal, f32 with 7 and f64 with 16
 significant digits (%g), bools as 0 / 1. glibc's printf writes a NaN with its sign bit as -nan.
 """

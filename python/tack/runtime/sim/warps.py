@@ -8,7 +8,7 @@ undefined): `missing` tells the executor, which reports it as a barrier finding 
 absent lanes read as 0 in a shuffle and do not take part in a vote or a reduction.
 
 The reductions are the xor butterfly of ir/ops.py, step by step in the operands' dtype, so the
-floats round exactly as the CUDA renderer's shuffle tree (render/ptx_warps.py).
+floats round exactly as the CUDA renderer's shuffle tree (render/llvm/ptx_warps.py).
 """
 from __future__ import annotations
 

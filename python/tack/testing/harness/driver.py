@@ -14,9 +14,9 @@ from ...errors import TackTypeError, TackValueError
 from . import inputs, records, repro, subjects, tiers
 from .compare import compare
 from .environment import environment
+from .gufunc import parse
 from .progress import Bar
 from .records import CaseResult, Failure, MinimalCase, Record
-from .signature import parse
 from .timed import compare_timing
 from .tolerances import tolerance
 

@@ -12,7 +12,7 @@ import zlib
 import numpy as np
 
 from ..shapes import noncontiguous
-from .signature import Signature
+from .gufunc import Signature
 from .tiers import Case
 
 # Shares of the float mixture (the rest is uniform in [0.5, 2)).

@@ -19,7 +19,7 @@ import enum
 from dataclasses import dataclass
 
 from ...errors import TackValueError
-from .signature import Signature
+from .gufunc import Signature
 
 LAYOUTS = ("contiguous", "strided", "transposed", "reversed")
 

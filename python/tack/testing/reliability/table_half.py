@@ -97,7 +97,7 @@ def _cases() -> list[Case]:
         Case("half/julia-bf16-local-zero",
              "text = render_julia(specialize(fma_shape, [x, x, x]))", None,
              _SETUP + "from tack.compiler import specialize\n"
-                      "from tack.render.julia_ka import render_julia\n"
+                      "from tack.render.julia.ka import render_julia\n"
                       "x = tack.zeros(4, tack.bf16)\n",
              check="assert 'zero(TkBFloat16)' not in text and 'TkBFloat16' in text, text",
              quick=True, note="TackRuntime's own bf16 type has no `zero` method"),

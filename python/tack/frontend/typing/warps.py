@@ -2,9 +2,9 @@
 ir/ops.py, "Warps", gives their meaning."""
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..ir.nodes import Expr
-from ..ir.ops import Op
+from ... import dtypes as dt
+from ...ir.nodes import Expr
+from ...ir.ops import Op
 
 
 class WarpRules:

@@ -22,8 +22,8 @@
   without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
-  `shfl.sync`/`vote.sync` (render/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
-  render/ptx_async.py). Atomics are the CPU renderer's
+  `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
+  render/llvm/ptx_async.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -36,12 +36,12 @@ from typing import ClassVar
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from ..builtins.registry import lowered
-from ..dtypes import DType
-from ..ir.nodes import KernelIR
-from ..ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
-from ..passes.coarsen import coarsening
-from .llvm import I64, LLVMRenderer, entry_name
+from ...builtins.registry import lowered
+from ...dtypes import DType
+from ...ir.nodes import KernelIR
+from ...ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
+from ...passes.coarsen import coarsening
+from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
 from .ptx_warps import WarpRendering
@@ -70,7 +70,7 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
 
 class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
-    operations (render/ptx_warps.py) and asynchronous copies (render/ptx_async.py)."""
+    operations (render/llvm/ptx_warps.py) and asynchronous copies (render/llvm/ptx_async.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir.nodes import For, KernelIR, While
-from ..ir.walk import iter_stmts
-from ..passes.polls import LAUNCH, POLL_WORK, poll_plan, sigints_symbol
-from .llvm import I64, LLVMRenderer, entry_name
+from ...ir.nodes import For, KernelIR, While
+from ...ir.walk import iter_stmts
+from ...passes.polls import LAUNCH, POLL_WORK, poll_plan, sigints_symbol
+from .printer import I64, LLVMRenderer, entry_name
 
 I1 = ir.IntType(1)
 UNLIKELY = (1, 1 << 20)  # branch weights: taken, not taken

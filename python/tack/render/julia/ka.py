@@ -2,7 +2,7 @@
 
 Only a printer: `OPS` maps each `Op` to a template, `JL_TYPES` is the type map, and a few methods
 print statements. What Julia needs structurally is decided as IR rewrites, not `if`s here, listed
-once in `REWRITES` (julia_ka_rewrites.py). Every construct emitted here is justified in
+once in `REWRITES` (render/julia/rewrites.py). Every construct emitted here is justified in
 docs/design/003-julia-rendering.md, whose table gives each one's upstream source; KA's files
 (`src/macros.jl`, ...) are named by their path in https://github.com/JuliaGPU/KernelAbstractions.jl
 on branch `release-0.9`, the series Tack pins.
@@ -31,10 +31,10 @@ import re
 
 import numpy as np
 
-from .. import dtypes as dt
-from ..builtins.registry import lowered
-from ..errors import RenderError
-from ..ir.nodes import (
+from ... import dtypes as dt
+from ...builtins.registry import lowered
+from ...errors import RenderError
+from ...ir.nodes import (
     Assign,
     Barrier,
     Break,
@@ -48,9 +48,9 @@ from ..ir.nodes import (
     Store,
     While,
 )
-from ..ir.ops import ASYNC_OPS, ATOMIC, WORKGROUP, Op
-from ..ir.walk import iter_stmts, stmt_exprs
-from .julia_ka_rewrites import (
+from ...ir.ops import ASYNC_OPS, ATOMIC, WORKGROUP, Op
+from ...ir.walk import iter_stmts, stmt_exprs
+from .rewrites import (
     GENERATED,
     barrier_cells,
     barrier_loops_to_while,

@@ -1,7 +1,7 @@
 """Final `KernelIR` → LLVM IR text (llvmlite.ir); toolchain/llvm_host.py optimizes and compiles it.
 
 The CPU entry (`void @tack_<name>(i64 %t_begin, i64 %t_end, i8* %args, i64 %sig0)`, what `runtime.cpu.engine`
-calls) is llvm_entry.py's. The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
+calls) is render/llvm/entry.py's. The body is an internal `alwaysinline` function `@tack_<name>.body(i64 t, params...)`: a subclass
 (NVPTX) keeps it and overrides `emit_entry` (calling convention, where t comes from), `triple`,
 `array_addrspace`, `scratch_array` (shared memory), `thread_id`, `barrier`, `math_function` (math
 library), `ll_type`, or entries of the `EMIT` / `STMT` tables of method names. A builtin's math
@@ -21,11 +21,11 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from ..builtins.entry import Lowering
-from ..builtins.registry import by_op, lowered
-from ..dtypes import DType, bf16, f16, f32, i64
-from ..errors import RenderError
-from ..ir.nodes import (
+from ...builtins.entry import Lowering
+from ...builtins.registry import by_op, lowered
+from ...dtypes import DType, bf16, f16, f32, i64
+from ...errors import RenderError
+from ...ir.nodes import (
     Assign,
     Barrier,
     Break,
@@ -38,11 +38,12 @@ from ..ir.nodes import (
     Store,
     While,
 )
-from ..ir.ops import Op
-from .llvm_bits import BitRendering
-from .llvm_entry import CPUEntry, entry_name
-from .llvm_half import bf16_to_f32, f16_converters, f32_to_bf16
-from .llvm_support import (
+from ...ir.ops import Op
+from .bits import BitRendering
+from .entry import CPUEntry, entry_name
+from .half import bf16_to_f32, f16_converters, f32_to_bf16
+from .printf import emit_printf
+from .support import (
     ATOMIC_RMW,
     CMP,
     FLOAT_BIN,
@@ -55,7 +56,6 @@ from .llvm_support import (
     loop_id,
     scalar_constant,
 )
-from .printf import emit_printf
 
 I1, I64, F32 = ir.IntType(1), ir.IntType(64), ir.FloatType()
 FFLAGS = ()  # no contraction outside Op.MULADD (passes/muladd.py)
@@ -64,7 +64,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
     """A printer: one method per op family (looked up through `EMIT`), one per statement class."""
 
     triple: str | None = None  # None: the host process triple
-    # Whether the target converts f32 ↔ f16 in hardware (render/llvm_half.py); None: this
+    # Whether the target converts f32 ↔ f16 in hardware (render/llvm/half.py); None: this
     # process's CPU, as llvmlite reports its features (the CPU engine passes its chosen target's)
     f16_native: bool | None = None
     array_addrspace = 0
@@ -88,7 +88,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
     def ll_type(self, dt: DType) -> ir.Type:
         if dt is f16:
             return ir.HalfType()
-        if dt.kind in "iub" and dt.bits or dt is bf16:  # bf16: its bits (render/llvm_half.py)
+        if dt.kind in "iub" and dt.bits or dt is bf16:  # bf16: its bits (render/llvm/half.py)
             return ir.IntType(dt.bits)
         if dt.kind == "f" and dt.bits in (32, 64):
             return ir.FloatType() if dt.bits == 32 else ir.DoubleType()
@@ -149,12 +149,12 @@ class LLVMRenderer(BitRendering, CPUEntry):
 
     def scratch_array(self, sc) -> ir.Value:
         """A pointer to element 0 of a scratch array: `local` ones live on the stack (one per
-        launch index), or in the entry's heap frame when large (llvm_entry.py); `shared` ones
+        launch index), or in the entry's heap frame when large (render/llvm/entry.py); `shared` ones
         need workgroups, which the CPU does not have."""
         if sc.space != "local":
             raise RenderError.at(self.kir.loc, f"the LLVM CPU renderer has no workgroups for "
                                                f"{sc.space} array {sc.name!r}")
-        if sc.name in self.heap:  # a large one: in the entry's heap frame (llvm_entry.py)
+        if sc.name in self.heap:  # a large one: in the entry's heap frame (render/llvm/entry.py)
             return self.heap_array(sc)
         arr = self.alloca(ir.ArrayType(self.ll_type(sc.dtype), sc.size), sc.name)
         zero = ir.Constant(ir.IntType(32), 0)
@@ -433,7 +433,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
     def expr_stmt(self, s: ExprStmt) -> None:
         self.expr(s.value)
 
-    print_ = emit_printf  # printf of one line, then fflush (render/printf.py)
+    print_ = emit_printf  # printf of one line, then fflush (render/llvm/printf.py)
 
     def if_(self, s: If) -> None:
         cond = self.expr(s.cond)
@@ -482,7 +482,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
         """The loop of `s` while `counter` < bound(), `var` set from the counter at the top of
         each trip, the counter stepped in the latch (which carries the unroll hint); then to
         `done`, `break` to `end` (both a new block after the loop's, unless given). The
-        polled loops of the CPU engine run their strips through it (llvm_polls.py)."""
+        polled loops of the CPU engine run their strips through it (render/llvm/polls.py)."""
         head, body, latch = (self.block(f"for.{n}") for n in ("cond", "body", "inc"))
         if end is None:
             end = done = self.block("for.end")

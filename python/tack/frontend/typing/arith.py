@@ -7,13 +7,13 @@ See docs/language.md, "Integer and float rules" and "Builtins".
 """
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..ir.nodes import Expr
-from ..ir.ops import Op
+from ... import dtypes as dt
+from ...ir.nodes import Expr
+from ...ir.ops import Op
 
 
 class ArithRules:
-    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps ops here."""
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/typing/rules.py` maps ops here."""
 
     def arith(self, e: Expr) -> Expr:
         """`+ - * // %`, min, max: both operands promoted to one type."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir.nodes import Expr
+from ...ir.nodes import Expr
 
 I32, I64 = ir.IntType(32), ir.IntType(64)
 VOID = ir.VoidType()

@@ -1,4 +1,4 @@
-"""The CPU kernel's entry function (LLVMRenderer's part, a mixin like llvm_bits.BitRendering)
+"""The CPU kernel's entry function (LLVMRenderer's part, a mixin like bits.BitRendering)
 and its heap frame, where the local arrays that passes/frames.py keeps off the stack live.
 
 CPU entry ABI (what `runtime.cpu.engine` calls; see docs/design/002-cpu-engine.md):
@@ -9,7 +9,7 @@ runs the kernel body once for each launch index t in [t_begin, t_end) (`Op.LAUNC
 points at one 8-byte slot per `KernelIR.params` entry, in order: an array's slot holds its data
 pointer; a scalar's slot holds its value as the dtype's C type, stored at the slot's first byte.
 `sig0` is the launch's SIGINT count, which a kernel with Ctrl-C polls compares the count with
-(llvm_polls.py); the others ignore it.
+(render/llvm/polls.py); the others ignore it.
 
 A kernel with large local arrays (passes/frames.py) has a heap frame: the entry allocates it
 with `malloc` before its loop over t, passes it to the body as one more parameter, and frees it after the
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir.nodes import KernelIR
-from ..passes.frames import heap_layout, nomem_symbol
+from ...ir.nodes import KernelIR
+from ...passes.frames import heap_layout, nomem_symbol
 
 I8P = ir.PointerType(ir.IntType(8))
 I64 = ir.IntType(64)
@@ -115,7 +115,7 @@ class CPUEntry:
         """The CPU entry function, `void (i64 t_begin, i64 t_end, ptr args, i64 sig0)`, a
         builder in its entry block and the parameters' values. `sig0` is the launch's SIGINT
         count, read by whoever started the launch before anything of it ran (the polls of
-        llvm_polls.py stop once the count differs; other kernels ignore it)."""
+        render/llvm/polls.py stop once the count differs; other kernels ignore it)."""
         i8p = ir.PointerType(ir.IntType(8))
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64, I64, i8p, I64]),
                          name=entry_name(kir))

@@ -7,20 +7,20 @@ loaded, stored or updated one component at a time. See docs/language.md, "Array 
 """
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..dtypes import VecType
-from ..ir import nodes as N
-from ..ir.nodes import Expr
-from ..ir.ops import Op
-from ..ir.walk import iter_exprs
-from ..passes.names import numbered
-from .argspec import ArgSpec
-from .untyped import SetComponent
-from .vectors import VecVal, comp_name, typed
+from ... import dtypes as dt
+from ...dtypes import VecType
+from ...ir import nodes as N
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+from ...ir.walk import iter_exprs
+from ...passes.names import numbered
+from ..argspec import ArgSpec
+from ..untyped import SetComponent
+from ..vectors import VecVal, comp_name, typed
 
 
 class ArrayAccess:
-    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps ops here."""
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/typing/rules.py` maps ops here."""
 
     # -- reads ----------------------------------------------------------------------------------
     def shape(self, e: Expr) -> Expr:

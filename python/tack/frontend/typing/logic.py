@@ -6,14 +6,14 @@ like a binary operator's operands. See docs/language.md, "Integer and float rule
 """
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..ir.nodes import Expr
-from ..ir.ops import Op
-from .vectors import VecVal
+from ... import dtypes as dt
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+from ..vectors import VecVal
 
 
 class LogicRules:
-    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps ops here."""
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/typing/rules.py` maps ops here."""
 
     def compare(self, e: Expr) -> Expr:
         a, b = (self.expr(x) for x in e.args)

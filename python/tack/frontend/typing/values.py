@@ -6,14 +6,14 @@ spec; a cast of a literal folds it. See docs/language.md, "Integer and float rul
 """
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..dtypes import VecType, convert
-from ..errors import TackNameError
-from ..ir.nodes import Expr
-from ..ir.ops import Op
-from ..ir.semantics import reinterpret
-from .promotion import WEAK
-from .vectors import VecVal, comp_name
+from ... import dtypes as dt
+from ...dtypes import VecType, convert
+from ...errors import TackNameError
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+from ...ir.semantics import reinterpret
+from ..promotion import WEAK
+from ..vectors import VecVal, comp_name
 
 
 class Pending(Exception):
@@ -21,7 +21,7 @@ class Pending(Exception):
 
 
 class ValueRules:
-    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps ops here."""
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/typing/rules.py` maps ops here."""
 
     def typed_value(self, e: Expr):
         """An operand typed already (`vectors.typed`), or `expect_dtype(x, dtype, what)`."""

@@ -11,17 +11,17 @@ entry takes (`Builtin.domain`).
 """
 from __future__ import annotations
 
-from ..builtins.registry import REGISTRY
-from ..ir.ops import ATOMIC, COMPARISON, SHUFFLES, VOTES, WARP_REDUCTIONS, Op
-from .rules_arith import ArithRules as Arith
-from .rules_async import AsyncRules as Async
-from .rules_logic import LogicRules as Logic
-from .rules_memory import ArrayAccess as Memory
-from .rules_tables import TableRules as Tables
-from .rules_values import ValueRules as Values
-from .rules_warps import WarpRules as Warps
-from .vectors import ELEMENTWISE, lift
-from .vectors import VectorRules as Vectors
+from ...builtins.registry import REGISTRY
+from ...ir.ops import ATOMIC, COMPARISON, SHUFFLES, VOTES, WARP_REDUCTIONS, Op
+from ..vectors import ELEMENTWISE, lift
+from ..vectors import VectorRules as Vectors
+from .arith import ArithRules as Arith
+from .async_copies import AsyncRules as Async
+from .logic import LogicRules as Logic
+from .memory import ArrayAccess as Memory
+from .tables import TableRules as Tables
+from .values import ValueRules as Values
+from .warps import WarpRules as Warps
 
 
 def _each(ops, rule) -> dict:

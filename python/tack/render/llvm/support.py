@@ -1,4 +1,4 @@
-"""What the LLVM printer (render/llvm.py) looks up or emits whole: the LLVM spelling of each op,
+"""What the LLVM printer (render/llvm/printer.py) looks up or emits whole: the LLVM spelling of each op,
 the conversions of CAST, constants and constant tables, the `llvm.loop` metadata of a loop with an
 unroll hint, and the integer power function."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import struct
 
 from llvmlite import ir
 
-from ..dtypes import DType
-from ..ir.ops import Op
+from ...dtypes import DType
+from ...ir.ops import Op
 
 I1 = ir.IntType(1)
 

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import re
 
-from .. import dtypes as dt
-from ..dtypes import DType, convert
-from ..ir import nodes as N
-from ..ir.nodes import Expr
-from ..ir.ops import Op
-from .vectors import VecVal
+from ... import dtypes as dt
+from ...dtypes import DType, convert
+from ...ir import nodes as N
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+from ..vectors import VecVal
 
 WEAK = dt.weak_float
 
 
 class TableRules:
-    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/rules.py` maps Op.TABLE
+    """Mixed into the TypeChecker (`frontend/typecheck.py`); `frontend/typing/rules.py` maps Op.TABLE
     here and `Promotion.retype` calls `retype_table_load`."""
 
     def table(self, e: Expr):

@@ -3,10 +3,10 @@
 shows them in a double-buffered loop."""
 from __future__ import annotations
 
-from .. import dtypes as dt
-from ..errors import TackValueError
-from ..ir.nodes import Expr
-from ..ir.ops import Op
+from ... import dtypes as dt
+from ...errors import TackValueError
+from ...ir.nodes import Expr
+from ...ir.ops import Op
 
 # The sizes one cp.async moves (PTX ISA, cp.async: cp-size is 4, 8 or 16 bytes).
 COPY_BYTES = (4, 8, 16)

@@ -1,7 +1,7 @@
-"""The IR → IR rewrites the Julia renderer declares (`julia_ka.REWRITES`), applied in order.
+"""The IR → IR rewrites the Julia renderer declares (`ka.REWRITES`), applied in order.
 
 Each takes and returns a `KernelIR` and never modifies its input. Names a rewrite introduces start
-with `tk_` (a prefix user names never keep, see julia_ka's naming) and are listed in
+with `tk_` (a prefix user names never keep, see ka.py's naming) and are listed in
 `kir.notes[GENERATED]`, so the printer keeps them as they are.
 
 Kernels with a `Barrier` are shaped for KernelAbstractions' `@synchronize`
@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from .. import dtypes as dt
-from ..errors import RenderError
-from ..ir import nodes as N
-from ..ir.nodes import Expr, KernelIR
-from ..ir.ops import Op
-from ..ir.walk import iter_exprs, iter_stmts, map_blocks, map_body, map_stmts, stmt_exprs
-from ..passes.warps_shared import warps_through_shared
+from ... import dtypes as dt
+from ...errors import RenderError
+from ...ir import nodes as N
+from ...ir.nodes import Expr, KernelIR
+from ...ir.ops import Op
+from ...ir.walk import iter_exprs, iter_stmts, map_blocks, map_body, map_stmts, stmt_exprs
+from ...passes.warps_shared import warps_through_shared
 
 GENERATED = "julia_names"
 SLOTS = "tk_u"  # the shared Bool array holding the conditions of barrier statements

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir.nodes import Expr
-from ..ir.ops import WARP, Op
-from .llvm_support import MINMAX
+from ...ir.nodes import Expr
+from ...ir.ops import WARP, Op
+from .support import MINMAX
 
 I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 FULL = ir.Constant(I32, -1)  # every lane of the warp
@@ -78,7 +78,7 @@ class WarpRendering:
         if e.op is Op.WARP_SUM:
             return b.fadd(a, other, flags=self.fflags) if t.is_float else b.add(a, other)
         op = Op.MIN if e.op is Op.WARP_MIN else Op.MAX
-        if t.is_float:  # MIN/MAX's rule: a NaN loses (render/llvm.py, `minmax`)
+        if t.is_float:  # MIN/MAX's rule: a NaN loses (render/llvm/printer.py, `minmax`)
             better = b.fcmp_ordered("<" if op is Op.MIN else ">", a, other)
             nan = b.fcmp_unordered("uno", other, other)
             return b.select(b.or_(better, nan), a, other)

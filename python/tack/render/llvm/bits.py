@@ -1,10 +1,10 @@
 """Bit casts in LLVM IR (`Op.BITCAST`, `tack.bitcast`): a mixin of the LLVM renderer, so that
-the CPU and NVPTX renderers share it (llvm.py holds the rest)."""
+the CPU and NVPTX renderers share it (render/llvm/printer.py holds the rest)."""
 from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir.nodes import Expr
+from ...ir.nodes import Expr
 
 
 class BitRendering:

@@ -1,0 +1,1 @@
+"""The KernelAbstractions.jl renderer (ka) and the IR rewrites it runs first (rewrites)."""
