@@ -39,6 +39,12 @@ ballot = _device_only("tack.ballot")
 warp_sum = _device_only("tack.warp_sum")
 warp_min = _device_only("tack.warp_min")
 warp_max = _device_only("tack.warp_max")
+mma_load_a = _device_only("tack.mma_load_a")
+mma_load_b = _device_only("tack.mma_load_b")
+mma_load_acc = _device_only("tack.mma_load_acc")
+mma_zeros = _device_only("tack.mma_zeros")
+mma = _device_only("tack.mma")
+mma_store = _device_only("tack.mma_store")
 atomic_add = _device_only("tack.atomic_add")
 atomic_min = _device_only("tack.atomic_min")
 atomic_max = _device_only("tack.atomic_max")
@@ -70,4 +76,5 @@ unroll.__tack_intrinsic__ = "unroll"  # the parser recognises it by this, like t
 ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
        local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
        atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
-       ballot, warp_sum, warp_min, warp_max)
+       ballot, warp_sum, warp_min, warp_max, mma_load_a, mma_load_b, mma_load_acc, mma_zeros,
+       mma, mma_store)

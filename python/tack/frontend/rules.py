@@ -16,6 +16,7 @@ from ..ir.ops import ATOMIC, COMPARISON, SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from .rules_arith import ArithRules as Arith
 from .rules_logic import LogicRules as Logic
 from .rules_memory import ArrayAccess as Memory
+from .rules_mma import MmaRules as Mma
 from .rules_tables import TableRules as Tables
 from .rules_values import ValueRules as Values
 from .rules_warps import WarpRules as Warps
@@ -62,6 +63,8 @@ _SCALAR = {
     **_each(SHUFFLES, Warps.shuffle),
     **_each(VOTES, Warps.vote),
     **_each(WARP_REDUCTIONS, Warps.warp_reduction),
+    Op.MMA_TILE: Mma.mma_tile,
+    Op.MMA: Mma.mma,
     Op.SHAPE: Memory.shape,
     Op.LOAD: Memory.load,
     Op.TABLE: Tables.table,

@@ -25,6 +25,7 @@ from .rules import RULES
 from .rules_arith import ArithRules
 from .rules_logic import LogicRules
 from .rules_memory import ArrayAccess
+from .rules_mma import MmaRules
 from .rules_tables import TableRules
 from .rules_values import Pending, ValueRules
 from .rules_warps import WarpRules
@@ -36,7 +37,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  WarpRules, Promotion):
+                  WarpRules, MmaRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 
@@ -306,6 +307,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             return [self.for_(s)]
         if isinstance(s, (N.Break, N.Continue, N.Barrier)):
             return [s]
+        if isinstance(s, N.ExprStmt) and s.value.op is Op.MMA_TILE:
+            return self.mma_store(s)  # tack.mma_store(...): stores
         if isinstance(s, N.ExprStmt):
             self._eager = False  # an atomic statement is itself the effect: no temporary
             try:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import nodes as N
-from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP
+from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP, Op, public_name
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
+from .mma import MmaUnit
 from .trace import BREAK, CONTINUE, EXIT, Site
 from .warps import collective
 from .workgroups import Groups
@@ -63,6 +64,7 @@ class Executor(Evaluator):
         for op in WARP_COLLECTIVES:
             self.handlers[op] = Executor.warp
         self.lanes = 0
+        self.mma = MmaUnit()
 
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
@@ -110,7 +112,9 @@ class Executor(Evaluator):
     def warp(self, e, act):
         """A warp collective (runtime/sim/warps.py); a warp whose lanes did not all execute it
         is reported with the lanes that did and where the first other one parted."""
-        out, missing = collective(e, [self.ev(a, act) for a in e.args], act, self.lanes)
+        args = [self.ev(a, act) for a in e.args]
+        unit = self.mma.value if e.op is Op.MMA else collective
+        out, missing = unit(e, args, act, self.lanes)
         if len(missing):
             self.diverged_warps(e, act, missing)
         return out
@@ -124,7 +128,7 @@ class Executor(Evaluator):
             arrived = in_group[(in_group >= first) & (in_group < first + WARP)]
             others = np.setdiff1d(np.arange(WORKGROUP), np.arange(first, first + WARP))
             split = self.groups.split_at(np.union1d(arrived, others), g)
-            self.recorder.warp(site, e.op.name.lower(), int(self.groups.first + g),
+            self.recorder.warp(site, public_name(e), int(self.groups.first + g),
                                int(w % (WORKGROUP // WARP)), arrived,
                                np.arange(first, first + WARP), split)
 
