@@ -82,7 +82,8 @@ class PTXRenderer(WarpRendering, LLVMRenderer):
     engine = "ptx"  # builtins lowered as their entries' `ptx` says: libdevice or an intrinsic
     EMIT: ClassVar[dict] = {**LLVMRenderer.EMIT, Op.LANE_ID: "lane_id", Op.WARP_ID: "warp_id",
                             **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
-                            **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce")}
+                            **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce"),
+                            Op.FRAGMENT: "fragment", Op.MMA: "mma"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:
