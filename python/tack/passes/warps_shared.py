@@ -158,7 +158,7 @@ class _Lowering:
                 slot = self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, self.tid(loc),
                                                          self.c(n, i32, loc)), self.c(i, i32, loc))
                 out.append(N.Store(loc, buf, (self.op(Op.CAST, i64, loc, slot),), x))
-            bufs.append((buf, part[0].dtype, self.holders(v, role, n)))
+            bufs.append((buf, part[0].dtype, self.holders(v, role, n, loc)))
         out.append(N.Barrier(loc))
         lane = self.lane(loc)
         base = self.op(Op.SUB, i32, loc, self.tid(loc), lane)
@@ -185,7 +185,7 @@ class _Lowering:
         out.append(N.Barrier(loc))  # every lane has read before the slots are written again
         return results
 
-    def holders(self, v, role: str, n: int) -> str:
+    def holders(self, v, role: str, n: int, loc) -> str:
         """A constant table: for each element of the warp's tile (row-major), the slot `lane * n
         + i` of the lane and element that hold it."""
         lay = getattr(v, role)
@@ -197,7 +197,7 @@ class _Lowering:
                 slots[r * cols + c] = lane * n + i
         name = f"{self.prefix}mma{role}_{v.name.replace('.', '_')}"
         if name not in self.tables:
-            self.tables[name] = N.Table(name, dt.i32, (len(slots),), tuple(slots))
+            self.tables[name] = N.Table(name, dt.i32, (len(slots),), tuple(slots), loc)
         return name
 
     def held(self, buf: str, t, table: str, pos: Expr, base: Expr, loc) -> Expr:
