@@ -140,7 +140,7 @@ def no_stride(A, B, C, n):
 @tack.kernel
 def unassigned_accumulator(A, B, C, n):
     for i in range(n):
-        acc = tack.mma(tack.mma_load_a(A, 0, 0), tack.mma_load_b(B, 0, 0), acc)
+        acc = tack.mma(tack.mma_load_a(A, 0, 0), tack.mma_load_b(B, 0, 0), acc)  # noqa: F821
         tack.mma_store(acc, C, 0, 0)
 
 

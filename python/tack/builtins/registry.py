@@ -169,15 +169,14 @@ for _op, _what in ((Op.WARP_SUM, "sum (integers wrap)"), (Op.WARP_MIN, "minimum"
                 group="device", arity=(1, 1), op=_op, domain=NUMBER, namespace="tack.",
                 needs="workgroups")
 # ---- matrix multiply-accumulate: warp-held fragments (ir/mma.py; docs/language.md) ------------
-_AT = ("x, row, col[, ld]", "the tile whose top-left element is x[row, col] of a 2-D array, or "
-       "x[row * ld + col] of a 1-D one (a tack.shared tile)")
-for _name, _what in (
-        ("mma_load_a", "this lane's part of the warp's 16×16 A tile (16×8 for f32), from an "
-                       "f16, bf16 or f32 array"),
-        ("mma_load_b", "this lane's part of the warp's 16×8 B tile (8×8 for f32), from an f16, "
-                       "bf16 or f32 array"),
-        ("mma_load_acc", "this lane's part of the warp's 16×8 f32 accumulator tile, from an f32 "
-                         "array")):
+_AT = ("x, row, col[, ld]", ("the tile whose top-left element is x[row, col] of a 2-D array, "
+                             "or x[row * ld + col] of a 1-D one (a tack.shared tile)"))
+_A = ("this lane's part of the warp's 16×16 A tile (16×8 for f32), from an f16, bf16 or f32 "
+      "array")
+_B = ("this lane's part of the warp's 16×8 B tile (8×8 for f32), from an f16, bf16 or f32 "
+      "array")
+_ACC = "this lane's part of the warp's 16×8 f32 accumulator tile, from an f32 array"
+for _name, _what in (("mma_load_a", _A), ("mma_load_b", _B), ("mma_load_acc", _ACC)):
     add_builtin(_name, f"tack.{_name}({_AT[0]})", f"{_what}: {_AT[1]} (a warp collective)",
                 group="device", form="fragment", arity=(3, 4), namespace="tack.",
                 needs="workgroups")

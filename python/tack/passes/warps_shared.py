@@ -25,8 +25,8 @@ import dataclasses
 from .. import dtypes as dt
 from ..errors import RenderError
 from ..ir import nodes as N
-from ..ir.nodes import Expr, KernelIR
 from ..ir.mma import ACC, VARIANTS
+from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WORKGROUP, Op
 from ..ir.walk import iter_exprs, map_body, map_stmt_exprs, map_stmts, stmt_exprs
 
