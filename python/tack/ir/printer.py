@@ -50,6 +50,9 @@ def expr_str(e: Expr) -> str:
         return f"{op.name.lower()}({e.arg}[{idx}], {expr_str(e.args[-1])}){_t(e)}"
     if op is Op.THREAD_ID:
         return "thread_id:i32"
+    if op in (Op.MMA, Op.FRAGMENT):  # mma.m16n8k16.f16.d2(...), mma_load_a(...)
+        name = f"mma.{e.arg[0]}.d{e.arg[1]}" if op is Op.MMA else e.arg
+        return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
     name = op.name.lower().rstrip("_")
     return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
 
