@@ -71,6 +71,19 @@ def check_warps(k: KernelIR, device) -> None:
                  "write the exchange with tack.shared and tack.barrier")
 
 
+def check_mma_arch(k: KernelIR, cc: tuple[int, int], where: str) -> None:
+    """Refuse `tack.mma` for a CUDA device older than sm_80: `mma.sync`'s m16n8k16 and m16n8k8
+    shapes (docs/language.md, "Matrix multiply-accumulate") need Ampere or newer."""
+    if tuple(cc) >= (8, 0):
+        return
+    used = [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op is Op.MMA]
+    if used:
+        raise CapabilityError.at(
+            used[0].loc, f"kernel '{k.name}': tack.mma needs tensor cores with mma.sync's "
+            f"m16n8k16 and m16n8k8 shapes (sm_80 or newer); {where} is sm_{cc[0]}{cc[1]}",
+            hint="run it on an Ampere or newer GPU, or on the simulator")
+
+
 def _device_name(device) -> str:
     return f"{getattr(device, 'engine_name', 'native')}:{getattr(device, 'arch', device)}"
 

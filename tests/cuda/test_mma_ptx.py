@@ -80,3 +80,17 @@ def test_ptxas_assembles_it(tmp_path, name, arch):
         run = subprocess.run([PTXAS, f"-arch={arch}", str(src), "-o", out], check=False,
                              capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
+
+
+def test_a_gpu_older_than_sm_80_refuses_mma_before_compiling():
+    from tack.capabilities import check_mma_arch
+    from tack.errors import CapabilityError
+
+    kernel, dtype, _, k = CASES["bf16"]
+    kir = specialize(kernel, [tack.zeros((128, k), dtype), tack.zeros((8 * k, 8), dtype),
+                              tack.zeros((128, 8)), tack.zeros((128, 8)), 256])
+    check_mma_arch(kir, (8, 0), "an A100")
+    check_mma_arch(kir, (9, 0), "an H100")
+    with pytest.raises(CapabilityError, match="sm_80 or newer.*this GPU is sm_75") as info:
+        check_mma_arch(kir, (7, 5), "this GPU")
+    assert info.value.loc is not None and info.value.loc.line > 0
