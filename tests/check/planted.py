@@ -342,4 +342,7 @@ CASES = (
          mma.fragment_load_in_lane_branch_fixed, mma.args),
     Case("mma_uninitialized_accumulator", "uninitialized", mma.mma_uninitialized_accumulator,
          mma.mma_uninitialized_accumulator_fixed, mma.args, sanitizer="initcheck"),
+    Case("accumulator_unassigned_on_a_path", "uninitialized",
+         mma.accumulator_unassigned_on_a_path, mma.accumulator_unassigned_on_a_path_fixed,
+         mma.args),
 )

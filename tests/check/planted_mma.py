@@ -113,3 +113,22 @@ def mma_uninitialized_accumulator_fixed(A, B, C, n):
         b = tack.mma_load_b(B, 0, w * 8)
         acc = tack.mma_load_acc(Cs, w * 16 % 128, 0, 8)
         tack.mma_store(tack.mma(a, b, acc), C, w * 16, w * 8)
+
+
+@tack.kernel
+def accumulator_unassigned_on_a_path(A, B, C, n):
+    for i in range(n):
+        w = tack.warp_id()
+        if w < 4:  # warps 4..7 never start their accumulator
+            acc = tack.mma_zeros()
+        acc = tack.mma(tack.mma_load_a(A, w * 16, 0), tack.mma_load_b(B, 0, w * 8), acc)  # @1
+        tack.mma_store(acc, C, w * 16, w * 8)
+
+
+@tack.kernel
+def accumulator_unassigned_on_a_path_fixed(A, B, C, n):
+    for i in range(n):
+        w = tack.warp_id()
+        acc = tack.mma_zeros()
+        acc = tack.mma(tack.mma_load_a(A, w * 16, 0), tack.mma_load_b(B, 0, w * 8), acc)
+        tack.mma_store(acc, C, w * 16, w * 8)

@@ -50,6 +50,15 @@ def scaled(A, B, C, D, n):
         tack.mma_store(acc * 2.0, D, tack.warp_id() * 16, 0)
 
 @tack.kernel
+def half_started(A, B, C, D, n):
+    for i in range(n):
+        w = i // 32
+        if w < 4:
+            acc = tack.mma_zeros()
+        acc = tack.mma(tack.mma_load_a(A, w * 16, 0), tack.mma_load_b(B, w * 16, 0), acc)
+        tack.mma_store(acc, D, w * 16, 0)
+
+@tack.kernel
 def staged(A, B, C, D, n):
     for i in range(n):
         As = tack.shared(tack.f16, 256)
@@ -136,6 +145,11 @@ def _cases() -> list[Case]:
              check=("(f,) = r.of_kind('uninitialized'); assert \"'C'\" in f.message, "
                     "f.message"),
              note="mma_load_acc of an array nothing wrote"),
+        Case("mma/check-reports-an-accumulator-unassigned-on-a-path",
+             "r = tack.check(half_started, A, B, C, D, 256)", None, _setup("sim"),
+             check=("(f,) = r.of_kind('uninitialized'); assert \"MMA fragment 'acc'\" in "
+                    "f.message and f.lanes[0] == 128, f.message"),
+             note="warps 4..7 multiply into an accumulator they never started"),
         Case("mma/simulator-order-bit-for-bit", "tile(A, B, C, D, 256)", None, _setup("sim"),
              check=_ORDER,
              note="products exact, added to C in k order, one f32 rounding per addition"),
