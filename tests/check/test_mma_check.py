@@ -24,7 +24,7 @@ def test_the_tiled_matmul_is_clean_and_quick_under_check():
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     assert (np.abs(report.outputs["C"] - a64 @ b64) <= 129 * 2.0 ** -24 * (np.abs(a64)
                                                                            @ np.abs(b64))).all()
-    assert took < 30, took  # about half a second on a 2-core machine; generous for load
+    assert took < 30, took  # about a quarter second on a 2-core machine; generous for load
 
 
 @tack.kernel

@@ -3,8 +3,14 @@
 each lane given its element of D.
 
 The order: D starts as C; for k = 0, 1, ..., K-1 every element becomes fl32(A[m, k] * B[k, n] +
-D[m, n]), the f32 fused multiply-add of runtime/sim/fma.py (the product of two f16, bf16 or
-TF32 values is exact in f32's exponent range and in f64 always, so one rounding per step). The
+D[m, n]), one rounding per step. The product of two f16, bf16 or TF32 values has at most 22
+significant bits and is exact in f64; D has 24. The f64 sum of two values of at most 24 bits,
+rounded to f32, is the correctly rounded f32 sum: 53 >= 2 * 24 + 2, the condition under which
+double rounding of a sum is innocuous (S. A. Figueroa, "When is double rounding innocuous?",
+SIGNUM Newsletter 30(3), 1995, https://doi.org/10.1145/221332.221334); where the f64 sum is
+inexact the smaller operand lies more than 28 binades below the larger and cannot move the f32
+result, products outside f32's range included. So a plain f64 addition per step gives the
+f32 fused multiply-add's bits (runtime/sim/fma.py) at a fraction of its cost. The
 four MMA expressions of one `tack.mma` (one per element of the lane's D fragment) read the same
 operands: the last warp-wide D is kept and given again while the operands are the same.
 """
@@ -14,7 +20,6 @@ import numpy as np
 
 from ...ir.mma import ACC, VARIANTS
 from ...ir.ops import WARP
-from .fma import fma32
 from .lanes import Lanes, npdtype
 from .warps import rows
 
@@ -68,6 +73,7 @@ class MmaUnit:
         a = _tile(vals[:na], v.a, (v.m, v.k), warps)
         b = _tile(vals[na:na + nb], v.b, (v.k, v.n), warps)
         d = _tile(vals[na + nb:], ACC, (v.m, v.n), warps)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
         for k in range(v.k):
-            d = fma32(a[:, :, k, None], b[:, None, k, :], d)
+            d = (d + a64[:, :, k, None] * b64[:, None, k, :]).astype(np.float32)
         return d, present
