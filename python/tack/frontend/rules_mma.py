@@ -58,9 +58,8 @@ class MmaRules:
                                       "convert the tile to one of those first")
             ftype = FragType(role, v.name, t, layout(v.name, role).size)
         comps = []
-        for row, col in self._coords(e, ftype, e.args):
-            load = self.expr(Expr(Op.LOAD, None, self._index(e, array, row, col, e.args),
-                                  array, e.loc))
+        for idx in self._indices(e, ftype, e.args):
+            load = self.expr(Expr(Op.LOAD, None, idx, array, e.loc))
             comps.append(self.bind(Expr(Op.FRAGMENT, load.dtype, (load,), name, e.loc)))
         return FragVal(ftype, comps, e.loc)
 
@@ -82,15 +81,17 @@ class MmaRules:
                                   f"tile) the row stride too: (x, row, col, ld); here: ({want})")
         return t, ndim
 
-    def _coords(self, e, ftype: FragType, args: tuple) -> list[tuple[Expr, Expr]]:
-        """(row, column) of each element this lane holds: the tile origin plus the layout's
-        offsets (ir/mma.py), as integer expressions."""
+    def _indices(self, e, ftype: FragType, args: tuple) -> list[tuple]:
+        """The untyped index of each element this lane holds: the tile origin (row, col) plus
+        the layout's offsets (ir/mma.py); both for a 2-D array, row * ld + col for a 1-D one.
+        The origin, the stride and the lane's group and quad are computed once."""
         loc = e.loc
         origin = [self.bind(self.integer(self.expr(a), "a tile origin")) for a in args[:2]]
+        ld = (self.bind(self.integer(self.expr(args[2]), "the row stride ld"))
+              if len(args) == 3 else None)
         lane = Expr(Op.LANE_ID, dt.i32, (), None, loc)
         group = self.bind(Expr(Op.SHR, dt.i32, (lane, self._c(2, dt.i32, loc)), None, loc))
         quad = self.bind(Expr(Op.AND_, dt.i32, (lane, self._c(3, dt.i32, loc)), None, loc))
-        lay = layout(ftype.variant, ftype.role)
 
         def along(base: Expr, coef: tuple[int, int], const: int) -> Expr:
             out = self._c(const, dt.i32, loc)
@@ -98,20 +99,20 @@ class MmaRules:
                 if k:
                     term = part if k == 1 else Expr(Op.MUL, dt.i32, (part, self._c(k, dt.i32, loc)),
                                                     None, loc)
-                    out = term if out.arg == 0 and out.op is Op.CONST else Expr(
+                    out = term if out.op is Op.CONST and out.arg == 0 else Expr(
                         Op.ADD, dt.i32, (out, term), None, loc)
             return self.op_typed(Op.ADD, loc, base, out)
 
-        return [(along(origin[0], lay.row, r), along(origin[1], lay.col, c))
-                for r, c in lay.offsets]
-
-    def _index(self, e, array: str, row: Expr, col: Expr, args: tuple) -> tuple:
-        """The untyped index of element (row, col): both for a 2-D array, row * ld + col for a
-        1-D one."""
-        if len(args) == 2:
-            return typed(row), typed(col)
-        ld = self.integer(self.expr(args[2]), "the row stride ld")
-        return (typed(self.op_typed(Op.ADD, e.loc, self.op_typed(Op.MUL, e.loc, row, ld), col)),)
+        lay = layout(ftype.variant, ftype.role)
+        out = []
+        for r, c in lay.offsets:
+            row, col = along(origin[0], lay.row, r), along(origin[1], lay.col, c)
+            if ld is None:
+                out.append((typed(row), typed(col)))
+            else:
+                flat = self.op_typed(Op.ADD, loc, self.op_typed(Op.MUL, loc, row, ld), col)
+                out.append((typed(flat),))
+        return out
 
     def mma_store(self, s: N.ExprStmt) -> list[N.Stmt]:
         """`tack.mma_store(acc, x, row, col[, ld])`: one store per element this lane holds, each
@@ -125,8 +126,7 @@ class MmaRules:
         self._tile_array(e, name, array, e.args[1:])
         comps = [self.bind(c) for c in acc.comps]
         out = []
-        for (row, col), c in zip(self._coords(e, acc.ftype, e.args[1:]), comps):
-            idx = self._index(e, array, row, col, e.args[1:])
+        for idx, c in zip(self._indices(e, acc.ftype, e.args[1:]), comps):
             out += self.store(N.Store(s.loc, array, idx, typed(c), s.loc.text()))
         return out
 
