@@ -185,3 +185,30 @@ def test_misuse_is_refused_before_launch_with_its_position(engine, kernel, args,
     assert f"{kernel.fn.__code__.co_filename}:" in str(info.value) or "line" in str(info.value)
     for o, b in zip(outs, before):
         np.testing.assert_array_equal(o.numpy(), b)
+
+
+@pytest.mark.parametrize("dtype, k", [(tack.f16, 32), (tack.bf16, 40), (tack.f32, 20)],
+                         ids=["f16", "bf16", "tf32"])
+def test_the_shared_memory_form_computes_the_same_bits(dtype, k):
+    """passes/warps_shared.py's MMA (the Julia engine's portable loops: an exchange through
+    shared memory and f32 fused multiply-adds over k) run on the simulator gives the MMA's own
+    bits."""
+    from tack.compiler import specialize
+    from tack.ir.walk import iter_stmts, stmt_exprs
+    from tack.passes.warps_shared import warps_through_shared
+    from tack.runtime.sim.engine import SimKernel
+
+    m, n = 70, 33
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((m, k)).astype(dtype.np)
+    b = rng.standard_normal((k, n)).astype(dtype.np)
+    kernel = K.tiled_matmul_tf32 if dtype is tack.f32 else K.tiled_matmul
+    with tack.device("sim"):
+        args = [tack.array(a), tack.array(b), tack.zeros((m, n)), K.launch_size(m, n)]
+        kernel(*args)
+        lowered = warps_through_shared(specialize(kernel, args))
+    assert not any(x.op.name in ("MMA", "FRAGMENT", "LANE_ID")
+                   for s in iter_stmts(lowered.body) for x in stmt_exprs(s))
+    c = np.zeros((m, n), np.float32)
+    SimKernel(lowered).launch([a, b, c, args[3]], args[3])
+    np.testing.assert_array_equal(c.view(np.uint32), args[2].numpy().view(np.uint32))

@@ -28,6 +28,7 @@ from ..ir import nodes as N
 from ..ir.mma import ACC, VARIANTS
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WORKGROUP, Op
+from ..ir.printer import expr_str
 from ..ir.walk import iter_exprs, map_body, map_stmt_exprs, map_stmts, stmt_exprs
 
 _COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
@@ -44,7 +45,8 @@ class _Lowering:
         self.scratch = dict(kir.scratch)
         self.tables = dict(kir.tables)
         self.count = 0
-        self.mma_done: tuple | None = None  # (operand texts, the four D locals) of the last MMA
+        # The last MMA: (its shape and operand texts, its four D locals, the locals it reads)
+        self.mma_done: tuple | None = None
 
     # ---- small builders ------------------------------------------------------------------------
     def c(self, v, t, loc) -> Expr:
@@ -140,11 +142,10 @@ class _Lowering:
     # ---- matrix multiply-accumulate ---------------------------------------------------------------
     def mma(self, e: Expr, out: list) -> Expr:
         """Element e.arg[1] of the lane's D fragment (the module docstring)."""
-        from ..ir.printer import expr_str
-
-        key = tuple(expr_str(a) for a in e.args) + (e.arg[0],)
+        key = (e.arg[0],) + tuple(expr_str(a) for a in e.args)
         if self.mma_done is None or self.mma_done[0] != key:
-            self.mma_done = (key, self.mma_exchange(e, out))
+            reads = {x.arg for a in e.args for x in iter_exprs(a) if x.op is Op.VAR}
+            self.mma_done = (key, self.mma_exchange(e, out), reads)
         return self.mma_done[1][e.arg[1]]
 
     def mma_exchange(self, e: Expr, out: list) -> list[Expr]:
@@ -240,8 +241,7 @@ class _Lowering:
                                  "loop and at the end of its body")
         out: list = []
         s = map_stmt_exprs(s, lambda e: self.hoist(e, out))
-        if isinstance(s, N.Assign) and self.mma_done is not None and any(
-                f"{s.name}:" in text for text in self.mma_done[0]):
+        if isinstance(s, N.Assign) and self.mma_done is not None and s.name in self.mma_done[2]:
             self.mma_done = None  # an operand changes: the next MMA exchanges again
         return out + [s]
 
