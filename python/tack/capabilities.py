@@ -8,7 +8,7 @@ from __future__ import annotations
 from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
-from .ir.ops import ATOMIC, LAZY, WARP_COLLECTIVES, WARP_OPS, WORKGROUP_OPS, Op
+from .ir.ops import ATOMIC, LAZY, WARP_COLLECTIVES, WARP_OPS, WORKGROUP_OPS, Op, public_name
 from .ir.walk import iter_exprs, iter_stmts, stmt_exprs, stmt_roots
 
 
@@ -22,7 +22,7 @@ def workgroup_features(k: KernelIR) -> list[str]:
             found.add("barrier")
         for x in stmt_exprs(st):
             if x.op in WORKGROUP_OPS:
-                found.add(x.op.name.lower())
+                found.add(public_name(x))
     return sorted(found)
 
 
@@ -65,7 +65,7 @@ def check_warps(k: KernelIR, device) -> None:
     used = [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op in WARP_OPS]
     if used:
         raise CapabilityError.at(
-            used[0].loc, f"kernel '{k.name}': tack.{used[0].op.name.lower()} is a warp "
+            used[0].loc, f"kernel '{k.name}': tack.{public_name(used[0])} is a warp "
             f"operation, which the {_device_name(device)} engine does not run",
             hint="run warp operations on an engine with warps (device.capabilities.warps), or "
                  "write the exchange with tack.shared and tack.barrier")
@@ -105,6 +105,19 @@ def check_arch(k: KernelIR, arch: str) -> None:
                     f"PTX ISA, {need[1]}); this device is {arch}",
                     hint="run it on a newer GPU, or copy with plain loads and stores "
                          "(buf[j] = a[i]) and a tack.barrier()")
+
+
+def check_mma_arch(k: KernelIR, cc: tuple[int, int], where: str) -> None:
+    """Refuse `tack.mma` for a CUDA device older than sm_80: `mma.sync`'s m16n8k16 and m16n8k8
+    shapes (docs/language.md, "Matrix multiply-accumulate") need Ampere or newer."""
+    if tuple(cc) >= (8, 0):
+        return
+    used = [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op is Op.MMA]
+    if used:
+        raise CapabilityError.at(
+            used[0].loc, f"kernel '{k.name}': tack.mma needs tensor cores with mma.sync's "
+            f"m16n8k16 and m16n8k8 shapes (sm_80 or newer); {where} is sm_{cc[0]}{cc[1]}",
+            hint="run it on an Ampere or newer GPU, or on the simulator")
 
 
 def _device_name(device) -> str:
@@ -227,7 +240,7 @@ def check_uniform_participation(k: KernelIR) -> None:
 
     def fail(barrier, culprit, why):
         what = "barrier" if isinstance(barrier, N.Barrier) else (
-            f"warp collective tack.{barrier.op.name.lower()}")
+            f"warp collective tack.{public_name(barrier)}")
         err = TackValueError(
             f"Kernel '{k.name}': {what} at {barrier.loc} requires uniform workgroup "
             f"participation: {why} at {culprit.loc} depends on lane-varying values (lane ids, "

@@ -42,6 +42,12 @@ warp_max = _device_only("tack.warp_max")
 async_copy = _device_only("tack.async_copy")
 async_commit = _device_only("tack.async_commit")
 async_wait = _device_only("tack.async_wait")
+mma_load_a = _device_only("tack.mma_load_a")
+mma_load_b = _device_only("tack.mma_load_b")
+mma_load_acc = _device_only("tack.mma_load_acc")
+mma_zeros = _device_only("tack.mma_zeros")
+mma = _device_only("tack.mma")
+mma_store = _device_only("tack.mma_store")
 atomic_add = _device_only("tack.atomic_add")
 atomic_min = _device_only("tack.atomic_min")
 atomic_max = _device_only("tack.atomic_max")
@@ -73,4 +79,5 @@ unroll.__tack_intrinsic__ = "unroll"  # the parser recognises it by this, like t
 ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_array,
        local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
        atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
-       ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait)
+       ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait, mma_load_a,
+       mma_load_b, mma_load_acc, mma_zeros, mma, mma_store)

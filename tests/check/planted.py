@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import tack
 
+from tests.check import planted_mma as mma
+
 N = 512  # two workgroups
 
 
@@ -331,4 +333,16 @@ CASES = (
          sanitizer="initcheck"),
     Case("stencil_off_by_one", "bounds", stencil_off_by_one, stencil_off_by_one_fixed,
          lambda: (_x(), tack.zeros(N), N), sanitizer="memcheck"),
+    # matrix multiply-accumulate (tests/check/planted_mma.py)
+    Case("mma_missing_barrier", "race", mma.mma_missing_barrier, mma.mma_missing_barrier_fixed,
+         mma.args, sanitizer="racecheck"),
+    Case("mma_in_lane_branch", "barrier", mma.mma_in_lane_branch, mma.mma_in_lane_branch_fixed,
+         mma.args),
+    Case("fragment_load_in_lane_branch", "barrier", mma.fragment_load_in_lane_branch,
+         mma.fragment_load_in_lane_branch_fixed, mma.args),
+    Case("mma_uninitialized_accumulator", "uninitialized", mma.mma_uninitialized_accumulator,
+         mma.mma_uninitialized_accumulator_fixed, mma.args, sanitizer="initcheck"),
+    Case("accumulator_unassigned_on_a_path", "uninitialized",
+         mma.accumulator_unassigned_on_a_path, mma.accumulator_unassigned_on_a_path_fixed,
+         mma.args),
 )

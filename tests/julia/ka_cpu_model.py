@@ -58,6 +58,9 @@ class Model:
     def __init__(self, kir: N.KernelIR, args, n: int):
         self.kir, self.n = kir, n
         self.arrays = {p.name: a for p, a in zip(kir.params, args) if p.kind == "array"}
+        # constant tables (read-only, flat): Julia's module-level constants
+        self.arrays.update({t.name: np.array(t.values, t.dtype.np).reshape(-1)
+                            for t in kir.tables.values()})
         self.scalars = {p.name: a for p, a in zip(kir.params, args) if p.kind == "scalar"}
 
     def run(self):

@@ -182,6 +182,29 @@ add_builtin("async_wait", "tack.async_wait(n)", "wait until at most the n newest
             "groups of this lane are pending (n a literal int >= 0; a statement; GPU only)",
             group="device", form="async_statement", arity=(1, 1), op=Op.ASYNC_WAIT,
             dtype=dt.i32, namespace="tack.", needs="workgroups")
+
+# ---- matrix multiply-accumulate: warp-held fragments (ir/mma.py; docs/language.md) ------------
+_AT = ("x, row, col[, ld]", ("the tile whose top-left element is x[row, col] of a 2-D array, "
+                             "or x[row * ld + col] of a 1-D one (a tack.shared tile)"))
+_A = ("this lane's part of the warp's 16×16 A tile (16×8 for f32), from an f16, bf16 or f32 "
+      "array")
+_B = ("this lane's part of the warp's 16×8 B tile (8×8 for f32), from an f16, bf16 or f32 "
+      "array")
+_ACC = "this lane's part of the warp's 16×8 f32 accumulator tile, from an f32 array"
+for _name, _what in (("mma_load_a", _A), ("mma_load_b", _B), ("mma_load_acc", _ACC)):
+    add_builtin(_name, f"tack.{_name}({_AT[0]})", f"{_what}: {_AT[1]} (a warp collective)",
+                group="device", form="fragment", arity=(3, 4), namespace="tack.",
+                needs="workgroups")
+add_builtin("mma_zeros", "tack.mma_zeros()", "a 16×8 f32 accumulator fragment of zeros",
+            group="device", form="fragment", arity=(0, 0), namespace="tack.", needs="workgroups")
+add_builtin("mma_store", f"tack.mma_store(acc, {_AT[0]})", "store the warp's 16×8 accumulator "
+            f"tile at {_AT[1]} (a statement)", group="device", form="fragment", arity=(4, 5),
+            namespace="tack.", needs="workgroups")
+add_builtin("mma", 'tack.mma(a, b, acc[, "tf32"])', "the accumulator A @ B + acc of the warp's "
+            "fragments (tensor cores: m16n8k16 for f16/bf16, m16n8k8 for f32, which must say "
+            '"tf32": its inputs are rounded to TF32); products exact, added in k order with one '
+            "f32 rounding each (a warp collective)", group="device", form="mma", arity=(3, 4),
+            op=Op.MMA, namespace="tack.", needs="workgroups")
 for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
                    (Op.ATOMIC_MAX, "maximum")):
     _name = _op.name.lower()

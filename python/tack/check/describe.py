@@ -7,7 +7,7 @@ from .races import AccessLog
 
 _WHAT = {"read": "read", "write": "write", "atomic": "atomic update"}
 _SPACE = {"global": "array", "shared": "shared array", "local": "local array",
-          "constant": "constant table"}
+          "constant": "constant table", "fragment": "MMA fragment"}
 
 
 def _array_text(array: str, space: str, aliases: dict) -> str:

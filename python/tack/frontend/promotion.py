@@ -14,7 +14,7 @@ from ..errors import UnsupportedSyntaxError
 from ..ir.nodes import Expr
 from ..ir.ops import Op
 from ..passes.names import member
-from .vectors import VecVal
+from .vectors import FragType, VecVal
 
 WEAK = dt.weak_float
 
@@ -40,6 +40,11 @@ class Promotion:
 
     def _join(self, a: DType, b: DType, s) -> DType:
         """The one type of a local assigned both `a` and `b` (`s` names it)."""
+        if isinstance(a, FragType) or isinstance(b, FragType):
+            if a != b:
+                raise self.type_error(s, f"'{s.name}' is assigned both {a!r} and {b!r}",
+                                      "a fragment local keeps one kind of fragment")
+            return a
         if isinstance(a, VecType) or isinstance(b, VecType):
             if not (isinstance(a, VecType) and isinstance(b, VecType)) or a.shape != b.shape:
                 raise self.type_error(s, f"'{s.name}' is assigned both {a!r} and {b!r}",

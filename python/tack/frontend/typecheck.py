@@ -25,6 +25,7 @@ from .typing.arith import ArithRules
 from .typing.async_copies import AsyncRules
 from .typing.logic import LogicRules
 from .typing.memory import ArrayAccess
+from .typing.mma import MmaRules
 from .typing.rules import RULES
 from .typing.tables import TableRules
 from .typing.values import Pending, ValueRules
@@ -37,7 +38,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  WarpRules, AsyncRules, Promotion):
+                  WarpRules, AsyncRules, MmaRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 
@@ -307,6 +308,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             return [self.for_(s)]
         if isinstance(s, (N.Break, N.Continue, N.Barrier)):
             return [s]
+        if isinstance(s, N.ExprStmt) and s.value.op is Op.MMA_TILE:
+            return self.mma_store(s)  # tack.mma_store(...): stores
         if isinstance(s, N.ExprStmt):
             self._eager = False  # an atomic statement is itself the effect: no temporary
             try:

@@ -48,6 +48,50 @@ class VecVal:
     def vtype(self) -> VecType:
         return VecType(dt.concrete(self.elem()), self.shape)
 
+    is_fragment = False
+
+
+class FragType(VecType):
+    """The type of an MMA fragment local (frontend/typing/mma.py): this lane's elements of a
+    warp-held tile, one scalar local per element like a vector's components. `role` is "a",
+    "b" or "acc"; `variant` the ir/mma.py shape of an A or B fragment (None for an
+    accumulator, whose layout every shape shares)."""
+
+    __slots__ = ("role", "variant")
+
+    def __init__(self, role: str, variant: str | None, elem: dt.DType, size: int):
+        super().__init__(elem, (size,))
+        self.role, self.variant = role, variant
+
+    @property
+    def name(self) -> str:
+        return f"mma_{self.role}<{self.variant or 'f32'}>"
+
+    def __repr__(self) -> str:
+        what = {"a": "an A", "b": "a B", "acc": "an f32 accumulator"}[self.role]
+        return f"{what} fragment" + (f" ({self.variant})" if self.variant else "")
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, FragType) and other.role == self.role
+                and other.variant == self.variant and other.elem is self.elem)
+
+    def __hash__(self) -> int:
+        return hash((self.role, self.variant, self.elem.name))
+
+
+class FragVal(VecVal):
+    """An MMA fragment value during type checking: its FragType and this lane's elements."""
+
+    __slots__ = ("ftype",)
+    is_fragment = True
+
+    def __init__(self, ftype: FragType, comps: list, loc):
+        super().__init__(ftype.shape, comps, loc)
+        self.ftype = ftype
+
+    def vtype(self) -> VecType:
+        return self.ftype
+
 
 def typed(e: Expr) -> Expr:
     """Wrap a typed expression so the scalar rules take it as an operand unchanged."""
@@ -134,6 +178,7 @@ class VectorRules:
         if not isinstance(v, VecVal):
             raise self.type_error(e, "indexing a scalar", "only arrays, vectors and matrices "
                                                           "are indexed")
+        self.no_fragment(e, v)
         if e.arg is not None and v.is_matrix:  # `.x` names a vector's component, not a row
             raise self.type_error(e, f".{e.arg} of a {v.vtype()!r}: .x .y .z .w are a vector's "
                                      "components",
@@ -187,7 +232,18 @@ class VectorRules:
                     e.loc)
 
     # -- arithmetic -----------------------------------------------------------------------------
+    def no_fragment(self, e: Expr, *values) -> None:
+        """An MMA fragment is no vector: its elements sit in a layout of the warp's lanes, so
+        only the MMA builtins take it (docs/language.md, "Matrix multiply-accumulate")."""
+        for v in values:
+            if getattr(v, "is_fragment", False):
+                raise self.type_error(e, f"{v.vtype()!r} used as a vector: its elements are "
+                                         "spread over the warp's lanes",
+                                      "fragments go to tack.mma and tack.mma_store; store the "
+                                      "tile with tack.mma_store and compute on the array")
+
     def elementwise(self, e: Expr, args: list):
+        self.no_fragment(e, *args)
         vecs = [a for a in args if isinstance(a, VecVal)]
         shape = vecs[0].shape
         for v in vecs[1:]:
@@ -204,6 +260,7 @@ class VectorRules:
 
     def select_values(self, e: Expr):
         mask, a, b = (self.expr(x) for x in e.args)
+        self.no_fragment(e, mask, a, b)
         vecs = [x for x in (mask, a, b) if isinstance(x, VecVal)]
         if not vecs:
             return self.scalar_select(mask, a, b, e)

@@ -106,6 +106,19 @@ cp.async.commit_group, cp.async.wait_group (https://docs.nvidia.com/cuda/paralle
                              committed groups of the lane are pending; every older group's copies
                              have landed and this lane sees them (another lane after a Barrier).
                              The open group is not waited for.
+
+Matrix multiply-accumulate (warp collectives too; ir/mma.py holds the shapes and the fragment
+layouts, docs/language.md "Matrix multiply-accumulate" the language)
+  FRAGMENT(x)                x: one element of a warp-held MMA fragment as its lane loaded it
+                             (arg = the loading builtin's name, "mma_load_a", ...). A collective,
+                             so that a renderer may load the warp's tile with one instruction.
+  MMA(a..., b..., c...)      f32: element arg[1] of this lane's D = A @ B + C fragment, for the
+                             shape arg[0] (an `ir.mma.Variant` name). The operands are every
+                             element of the lane's A, B and C fragments in fragment order; the
+                             warp's tiles are what its 32 lanes hold. Each product is exact and
+                             the products are added to C in k order, each addition an f32
+                             rounding (an f32 fused multiply-add chain). TF32 operands are
+                             already rounded to TF32 (their low 13 bits zero).
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
                              or None for the next value of args (scalars); items are separated by
@@ -198,6 +211,9 @@ class Op(enum.Enum):
     ASYNC_COPY = enum.auto()
     ASYNC_COMMIT = enum.auto()
     ASYNC_WAIT = enum.auto()
+
+    FRAGMENT = enum.auto()
+    MMA = enum.auto()
     PRINT = enum.auto()
 
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
@@ -216,6 +232,10 @@ class Op(enum.Enum):
     # A constant-table read (`T[i]`, `T[i, j]`, `T[i][j]`): arg = the `tack.constant`, args = the
     # indices. The typechecker makes it a LOAD of a `KernelIR.tables` entry.
     TABLE = enum.auto()
+    # `tack.mma_load_a/_b/_acc`, `tack.mma_zeros`, `tack.mma_store`: arg = (builtin name, array
+    # name or None); the typechecker makes fragments of FRAGMENT loads (frontend/typing/mma.py).
+    # MMA before typing: args = (a, b, acc) fragments, arg = the precision string or None.
+    MMA_TILE = enum.auto()
 
 
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID, Op.LANE_ID,
@@ -237,11 +257,19 @@ SHUFFLES = frozenset({Op.SHFL, Op.SHFL_XOR, Op.SHFL_UP, Op.SHFL_DOWN})
 VOTES = frozenset({Op.WARP_ANY, Op.WARP_ALL, Op.BALLOT})
 WARP_REDUCTIONS = frozenset({Op.WARP_SUM, Op.WARP_MIN, Op.WARP_MAX})
 # Ops every lane of a warp must execute together (collectives, as a Barrier is).
-WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS
+MMA_OPS = frozenset({Op.FRAGMENT, Op.MMA})
+WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS | MMA_OPS
 WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
 # Asynchronous copies into shared memory and their completion (statements).
 ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
 # Ops that need a workgroup launch (GPU engines)
 WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
-                           Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE})
+                           Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE,
+                           Op.MMA_TILE})
+
+
+def public_name(e) -> str:
+    """The name a kernel calls a warp or workgroup operation by (`tack.<name>`): a fragment
+    element is named by the builtin that loaded it."""
+    return e.arg if e.op is Op.FRAGMENT else e.op.name.lower()

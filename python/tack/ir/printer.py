@@ -56,6 +56,9 @@ def expr_str(e: Expr) -> str:
                 f"{count})")
     if op is Op.ASYNC_WAIT:
         return f"async_wait({e.arg})"
+    if op in (Op.MMA, Op.FRAGMENT):  # mma.m16n8k16.f16.d2(...), mma_load_a(...)
+        name = f"mma.{e.arg[0]}.d{e.arg[1]}" if op is Op.MMA else e.arg
+        return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
     name = op.name.lower().rstrip("_")
     return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
 

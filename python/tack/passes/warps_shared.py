@@ -7,7 +7,13 @@ Each warp collective becomes statements before the statement holding it, its val
 the lanes store their operand at their slot `thread_id()` of a shared array, a barrier, each lane
 reads what it needs from its warp's 32 slots, a barrier (before the slots are written again).
 Shuffles read one slot; votes store `p << lane` and OR the warp's 32 slots (any: != 0, all: all
-bits); reductions are the xor butterfly, five such exchanges. The workgroup contract has proved
+bits); reductions are the xor butterfly, five such exchanges. A fragment element is its lane's own
+load. An MMA stores the lane's A and B elements at slots `thread_id() * count + i`, a barrier,
+then each of the lane's four D elements is the f32 fused multiply-add chain of ir/ops.py over k
+(a loop), reading A[row, k] and B[k, col] from the slots of the lanes that hold them (a constant
+table maps an element's position in the tile to its holder's slot), a barrier; the four MMA
+expressions of one `tack.mma` (consecutive, over the same operands) share that exchange. The
+workgroup contract has proved
 every lane reaches each collective (capabilities.check_uniform_participation), so every lane
 reaches these barriers. A collective in a `while` condition or in the arm of a conditional
 expression (evaluated there only sometimes) cannot be moved before its statement: RenderError.
@@ -19,8 +25,10 @@ import dataclasses
 from .. import dtypes as dt
 from ..errors import RenderError
 from ..ir import nodes as N
+from ..ir.mma import ACC, VARIANTS
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WORKGROUP, Op
+from ..ir.printer import expr_str
 from ..ir.walk import iter_exprs, map_body, map_stmt_exprs, map_stmts, stmt_exprs
 
 _COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
@@ -35,7 +43,10 @@ class _Lowering:
         self.kir, self.prefix = kir, prefix
         self.locals = dict(kir.locals)
         self.scratch = dict(kir.scratch)
+        self.tables = dict(kir.tables)
         self.count = 0
+        # The last MMA: (its shape and operand texts, its four D locals, the locals it reads)
+        self.mma_done: tuple | None = None
 
     # ---- small builders ------------------------------------------------------------------------
     def c(self, v, t, loc) -> Expr:
@@ -57,9 +68,9 @@ class _Lowering:
         out.append(N.Assign(loc, name, value))
         return Expr(Op.VAR, t, (), name, loc)
 
-    def buffer(self, t) -> str:
-        name = f"{self.prefix}{t.name}"
-        self.scratch.setdefault(name, N.Scratch(name, t, WORKGROUP, "shared"))
+    def buffer(self, t, slots: int = 1, what: str = "") -> str:
+        name = f"{self.prefix}{what}{t.name}"
+        self.scratch.setdefault(name, N.Scratch(name, t, WORKGROUP * slots, "shared"))
         return name
 
     def exchange(self, value: Expr, out: list) -> str:
@@ -78,6 +89,10 @@ class _Lowering:
     # ---- the collectives ---------------------------------------------------------------------
     def collective(self, e: Expr, out: list) -> Expr:
         loc = e.loc
+        if e.op is Op.FRAGMENT:
+            return e.args[0]
+        if e.op is Op.MMA:
+            return self.mma(e, out)
         if e.op in SHUFFLES:
             x, s = e.args
             s = self.local(dt.i32, loc, self.op(Op.AND_, dt.i32, loc, s, self.c(WARP - 1, dt.i32,
@@ -124,6 +139,83 @@ class _Lowering:
                   else self.op(Op.LE, dt.bool_, loc, j, self.c(WARP - 1, dt.i32, loc)))
         return self.op(Op.SELECT, dt.i32, loc, inside, j, lane)
 
+    # ---- matrix multiply-accumulate ---------------------------------------------------------------
+    def mma(self, e: Expr, out: list) -> Expr:
+        """Element e.arg[1] of the lane's D fragment (the module docstring)."""
+        key = (e.arg[0],) + tuple(expr_str(a) for a in e.args)
+        if self.mma_done is None or self.mma_done[0] != key:
+            reads = {x.arg for a in e.args for x in iter_exprs(a) if x.op is Op.VAR}
+            self.mma_done = (key, self.mma_exchange(e, out), reads)
+        return self.mma_done[1][e.arg[1]]
+
+    def mma_exchange(self, e: Expr, out: list) -> list[Expr]:
+        loc, i32, i64 = e.loc, dt.i32, dt.i64
+        v = VARIANTS[e.arg[0]]
+        na, nb = v.a.size, v.b.size
+        bufs = []
+        for role, part, n in (("a", e.args[:na], na), ("b", e.args[na:na + nb], nb)):
+            buf = self.buffer(part[0].dtype, n, f"mma{role}_")
+            for i, x in enumerate(part):
+                slot = self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, self.tid(loc),
+                                                         self.c(n, i32, loc)), self.c(i, i32, loc))
+                out.append(N.Store(loc, buf, (self.op(Op.CAST, i64, loc, slot),), x))
+            bufs.append((buf, part[0].dtype, self.holders(v, role, n, loc)))
+        out.append(N.Barrier(loc))
+        lane = self.lane(loc)
+        base = self.op(Op.SUB, i32, loc, self.tid(loc), lane)
+        group = self.local(i32, loc, self.op(Op.SHR, i32, loc, lane, self.c(2, i32, loc)), out)
+        quad = self.local(i32, loc, self.op(Op.AND_, i32, loc, lane, self.c(3, i32, loc)), out)
+        results = []
+        for j, c in enumerate(e.args[na + nb:]):
+            r, col = ACC.offsets[j]
+            row = self.op(Op.ADD, i32, loc, group, self.c(r, i32, loc))
+            col = self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, quad, self.c(2, i32, loc)),
+                          self.c(col, i32, loc))
+            d = self.local(dt.f32, loc, c, out)
+            k = self.fresh_local(i32)
+            kv = Expr(Op.VAR, i32, (), k, loc)
+            pos = ((self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, row, self.c(v.k, i32, loc)),
+                            kv)),
+                   self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, kv, self.c(v.n, i32, loc)),
+                           col))
+            ab = [self.held(buf, t, table, p, base, loc)
+                  for (buf, t, table), p in zip(bufs, pos)]
+            step = N.Assign(loc, d.arg, Expr(Op.MULADD, dt.f32, (*ab, d), None, loc))
+            out.append(N.For(loc, k, self.c(0, i32, loc), self.c(v.k, i32, loc), None, [step]))
+            results.append(d)
+        out.append(N.Barrier(loc))  # every lane has read before the slots are written again
+        return results
+
+    def holders(self, v, role: str, n: int, loc) -> str:
+        """A constant table: for each element of the warp's tile (row-major), the slot `lane * n
+        + i` of the lane and element that hold it."""
+        lay = getattr(v, role)
+        rows, cols = (v.m, v.k) if role == "a" else (v.k, v.n)
+        slots = [0] * (rows * cols)
+        for lane in range(WARP):
+            for i in range(n):
+                r, c = lay.coords(lane, i)
+                slots[r * cols + c] = lane * n + i
+        name = f"{self.prefix}mma{role}_{v.name.replace('.', '_')}"
+        if name not in self.tables:
+            self.tables[name] = N.Table(name, dt.i32, (len(slots),), tuple(slots), loc)
+        return name
+
+    def held(self, buf: str, t, table: str, pos: Expr, base: Expr, loc) -> Expr:
+        """The f32 value of the tile element at `pos`, from its holder's slot of the warp."""
+        i32, i64 = dt.i32, dt.i64
+        slot = Expr(Op.LOAD, i32, (self.op(Op.CAST, i64, loc, pos),), table, loc)
+        n = self.scratch[buf].size // WORKGROUP
+        at = self.op(Op.ADD, i32, loc, self.op(Op.MUL, i32, loc, base, self.c(n, i32, loc)), slot)
+        x = Expr(Op.LOAD, t, (self.op(Op.CAST, i64, loc, at),), buf, loc)
+        return x if t is dt.f32 else self.op(Op.CAST, dt.f32, loc, x)
+
+    def fresh_local(self, t) -> str:
+        self.count += 1
+        name = f"{self.prefix}{self.count}"
+        self.locals[name] = t
+        return name
+
     # ---- statements --------------------------------------------------------------------------
     def hoist(self, e: Expr, out: list) -> Expr:
         if not _has(e):
@@ -138,6 +230,8 @@ class _Lowering:
         return self.collective(e, out) if e.op in WARP_COLLECTIVES else e
 
     def stmt(self, s: N.Stmt):
+        if not any(x.op is Op.MMA for x in stmt_exprs(s)):
+            self.mma_done = None  # only consecutive MMA statements share an exchange
         if not any(x.op in WARP_COLLECTIVES for x in stmt_exprs(s)):
             return s
         if isinstance(s, N.While):
@@ -147,6 +241,8 @@ class _Lowering:
                                  "loop and at the end of its body")
         out: list = []
         s = map_stmt_exprs(s, lambda e: self.hoist(e, out))
+        if isinstance(s, N.Assign) and self.mma_done is not None and s.name in self.mma_done[2]:
+            self.mma_done = None  # an operand changes: the next MMA exchanges again
         return out + [s]
 
 
@@ -170,4 +266,5 @@ def warps_through_shared(kir: KernelIR, prefix: str = "tk_w") -> KernelIR:
     body = map_stmts(body, low.stmt)
     if body == kir.body:
         return kir
-    return dataclasses.replace(kir, body=body, locals=low.locals, scratch=low.scratch)
+    return dataclasses.replace(kir, body=body, locals=low.locals, scratch=low.scratch,
+                               tables=low.tables)

@@ -241,6 +241,38 @@ class Calls:
         args = tuple(self.ordered([j, *elts]))
         return Expr(Op.ASYNC_COPY, None, args, (target, source, count), loc)
 
+    def call_fragment(self, b, node: ast.Call, loc) -> Expr:
+        """`tack.mma_load_a(x, row, col[, ld])` (and `_b`, `_acc`), `tack.mma_zeros()`,
+        `tack.mma_store(acc, x, row, col[, ld])`: an MMA_TILE naming the builtin and the array
+        (frontend/typing/mma.py makes the fragment or the stores)."""
+        args = list(node.args)
+        lead = args[:1] if b.name == "mma_store" else []
+        if b.name == "mma_zeros":
+            return Expr(Op.MMA_TILE, None, (), (b.name, None), loc)
+        arr = args[len(lead)]
+        target = self.array_name(arr)
+        if target is None or target in self.root.local_scratch or (
+                isinstance(arr, ast.Name) and arr.id in self.local_scratch):
+            raise self.unsupported(arr, f"{b.name}() on something that is neither an array "
+                                        "parameter nor a shared array",
+                                   f"a warp's tiles live in arrays passed to the kernel or in "
+                                   f"tack.shared arrays: {b.call}")
+        rest = self.ordered(lead + args[len(lead) + 1:])
+        return Expr(Op.MMA_TILE, None, tuple(rest), (b.name, target), loc)
+
+    def call_mma(self, b, node: ast.Call, loc) -> Expr:
+        """`tack.mma(a, b, acc)`, or with the precision of f32 inputs: `tack.mma(a, b, acc,
+        "tf32")` (a string literal)."""
+        args = list(node.args)
+        precision = None
+        if len(args) == 4:
+            last = args.pop()
+            if not (isinstance(last, ast.Constant) and isinstance(last.value, str)):
+                raise self.unsupported(last, "a precision that is not a string literal",
+                                       'write tack.mma(a, b, acc, "tf32") for f32 inputs')
+            precision = last.value
+        return Expr(Op.MMA, None, tuple(self.ordered(args)), precision, loc)
+
     # -- device functions -----------------------------------------------------------------------
     def _callee(self, call: ast.Call):
         """(Func, self ObjRef or None) when `call` calls a device function, else None."""

@@ -69,7 +69,7 @@ class Statements:
                 if node.value.args or node.value.keywords:
                     raise self.unsupported(node, "barrier() takes no arguments")
                 return [Barrier(self.src.loc(node))]
-            if name in ATOMICS:
+            if name in ATOMICS or name == "mma_store":
                 return [ExprStmt(self.src.loc(node), self.expr(node.value))]
             if name in ASYNC:
                 return [ExprStmt(self.src.loc(node),

@@ -19,6 +19,7 @@ from .arith import ArithRules as Arith
 from .async_copies import AsyncRules as Async
 from .logic import LogicRules as Logic
 from .memory import ArrayAccess as Memory
+from .mma import MmaRules as Mma
 from .tables import TableRules as Tables
 from .values import ValueRules as Values
 from .warps import WarpRules as Warps
@@ -66,6 +67,8 @@ _SCALAR = {
     **_each(SHUFFLES, Warps.shuffle),
     **_each(VOTES, Warps.vote),
     **_each(WARP_REDUCTIONS, Warps.warp_reduction),
+    Op.MMA_TILE: Mma.mma_tile,
+    Op.MMA: Mma.mma,
     Op.SHAPE: Memory.shape,
     Op.LOAD: Memory.load,
     Op.TABLE: Tables.table,

@@ -13,7 +13,7 @@ from ...ir.nodes import Expr
 from ...ir.ops import Op
 from ...ir.semantics import reinterpret
 from ..promotion import WEAK
-from ..vectors import VecVal, comp_name
+from ..vectors import FragType, FragVal, VecVal, comp_name
 
 
 class Pending(Exception):
@@ -95,8 +95,9 @@ class ValueRules:
             raise TackNameError.at(e.loc, self.message(e.loc, f"name '{name}'") + f" is {what}",
                                    "assign it first")
         if isinstance(t, VecType):
-            return VecVal(t.shape, [Expr(Op.VAR, t.elem, (), comp_name(name, k), e.loc)
-                                    for k in range(t.size)], e.loc)
+            comps = [Expr(Op.VAR, t.elem, (), comp_name(name, k), e.loc) for k in range(t.size)]
+            return FragVal(t, comps, e.loc) if isinstance(t, FragType) else VecVal(
+                t.shape, comps, e.loc)
         return Expr(Op.VAR, dt.concrete(t), (), name, e.loc)
 
     def cast(self, e: Expr) -> Expr:

@@ -86,7 +86,7 @@ class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
                             **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
                             **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce"),
                             Op.ASYNC_COPY: "async_copy", Op.ASYNC_COMMIT: "async_commit",
-                            Op.ASYNC_WAIT: "async_wait"}
+                            Op.ASYNC_WAIT: "async_wait", Op.FRAGMENT: "fragment", Op.MMA: "mma"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:

@@ -7,16 +7,25 @@ A value of up to 32 bits is shuffled in one 32-bit register (a half or small int
 zero-extended, then truncated back); a 64-bit one as two halves. (`redux.sync` would give the
 integer sums and extremes in one instruction on sm_80+; the renderer is not told the
 architecture, and the tree gives the same integers.)
+
+An MMA is `mma.sync.aligned.<shape>.row.col.f32.<type>.<type>.f32` as inline assembly (sm_80 and
+newer): the lane's A and B elements packed into 32-bit registers, two f16/bf16 or one TF32 value
+each, the lower-numbered element in the low half (PTX ISA, "Matrix Fragments for mma.m16n8k16
+with floating point type"), the four f32 accumulators as they are. The four MMA expressions of
+one `tack.mma` are one asm call each, with the same operands; the call reads no memory and is
+`convergent`, so LLVM merges them into one instruction and never moves it under a branch.
 """
 from __future__ import annotations
 
 from llvmlite import ir
 
+from ...ir.mma import VARIANTS
 from ...ir.nodes import Expr
 from ...ir.ops import WARP, Op
 from .support import MINMAX
 
-I1, I32, I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
+I1, I16, I32, I64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+F32 = ir.FloatType()
 FULL = ir.Constant(I32, -1)  # every lane of the warp
 _MODE = {Op.SHFL: "idx", Op.SHFL_XOR: "bfly", Op.SHFL_UP: "up", Op.SHFL_DOWN: "down"}
 
@@ -83,3 +92,41 @@ class WarpRendering:
             nan = b.fcmp_unordered("uno", other, other)
             return b.select(b.or_(better, nan), a, other)
         return b.call(self.intrinsic(MINMAX[op, t.is_signed], a.type, 2), [a, other])
+
+    def fragment(self, e: Expr) -> ir.Value:
+        """A loaded fragment element is the value its lane loaded (plain loads in the
+        fragment layout; `ldmatrix` is left for later)."""
+        return self.expr(e.args[0])
+
+    def mma(self, e: Expr) -> ir.Value:
+        name, j = e.arg
+        v = VARIANTS[name]
+        vals = self.operands(e)
+        na, nb = v.a.size, v.b.size
+        regs = self.packed(vals[:na], v.ptx) + self.packed(vals[na:na + nb], v.ptx)
+        acc = vals[na + nb:]
+        n_a = len(self.packed(vals[:na], v.ptx))
+        n_b = len(regs) - n_a
+
+        def group(start: int, count: int) -> str:
+            return "{" + ", ".join(f"${start + k}" for k in range(count)) + "}"
+
+        text = (f"mma.sync.aligned.m{v.m}n{v.n}k{v.k}.row.col.f32.{v.ptx}.{v.ptx}.f32 "
+                f"{group(0, 4)}, {group(4, n_a)}, {group(4 + n_a, n_b)}, "
+                f"{group(4 + n_a + n_b, 4)};")
+        ret = ir.LiteralStructType([F32] * 4)
+        fty = ir.FunctionType(ret, [I32] * len(regs) + [F32] * 4)
+        constraint = ",".join(["=f"] * 4 + ["r"] * len(regs) + ["f"] * 4)
+        asm = ir.InlineAsm(fty, text, constraint, side_effect=False)
+        d = self.b.call(asm, regs + acc, attrs=("convergent", "nounwind", "readnone"))
+        return self.b.extract_value(d, j)
+
+    def packed(self, vals: list, ptx: str) -> list:
+        """The 32-bit registers of fragment elements: TF32 one per register (its f32 bits),
+        f16/bf16 two (element 2k low, 2k + 1 high)."""
+        b = self.b
+        if ptx == "tf32":
+            return [b.bitcast(x, I32) for x in vals]
+        bits = [b.zext(x if x.type == I16 else b.bitcast(x, I16), I32) for x in vals]
+        return [b.or_(lo, b.shl(hi, ir.Constant(I32, 16))) for lo, hi in zip(bits[::2],
+                                                                             bits[1::2])]

@@ -37,6 +37,7 @@ import os
 import sys
 import weakref
 
+from ...capabilities import check_mma_arch
 from ...errors import TackError, TackRuntimeError, TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP as BLOCK
@@ -323,6 +324,7 @@ class CUDAEngine(MappedHost, Engine):
 
     # ---- kernels -------------------------------------------------------------------------------
     def compile(self, kir: KernelIR) -> CUDAKernel:
+        check_mma_arch(kir, self.cc, "this GPU")
         return CUDAKernel(self, kir)
 
     def stage(self, kir: KernelIR, name: str) -> str:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import nodes as N
-from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP, Op
+from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP, Op, public_name
+from ...ir.walk import iter_stmts, stmt_exprs
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
+from .mma import MmaUnit
 from .pipelines import Pipelines
-from .trace import BREAK, CONTINUE, EXIT, Site
+from .trace import BREAK, CONTINUE, EXIT, BufferInfo, Site
 from .warps import collective
 from .workgroups import Groups
 
@@ -68,11 +70,18 @@ class Executor(Evaluator):
                               Op.ASYNC_WAIT: Executor.async_wait})
         self.lanes = 0
         self.pipes: Pipelines | None = None
+        self.mma = MmaUnit()
+        # Checking uninitialized reads: the locals an MMA reads (fragment elements, `acc.0`,
+        # ...), each with the recorder id of its fragment and its element number, and per
+        # chunk which lanes have assigned it (a fragment assigned on some paths only).
+        self.fragments = _mma_operands(kir, memory) if memory.tracks_init else {}
+        self.assigned: dict[str, np.ndarray] = {}
 
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
         self.locals = {name: np.zeros(lanes, npdtype(t)) for name, t in self.kir.locals.items()}
         self.lanes = lanes
+        self.assigned = {name: np.zeros(lanes, bool) for name in self.fragments}
         self.groups = Groups(base, lanes, self.track_exits)
         self.epoch = self.groups.epoch
         self.frames = [Frame(lanes)]
@@ -96,6 +105,8 @@ class Executor(Evaluator):
         self.set_local(st.name, self.ev(st.value, act), act)
 
     def set_local(self, name: str, value, act: Lanes) -> None:
+        if name in self.assigned:
+            self.assigned[name][act.pos] = True
         arr = self.locals[name]
         if act.full and isinstance(value, np.ndarray) and value.base is None \
                 and value.dtype == arr.dtype and value.shape == arr.shape:
@@ -117,7 +128,11 @@ class Executor(Evaluator):
     def warp(self, e, act):
         """A warp collective (runtime/sim/warps.py); a warp whose lanes did not all execute it
         is reported with the lanes that did and where the first other one parted."""
-        out, missing = collective(e, [self.ev(a, act) for a in e.args], act, self.lanes)
+        args = [self.ev(a, act) for a in e.args]
+        if self.assigned and e.op is Op.MMA:
+            self.unassigned_operands(e, act)
+        unit = self.mma.value if e.op is Op.MMA else collective
+        out, missing = unit(e, args, act, self.lanes)
         if len(missing):
             self.diverged_warps(e, act, missing)
         return out
@@ -136,6 +151,18 @@ class Executor(Evaluator):
         self.pipes.wait(e.arg, act, self.site(e))
         return np.int32(0)
 
+    def unassigned_operands(self, e, act) -> None:
+        """Report the fragment elements an MMA reads on lanes that never assigned them (they
+        read 0 here, garbage on a GPU), as an uninitialized read of the fragment."""
+        for a in e.args:
+            seen = self.assigned.get(a.arg) if a.op is Op.VAR else None
+            if seen is not None:
+                miss = ~seen[act.pos]
+                if miss.any():
+                    ident, k = self.fragments[a.arg]
+                    self.recorder.uninitialized(ident, "fragment", act.t[miss],
+                                                np.full(int(miss.sum()), k), self.site(e))
+
     def diverged_warps(self, e, act, missing: np.ndarray) -> None:
         site = self.site(e)
         for w in np.unique(missing // WARP):
@@ -145,7 +172,7 @@ class Executor(Evaluator):
             arrived = in_group[(in_group >= first) & (in_group < first + WARP)]
             others = np.setdiff1d(np.arange(WORKGROUP), np.arange(first, first + WARP))
             split = self.groups.split_at(np.union1d(arrived, others), g)
-            self.recorder.warp(site, e.op.name.lower(), int(self.groups.first + g),
+            self.recorder.warp(site, public_name(e), int(self.groups.first + g),
                                int(w % (WORKGROUP // WARP)), arrived,
                                np.arange(first, first + WARP), split)
 
@@ -216,4 +243,23 @@ class Executor(Evaluator):
         self.frames.pop()
 
 
-
+def _mma_operands(kir, memory) -> dict[str, tuple[int, int]]:
+    """The locals MMAs read, by name: (the recorder id of the fragment local they are an
+    element of, registered with the memory's buffers, and their element number). The
+    typechecker names element k of fragment `acc` `acc.k` (passes/names.py, `member`)."""
+    out: dict[str, tuple[int, int]] = {}
+    ids: dict[str, int] = {}
+    for st in iter_stmts(kir.body):
+        for x in stmt_exprs(st):
+            if x.op is not Op.MMA:
+                continue
+            for a in x.args:
+                if a.op is not Op.VAR or a.arg in out:
+                    continue
+                base, _, k = a.arg.rpartition(".")
+                if not base or not k.isdigit():
+                    continue  # a temporary bound just before the MMA: always assigned
+                if base not in ids:
+                    ids[base] = memory.infos.add(BufferInfo(base, "fragment", 8, True))
+                out[a.arg] = (ids[base], int(k))
+    return out

@@ -21,7 +21,7 @@ from .lanes import Lanes, npdtype, spread
 _COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
 
 
-def _rows(values, act: Lanes, lanes: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+def rows(values, act: Lanes, lanes: int, dtype) -> tuple[np.ndarray, np.ndarray]:
     """The active lanes' values and a presence mask, as (warps, WARP) arrays over the chunk."""
     warps = -(-lanes // WARP)
     full = np.zeros(warps * WARP, dtype)
@@ -45,16 +45,18 @@ def collective(e, args: list, act: Lanes, lanes: int) -> tuple[np.ndarray, np.nd
     the chunk positions of the warps' lanes that did not execute it with them."""
     op, dtype = e.op, npdtype(e.dtype)
     src_dtype = npdtype(e.args[0].dtype)
-    x, present = _rows(args[0], act, lanes, src_dtype)
+    x, present = rows(args[0], act, lanes, src_dtype)
     lane = np.arange(WARP)
     if op in SHUFFLES:
-        s, _ = _rows(args[1], act, lanes, np.int32)
+        s, _ = rows(args[1], act, lanes, np.int32)
         s = s & (WARP - 1)
         src = {Op.SHFL: s, Op.SHFL_XOR: lane ^ s, Op.SHFL_UP: lane - s,
                Op.SHFL_DOWN: lane + s}[op]
         src = np.where((src < 0) | (src >= WARP), lane, src)  # out of the warp: its own value
         got = np.take_along_axis(x, src, 1)
         out = np.where(np.take_along_axis(present, src, 1), got, src_dtype.type(0))
+    elif op is Op.FRAGMENT:  # a loaded element: the lanes keep their own
+        out = x
     elif op in (Op.WARP_ANY, Op.WARP_ALL, Op.BALLOT):
         p = x & present if op is not Op.WARP_ALL else x | ~present
         if op is Op.BALLOT:
