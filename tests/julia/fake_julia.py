@@ -9,6 +9,7 @@ class FakeJulia:
     def __init__(self, packages=("CUDA",), functional=True, f64=True):
         self.packages, self.functional, self.f64 = set(packages), functional, f64
         self.recent = True  # the GPU package is at least MIN_VERSIONS' version
+        self.half = {}  # (backend, half type) → TackRuntime.tk_half_probe's answer ("" runs)
         self.evals, self.launches = [], []
 
     def seval(self, code: str):
@@ -25,6 +26,9 @@ class FakeJulia:
             return lambda *a: self.launches.append(a)
         if code == "KernelAbstractions.supports_float64":
             return lambda backend: self.f64
+        if code.startswith("b -> TackRuntime.tk_half_probe(b, "):
+            return lambda backend, t=code[len("b -> TackRuntime.tk_half_probe(b, "):-1]: \
+                self.half.get((backend, t), "")
         if code.endswith("()"):  # a backend constructor
             return f"<{code}>"
         if code.startswith("tk_"):
