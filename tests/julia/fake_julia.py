@@ -3,6 +3,9 @@ the few `seval` strings the engine sends and records the sources and launches. T
 `fresh_session` and `fake` (tests/julia/conftest.py) install it."""
 
 
+_PROBE = "b -> TackRuntime.tk_half_probe(b, "  # the engine's half probe, `...(b, Float16)`
+
+
 class FakeJulia:
     """Answers the few `seval` strings the engine sends; records sources and launches."""
 
@@ -26,9 +29,9 @@ class FakeJulia:
             return lambda *a: self.launches.append(a)
         if code == "KernelAbstractions.supports_float64":
             return lambda backend: self.f64
-        if code.startswith("b -> TackRuntime.tk_half_probe(b, "):
-            return lambda backend, t=code[len("b -> TackRuntime.tk_half_probe(b, "):-1]: \
-                self.half.get((backend, t), "")
+        if code.startswith(_PROBE):
+            half_type = code[len(_PROBE):-1]
+            return lambda backend: self.half.get((backend, half_type), "")
         if code.endswith("()"):  # a backend constructor
             return f"<{code}>"
         if code.startswith("tk_"):
