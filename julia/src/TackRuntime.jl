@@ -403,7 +403,7 @@ tk_half_isnan(::Type{TkBFloat16}, u::UInt16) = (u & 0x7fff) > 0x7f80
 the host's bits; else why not (the exception, or the bits it gave).
 """
 function tk_half_probe(backend, ::Type{T}) where {T}
-    host = reinterpret(T, tk_half_probe_bits(T))
+    host = collect(reinterpret(T, tk_half_probe_bits(T)))  # a Vector: GPU copyto! takes it
     want = reinterpret(UInt16, map(tk_half_probe_op, host))
     try
         x = KA.allocate(backend, T, length(host))
