@@ -377,8 +377,8 @@ tk_synchronize(backend) = (KA.synchronize(backend); nothing)
 # -- half precision: probed per backend ------------------------------------------------------------
 # KA has no query for Float16 (or bfloat16) support, as it has `supports_float64`, and backends
 # differ: SPIR-V needs the Float16 capability or an extension for arithmetic on `half` and for a
-# `bfloat` type at all (oneAPI devices, PoCL under KA 0.10), Metal, CUDA and AMDGPU take both.
-# So the engine runs this kernel once per backend and half type before compiling a kernel that
+# `bfloat` type at all (oneAPI devices, PoCL under KA 0.10), and which GPUs lower LLVM's
+# `bfloat` is a matter of their compiler's version. So the engine runs this kernel once per backend and half type before compiling a kernel that
 # uses it, and refuses the kernel when it fails: what Tack's half kernels do (load, widen to
 # Float32, compute, round once, store), on values with a subnormal, a NaN and an overflow.
 

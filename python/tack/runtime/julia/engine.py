@@ -33,7 +33,7 @@ from ...ir.ops import ATOMIC
 from ...ir.printer import kernel_str
 from ...ir.walk import iter_exprs, iter_stmts
 from ...passes.bounds import DBG
-from ...render.julia_ka import render_julia
+from ...render.julia_ka import JL_TYPES, render_julia
 from ...render.julia_ka_rewrites import stmt_exprs
 from ..base import Capabilities, Engine, Launchable
 from ..host import HostMemory, check_count, host_array
@@ -292,14 +292,13 @@ class JuliaEngine(Engine):
     def _check_half(self, session: _Session, kir: KernelIR) -> None:
         """A kernel using f16 or bf16 is refused before it compiles where the backend fails
         TackRuntime's probe kernel in that type (docs/julia.md, "Half precision")."""
-        for t in (f16, bf16):
-            if t not in _dtypes_used(kir):
-                continue
-            why = session.half_refusal(self.device, self._backend, _HALF_JL[t])
+        used = _dtypes_used(kir)
+        for t in (x for x in (f16, bf16) if x in used):
+            why = session.half_refusal(self.device, self._backend, JL_TYPES[t])
             if why:
                 raise CapabilityError(
                     f"Kernel '{kir.name}' uses tack.{t.name}, which the Julia engine's "
-                    f"'{self.device}' device cannot run: a probe kernel in {_HALF_JL[t]} "
+                    f"'{self.device}' device cannot run: a probe kernel in {JL_TYPES[t]} "
                     f"failed there ({why})")
 
     def _check_atomics(self, kir: KernelIR) -> None:
@@ -332,9 +331,6 @@ class JuliaEngine(Engine):
 
 
 _HOST = HostMemory()
-
-
-_HALF_JL = {f16: "Float16", bf16: "TkBFloat16"}  # render/julia_ka.py's JL_TYPES
 
 
 def _dtypes_used(kir: KernelIR) -> set:
