@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -124,11 +130,23 @@ end
     end
 end
 
+# Tack kernel `_add`, specialization (x: f16[?], y: f16[?], out: f16[?], alpha: f32)
+@kernel function tk__add_d773afd4(x::AbstractVector{Float16}, y::AbstractVector{Float16}, out::AbstractVector{Float16}, alpha::Float32, tk_n::Int64)  # elementwise.py:30
+    tk_gi = @index(Global, Linear)  # elementwise.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:30
+    local i::Int64 = zero(Int64)  # elementwise.py:30
+    if tk_t < tk_n  # elementwise.py:30
+        i = tk_t  # elementwise.py:31
+        out[i + 1] = Float16(fma(alpha, Float32(y[i + 1]), Float32(x[i + 1])))  # elementwise.py:32
+    end
+end
+
 # add's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ADD_KERNELS)
     const TK_ADD_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:map, Float32, 0) => tk__add_0731225e,
         (:map, Float64, 0) => tk__add_fc3e8760,
+        (:map, Float16, 0) => tk__add_d773afd4,
     )
 end
 
@@ -144,6 +162,6 @@ function tack_add!(y::AbstractArray{T}, x1::AbstractArray{T}, x2::AbstractArray{
     b = tk_ops_backend(:add, y, x1, x2)
     k = tk_ops_kernel(TK_ADD_KERNELS, :add, (:map, T, 0))
     (n,) = tk_ops_sizes(:add, length(y), length(y))
-    tk_ops_launch!(k, b, n, x1, x2, y, T(alpha))
+    tk_ops_launch!(k, b, n, x1, x2, y, tk_ops_float(T)(alpha))
     return y
 end

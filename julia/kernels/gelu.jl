@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -278,6 +284,94 @@ end
     end
 end
 
+# Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
+@kernel function tk_flat_17b68253(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_inner4::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_tanh_ret5::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_gelu_tanh_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_gelu_tanh_inner4 = 0.7978846f0 * fma((0.044715f0 * tk_v_gelu_tanh_v1) * tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1, tk_v_gelu_tanh_v1)  # elementwise.py:49
+        tk_v_gelu_tanh_ret5 = tk_v_gelu_tanh_v1 / (1.0f0 + exp((-2.0f0) * tk_v_gelu_tanh_inner4))  # elementwise.py:52
+        out[i + 1] = Float16(tk_v_gelu_tanh_ret5)  # elementwise.py:70
+    end
+end
+
+# Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
+@kernel function tk_flat_7164de28(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_x5::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_a6::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_z14::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_r12::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_s13::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_small_ret15::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_out8::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_s18::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_p16::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_q17::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_mid_ret19::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_s10::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_r21::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_q20::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_ra_ret22::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_r24::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_q23::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_tail_rb_ret25::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_r9::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_e7::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_erf_ret11::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_gelu_erf_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_gelu_erf_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_erf_x5 = tk_v_gelu_erf_v1 * 0.70710677f0  # elementwise.py:56
+        tk_v_erf_a6 = abs(tk_v_erf_x5)  # _erf.py:73
+        tk_v_small_z14 = tk_v_erf_x5 * tk_v_erf_x5  # _erf.py:18
+        tk_v_small_r12 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -0.000023763017f0, -0.0057702702f0), -0.02848175f0), -0.3250421f0), 0.12837917f0)  # _erf.py:19
+        tk_v_small_s13 = fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, fma(tk_v_small_z14, -3.9602282f-6, 0.00013249474f0), 0.005081306f0), 0.06502225f0), 0.3979172f0), 1.0f0)  # _erf.py:22
+        tk_v_small_ret15 = fma(tk_v_erf_x5, tk_v_small_r12 / tk_v_small_s13, tk_v_erf_x5)  # _erf.py:25
+        tk_v_erf_out8 = tk_v_small_ret15  # _erf.py:74
+        if tk_v_erf_a6 >= 0.84375f0  # _erf.py:75
+            tk_v_mid_s18 = tk_v_erf_a6 - 1.0f0  # _erf.py:30
+            tk_v_mid_p16 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, -0.0021663755f0, 0.035478305f0), -0.110894695f0), 0.31834662f0), -0.37220788f0), 0.4148561f0), -0.0023621186f0)  # _erf.py:31
+            tk_v_mid_q17 = fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, fma(tk_v_mid_s18, 0.0119845f0, 0.013637084f0), 0.12617122f0), 0.071828656f0), 0.54039794f0), 0.10642088f0), 1.0f0)  # _erf.py:35
+            tk_v_mid_ret19 = 0.8450629f0 + (tk_v_mid_p16 / tk_v_mid_q17)  # _erf.py:38
+            tk_v_erf_out8 = copysign(tk_v_mid_ret19, tk_v_erf_x5)  # _erf.py:76
+        end
+        if tk_v_erf_a6 >= 1.25f0  # _erf.py:77
+            tk_v_erf_s10 = 1.0f0 / (tk_v_erf_a6 * tk_v_erf_a6)  # _erf.py:78
+            tk_v_tail_ra_r21 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -9.814329f0, -81.28744f0), -184.60509f0), -162.39667f0), -62.37533f0), -10.558626f0), -0.69385856f0), -0.009864944f0)  # _erf.py:43
+            tk_v_tail_ra_q20 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -0.060424414f0, 6.5702496f0), 108.635f0), 429.00815f0), 645.38727f0), 434.5659f0), 137.65776f0), 19.651272f0), 1.0f0)  # _erf.py:47
+            tk_v_tail_ra_ret22 = tk_v_tail_ra_r21 / tk_v_tail_ra_q20  # _erf.py:51
+            tk_v_tail_rb_r24 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -483.5192f0, -1025.0951f0), -637.56647f0), -160.63638f0), -17.757956f0), -0.79928327f0), -0.009864943f0)  # _erf.py:56
+            tk_v_tail_rb_q23 = fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, fma(tk_v_erf_s10, -22.440952f0, 474.52853f0), 2553.0503f0), 3199.8582f0), 1536.7296f0), 325.7925f0), 30.33806f0), 1.0f0)  # _erf.py:60
+            tk_v_tail_rb_ret25 = tk_v_tail_rb_r24 / tk_v_tail_rb_q23  # _erf.py:64
+            tk_v_erf_r9 = ifelse(tk_v_erf_a6 < 2.857143f0, tk_v_tail_ra_ret22, tk_v_tail_rb_ret25)  # _erf.py:79
+            tk_v_erf_e7 = exp(fma(-tk_v_erf_a6, tk_v_erf_a6, -0.5625f0) + tk_v_erf_r9) / tk_v_erf_a6  # _erf.py:80
+            tk_v_erf_out8 = copysign(ifelse(tk_v_erf_a6 < 6.0f0, 1.0f0 - tk_v_erf_e7, 1.0f0), tk_v_erf_x5)  # _erf.py:81
+        end
+        tk_v_erf_ret11 = tk_v_erf_out8  # _erf.py:82
+        tk_v_gelu_erf_ret4 = (0.5f0 * tk_v_gelu_erf_v1) * (1.0f0 + tk_v_erf_ret11)  # elementwise.py:56
+        out[i + 1] = Float16(tk_v_gelu_erf_ret4)  # elementwise.py:70
+    end
+end
+
 # gelu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
     const TK_GELU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
@@ -285,6 +379,8 @@ if !isdefined(@__MODULE__, :TK_GELU_KERNELS)
         (:none, Float32, 0) => tk_flat_dbcb483d,
         (:tanh, Float64, 0) => tk_flat_ce20a117,
         (:none, Float64, 0) => tk_flat_66d73dda,
+        (:tanh, Float16, 0) => tk_flat_17b68253,
+        (:none, Float16, 0) => tk_flat_7164de28,
     )
 end
 

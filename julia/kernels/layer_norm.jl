@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -2388,6 +2394,1149 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dae4be61)) = 256  # n
 end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.py:99
 
+# Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk__layer_rows_437018b2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
+    tk_gi = @index(Global, Linear)  # norms.py:23
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
+    tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
+    local r::Int32 = zero(Int32)  # norms.py:23
+    local base::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_v11::Float16 = zero(Float16)  # norms.py:23
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_shifted_v14::Float16 = zero(Float16)  # norms.py:23
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:23
+    local mu::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_v34::Float16 = zero(Float16)  # norms.py:23
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_v38::Float16 = zero(Float16)  # norms.py:23
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_fold_f32_ret27::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:23
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:23
+    local c::Int32 = zero(Int32)  # norms.py:23
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
+    if tk_t < tk_n  # norms.py:23
+        r = tk_t % Int32  # norms.py:24
+        base = r * n  # norms.py:25
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
+        end
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_shifted_acc10 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + Float32(Float16(Float32(tk_v_add_shifted_v11) - 0.0f0))  # _rowsum.py:71
+                tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
+            end
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
+        end
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_shifted_acc13 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:50
+            tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + Float32(Float16(Float32(tk_v_add_shifted_v14) - 0.0f0))  # _rowsum.py:71
+            tk_v_row_fold_f32_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a16 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b17 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret18  # _rowsum.py:53
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a19 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b20 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret21  # _rowsum.py:55
+        end
+        tk_v_add_a22 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:56
+        tk_v_add_b23 = tk_v_row_fold_f32_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret24 = tk_v_add_a22 + tk_v_add_b23  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
+        tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
+        tk_v_row_sum_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:89
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:26
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
+        end
+        tk_v_fold_lanes_c28 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end29 = tk_v_fold_lanes_c28 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c28 + Int64(8)) <= tk_v_fold_lanes_end29  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc33 = tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v34 = x[(tk_v_fold_lanes_c28 + (tk_v_fold_lanes_j30 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d35 = Float32(tk_v_add_square_dev_v34) - mu  # _rowsum.py:76
+                tk_v_add_square_dev_ret36 = fma(tk_v_add_square_dev_d35, tk_v_add_square_dev_d35, tk_v_add_square_dev_acc33)  # _rowsum.py:77
+                tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_square_dev_ret36  # _rowsum.py:47
+            end
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(8)  # _rowsum.py:48
+        end
+        while tk_v_fold_lanes_c28 < tk_v_fold_lanes_end29  # _rowsum.py:49
+            tk_v_add_square_dev_acc37 = tk_v_row_fold_f32_acc26[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v38 = x[tk_v_fold_lanes_c28 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d39 = Float32(tk_v_add_square_dev_v38) - mu  # _rowsum.py:76
+            tk_v_add_square_dev_ret40 = fma(tk_v_add_square_dev_d39, tk_v_add_square_dev_d39, tk_v_add_square_dev_acc37)  # _rowsum.py:77
+            tk_v_row_fold_f32_acc26[1] = tk_v_add_square_dev_ret40  # _rowsum.py:50
+            tk_v_fold_lanes_c28 = tk_v_fold_lanes_c28 + Int64(1)  # _rowsum.py:51
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a41 = tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b42 = tk_v_row_fold_f32_acc26[((tk_v_fold_lanes_j30 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret43 = tk_v_add_a41 + tk_v_add_b42  # combine.py:18
+            tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret43  # _rowsum.py:53
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a44 = tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b45 = tk_v_row_fold_f32_acc26[((tk_v_fold_lanes_j30 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret46 = tk_v_add_a44 + tk_v_add_b45  # combine.py:18
+            tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = tk_v_add_ret46  # _rowsum.py:55
+        end
+        tk_v_add_a47 = tk_v_row_fold_f32_acc26[1]  # _rowsum.py:56
+        tk_v_add_b48 = tk_v_row_fold_f32_acc26[2]  # _rowsum.py:56
+        tk_v_add_ret49 = tk_v_add_a47 + tk_v_add_b48  # combine.py:18
+        tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
+        tk_v_row_fold_f32_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:36
+        tk_v_row_sq_dev_ret25 = tk_v_row_fold_f32_ret27  # _rowsum.py:95
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:27
+        if Int32(0) < n  # norms.py:28
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
+                tk_v_cse1 = (base + c) % Int64  # norms.py:29
+                y[tk_v_cse1 + 1] = Float16(fma((Float32(x[tk_v_cse1 + 1]) - mu) * tk_v_inv, Float32(w[(c % Int64) + 1]), Float32(b[(c % Int64) + 1])))  # norms.py:29
+            end
+        end
+        mean[(r % Int64) + 1] = Float16(mu)  # norms.py:30
+        rstd[(r % Int64) + 1] = Float16(tk_v_inv)  # norms.py:31
+    end
+end
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_86f7e64e(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (1,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_86f7e64e)) = 256  # norms.py:48
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_2130600d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (2,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2130600d)) = 256  # norms.py:48
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_ed1b3c65(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (4,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ed1b3c65)) = 256  # norms.py:48
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_fa237386(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (8,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_fa237386)) = 256  # norms.py:48
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_d6a66d58(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (16,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d6a66d58)) = 256  # norms.py:48
+
+# Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_layer_norm_cached_7e36833c(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
+    tk_gi = @index(Global, Linear)  # norms.py:48
+    tk_li = @index(Local, Linear)  # norms.py:48
+    vals = @private Float16 (32,)  # norms.py:48
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
+    tk_u = @localmem Bool (2,)  # norms.py:48
+    r = @private Int32 (1,)  # norms.py:48
+    lane = @private Int32 (1,)  # norms.py:48
+    base = @private Int32 (1,)  # norms.py:48
+    k = @private Int32 (1,)  # norms.py:48
+    c = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
+    mu = @private Float32 (1,)  # norms.py:48
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
+    local t::Int32 = zero(Int32)  # norms.py:48
+    local s::Float32 = zero(Float32)  # norms.py:48
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
+    local tk_f1::Int32 = zero(Int32)  # norms.py:48
+    r[1] = Int32(0)  # norms.py:48
+    lane[1] = Int32(0)  # norms.py:48
+    base[1] = Int32(0)  # norms.py:48
+    k[1] = Int32(0)  # norms.py:48
+    c[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
+    mu[1] = 0.0f0  # norms.py:48
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
+    base[1] = r[1] * n  # norms.py:52
+    s = 0.0f0  # norms.py:54
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
+        k[1] = tk_f1  # norms.py:55
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
+    q = 0.0f0  # norms.py:60
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
+        k[1] = tk_f2  # norms.py:61
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
+        q = fma(d, d, q)  # norms.py:63
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
+        k[1] = tk_f3  # norms.py:65
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
+        if c[1] < n  # norms.py:67
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:69
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7e36833c)) = 256  # norms.py:48
+
+# Tack kernel `_layer_long`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk__layer_long_372d2348(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:99
+    tk_gi = @index(Global, Linear)  # norms.py:99
+    tk_li = @index(Local, Linear)  # norms.py:99
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:99
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:99
+    tk_u = @localmem Bool (2,)  # norms.py:99
+    r = @private Int32 (1,)  # norms.py:99
+    lane = @private Int32 (1,)  # norms.py:99
+    base = @private Int32 (1,)  # norms.py:99
+    c = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:99
+    mu = @private Float32 (1,)  # norms.py:99
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:99
+    local t::Int32 = zero(Int32)  # norms.py:99
+    local s::Float32 = zero(Float32)  # norms.py:99
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
+    r[1] = Int32(0)  # norms.py:99
+    lane[1] = Int32(0)  # norms.py:99
+    base[1] = Int32(0)  # norms.py:99
+    c[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:99
+    mu[1] = 0.0f0  # norms.py:99
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:99
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
+    base[1] = r[1] * n  # norms.py:103
+    s = 0.0f0  # norms.py:104
+    tk_v_start3 = lane[1] % Int64  # norms.py:105
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
+    if UInt32(0) < tk_v_trips1  # norms.py:105
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
+            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:106
+        end
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_add_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret9 = tk_v_add_a7 + tk_v_add_b8  # combine.py:18
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_add_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local q::Float32 = zero(Float32)  # reductions.py:30
+    local d::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:107
+    q = 0.0f0  # norms.py:108
+    tk_v_start6 = lane[1] % Int64  # norms.py:109
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
+    if UInt32(0) < tk_v_trips4  # norms.py:109
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
+            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:110
+            q = fma(d, d, q)  # norms.py:111
+        end
+    end
+    tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride13[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a16::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b17::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret18::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid14[1] < tk_v_group_tree_stride13[1]  # reductions.py:24
+            tk_v_add_a16 = tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b17 = tk_v_group_reduce_f32_smem10[((tk_v_group_tree_tid14[1] + tk_v_group_tree_stride13[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret18 = tk_v_add_a16 + tk_v_add_b17  # combine.py:18
+            tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = tk_v_add_ret18  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride13[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride13[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride13[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result12[1] = tk_v_group_reduce_f32_smem10[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret15::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips7::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k8::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start9::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:112
+    tk_v_start9 = lane[1] % Int64  # norms.py:113
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
+    if UInt32(0) < tk_v_trips7  # norms.py:113
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
+            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:114
+        end
+    end
+    if lane[1] == Int32(0)  # norms.py:115
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:116
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:117
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_372d2348)) = 256  # norms.py:99
+
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
@@ -2407,6 +3556,14 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float64, 16) => tk_layer_norm_cached_7667dc0e,
         (:cached, Float64, 32) => tk_layer_norm_cached_dae4be61,
         (:long, Float64, 0) => tk__layer_long_aa0323ef,
+        (:rows, Float16, 0) => tk__layer_rows_437018b2,
+        (:cached, Float16, 1) => tk_layer_norm_cached_86f7e64e,
+        (:cached, Float16, 2) => tk_layer_norm_cached_2130600d,
+        (:cached, Float16, 4) => tk_layer_norm_cached_ed1b3c65,
+        (:cached, Float16, 8) => tk_layer_norm_cached_fa237386,
+        (:cached, Float16, 16) => tk_layer_norm_cached_d6a66d58,
+        (:cached, Float16, 32) => tk_layer_norm_cached_7e36833c,
+        (:long, Float16, 0) => tk__layer_long_372d2348,
     )
 end
 
@@ -2432,7 +3589,7 @@ function tk_layer_norm_run!(op::Symbol, y::AbstractArray{T}, mean::AbstractArray
     bv = tk_ops_vector(op, bias, T, be, n, 0)
     rows == 0 && return y
     rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
-    args = (x, wv, bv, y, mean, rstd, rows32, n32, T(eps))
+    args = (x, wv, bv, y, mean, rstd, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_LAYER_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)
     elseif n <= TK_OPS_CACHED_MAX

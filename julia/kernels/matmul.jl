@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""

@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -1528,6 +1534,719 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2471daa)) = 256  # nor
 end
 TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_62fa7329)) = 256  # norms.py:121
 
+# Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk__rms_rows_2784d205(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:35
+    tk_gi = @index(Global, Linear)  # norms.py:35
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:35
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
+    local r::Int32 = zero(Int32)  # norms.py:35
+    local base::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_v11::Float16 = zero(Float16)  # norms.py:35
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_v15::Float16 = zero(Float16)  # norms.py:35
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:35
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:35
+    local c::Int32 = zero(Int32)  # norms.py:35
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
+    if tk_t < tk_n  # norms.py:35
+        r = tk_t % Int32  # norms.py:36
+        base = r * n  # norms.py:37
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
+        end
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_square_dev_acc10 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_square_dev_d12 = Float32(tk_v_add_square_dev_v11) - tk_v_row_sq_dev_mu1  # _rowsum.py:76
+                tk_v_add_square_dev_ret13 = fma(tk_v_add_square_dev_d12, tk_v_add_square_dev_d12, tk_v_add_square_dev_acc10)  # _rowsum.py:77
+                tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_square_dev_ret13  # _rowsum.py:47
+            end
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
+        end
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_add_square_dev_acc14 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:50
+            tk_v_add_square_dev_v15 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_add_square_dev_d16 = Float32(tk_v_add_square_dev_v15) - tk_v_row_sq_dev_mu1  # _rowsum.py:76
+            tk_v_add_square_dev_ret17 = fma(tk_v_add_square_dev_d16, tk_v_add_square_dev_d16, tk_v_add_square_dev_acc14)  # _rowsum.py:77
+            tk_v_row_fold_f32_acc3[1] = tk_v_add_square_dev_ret17  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a18 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b19 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret20  # _rowsum.py:53
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a21 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b22 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret23 = tk_v_add_a21 + tk_v_add_b22  # combine.py:18
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_ret23  # _rowsum.py:55
+        end
+        tk_v_add_a24 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:56
+        tk_v_add_b25 = tk_v_row_fold_f32_acc3[2]  # _rowsum.py:56
+        tk_v_add_ret26 = tk_v_add_a24 + tk_v_add_b25  # combine.py:18
+        tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
+        tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
+        tk_v_row_sq_dev_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:95
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:39
+        if Int32(0) < n  # norms.py:40
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
+                tk_v_cse1 = (base + c) % Int64  # norms.py:41
+                y[tk_v_cse1 + 1] = Float16((Float32(x[tk_v_cse1 + 1]) * tk_v_inv) * Float32(w[(c % Int64) + 1]))  # norms.py:41
+            end
+        end
+    end
+end
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_767df962(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (1,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_767df962)) = 256  # norms.py:79
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_ac24f133(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (2,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ac24f133)) = 256  # norms.py:79
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_653832cc(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (4,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_653832cc)) = 256  # norms.py:79
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_53f176c4(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (8,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_53f176c4)) = 256  # norms.py:79
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_cb02ca3e(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (16,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cb02ca3e)) = 256  # norms.py:79
+
+# Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk_rms_norm_cached_f1da94ae(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+    tk_gi = @index(Global, Linear)  # norms.py:79
+    tk_li = @index(Local, Linear)  # norms.py:79
+    vals = @private Float16 (32,)  # norms.py:79
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
+    tk_u = @localmem Bool (1,)  # norms.py:79
+    lane = @private Int32 (1,)  # norms.py:79
+    base = @private Int32 (1,)  # norms.py:79
+    k = @private Int32 (1,)  # norms.py:79
+    c = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
+    local t::Int32 = zero(Int32)  # norms.py:79
+    local r::Int32 = zero(Int32)  # norms.py:79
+    local q::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
+    local tk_f1::Int32 = zero(Int32)  # norms.py:79
+    lane[1] = Int32(0)  # norms.py:79
+    base[1] = Int32(0)  # norms.py:79
+    k[1] = Int32(0)  # norms.py:79
+    c[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
+    base[1] = r * n  # norms.py:83
+    q = 0.0f0  # norms.py:85
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
+        k[1] = tk_f1  # norms.py:86
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+        tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
+        k[1] = tk_f2  # norms.py:91
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
+        if c[1] < n  # norms.py:93
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f1da94ae)) = 256  # norms.py:79
+
+# Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
+@kernel function tk__rms_long_3e7cd3ef(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
+    tk_gi = @index(Global, Linear)  # norms.py:121
+    tk_li = @index(Local, Linear)  # norms.py:121
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:121
+    tk_u = @localmem Bool (1,)  # norms.py:121
+    lane = @private Int32 (1,)  # norms.py:121
+    base = @private Int32 (1,)  # norms.py:121
+    c = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:121
+    local t::Int32 = zero(Int32)  # norms.py:121
+    local r::Int32 = zero(Int32)  # norms.py:121
+    local q::Float32 = zero(Float32)  # norms.py:121
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:121
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:121
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
+    lane[1] = Int32(0)  # norms.py:121
+    base[1] = Int32(0)  # norms.py:121
+    c[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:121
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
+    base[1] = r * n  # norms.py:125
+    q = 0.0f0  # norms.py:126
+    tk_v_start3 = lane[1] % Int64  # norms.py:127
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
+    if UInt32(0) < tk_v_trips1  # norms.py:127
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
+            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+            tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
+            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:128
+        end
+    end
+    tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride6[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_add_a9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b10::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret11::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid7[1] < tk_v_group_tree_stride6[1]  # reductions.py:24
+            tk_v_add_a9 = tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b10 = tk_v_group_reduce_f32_smem3[((tk_v_group_tree_tid7[1] + tk_v_group_tree_stride6[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret11 = tk_v_add_a9 + tk_v_add_b10  # combine.py:18
+            tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = tk_v_add_ret11  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride6[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride6[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride6[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result5[1] = tk_v_group_reduce_f32_smem3[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret8::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret4::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:129
+    tk_v_start6 = lane[1] % Int64  # norms.py:130
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
+    if UInt32(0) < tk_v_trips4  # norms.py:130
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
+            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:131
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_3e7cd3ef)) = 256  # norms.py:121
+
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
@@ -1547,6 +2266,14 @@ if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
         (:cached, Float64, 16) => tk_rms_norm_cached_e71bc39c,
         (:cached, Float64, 32) => tk_rms_norm_cached_b2471daa,
         (:long, Float64, 0) => tk__rms_long_62fa7329,
+        (:rows, Float16, 0) => tk__rms_rows_2784d205,
+        (:cached, Float16, 1) => tk_rms_norm_cached_767df962,
+        (:cached, Float16, 2) => tk_rms_norm_cached_ac24f133,
+        (:cached, Float16, 4) => tk_rms_norm_cached_653832cc,
+        (:cached, Float16, 8) => tk_rms_norm_cached_53f176c4,
+        (:cached, Float16, 16) => tk_rms_norm_cached_cb02ca3e,
+        (:cached, Float16, 32) => tk_rms_norm_cached_f1da94ae,
+        (:long, Float16, 0) => tk__rms_long_3e7cd3ef,
     )
 end
 
@@ -1570,7 +2297,7 @@ function tack_rms_norm!(y::AbstractArray{T}, x::AbstractArray{T}, w = nothing;
     wv = tk_ops_vector(op, w, T, be, n, 1)
     rows == 0 && return y
     rows32, n32 = tk_ops_sizes(op, max(length(x) + 512 * n, TK_OPS_LANES * rows), rows, n)
-    args = (x, wv, y, rows32, n32, T(eps))
+    args = (x, wv, y, rows32, n32, tk_ops_float(T)(eps))
     if !workgroups
         tk_ops_launch!(tk_ops_kernel(TK_RMS_NORM_KERNELS, op, (:rows, T, 0)), be, rows, args...)
     elseif n <= TK_OPS_CACHED_MAX

@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -140,11 +146,31 @@ end
     end
 end
 
+# Tack kernel `flat`, specialization (x: f16[?], out: f16[?])
+@kernel function tk_flat_57220017(x::AbstractVector{Float16}, out::AbstractVector{Float16}, tk_n::Int64)  # elementwise.py:68
+    tk_gi = @index(Global, Linear)  # elementwise.py:68
+    tk_t = Int64(tk_gi) - Int64(1)  # elementwise.py:68
+    local i::Int64 = zero(Int64)  # elementwise.py:68
+    local tk_v_to_f32_v2::Float16 = zero(Float16)  # elementwise.py:68
+    local tk_v_to_f32_ret3::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_v1::Float32 = zero(Float32)  # elementwise.py:68
+    local tk_v_silu_ret4::Float32 = zero(Float32)  # elementwise.py:68
+    if tk_t < tk_n  # elementwise.py:68
+        i = tk_t  # elementwise.py:69
+        tk_v_to_f32_v2 = x[i + 1]  # elementwise.py:70
+        tk_v_to_f32_ret3 = Float32(tk_v_to_f32_v2)  # _wide.py:23
+        tk_v_silu_v1 = tk_v_to_f32_ret3  # elementwise.py:70
+        tk_v_silu_ret4 = tk_v_silu_v1 / (1.0f0 + exp(-tk_v_silu_v1))  # elementwise.py:60
+        out[i + 1] = Float16(tk_v_silu_ret4)  # elementwise.py:70
+    end
+end
+
 # silu's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SILU_KERNELS)
     const TK_SILU_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:map, Float32, 0) => tk_flat_9f5d887b,
         (:map, Float64, 0) => tk_flat_f53d8771,
+        (:map, Float16, 0) => tk_flat_57220017,
     )
 end
 

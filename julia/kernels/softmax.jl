@@ -48,13 +48,19 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
     end
 
     """The kernel of `table` for `key` = (tier, element type, parameter), or an `ArgumentError`
-    naming what is missing (an element type other than Float32/Float64, an unrendered head
-    dimension)."""
+    naming what is missing (an element type the file has no kernels in, an unrendered head
+    dimension) and the element types it has."""
     function tk_ops_kernel(table, op::Symbol, key)
         haskey(table, key) && return table[key]
+        have = join(sort!(unique!([string(k[2]) for k in keys(table)])), ", ")
         throw(ArgumentError("tack_$op: no kernel for $(key[2]) with parameter $(key[3]); " *
-                            "the kernels are Float32 and Float64"))
+                            "the kernels are $have"))
     end
+
+    """The type of an op's float scalars (`eps`, `alpha`) for arrays of `T`: `T`, except that
+    Float16 kernels take Float32 ones, the precision their statistics are computed in."""
+    tk_ops_float(::Type{T}) where {T} = T
+    tk_ops_float(::Type{Float16}) = Float32
 
     """`values` as the kernels' `Int32` sizes; `total` bounds every flat index the op makes
     (the Python wrapper's bound), and larger problems are refused (no Int64 kernels here)."""
@@ -2728,6 +2734,1319 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0dd24cfa)) = 256  # soft
 end
 TackRuntime.tk_workgroupsize(::typeof(tk__online_ab0c13aa)) = 256  # softmax.py:122
 
+# Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk__rows_393438a6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:49
+    tk_gi = @index(Global, Linear)  # softmax.py:49
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
+    tk_v_row_fold_f32_acc29 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:49
+    local r::Int32 = zero(Int32)  # softmax.py:49
+    local base::Int32 = zero(Int32)  # softmax.py:49
+    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:49
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:49
+    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:49
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:49
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:49
+    local m::Float32 = zero(Float32)  # softmax.py:49
+    local c::Int32 = zero(Int32)  # softmax.py:49
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_row_sum_shift27::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_fold_lanes_j33::Int32 = zero(Int32)  # softmax.py:49
+    local tk_v_zero_ret35::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_fold_lanes_c31::Int64 = zero(Int64)  # softmax.py:49
+    local tk_v_fold_lanes_end32::Int64 = zero(Int64)  # softmax.py:49
+    local tk_v_add_shifted_acc36::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_shifted_v37::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_add_shifted_ret38::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_shifted_acc39::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_shifted_v40::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_add_shifted_ret41::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_a42::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_b43::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_ret44::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_a45::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_b46::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_ret47::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_a48::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_b49::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_add_ret50::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_fold_lanes_ret34::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_row_fold_f32_ret30::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_row_sum_ret28::Float32 = zero(Float32)  # softmax.py:49
+    local s::Float32 = zero(Float32)  # softmax.py:49
+    local ls::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_shifted_v51::Float16 = zero(Float16)  # softmax.py:49
+    local tk_v_shifted_ret52::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:49
+    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:49
+    if tk_t < tk_n  # softmax.py:49
+        r = tk_t % Int32  # softmax.py:50
+        base = r * n  # softmax.py:51
+        tk_v_row_fold_f32_p2 = Int32(0)  # _rowsum.py:101
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float32(tk_v_first_ret9)  # _rowsum.py:42
+        end
+        tk_v_fold_lanes_c5 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end6 = tk_v_fold_lanes_c5 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c5 + Int64(8)) <= tk_v_fold_lanes_end6  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_larger_acc10 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
+                tk_v_larger_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_larger_ret12 = tk_maxnum(tk_v_larger_acc10, Float32(tk_v_larger_v11))  # _rowsum.py:82
+                tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_larger_ret12  # _rowsum.py:47
+            end
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
+        end
+        while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
+            tk_v_larger_acc13 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:50
+            tk_v_larger_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
+            tk_v_larger_ret15 = tk_maxnum(tk_v_larger_acc13, Float32(tk_v_larger_v14))  # _rowsum.py:82
+            tk_v_row_fold_f32_acc3[1] = tk_v_larger_ret15  # _rowsum.py:50
+            tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_larger_a16 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:53
+            tk_v_larger_b17 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_larger_ret18 = tk_maxnum(tk_v_larger_a16, tk_v_larger_b17)  # combine.py:51
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_larger_ret18  # _rowsum.py:53
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_larger_a19 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:55
+            tk_v_larger_b20 = tk_v_row_fold_f32_acc3[((tk_v_fold_lanes_j7 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_larger_ret21 = tk_maxnum(tk_v_larger_a19, tk_v_larger_b20)  # combine.py:51
+            tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_larger_ret21  # _rowsum.py:55
+        end
+        tk_v_larger_a22 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:56
+        tk_v_larger_b23 = tk_v_row_fold_f32_acc3[2]  # _rowsum.py:56
+        tk_v_larger_ret24 = tk_maxnum(tk_v_larger_a22, tk_v_larger_b23)  # combine.py:51
+        tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
+        tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
+        tk_v_row_max_ret1 = tk_v_row_fold_f32_ret4  # _rowsum.py:101
+        m = tk_v_row_max_ret1  # softmax.py:52
+        if Int32(0) < n  # softmax.py:53
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:53
+                tk_v_shifted_v25 = x[((base + c) % Int64) + 1]  # softmax.py:54
+                tk_v_shifted_ret26 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v25) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m)  # softmax.py:42
+                out[((base + c) % Int64) + 1] = Float16(exp(tk_v_shifted_ret26))  # softmax.py:54
+            end
+        end
+        tk_v_row_sum_shift27 = 0.0f0  # softmax.py:55
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:41
+            tk_v_zero_ret35 = 0.0f0  # _rowsum.py:61
+            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = 0.0f0  # _rowsum.py:42
+        end
+        tk_v_fold_lanes_c31 = base % Int64  # _rowsum.py:43
+        tk_v_fold_lanes_end32 = tk_v_fold_lanes_c31 + (n % Int64)  # _rowsum.py:44
+        while (tk_v_fold_lanes_c31 + Int64(8)) <= tk_v_fold_lanes_end32  # _rowsum.py:45
+            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:46
+                tk_v_add_shifted_acc36 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_v37 = out[(tk_v_fold_lanes_c31 + (tk_v_fold_lanes_j33 % Int64)) + 1]  # _rowsum.py:47
+                tk_v_add_shifted_ret38 = tk_v_add_shifted_acc36 + Float32(Float16(Float32(tk_v_add_shifted_v37) - 0.0f0))  # _rowsum.py:71
+                tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_shifted_ret38  # _rowsum.py:47
+            end
+            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(8)  # _rowsum.py:48
+        end
+        while tk_v_fold_lanes_c31 < tk_v_fold_lanes_end32  # _rowsum.py:49
+            tk_v_add_shifted_acc39 = tk_v_row_fold_f32_acc29[1]  # _rowsum.py:50
+            tk_v_add_shifted_v40 = out[tk_v_fold_lanes_c31 + 1]  # _rowsum.py:50
+            tk_v_add_shifted_ret41 = tk_v_add_shifted_acc39 + Float32(Float16(Float32(tk_v_add_shifted_v40) - 0.0f0))  # _rowsum.py:71
+            tk_v_row_fold_f32_acc29[1] = tk_v_add_shifted_ret41  # _rowsum.py:50
+            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(1)  # _rowsum.py:51
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(3)  # _rowsum.py:52
+            tk_v_add_a42 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_b43 = tk_v_row_fold_f32_acc29[((tk_v_fold_lanes_j33 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
+            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
+            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:53
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(1)  # _rowsum.py:54
+            tk_v_add_a45 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_b46 = tk_v_row_fold_f32_acc29[((tk_v_fold_lanes_j33 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
+            tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
+            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret47  # _rowsum.py:55
+        end
+        tk_v_add_a48 = tk_v_row_fold_f32_acc29[1]  # _rowsum.py:56
+        tk_v_add_b49 = tk_v_row_fold_f32_acc29[2]  # _rowsum.py:56
+        tk_v_add_ret50 = tk_v_add_a48 + tk_v_add_b49  # combine.py:18
+        tk_v_fold_lanes_ret34 = tk_v_add_ret50  # _rowsum.py:56
+        tk_v_row_fold_f32_ret30 = tk_v_fold_lanes_ret34  # _rowsum.py:36
+        tk_v_row_sum_ret28 = tk_v_row_fold_f32_ret30  # _rowsum.py:89
+        s = tk_v_row_sum_ret28  # softmax.py:55
+        if want_log != Int32(0)  # softmax.py:56
+            ls = tk_log(s)  # softmax.py:57
+            if Int32(0) < n  # softmax.py:58
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:58
+                    tk_v_shifted_v51 = x[((base + c) % Int64) + 1]  # softmax.py:59
+                    tk_v_shifted_ret52 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v51) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v51) - m)  # softmax.py:42
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret52 - ls)  # softmax.py:59
+                end
+            end
+        else
+            tk_v_inv = 1.0f0 / s  # softmax.py:61
+            if Int32(0) < n  # softmax.py:62
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:62
+                    tk_v_cse1 = (base + c) % Int64  # softmax.py:63
+                    out[tk_v_cse1 + 1] = Float16(Float32(out[tk_v_cse1 + 1]) * tk_v_inv)  # softmax.py:63
+                end
+            end
+        end
+    end
+end
+
+# Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
+@kernel function tk__columns_35361d56(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:73
+    tk_gi = @index(Global, Linear)  # softmax.py:73
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:73
+    local t::Int32 = zero(Int32)  # softmax.py:73
+    local base::Int32 = zero(Int32)  # softmax.py:73
+    local m::Float32 = zero(Float32)  # softmax.py:73
+    local c::Int32 = zero(Int32)  # softmax.py:73
+    local s::Float32 = zero(Float32)  # softmax.py:73
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:73
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:73
+    local ls::Float32 = zero(Float32)  # softmax.py:73
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:73
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:73
+    local v::Float32 = zero(Float32)  # softmax.py:73
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:73
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:73
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:73
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:73
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:73
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:73
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:73
+    if tk_t < tk_n  # softmax.py:73
+        t = tk_t % Int32  # softmax.py:74
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:75
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:75
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:75
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:75
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:75
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:75
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:75
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:75
+        m = -Inf32  # softmax.py:76
+        if Int32(0) < n  # softmax.py:77
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:78
+            end
+        end
+        s = 0.0f0  # softmax.py:79
+        if Int32(0) < n  # softmax.py:80
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:42
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:81
+            end
+        end
+        ls = tk_log(s)  # softmax.py:82
+        if Int32(0) < n  # softmax.py:83
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:83
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:84
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:42
+                v = tk_v_shifted_ret4 - ls  # softmax.py:84
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:85
+            end
+        end
+    end
+end
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_007fc4ec(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (1,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_007fc4ec)) = 256  # softmax.py:93
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_bfebdc23(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (2,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bfebdc23)) = 256  # softmax.py:93
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_bb418269(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (4,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb418269)) = 256  # softmax.py:93
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_2c25944a(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (8,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2c25944a)) = 256  # softmax.py:93
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_826f53ba(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (16,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_826f53ba)) = 256  # softmax.py:93
+
+# Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk_softmax_cached_0c466db3(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
+    tk_gi = @index(Global, Linear)  # softmax.py:93
+    tk_li = @index(Local, Linear)  # softmax.py:93
+    vals = @private Float16 (32,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
+    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
+    tk_u = @localmem Bool (2,)  # softmax.py:93
+    lane = @private Int32 (1,)  # softmax.py:93
+    base = @private Int32 (1,)  # softmax.py:93
+    m = @private Float32 (1,)  # softmax.py:93
+    k = @private Int32 (1,)  # softmax.py:93
+    c = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
+    s = @private Float32 (1,)  # softmax.py:93
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
+    local t::Int32 = zero(Int32)  # softmax.py:93
+    local r::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
+    lane[1] = Int32(0)  # softmax.py:93
+    base[1] = Int32(0)  # softmax.py:93
+    m[1] = 0.0f0  # softmax.py:93
+    k[1] = Int32(0)  # softmax.py:93
+    c[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
+    s[1] = 0.0f0  # softmax.py:93
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
+    base[1] = r * n  # softmax.py:97
+    m[1] = -Inf32  # softmax.py:99
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:100
+        k[1] = tk_f1  # softmax.py:100
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+    end
+    tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride4[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a7::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret9::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid5[1] < tk_v_group_tree_stride4[1]  # reductions.py:24
+            tk_v_larger_a7 = tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b8 = tk_v_group_reduce_f32_smem1[((tk_v_group_tree_tid5[1] + tk_v_group_tree_stride4[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret9 = tk_maxnum(tk_v_larger_a7, tk_v_larger_b8)  # combine.py:51
+            tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = tk_v_larger_ret9  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride4[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride4[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride4[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result3[1] = tk_v_group_reduce_f32_smem1[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret6::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret2::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
+    local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f2::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
+    s[1] = 0.0f0  # softmax.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:106
+        k[1] = tk_f2  # softmax.py:106
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
+        e = exp(tk_v_shifted_ret11)  # softmax.py:107
+        s[1] = s[1] + e  # softmax.py:108
+        if !(want_log != Int32(0))  # softmax.py:109
+            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+        end
+    end
+    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
+            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
+            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local ls::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_f3::Int32 = zero(Int32)  # reductions.py:30
+    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
+    ls = tk_log(s[1])  # softmax.py:112
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:114
+        k[1] = tk_f3  # softmax.py:114
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
+        if c[1] < n  # softmax.py:116
+            if want_log != Int32(0)  # softmax.py:117
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
+                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+            else
+                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+            end
+            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0c466db3)) = 256  # softmax.py:93
+
+# Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
+@kernel function tk__online_a220b1b6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:122
+    tk_gi = @index(Global, Linear)  # softmax.py:122
+    tk_li = @index(Local, Linear)  # softmax.py:122
+    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:122
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:122
+    tk_u = @localmem Bool (2,)  # softmax.py:122
+    lane = @private Int32 (1,)  # softmax.py:122
+    base = @private Int32 (1,)  # softmax.py:122
+    m = @private Float32 (1,)  # softmax.py:122
+    s = @private Float32 (1,)  # softmax.py:122
+    c = @private Int32 (1,)  # softmax.py:122
+    v = @private Float32 (1,)  # softmax.py:122
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:122
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:122
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:122
+    big = @private Float32 (1,)  # softmax.py:122
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:122
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:122
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:122
+    local t::Int32 = zero(Int32)  # softmax.py:122
+    local r::Int32 = zero(Int32)  # softmax.py:122
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:122
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:122
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:122
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:122
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:122
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:122
+    lane[1] = Int32(0)  # softmax.py:122
+    base[1] = Int32(0)  # softmax.py:122
+    m[1] = 0.0f0  # softmax.py:122
+    s[1] = 0.0f0  # softmax.py:122
+    c[1] = Int32(0)  # softmax.py:122
+    v[1] = 0.0f0  # softmax.py:122
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:122
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:122
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:122
+    big[1] = 0.0f0  # softmax.py:122
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:122
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:122
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:122
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:123
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:124
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:124
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:124
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:125
+    base[1] = r * n  # softmax.py:126
+    m[1] = -Inf32  # softmax.py:127
+    s[1] = 0.0f0  # softmax.py:128
+    tk_v_start3 = lane[1] % Int64  # softmax.py:129
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:129
+    if UInt32(0) < tk_v_trips1  # softmax.py:129
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:129
+            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:130
+            if v[1] > m[1]  # softmax.py:131
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:132
+                m[1] = v[1]  # softmax.py:133
+            end
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:42
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:134
+        end
+    end
+    tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = m[1]  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride5[1] = Int32(128)  # reductions.py:22
+    tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[1]  # reductions.py:23
+        local tk_v_larger_a8::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_b9::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_larger_ret10::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid6[1] < tk_v_group_tree_stride5[1]  # reductions.py:24
+            tk_v_larger_a8 = tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1]  # reductions.py:25
+            tk_v_larger_b9 = tk_v_group_reduce_f32_smem2[((tk_v_group_tree_tid6[1] + tk_v_group_tree_stride5[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_larger_ret10 = tk_maxnum(tk_v_larger_a8, tk_v_larger_b9)  # combine.py:51
+            tk_v_group_reduce_f32_smem2[(tk_v_group_tree_tid6[1] % Int64) + 1] = tk_v_larger_ret10  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse3::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse4::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse3 = rem(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
+        tk_v_cse4 = div(tk_v_group_tree_stride5[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride5[1] = ifelse((tk_v_cse3 != Int32(0)) & (tk_v_cse3 < Int32(0)), tk_v_cse4 - Int32(1), tk_v_cse4)  # reductions.py:27
+        tk_u[1] = tk_v_group_tree_stride5[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result4[1] = tk_v_group_reduce_f32_smem2[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret7::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret3::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret12::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_x11::Float32 = zero(Float32)  # reductions.py:30
+    tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret3 = tk_v_group_tree_ret7  # reductions.py:46
+    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:135
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:42
+    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:137
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_f32_x11  # reductions.py:20
+    @synchronize()  # reductions.py:21
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+    @synchronize()  # reductions.py:23
+    while tk_u[2]  # reductions.py:23
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
+        end
+        @synchronize()  # reductions.py:26
+        local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
+        local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
+        @synchronize()  # reductions.py:23
+    end
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
+    @synchronize()  # reductions.py:29
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_trips4::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_k5::UInt32 = zero(UInt32)  # reductions.py:30
+    local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:137
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:138
+    tk_v_start6 = lane[1] % Int64  # softmax.py:139
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:139
+    if UInt32(0) < tk_v_trips4  # softmax.py:139
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:139
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:139
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:140
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:42
+            v[1] = tk_v_shifted_ret23  # softmax.py:140
+            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:141
+        end
+    end
+end
+TackRuntime.tk_workgroupsize(::typeof(tk__online_a220b1b6)) = 256  # softmax.py:122
+
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
@@ -2749,6 +4068,15 @@ if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
         (:cached, Float64, 16) => tk_softmax_cached_0da4d4fd,
         (:cached, Float64, 32) => tk_softmax_cached_0dd24cfa,
         (:online, Float64, 0) => tk__online_ab0c13aa,
+        (:rows, Float16, 0) => tk__rows_393438a6,
+        (:columns, Float16, 0) => tk__columns_35361d56,
+        (:cached, Float16, 1) => tk_softmax_cached_007fc4ec,
+        (:cached, Float16, 2) => tk_softmax_cached_bfebdc23,
+        (:cached, Float16, 4) => tk_softmax_cached_bb418269,
+        (:cached, Float16, 8) => tk_softmax_cached_2c25944a,
+        (:cached, Float16, 16) => tk_softmax_cached_826f53ba,
+        (:cached, Float16, 32) => tk_softmax_cached_0c466db3,
+        (:online, Float16, 0) => tk__online_a220b1b6,
     )
 end
 

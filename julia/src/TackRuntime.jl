@@ -19,6 +19,7 @@ See docs/design/003-julia-rendering.md for why each helper exists.
 module TackRuntime
 
 import KernelAbstractions
+import KernelAbstractions: @kernel, @index
 const KA = KernelAbstractions  # not `import ... as KA`, so that Julia 1.5 loads this file too
 import Atomix
 import StaticArrays
@@ -372,5 +373,52 @@ end
 
 """Wait for every kernel and copy queued on `backend`."""
 tk_synchronize(backend) = (KA.synchronize(backend); nothing)
+
+# -- half precision: probed per backend ------------------------------------------------------------
+# KA has no query for Float16 (or bfloat16) support, as it has `supports_float64`, and backends
+# differ: SPIR-V needs the Float16 capability or an extension for arithmetic on `half` and for a
+# `bfloat` type at all (oneAPI devices, PoCL under KA 0.10), and which GPUs lower LLVM's
+# `bfloat` is a matter of their compiler's version. So the engine runs this kernel once per backend and half type before compiling a kernel that
+# uses it, and refuses the kernel when it fails: what Tack's half kernels do (load, widen to
+# Float32, compute, round once, store), on values with a subnormal, a NaN and an overflow.
+
+@kernel function tk_half_probe_kernel!(y, x)
+    i = @index(Global, Linear)
+    y[i] = tk_half_probe_op(x[i])
+end
+@inline tk_half_probe_op(h::Float16) = Float16(Float32(h) * 3.0f0 + 0.25f0)
+@inline tk_half_probe_op(b::TkBFloat16) = tk_bf16(tk_f32(b) * 3.0f0 + 0.25f0)
+
+# Probe inputs: 1.5, -2.25, the smallest subnormal, the largest finite value (3x overflows), NaN.
+tk_half_probe_bits(::Type{Float16}) = UInt16[0x3e00, 0xc080, 0x0001, 0x7bff, 0x7e00]
+tk_half_probe_bits(::Type{TkBFloat16}) = UInt16[0x3fc0, 0xc010, 0x0001, 0x7f7f, 0x7fc0]
+
+tk_half_isnan(::Type{Float16}, u::UInt16) = (u & 0x7fff) > 0x7c00
+tk_half_isnan(::Type{TkBFloat16}, u::UInt16) = (u & 0x7fff) > 0x7f80
+
+"""
+    tk_half_probe(backend, T)
+
+`""` when a kernel in `T` (`Float16` or `TkBFloat16`) compiles and runs on `backend` and gives
+the host's bits; else why not (the exception, or the bits it gave).
+"""
+function tk_half_probe(backend, ::Type{T}) where {T}
+    host = collect(reinterpret(T, tk_half_probe_bits(T)))  # a Vector: GPU copyto! takes it
+    want = reinterpret(UInt16, map(tk_half_probe_op, host))
+    try
+        x = KA.allocate(backend, T, length(host))
+        y = KA.allocate(backend, T, length(host))
+        copyto!(x, host)
+        tk_half_probe_kernel!(backend)(y, x; ndrange = length(host))
+        KA.synchronize(backend)
+        got = reinterpret(UInt16, Array(y))
+        all(map((g, w) -> g == w || (tk_half_isnan(T, g) && tk_half_isnan(T, w)), got, want)) &&
+            return ""  # (a NaN's payload is not compared: GPUs give their canonical NaN)
+        return "it computed the bits $(repr(got)) where $(repr(want)) were expected"
+    catch err
+        err isa InterruptException && rethrow()
+        return first(sprint(showerror, err), 400)
+    end
+end
 
 end # module

@@ -26,6 +26,10 @@ const OPS_TOL = Dict(
     (:matmul, Float64) => (rtol = 1e-10, atol = 1e-10),
     (:attention, Float32) => (rtol = 2e-4, atol = 2e-5),    # two dot products and an online softmax
     (:attention, Float64) => (rtol = 1e-10, atol = 1e-12),
+    # Float16 (elementwise, softmax, norms: f32 math, each output rounded once to 11 bits)
+    (:elementwise, Float16) => (rtol = 1e-3, atol = 1e-5),
+    (:softmax, Float16) => (rtol = 1e-3, atol = 1e-6),
+    (:norm, Float16) => (rtol = 1e-3, atol = 1e-3),
 )
 
 """`@test` that `got` (any backend) is `ref` within the table's tolerance for `class`."""
@@ -62,3 +66,7 @@ ops_randn(seed, ::Type{T}, dims...; s = 1) where {T} = T.(s .* randn(test_rng(se
 """The element types a backend runs: Float32, and Float64 unless `skip_without_f64` (which
 records the skip)."""
 ops_eltypes(b) = skip_without_f64(b) ? (Float32,) : (Float32, Float64)
+
+"""`ops_eltypes(b)` and Float16, for the ops whose files hold Float16 kernels (elementwise,
+softmax, the norms), unless `skip_without_f16` (which records the skip)."""
+ops_half_eltypes(b) = skip_without_f16(b) ? ops_eltypes(b) : (ops_eltypes(b)..., Float16)

@@ -91,6 +91,15 @@ function skip_without_f64(b)
     return true
 end
 
+"""Whether `b` fails TackRuntime's Float16 probe (KA has no `supports_float16`; the Julia
+engine refuses half kernels there the same way), recording the skip with the probe's reason."""
+function skip_without_f16(b)
+    why = TackRuntime.tk_half_probe(b, Float16)
+    isempty(why) && return false
+    skip_test("Float16 is not supported on $(backend_name(b)): $why")
+    return true
+end
+
 
 # -- the suite ---------------------------------------------------------------------------------
 

@@ -16,4 +16,8 @@ function test_matmul(b)
     end
     @test_throws DimensionMismatch tack_matmul!(zeros(Float32, 2, 2), zeros(Float32, 2, 3),
                                                 zeros(Float32, 2, 2))
+    # no Float16 kernels (tack.ops multiplies half through an f32 copy): refused, saying which
+    h = zeros(Float16, 2, 2)
+    err = try tack_matmul!(h, h, h); nothing catch e; e end
+    @test err isa ArgumentError && occursin("the kernels are Float32, Float64", err.msg)
 end

@@ -3,12 +3,16 @@ the few `seval` strings the engine sends and records the sources and launches. T
 `fresh_session` and `fake` (tests/julia/conftest.py) install it."""
 
 
+_PROBE = "b -> TackRuntime.tk_half_probe(b, "  # the engine's half probe, `...(b, Float16)`
+
+
 class FakeJulia:
     """Answers the few `seval` strings the engine sends; records sources and launches."""
 
     def __init__(self, packages=("CUDA",), functional=True, f64=True):
         self.packages, self.functional, self.f64 = set(packages), functional, f64
         self.recent = True  # the GPU package is at least MIN_VERSIONS' version
+        self.half = {}  # (backend, half type) → TackRuntime.tk_half_probe's answer ("" runs)
         self.evals, self.launches = [], []
 
     def seval(self, code: str):
@@ -25,6 +29,9 @@ class FakeJulia:
             return lambda *a: self.launches.append(a)
         if code == "KernelAbstractions.supports_float64":
             return lambda backend: self.f64
+        if code.startswith(_PROBE):
+            half_type = code[len(_PROBE):-1]
+            return lambda backend: self.half.get((backend, half_type), "")
         if code.endswith("()"):  # a backend constructor
             return f"<{code}>"
         if code.startswith("tk_"):

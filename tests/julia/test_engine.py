@@ -119,6 +119,39 @@ def test_narrow_atomics_on_julia_cpu_follow_the_ka_version(fake, dtype, ka_010):
         rj.JuliaEngine("cpu").compile(kir)
 
 
+@tack.kernel
+def _scale_half(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2.0
+
+
+@pytest.mark.parametrize("dtype,jl", [(tack.f16, "Float16"), (tack.bf16, "TkBFloat16")])
+def test_half_refused_where_the_backend_fails_the_probe(fake, dtype, jl):
+    """KA has no query for half support: the engine runs TackRuntime's probe kernel once per
+    device and half type, and refuses a half kernel before it compiles where the probe failed,
+    saying why; f32 kernels never probe."""
+    from tack.compiler import specialize
+    from tack.errors import CapabilityError
+
+    fake.packages = {"oneAPI"}
+    fake.half = {("<oneAPI.oneAPIBackend()>", jl): "InvalidIRError: unsupported use of half"}
+    tack.set_default_device("cpu")
+    kir = specialize(_scale_half, [tack.zeros(4, dtype), tack.zeros(4, dtype)])
+    for _ in range(2):
+        with pytest.raises(CapabilityError, match=rf"uses tack\.{dtype.name}, which the Julia "
+                                                  rf"engine's 'level_zero' device cannot run: a "
+                                                  rf"probe kernel in {jl} failed there "
+                                                  r"\(InvalidIRError: unsupported use of half\)"):
+            rj.JuliaEngine("level_zero").compile(kir)
+    probes = [e for e in fake.evals if "tk_half_probe" in e]
+    assert probes == [f"b -> TackRuntime.tk_half_probe(b, {jl})"]  # asked once
+    assert not any(e.startswith("# Tack kernel") for e in fake.evals)  # nothing was defined
+    rj.JuliaEngine("cpu").compile(kir)  # the CPU backend passed its own probe
+    assert sum("tk_half_probe" in e for e in fake.evals) == 2
+    rj.JuliaEngine("cpu").compile(_saxpy())
+    assert sum("tk_half_probe" in e for e in fake.evals) == 2
+
+
 def test_each_source_is_evaluated_once(fake):
     eng = rj.JuliaEngine("cpu")
     k1, k2 = eng.compile(_saxpy()), rj.JuliaEngine("cpu").compile(_saxpy())

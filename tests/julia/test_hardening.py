@@ -161,3 +161,22 @@ def test_float_atomic_extremes_replace_a_nan(julia153_engine, dtype):
     extremes_into(tack.array(x), lo, hi)
     np.testing.assert_array_equal(lo.numpy(), np.array([-2, -0.0], dtype))
     np.testing.assert_array_equal(hi.numpy(), np.array([3, 7], dtype))
+
+
+@tack.kernel
+def _read_past_end(x, out):
+    for i in range(out.shape[0]):
+        out[i] = x[i + 3]
+
+
+@pytest.mark.julia
+def test_an_exception_in_a_kernel_names_the_kernel(julia153_engine):
+    """An exception inside a kernel on the CPU is KA 0.10's KernelException (the stand-in
+    models it: the exception's name and message), raised as a RuntimeError naming the kernel;
+    the engine stays usable."""
+    x, out = tack.array(np.arange(4, dtype=np.float32)), tack.zeros(4)
+    with pytest.raises(RuntimeError, match=r"Kernel '_read_past_end' failed on julia:cpu: "
+                                           r"(.|\n)*KernelException: A BoundsError was thrown"):
+        _read_past_end(x, out)
+    _read_past_end(tack.array(np.arange(7, dtype=np.float32)), out)
+    assert out.numpy().tolist() == [3.0, 4.0, 5.0, 6.0]

@@ -65,3 +65,19 @@ def test_bf16_workgroup_kernel_on_julia153(julia153_engine):
     blocks = a.reshape(2, 256)
     want = (blocks[:, ::-1] + blocks).reshape(-1)
     H.same_bits(out.numpy(), want, "bf16 shared memory on Julia 1.5.3")
+
+
+@pytest.mark.julia
+def test_half_probe_on_julia153(julia153_engine):
+    """TackRuntime's half probe (the engine's check before a half kernel compiles) passes on the
+    stand-in's CPU backend for both half types, and reports, not throws, a backend that fails."""
+    from tack.runtime.julia.engine import _Session
+
+    jl = _Session.get().jl
+    for t in ("Float16", "TkBFloat16"):
+        assert jl.seval(f"TackRuntime.tk_half_probe(KernelAbstractions.CPU(), {t})") == ""
+    jl.seval("struct TkNoHalfBackend <: KernelAbstractions.Backend end")
+    jl.seval('KernelAbstractions.allocate(::TkNoHalfBackend, ::Type{Float16}, ::Tuple) = '
+             'error("no Float16 on this device")')
+    why = jl.seval("TackRuntime.tk_half_probe(TkNoHalfBackend(), Float16)")
+    assert "no Float16 on this device" in why

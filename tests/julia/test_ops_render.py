@@ -27,6 +27,26 @@ def test_op_file_has_a_julia_test(name):
         assert bridge in text, f"{test} never calls {bridge}"
 
 
+# the ops whose Python wrappers run f16/bf16 rows in their own kernels (docs/ops.md, "Half
+# precision"); matmul and attention multiply half through an f32 copy
+NATIVE_HALF = {"add", "relu", "gelu", "silu", "softmax", "log_softmax", "layer_norm", "rms_norm"}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_op_file_element_types(name):
+    """An op file holds Float16 kernels exactly where tack.ops runs half rows natively, beside
+    Float32 and Float64 (log_softmax and batched_matmul through the file they include)."""
+    op = OPS[name]
+    source = OPS[op.includes[0]] if op.includes else op
+    text = (KERNEL_DIR / f"{source.name}.jl").read_text()
+    table = text.split(f"const TK_{source.name.upper()}_KERNELS", 1)[1].split("\n    )", 1)[0]
+    types = {row.split(", ")[1] for row in table.splitlines()[1:]}
+    assert types == ({"Float32", "Float64", "Float16"} if name in NATIVE_HALF
+                     else {"Float32", "Float64"})
+    if name in NATIVE_HALF and op.entries:
+        assert "AbstractVector{Float16}" in text
+
+
 def test_render_command_writes_every_file(tmp_path, capsys):
     assert main(["render", str(tmp_path)]) == 0
     assert sorted(p.stem for p in tmp_path.glob("*.jl")) == sorted(OPS)

@@ -83,3 +83,19 @@ using KernelAbstractions, .TackRuntime
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert r.stdout.splitlines() == ["100% of -5 250 1 -300 65535 -1099511627776 %d",
                                      "100% of 7 3 0 2 1 9 %d"]
+
+
+@tack.kernel
+def half_print(a, b, n):
+    for i in range(n):
+        print(a[i], b[i])
+
+
+def test_print_takes_half_values_as_float32(jl_parser):
+    """printf has no half specifier: f16 and bf16 values reach @print widened to Float32."""
+    text = tack.inspect(half_print, tack.zeros(2, tack.f16), tack.zeros(2, tack.bf16), 2,
+                        engine="julia")
+    items = _print_line(text).split("@print(", 1)[1].split(', " ", ')
+    assert re.fullmatch(r"Float32\(a\[.*\]\)", items[0])
+    assert re.fullmatch(r"tk_f32\(b\[.*\]\), \"\\n\"\)  # .*", items[1])
+    assert parse_problems(jl_parser, text) == []

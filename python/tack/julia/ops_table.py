@@ -1,6 +1,8 @@
 """Which Tack kernels of `tack.ops` each `julia/kernels/<op>.jl` holds, specialized how.
 
-A file is one op's kernels in Float32 and Float64, every tier the Python wrapper can pick (the
+A file is one op's kernels in Float32 and Float64 (and Float16 where tack.ops runs half rows
+natively: elementwise, softmax, the norms; matmul and attention take half through an f32 copy in
+Python, so their files do not), every tier the Python wrapper can pick (the
 portable kernel, the workgroup kernel per `PER` constant, the long-row kernel) with 32-bit
 sizes, plus the op's bridge functions (`bridges/<op>.jl`). An op whose kernels another file
 already holds (`log_softmax`, `batched_matmul`) includes that file instead of repeating them.
@@ -16,13 +18,14 @@ from importlib import import_module
 import numpy as np
 
 from ..arrays import array
-from ..dtypes import f32, f64
+from ..dtypes import f16, f32, f64
 
 # the op modules (`tack.ops.softmax` as an attribute is the function, so by import_module)
 EW, SM, NM, MM, AT, W = (import_module(f"tack.ops.{m}") for m in
                          ("elementwise", "softmax", "norms", "matmul", "attention", "_wide"))
 
 DTYPES = (f32, f64)
+HALF = (f32, f64, f16)  # a half op's Float16 kernels take Float32 scalars (eps, alpha)
 # every PER the wrappers pick (softmax._per_lane): the powers of two up to MAX_PER_LANE
 PERS = tuple(2**i for i in range(SM.MAX_PER_LANE.bit_length()))
 HEAD_DIMS = (16, 32, 64, 128)  # attention's head dimensions (the kernels bake it)
@@ -50,6 +53,7 @@ class OpFile:
     entries: tuple = ()
     includes: tuple = ()  # op files whose kernels and bridges this one builds on
     bridges: tuple = field(default=())  # the bridge functions a Julia user calls
+    dtypes: tuple = DTYPES  # the element types its kernels are rendered in
 
 
 def _vec(dtype):
@@ -98,29 +102,30 @@ def _norm_cached(make):
 
 OP_FILES = (
     OpFile("add", "elementwise", (fixed("map", EW._add, lambda t, _: [_vec(t)] * 3 + [1.0]),),
-           bridges=("tack_add!",)),
-    OpFile("relu", "elementwise", (fixed("map", EW._relu, _unary),), bridges=("tack_relu!",)),
+           bridges=("tack_add!",), dtypes=HALF),
+    OpFile("relu", "elementwise", (fixed("map", EW._relu, _unary),), bridges=("tack_relu!",),
+           dtypes=HALF),
     OpFile("gelu", "elementwise", (fixed("tanh", EW._UNARY["gelu_tanh"][0], _with("wide")(_unary)),
                                    fixed("none", EW._UNARY["gelu_erf"][0], _with("wide")(_unary))),
-           bridges=("tack_gelu!",)),
+           bridges=("tack_gelu!",), dtypes=HALF),
     OpFile("silu", "elementwise", (fixed("map", EW._UNARY["silu"][0], _with("wide")(_unary)),),
-           bridges=("tack_silu!",)),
+           bridges=("tack_silu!",), dtypes=HALF),
     OpFile("softmax", "softmax", (fixed("rows", SM._rows, _with("fold")(_softmax_row)),
                                   fixed("columns", SM._columns, _softmax_column),
                                   Entry("cached", SM._cached, _with("reduce")(_softmax_row), PERS),
                                   fixed("online", SM._online, _with("reduce")(_softmax_row))),
-           bridges=("tack_softmax!",)),
+           bridges=("tack_softmax!",), dtypes=HALF),
     OpFile("log_softmax", "softmax", includes=("softmax",), bridges=("tack_log_softmax!",)),
     OpFile("layer_norm", "norms", (fixed("rows", NM._layer_rows, _with("fold")(_layer_args)),
                                    Entry("cached", _norm_cached(NM._layer_cached_kernel),
                                          _with("reduce")(_layer_args), PERS),
                                    fixed("long", NM._layer_long, _with("reduce")(_layer_args))),
-           bridges=("tack_layer_norm!", "tack_layer_norm_stats!")),
+           bridges=("tack_layer_norm!", "tack_layer_norm_stats!"), dtypes=HALF),
     OpFile("rms_norm", "norms", (fixed("rows", NM._rms_rows, _with("fold")(_rms_args)),
                                  Entry("cached", _norm_cached(NM._rms_cached_kernel),
                                        _with("reduce", "wide")(_rms_args), PERS),
                                  fixed("long", NM._rms_long, _with("reduce", "wide")(_rms_args))),
-           bridges=("tack_rms_norm!",)),
+           bridges=("tack_rms_norm!",), dtypes=HALF),
     OpFile("matmul", "matmul", (fixed("rows4", MM._rows4, _mm_args),
                                 fixed("tiled", MM._tiled, _mm_args)),
            bridges=("tack_matmul!",)),

@@ -41,7 +41,7 @@ BASE = {  # Base functions the renderer (render/julia/ka.py) and the bridges cal
     "tanh", "throw", "trunc", "typemax", "typemin", "typeof", "unsafe_trunc", "vec", "xor",
     "zero", "copyto!", "similar", "reshape", "fld", "mod", "sign", "signbit", "isinf",
     "isfinite", "iszero", "round", "log", "sin", "cos", "tan", "asin", "acos", "muladd", "fma",
-    "reinterpret", "Val",
+    "reinterpret", "Val", "join", "keys", "sort!", "string", "unique!",
 }
 FLOAT64_WORDS = re.compile(r"\b(Float64|Inf64|NaN64)\b")
 

@@ -10,6 +10,6 @@ function tack_add!(y::AbstractArray{T}, x1::AbstractArray{T}, x2::AbstractArray{
     b = tk_ops_backend(:add, y, x1, x2)
     k = tk_ops_kernel(TK_ADD_KERNELS, :add, (:map, T, 0))
     (n,) = tk_ops_sizes(:add, length(y), length(y))
-    tk_ops_launch!(k, b, n, x1, x2, y, T(alpha))
+    tk_ops_launch!(k, b, n, x1, x2, y, tk_ops_float(T)(alpha))
     return y
 end

@@ -527,7 +527,8 @@ def render_julia(kir: KernelIR) -> str:
 # `Cchar` (`%c`: printed as a character) and UInt8 has none (dropped with an error log);
 # `_print` in https://github.com/JuliaGPU/OpenCL.jl/blob/master/lib/intrinsics/src/printf.jl
 # (SPIRVIntrinsics, POCL's device library), as CUDA.jl's `@cuprint`. So narrow values are widened
-# as C's varargs would (Bool too, which `_print` converts itself). Tack has no Float16.
+# as C's varargs would (Bool too, which `_print` converts itself). Half values never get here:
+# passes/half.py widens every half operand to f32 first (`Float32(h)`, `tk_f32(b)`).
 _PRINTF_WIDE = {dt.i8: "Int32", dt.u8: "UInt32", dt.bool_: "Int32"}
 
 

@@ -26,14 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from ...capabilities import check_atomic_widths
-from ...dtypes import bf16
-from ...errors import TackRuntimeError, TackTypeError, TackValueError
+from ...dtypes import bf16, f16, f64
+from ...errors import CapabilityError, TackRuntimeError, TackTypeError, TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import ATOMIC
 from ...ir.printer import kernel_str
 from ...ir.walk import iter_exprs, iter_stmts
 from ...passes.bounds import DBG
-from ...render.julia.ka import render_julia
+from ...render.julia.ka import JL_TYPES, render_julia
 from ...render.julia.rewrites import stmt_exprs
 from ..base import Capabilities, Engine, Launchable
 from ..host import HostMemory, check_count, host_array, host_scalar
@@ -133,6 +133,7 @@ class _Session:
         self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
         self.backends: dict[str, object] = {}
         self._ka_pocl: bool | None = None
+        self._half: dict[tuple[str, str], str] = {}  # (device, Julia type) → why not, or ""
 
     @property
     def ka_pocl(self) -> bool:
@@ -142,6 +143,16 @@ class _Session:
             self._ka_pocl = bool(self.jl.seval(
                 'Base.pkgversion(KernelAbstractions) >= v"0.10"'))
         return self._ka_pocl
+
+    def half_refusal(self, device: str, backend, jl_type: str) -> str:
+        """Why `device` cannot run kernels in the half type `jl_type` (`Float16`,
+        `TkBFloat16`), or "" where it can: TackRuntime's probe kernel, run once per device and
+        type (KA has no query for it, as it has `supports_float64`)."""
+        key = (device, jl_type)
+        if key not in self._half:
+            probe = self.jl.seval(f"b -> TackRuntime.tk_half_probe(b, {jl_type})")
+            self._half[key] = str(probe(backend))
+        return self._half[key]
 
     def backend(self, device: str):
         if device not in self.backends:
@@ -259,6 +270,7 @@ class JuliaEngine(Engine):
     def compile(self, kir: KernelIR) -> JuliaKernel:
         session = self._session()
         self._check_f64(session, kir)
+        self._check_half(session, kir)
         self._check_atomics(kir)
         source = render_julia(kir)
         try:
@@ -271,11 +283,23 @@ class JuliaEngine(Engine):
     def _check_f64(self, session: _Session, kir: KernelIR) -> None:
         """Metal and oneAPI (every device) have no Float64 (KA.supports_float64): refuse before
         rendering where the backend says so."""
-        if self.capabilities.f64 or not _uses_f64(kir):
+        if self.capabilities.f64 or f64 not in _dtypes_used(kir):
             return
         if not bool(session.jl.seval("KernelAbstractions.supports_float64")(self._backend)):
             raise TackTypeError(f"Kernel '{kir.name}' uses tack.f64, which the Julia engine's "
                                 f"'{self.device}' device does not support")
+
+    def _check_half(self, session: _Session, kir: KernelIR) -> None:
+        """A kernel using f16 or bf16 is refused before it compiles where the backend fails
+        TackRuntime's probe kernel in that type (docs/julia.md, "Half precision")."""
+        used = _dtypes_used(kir)
+        for t in (x for x in (f16, bf16) if x in used):
+            why = session.half_refusal(self.device, self._backend, JL_TYPES[t])
+            if why:
+                raise CapabilityError(
+                    f"Kernel '{kir.name}' uses tack.{t.name}, which the Julia engine's "
+                    f"'{self.device}' device cannot run: a probe kernel in {JL_TYPES[t]} "
+                    f"failed there ({why})")
 
     def _check_atomics(self, kir: KernelIR) -> None:
         """Metal has 32-bit atomics only (Atomix's Metal extension,
@@ -309,13 +333,15 @@ class JuliaEngine(Engine):
 _HOST = HostMemory()
 
 
-def _uses_f64(kir: KernelIR) -> bool:
+def _dtypes_used(kir: KernelIR) -> set:
+    """The scalar dtypes of `kir`'s parameters, locals, scratch arrays and expressions."""
     types = {p.dtype for p in kir.params} | set(kir.locals.values())
+    types |= {sc.dtype for sc in kir.scratch.values()}
     for s in iter_stmts(kir.body):
         for name in ("value", "cond", "start", "stop"):
             if getattr(s, name, None) is not None:
                 types |= {x.dtype for x in iter_exprs(getattr(s, name))}
-    return any(t is not None and t.name == "f64" for t in types)
+    return {getattr(t, "elem", t) for t in types if t is not None}
 
 
 class JuliaKernel(Launchable):

@@ -15,6 +15,10 @@ index functions, `@localmem` per group, `@private` per work-item) and
 <https://github.com/JuliaGPU/KernelAbstractions.jl/blob/v0.9.41/src/KernelAbstractions.jl> (the
 macros and the backend API). Work-groups run one after another on the calling task; there is no
 GPU backend, no `@Const` aliasing information and no precompiled workload.
+
+Where KernelAbstractions 0.10 behaves differently for the same kernel text, the stand-in follows
+0.10, so the tier exercises what 0.10 users run: `@print` is printf (macros.jl), and an exception
+inside a kernel reaches the caller as a `KernelException` naming it (backend.jl).
 """
 module KernelAbstractions
 

@@ -129,9 +129,34 @@ function (k::Kernel{CPU})(args...; ndrange = nothing, workgroupsize = nothing)
     prod(groups) == 0 && return nothing
     grid, items, range = CartesianIndices(groups), CartesianIndices(wg), CartesianIndices(nd)
     for g in grid
-        k.f(Context(g, grid, items, range, check), args...)
+        try
+            k.f(Context(g, grid, items, range, check), args...)
+        catch err
+            err isa InterruptException && rethrow()
+            throw(KernelException(string(nameof(typeof(err))), sprint(showerror, err)))
+        end
     end
     return nothing
+end
+
+"""
+    KernelException
+
+What an exception inside a kernel becomes at the launch, as on KernelAbstractions 0.10's CPU
+backend (POCL), where the faulting work-item returns and the host throws a `KernelException`
+naming the exception (`src/pocl/compiler/exceptions.jl`, KernelAbstractions.jl#763), not as on
+0.9's CPU backend, where the Julia exception itself unwinds: the stand-in models what 0.10 users
+see. `name` is the exception's type and `reason` its message (what 0.10 records at `-g1`).
+"""
+struct KernelException <: Exception
+    name::String
+    reason::String
+end
+
+function Base.showerror(io::IO, err::KernelException)
+    article = first(uppercase(err.name)) in ('A', 'E', 'I', 'O', 'U') ? "An" : "A"
+    print(io, "KernelException: $article $(err.name) was thrown on device ",
+          "Tack's stand-in CPU: ", err.reason)
 end
 
 # -- inside a group (the names KA's macros call) ---------------------------------------------
