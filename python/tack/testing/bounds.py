@@ -44,7 +44,7 @@ OP_BOUNDS: dict[str, tuple[float, str, str]] = {
     "silu": (2.0, "1", "the row's largest result"),
     "gelu": (2.0, "1", "the row's largest result"),
     "gelu(none)": (1.6, "1", "the row's largest result"),
-    "softmax": (17.0, "1", "the row's largest result"),
+    "softmax": (5.0, "1", "the row's largest result"),
     "log_softmax": (2.4, "1", "the row's largest result"),
     "layer_norm": (3.2, "1", "the row's largest result"),
     "rms_norm": (4.0, "1", "the row's largest result"),
