@@ -1,5 +1,5 @@
 """Which library function replaces which math builtin (`passes.libmath`): `exp`, `log`, `sin`,
-`cos` and `tanh` of an f32, and `exp`, `log` and `tanh` of an f64, on the engines that take them
+`cos` and `tanh` of an f32, and `exp`, `log`, `sin`, `cos` and `tanh` of an f64, on the engines that take them
 (docs/numerics.md). Each is registered here once; its typed IR is built at the first kernel that
 uses the builtin, from a one-line kernel that calls the function, so the library's Tack source
 stays the one definition.
@@ -11,6 +11,7 @@ from ..passes import libmath
 from .expf import exp_f32
 from .logf import log_f32
 from .mathd import exp_f64, log_f64, tanh_f64
+from .trigd import cos_f64, sin_f64
 from .tanhf import tanh_f32
 from .trigf import cos_f32, sin_f32
 
@@ -50,6 +51,16 @@ def _log64(x, out):
         out[i] = log_f64(x)
 
 
+def _sin64(x, out):
+    for i in range(1):
+        out[i] = sin_f64(x)
+
+
+def _cos64(x, out):
+    for i in range(1):
+        out[i] = cos_f64(x)
+
+
 def _tanh64(x, out):
     for i in range(1):
         out[i] = tanh_f64(x)
@@ -59,6 +70,7 @@ def _tanh64(x, out):
 FUNCTIONS = ((Op.EXP, exp_f32, _exp), (Op.LOG, log_f32, _log), (Op.SIN, sin_f32, _sin),
              (Op.COS, cos_f32, _cos), (Op.TANH, tanh_f32, _tanh))
 FUNCTIONS_F64 = ((Op.EXP, exp_f64, _exp64), (Op.LOG, log_f64, _log64),
+                 (Op.SIN, sin_f64, _sin64), (Op.COS, cos_f64, _cos64),
                  (Op.TANH, tanh_f64, _tanh64))
 
 
