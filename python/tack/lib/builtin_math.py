@@ -11,8 +11,8 @@ from ..passes import libmath
 from .expf import exp_f32
 from .logf import log_f32
 from .mathd import exp_f64, log_f64, tanh_f64
-from .trigd import cos_f64, sin_f64
 from .tanhf import tanh_f32
+from .trigd import cos_f64, sin_f64
 from .trigf import cos_f32, sin_f32
 
 

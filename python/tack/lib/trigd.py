@@ -134,8 +134,7 @@ def _reduce(a):
     w7 = i64(_chunk(j0 + 1))
     w8 = i64(_chunk(j0))
     # the product M W in base 2^24, W = C_j0 ... C_j0+8: column sums below 2^50, then carries
-    t = m0 * w0
-    l0 = t & LIMB
+    t = m0 * w0  # its low 24 bits (limb 0) lie below any window read
     t = (t >> 24) + m0 * w1 + m1 * w0
     l1 = t & LIMB
     t = (t >> 24) + m0 * w2 + m1 * w1 + m2 * w0

@@ -37,7 +37,7 @@ from ..intrinsics import local_array, local_array_like, select, thread_id, unrol
 from ..kernel import kernel
 from ..lib.combine import add, larger
 from . import _args, _wide
-from ._rowsum import row_max, row_sum
+from ._rowsum import row_max
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
 
