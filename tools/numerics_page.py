@@ -24,7 +24,8 @@ MARK = re.compile(r"(<!-- table (\w+): tools/numerics_page.py -->\n)(.*?)(<!-- e
 
 
 def engines() -> str:
-    lines = ["| device | engine | float32 exp, log, sin, cos, tanh |", "| --- | --- | --- |"]
+    lines = ["| device | engine | float32 and float64 exp, log, sin, cos, tanh |",
+             "| --- | --- | --- |"]
     for engine, arch in dict.fromkeys(registry.shown_by("ir")):
         caps = tack.device(arch, engine=engine).capabilities
         call = f'`"{arch}"`' if engine == "native" else f'`"{arch}", engine="{engine}"`'
@@ -33,13 +34,21 @@ def engines() -> str:
     return "\n".join(lines)
 
 
-def math_functions() -> str:
-    replaced = {op.name.lower() for op, _ in libmath.replaced()}
-    lines = ["| builtin (float32) | function | bound (ulp) |", "| --- | --- | --- |"]
-    for name, (ulps, module) in bounds.MATH_ULPS.items():
-        assert name in replaced, name
-        lines.append(f"| `{name}` | `{module}.{name}_f32` | {ulps:g} |")
+def _math_table(table: dict, dtype: str, suffix: str) -> str:
+    replaced = {(op.name.lower(), name) for op, name in libmath.replaced()}
+    lines = [f"| builtin ({dtype}) | function | bound (ulp) |", "| --- | --- | --- |"]
+    for name, (ulps, module) in table.items():
+        assert (name, suffix.replace("_", "")) in replaced, name
+        lines.append(f"| `{name}` | `{module}.{name}{suffix}` | {ulps:g} |")
     return "\n".join(lines)
+
+
+def math_functions() -> str:
+    return _math_table(bounds.MATH_ULPS, "float32", "_f32")
+
+
+def math_functions_f64() -> str:
+    return _math_table(bounds.MATH_ULPS_F64, "float64", "_f64")
 
 
 def engine_math() -> str:
@@ -57,8 +66,23 @@ def op_bounds() -> str:
     return "\n".join(lines)
 
 
-TABLES = {"engines": engines, "math": math_functions, "engine_math": engine_math,
-          "ops": op_bounds}
+def half_bounds() -> str:
+    lines = ["| op (float16, bfloat16) | bound | in units of | grows with | relative to |",
+             "| --- | --- | --- | --- | --- |"]
+    for name in bounds.MATH_ULPS:
+        lines.append(f"| `{name}` | {bounds.HALF_MATH_ULPS[name]:g} | ulp of the half type | — "
+                     f"| the exact result |")
+    units = {"half": "eps of the half type (2^-11, 2^-8)", "float32": "eps of float32 (2^-24)"}
+    for name, (factor, growth, scale, eps) in bounds.HALF_OP_BOUNDS.items():
+        grows = {"1": "—", "n": "n, the reduced length"}[growth]
+        lines.append(f"| `{name}` | {'exact' if factor == 0 else f'{factor:g}'} | {units[eps]} "
+                     f"| {grows} | {scale} |")
+    return "\n".join(lines)
+
+
+TABLES = {"engines": engines, "math": math_functions, "math64": math_functions_f64,
+          "engine_math": engine_math,
+          "ops": op_bounds, "half": half_bounds}
 
 
 def page(text: str) -> str:

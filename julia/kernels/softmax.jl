@@ -109,72 +109,66 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_f22fe951(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:49
-    tk_gi = @index(Global, Linear)  # softmax.py:49
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
-    tk_v_row_fold_acc29 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:49
-    local r::Int32 = zero(Int32)  # softmax.py:49
-    local base::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:49
-    local m::Float32 = zero(Float32)  # softmax.py:49
-    local c::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_shifted_v25::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_shifted_ret26::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_sum_shift27::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_j33::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_zero_ret35::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_c31::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end32::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_add_shifted_acc36::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_v37::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_ret38::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_acc39::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_v40::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_ret41::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a42::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b43::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret44::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a45::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b46::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret47::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a48::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b49::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret50::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_ret34::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_fold_ret30::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_sum_ret28::Float32 = zero(Float32)  # softmax.py:49
-    local s::Float32 = zero(Float32)  # softmax.py:49
-    local ls::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_shifted_v51::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_shifted_ret52::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:49
-    if tk_t < tk_n  # softmax.py:49
-        r = tk_t % Int32  # softmax.py:50
-        base = r * n  # softmax.py:51
+@kernel function tk__rows_3b2a47a3(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
+    tk_gi = @index(Global, Linear)  # softmax.py:135
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:135
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:135
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
+    local r::Int32 = zero(Int32)  # softmax.py:135
+    local base::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:135
+    local m::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_shifted_v33::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_shifted_v36::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_shifted_ret37::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_ret41::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:135
+    local s::Float32 = zero(Float32)  # softmax.py:135
+    local ls::Float32 = zero(Float32)  # softmax.py:135
+    local c::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_shifted_v42::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_shifted_ret43::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_fetch_ret45::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
+    if tk_t < tk_n  # softmax.py:135
+        r = tk_t % Int32  # softmax.py:136
+        base = r * n  # softmax.py:137
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -216,71 +210,76 @@ end
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:52
-        if Int32(0) < n  # softmax.py:53
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:53
-                tk_v_shifted_v25 = x[((base + c) % Int64) + 1]  # softmax.py:54
-                tk_v_shifted_ret26 = ifelse(m == Inf32, ifelse(tk_v_shifted_v25 == m, 0.0f0, -Inf32), tk_v_shifted_v25 - m)  # softmax.py:42
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret26)  # softmax.py:54
+        m = tk_v_row_max_ret1  # softmax.py:138
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:118
             end
         end
-        tk_v_row_sum_shift27 = 0.0f0  # softmax.py:55
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:41
-            tk_v_zero_ret35 = 0.0f0  # _rowsum.py:61
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = 0.0f0  # _rowsum.py:42
-        end
-        tk_v_fold_lanes_c31 = base % Int64  # _rowsum.py:43
-        tk_v_fold_lanes_end32 = tk_v_fold_lanes_c31 + (n % Int64)  # _rowsum.py:44
-        while (tk_v_fold_lanes_c31 + Int64(8)) <= tk_v_fold_lanes_end32  # _rowsum.py:45
-            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:46
-                tk_v_add_shifted_acc36 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_v37 = out[(tk_v_fold_lanes_c31 + (tk_v_fold_lanes_j33 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret38 = tk_v_add_shifted_acc36 + (tk_v_add_shifted_v37 - 0.0f0)  # _rowsum.py:71
-                tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_shifted_ret38  # _rowsum.py:47
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
+                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(tk_v_shifted_v33 == m, 0.0f0, -Inf32), tk_v_shifted_v33 - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
+                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
+                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:58
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
             end
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(8)  # _rowsum.py:48
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
         end
-        while tk_v_fold_lanes_c31 < tk_v_fold_lanes_end32  # _rowsum.py:49
-            tk_v_add_shifted_acc39 = tk_v_row_fold_acc29[1]  # _rowsum.py:50
-            tk_v_add_shifted_v40 = out[tk_v_fold_lanes_c31 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret41 = tk_v_add_shifted_acc39 + (tk_v_add_shifted_v40 - 0.0f0)  # _rowsum.py:71
-            tk_v_row_fold_acc29[1] = tk_v_add_shifted_ret41  # _rowsum.py:50
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(1)  # _rowsum.py:51
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
+                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
+                tk_v_shifted_ret37 = ifelse(m == Inf32, ifelse(tk_v_shifted_v36 == m, 0.0f0, -Inf32), tk_v_shifted_v36 - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:128
+                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
+                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:58
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+            end
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(3)  # _rowsum.py:52
-            tk_v_add_a42 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_b43 = tk_v_row_fold_acc29[((tk_v_fold_lanes_j33 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:53
+        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:84
+        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:85
+            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:86
+                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:86
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:87
+                end
+            end
+            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
+            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
+            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(1)  # _rowsum.py:54
-            tk_v_add_a45 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_b46 = tk_v_row_fold_acc29[((tk_v_fold_lanes_j33 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret47  # _rowsum.py:55
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:89
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:90
         end
-        tk_v_add_a48 = tk_v_row_fold_acc29[1]  # _rowsum.py:56
-        tk_v_add_b49 = tk_v_row_fold_acc29[2]  # _rowsum.py:56
-        tk_v_add_ret50 = tk_v_add_a48 + tk_v_add_b49  # combine.py:18
-        tk_v_fold_lanes_ret34 = tk_v_add_ret50  # _rowsum.py:56
-        tk_v_row_fold_ret30 = tk_v_fold_lanes_ret34  # _rowsum.py:28
-        tk_v_row_sum_ret28 = tk_v_row_fold_ret30  # _rowsum.py:89
-        s = tk_v_row_sum_ret28  # softmax.py:55
-        if want_log != Int32(0)  # softmax.py:56
-            ls = tk_log(s)  # softmax.py:57
-            if Int32(0) < n  # softmax.py:58
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:58
-                    tk_v_shifted_v51 = x[((base + c) % Int64) + 1]  # softmax.py:59
-                    tk_v_shifted_ret52 = ifelse(m == Inf32, ifelse(tk_v_shifted_v51 == m, 0.0f0, -Inf32), tk_v_shifted_v51 - m)  # softmax.py:42
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret52 - ls  # softmax.py:59
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:91
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:93
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        end
+        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:95
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:131
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:104
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:139
+        if want_log != Int32(0)  # softmax.py:140
+            ls = tk_log(s)  # softmax.py:141
+            if Int32(0) < n  # softmax.py:142
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
+                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:143
+                    tk_v_shifted_ret43 = ifelse(m == Inf32, ifelse(tk_v_shifted_v42 == m, 0.0f0, -Inf32), tk_v_shifted_v42 - m)  # softmax.py:49
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:143
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:61
-            if Int32(0) < n  # softmax.py:62
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:62
-                    tk_v_cse1 = (base + c) % Int64  # softmax.py:63
-                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:63
+            tk_v_inv = 1.0f0 / s  # softmax.py:145
+            if Int32(0) < n  # softmax.py:146
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
+                    tk_v_fetch_i44 = base + c  # softmax.py:147
+                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:69
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:147
                 end
             end
         end
@@ -288,112 +287,112 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_8d79584b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:73
-    tk_gi = @index(Global, Linear)  # softmax.py:73
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:73
-    local t::Int32 = zero(Int32)  # softmax.py:73
-    local base::Int32 = zero(Int32)  # softmax.py:73
-    local m::Float32 = zero(Float32)  # softmax.py:73
-    local c::Int32 = zero(Int32)  # softmax.py:73
-    local s::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:73
-    local ls::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:73
-    local v::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:73
-    if tk_t < tk_n  # softmax.py:73
-        t = tk_t % Int32  # softmax.py:74
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:75
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:75
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:75
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:75
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:75
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:75
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:75
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:75
-        m = -Inf32  # softmax.py:76
-        if Int32(0) < n  # softmax.py:77
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:78
+@kernel function tk__columns_c1450057(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
+    tk_gi = @index(Global, Linear)  # softmax.py:167
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
+    local t::Int32 = zero(Int32)  # softmax.py:167
+    local base::Int32 = zero(Int32)  # softmax.py:167
+    local m::Float32 = zero(Float32)  # softmax.py:167
+    local c::Int32 = zero(Int32)  # softmax.py:167
+    local s::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:167
+    local ls::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:167
+    local v::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
+    if tk_t < tk_n  # softmax.py:167
+        t = tk_t % Int32  # softmax.py:168
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
+        m = -Inf32  # softmax.py:170
+        if Int32(0) < n  # softmax.py:171
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:172
             end
         end
-        s = 0.0f0  # softmax.py:79
-        if Int32(0) < n  # softmax.py:80
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:42
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:81
+        s = 0.0f0  # softmax.py:173
+        if Int32(0) < n  # softmax.py:174
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:49
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
             end
         end
-        ls = tk_log(s)  # softmax.py:82
-        if Int32(0) < n  # softmax.py:83
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:83
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:84
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:42
-                v = tk_v_shifted_ret4 - ls  # softmax.py:84
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:85
+        ls = tk_log(s)  # softmax.py:176
+        if Int32(0) < n  # softmax.py:177
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:49
+                v = tk_v_shifted_ret4 - ls  # softmax.py:178
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:179
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f49ea441(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_a102d614(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -430,16 +429,16 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -473,81 +472,81 @@ end
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f49ea441)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a102d614)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_59f5a1da(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (2,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_08c866f2(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (2,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -584,16 +583,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f49ea441)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -627,81 +626,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f49ea441)) = 256  # soft
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_59f5a1da)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_08c866f2)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_5e790541(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (4,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_7ca0a0c6(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (4,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -738,16 +737,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_59f5a1da)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -781,81 +780,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_59f5a1da)) = 256  # soft
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e790541)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ca0a0c6)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_16a38ebd(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (8,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_f74417a8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (8,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -892,16 +891,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e790541)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -935,81 +934,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_5e790541)) = 256  # soft
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_16a38ebd)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f74417a8)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_219e0d2f(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (16,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_a6a0df2b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (16,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1046,16 +1045,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_16a38ebd)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1089,81 +1088,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_16a38ebd)) = 256  # soft
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_219e0d2f)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a6a0df2b)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_6d2b7f22(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float32 (32,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_963c0afe(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float32 (32,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1200,16 +1199,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_219e0d2f)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1243,93 +1242,93 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_219e0d2f)) = 256  # soft
     local tk_v_group_reduce_ret13::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_v22::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_ret22::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_fetch_ret23::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v22 == m[1], 0.0f0, -Inf32), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d2b7f22)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_963c0afe)) = 256  # softmax.py:187
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_d4f43f82(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:122
-    tk_gi = @index(Global, Linear)  # softmax.py:122
-    tk_li = @index(Local, Linear)  # softmax.py:122
-    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:122
-    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:122
-    tk_u = @localmem Bool (2,)  # softmax.py:122
-    lane = @private Int32 (1,)  # softmax.py:122
-    base = @private Int32 (1,)  # softmax.py:122
-    m = @private Float32 (1,)  # softmax.py:122
-    s = @private Float32 (1,)  # softmax.py:122
-    c = @private Int32 (1,)  # softmax.py:122
-    v = @private Float32 (1,)  # softmax.py:122
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:122
-    big = @private Float32 (1,)  # softmax.py:122
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:122
-    local t::Int32 = zero(Int32)  # softmax.py:122
-    local r::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:122
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:122
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:122
-    lane[1] = Int32(0)  # softmax.py:122
-    base[1] = Int32(0)  # softmax.py:122
-    m[1] = 0.0f0  # softmax.py:122
-    s[1] = 0.0f0  # softmax.py:122
-    c[1] = Int32(0)  # softmax.py:122
-    v[1] = 0.0f0  # softmax.py:122
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:122
-    big[1] = 0.0f0  # softmax.py:122
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:122
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:123
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:124
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:124
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:124
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:125
-    base[1] = r * n  # softmax.py:126
-    m[1] = -Inf32  # softmax.py:127
-    s[1] = 0.0f0  # softmax.py:128
-    tk_v_start3 = lane[1] % Int64  # softmax.py:129
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:129
-    if UInt32(0) < tk_v_trips1  # softmax.py:129
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:129
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:130
-            if v[1] > m[1]  # softmax.py:131
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:132
-                m[1] = v[1]  # softmax.py:133
+@kernel function tk__online_472a5813(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
+    tk_gi = @index(Global, Linear)  # softmax.py:219
+    tk_li = @index(Local, Linear)  # softmax.py:219
+    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:219
+    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:219
+    tk_u = @localmem Bool (2,)  # softmax.py:219
+    lane = @private Int32 (1,)  # softmax.py:219
+    base = @private Int32 (1,)  # softmax.py:219
+    m = @private Float32 (1,)  # softmax.py:219
+    s = @private Float32 (1,)  # softmax.py:219
+    c = @private Int32 (1,)  # softmax.py:219
+    v = @private Float32 (1,)  # softmax.py:219
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:219
+    big = @private Float32 (1,)  # softmax.py:219
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:219
+    local t::Int32 = zero(Int32)  # softmax.py:219
+    local r::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:219
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
+    lane[1] = Int32(0)  # softmax.py:219
+    base[1] = Int32(0)  # softmax.py:219
+    m[1] = 0.0f0  # softmax.py:219
+    s[1] = 0.0f0  # softmax.py:219
+    c[1] = Int32(0)  # softmax.py:219
+    v[1] = 0.0f0  # softmax.py:219
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:219
+    big[1] = 0.0f0  # softmax.py:219
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:219
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
+    base[1] = r * n  # softmax.py:223
+    m[1] = -Inf32  # softmax.py:224
+    s[1] = 0.0f0  # softmax.py:225
+    tk_v_start3 = lane[1] % Int64  # softmax.py:226
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
+    if UInt32(0) < tk_v_trips1  # softmax.py:226
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:227
+            if v[1] > m[1]  # softmax.py:228
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
+                m[1] = v[1]  # softmax.py:230
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:42
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:134
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:49
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1365,9 +1364,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d2b7f22)) = 256  # soft
     local tk_v_group_reduce_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:135
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:42
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:137
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:232
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:49
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -1405,89 +1404,83 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6d2b7f22)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:137
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:138
-    tk_v_start6 = lane[1] % Int64  # softmax.py:139
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:139
-    if UInt32(0) < tk_v_trips4  # softmax.py:139
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:139
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:139
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:140
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:42
-            v[1] = tk_v_shifted_ret23  # softmax.py:140
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:141
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:234
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:235
+    tk_v_start6 = lane[1] % Int64  # softmax.py:236
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
+    if UInt32(0) < tk_v_trips4  # softmax.py:236
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:49
+            v[1] = tk_v_shifted_ret23  # softmax.py:237
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:238
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_d4f43f82)) = 256  # softmax.py:122
+TackRuntime.tk_workgroupsize(::typeof(tk__online_472a5813)) = 256  # softmax.py:219
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_30ebaa2b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:49
-    tk_gi = @index(Global, Linear)  # softmax.py:49
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:49
-    tk_v_row_fold_acc29 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:49
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:49
-    local r::Int32 = zero(Int32)  # softmax.py:49
-    local base::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:49
-    local m::Float64 = zero(Float64)  # softmax.py:49
-    local c::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_shifted_v25::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_shifted_ret26::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_row_sum_shift27::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_j33::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_zero_ret35::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_c31::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end32::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_add_shifted_acc36::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_shifted_v37::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_shifted_ret38::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_shifted_acc39::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_shifted_v40::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_shifted_ret41::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_a42::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_b43::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_ret44::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_a45::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_b46::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_ret47::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_a48::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_b49::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_add_ret50::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_fold_lanes_ret34::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_row_fold_ret30::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_row_sum_ret28::Float64 = zero(Float64)  # softmax.py:49
-    local s::Float64 = zero(Float64)  # softmax.py:49
-    local ls::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_shifted_v51::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_shifted_ret52::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:49
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:49
-    if tk_t < tk_n  # softmax.py:49
-        r = tk_t % Int32  # softmax.py:50
-        base = r * n  # softmax.py:51
+@kernel function tk__rows_bf2d5555(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
+    tk_gi = @index(Global, Linear)  # softmax.py:135
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:135
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:135
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
+    local r::Int32 = zero(Int32)  # softmax.py:135
+    local base::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:135
+    local m::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_shifted_v33::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_shifted_ret34::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_shifted_v36::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_shifted_ret37::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_ret41::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_lane_sum_ret32::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:135
+    local s::Float64 = zero(Float64)  # softmax.py:135
+    local ls::Float64 = zero(Float64)  # softmax.py:135
+    local c::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_shifted_v42::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_shifted_ret43::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_fetch_ret45::Float64 = zero(Float64)  # softmax.py:135
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
+    if tk_t < tk_n  # softmax.py:135
+        r = tk_t % Int32  # softmax.py:136
+        base = r * n  # softmax.py:137
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -1529,71 +1522,76 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_d4f43f82)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:52
-        if Int32(0) < n  # softmax.py:53
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:53
-                tk_v_shifted_v25 = x[((base + c) % Int64) + 1]  # softmax.py:54
-                tk_v_shifted_ret26 = ifelse(m == Inf64, ifelse(tk_v_shifted_v25 == m, Float64(0.0), -Inf64), tk_v_shifted_v25 - m)  # softmax.py:42
-                out[((base + c) % Int64) + 1] = exp(tk_v_shifted_ret26)  # softmax.py:54
+        m = tk_v_row_max_ret1  # softmax.py:138
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:118
             end
         end
-        tk_v_row_sum_shift27 = 0.0f0  # softmax.py:55
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:41
-            tk_v_zero_ret35 = 0.0f0  # _rowsum.py:61
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
-        end
-        tk_v_fold_lanes_c31 = base % Int64  # _rowsum.py:43
-        tk_v_fold_lanes_end32 = tk_v_fold_lanes_c31 + (n % Int64)  # _rowsum.py:44
-        while (tk_v_fold_lanes_c31 + Int64(8)) <= tk_v_fold_lanes_end32  # _rowsum.py:45
-            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:46
-                tk_v_add_shifted_acc36 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_v37 = out[(tk_v_fold_lanes_c31 + (tk_v_fold_lanes_j33 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret38 = tk_v_add_shifted_acc36 + (tk_v_add_shifted_v37 - Float64(0.0))  # _rowsum.py:71
-                tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_shifted_ret38  # _rowsum.py:47
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
+                tk_v_shifted_ret34 = ifelse(m == Inf64, ifelse(tk_v_shifted_v33 == m, Float64(0.0), -Inf64), tk_v_shifted_v33 - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
+                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
+                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:58
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
             end
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(8)  # _rowsum.py:48
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
         end
-        while tk_v_fold_lanes_c31 < tk_v_fold_lanes_end32  # _rowsum.py:49
-            tk_v_add_shifted_acc39 = tk_v_row_fold_acc29[1]  # _rowsum.py:50
-            tk_v_add_shifted_v40 = out[tk_v_fold_lanes_c31 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret41 = tk_v_add_shifted_acc39 + (tk_v_add_shifted_v40 - Float64(0.0))  # _rowsum.py:71
-            tk_v_row_fold_acc29[1] = tk_v_add_shifted_ret41  # _rowsum.py:50
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(1)  # _rowsum.py:51
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
+                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
+                tk_v_shifted_ret37 = ifelse(m == Inf64, ifelse(tk_v_shifted_v36 == m, Float64(0.0), -Inf64), tk_v_shifted_v36 - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:128
+                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
+                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:58
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+            end
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(3)  # _rowsum.py:52
-            tk_v_add_a42 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_b43 = tk_v_row_fold_acc29[((tk_v_fold_lanes_j33 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:53
+        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:84
+        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:85
+            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:86
+                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:86
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:87
+                end
+            end
+            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
+            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
+            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(1)  # _rowsum.py:54
-            tk_v_add_a45 = tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_b46 = tk_v_row_fold_acc29[((tk_v_fold_lanes_j33 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
-            tk_v_row_fold_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret47  # _rowsum.py:55
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:89
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:90
         end
-        tk_v_add_a48 = tk_v_row_fold_acc29[1]  # _rowsum.py:56
-        tk_v_add_b49 = tk_v_row_fold_acc29[2]  # _rowsum.py:56
-        tk_v_add_ret50 = tk_v_add_a48 + tk_v_add_b49  # combine.py:18
-        tk_v_fold_lanes_ret34 = tk_v_add_ret50  # _rowsum.py:56
-        tk_v_row_fold_ret30 = tk_v_fold_lanes_ret34  # _rowsum.py:28
-        tk_v_row_sum_ret28 = tk_v_row_fold_ret30  # _rowsum.py:89
-        s = tk_v_row_sum_ret28  # softmax.py:55
-        if want_log != Int32(0)  # softmax.py:56
-            ls = tk_log(s)  # softmax.py:57
-            if Int32(0) < n  # softmax.py:58
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:58
-                    tk_v_shifted_v51 = x[((base + c) % Int64) + 1]  # softmax.py:59
-                    tk_v_shifted_ret52 = ifelse(m == Inf64, ifelse(tk_v_shifted_v51 == m, Float64(0.0), -Inf64), tk_v_shifted_v51 - m)  # softmax.py:42
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret52 - ls  # softmax.py:59
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:91
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:93
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        end
+        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:95
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:131
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:104
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:139
+        if want_log != Int32(0)  # softmax.py:140
+            ls = tk_log(s)  # softmax.py:141
+            if Int32(0) < n  # softmax.py:142
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
+                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:143
+                    tk_v_shifted_ret43 = ifelse(m == Inf64, ifelse(tk_v_shifted_v42 == m, Float64(0.0), -Inf64), tk_v_shifted_v42 - m)  # softmax.py:49
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:143
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:61
-            if Int32(0) < n  # softmax.py:62
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:62
-                    tk_v_cse1 = (base + c) % Int64  # softmax.py:63
-                    out[tk_v_cse1 + 1] = out[tk_v_cse1 + 1] * tk_v_inv  # softmax.py:63
+            tk_v_inv = Float64(1.0) / s  # softmax.py:145
+            if Int32(0) < n  # softmax.py:146
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
+                    tk_v_fetch_i44 = base + c  # softmax.py:147
+                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:69
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:147
                 end
             end
         end
@@ -1601,112 +1599,112 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_d4f43f82)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_2c52f0c7(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:73
-    tk_gi = @index(Global, Linear)  # softmax.py:73
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:73
-    local t::Int32 = zero(Int32)  # softmax.py:73
-    local base::Int32 = zero(Int32)  # softmax.py:73
-    local m::Float64 = zero(Float64)  # softmax.py:73
-    local c::Int32 = zero(Int32)  # softmax.py:73
-    local s::Float64 = zero(Float64)  # softmax.py:73
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:73
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:73
-    local ls::Float64 = zero(Float64)  # softmax.py:73
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:73
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:73
-    local v::Float64 = zero(Float64)  # softmax.py:73
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:73
-    if tk_t < tk_n  # softmax.py:73
-        t = tk_t % Int32  # softmax.py:74
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:75
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:75
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:75
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:75
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:75
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:75
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:75
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:75
-        m = -Inf64  # softmax.py:76
-        if Int32(0) < n  # softmax.py:77
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:78
+@kernel function tk__columns_1153e509(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
+    tk_gi = @index(Global, Linear)  # softmax.py:167
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
+    local t::Int32 = zero(Int32)  # softmax.py:167
+    local base::Int32 = zero(Int32)  # softmax.py:167
+    local m::Float64 = zero(Float64)  # softmax.py:167
+    local c::Int32 = zero(Int32)  # softmax.py:167
+    local s::Float64 = zero(Float64)  # softmax.py:167
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:167
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:167
+    local ls::Float64 = zero(Float64)  # softmax.py:167
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:167
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:167
+    local v::Float64 = zero(Float64)  # softmax.py:167
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
+    if tk_t < tk_n  # softmax.py:167
+        t = tk_t % Int32  # softmax.py:168
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
+        m = -Inf64  # softmax.py:170
+        if Int32(0) < n  # softmax.py:171
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:172
             end
         end
-        s = Float64(0.0)  # softmax.py:79
-        if Int32(0) < n  # softmax.py:80
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
-                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:42
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:81
+        s = Float64(0.0)  # softmax.py:173
+        if Int32(0) < n  # softmax.py:174
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:49
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
             end
         end
-        ls = tk_log(s)  # softmax.py:82
-        if Int32(0) < n  # softmax.py:83
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:83
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:84
-                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:42
-                v = tk_v_shifted_ret4 - ls  # softmax.py:84
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:85
+        ls = tk_log(s)  # softmax.py:176
+        if Int32(0) < n  # softmax.py:177
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:49
+                v = tk_v_shifted_ret4 - ls  # softmax.py:178
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:179
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_c8c18085(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_acff0686(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1743,16 +1741,16 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1786,81 +1784,81 @@ end
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c8c18085)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acff0686)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_92b60249(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (2,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_0508adc3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (2,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1897,16 +1895,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c8c18085)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1940,81 +1938,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_c8c18085)) = 256  # soft
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_92b60249)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0508adc3)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_264e81e9(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (4,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_b0d245a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (4,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2051,16 +2049,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_92b60249)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2094,81 +2092,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_92b60249)) = 256  # soft
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_264e81e9)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b0d245a6)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_d39bc29d(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (8,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_240f5c37(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (8,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2205,16 +2203,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_264e81e9)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2248,81 +2246,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_264e81e9)) = 256  # soft
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d39bc29d)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_240f5c37)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0da4d4fd(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (16,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_bf8dc35b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (16,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2359,16 +2357,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d39bc29d)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2402,81 +2400,81 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d39bc29d)) = 256  # soft
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0da4d4fd)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf8dc35b)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0dd24cfa(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float64 (32,)  # softmax.py:93
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:93
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float64 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:93
-    s = @private Float64 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = Float64(0.0)  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:93
-    s[1] = Float64(0.0)  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf64  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:103
+@kernel function tk_softmax_cached_2b479e80(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float64 (32,)  # softmax.py:187
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float64 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
+    s = @private Float64 (1,)  # softmax.py:187
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = Float64(0.0)  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
+    s[1] = Float64(0.0)  # softmax.py:187
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf64  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2513,16 +2511,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0da4d4fd)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:104
-    s[1] = Float64(0.0)  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:110
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
+    s[1] = Float64(0.0)  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2556,93 +2554,93 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0da4d4fd)) = 256  # soft
     local tk_v_group_reduce_ret13::Float64 = zero(Float64)  # reductions.py:30
     local ls::Float64 = zero(Float64)  # reductions.py:30
     local tk_v_inv::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_v22::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_shifted_ret23::Float64 = zero(Float64)  # reductions.py:30
-    local tk_v_ifv21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_v21::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_shifted_ret22::Float64 = zero(Float64)  # reductions.py:30
+    local tk_v_fetch_ret23::Float64 = zero(Float64)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v22 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
             else
-                tk_v_ifv21 = vals[(k[1] % Int64) + 1] * tk_v_inv  # softmax.py:117
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = tk_v_ifv21  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0dd24cfa)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2b479e80)) = 256  # softmax.py:187
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_ab0c13aa(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:122
-    tk_gi = @index(Global, Linear)  # softmax.py:122
-    tk_li = @index(Local, Linear)  # softmax.py:122
-    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:122
-    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:122
-    tk_u = @localmem Bool (2,)  # softmax.py:122
-    lane = @private Int32 (1,)  # softmax.py:122
-    base = @private Int32 (1,)  # softmax.py:122
-    m = @private Float64 (1,)  # softmax.py:122
-    s = @private Float64 (1,)  # softmax.py:122
-    c = @private Int32 (1,)  # softmax.py:122
-    v = @private Float64 (1,)  # softmax.py:122
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:122
-    big = @private Float64 (1,)  # softmax.py:122
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:122
-    local t::Int32 = zero(Int32)  # softmax.py:122
-    local r::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:122
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:122
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:122
-    lane[1] = Int32(0)  # softmax.py:122
-    base[1] = Int32(0)  # softmax.py:122
-    m[1] = Float64(0.0)  # softmax.py:122
-    s[1] = Float64(0.0)  # softmax.py:122
-    c[1] = Int32(0)  # softmax.py:122
-    v[1] = Float64(0.0)  # softmax.py:122
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:122
-    big[1] = Float64(0.0)  # softmax.py:122
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:122
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:123
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:124
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:124
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:124
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:125
-    base[1] = r * n  # softmax.py:126
-    m[1] = -Inf64  # softmax.py:127
-    s[1] = Float64(0.0)  # softmax.py:128
-    tk_v_start3 = lane[1] % Int64  # softmax.py:129
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:129
-    if UInt32(0) < tk_v_trips1  # softmax.py:129
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:129
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:130
-            if v[1] > m[1]  # softmax.py:131
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:132
-                m[1] = v[1]  # softmax.py:133
+@kernel function tk__online_888364fc(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
+    tk_gi = @index(Global, Linear)  # softmax.py:219
+    tk_li = @index(Local, Linear)  # softmax.py:219
+    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:219
+    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:219
+    tk_u = @localmem Bool (2,)  # softmax.py:219
+    lane = @private Int32 (1,)  # softmax.py:219
+    base = @private Int32 (1,)  # softmax.py:219
+    m = @private Float64 (1,)  # softmax.py:219
+    s = @private Float64 (1,)  # softmax.py:219
+    c = @private Int32 (1,)  # softmax.py:219
+    v = @private Float64 (1,)  # softmax.py:219
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:219
+    big = @private Float64 (1,)  # softmax.py:219
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:219
+    local t::Int32 = zero(Int32)  # softmax.py:219
+    local r::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:219
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
+    lane[1] = Int32(0)  # softmax.py:219
+    base[1] = Int32(0)  # softmax.py:219
+    m[1] = Float64(0.0)  # softmax.py:219
+    s[1] = Float64(0.0)  # softmax.py:219
+    c[1] = Int32(0)  # softmax.py:219
+    v[1] = Float64(0.0)  # softmax.py:219
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:219
+    big[1] = Float64(0.0)  # softmax.py:219
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:219
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
+    base[1] = r * n  # softmax.py:223
+    m[1] = -Inf64  # softmax.py:224
+    s[1] = Float64(0.0)  # softmax.py:225
+    tk_v_start3 = lane[1] % Int64  # softmax.py:226
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
+    if UInt32(0) < tk_v_trips1  # softmax.py:226
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:227
+            if v[1] > m[1]  # softmax.py:228
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
+                m[1] = v[1]  # softmax.py:230
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:42
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:134
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:49
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2678,9 +2676,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0dd24cfa)) = 256  # soft
     local tk_v_group_reduce_x11::Float64 = zero(Float64)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:135
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:42
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:137
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:232
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:49
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -2718,89 +2716,87 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0dd24cfa)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:137
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:138
-    tk_v_start6 = lane[1] % Int64  # softmax.py:139
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:139
-    if UInt32(0) < tk_v_trips4  # softmax.py:139
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:139
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:139
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:140
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:42
-            v[1] = tk_v_shifted_ret23  # softmax.py:140
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:141
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:234
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:235
+    tk_v_start6 = lane[1] % Int64  # softmax.py:236
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
+    if UInt32(0) < tk_v_trips4  # softmax.py:236
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:49
+            v[1] = tk_v_shifted_ret23  # softmax.py:237
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:238
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_ab0c13aa)) = 256  # softmax.py:122
+TackRuntime.tk_workgroupsize(::typeof(tk__online_888364fc)) = 256  # softmax.py:219
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_393438a6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:49
-    tk_gi = @index(Global, Linear)  # softmax.py:49
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
-    tk_v_row_fold_f32_acc29 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:49
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:49
-    local r::Int32 = zero(Int32)  # softmax.py:49
-    local base::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:49
-    local m::Float32 = zero(Float32)  # softmax.py:49
-    local c::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_shifted_v25::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_shifted_ret26::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_sum_shift27::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_j33::Int32 = zero(Int32)  # softmax.py:49
-    local tk_v_zero_ret35::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_c31::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_fold_lanes_end32::Int64 = zero(Int64)  # softmax.py:49
-    local tk_v_add_shifted_acc36::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_v37::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_add_shifted_ret38::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_acc39::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_shifted_v40::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_add_shifted_ret41::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a42::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b43::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret44::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a45::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b46::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret47::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_a48::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_b49::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_add_ret50::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_fold_lanes_ret34::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_fold_f32_ret30::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_row_sum_ret28::Float32 = zero(Float32)  # softmax.py:49
-    local s::Float32 = zero(Float32)  # softmax.py:49
-    local ls::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_shifted_v51::Float16 = zero(Float16)  # softmax.py:49
-    local tk_v_shifted_ret52::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:49
-    local tk_v_cse1::Int64 = zero(Int64)  # softmax.py:49
-    if tk_t < tk_n  # softmax.py:49
-        r = tk_t % Int32  # softmax.py:50
-        base = r * n  # softmax.py:51
+@kernel function tk__rows_fa04bf0e(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
+    tk_gi = @index(Global, Linear)  # softmax.py:135
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:135
+    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:135
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
+    local r::Int32 = zero(Int32)  # softmax.py:135
+    local base::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:135
+    local m::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_shifted_v33::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_no_stash_i35::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_no_stash_ret36::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_shifted_v37::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_shifted_ret38::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_no_stash_i39::Int64 = zero(Int64)  # softmax.py:135
+    local tk_v_no_stash_ret40::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_tree_s42::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_i41::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_lane_tree_ret43::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:135
+    local s::Float32 = zero(Float32)  # softmax.py:135
+    local ls::Float32 = zero(Float32)  # softmax.py:135
+    local c::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_shifted_v44::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_shifted_ret45::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_recompute_i46::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_shifted_v48::Float16 = zero(Float16)  # softmax.py:135
+    local tk_v_shifted_ret49::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_recompute_ret47::Float32 = zero(Float32)  # softmax.py:135
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
+    if tk_t < tk_n  # softmax.py:135
+        r = tk_t % Int32  # softmax.py:136
+        base = r * n  # softmax.py:137
         tk_v_row_fold_f32_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -2842,71 +2838,78 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_ab0c13aa)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_max_ret1 = tk_v_row_fold_f32_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:52
-        if Int32(0) < n  # softmax.py:53
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:53
-                tk_v_shifted_v25 = x[((base + c) % Int64) + 1]  # softmax.py:54
-                tk_v_shifted_ret26 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v25) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m)  # softmax.py:42
-                out[((base + c) % Int64) + 1] = Float16(exp(tk_v_shifted_ret26))  # softmax.py:54
+        m = tk_v_row_max_ret1  # softmax.py:138
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:118
             end
         end
-        tk_v_row_sum_shift27 = 0.0f0  # softmax.py:55
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:41
-            tk_v_zero_ret35 = 0.0f0  # _rowsum.py:61
-            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = 0.0f0  # _rowsum.py:42
-        end
-        tk_v_fold_lanes_c31 = base % Int64  # _rowsum.py:43
-        tk_v_fold_lanes_end32 = tk_v_fold_lanes_c31 + (n % Int64)  # _rowsum.py:44
-        while (tk_v_fold_lanes_c31 + Int64(8)) <= tk_v_fold_lanes_end32  # _rowsum.py:45
-            KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(7)  # _rowsum.py:46
-                tk_v_add_shifted_acc36 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_v37 = out[(tk_v_fold_lanes_c31 + (tk_v_fold_lanes_j33 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret38 = tk_v_add_shifted_acc36 + Float32(Float16(Float32(tk_v_add_shifted_v37) - 0.0f0))  # _rowsum.py:71
-                tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_shifted_ret38  # _rowsum.py:47
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
+                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v33) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v33) - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
+                tk_v_no_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
+                tk_v_no_stash_ret36 = tk_v_lane_sum_e28  # softmax.py:64
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
             end
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(8)  # _rowsum.py:48
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
         end
-        while tk_v_fold_lanes_c31 < tk_v_fold_lanes_end32  # _rowsum.py:49
-            tk_v_add_shifted_acc39 = tk_v_row_fold_f32_acc29[1]  # _rowsum.py:50
-            tk_v_add_shifted_v40 = out[tk_v_fold_lanes_c31 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret41 = tk_v_add_shifted_acc39 + Float32(Float16(Float32(tk_v_add_shifted_v40) - 0.0f0))  # _rowsum.py:71
-            tk_v_row_fold_f32_acc29[1] = tk_v_add_shifted_ret41  # _rowsum.py:50
-            tk_v_fold_lanes_c31 = tk_v_fold_lanes_c31 + Int64(1)  # _rowsum.py:51
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
+                tk_v_shifted_v37 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
+                tk_v_shifted_ret38 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v37) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v37) - m)  # softmax.py:49
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret38)  # softmax.py:128
+                tk_v_no_stash_i39 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
+                tk_v_no_stash_ret40 = tk_v_lane_sum_e28  # softmax.py:64
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+            end
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(3)  # _rowsum.py:52
-            tk_v_add_a42 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_b43 = tk_v_row_fold_f32_acc29[((tk_v_fold_lanes_j33 + Int32(4)) % Int64) + 1]  # _rowsum.py:53
-            tk_v_add_ret44 = tk_v_add_a42 + tk_v_add_b43  # combine.py:18
-            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret44  # _rowsum.py:53
+        tk_v_lane_tree_s42 = Int32(128)  # softmax.py:84
+        while tk_v_lane_tree_s42 > Int32(8)  # softmax.py:85
+            if Int32(0) < min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42)  # softmax.py:86
+                for outer tk_v_lane_tree_i41 in Int32(0):(min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42) - Int32(1))  # softmax.py:86
+                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + tk_v_lane_tree_s42) % Int64) + 1]  # softmax.py:87
+                end
+            end
+            tk_v_cse1 = rem(tk_v_lane_tree_s42, Int32(2))  # softmax.py:88
+            tk_v_cse2 = div(tk_v_lane_tree_s42, Int32(2))  # softmax.py:88
+            tk_v_lane_tree_s42 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j33 in Int32(0):Int32(1)  # _rowsum.py:54
-            tk_v_add_a45 = tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_b46 = tk_v_row_fold_f32_acc29[((tk_v_fold_lanes_j33 + Int32(2)) % Int64) + 1]  # _rowsum.py:55
-            tk_v_add_ret47 = tk_v_add_a45 + tk_v_add_b46  # combine.py:18
-            tk_v_row_fold_f32_acc29[(tk_v_fold_lanes_j33 % Int64) + 1] = tk_v_add_ret47  # _rowsum.py:55
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(7)  # softmax.py:89
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(8)) % Int64) + 1]  # softmax.py:90
         end
-        tk_v_add_a48 = tk_v_row_fold_f32_acc29[1]  # _rowsum.py:56
-        tk_v_add_b49 = tk_v_row_fold_f32_acc29[2]  # _rowsum.py:56
-        tk_v_add_ret50 = tk_v_add_a48 + tk_v_add_b49  # combine.py:18
-        tk_v_fold_lanes_ret34 = tk_v_add_ret50  # _rowsum.py:56
-        tk_v_row_fold_f32_ret30 = tk_v_fold_lanes_ret34  # _rowsum.py:36
-        tk_v_row_sum_ret28 = tk_v_row_fold_f32_ret30  # _rowsum.py:89
-        s = tk_v_row_sum_ret28  # softmax.py:55
-        if want_log != Int32(0)  # softmax.py:56
-            ls = tk_log(s)  # softmax.py:57
-            if Int32(0) < n  # softmax.py:58
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:58
-                    tk_v_shifted_v51 = x[((base + c) % Int64) + 1]  # softmax.py:59
-                    tk_v_shifted_ret52 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v51) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v51) - m)  # softmax.py:42
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret52 - ls)  # softmax.py:59
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(3)  # softmax.py:91
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        end
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(1)  # softmax.py:93
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        end
+        tk_v_lane_tree_ret43 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:95
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret43  # softmax.py:131
+        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret32  # softmax.py:111
+        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:139
+        if want_log != Int32(0)  # softmax.py:140
+            ls = tk_log(s)  # softmax.py:141
+            if Int32(0) < n  # softmax.py:142
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
+                    tk_v_shifted_v44 = x[((base + c) % Int64) + 1]  # softmax.py:143
+                    tk_v_shifted_ret45 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v44) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v44) - m)  # softmax.py:49
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret45 - ls)  # softmax.py:143
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:61
-            if Int32(0) < n  # softmax.py:62
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:62
-                    tk_v_cse1 = (base + c) % Int64  # softmax.py:63
-                    out[tk_v_cse1 + 1] = Float16(Float32(out[tk_v_cse1 + 1]) * tk_v_inv)  # softmax.py:63
+            tk_v_inv = 1.0f0 / s  # softmax.py:145
+            if Int32(0) < n  # softmax.py:146
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
+                    tk_v_recompute_i46 = base + c  # softmax.py:147
+                    tk_v_shifted_v48 = x[(tk_v_recompute_i46 % Int64) + 1]  # softmax.py:75
+                    tk_v_shifted_ret49 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v48) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v48) - m)  # softmax.py:49
+                    tk_v_recompute_ret47 = exp(tk_v_shifted_ret49)  # softmax.py:75
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret47 * tk_v_inv)  # softmax.py:147
                 end
             end
         end
@@ -2914,112 +2917,112 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_ab0c13aa)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_35361d56(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:73
-    tk_gi = @index(Global, Linear)  # softmax.py:73
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:73
-    local t::Int32 = zero(Int32)  # softmax.py:73
-    local base::Int32 = zero(Int32)  # softmax.py:73
-    local m::Float32 = zero(Float32)  # softmax.py:73
-    local c::Int32 = zero(Int32)  # softmax.py:73
-    local s::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:73
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:73
-    local ls::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:73
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:73
-    local v::Float32 = zero(Float32)  # softmax.py:73
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:73
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:73
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:73
-    if tk_t < tk_n  # softmax.py:73
-        t = tk_t % Int32  # softmax.py:74
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:75
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:75
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:75
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:75
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:75
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:75
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:75
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:75
-        m = -Inf32  # softmax.py:76
-        if Int32(0) < n  # softmax.py:77
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:77
-                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:78
+@kernel function tk__columns_4a37e365(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
+    tk_gi = @index(Global, Linear)  # softmax.py:167
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
+    local t::Int32 = zero(Int32)  # softmax.py:167
+    local base::Int32 = zero(Int32)  # softmax.py:167
+    local m::Float32 = zero(Float32)  # softmax.py:167
+    local c::Int32 = zero(Int32)  # softmax.py:167
+    local s::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:167
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:167
+    local ls::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:167
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:167
+    local v::Float32 = zero(Float32)  # softmax.py:167
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
+    if tk_t < tk_n  # softmax.py:167
+        t = tk_t % Int32  # softmax.py:168
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
+        m = -Inf32  # softmax.py:170
+        if Int32(0) < n  # softmax.py:171
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:172
             end
         end
-        s = 0.0f0  # softmax.py:79
-        if Int32(0) < n  # softmax.py:80
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:80
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:81
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:42
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:81
+        s = 0.0f0  # softmax.py:173
+        if Int32(0) < n  # softmax.py:174
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:49
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
             end
         end
-        ls = tk_log(s)  # softmax.py:82
-        if Int32(0) < n  # softmax.py:83
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:83
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:84
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:42
-                v = tk_v_shifted_ret4 - ls  # softmax.py:84
-                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:85
+        ls = tk_log(s)  # softmax.py:176
+        if Int32(0) < n  # softmax.py:177
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:49
+                v = tk_v_shifted_ret4 - ls  # softmax.py:178
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:179
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_007fc4ec(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (1,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_6fc12794(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (1,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3053,127 +3056,132 @@ end
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_007fc4ec)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6fc12794)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bfebdc23(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (2,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_233c1690(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (2,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3207,127 +3215,132 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_007fc4ec)) = 256  # soft
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bfebdc23)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_233c1690)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bb418269(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (4,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_82da8ea6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (4,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3361,127 +3374,132 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bfebdc23)) = 256  # soft
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb418269)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_82da8ea6)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_2c25944a(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (8,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_65fbbe23(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (8,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3515,127 +3533,132 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bb418269)) = 256  # soft
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2c25944a)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_65fbbe23)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_826f53ba(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (16,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_0ed3081c(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (16,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3669,127 +3692,132 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2c25944a)) = 256  # soft
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_826f53ba)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0ed3081c)) = 256  # softmax.py:187
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0c466db3(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:93
-    tk_gi = @index(Global, Linear)  # softmax.py:93
-    tk_li = @index(Local, Linear)  # softmax.py:93
-    vals = @private Float16 (32,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:93
-    tk_v_group_reduce_f32_smem12 = @localmem Float32 (256,)  # softmax.py:93
-    tk_u = @localmem Bool (2,)  # softmax.py:93
-    lane = @private Int32 (1,)  # softmax.py:93
-    base = @private Int32 (1,)  # softmax.py:93
-    m = @private Float32 (1,)  # softmax.py:93
-    k = @private Int32 (1,)  # softmax.py:93
-    c = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:93
-    s = @private Float32 (1,)  # softmax.py:93
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:93
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:93
-    local t::Int32 = zero(Int32)  # softmax.py:93
-    local r::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:93
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:93
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:93
-    lane[1] = Int32(0)  # softmax.py:93
-    base[1] = Int32(0)  # softmax.py:93
-    m[1] = 0.0f0  # softmax.py:93
-    k[1] = Int32(0)  # softmax.py:93
-    c[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:93
-    s[1] = 0.0f0  # softmax.py:93
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:93
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:93
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:94
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:95
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:95
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:95
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:96
-    base[1] = r * n  # softmax.py:97
-    m[1] = -Inf32  # softmax.py:99
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:100
-        k[1] = tk_f1  # softmax.py:100
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:101
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:102
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:103
+@kernel function tk_softmax_cached_1e045473(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
+    tk_gi = @index(Global, Linear)  # softmax.py:187
+    tk_li = @index(Local, Linear)  # softmax.py:187
+    vals = @private Float16 (32,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
+    tk_u = @localmem Bool (2,)  # softmax.py:187
+    lane = @private Int32 (1,)  # softmax.py:187
+    base = @private Int32 (1,)  # softmax.py:187
+    m = @private Float32 (1,)  # softmax.py:187
+    k = @private Int32 (1,)  # softmax.py:187
+    c = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
+    s = @private Float32 (1,)  # softmax.py:187
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
+    local t::Int32 = zero(Int32)  # softmax.py:187
+    local r::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
+    lane[1] = Int32(0)  # softmax.py:187
+    base[1] = Int32(0)  # softmax.py:187
+    m[1] = 0.0f0  # softmax.py:187
+    k[1] = Int32(0)  # softmax.py:187
+    c[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
+    s[1] = 0.0f0  # softmax.py:187
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
+    base[1] = r * n  # softmax.py:191
+    m[1] = -Inf32  # softmax.py:193
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
+        k[1] = tk_f1  # softmax.py:194
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3823,139 +3851,144 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_826f53ba)) = 256  # soft
     local tk_v_shifted_v10::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret11::Float32 = zero(Float32)  # reductions.py:30
     local e::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_no_stash_ret12::Float32 = zero(Float32)  # reductions.py:30
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:104
-    s[1] = 0.0f0  # softmax.py:105
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:106
-        k[1] = tk_f2  # softmax.py:106
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:107
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:42
-        e = exp(tk_v_shifted_ret11)  # softmax.py:107
-        s[1] = s[1] + e  # softmax.py:108
-        if !(want_log != Int32(0))  # softmax.py:109
-            vals[(k[1] % Int64) + 1] = Float16(e)  # softmax.py:110
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
+    s[1] = 0.0f0  # softmax.py:199
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
+        k[1] = tk_f2  # softmax.py:200
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
+        e = exp(tk_v_shifted_ret11)  # softmax.py:201
+        s[1] = s[1] + e  # softmax.py:202
+        if !(want_log != Int32(0))  # softmax.py:203
+            tk_v_no_stash_ret12 = e  # softmax.py:64
         end
     end
-    tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
-    tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = s[1]  # reductions.py:20
+    tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
+    tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = s[1]  # reductions.py:20
     @synchronize()  # reductions.py:21
-    tk_v_group_tree_stride15[1] = Int32(128)  # reductions.py:22
-    tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+    tk_v_group_tree_stride16[1] = Int32(128)  # reductions.py:22
+    tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
     @synchronize()  # reductions.py:23
     while tk_u[2]  # reductions.py:23
-        local tk_v_add_a18::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_b19::Float32 = zero(Float32)  # reductions.py:24
-        local tk_v_add_ret20::Float32 = zero(Float32)  # reductions.py:24
-        if tk_v_group_tree_tid16[1] < tk_v_group_tree_stride15[1]  # reductions.py:24
-            tk_v_add_a18 = tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1]  # reductions.py:25
-            tk_v_add_b19 = tk_v_group_reduce_f32_smem12[((tk_v_group_tree_tid16[1] + tk_v_group_tree_stride15[1]) % Int64) + 1]  # reductions.py:25
-            tk_v_add_ret20 = tk_v_add_a18 + tk_v_add_b19  # combine.py:18
-            tk_v_group_reduce_f32_smem12[(tk_v_group_tree_tid16[1] % Int64) + 1] = tk_v_add_ret20  # reductions.py:25
+        local tk_v_add_a19::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_b20::Float32 = zero(Float32)  # reductions.py:24
+        local tk_v_add_ret21::Float32 = zero(Float32)  # reductions.py:24
+        if tk_v_group_tree_tid17[1] < tk_v_group_tree_stride16[1]  # reductions.py:24
+            tk_v_add_a19 = tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1]  # reductions.py:25
+            tk_v_add_b20 = tk_v_group_reduce_f32_smem13[((tk_v_group_tree_tid17[1] + tk_v_group_tree_stride16[1]) % Int64) + 1]  # reductions.py:25
+            tk_v_add_ret21 = tk_v_add_a19 + tk_v_add_b20  # combine.py:18
+            tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_add_ret21  # reductions.py:25
         end
         @synchronize()  # reductions.py:26
         local tk_v_cse5::Int32 = zero(Int32)  # reductions.py:27
         local tk_v_cse6::Int32 = zero(Int32)  # reductions.py:27
-        tk_v_cse5 = rem(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_cse6 = div(tk_v_group_tree_stride15[1], Int32(2))  # reductions.py:27
-        tk_v_group_tree_stride15[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
-        tk_u[2] = tk_v_group_tree_stride15[1] > Int32(0)  # reductions.py:23
+        tk_v_cse5 = rem(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_cse6 = div(tk_v_group_tree_stride16[1], Int32(2))  # reductions.py:27
+        tk_v_group_tree_stride16[1] = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6)  # reductions.py:27
+        tk_u[2] = tk_v_group_tree_stride16[1] > Int32(0)  # reductions.py:23
         @synchronize()  # reductions.py:23
     end
-    tk_v_group_tree_result14[1] = tk_v_group_reduce_f32_smem12[1]  # reductions.py:28
+    tk_v_group_tree_result15[1] = tk_v_group_reduce_f32_smem13[1]  # reductions.py:28
     @synchronize()  # reductions.py:29
-    local tk_v_group_tree_ret17::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_group_reduce_f32_ret13::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_tree_ret18::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_group_reduce_f32_ret14::Float32 = zero(Float32)  # reductions.py:30
     local ls::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_inv::Float32 = zero(Float32)  # reductions.py:30
     local tk_v_shifted_v22::Float16 = zero(Float16)  # reductions.py:30
     local tk_v_shifted_ret23::Float32 = zero(Float32)  # reductions.py:30
-    local tk_v_ifv21::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_shifted_v25::Float16 = zero(Float16)  # reductions.py:30
+    local tk_v_shifted_ret26::Float32 = zero(Float32)  # reductions.py:30
+    local tk_v_recompute_ret24::Float32 = zero(Float32)  # reductions.py:30
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
-    tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
-    tk_v_group_reduce_f32_ret13 = tk_v_group_tree_ret17  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret13  # softmax.py:111
-    ls = tk_log(s[1])  # softmax.py:112
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:113
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:114
-        k[1] = tk_f3  # softmax.py:114
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:115
-        if c[1] < n  # softmax.py:116
-            if want_log != Int32(0)  # softmax.py:117
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:117
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:42
-                tk_v_ifv21 = tk_v_shifted_ret23 - ls  # softmax.py:117
+    tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
+    tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
+    ls = tk_log(s[1])  # softmax.py:206
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
+        k[1] = tk_f3  # softmax.py:208
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
+        if c[1] < n  # softmax.py:210
+            if want_log != Int32(0)  # softmax.py:211
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
             else
-                tk_v_ifv21 = Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv  # softmax.py:117
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
             end
-            out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_ifv21)  # softmax.py:117
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0c466db3)) = 256  # softmax.py:93
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1e045473)) = 256  # softmax.py:187
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_a220b1b6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:122
-    tk_gi = @index(Global, Linear)  # softmax.py:122
-    tk_li = @index(Local, Linear)  # softmax.py:122
-    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:122
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:122
-    tk_u = @localmem Bool (2,)  # softmax.py:122
-    lane = @private Int32 (1,)  # softmax.py:122
-    base = @private Int32 (1,)  # softmax.py:122
-    m = @private Float32 (1,)  # softmax.py:122
-    s = @private Float32 (1,)  # softmax.py:122
-    c = @private Int32 (1,)  # softmax.py:122
-    v = @private Float32 (1,)  # softmax.py:122
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:122
-    big = @private Float32 (1,)  # softmax.py:122
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:122
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:122
-    local t::Int32 = zero(Int32)  # softmax.py:122
-    local r::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:122
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:122
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:122
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:122
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:122
-    lane[1] = Int32(0)  # softmax.py:122
-    base[1] = Int32(0)  # softmax.py:122
-    m[1] = 0.0f0  # softmax.py:122
-    s[1] = 0.0f0  # softmax.py:122
-    c[1] = Int32(0)  # softmax.py:122
-    v[1] = 0.0f0  # softmax.py:122
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:122
-    big[1] = 0.0f0  # softmax.py:122
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:122
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:122
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:123
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:124
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:124
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:124
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:125
-    base[1] = r * n  # softmax.py:126
-    m[1] = -Inf32  # softmax.py:127
-    s[1] = 0.0f0  # softmax.py:128
-    tk_v_start3 = lane[1] % Int64  # softmax.py:129
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:129
-    if UInt32(0) < tk_v_trips1  # softmax.py:129
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:129
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:129
-            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:130
-            if v[1] > m[1]  # softmax.py:131
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:132
-                m[1] = v[1]  # softmax.py:133
+@kernel function tk__online_d27b9b2e(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
+    tk_gi = @index(Global, Linear)  # softmax.py:219
+    tk_li = @index(Local, Linear)  # softmax.py:219
+    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:219
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:219
+    tk_u = @localmem Bool (2,)  # softmax.py:219
+    lane = @private Int32 (1,)  # softmax.py:219
+    base = @private Int32 (1,)  # softmax.py:219
+    m = @private Float32 (1,)  # softmax.py:219
+    s = @private Float32 (1,)  # softmax.py:219
+    c = @private Int32 (1,)  # softmax.py:219
+    v = @private Float32 (1,)  # softmax.py:219
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:219
+    big = @private Float32 (1,)  # softmax.py:219
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:219
+    local t::Int32 = zero(Int32)  # softmax.py:219
+    local r::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:219
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
+    lane[1] = Int32(0)  # softmax.py:219
+    base[1] = Int32(0)  # softmax.py:219
+    m[1] = 0.0f0  # softmax.py:219
+    s[1] = 0.0f0  # softmax.py:219
+    c[1] = Int32(0)  # softmax.py:219
+    v[1] = 0.0f0  # softmax.py:219
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:219
+    big[1] = 0.0f0  # softmax.py:219
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:219
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
+    base[1] = r * n  # softmax.py:223
+    m[1] = -Inf32  # softmax.py:224
+    s[1] = 0.0f0  # softmax.py:225
+    tk_v_start3 = lane[1] % Int64  # softmax.py:226
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
+    if UInt32(0) < tk_v_trips1  # softmax.py:226
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
+            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:227
+            if v[1] > m[1]  # softmax.py:228
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
+                m[1] = v[1]  # softmax.py:230
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:42
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:134
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:49
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3991,9 +4024,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0c466db3)) = 256  # soft
     local tk_v_group_reduce_f32_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret3 = tk_v_group_tree_ret7  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:135
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:42
-    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:137
+    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:232
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:49
+    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_f32_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -4031,52 +4064,52 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0c466db3)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:137
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:138
-    tk_v_start6 = lane[1] % Int64  # softmax.py:139
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:139
-    if UInt32(0) < tk_v_trips4  # softmax.py:139
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:139
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:139
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:140
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:42
-            v[1] = tk_v_shifted_ret23  # softmax.py:140
-            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:141
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:234
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:235
+    tk_v_start6 = lane[1] % Int64  # softmax.py:236
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
+    if UInt32(0) < tk_v_trips4  # softmax.py:236
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:49
+            v[1] = tk_v_shifted_ret23  # softmax.py:237
+            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:238
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_a220b1b6)) = 256  # softmax.py:122
+TackRuntime.tk_workgroupsize(::typeof(tk__online_d27b9b2e)) = 256  # softmax.py:219
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_f22fe951,
-        (:columns, Float32, 0) => tk__columns_8d79584b,
-        (:cached, Float32, 1) => tk_softmax_cached_f49ea441,
-        (:cached, Float32, 2) => tk_softmax_cached_59f5a1da,
-        (:cached, Float32, 4) => tk_softmax_cached_5e790541,
-        (:cached, Float32, 8) => tk_softmax_cached_16a38ebd,
-        (:cached, Float32, 16) => tk_softmax_cached_219e0d2f,
-        (:cached, Float32, 32) => tk_softmax_cached_6d2b7f22,
-        (:online, Float32, 0) => tk__online_d4f43f82,
-        (:rows, Float64, 0) => tk__rows_30ebaa2b,
-        (:columns, Float64, 0) => tk__columns_2c52f0c7,
-        (:cached, Float64, 1) => tk_softmax_cached_c8c18085,
-        (:cached, Float64, 2) => tk_softmax_cached_92b60249,
-        (:cached, Float64, 4) => tk_softmax_cached_264e81e9,
-        (:cached, Float64, 8) => tk_softmax_cached_d39bc29d,
-        (:cached, Float64, 16) => tk_softmax_cached_0da4d4fd,
-        (:cached, Float64, 32) => tk_softmax_cached_0dd24cfa,
-        (:online, Float64, 0) => tk__online_ab0c13aa,
-        (:rows, Float16, 0) => tk__rows_393438a6,
-        (:columns, Float16, 0) => tk__columns_35361d56,
-        (:cached, Float16, 1) => tk_softmax_cached_007fc4ec,
-        (:cached, Float16, 2) => tk_softmax_cached_bfebdc23,
-        (:cached, Float16, 4) => tk_softmax_cached_bb418269,
-        (:cached, Float16, 8) => tk_softmax_cached_2c25944a,
-        (:cached, Float16, 16) => tk_softmax_cached_826f53ba,
-        (:cached, Float16, 32) => tk_softmax_cached_0c466db3,
-        (:online, Float16, 0) => tk__online_a220b1b6,
+        (:rows, Float32, 0) => tk__rows_3b2a47a3,
+        (:columns, Float32, 0) => tk__columns_c1450057,
+        (:cached, Float32, 1) => tk_softmax_cached_a102d614,
+        (:cached, Float32, 2) => tk_softmax_cached_08c866f2,
+        (:cached, Float32, 4) => tk_softmax_cached_7ca0a0c6,
+        (:cached, Float32, 8) => tk_softmax_cached_f74417a8,
+        (:cached, Float32, 16) => tk_softmax_cached_a6a0df2b,
+        (:cached, Float32, 32) => tk_softmax_cached_963c0afe,
+        (:online, Float32, 0) => tk__online_472a5813,
+        (:rows, Float64, 0) => tk__rows_bf2d5555,
+        (:columns, Float64, 0) => tk__columns_1153e509,
+        (:cached, Float64, 1) => tk_softmax_cached_acff0686,
+        (:cached, Float64, 2) => tk_softmax_cached_0508adc3,
+        (:cached, Float64, 4) => tk_softmax_cached_b0d245a6,
+        (:cached, Float64, 8) => tk_softmax_cached_240f5c37,
+        (:cached, Float64, 16) => tk_softmax_cached_bf8dc35b,
+        (:cached, Float64, 32) => tk_softmax_cached_2b479e80,
+        (:online, Float64, 0) => tk__online_888364fc,
+        (:rows, Float16, 0) => tk__rows_fa04bf0e,
+        (:columns, Float16, 0) => tk__columns_4a37e365,
+        (:cached, Float16, 1) => tk_softmax_cached_6fc12794,
+        (:cached, Float16, 2) => tk_softmax_cached_233c1690,
+        (:cached, Float16, 4) => tk_softmax_cached_82da8ea6,
+        (:cached, Float16, 8) => tk_softmax_cached_65fbbe23,
+        (:cached, Float16, 16) => tk_softmax_cached_0ed3081c,
+        (:cached, Float16, 32) => tk_softmax_cached_1e045473,
+        (:online, Float16, 0) => tk__online_d27b9b2e,
     )
 end
 

@@ -159,5 +159,5 @@ def test_reductions_follow_the_engine():
         tack.set_default_device(device)
         got[device] = _everything(np.float32)
     tack.set_default_device("cpu")
-    for k in ("softmax", "layer_norm", "sum", "dot", "inclusive_scan"):
+    for k in ("layer_norm", "sum", "dot", "inclusive_scan"):  # softmax: test_sum_order.py
         np.testing.assert_array_equal(_bits(got["sim"][k]), _bits(got["cpu"][k]), k)

@@ -12,7 +12,7 @@ import tack.algorithms as alg
 from tack import ops
 from tack.testing.bounds import OP_BOUNDS, growth
 
-LENGTHS = (7, 257, 4099)
+LENGTHS = (7, 257, 4099, 9001)  # 9001: past the one-read workgroup kernels
 
 
 def _erf(x):

@@ -220,3 +220,52 @@ def test_float16_squares_do_not_overflow(device, n):
     check(ops.rms_norm(x, w), refs.rms_norm(x, w, 1e-6), np.float16, True)
     _, _, rstd = ops.layer_norm(x, w, np.zeros(n, np.float16), return_stats=True)
     check(rstd, refs.layer_norm(x, w, np.zeros(n), 1e-5)[2], np.float16, True)
+
+
+# ---- half softmax rounds once: f32 exps, f32 sum, one rounding of each result ----------------
+def _bits(a):
+    return np.asarray(a).view(np.uint16)
+
+
+def _softmax_f32(x32, log: bool):
+    """NumPy's float32 softmax (exps, sum and scaling in float32), the reference a half row
+    rounds once from."""
+    z = x32 - x32.max(-1, keepdims=True)
+    with np.errstate(under="ignore"):
+        e = np.exp(z)
+        s = e.sum(-1, keepdims=True, dtype=np.float32)
+    return (z - np.log(s)) if log else e * (np.float32(1) / s)
+
+
+def _near_a_tie(ref32, dtype, absolute=0.0, rel=1e-5):
+    """Where a float32 value lies within `absolute + rel |value|` of the midpoint between the
+    two half values around it: there another float32 softmax (another exp, another sum order)
+    may round to the other neighbour, so the bit comparison leaves these out (a few percent of
+    float16's, fewer of bfloat16's)."""
+    h = ref32.astype(dtype).astype(np.float32)
+    up = np.nextafter(ref32.astype(dtype), np.array(np.inf, dtype)).astype(np.float32)
+    down = np.nextafter(ref32.astype(dtype), np.array(-np.inf, dtype)).astype(np.float32)
+    mid = np.where(ref32 >= h, (h + up) / 2, (h + down) / 2)
+    return np.abs(ref32 - mid) <= absolute + rel * np.abs(ref32)
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape", [(3, 7), (4, 257), (2, 8192), (2, 9001)])
+@pytest.mark.parametrize("dtype", HALVES, ids=_name)
+def test_half_softmax_rounds_once(device, dtype, shape, log):
+    """A half row's exps, sum and scaling are f32 and each result is rounded to half once: its
+    bits are NumPy's float32 softmax of the widened row rounded to half (up to the elements
+    next to a tie, `_near_a_tie`), and exactly Tack's own float32 softmax of the widened row
+    rounded to half. Rounding each exp to half before the sum and the scaling (twice) differs
+    from these in about a quarter of the elements."""
+    x = data(shape, dtype, seed=3)
+    x32 = x.astype(np.float32)
+    f = ops.log_softmax if log else ops.softmax
+    got = f(x).numpy()
+    ref32 = _softmax_f32(x32, log)
+    differ = _bits(got) != _bits(ref32.astype(dtype))
+    # log_softmax subtracts log(sum), and log near 1 turns the sum's last-bit difference into
+    # an absolute one of about 2^-24 per unit of rounding: a few of those
+    tie = _near_a_tie(ref32, dtype, absolute=8 * 2.0**-24 if log else 0.0)
+    assert not np.any(differ & ~tie), np.argwhere(differ & ~tie)[:5]
+    np.testing.assert_array_equal(_bits(got), _bits(f(x32).numpy().astype(dtype)))

@@ -76,6 +76,11 @@ def _softmax_row(t, _):
     return [_vec(t), _vec(t), 1, 8, 0]  # x, out, rows, n, want_log
 
 
+def _softmax_funcs(funcs):
+    """softmax's row arguments plus its compile-time functions for the dtype."""
+    return lambda t, p: _softmax_row(t, p) + list(funcs(t))
+
+
 def _softmax_column(t, _):
     return [_vec(t), _vec(t), 1, 8, 1, 0]  # x, out, columns, n, inner, want_log
 
@@ -110,9 +115,10 @@ OP_FILES = (
            bridges=("tack_gelu!",), dtypes=HALF),
     OpFile("silu", "elementwise", (fixed("map", EW._UNARY["silu"][0], _with("wide")(_unary)),),
            bridges=("tack_silu!",), dtypes=HALF),
-    OpFile("softmax", "softmax", (fixed("rows", SM._rows, _with("fold")(_softmax_row)),
+    OpFile("softmax", "softmax", (fixed("rows", SM._rows, _softmax_funcs(SM.row_funcs)),
                                   fixed("columns", SM._columns, _softmax_column),
-                                  Entry("cached", SM._cached, _with("reduce")(_softmax_row), PERS),
+                                  Entry("cached", SM._cached, _softmax_funcs(SM.cached_funcs),
+                                        PERS),
                                   fixed("online", SM._online, _with("reduce")(_softmax_row))),
            bridges=("tack_softmax!",), dtypes=HALF),
     OpFile("log_softmax", "softmax", includes=("softmax",), bridges=("tack_log_softmax!",)),

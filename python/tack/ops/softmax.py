@@ -5,11 +5,17 @@ engine with workgroups, one 256-lane workgroup takes a row: where the row fits i
 (n <= 256 * 32) each lane keeps its share in a local array and the row is read once; a longer
 row takes an online max/sum (each lane rescales its running sum when its maximum grows, the
 lanes' pairs are then combined) and is read twice. The portable kernel (the CPU) runs one row
-per parallel iteration, whose four sweeps stay in cache (max, exp, sum, scale: the reductions
-eight at a time, `_rowsum`, the exp loop free of them, so that each vectorizes); in float32 its
-exp is `tack.lib.expf.exp_f32`, plain arithmetic that vectorizes too (the builtin's `expf`
-runs one lane at a time). Another axis runs one (outer, inner) column per iteration,
-neighbouring iterations reading neighbouring addresses.
+per parallel iteration, whose sweeps stay in cache (max, exp and sum, scale), each a loop that
+vectorizes (the builtin `exp` of f32 is `tack.lib.expf.exp_f32` on the CPU, plain arithmetic).
+Another axis runs one (outer, inner) column per iteration, neighbouring iterations reading
+neighbouring addresses.
+
+One sum order (docs/numerics.md, "The same bits"): a row's exps are added as the one-read
+workgroup kernel adds them, element c into lane c % 256, each lane in index order from 0, the
+256 lanes combined by the workgroup tree; the portable kernel does the same with 256
+accumulators (`lane_exp_sum`, `lane_tree`), so a row of up to 256 * 32 elements has the same
+bits on the CPU engine as on the simulator (and as a GPU's where its exp is the same). The
+maximum needs no order (max is exact). The online kernel's rescaled sums round differently.
 
 Every kernel takes x - max through `_shifted`, which gives a row whose maximum is +inf NNlib's
 result (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl, `_softmax!` and
@@ -17,20 +23,21 @@ result (https://github.com/FluxML/NNlib.jl/blob/master/src/softmax.jl, `_softmax
 them), the others get 0 (log_softmax -inf), where inf - inf would make the whole row NaN.
 
 f16 and bf16 rows run the same kernels with an f32 maximum and sum (`_wide`: the f32 row loop
-and workgroup tree; the running locals start as f32) and f32 exp (`exp_f32` on the CPU)."""
+and workgroup tree; the running locals start as f32) and f32 exps, each result rounded to half
+once: their exps are summed in f32 and computed again for the scaling, never kept in half
+(`_KEEP`)."""
 from __future__ import annotations
 
 import math
 
 from ..constants import constant
-from ..dtypes import f32, f64
+from ..dtypes import f32, i64
 from ..frontend.inline import func
-from ..intrinsics import local_array_like, select, thread_id, unroll
+from ..intrinsics import local_array, local_array_like, select, thread_id, unroll
 from ..kernel import kernel
 from ..lib.combine import add, larger
-from ..lib.expf import exp_f32
 from . import _args, _wide
-from ._rowsum import row_max, row_sum
+from ._rowsum import row_max
 
 MAX_PER_LANE = 32  # registers a lane may hold for the one-read path (n <= 256 * 32)
 
@@ -42,31 +49,118 @@ def _shifted(v, m):
     return select(m == math.inf, select(v == m, 0.0, -math.inf), v - m)
 
 
-def _rows_kernel(expf, name: str):
-    """The portable row kernel with `expf` for exp (the builtin, or `exp_f32`); `name` is the
-    Python-side name (`tack.inspect` and the Julia files show `_rows` for both)."""
+LANES = constant(256)  # the workgroup's lanes (ir.ops.WORKGROUP), whose sum order all share
 
-    def _rows(x, out, rows, n, want_log, fold):
-        for r in range(rows):
-            base = r * n
-            m = row_max(fold, x, base, n)
+
+@func
+def _stash(kept, i, e):
+    """Keep exp(x - max) in `kept[i]` (of the row's dtype: exact) for the scaling pass."""
+    kept[i] = e
+
+
+@func
+def _no_stash(kept, i, e):
+    """A half row keeps no exp: rounded to half it would round twice."""
+    return e
+
+
+@func
+def _fetch(kept, src, i, m):
+    return kept[i]
+
+
+@func
+def _recompute(kept, src, i, m):
+    """A half row's exp(x - max), computed again in f32 from the element."""
+    return exp(_shifted(src[i], m))  # noqa: F821 - a kernel builtin
+
+
+@func
+def lane_tree(acc, live):
+    """acc[0] + ... + acc[LANES - 1] in the workgroup tree's order (`lib.reductions.group_tree`:
+    slot i takes slot i + s for s = 128, 64, ..., 1), each level one vectorizable loop. Only
+    the first `live` slots are read: the others hold +0.0, and adding +0.0 to a sum of exps
+    (never -0.0) changes nothing, so a short row skips those additions with the same bits."""
+    s = 128
+    while s > 8:
+        for i in range(min(s, live - s)):
+            acc[i] = acc[i] + acc[i + s]
+        s = s // 2
+    for i in unroll(range(8)):  # the last levels without loops (slots 0..15 are written)
+        acc[i] = acc[i] + acc[i + 8]
+    for i in unroll(range(4)):
+        acc[i] = acc[i] + acc[i + 4]
+    for i in unroll(range(2)):
+        acc[i] = acc[i] + acc[i + 2]
+    return acc[0] + acc[1]
+
+
+@func
+def lane_exp_sum(x, out, base, n, m, stash):
+    """sum over c < n of exp(x[base + c] - m) in the workgroup kernels' order: element c into
+    lane c % 256, each lane adding its elements in index order from 0, the lanes combined by
+    `lane_tree`; in x's dtype. Each exp goes to `stash(out, base + c, e)`."""
+    acc = local_array_like(x, LANES)
+    return lane_sum(acc, x, out, base, n, m, stash)
+
+
+@func
+def lane_exp_sum_f32(x, out, base, n, m, stash):
+    """`lane_exp_sum` in f32: a half row's."""
+    acc = local_array(f32, LANES)
+    return lane_sum(acc, x, out, base, n, m, stash)
+
+
+@func
+def lane_sum(acc, x, out, base, n, m, stash):
+    live = min(n, LANES)  # the lanes that receive an element
+    for j in range(max(live, 16)):
+        acc[j] = 0.0
+    c = i64(base)
+    end = c + n
+    while c + LANES <= end:
+        for j in range(LANES):
+            e = exp(_shifted(x[c + j], m))  # noqa: F821 - a kernel builtin
+            stash(out, c + j, e)
+            acc[j] += e
+        c += LANES
+    for j in range(end - c):
+        e = exp(_shifted(x[c + j], m))  # noqa: F821
+        stash(out, c + j, e)
+        acc[j] += e
+    return lane_tree(acc, live)
+
+
+@kernel
+def _rows(x, out, rows, n, want_log, fold, exp_sum, stash, fetch):
+    for r in range(rows):
+        base = r * n
+        m = row_max(fold, x, base, n)
+        s = exp_sum(x, out, base, n, m, stash)
+        if want_log:
+            ls = log(s)  # noqa: F821 - a kernel builtin
             for c in range(n):
-                out[base + c] = expf(_shifted(x[base + c], m))
-            s = row_sum(fold, out, base, n, 0.0)
-            if want_log:
-                ls = log(s)  # noqa: F821 - a kernel builtin
-                for c in range(n):
-                    out[base + c] = _shifted(x[base + c], m) - ls
-            else:
-                inv = 1.0 / s
-                for c in range(n):
-                    out[base + c] = out[base + c] * inv
-    _rows.__name__ = name
-    return kernel(_rows)
+                out[base + c] = _shifted(x[base + c], m) - ls
+        else:
+            inv = 1.0 / s
+            for c in range(n):
+                out[base + c] = fetch(out, x, base + c, m) * inv
 
 
-_rows = _rows_kernel(math.exp, "_rows")  # float64, and the Julia files' portable tier
-_rows_f32 = _rows_kernel(exp_f32, "_rows_f32")  # float32 on the CPU: a vectorized exp
+# compile-time functions: a half row sums f32 exps and scales them again computed, not rounded
+# to half in between (its result rounds once)
+_SUM = {False: lane_exp_sum, True: lane_exp_sum_f32}
+_KEEP = {False: (_stash, _fetch), True: (_no_stash, _recompute)}
+
+
+def row_funcs(dtype) -> tuple:
+    """The portable kernel's last arguments for rows of `dtype`."""
+    return _wide.funcs(dtype, "fold") + (_SUM[dtype.is_half],) + _KEEP[dtype.is_half]
+
+
+def cached_funcs(dtype) -> tuple:
+    """The one-read workgroup kernel's last arguments for rows of `dtype`."""
+    return _wide.funcs(dtype, "reduce") + _KEEP[dtype.is_half]
 
 
 @kernel
@@ -90,7 +184,7 @@ def _cached_kernel(per: int):
     PER = constant(per)
 
     @kernel
-    def softmax_cached(x, out, rows, n, want_log, reduce):
+    def softmax_cached(x, out, rows, n, want_log, reduce, stash, fetch):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
@@ -107,14 +201,17 @@ def _cached_kernel(per: int):
                 e = exp(_shifted(vals[k], m))  # noqa: F821
                 s += e
                 if not want_log:
-                    vals[k] = e
+                    stash(vals, k, e)
             s = reduce(x, s, add)
             ls = log(s)  # noqa: F821
             inv = 1.0 / s
             for k in unroll(range(PER)):
                 c = lane + k * 256
                 if c < n:
-                    out[base + c] = _shifted(vals[k], m) - ls if want_log else vals[k] * inv
+                    if want_log:
+                        out[base + c] = _shifted(vals[k], m) - ls
+                    else:
+                        out[base + c] = fetch(vals, vals, k, m) * inv
     return softmax_cached
 
 
@@ -177,11 +274,10 @@ def _run(op: str, x, axis, want_log: int, out):
     res = _args.apart(out, {"x": xa}, in_place=() if want_log and portable else ("x",))
     if inner > 1:
         _columns(xa, res, rows, n, inner, want_log)
-    elif portable:  # f32 math for f32 and half rows: exp_f32
-        k = _rows if xa.dtype == f64 else _rows_f32
-        k(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "fold"))
+    elif portable:
+        _rows(xa, res, rows, n, want_log, *row_funcs(xa.dtype))
     elif n <= 256 * MAX_PER_LANE:
-        _cached(_per_lane(n))(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
+        _cached(_per_lane(n))(xa, res, rows, n, want_log, *cached_funcs(xa.dtype))
     else:
         _online(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
     return _args.deliver(res, out)
