@@ -12,6 +12,7 @@ from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
+from ..lib.tf32 import OPERAND
 from . import _args, matmul_cpu
 
 
@@ -53,19 +54,6 @@ B_BUF = constant(1024)  # SLAB * TILE
 
 
 @func
-def _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane):
-    """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32 bytes)
-    and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero outside."""
-    for q in unroll(range(4)):
-        row = lane // 8 + 32 * q
-        kk = lane % 8
-        ra[q] = a[(z * m + i0 + row) * k + p0 + kk] if i0 + row < m and p0 + kk < k else 0.0
-        kb = lane // 128 + 2 * q
-        col = lane % 128
-        rb[q] = b[(z * k + p0 + kb) * n + j0 + col] if p0 + kb < k and j0 + col < n else 0.0
-
-
-@func
 def _stash(a_s, b_s, ra, rb, buf, lane):
     """The fetched registers into shared buffer `buf`: A transposed ([k][row]), B as is."""
     for q in unroll(range(4)):
@@ -87,46 +75,71 @@ def _slab(a_s, b_s, acc, av, bv, buf, ty, tx):
             acc[q] += av[q // 8] * bv[q % 8]
 
 
-@kernel
-def _tiled(a, b, c, batch, m, k, n):
-    for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
-        tn = (n + 127) // 128
-        tiles = ((m + 127) // 128) * tn
-        g = t // 256
-        lane = thread_id()
-        z = g // tiles
-        i0 = ((g % tiles) // tn) * 128
-        j0 = ((g % tiles) % tn) * 128
-        a_s = shared_like(a, 2 * A_BUF)
-        b_s = shared_like(a, 2 * B_BUF)
-        acc = local_array_like(a, 64)
-        av = local_array_like(a, 8)
-        bv = local_array_like(a, 8)
-        ra = local_array_like(a, 4)
-        rb = local_array_like(a, 4)
-        for q in unroll(range(64)):
-            acc[q] = 0.0
-        _fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane)
-        _stash(a_s, b_s, ra, rb, 0, lane)
-        barrier()
-        for p0 in range(0, k, 8):
-            buf = (p0 // 8) % 2
-            _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane)
-            _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
-            _stash(a_s, b_s, ra, rb, 1 - buf, lane)
+def _tiled_kernel(operand):
+    """The workgroup kernel whose products take each element of A and B through `operand`
+    (lib/tf32.py, OPERAND), applied where it is fetched from global memory."""
+
+    @func
+    def fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane):
+        """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32
+        bytes) and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero
+        outside."""
+        for q in unroll(range(4)):
+            row = lane // 8 + 32 * q
+            kk = lane % 8
+            ra[q] = operand(a[(z * m + i0 + row) * k + p0 + kk]
+                            if i0 + row < m and p0 + kk < k else 0.0)
+            kb = lane // 128 + 2 * q
+            col = lane % 128
+            rb[q] = operand(b[(z * k + p0 + kb) * n + j0 + col]
+                            if p0 + kb < k and j0 + col < n else 0.0)
+
+    @kernel
+    def _tiled(a, b, c, batch, m, k, n):
+        for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
+            tn = (n + 127) // 128
+            tiles = ((m + 127) // 128) * tn
+            g = t // 256
+            lane = thread_id()
+            z = g // tiles
+            i0 = ((g % tiles) // tn) * 128
+            j0 = ((g % tiles) % tn) * 128
+            a_s = shared_like(a, 2 * A_BUF)
+            b_s = shared_like(a, 2 * B_BUF)
+            acc = local_array_like(a, 64)
+            av = local_array_like(a, 8)
+            bv = local_array_like(a, 8)
+            ra = local_array_like(a, 4)
+            rb = local_array_like(a, 4)
+            for q in unroll(range(64)):
+                acc[q] = 0.0
+            fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane)
+            _stash(a_s, b_s, ra, rb, 0, lane)
             barrier()
-        for q in unroll(range(64)):
-            i = i0 + 4 * (lane // 16) + q // 8 % 4 + 64 * (q // 32)
-            j = j0 + 4 * (lane % 16) + q % 4 + 64 * (q % 8 // 4)
-            if i < m and j < n:
-                c[(z * m + i) * n + j] = acc[q]
+            for p0 in range(0, k, 8):
+                buf = (p0 // 8) % 2
+                fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane)
+                _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
+                _stash(a_s, b_s, ra, rb, 1 - buf, lane)
+                barrier()
+            for q in unroll(range(64)):
+                i = i0 + 4 * (lane // 16) + q // 8 % 4 + 64 * (q // 32)
+                j = j0 + 4 * (lane % 16) + q % 4 + 64 * (q % 8 // 4)
+                if i < m and j < n:
+                    c[(z * m + i) * n + j] = acc[q]
+    return _tiled
 
 
-def _run(op: str, a, b, ranks, out):
+TILED = {p: _tiled_kernel(f) for p, f in OPERAND.items()}  # by precision
+_tiled = TILED["ieee"]
+
+
+def _run(op: str, a, b, ranks, out, precision):
     dev = _args.device()
     aa = _args.as_array(op, "a", a, dev)
     ba = _args.as_array(op, "b", b, dev)
     _args.same_dtype(op, aa, b=ba)
+    precision = _args.precision(op, precision, aa)
     _args.need_rank(op, "a", aa, ranks)
     _args.need_rank(op, "b", ba, ranks)
     if aa.ndim != ba.ndim:
@@ -143,23 +156,27 @@ def _run(op: str, a, b, ranks, out):
         if not fresh:
             out.fill(0.0)
         return out
-    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet)
-        return _args.narrowed(_run(op, _args.widened(aa), _args.widened(ba), ranks, None), out)
+    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet); every
+        # half value is a TF32 value, so "tf32" rounds nothing and takes the same path
+        wide = _run(op, _args.widened(aa), _args.widened(ba), ranks, None, "ieee")
+        return _args.narrowed(wide, out)
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
     c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
     args = (aa, ba, c) + _args.sizes(total, z, m, k, n)
     if _args.workgroups(dev):
-        _tiled(*args)
+        TILED[precision](*args)
     else:
-        matmul_cpu.run(aa, ba, c, z, m, k, n)
+        matmul_cpu.run(aa, ba, c, z, m, k, n, precision)
     return _args.deliver(c, out)
 
 
-def matmul(a, b, out=None):
-    """a @ b for 2-D a (m, k) and b (k, n)."""
-    return _run("matmul", a, b, (2,), out)
+def matmul(a, b, out=None, precision="ieee"):
+    """a @ b for 2-D a (m, k) and b (k, n). `precision="tf32"` rounds every element of float32
+    a and b to TF32 (`tack.tf32`) before its products, which accumulate in float32 as with the
+    default "ieee" (docs/ops.md, "Precision")."""
+    return _run("matmul", a, b, (2,), out, precision)
 
 
-def batched_matmul(a, b, out=None):
-    """a[z] @ b[z] for 3-D a (batch, m, k) and b (batch, k, n)."""
-    return _run("batched_matmul", a, b, (3,), out)
+def batched_matmul(a, b, out=None, precision="ieee"):
+    """a[z] @ b[z] for 3-D a (batch, m, k) and b (batch, k, n); `precision` as for `matmul`."""
+    return _run("batched_matmul", a, b, (3,), out, precision)

@@ -23,13 +23,15 @@ from ..dtypes import f32, f64, i64
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
 from ..kernel import kernel
+from ..lib.tf32 import OPERAND
 from . import _args
 
 MR = constant(6)  # rows of a tile: 12 accumulator vectors + 2 of B + 1 broadcast of 16 registers
 
 
-def _pack_kernel(NR):
-    """The packing kernel for panels of `NR` (a tack.constant) columns."""
+def _pack_kernel(NR, operand):
+    """The packing kernel for panels of `NR` (a tack.constant) columns, each element of B taken
+    through `operand` (lib/tf32.py, OPERAND)."""
 
     @kernel
     def pack_panels(b, bp, count, k, n):
@@ -40,12 +42,13 @@ def _pack_kernel(NR):
             j0 = (zj % nt) * NR
             src = ((zj // nt) * kk + tt % kk) * nn + j0
             for j in unroll(range(NR)):
-                bp[tt * NR + j] = b[src + j] if j0 + j < nn else 0.0
+                bp[tt * NR + j] = operand(b[src + j] if j0 + j < nn else 0.0)
     return pack_panels
 
 
-def _tile_kernels(NR):
-    """(matmul_tiles, matmul_edges) for panels of `NR` (a tack.constant) columns."""
+def _tile_kernels(NR, operand):
+    """(matmul_tiles, matmul_edges) for panels of `NR` (a tack.constant) columns, each element
+    of A taken through `operand` where it is read (the panels hold B's already)."""
 
     @func
     def sums(a, bp, acc, ab, pb, i0, m, k):
@@ -56,7 +59,7 @@ def _tile_kernels(NR):
         for p in range(k):
             brow = pb + p * NR
             for i in unroll(range(MR)):
-                av = a[ab + min(i0 + i, m - 1) * k + p]
+                av = operand(a[ab + min(i0 + i, m - 1) * k + p])
                 for j in unroll(range(NR)):
                     acc[i * NR + j] += av * bp[brow + j]
 
@@ -96,12 +99,15 @@ def _tile_kernels(NR):
     return matmul_tiles, matmul_edges
 
 
-def _kernels(nr: int):
+def _kernels(nr: int, precision: str = "ieee"):
     NR = constant(nr)
-    return (nr, _pack_kernel(NR)) + _tile_kernels(NR)
+    operand = OPERAND[precision]
+    return (nr, _pack_kernel(NR, operand)) + _tile_kernels(NR, operand)
 
 
-KERNELS = {f32: _kernels(16), f64: _kernels(8)}  # (NR, pack, tiles, edges) by dtype
+# (NR, pack, tiles, edges) by dtype and precision (float64 takes "ieee" only: ops/_args.py)
+KERNELS = {(f32, "ieee"): _kernels(16), (f64, "ieee"): _kernels(8),
+           (f32, "tf32"): _kernels(16, "tf32")}
 
 
 def panel_size(batch: int, k: int, n: int, nr: int = 16) -> int:
@@ -115,10 +121,10 @@ def edge_tiles(m: int, n: int, nr: int = 16) -> tuple[int, int]:
     return (nt if m % int(MR) else 0), (m // int(MR) if n % nr else 0)
 
 
-def run(a, b, c, batch: int, m: int, k: int, n: int) -> None:
+def run(a, b, c, batch: int, m: int, k: int, n: int, precision: str = "ieee") -> None:
     """c = a @ b (flat arrays of batch matrices) by the three kernels; the panel buffer is kept
     between calls of one shape (`_args.kept`: no allocation and zero-fill per call)."""
-    nr, pack, tiles, edges = KERNELS[a.dtype]
+    nr, pack, tiles, edges = KERNELS[a.dtype, precision]
     size = panel_size(batch, k, n, nr)
     bp = _args.kept(a.device, a.dtype, "matmul panels", size)
     pack(b, bp, size // nr, k, n)
