@@ -103,1912 +103,2176 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_13105a8a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
-    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float32 = zero(Float32)  # attention.py:36
-    local total::Float32 = zero(Float32)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float32 = zero(Float32)  # attention.py:36
-    local corr::Float32 = zero(Float32)  # attention.py:36
-    local p::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(15)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = 0.0f0  # attention.py:44
+@kernel function tk__rows_539287b4(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:46
+    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:46
+    local m::Float32 = zero(Float32)  # attention.py:46
+    local total::Float32 = zero(Float32)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v3::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret4::Float32 = zero(Float32)  # attention.py:46
+    local corr::Float32 = zero(Float32)  # attention.py:46
+    local p::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret5::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v6::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret7::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(15)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = 0.0f0  # attention.py:54
         end
-        m = -Inf32  # attention.py:45
-        total = 0.0f0  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = 0.0f0  # attention.py:48
-                for outer d in Int64(0):Int64(15)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(15)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf32  # attention.py:55
+        total = 0.0f0  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = 0.0f0  # attention.py:58
                 for outer d in Int64(0):Int64(15)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(16)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(15)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(15)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(16)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:61
-        for outer d in Int64(0):Int64(15)  # attention.py:62
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = 1.0f0 / total  # attention.py:71
+        for outer d in Int64(0):Int64(15)  # attention.py:72
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_c4b06e09(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
-    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float32 = zero(Float32)  # attention.py:36
-    local total::Float32 = zero(Float32)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float32 = zero(Float32)  # attention.py:36
-    local corr::Float32 = zero(Float32)  # attention.py:36
-    local p::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(31)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = 0.0f0  # attention.py:44
+@kernel function tk__rows_3901db40(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:46
+    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:46
+    local m::Float32 = zero(Float32)  # attention.py:46
+    local total::Float32 = zero(Float32)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v3::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret4::Float32 = zero(Float32)  # attention.py:46
+    local corr::Float32 = zero(Float32)  # attention.py:46
+    local p::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret5::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v6::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret7::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(31)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = 0.0f0  # attention.py:54
         end
-        m = -Inf32  # attention.py:45
-        total = 0.0f0  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = 0.0f0  # attention.py:48
-                for outer d in Int64(0):Int64(31)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(31)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf32  # attention.py:55
+        total = 0.0f0  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = 0.0f0  # attention.py:58
                 for outer d in Int64(0):Int64(31)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(32)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(31)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(31)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(32)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:61
-        for outer d in Int64(0):Int64(31)  # attention.py:62
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = 1.0f0 / total  # attention.py:71
+        for outer d in Int64(0):Int64(31)  # attention.py:72
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_4fabf2f0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
-    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float32 = zero(Float32)  # attention.py:36
-    local total::Float32 = zero(Float32)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float32 = zero(Float32)  # attention.py:36
-    local corr::Float32 = zero(Float32)  # attention.py:36
-    local p::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(63)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = 0.0f0  # attention.py:44
+@kernel function tk__rows_bd0c038f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:46
+    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:46
+    local m::Float32 = zero(Float32)  # attention.py:46
+    local total::Float32 = zero(Float32)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v3::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret4::Float32 = zero(Float32)  # attention.py:46
+    local corr::Float32 = zero(Float32)  # attention.py:46
+    local p::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret5::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v6::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret7::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(63)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = 0.0f0  # attention.py:54
         end
-        m = -Inf32  # attention.py:45
-        total = 0.0f0  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = 0.0f0  # attention.py:48
-                for outer d in Int64(0):Int64(63)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(63)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf32  # attention.py:55
+        total = 0.0f0  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = 0.0f0  # attention.py:58
                 for outer d in Int64(0):Int64(63)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(64)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(63)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(63)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(64)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:61
-        for outer d in Int64(0):Int64(63)  # attention.py:62
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = 1.0f0 / total  # attention.py:71
+        for outer d in Int64(0):Int64(63)  # attention.py:72
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_6a8011ed(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
-    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float32 = zero(Float32)  # attention.py:36
-    local total::Float32 = zero(Float32)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float32 = zero(Float32)  # attention.py:36
-    local corr::Float32 = zero(Float32)  # attention.py:36
-    local p::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(127)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = 0.0f0  # attention.py:44
+@kernel function tk__rows_f4fab3b4(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:46
+    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:46
+    local m::Float32 = zero(Float32)  # attention.py:46
+    local total::Float32 = zero(Float32)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v3::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret4::Float32 = zero(Float32)  # attention.py:46
+    local corr::Float32 = zero(Float32)  # attention.py:46
+    local p::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret5::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_v6::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_keep_ret7::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(127)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = 0.0f0  # attention.py:54
         end
-        m = -Inf32  # attention.py:45
-        total = 0.0f0  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = 0.0f0  # attention.py:48
-                for outer d in Int64(0):Int64(127)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(127)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf32  # attention.py:55
+        total = 0.0f0  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = 0.0f0  # attention.py:58
                 for outer d in Int64(0):Int64(127)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(128)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(127)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(127)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(128)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:61
-        for outer d in Int64(0):Int64(127)  # attention.py:62
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = 1.0f0 / total  # attention.py:71
+        for outer d in Int64(0):Int64(127)  # attention.py:72
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_7cd80897(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float32 (512,)  # attention.py:67
-    v_s = @localmem Float32 (512,)  # attention.py:67
-    qv = @private Float32 (16,)  # attention.py:67
-    acc = @private Float32 (16,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float32 (1,)  # attention.py:67
-    total = @private Float32 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float32 (1,)  # attention.py:67
-    corr = @private Float32 (1,)  # attention.py:67
-    p = @private Float32 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = 0.0f0  # attention.py:67
-    total[1] = 0.0f0  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = 0.0f0  # attention.py:67
-    corr[1] = 0.0f0  # attention.py:67
-    p[1] = 0.0f0  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = 0.0f0  # attention.py:81
+@kernel function tk__blocked_37850788(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float32 (512,)  # attention.py:77
+    v_s = @localmem Float32 (512,)  # attention.py:77
+    qv = @private Float32 (16,)  # attention.py:77
+    acc = @private Float32 (16,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float32 (1,)  # attention.py:77
+    total = @private Float32 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float32 (1,)  # attention.py:77
+    score = @private Float32 (1,)  # attention.py:77
+    corr = @private Float32 (1,)  # attention.py:77
+    p = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float32 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = 0.0f0  # attention.py:77
+    total[1] = 0.0f0  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret4[1] = 0.0f0  # attention.py:77
+    tk_v_keep_v5[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret6[1] = 0.0f0  # attention.py:77
+    score[1] = 0.0f0  # attention.py:77
+    corr[1] = 0.0f0  # attention.py:77
+    p[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret7[1] = 0.0f0  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = 0.0f0  # attention.py:91
     end
-    m[1] = -Inf32  # attention.py:82
-    total[1] = 0.0f0  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:89
+    m[1] = -Inf32  # attention.py:92
+    total[1] = 0.0f0  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = 0.0f0  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = 0.0f0  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_7cd80897)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_37850788)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_9ca43374(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float32 (1024,)  # attention.py:67
-    v_s = @localmem Float32 (1024,)  # attention.py:67
-    qv = @private Float32 (32,)  # attention.py:67
-    acc = @private Float32 (32,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float32 (1,)  # attention.py:67
-    total = @private Float32 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float32 (1,)  # attention.py:67
-    corr = @private Float32 (1,)  # attention.py:67
-    p = @private Float32 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = 0.0f0  # attention.py:67
-    total[1] = 0.0f0  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = 0.0f0  # attention.py:67
-    corr[1] = 0.0f0  # attention.py:67
-    p[1] = 0.0f0  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = 0.0f0  # attention.py:81
+@kernel function tk__blocked_26c5c219(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float32 (1024,)  # attention.py:77
+    v_s = @localmem Float32 (1024,)  # attention.py:77
+    qv = @private Float32 (32,)  # attention.py:77
+    acc = @private Float32 (32,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float32 (1,)  # attention.py:77
+    total = @private Float32 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float32 (1,)  # attention.py:77
+    score = @private Float32 (1,)  # attention.py:77
+    corr = @private Float32 (1,)  # attention.py:77
+    p = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float32 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = 0.0f0  # attention.py:77
+    total[1] = 0.0f0  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret4[1] = 0.0f0  # attention.py:77
+    tk_v_keep_v5[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret6[1] = 0.0f0  # attention.py:77
+    score[1] = 0.0f0  # attention.py:77
+    corr[1] = 0.0f0  # attention.py:77
+    p[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret7[1] = 0.0f0  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = 0.0f0  # attention.py:91
     end
-    m[1] = -Inf32  # attention.py:82
-    total[1] = 0.0f0  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:89
+    m[1] = -Inf32  # attention.py:92
+    total[1] = 0.0f0  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = 0.0f0  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = 0.0f0  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9ca43374)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_26c5c219)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_e76f0c0c(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float32 (2048,)  # attention.py:67
-    v_s = @localmem Float32 (2048,)  # attention.py:67
-    qv = @private Float32 (64,)  # attention.py:67
-    acc = @private Float32 (64,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float32 (1,)  # attention.py:67
-    total = @private Float32 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float32 (1,)  # attention.py:67
-    corr = @private Float32 (1,)  # attention.py:67
-    p = @private Float32 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = 0.0f0  # attention.py:67
-    total[1] = 0.0f0  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = 0.0f0  # attention.py:67
-    corr[1] = 0.0f0  # attention.py:67
-    p[1] = 0.0f0  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = 0.0f0  # attention.py:81
+@kernel function tk__blocked_a83abc50(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float32 (2048,)  # attention.py:77
+    v_s = @localmem Float32 (2048,)  # attention.py:77
+    qv = @private Float32 (64,)  # attention.py:77
+    acc = @private Float32 (64,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float32 (1,)  # attention.py:77
+    total = @private Float32 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float32 (1,)  # attention.py:77
+    score = @private Float32 (1,)  # attention.py:77
+    corr = @private Float32 (1,)  # attention.py:77
+    p = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float32 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = 0.0f0  # attention.py:77
+    total[1] = 0.0f0  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret4[1] = 0.0f0  # attention.py:77
+    tk_v_keep_v5[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret6[1] = 0.0f0  # attention.py:77
+    score[1] = 0.0f0  # attention.py:77
+    corr[1] = 0.0f0  # attention.py:77
+    p[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret7[1] = 0.0f0  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = 0.0f0  # attention.py:91
     end
-    m[1] = -Inf32  # attention.py:82
-    total[1] = 0.0f0  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:89
+    m[1] = -Inf32  # attention.py:92
+    total[1] = 0.0f0  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = 0.0f0  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = 0.0f0  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e76f0c0c)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a83abc50)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_0cd2edcc(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float32 (4096,)  # attention.py:67
-    v_s = @localmem Float32 (4096,)  # attention.py:67
-    qv = @private Float32 (128,)  # attention.py:67
-    acc = @private Float32 (128,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float32 (1,)  # attention.py:67
-    total = @private Float32 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float32 (1,)  # attention.py:67
-    corr = @private Float32 (1,)  # attention.py:67
-    p = @private Float32 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = 0.0f0  # attention.py:67
-    total[1] = 0.0f0  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = 0.0f0  # attention.py:67
-    corr[1] = 0.0f0  # attention.py:67
-    p[1] = 0.0f0  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = 0.0f0  # attention.py:81
+@kernel function tk__blocked_d435f52e(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float32 (4096,)  # attention.py:77
+    v_s = @localmem Float32 (4096,)  # attention.py:77
+    qv = @private Float32 (128,)  # attention.py:77
+    acc = @private Float32 (128,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float32 (1,)  # attention.py:77
+    total = @private Float32 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float32 (1,)  # attention.py:77
+    score = @private Float32 (1,)  # attention.py:77
+    corr = @private Float32 (1,)  # attention.py:77
+    p = @private Float32 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float32 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = 0.0f0  # attention.py:77
+    total[1] = 0.0f0  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret4[1] = 0.0f0  # attention.py:77
+    tk_v_keep_v5[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret6[1] = 0.0f0  # attention.py:77
+    score[1] = 0.0f0  # attention.py:77
+    corr[1] = 0.0f0  # attention.py:77
+    p[1] = 0.0f0  # attention.py:77
+    tk_v_keep_ret7[1] = 0.0f0  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = 0.0f0  # attention.py:91
     end
-    m[1] = -Inf32  # attention.py:82
-    total[1] = 0.0f0  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:89
+    m[1] = -Inf32  # attention.py:92
+    total[1] = 0.0f0  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = 0.0f0  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = 0.0f0  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_0cd2edcc)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d435f52e)) = 256  # attention.py:77
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_9fcbc6c7(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
-    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float64 = zero(Float64)  # attention.py:36
-    local total::Float64 = zero(Float64)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float64 = zero(Float64)  # attention.py:36
-    local corr::Float64 = zero(Float64)  # attention.py:36
-    local p::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(15)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = Float64(0.0)  # attention.py:44
+@kernel function tk__rows_5901ebd3(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:46
+    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:46
+    local m::Float64 = zero(Float64)  # attention.py:46
+    local total::Float64 = zero(Float64)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v3::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret4::Float64 = zero(Float64)  # attention.py:46
+    local corr::Float64 = zero(Float64)  # attention.py:46
+    local p::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret5::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v6::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret7::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(15)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = Float64(0.0)  # attention.py:54
         end
-        m = -Inf64  # attention.py:45
-        total = Float64(0.0)  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = Float64(0.0)  # attention.py:48
-                for outer d in Int64(0):Int64(15)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(15)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf64  # attention.py:55
+        total = Float64(0.0)  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = Float64(0.0)  # attention.py:58
                 for outer d in Int64(0):Int64(15)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(16)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(15)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(15)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(16)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:61
-        for outer d in Int64(0):Int64(15)  # attention.py:62
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = Float64(1.0) / total  # attention.py:71
+        for outer d in Int64(0):Int64(15)  # attention.py:72
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_91cb95bf(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
-    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float64 = zero(Float64)  # attention.py:36
-    local total::Float64 = zero(Float64)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float64 = zero(Float64)  # attention.py:36
-    local corr::Float64 = zero(Float64)  # attention.py:36
-    local p::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(31)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = Float64(0.0)  # attention.py:44
+@kernel function tk__rows_57bd280b(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:46
+    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:46
+    local m::Float64 = zero(Float64)  # attention.py:46
+    local total::Float64 = zero(Float64)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v3::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret4::Float64 = zero(Float64)  # attention.py:46
+    local corr::Float64 = zero(Float64)  # attention.py:46
+    local p::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret5::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v6::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret7::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(31)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = Float64(0.0)  # attention.py:54
         end
-        m = -Inf64  # attention.py:45
-        total = Float64(0.0)  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = Float64(0.0)  # attention.py:48
-                for outer d in Int64(0):Int64(31)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(31)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf64  # attention.py:55
+        total = Float64(0.0)  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = Float64(0.0)  # attention.py:58
                 for outer d in Int64(0):Int64(31)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(32)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(31)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(31)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(32)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:61
-        for outer d in Int64(0):Int64(31)  # attention.py:62
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = Float64(1.0) / total  # attention.py:71
+        for outer d in Int64(0):Int64(31)  # attention.py:72
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_3c3dcbe2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
-    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float64 = zero(Float64)  # attention.py:36
-    local total::Float64 = zero(Float64)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float64 = zero(Float64)  # attention.py:36
-    local corr::Float64 = zero(Float64)  # attention.py:36
-    local p::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(63)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = Float64(0.0)  # attention.py:44
+@kernel function tk__rows_0900d389(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:46
+    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:46
+    local m::Float64 = zero(Float64)  # attention.py:46
+    local total::Float64 = zero(Float64)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v3::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret4::Float64 = zero(Float64)  # attention.py:46
+    local corr::Float64 = zero(Float64)  # attention.py:46
+    local p::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret5::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v6::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret7::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(63)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = Float64(0.0)  # attention.py:54
         end
-        m = -Inf64  # attention.py:45
-        total = Float64(0.0)  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = Float64(0.0)  # attention.py:48
-                for outer d in Int64(0):Int64(63)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(63)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf64  # attention.py:55
+        total = Float64(0.0)  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = Float64(0.0)  # attention.py:58
                 for outer d in Int64(0):Int64(63)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(64)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(63)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(63)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(64)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:61
-        for outer d in Int64(0):Int64(63)  # attention.py:62
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = Float64(1.0) / total  # attention.py:71
+        for outer d in Int64(0):Int64(63)  # attention.py:72
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_fa3ded77(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:36
-    tk_gi = @index(Global, Linear)  # attention.py:36
-    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
-    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:36
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:36
-    local row::Int32 = zero(Int32)  # attention.py:36
-    local kb::Int32 = zero(Int32)  # attention.py:36
-    local keys::Int32 = zero(Int32)  # attention.py:36
-    local d::Int64 = zero(Int64)  # attention.py:36
-    local m::Float64 = zero(Float64)  # attention.py:36
-    local total::Float64 = zero(Float64)  # attention.py:36
-    local j::Int32 = zero(Int32)  # attention.py:36
-    local score::Float64 = zero(Float64)  # attention.py:36
-    local corr::Float64 = zero(Float64)  # attention.py:36
-    local p::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:36
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:36
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:36
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:36
-    if tk_t < tk_n  # attention.py:36
-        row = tk_t % Int32  # attention.py:37
-        tk_v_cse1 = s == Int32(-1)  # attention.py:38
-        tk_v_cse2 = s == Int32(0)  # attention.py:38
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:38
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:38
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:38
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:38
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:39
-        for outer d in Int64(0):Int64(127)  # attention.py:42
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:43
-            acc[d + 1] = Float64(0.0)  # attention.py:44
+@kernel function tk__rows_752bb177(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:46
+    tk_gi = @index(Global, Linear)  # attention.py:46
+    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:46
+    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:46
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:46
+    local row::Int32 = zero(Int32)  # attention.py:46
+    local kb::Int32 = zero(Int32)  # attention.py:46
+    local keys::Int32 = zero(Int32)  # attention.py:46
+    local d::Int64 = zero(Int64)  # attention.py:46
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:46
+    local m::Float64 = zero(Float64)  # attention.py:46
+    local total::Float64 = zero(Float64)  # attention.py:46
+    local j::Int32 = zero(Int32)  # attention.py:46
+    local score::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v3::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret4::Float64 = zero(Float64)  # attention.py:46
+    local corr::Float64 = zero(Float64)  # attention.py:46
+    local p::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret5::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_v6::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_keep_ret7::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:46
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:46
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:46
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:46
+    if tk_t < tk_n  # attention.py:46
+        row = tk_t % Int32  # attention.py:47
+        tk_v_cse1 = s == Int32(-1)  # attention.py:48
+        tk_v_cse2 = s == Int32(0)  # attention.py:48
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:48
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:48
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:48
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:48
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:49
+        for outer d in Int64(0):Int64(127)  # attention.py:52
+            tk_v_keep_v1 = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:53
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            qv[d + 1] = tk_v_keep_ret2  # attention.py:53
+            acc[d + 1] = Float64(0.0)  # attention.py:54
         end
-        m = -Inf64  # attention.py:45
-        total = Float64(0.0)  # attention.py:46
-        if Int32(0) < keys  # attention.py:47
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:47
-                score = Float64(0.0)  # attention.py:48
-                for outer d in Int64(0):Int64(127)  # attention.py:49
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:50
-                end
-                if score > m  # attention.py:51
-                    corr = exp(m - score)  # attention.py:52
-                    total = total * corr  # attention.py:53
-                    for outer d in Int64(0):Int64(127)  # attention.py:54
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:55
-                    end
-                    m = score  # attention.py:56
-                end
-                p = exp(score - m)  # attention.py:57
-                total = total + p  # attention.py:58
+        m = -Inf64  # attention.py:55
+        total = Float64(0.0)  # attention.py:56
+        if Int32(0) < keys  # attention.py:57
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:57
+                score = Float64(0.0)  # attention.py:58
                 for outer d in Int64(0):Int64(127)  # attention.py:59
-                    acc[d + 1] = fma(p, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:60
+                    tk_v_keep_v3 = k[((((kb + j) % Int64) * Int64(128)) + d) + 1]  # attention.py:60
+                    tk_v_keep_ret4 = tk_v_keep_v3  # _wide.py:19
+                    score = fma(qv[d + 1], tk_v_keep_ret4, score)  # attention.py:60
+                end
+                if score > m  # attention.py:61
+                    corr = exp(m - score)  # attention.py:62
+                    total = total * corr  # attention.py:63
+                    for outer d in Int64(0):Int64(127)  # attention.py:64
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:65
+                    end
+                    m = score  # attention.py:66
+                end
+                p = exp(score - m)  # attention.py:67
+                total = total + p  # attention.py:68
+                for outer d in Int64(0):Int64(127)  # attention.py:69
+                    tk_v_keep_ret5 = p  # _wide.py:19
+                    tk_v_keep_v6 = v[((((kb + j) % Int64) * Int64(128)) + d) + 1]  # attention.py:70
+                    tk_v_keep_ret7 = tk_v_keep_v6  # _wide.py:19
+                    acc[d + 1] = fma(tk_v_keep_ret5, tk_v_keep_ret7, acc[d + 1])  # attention.py:70
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:61
-        for outer d in Int64(0):Int64(127)  # attention.py:62
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:63
+        tk_v_inv = Float64(1.0) / total  # attention.py:71
+        for outer d in Int64(0):Int64(127)  # attention.py:72
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:73
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_a8b656eb(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float64 (512,)  # attention.py:67
-    v_s = @localmem Float64 (512,)  # attention.py:67
-    qv = @private Float64 (16,)  # attention.py:67
-    acc = @private Float64 (16,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float64 (1,)  # attention.py:67
-    total = @private Float64 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float64 (1,)  # attention.py:67
-    corr = @private Float64 (1,)  # attention.py:67
-    p = @private Float64 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = Float64(0.0)  # attention.py:67
-    total[1] = Float64(0.0)  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = Float64(0.0)  # attention.py:67
-    corr[1] = Float64(0.0)  # attention.py:67
-    p[1] = Float64(0.0)  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
+@kernel function tk__blocked_01660749(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float64 (512,)  # attention.py:77
+    v_s = @localmem Float64 (512,)  # attention.py:77
+    qv = @private Float64 (16,)  # attention.py:77
+    acc = @private Float64 (16,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float64 (1,)  # attention.py:77
+    total = @private Float64 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float64 (1,)  # attention.py:77
+    score = @private Float64 (1,)  # attention.py:77
+    corr = @private Float64 (1,)  # attention.py:77
+    p = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float64 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = Float64(0.0)  # attention.py:77
+    total[1] = Float64(0.0)  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret4[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_v5[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret6[1] = Float64(0.0)  # attention.py:77
+    score[1] = Float64(0.0)  # attention.py:77
+    corr[1] = Float64(0.0)  # attention.py:77
+    p[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret7[1] = Float64(0.0)  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:91
     end
-    m[1] = -Inf64  # attention.py:82
-    total[1] = Float64(0.0)  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:89
+    m[1] = -Inf64  # attention.py:92
+    total[1] = Float64(0.0)  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = Float64(0.0)  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = Float64(0.0)  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a8b656eb)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_01660749)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_e03f082b(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float64 (1024,)  # attention.py:67
-    v_s = @localmem Float64 (1024,)  # attention.py:67
-    qv = @private Float64 (32,)  # attention.py:67
-    acc = @private Float64 (32,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float64 (1,)  # attention.py:67
-    total = @private Float64 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float64 (1,)  # attention.py:67
-    corr = @private Float64 (1,)  # attention.py:67
-    p = @private Float64 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = Float64(0.0)  # attention.py:67
-    total[1] = Float64(0.0)  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = Float64(0.0)  # attention.py:67
-    corr[1] = Float64(0.0)  # attention.py:67
-    p[1] = Float64(0.0)  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
+@kernel function tk__blocked_7ffa41f8(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float64 (1024,)  # attention.py:77
+    v_s = @localmem Float64 (1024,)  # attention.py:77
+    qv = @private Float64 (32,)  # attention.py:77
+    acc = @private Float64 (32,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float64 (1,)  # attention.py:77
+    total = @private Float64 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float64 (1,)  # attention.py:77
+    score = @private Float64 (1,)  # attention.py:77
+    corr = @private Float64 (1,)  # attention.py:77
+    p = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float64 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = Float64(0.0)  # attention.py:77
+    total[1] = Float64(0.0)  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret4[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_v5[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret6[1] = Float64(0.0)  # attention.py:77
+    score[1] = Float64(0.0)  # attention.py:77
+    corr[1] = Float64(0.0)  # attention.py:77
+    p[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret7[1] = Float64(0.0)  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:91
     end
-    m[1] = -Inf64  # attention.py:82
-    total[1] = Float64(0.0)  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:89
+    m[1] = -Inf64  # attention.py:92
+    total[1] = Float64(0.0)  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = Float64(0.0)  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = Float64(0.0)  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e03f082b)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_7ffa41f8)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_6e954f45(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float64 (2048,)  # attention.py:67
-    v_s = @localmem Float64 (2048,)  # attention.py:67
-    qv = @private Float64 (64,)  # attention.py:67
-    acc = @private Float64 (64,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float64 (1,)  # attention.py:67
-    total = @private Float64 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float64 (1,)  # attention.py:67
-    corr = @private Float64 (1,)  # attention.py:67
-    p = @private Float64 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = Float64(0.0)  # attention.py:67
-    total[1] = Float64(0.0)  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = Float64(0.0)  # attention.py:67
-    corr[1] = Float64(0.0)  # attention.py:67
-    p[1] = Float64(0.0)  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
+@kernel function tk__blocked_3399b1be(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float64 (2048,)  # attention.py:77
+    v_s = @localmem Float64 (2048,)  # attention.py:77
+    qv = @private Float64 (64,)  # attention.py:77
+    acc = @private Float64 (64,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float64 (1,)  # attention.py:77
+    total = @private Float64 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float64 (1,)  # attention.py:77
+    score = @private Float64 (1,)  # attention.py:77
+    corr = @private Float64 (1,)  # attention.py:77
+    p = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float64 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = Float64(0.0)  # attention.py:77
+    total[1] = Float64(0.0)  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret4[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_v5[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret6[1] = Float64(0.0)  # attention.py:77
+    score[1] = Float64(0.0)  # attention.py:77
+    corr[1] = Float64(0.0)  # attention.py:77
+    p[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret7[1] = Float64(0.0)  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:91
     end
-    m[1] = -Inf64  # attention.py:82
-    total[1] = Float64(0.0)  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:89
+    m[1] = -Inf64  # attention.py:92
+    total[1] = Float64(0.0)  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = Float64(0.0)  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = Float64(0.0)  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e954f45)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3399b1be)) = 256  # attention.py:77
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_5793bc46(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:67
-    tk_gi = @index(Global, Linear)  # attention.py:67
-    tk_li = @index(Local, Linear)  # attention.py:67
-    k_s = @localmem Float64 (4096,)  # attention.py:67
-    v_s = @localmem Float64 (4096,)  # attention.py:67
-    qv = @private Float64 (128,)  # attention.py:67
-    acc = @private Float64 (128,)  # attention.py:67
-    tk_u = @localmem Bool (1,)  # attention.py:67
-    lane = @private Int32 (1,)  # attention.py:67
-    kb = @private Int32 (1,)  # attention.py:67
-    i = @private Int32 (1,)  # attention.py:67
-    row = @private Int32 (1,)  # attention.py:67
-    keys = @private Int32 (1,)  # attention.py:67
-    d = @private Int64 (1,)  # attention.py:67
-    m = @private Float64 (1,)  # attention.py:67
-    total = @private Float64 (1,)  # attention.py:67
-    j0 = @private Int32 (1,)  # attention.py:67
-    e = @private Int64 (1,)  # attention.py:67
-    jj = @private Int64 (1,)  # attention.py:67
-    ok = @private Int32 (1,)  # attention.py:67
-    score = @private Float64 (1,)  # attention.py:67
-    corr = @private Float64 (1,)  # attention.py:67
-    p = @private Float64 (1,)  # attention.py:67
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:67
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:67
-    tk_k1 = @private UInt32 (1,)  # attention.py:67
-    tk_e1 = @private UInt32 (1,)  # attention.py:67
-    local t::Int32 = zero(Int32)  # attention.py:67
-    local g::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:67
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:67
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:67
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:67
-    local tk_f1::Int64 = zero(Int64)  # attention.py:67
-    lane[1] = Int32(0)  # attention.py:67
-    kb[1] = Int32(0)  # attention.py:67
-    i[1] = Int32(0)  # attention.py:67
-    row[1] = Int32(0)  # attention.py:67
-    keys[1] = Int32(0)  # attention.py:67
-    d[1] = Int64(0)  # attention.py:67
-    m[1] = Float64(0.0)  # attention.py:67
-    total[1] = Float64(0.0)  # attention.py:67
-    j0[1] = Int32(0)  # attention.py:67
-    e[1] = Int64(0)  # attention.py:67
-    jj[1] = Int64(0)  # attention.py:67
-    ok[1] = Int32(0)  # attention.py:67
-    score[1] = Float64(0.0)  # attention.py:67
-    corr[1] = Float64(0.0)  # attention.py:67
-    p[1] = Float64(0.0)  # attention.py:67
-    tk_v_cse18[1] = Int64(0)  # attention.py:67
-    tk_v_cse19[1] = Int64(0)  # attention.py:67
-    tk_k1[1] = UInt32(0)  # attention.py:67
-    tk_e1[1] = UInt32(0)  # attention.py:67
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:68
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:69
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:69
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:69
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:70
-    tk_v_cse3 = s + Int32(255)  # attention.py:71
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:71
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:71
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:71
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:71
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:71
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:71
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:71
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:71
-    tk_v_cse12 = s + Int32(255)  # attention.py:72
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:72
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:72
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:72
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:72
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:72
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:73
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:74
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:79
-        d[1] = tk_f1  # attention.py:79
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:80
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:81
+@kernel function tk__blocked_fb4399e1(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:77
+    tk_gi = @index(Global, Linear)  # attention.py:77
+    tk_li = @index(Local, Linear)  # attention.py:77
+    k_s = @localmem Float64 (4096,)  # attention.py:77
+    v_s = @localmem Float64 (4096,)  # attention.py:77
+    qv = @private Float64 (128,)  # attention.py:77
+    acc = @private Float64 (128,)  # attention.py:77
+    tk_u = @localmem Bool (1,)  # attention.py:77
+    lane = @private Int32 (1,)  # attention.py:77
+    kb = @private Int32 (1,)  # attention.py:77
+    i = @private Int32 (1,)  # attention.py:77
+    row = @private Int32 (1,)  # attention.py:77
+    keys = @private Int32 (1,)  # attention.py:77
+    d = @private Int64 (1,)  # attention.py:77
+    m = @private Float64 (1,)  # attention.py:77
+    total = @private Float64 (1,)  # attention.py:77
+    j0 = @private Int32 (1,)  # attention.py:77
+    e = @private Int64 (1,)  # attention.py:77
+    jj = @private Int64 (1,)  # attention.py:77
+    ok = @private Int32 (1,)  # attention.py:77
+    tk_v_keep_v3 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret4 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_v5 = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret6 = @private Float64 (1,)  # attention.py:77
+    score = @private Float64 (1,)  # attention.py:77
+    corr = @private Float64 (1,)  # attention.py:77
+    p = @private Float64 (1,)  # attention.py:77
+    tk_v_keep_ret7 = @private Float64 (1,)  # attention.py:77
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:77
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:77
+    tk_k1 = @private UInt32 (1,)  # attention.py:77
+    tk_e1 = @private UInt32 (1,)  # attention.py:77
+    local t::Int32 = zero(Int32)  # attention.py:77
+    local g::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_keep_v1::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # attention.py:77
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:77
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:77
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:77
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:77
+    local tk_f1::Int64 = zero(Int64)  # attention.py:77
+    lane[1] = Int32(0)  # attention.py:77
+    kb[1] = Int32(0)  # attention.py:77
+    i[1] = Int32(0)  # attention.py:77
+    row[1] = Int32(0)  # attention.py:77
+    keys[1] = Int32(0)  # attention.py:77
+    d[1] = Int64(0)  # attention.py:77
+    m[1] = Float64(0.0)  # attention.py:77
+    total[1] = Float64(0.0)  # attention.py:77
+    j0[1] = Int32(0)  # attention.py:77
+    e[1] = Int64(0)  # attention.py:77
+    jj[1] = Int64(0)  # attention.py:77
+    ok[1] = Int32(0)  # attention.py:77
+    tk_v_keep_v3[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret4[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_v5[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret6[1] = Float64(0.0)  # attention.py:77
+    score[1] = Float64(0.0)  # attention.py:77
+    corr[1] = Float64(0.0)  # attention.py:77
+    p[1] = Float64(0.0)  # attention.py:77
+    tk_v_keep_ret7[1] = Float64(0.0)  # attention.py:77
+    tk_v_cse18[1] = Int64(0)  # attention.py:77
+    tk_v_cse19[1] = Int64(0)  # attention.py:77
+    tk_k1[1] = UInt32(0)  # attention.py:77
+    tk_e1[1] = UInt32(0)  # attention.py:77
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:78
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:79
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:79
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:79
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:80
+    tk_v_cse3 = s + Int32(255)  # attention.py:81
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:81
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:81
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:81
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:81
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:81
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:81
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:81
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:81
+    tk_v_cse12 = s + Int32(255)  # attention.py:82
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:82
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:82
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:82
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:82
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:82
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:83
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:84
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:89
+        d[1] = tk_f1  # attention.py:89
+        tk_v_keep_v1 = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:90
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        qv[d[1] + 1] = tk_v_keep_ret2  # attention.py:90
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:91
     end
-    m[1] = -Inf64  # attention.py:82
-    total[1] = Float64(0.0)  # attention.py:83
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:84
-    tk_k1[1] = UInt32(0)  # attention.py:84
-    tk_e1[1] = tk_v_trips4  # attention.py:84
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-    @synchronize()  # attention.py:84
-    while tk_u[1]  # attention.py:84
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:84
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:84
-        tk_v_k5 = tk_k1[1]  # attention.py:84
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:84
-        tk_v_start3 = lane[1] % Int64  # attention.py:85
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:85
-        if Int64(0) < tk_v_trips1  # attention.py:85
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:85
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:85
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:86
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:86
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:86
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:87
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:88
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:89
+    m[1] = -Inf64  # attention.py:92
+    total[1] = Float64(0.0)  # attention.py:93
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:94
+    tk_k1[1] = UInt32(0)  # attention.py:94
+    tk_e1[1] = tk_v_trips4  # attention.py:94
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+    @synchronize()  # attention.py:94
+    while tk_u[1]  # attention.py:94
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:94
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:94
+        tk_v_k5 = tk_k1[1]  # attention.py:94
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:94
+        tk_v_start3 = lane[1] % Int64  # attention.py:95
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:95
+        if Int64(0) < tk_v_trips1  # attention.py:95
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:95
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:95
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:96
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:96
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:96
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:97
+                tk_v_keep_v3[1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:98
+                tk_v_keep_ret4[1] = tk_v_keep_v3[1]  # _wide.py:19
+                k_s[e[1] + 1] = tk_v_keep_ret4[1]  # attention.py:98
+                tk_v_keep_v5[1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:99
+                tk_v_keep_ret6[1] = tk_v_keep_v5[1]  # _wide.py:19
+                v_s[e[1] + 1] = tk_v_keep_ret6[1]  # attention.py:99
             end
         end
-        @synchronize()  # attention.py:90
-        local tk_f2::Int64 = zero(Int64)  # attention.py:91
-        local tk_f3::Int64 = zero(Int64)  # attention.py:91
-        local tk_f4::Int64 = zero(Int64)  # attention.py:91
-        local tk_f5::Int64 = zero(Int64)  # attention.py:91
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:91
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:91
-                jj[1] = tk_f2  # attention.py:91
-                score[1] = Float64(0.0)  # attention.py:92
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:93
-                    d[1] = tk_f3  # attention.py:93
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:94
+        @synchronize()  # attention.py:100
+        local tk_f2::Int64 = zero(Int64)  # attention.py:101
+        local tk_f3::Int64 = zero(Int64)  # attention.py:101
+        local tk_f4::Int64 = zero(Int64)  # attention.py:101
+        local tk_f5::Int64 = zero(Int64)  # attention.py:101
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:101
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:101
+                jj[1] = tk_f2  # attention.py:101
+                score[1] = Float64(0.0)  # attention.py:102
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:103
+                    d[1] = tk_f3  # attention.py:103
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:104
                 end
-                if score[1] > m[1]  # attention.py:95
-                    corr[1] = exp(m[1] - score[1])  # attention.py:96
-                    total[1] = total[1] * corr[1]  # attention.py:97
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:98
-                        d[1] = tk_f4  # attention.py:98
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:99
+                if score[1] > m[1]  # attention.py:105
+                    corr[1] = exp(m[1] - score[1])  # attention.py:106
+                    total[1] = total[1] * corr[1]  # attention.py:107
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:108
+                        d[1] = tk_f4  # attention.py:108
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:109
                     end
-                    m[1] = score[1]  # attention.py:100
+                    m[1] = score[1]  # attention.py:110
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:101
-                total[1] = total[1] + p[1]  # attention.py:102
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:103
-                    d[1] = tk_f5  # attention.py:103
-                    acc[d[1] + 1] = fma(p[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:104
+                p[1] = exp(score[1] - m[1])  # attention.py:111
+                total[1] = total[1] + p[1]  # attention.py:112
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:113
+                    d[1] = tk_f5  # attention.py:113
+                    tk_v_keep_ret7[1] = p[1]  # _wide.py:19
+                    acc[d[1] + 1] = fma(tk_v_keep_ret7[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:114
                 end
             end
         end
-        @synchronize()  # attention.py:105
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:84
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:84
-        @synchronize()  # attention.py:84
+        @synchronize()  # attention.py:115
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:94
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:94
+        @synchronize()  # attention.py:94
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:106
-    local tk_f6::Int64 = zero(Int64)  # attention.py:106
-    if i[1] < s  # attention.py:106
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:107
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:108
-            d[1] = tk_f6  # attention.py:108
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:109
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:116
+    local tk_f6::Int64 = zero(Int64)  # attention.py:116
+    if i[1] < s  # attention.py:116
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:117
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:118
+            d[1] = tk_f6  # attention.py:118
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:119
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_5793bc46)) = 256  # attention.py:67
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_fb4399e1)) = 256  # attention.py:77
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_13105a8a,
-        (:rows, Float32, 32) => tk__rows_c4b06e09,
-        (:rows, Float32, 64) => tk__rows_4fabf2f0,
-        (:rows, Float32, 128) => tk__rows_6a8011ed,
-        (:blocked, Float32, 16) => tk__blocked_7cd80897,
-        (:blocked, Float32, 32) => tk__blocked_9ca43374,
-        (:blocked, Float32, 64) => tk__blocked_e76f0c0c,
-        (:blocked, Float32, 128) => tk__blocked_0cd2edcc,
-        (:rows, Float64, 16) => tk__rows_9fcbc6c7,
-        (:rows, Float64, 32) => tk__rows_91cb95bf,
-        (:rows, Float64, 64) => tk__rows_3c3dcbe2,
-        (:rows, Float64, 128) => tk__rows_fa3ded77,
-        (:blocked, Float64, 16) => tk__blocked_a8b656eb,
-        (:blocked, Float64, 32) => tk__blocked_e03f082b,
-        (:blocked, Float64, 64) => tk__blocked_6e954f45,
-        (:blocked, Float64, 128) => tk__blocked_5793bc46,
+        (:rows, Float32, 16) => tk__rows_539287b4,
+        (:rows, Float32, 32) => tk__rows_3901db40,
+        (:rows, Float32, 64) => tk__rows_bd0c038f,
+        (:rows, Float32, 128) => tk__rows_f4fab3b4,
+        (:blocked, Float32, 16) => tk__blocked_37850788,
+        (:blocked, Float32, 32) => tk__blocked_26c5c219,
+        (:blocked, Float32, 64) => tk__blocked_a83abc50,
+        (:blocked, Float32, 128) => tk__blocked_d435f52e,
+        (:rows, Float64, 16) => tk__rows_5901ebd3,
+        (:rows, Float64, 32) => tk__rows_57bd280b,
+        (:rows, Float64, 64) => tk__rows_0900d389,
+        (:rows, Float64, 128) => tk__rows_752bb177,
+        (:blocked, Float64, 16) => tk__blocked_01660749,
+        (:blocked, Float64, 32) => tk__blocked_7ffa41f8,
+        (:blocked, Float64, 64) => tk__blocked_3399b1be,
+        (:blocked, Float64, 128) => tk__blocked_fb4399e1,
     )
 end
 

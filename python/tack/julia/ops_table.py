@@ -88,6 +88,12 @@ def _mm_args(t, _):
     return [_vec(t) for _ in range(3)] + [1, 2, 2, 2]  # a, b, c, batch, m, k, n
 
 
+# The kernels whose products take a precision (tack.ops' `precision`), here "ieee": the Julia
+# bridges multiply float32 exactly
+def _ieee(args):
+    return lambda t, p: args(t, p) + [W.OPERAND["ieee"]]
+
+
 def _attn_args(t, d):  # q, k, v, out as (rows, head_dim), rows (or batch*heads), seq, scale, causal
     return [array(np.zeros((4, d), t.np)) for _ in range(4)] + [4, 4, 0.5, 0]
 
@@ -122,11 +128,12 @@ OP_FILES = (
                                  fixed("long", NM._rms_long, _with("reduce", "wide")(_rms_args))),
            bridges=("tack_rms_norm!",)),
     OpFile("matmul", "matmul", (fixed("rows4", MM._rows4, _mm_args),
-                                fixed("tiled", MM._tiled, _mm_args)),
+                                fixed("tiled", MM._tiled, _ieee(_mm_args))),
            bridges=("tack_matmul!",)),
     OpFile("batched_matmul", "matmul", includes=("matmul",), bridges=("tack_batched_matmul!",)),
-    OpFile("attention", "attention", (fixed("rows", AT._rows, _attn_args, HEAD_DIMS),
-                                      fixed("blocked", AT._blocked, _attn_args, HEAD_DIMS)),
+    OpFile("attention", "attention", (fixed("rows", AT._rows, _ieee(_attn_args), HEAD_DIMS),
+                                      fixed("blocked", AT._blocked, _ieee(_attn_args),
+                                            HEAD_DIMS)),
            bridges=("tack_attention!",)),
 )
 OPS = {f.name: f for f in OP_FILES}

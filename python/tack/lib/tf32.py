@@ -37,14 +37,3 @@ def tf32(x):
     r = select(mag < FINITE, b + 0x1000, b | select(mag > FINITE, QUIET, 0))
     return bitcast(r & KEEP, f32)
 
-
-@func
-def exact(x):
-    """x itself: the operands of a product at precision "ieee"."""
-    return x
-
-
-# The rounding each operand of a product takes, by the `precision` of tack.ops (docs/ops.md,
-# "Precision"): the op kernels are built once per entry, so "ieee" compiles to what it was
-# before precision existed.
-OPERAND = {"ieee": exact, "tf32": tf32}

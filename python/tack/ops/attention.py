@@ -17,7 +17,13 @@ SHARED_HEAD bytes a row); a wider head takes `_wide`, one query row per iteratio
 weighted sum accumulates in its output row (global memory) and whose query is read where it is
 used, or with workgroups `_wide_group`, one query row per workgroup, each lane taking every
 256th column and the scores summed across the group: no scratch but one shared slot per lane,
-whatever head_dim is."""
+whatever head_dim is.
+
+`precision="tf32"` rounds each operand of the two products with `tack.tf32` (docs/ops.md,
+"Precision"): q * scale and k in a score, the weight exp(score - m) and v in the weighted sum,
+m being the running maximum at that key (the online softmax's, as a tensor-core kernel would
+round a tile of weights); the sum of the weights and the rescaling stay f32. The rounding is
+a compile-time function argument of each kernel, the identity for "ieee"."""
 from __future__ import annotations
 
 import math
@@ -26,162 +32,154 @@ from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unro
 from ..kernel import kernel
 from ..lib.combine import add
 from ..lib.reductions import group_reduce
-from ..lib.tf32 import OPERAND
 from . import _args
+from ._wide import OPERAND
 
 LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
 SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
 
 
-def _kernels(operand):
-    """(rows, blocked, wide, wide_group): the four kernels with every operand of a product
-    taken through `operand` (lib/tf32.py, OPERAND): the scaled query and the key of a score,
-    the weight and the value of the weighted sum (the sum of the weights, which divides it,
-    stays f32)."""
-
-    @kernel
-    def _rows(q, k, v, out, rows, s, scale, causal):
-        for row in range(rows):
-            kb = (row // s) * s  # the first key row of this (batch, head)
-            keys = row % s + 1 if causal else s
-            qv = local_array_like(q, q.shape[1])
-            acc = local_array_like(q, q.shape[1])
+# Each kernel takes its products' operands through `operand` (ops/_wide.py, OPERAND: a
+# compile-time function, the identity for "ieee"): the scaled query and the key of a score,
+# the weight and the value of the weighted sum.
+@kernel
+def _rows(q, k, v, out, rows, s, scale, causal, operand):
+    for row in range(rows):
+        kb = (row // s) * s  # the first key row of this (batch, head)
+        keys = row % s + 1 if causal else s
+        qv = local_array_like(q, q.shape[1])
+        acc = local_array_like(q, q.shape[1])
+        for d in range(q.shape[1]):
+            qv[d] = operand(q[row, d] * scale)
+            acc[d] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j in range(keys):
+            score = 0.0
             for d in range(q.shape[1]):
-                qv[d] = operand(q[row, d] * scale)
-                acc[d] = 0.0
-            m = -math.inf
-            total = 0.0
-            for j in range(keys):
-                score = 0.0
+                score += qv[d] * operand(k[kb + j, d])
+            if score > m:
+                corr = exp(m - score)  # noqa: F821 - a kernel builtin
+                total = total * corr
                 for d in range(q.shape[1]):
-                    score += qv[d] * operand(k[kb + j, d])
+                    acc[d] = acc[d] * corr
+                m = score
+            p = exp(score - m)  # noqa: F821
+            total += p
+            for d in range(q.shape[1]):
+                acc[d] += operand(p) * operand(v[kb + j, d])
+        inv = 1.0 / total
+        for d in range(q.shape[1]):
+            out[row, d] = acc[d] * inv
+
+
+@kernel
+def _blocked(q, k, v, out, bh, s, scale, causal, operand):
+    for t in range(bh * ((s + 255) // 256) * 256):
+        g = t // 256
+        lane = thread_id()
+        kb = (g // ((s + 255) // 256)) * s
+        i = (g % ((s + 255) // 256)) * 256 + lane
+        row = kb + min(i, s - 1)  # a lane past the sequence computes the last row, unstored
+        keys = min(i, s - 1) + 1 if causal else s
+        k_s = shared_like(k, 32 * k.shape[1])
+        v_s = shared_like(v, 32 * v.shape[1])
+        qv = local_array_like(q, q.shape[1])
+        acc = local_array_like(q, q.shape[1])
+        for d in unroll(range(q.shape[1])):
+            qv[d] = operand(q[row, d] * scale)
+            acc[d] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j0 in range(0, s, 32):
+            for e in range(lane, 32 * k.shape[1], 256):
+                jj = j0 + e // k.shape[1]
+                ok = jj < s
+                k_s[e] = operand(k[kb + jj, e % k.shape[1]] if ok else 0.0)
+                v_s[e] = operand(v[kb + jj, e % k.shape[1]] if ok else 0.0)
+            barrier()
+            for jj in range(min(32, keys - j0)):
+                score = 0.0
+                for d in unroll(range(q.shape[1])):
+                    score += qv[d] * k_s[jj * k.shape[1] + d]
                 if score > m:
-                    corr = exp(m - score)  # noqa: F821 - a kernel builtin
+                    corr = exp(m - score)  # noqa: F821
                     total = total * corr
-                    for d in range(q.shape[1]):
+                    for d in unroll(range(q.shape[1])):
                         acc[d] = acc[d] * corr
                     m = score
                 p = exp(score - m)  # noqa: F821
                 total += p
-                for d in range(q.shape[1]):
-                    acc[d] += operand(p) * operand(v[kb + j, d])
+                for d in unroll(range(q.shape[1])):
+                    acc[d] += operand(p) * v_s[jj * k.shape[1] + d]
+            barrier()
+        if i < s:
             inv = 1.0 / total
-            for d in range(q.shape[1]):
+            for d in unroll(range(q.shape[1])):
                 out[row, d] = acc[d] * inv
 
 
-    @kernel
-    def _blocked(q, k, v, out, bh, s, scale, causal):
-        for t in range(bh * ((s + 255) // 256) * 256):
-            g = t // 256
-            lane = thread_id()
-            kb = (g // ((s + 255) // 256)) * s
-            i = (g % ((s + 255) // 256)) * 256 + lane
-            row = kb + min(i, s - 1)  # a lane past the sequence computes the last row, unstored
-            keys = min(i, s - 1) + 1 if causal else s
-            k_s = shared_like(k, 32 * k.shape[1])
-            v_s = shared_like(v, 32 * v.shape[1])
-            qv = local_array_like(q, q.shape[1])
-            acc = local_array_like(q, q.shape[1])
-            for d in unroll(range(q.shape[1])):
-                qv[d] = operand(q[row, d] * scale)
-                acc[d] = 0.0
-            m = -math.inf
-            total = 0.0
-            for j0 in range(0, s, 32):
-                for e in range(lane, 32 * k.shape[1], 256):
-                    jj = j0 + e // k.shape[1]
-                    ok = jj < s
-                    k_s[e] = operand(k[kb + jj, e % k.shape[1]] if ok else 0.0)
-                    v_s[e] = operand(v[kb + jj, e % k.shape[1]] if ok else 0.0)
-                barrier()
-                for jj in range(min(32, keys - j0)):
-                    score = 0.0
-                    for d in unroll(range(q.shape[1])):
-                        score += qv[d] * k_s[jj * k.shape[1] + d]
-                    if score > m:
-                        corr = exp(m - score)  # noqa: F821
-                        total = total * corr
-                        for d in unroll(range(q.shape[1])):
-                            acc[d] = acc[d] * corr
-                        m = score
-                    p = exp(score - m)  # noqa: F821
-                    total += p
-                    for d in unroll(range(q.shape[1])):
-                        acc[d] += operand(p) * v_s[jj * k.shape[1] + d]
-                barrier()
-            if i < s:
-                inv = 1.0 / total
-                for d in unroll(range(q.shape[1])):
-                    out[row, d] = acc[d] * inv
-
-
-    @kernel
-    def _wide(q, k, v, out, rows, s, d, scale, causal):
-        for row in range(rows):
-            qb = row * d
-            kb = (row // s) * s * d  # the first key of this (batch, head)
-            keys = row % s + 1 if causal else s
+@kernel
+def _wide(q, k, v, out, rows, s, d, scale, causal, operand):
+    for row in range(rows):
+        qb = row * d
+        kb = (row // s) * s * d  # the first key of this (batch, head)
+        keys = row % s + 1 if causal else s
+        for c in range(d):
+            out[qb + c] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j in range(keys):
+            score = 0.0
             for c in range(d):
-                out[qb + c] = 0.0
-            m = -math.inf
-            total = 0.0
-            for j in range(keys):
-                score = 0.0
+                score += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
+            if score > m:
+                corr = exp(m - score)  # noqa: F821
+                total = total * corr
                 for c in range(d):
-                    score += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
+                    out[qb + c] = out[qb + c] * corr
+                m = score
+            p = exp(score - m)  # noqa: F821
+            total += p
+            for c in range(d):
+                out[qb + c] += operand(p) * operand(v[kb + j * d + c])
+        inv = 1.0 / total
+        for c in range(d):
+            out[qb + c] = out[qb + c] * inv
+
+
+@kernel
+def _wide_group(q, k, v, out, rows, s, d, scale, causal, operand):
+    for t in range(rows * 256):
+        row = t // 256  # one query row per workgroup, its lanes taking every 256th column
+        lane = thread_id()
+        qb = row * d
+        kb = (row // s) * s * d
+        keys = row % s + 1 if causal else s
+        for c in range(lane, d, 256):
+            out[qb + c] = 0.0
+        m = -math.inf
+        total = 0.0
+        for j in range(s):  # every key: the group sum needs a trip count of scalar arguments
+            part = 0.0
+            if j < keys:
+                for c in range(lane, d, 256):
+                    part += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
+            score = group_reduce(q, part, add)
+            if j < keys:
                 if score > m:
                     corr = exp(m - score)  # noqa: F821
                     total = total * corr
-                    for c in range(d):
+                    for c in range(lane, d, 256):
                         out[qb + c] = out[qb + c] * corr
                     m = score
                 p = exp(score - m)  # noqa: F821
                 total += p
-                for c in range(d):
+                for c in range(lane, d, 256):
                     out[qb + c] += operand(p) * operand(v[kb + j * d + c])
-            inv = 1.0 / total
-            for c in range(d):
-                out[qb + c] = out[qb + c] * inv
-
-
-    @kernel
-    def _wide_group(q, k, v, out, rows, s, d, scale, causal):
-        for t in range(rows * 256):
-            row = t // 256  # one query row per workgroup, its lanes taking every 256th column
-            lane = thread_id()
-            qb = row * d
-            kb = (row // s) * s * d
-            keys = row % s + 1 if causal else s
-            for c in range(lane, d, 256):
-                out[qb + c] = 0.0
-            m = -math.inf
-            total = 0.0
-            for j in range(s):  # every key: the group sum needs a trip count of scalar arguments
-                part = 0.0
-                if j < keys:
-                    for c in range(lane, d, 256):
-                        part += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
-                score = group_reduce(q, part, add)
-                if j < keys:
-                    if score > m:
-                        corr = exp(m - score)  # noqa: F821
-                        total = total * corr
-                        for c in range(lane, d, 256):
-                            out[qb + c] = out[qb + c] * corr
-                        m = score
-                    p = exp(score - m)  # noqa: F821
-                    total += p
-                    for c in range(lane, d, 256):
-                        out[qb + c] += operand(p) * operand(v[kb + j * d + c])
-            inv = 1.0 / total
-            for c in range(lane, d, 256):
-                out[qb + c] = out[qb + c] * inv
-    return _rows, _blocked, _wide, _wide_group
-
-
-KERNELS = {p: _kernels(f) for p, f in OPERAND.items()}  # by precision
-_rows, _blocked, _wide, _wide_group = KERNELS["ieee"]
+        inv = 1.0 / total
+        for c in range(lane, d, 256):
+            out[qb + c] = out[qb + c] * inv
 
 
 def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
@@ -211,17 +209,18 @@ def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
         wide = (_args.widened(a) for a in (qa, ka, va))
         return _args.narrowed(attention(*wide, scale=sc, causal=causal, precision=precision),
                               out)
-    rows, blocked, wide_rows, wide_group = KERNELS[precision]
+    operand = OPERAND[precision]
     res = _args.apart(out, {"q": qa, "k": ka, "v": va})  # every row reads other rows of k, v
     if _args.workgroups(dev) and d * qa.dtype.itemsize <= SHARED_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
         bh, seq = _args.sizes(qa.size + 256 * d, b * h, s)
-        blocked(*views, bh, seq, sc, int(causal))
+        _blocked(*views, bh, seq, sc, int(causal), operand)
     elif not _args.workgroups(dev) and d <= LOCAL_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
-        rows(*views, *_args.sizes(qa.size + 256 * d, b * h * s, s), sc, int(causal))
+        _rows(*views, *_args.sizes(qa.size + 256 * d, b * h * s, s), sc, int(causal), operand)
     else:
         flat = [_args.view(a, (qa.size,)) for a in (qa, ka, va, res)]
         sizes = _args.sizes(qa.size + 256 * d, b * h * s, s, d)
-        (wide_group if _args.workgroups(dev) else wide_rows)(*flat, *sizes, sc, int(causal))
+        wide = _wide_group if _args.workgroups(dev) else _wide
+        wide(*flat, *sizes, sc, int(causal), operand)
     return _args.deliver(res, out)

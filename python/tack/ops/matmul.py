@@ -5,15 +5,21 @@ transposed, and 8 x 128 of B) through two shared-memory buffers, the next slab's
 issued before the current slab's 512 multiply-adds so that their latency is hidden. The
 portable kernel computes four rows of C per parallel iteration, so that every row of B loaded
 serves four rows (the inner loop runs along contiguous rows of B and C, which LLVM
-vectorizes)."""
+vectorizes).
+
+`precision="tf32"` takes each element of A and B through `tack.tf32` where a kernel reads it
+from global memory (the workgroup kernel's fetch; the CPU kernels' packing of B and reads of A),
+so the products and their f32 sums are those of "ieee" on rounded operands. The rounding is a
+compile-time function argument of the kernels (ops/_wide.py, OPERAND), the identity for
+"ieee"."""
 from __future__ import annotations
 
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from ..lib.tf32 import OPERAND
 from . import _args, matmul_cpu
+from ._wide import OPERAND
 
 
 @kernel
@@ -54,6 +60,22 @@ B_BUF = constant(1024)  # SLAB * TILE
 
 
 @func
+def _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane, operand):
+    """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32
+    bytes) and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero
+    outside, each through `operand` ("ieee" keeps it, "tf32" rounds it)."""
+    for q in unroll(range(4)):
+        row = lane // 8 + 32 * q
+        kk = lane % 8
+        ra[q] = operand(a[(z * m + i0 + row) * k + p0 + kk]
+                        if i0 + row < m and p0 + kk < k else 0.0)
+        kb = lane // 128 + 2 * q
+        col = lane % 128
+        rb[q] = operand(b[(z * k + p0 + kb) * n + j0 + col]
+                        if p0 + kb < k and j0 + col < n else 0.0)
+
+
+@func
 def _stash(a_s, b_s, ra, rb, buf, lane):
     """The fetched registers into shared buffer `buf`: A transposed ([k][row]), B as is."""
     for q in unroll(range(4)):
@@ -75,63 +97,39 @@ def _slab(a_s, b_s, acc, av, bv, buf, ty, tx):
             acc[q] += av[q // 8] * bv[q % 8]
 
 
-def _tiled_kernel(operand):
-    """The workgroup kernel whose products take each element of A and B through `operand`
-    (lib/tf32.py, OPERAND), applied where it is fetched from global memory."""
-
-    @func
-    def fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane):
-        """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32
-        bytes) and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero
-        outside."""
-        for q in unroll(range(4)):
-            row = lane // 8 + 32 * q
-            kk = lane % 8
-            ra[q] = operand(a[(z * m + i0 + row) * k + p0 + kk]
-                            if i0 + row < m and p0 + kk < k else 0.0)
-            kb = lane // 128 + 2 * q
-            col = lane % 128
-            rb[q] = operand(b[(z * k + p0 + kb) * n + j0 + col]
-                            if p0 + kb < k and j0 + col < n else 0.0)
-
-    @kernel
-    def _tiled(a, b, c, batch, m, k, n):
-        for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
-            tn = (n + 127) // 128
-            tiles = ((m + 127) // 128) * tn
-            g = t // 256
-            lane = thread_id()
-            z = g // tiles
-            i0 = ((g % tiles) // tn) * 128
-            j0 = ((g % tiles) % tn) * 128
-            a_s = shared_like(a, 2 * A_BUF)
-            b_s = shared_like(a, 2 * B_BUF)
-            acc = local_array_like(a, 64)
-            av = local_array_like(a, 8)
-            bv = local_array_like(a, 8)
-            ra = local_array_like(a, 4)
-            rb = local_array_like(a, 4)
-            for q in unroll(range(64)):
-                acc[q] = 0.0
-            fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane)
-            _stash(a_s, b_s, ra, rb, 0, lane)
+@kernel
+def _tiled(a, b, c, batch, m, k, n, operand):
+    for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
+        tn = (n + 127) // 128
+        tiles = ((m + 127) // 128) * tn
+        g = t // 256
+        lane = thread_id()
+        z = g // tiles
+        i0 = ((g % tiles) // tn) * 128
+        j0 = ((g % tiles) % tn) * 128
+        a_s = shared_like(a, 2 * A_BUF)
+        b_s = shared_like(a, 2 * B_BUF)
+        acc = local_array_like(a, 64)
+        av = local_array_like(a, 8)
+        bv = local_array_like(a, 8)
+        ra = local_array_like(a, 4)
+        rb = local_array_like(a, 4)
+        for q in unroll(range(64)):
+            acc[q] = 0.0
+        _fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane, operand)
+        _stash(a_s, b_s, ra, rb, 0, lane)
+        barrier()
+        for p0 in range(0, k, 8):
+            buf = (p0 // 8) % 2
+            _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane, operand)
+            _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
+            _stash(a_s, b_s, ra, rb, 1 - buf, lane)
             barrier()
-            for p0 in range(0, k, 8):
-                buf = (p0 // 8) % 2
-                fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane)
-                _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
-                _stash(a_s, b_s, ra, rb, 1 - buf, lane)
-                barrier()
-            for q in unroll(range(64)):
-                i = i0 + 4 * (lane // 16) + q // 8 % 4 + 64 * (q // 32)
-                j = j0 + 4 * (lane % 16) + q % 4 + 64 * (q % 8 // 4)
-                if i < m and j < n:
-                    c[(z * m + i) * n + j] = acc[q]
-    return _tiled
-
-
-TILED = {p: _tiled_kernel(f) for p, f in OPERAND.items()}  # by precision
-_tiled = TILED["ieee"]
+        for q in unroll(range(64)):
+            i = i0 + 4 * (lane // 16) + q // 8 % 4 + 64 * (q // 32)
+            j = j0 + 4 * (lane % 16) + q % 4 + 64 * (q % 8 // 4)
+            if i < m and j < n:
+                c[(z * m + i) * n + j] = acc[q]
 
 
 def _run(op: str, a, b, ranks, out, precision):
@@ -164,7 +162,7 @@ def _run(op: str, a, b, ranks, out, precision):
     c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
     args = (aa, ba, c) + _args.sizes(total, z, m, k, n)
     if _args.workgroups(dev):
-        TILED[precision](*args)
+        _tiled(*args, OPERAND[precision])
     else:
         matmul_cpu.run(aa, ba, c, z, m, k, n, precision)
     return _args.deliver(c, out)

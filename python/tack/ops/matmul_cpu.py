@@ -23,18 +23,17 @@ from ..dtypes import f32, f64, i64
 from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
 from ..kernel import kernel
-from ..lib.tf32 import OPERAND
 from . import _args
+from ._wide import OPERAND
 
 MR = constant(6)  # rows of a tile: 12 accumulator vectors + 2 of B + 1 broadcast of 16 registers
 
 
-def _pack_kernel(NR, operand):
-    """The packing kernel for panels of `NR` (a tack.constant) columns, each element of B taken
-    through `operand` (lib/tf32.py, OPERAND)."""
+def _pack_kernel(NR):
+    """The packing kernel for panels of `NR` (a tack.constant) columns."""
 
     @kernel
-    def pack_panels(b, bp, count, k, n):
+    def pack_panels(b, bp, count, k, n, operand):
         for t in range(count):  # batch * panels * k
             kk, nn, tt = i64(k), i64(n), i64(t)  # 64-bit: the panels' indices may pass 2^31
             nt = (nn + NR - 1) // NR
@@ -46,14 +45,14 @@ def _pack_kernel(NR, operand):
     return pack_panels
 
 
-def _tile_kernels(NR, operand):
-    """(matmul_tiles, matmul_edges) for panels of `NR` (a tack.constant) columns, each element
-    of A taken through `operand` where it is read (the panels hold B's already)."""
+def _tile_kernels(NR):
+    """(matmul_tiles, matmul_edges) for panels of `NR` (a tack.constant) columns."""
 
     @func
-    def sums(a, bp, acc, ab, pb, i0, m, k):
+    def sums(a, bp, acc, ab, pb, i0, m, k, operand):
         """acc[i * NR + j] = the sum over p of A[i0 + i, p] * panel[p, j] (64-bit indices: the
-        vectorizer then sees panel[p, 0..NR-1] as consecutive addresses)."""
+        vectorizer then sees panel[p, 0..NR-1] as consecutive addresses), each element of A
+        taken through `operand` (the panel holds B's already)."""
         for q in unroll(range(MR * NR)):
             acc[q] = 0.0
         for p in range(k):
@@ -64,7 +63,7 @@ def _tile_kernels(NR, operand):
                     acc[i * NR + j] += av * bp[brow + j]
 
     @kernel
-    def matmul_tiles(a, bp, c, count, m, k, n):
+    def matmul_tiles(a, bp, c, count, m, k, n, operand):
         for t in range(count):  # batch * (m // MR) * (n // NR)
             mm, kk, nn, tt = i64(m), i64(k), i64(n), i64(t)
             rt = mm // MR  # full row tiles (`matmul_edges` takes the rest)
@@ -73,14 +72,14 @@ def _tile_kernels(NR, operand):
             j = tt // rt % (nn // NR)  # row tiles fastest: neighbours share a panel
             i0 = tt % rt * MR
             acc = local_array_like(a, MR * NR)
-            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk)
+            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk, operand)
             out = z * mm * nn + i0 * nn + j * NR
             for i in unroll(range(MR)):
                 for q in unroll(range(NR)):
                     c[out + i * nn + q] = acc[i * NR + q]
 
     @kernel
-    def matmul_edges(a, bp, c, count, m, k, n, bottom, right):
+    def matmul_edges(a, bp, c, count, m, k, n, bottom, right, operand):
         """The `bottom` tiles of the last, partial row strip (if m % MR), then the `right`
         tiles of the last, partial panel above it (if n % NR), for each of the batch."""
         for t in range(count):  # batch * (bottom + right)
@@ -91,7 +90,7 @@ def _tile_kernels(NR, operand):
             i0 = select(u < bottom, (mm // MR) * MR, (u - bottom) * MR)
             j = select(u < bottom, u, nt - 1)
             acc = local_array_like(a, MR * NR)
-            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk)
+            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk, operand)
             for i in unroll(range(MR)):
                 for q in unroll(range(NR)):
                     if i0 + i < mm and j * NR + q < nn:
@@ -99,15 +98,12 @@ def _tile_kernels(NR, operand):
     return matmul_tiles, matmul_edges
 
 
-def _kernels(nr: int, precision: str = "ieee"):
+def _kernels(nr: int):
     NR = constant(nr)
-    operand = OPERAND[precision]
-    return (nr, _pack_kernel(NR, operand)) + _tile_kernels(NR, operand)
+    return (nr, _pack_kernel(NR)) + _tile_kernels(NR)
 
 
-# (NR, pack, tiles, edges) by dtype and precision (float64 takes "ieee" only: ops/_args.py)
-KERNELS = {(f32, "ieee"): _kernels(16), (f64, "ieee"): _kernels(8),
-           (f32, "tf32"): _kernels(16, "tf32")}
+KERNELS = {f32: _kernels(16), f64: _kernels(8)}  # (NR, pack, tiles, edges) by dtype
 
 
 def panel_size(batch: int, k: int, n: int, nr: int = 16) -> int:
@@ -122,15 +118,18 @@ def edge_tiles(m: int, n: int, nr: int = 16) -> tuple[int, int]:
 
 
 def run(a, b, c, batch: int, m: int, k: int, n: int, precision: str = "ieee") -> None:
-    """c = a @ b (flat arrays of batch matrices) by the three kernels; the panel buffer is kept
-    between calls of one shape (`_args.kept`: no allocation and zero-fill per call)."""
-    nr, pack, tiles, edges = KERNELS[a.dtype, precision]
+    """c = a @ b (flat arrays of batch matrices) by the three kernels, each element of a and b
+    taken through OPERAND[precision] (ops/_wide.py) before its products, b's as it is packed;
+    the panel buffer is kept between calls of one shape (`_args.kept`: no allocation and
+    zero-fill per call)."""
+    nr, pack, tiles, edges = KERNELS[a.dtype]
+    operand = OPERAND[precision]
     size = panel_size(batch, k, n, nr)
     bp = _args.kept(a.device, a.dtype, "matmul panels", size)
-    pack(b, bp, size // nr, k, n)
+    pack(b, bp, size // nr, k, n, operand)
     full = batch * (m // int(MR)) * (n // nr)
     if full:
-        tiles(a, bp, c, full, m, k, n)
+        tiles(a, bp, c, full, m, k, n, operand)
     bottom, right = edge_tiles(m, n, nr)
     if bottom + right:
-        edges(a, bp, c, batch * (bottom + right), m, k, n, bottom, right)
+        edges(a, bp, c, batch * (bottom + right), m, k, n, bottom, right, operand)
