@@ -28,7 +28,7 @@ The `matmul ... tf32` row is Tack's matmul with `precision="tf32"` (each f32 ope
 TF32, docs/ops.md "Precision"), printed after the f32 one on the same inputs and checked
 against the declared bound (`tack.testing.bounds.tf32_matmul_bound`); its peers are NumPy's f32
 matmul on the CPU and PyTorch's matmul with TF32 allowed for that row alone on the GPU (tensor
-cores; Tack's rounding runs in its CUDA-core kernel so far).
+cores; Tack's TF32 matmul still multiplies on CUDA cores).
 """
 from __future__ import annotations
 

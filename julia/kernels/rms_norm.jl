@@ -194,7 +194,7 @@ end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_44223df7(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_9f583c8b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (1,)  # norms.py:79
@@ -234,7 +234,7 @@ end
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -279,10 +279,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_44223df7)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9f583c8b)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_89a79455(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_62a6f8d3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (2,)  # norms.py:79
@@ -322,7 +322,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_44223df7)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -367,10 +367,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_44223df7)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_89a79455)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_62a6f8d3)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_1d810315(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_fbd8313d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (4,)  # norms.py:79
@@ -410,7 +410,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_89a79455)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -455,10 +455,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_89a79455)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1d810315)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fbd8313d)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_a06550eb(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_704f454b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (8,)  # norms.py:79
@@ -498,7 +498,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1d810315)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -543,10 +543,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1d810315)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a06550eb)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_704f454b)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_daed7f5c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_dcd9bca5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (16,)  # norms.py:79
@@ -586,7 +586,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a06550eb)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -631,10 +631,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a06550eb)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_daed7f5c)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcd9bca5)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_21aa96cd(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_311d9027(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float32 (32,)  # norms.py:79
@@ -674,7 +674,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_daed7f5c)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -719,10 +719,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_daed7f5c)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_21aa96cd)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_311d9027)) = 256  # norms.py:79
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_34077470(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
+@kernel function tk__rms_long_d003e236(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
     tk_gi = @index(Global, Linear)  # norms.py:121
     tk_li = @index(Local, Linear)  # norms.py:121
     tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:121
@@ -762,7 +762,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_21aa96cd)) = 256  # nor
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
             c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
             tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
-            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
             q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
         end
     end
@@ -813,7 +813,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_21aa96cd)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_34077470)) = 256  # norms.py:121
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_d003e236)) = 256  # norms.py:121
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
 @kernel function tk__rms_rows_96161930(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:35
@@ -907,7 +907,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_34077470)) = 256  # norms.py:
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_a9ae588e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_217e44b4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (1,)  # norms.py:79
@@ -947,7 +947,7 @@ end
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -992,10 +992,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a9ae588e)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_217e44b4)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_1156f0a8(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_c26dc60a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (2,)  # norms.py:79
@@ -1035,7 +1035,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a9ae588e)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1080,10 +1080,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a9ae588e)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1156f0a8)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c26dc60a)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_248b21a8(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_0bbb0e87(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (4,)  # norms.py:79
@@ -1123,7 +1123,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1156f0a8)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1168,10 +1168,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_1156f0a8)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_248b21a8)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0bbb0e87)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_5270c4b4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_a5bceeba(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (8,)  # norms.py:79
@@ -1211,7 +1211,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_248b21a8)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1256,10 +1256,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_248b21a8)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5270c4b4)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5bceeba)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_2132ffe0(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_e71bc39c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (16,)  # norms.py:79
@@ -1299,7 +1299,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5270c4b4)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1344,10 +1344,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_5270c4b4)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2132ffe0)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e71bc39c)) = 256  # norms.py:79
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_beb81bb7(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
+@kernel function tk_rms_norm_cached_b2471daa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
     tk_gi = @index(Global, Linear)  # norms.py:79
     tk_li = @index(Local, Linear)  # norms.py:79
     vals = @private Float64 (32,)  # norms.py:79
@@ -1387,7 +1387,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2132ffe0)) = 256  # nor
         c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
         vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
         tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
-        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+        tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
         q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1432,10 +1432,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2132ffe0)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_beb81bb7)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2471daa)) = 256  # norms.py:79
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_90fd8ca1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:121
+@kernel function tk__rms_long_62fa7329(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:121
     tk_gi = @index(Global, Linear)  # norms.py:121
     tk_li = @index(Local, Linear)  # norms.py:121
     tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:121
@@ -1475,7 +1475,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_beb81bb7)) = 256  # nor
         for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
             c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
             tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
-            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:19
+            tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
             q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
         end
     end
@@ -1526,27 +1526,27 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_beb81bb7)) = 256  # nor
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_90fd8ca1)) = 256  # norms.py:121
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_62fa7329)) = 256  # norms.py:121
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows, Float32, 0) => tk__rms_rows_3515489a,
-        (:cached, Float32, 1) => tk_rms_norm_cached_44223df7,
-        (:cached, Float32, 2) => tk_rms_norm_cached_89a79455,
-        (:cached, Float32, 4) => tk_rms_norm_cached_1d810315,
-        (:cached, Float32, 8) => tk_rms_norm_cached_a06550eb,
-        (:cached, Float32, 16) => tk_rms_norm_cached_daed7f5c,
-        (:cached, Float32, 32) => tk_rms_norm_cached_21aa96cd,
-        (:long, Float32, 0) => tk__rms_long_34077470,
+        (:cached, Float32, 1) => tk_rms_norm_cached_9f583c8b,
+        (:cached, Float32, 2) => tk_rms_norm_cached_62a6f8d3,
+        (:cached, Float32, 4) => tk_rms_norm_cached_fbd8313d,
+        (:cached, Float32, 8) => tk_rms_norm_cached_704f454b,
+        (:cached, Float32, 16) => tk_rms_norm_cached_dcd9bca5,
+        (:cached, Float32, 32) => tk_rms_norm_cached_311d9027,
+        (:long, Float32, 0) => tk__rms_long_d003e236,
         (:rows, Float64, 0) => tk__rms_rows_96161930,
-        (:cached, Float64, 1) => tk_rms_norm_cached_a9ae588e,
-        (:cached, Float64, 2) => tk_rms_norm_cached_1156f0a8,
-        (:cached, Float64, 4) => tk_rms_norm_cached_248b21a8,
-        (:cached, Float64, 8) => tk_rms_norm_cached_5270c4b4,
-        (:cached, Float64, 16) => tk_rms_norm_cached_2132ffe0,
-        (:cached, Float64, 32) => tk_rms_norm_cached_beb81bb7,
-        (:long, Float64, 0) => tk__rms_long_90fd8ca1,
+        (:cached, Float64, 1) => tk_rms_norm_cached_217e44b4,
+        (:cached, Float64, 2) => tk_rms_norm_cached_c26dc60a,
+        (:cached, Float64, 4) => tk_rms_norm_cached_0bbb0e87,
+        (:cached, Float64, 8) => tk_rms_norm_cached_a5bceeba,
+        (:cached, Float64, 16) => tk_rms_norm_cached_e71bc39c,
+        (:cached, Float64, 32) => tk_rms_norm_cached_b2471daa,
+        (:long, Float64, 0) => tk__rms_long_62fa7329,
     )
 end
 

@@ -19,8 +19,9 @@ from ..arrays import array
 from ..dtypes import f32, f64
 
 # the op modules (`tack.ops.softmax` as an attribute is the function, so by import_module)
-EW, SM, NM, MM, AT, W = (import_module(f"tack.ops.{m}") for m in
-                         ("elementwise", "softmax", "norms", "matmul", "attention", "_wide"))
+EW, SM, NM, MM, AT, W, P = (import_module(f"tack.ops.{m}") for m in
+                            ("elementwise", "softmax", "norms", "matmul", "attention", "_wide",
+                             "_precision"))
 
 DTYPES = (f32, f64)
 # every PER the wrappers pick (softmax._per_lane): the powers of two up to MAX_PER_LANE
@@ -88,10 +89,10 @@ def _mm_args(t, _):
     return [_vec(t) for _ in range(3)] + [1, 2, 2, 2]  # a, b, c, batch, m, k, n
 
 
-# The kernels whose products take a precision (tack.ops' `precision`), here "ieee": the Julia
-# bridges multiply float32 exactly
+# The kernels that take their softmax weights through a precision's rounding (tack.ops'
+# `precision`, ops/_precision.py), here "ieee": the Julia bridges multiply float32 exactly
 def _ieee(args):
-    return lambda t, p: args(t, p) + [W.OPERAND["ieee"]]
+    return lambda t, p: args(t, p) + [P.OPERAND["ieee"]]
 
 
 def _attn_args(t, d):  # q, k, v, out as (rows, head_dim), rows (or batch*heads), seq, scale, causal
@@ -128,7 +129,7 @@ OP_FILES = (
                                  fixed("long", NM._rms_long, _with("reduce", "wide")(_rms_args))),
            bridges=("tack_rms_norm!",)),
     OpFile("matmul", "matmul", (fixed("rows4", MM._rows4, _mm_args),
-                                fixed("tiled", MM._tiled, _ieee(_mm_args))),
+                                fixed("tiled", MM._tiled, _mm_args)),
            bridges=("tack_matmul!",)),
     OpFile("batched_matmul", "matmul", includes=("matmul",), bridges=("tack_batched_matmul!",)),
     OpFile("attention", "attention", (fixed("rows", AT._rows, _ieee(_attn_args), HEAD_DIMS),

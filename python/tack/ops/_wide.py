@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..dtypes import f32
 from ..frontend.inline import func
 from ..lib.reductions import group_reduce, group_reduce_f32
-from ..lib.tf32 import tf32
 from ._rowsum import row_fold, row_fold_f32
 
 
@@ -28,12 +27,6 @@ def to_f32(v):
 # wide: a loaded element as the precision its products are taken in
 _SAME = {"fold": row_fold, "reduce": group_reduce, "wide": keep}
 _F32 = {"fold": row_fold_f32, "reduce": group_reduce_f32, "wide": to_f32}
-
-
-# The rounding each operand of a product takes, by the `precision` of matmul, batched_matmul and
-# attention (docs/ops.md, "Precision"): their kernels are built once per entry, so "ieee"
-# compiles to the arithmetic it had before precision existed.
-OPERAND = {"ieee": keep, "tf32": tf32}
 
 
 def funcs(dtype, *names: str) -> tuple:

@@ -19,11 +19,12 @@ used, or with workgroups `_wide_group`, one query row per workgroup, each lane t
 256th column and the scores summed across the group: no scratch but one shared slot per lane,
 whatever head_dim is.
 
-`precision="tf32"` rounds each operand of the two products with `tack.tf32` (docs/ops.md,
-"Precision"): q * scale and k in a score, the weight exp(score - m) and v in the weighted sum,
-m being the running maximum at that key (the online softmax's, as a tensor-core kernel would
-round a tile of weights); the sum of the weights and the rescaling stay f32. The rounding is
-a compile-time function argument of each kernel, the identity for "ieee"."""
+`precision="tf32"` rounds each operand of the two products to TF32 (docs/ops.md, "Precision"):
+q * scale, k and v before the kernels (ops/_precision.py), which then take scale 1; the weight
+exp(score - m) where it is made, by the compile-time function `operand` each kernel takes (the
+identity for "ieee"), m being the running maximum at that key (the online softmax's, as a
+tensor-core kernel would round its tile of weights). The sum of the weights and the rescaling
+stay f32."""
 from __future__ import annotations
 
 import math
@@ -32,16 +33,12 @@ from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unro
 from ..kernel import kernel
 from ..lib.combine import add
 from ..lib.reductions import group_reduce
-from . import _args
-from ._wide import OPERAND
+from . import _args, _precision
 
 LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
 SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
 
 
-# Each kernel takes its products' operands through `operand` (ops/_wide.py, OPERAND: a
-# compile-time function, the identity for "ieee"): the scaled query and the key of a score,
-# the weight and the value of the weighted sum.
 @kernel
 def _rows(q, k, v, out, rows, s, scale, causal, operand):
     for row in range(rows):
@@ -50,14 +47,14 @@ def _rows(q, k, v, out, rows, s, scale, causal, operand):
         qv = local_array_like(q, q.shape[1])
         acc = local_array_like(q, q.shape[1])
         for d in range(q.shape[1]):
-            qv[d] = operand(q[row, d] * scale)
+            qv[d] = q[row, d] * scale
             acc[d] = 0.0
         m = -math.inf
         total = 0.0
         for j in range(keys):
             score = 0.0
             for d in range(q.shape[1]):
-                score += qv[d] * operand(k[kb + j, d])
+                score += qv[d] * k[kb + j, d]
             if score > m:
                 corr = exp(m - score)  # noqa: F821 - a kernel builtin
                 total = total * corr
@@ -67,7 +64,7 @@ def _rows(q, k, v, out, rows, s, scale, causal, operand):
             p = exp(score - m)  # noqa: F821
             total += p
             for d in range(q.shape[1]):
-                acc[d] += operand(p) * operand(v[kb + j, d])
+                acc[d] += operand(p) * v[kb + j, d]
         inv = 1.0 / total
         for d in range(q.shape[1]):
             out[row, d] = acc[d] * inv
@@ -87,7 +84,7 @@ def _blocked(q, k, v, out, bh, s, scale, causal, operand):
         qv = local_array_like(q, q.shape[1])
         acc = local_array_like(q, q.shape[1])
         for d in unroll(range(q.shape[1])):
-            qv[d] = operand(q[row, d] * scale)
+            qv[d] = q[row, d] * scale
             acc[d] = 0.0
         m = -math.inf
         total = 0.0
@@ -95,8 +92,8 @@ def _blocked(q, k, v, out, bh, s, scale, causal, operand):
             for e in range(lane, 32 * k.shape[1], 256):
                 jj = j0 + e // k.shape[1]
                 ok = jj < s
-                k_s[e] = operand(k[kb + jj, e % k.shape[1]] if ok else 0.0)
-                v_s[e] = operand(v[kb + jj, e % k.shape[1]] if ok else 0.0)
+                k_s[e] = k[kb + jj, e % k.shape[1]] if ok else 0.0
+                v_s[e] = v[kb + jj, e % k.shape[1]] if ok else 0.0
             barrier()
             for jj in range(min(32, keys - j0)):
                 score = 0.0
@@ -132,7 +129,7 @@ def _wide(q, k, v, out, rows, s, d, scale, causal, operand):
         for j in range(keys):
             score = 0.0
             for c in range(d):
-                score += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
+                score += q[qb + c] * scale * k[kb + j * d + c]
             if score > m:
                 corr = exp(m - score)  # noqa: F821
                 total = total * corr
@@ -142,7 +139,7 @@ def _wide(q, k, v, out, rows, s, d, scale, causal, operand):
             p = exp(score - m)  # noqa: F821
             total += p
             for c in range(d):
-                out[qb + c] += operand(p) * operand(v[kb + j * d + c])
+                out[qb + c] += operand(p) * v[kb + j * d + c]
         inv = 1.0 / total
         for c in range(d):
             out[qb + c] = out[qb + c] * inv
@@ -164,7 +161,7 @@ def _wide_group(q, k, v, out, rows, s, d, scale, causal, operand):
             part = 0.0
             if j < keys:
                 for c in range(lane, d, 256):
-                    part += operand(q[qb + c] * scale) * operand(k[kb + j * d + c])
+                    part += q[qb + c] * scale * k[kb + j * d + c]
             score = group_reduce(q, part, add)
             if j < keys:
                 if score > m:
@@ -176,7 +173,7 @@ def _wide_group(q, k, v, out, rows, s, d, scale, causal, operand):
                 p = exp(score - m)  # noqa: F821
                 total += p
                 for c in range(lane, d, 256):
-                    out[qb + c] += operand(p) * operand(v[kb + j * d + c])
+                    out[qb + c] += operand(p) * v[kb + j * d + c]
         inv = 1.0 / total
         for c in range(lane, d, 256):
             out[qb + c] = out[qb + c] * inv
@@ -209,18 +206,21 @@ def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
         wide = (_args.widened(a) for a in (qa, ka, va))
         return _args.narrowed(attention(*wide, scale=sc, causal=causal, precision=precision),
                               out)
-    operand = OPERAND[precision]
     res = _args.apart(out, {"q": qa, "k": ka, "v": va})  # every row reads other rows of k, v
+    qa, ka, va = _precision.operands(precision, op, qa, ka, va, scale=sc)
+    sc = sc if precision == "ieee" else 1.0  # q is scaled already
+    operand = _precision.OPERAND[precision]
     if _args.workgroups(dev) and d * qa.dtype.itemsize <= SHARED_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
         bh, seq = _args.sizes(qa.size + 256 * d, b * h, s)
         _blocked(*views, bh, seq, sc, int(causal), operand)
     elif not _args.workgroups(dev) and d <= LOCAL_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
-        _rows(*views, *_args.sizes(qa.size + 256 * d, b * h * s, s), sc, int(causal), operand)
+        sizes = _args.sizes(qa.size + 256 * d, b * h * s, s)
+        _rows(*views, *sizes, sc, int(causal), operand)
     else:
         flat = [_args.view(a, (qa.size,)) for a in (qa, ka, va, res)]
         sizes = _args.sizes(qa.size + 256 * d, b * h * s, s, d)
-        wide = _wide_group if _args.workgroups(dev) else _wide
-        wide(*flat, *sizes, sc, int(causal), operand)
+        wide_kernel = _wide_group if _args.workgroups(dev) else _wide
+        wide_kernel(*flat, *sizes, sc, int(causal), operand)
     return _args.deliver(res, out)

@@ -5,21 +5,15 @@ transposed, and 8 x 128 of B) through two shared-memory buffers, the next slab's
 issued before the current slab's 512 multiply-adds so that their latency is hidden. The
 portable kernel computes four rows of C per parallel iteration, so that every row of B loaded
 serves four rows (the inner loop runs along contiguous rows of B and C, which LLVM
-vectorizes).
-
-`precision="tf32"` takes each element of A and B through `tack.tf32` where a kernel reads it
-from global memory (the workgroup kernel's fetch; the CPU kernels' packing of B and reads of A),
-so the products and their f32 sums are those of "ieee" on rounded operands. The rounding is a
-compile-time function argument of the kernels (ops/_wide.py, OPERAND), the identity for
-"ieee"."""
+vectorizes). `precision="tf32"` runs the same kernels on copies of A and B rounded to TF32
+(ops/_precision.py)."""
 from __future__ import annotations
 
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args, matmul_cpu
-from ._wide import OPERAND
+from . import _args, _precision, matmul_cpu
 
 
 @kernel
@@ -60,19 +54,16 @@ B_BUF = constant(1024)  # SLAB * TILE
 
 
 @func
-def _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane, operand):
-    """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32
-    bytes) and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero
-    outside, each through `operand` ("ieee" keeps it, "tf32" rounds it)."""
+def _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0, lane):
+    """This lane's four elements of A's 128 x 8 slab at k = p0 (eight lanes per row, 32 bytes)
+    and four of B's 8 x 128 slab (a row of B per 128 lanes) into registers, zero outside."""
     for q in unroll(range(4)):
         row = lane // 8 + 32 * q
         kk = lane % 8
-        ra[q] = operand(a[(z * m + i0 + row) * k + p0 + kk]
-                        if i0 + row < m and p0 + kk < k else 0.0)
+        ra[q] = a[(z * m + i0 + row) * k + p0 + kk] if i0 + row < m and p0 + kk < k else 0.0
         kb = lane // 128 + 2 * q
         col = lane % 128
-        rb[q] = operand(b[(z * k + p0 + kb) * n + j0 + col]
-                        if p0 + kb < k and j0 + col < n else 0.0)
+        rb[q] = b[(z * k + p0 + kb) * n + j0 + col] if p0 + kb < k and j0 + col < n else 0.0
 
 
 @func
@@ -98,7 +89,7 @@ def _slab(a_s, b_s, acc, av, bv, buf, ty, tx):
 
 
 @kernel
-def _tiled(a, b, c, batch, m, k, n, operand):
+def _tiled(a, b, c, batch, m, k, n):
     for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
         tn = (n + 127) // 128
         tiles = ((m + 127) // 128) * tn
@@ -116,12 +107,12 @@ def _tiled(a, b, c, batch, m, k, n, operand):
         rb = local_array_like(a, 4)
         for q in unroll(range(64)):
             acc[q] = 0.0
-        _fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane, operand)
+        _fetch(a, b, ra, rb, z, m, k, n, i0, j0, 0, lane)
         _stash(a_s, b_s, ra, rb, 0, lane)
         barrier()
         for p0 in range(0, k, 8):
             buf = (p0 // 8) % 2
-            _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane, operand)
+            _fetch(a, b, ra, rb, z, m, k, n, i0, j0, p0 + 8, lane)
             _slab(a_s, b_s, acc, av, bv, buf, lane // 16, lane % 16)
             _stash(a_s, b_s, ra, rb, 1 - buf, lane)
             barrier()
@@ -160,11 +151,12 @@ def _run(op: str, a, b, ranks, out, precision):
         return _args.narrowed(wide, out)
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
     c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
+    aa, ba = _precision.operands(precision, op, aa, ba)
     args = (aa, ba, c) + _args.sizes(total, z, m, k, n)
     if _args.workgroups(dev):
-        _tiled(*args, OPERAND[precision])
+        _tiled(*args)
     else:
-        matmul_cpu.run(aa, ba, c, z, m, k, n, precision)
+        matmul_cpu.run(aa, ba, c, z, m, k, n)
     return _args.deliver(c, out)
 
 

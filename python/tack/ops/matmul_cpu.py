@@ -24,7 +24,6 @@ from ..frontend.inline import func
 from ..intrinsics import local_array_like, select, unroll
 from ..kernel import kernel
 from . import _args
-from ._wide import OPERAND
 
 MR = constant(6)  # rows of a tile: 12 accumulator vectors + 2 of B + 1 broadcast of 16 registers
 
@@ -33,7 +32,7 @@ def _pack_kernel(NR):
     """The packing kernel for panels of `NR` (a tack.constant) columns."""
 
     @kernel
-    def pack_panels(b, bp, count, k, n, operand):
+    def pack_panels(b, bp, count, k, n):
         for t in range(count):  # batch * panels * k
             kk, nn, tt = i64(k), i64(n), i64(t)  # 64-bit: the panels' indices may pass 2^31
             nt = (nn + NR - 1) // NR
@@ -41,7 +40,7 @@ def _pack_kernel(NR):
             j0 = (zj % nt) * NR
             src = ((zj // nt) * kk + tt % kk) * nn + j0
             for j in unroll(range(NR)):
-                bp[tt * NR + j] = operand(b[src + j] if j0 + j < nn else 0.0)
+                bp[tt * NR + j] = b[src + j] if j0 + j < nn else 0.0
     return pack_panels
 
 
@@ -49,21 +48,20 @@ def _tile_kernels(NR):
     """(matmul_tiles, matmul_edges) for panels of `NR` (a tack.constant) columns."""
 
     @func
-    def sums(a, bp, acc, ab, pb, i0, m, k, operand):
+    def sums(a, bp, acc, ab, pb, i0, m, k):
         """acc[i * NR + j] = the sum over p of A[i0 + i, p] * panel[p, j] (64-bit indices: the
-        vectorizer then sees panel[p, 0..NR-1] as consecutive addresses), each element of A
-        taken through `operand` (the panel holds B's already)."""
+        vectorizer then sees panel[p, 0..NR-1] as consecutive addresses)."""
         for q in unroll(range(MR * NR)):
             acc[q] = 0.0
         for p in range(k):
             brow = pb + p * NR
             for i in unroll(range(MR)):
-                av = operand(a[ab + min(i0 + i, m - 1) * k + p])
+                av = a[ab + min(i0 + i, m - 1) * k + p]
                 for j in unroll(range(NR)):
                     acc[i * NR + j] += av * bp[brow + j]
 
     @kernel
-    def matmul_tiles(a, bp, c, count, m, k, n, operand):
+    def matmul_tiles(a, bp, c, count, m, k, n):
         for t in range(count):  # batch * (m // MR) * (n // NR)
             mm, kk, nn, tt = i64(m), i64(k), i64(n), i64(t)
             rt = mm // MR  # full row tiles (`matmul_edges` takes the rest)
@@ -72,14 +70,14 @@ def _tile_kernels(NR):
             j = tt // rt % (nn // NR)  # row tiles fastest: neighbours share a panel
             i0 = tt % rt * MR
             acc = local_array_like(a, MR * NR)
-            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk, operand)
+            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk)
             out = z * mm * nn + i0 * nn + j * NR
             for i in unroll(range(MR)):
                 for q in unroll(range(NR)):
                     c[out + i * nn + q] = acc[i * NR + q]
 
     @kernel
-    def matmul_edges(a, bp, c, count, m, k, n, bottom, right, operand):
+    def matmul_edges(a, bp, c, count, m, k, n, bottom, right):
         """The `bottom` tiles of the last, partial row strip (if m % MR), then the `right`
         tiles of the last, partial panel above it (if n % NR), for each of the batch."""
         for t in range(count):  # batch * (bottom + right)
@@ -90,7 +88,7 @@ def _tile_kernels(NR):
             i0 = select(u < bottom, (mm // MR) * MR, (u - bottom) * MR)
             j = select(u < bottom, u, nt - 1)
             acc = local_array_like(a, MR * NR)
-            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk, operand)
+            sums(a, bp, acc, z * mm * kk, (z * nt + j) * kk * NR, i0, mm, kk)
             for i in unroll(range(MR)):
                 for q in unroll(range(NR)):
                     if i0 + i < mm and j * NR + q < nn:
@@ -117,19 +115,16 @@ def edge_tiles(m: int, n: int, nr: int = 16) -> tuple[int, int]:
     return (nt if m % int(MR) else 0), (m // int(MR) if n % nr else 0)
 
 
-def run(a, b, c, batch: int, m: int, k: int, n: int, precision: str = "ieee") -> None:
-    """c = a @ b (flat arrays of batch matrices) by the three kernels, each element of a and b
-    taken through OPERAND[precision] (ops/_wide.py) before its products, b's as it is packed;
-    the panel buffer is kept between calls of one shape (`_args.kept`: no allocation and
-    zero-fill per call)."""
+def run(a, b, c, batch: int, m: int, k: int, n: int) -> None:
+    """c = a @ b (flat arrays of batch matrices) by the three kernels; the panel buffer is kept
+    between calls of one shape (`_args.kept`: no allocation and zero-fill per call)."""
     nr, pack, tiles, edges = KERNELS[a.dtype]
-    operand = OPERAND[precision]
     size = panel_size(batch, k, n, nr)
     bp = _args.kept(a.device, a.dtype, "matmul panels", size)
-    pack(b, bp, size // nr, k, n, operand)
+    pack(b, bp, size // nr, k, n)
     full = batch * (m // int(MR)) * (n // nr)
     if full:
-        tiles(a, bp, c, full, m, k, n, operand)
+        tiles(a, bp, c, full, m, k, n)
     bottom, right = edge_tiles(m, n, nr)
     if bottom + right:
-        edges(a, bp, c, batch * (bottom + right), m, k, n, bottom, right, operand)
+        edges(a, bp, c, batch * (bottom + right), m, k, n, bottom, right)
