@@ -368,3 +368,24 @@ def test_ieee_is_the_default(op):
              "attention": lambda: ops.attention(x, x, x)}[op]().numpy()
     assert np.array_equal(plain.view(U32), CALLS[op]("ieee", x).numpy().view(U32))
     assert not np.array_equal(plain.view(U32), CALLS[op]("tf32", x).numpy().view(U32))
+
+
+@pytest.mark.engines("cpu", "sim")
+def test_tf32_with_out_sharing_an_input_and_calls_in_a_row(device):
+    """The rounded copies are kept between calls: a second call of the same shapes with other
+    values gets its own result, and `out` sharing `a` still gives what a fresh array would."""
+    a1, b1 = _inputs((9, 17), (17, 9), 1)
+    a2, b2 = _inputs((9, 17), (17, 9), 2)
+    first = ops.matmul(a1, b1, precision="tf32").numpy()
+    second = ops.matmul(a2, b2, precision="tf32").numpy()
+    assert np.array_equal(second, ops.matmul(rounded(a2), rounded(b2)).numpy())
+    assert not np.array_equal(first, second)
+    sq = tack.array(a1[:, :9].copy())
+    want = ops.matmul(sq, sq, precision="tf32").numpy()
+    assert ops.matmul(sq, sq, out=sq, precision="tf32") is sq
+    assert np.array_equal(sq.numpy(), want)
+    q = refs.rand((1, 2, 5, 4), np.float32, 1, 1.5)
+    qt = tack.array(q)
+    want = ops.attention(q, q, q, precision="tf32").numpy()
+    ops.attention(qt, qt, qt, out=qt, precision="tf32")
+    assert np.array_equal(qt.numpy(), want)
