@@ -16,8 +16,8 @@ bits of a NaN too, which turns a signalling NaN whose payload lies there into an
 quiet NaNs (the only ones arithmetic makes) come out the same on both.
 
 Written in Tack's kernel language with integer operations (docs/language.md, "Bit casts"), so
-every engine computes the same bits: the CPU and Julia render the same five instructions the
-GPU runs for `cvt.rna.tf32.f32`, and the simulator executes them.
+every engine computes the same bits: the CPU, CUDA and Julia render them and the simulator
+executes them, as GPUs themselves run `cvt.rna.tf32.f32` (an integer add, a compare, a mask).
 """
 from ..constants import constant
 from ..dtypes import f32, i32
