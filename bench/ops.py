@@ -23,6 +23,12 @@ Half rows (f16, bf16: inputs rounded to the half type, the reference on their ex
 tolerance 2e-2) compare Tack's half op with its f32 op on the widened inputs on the CPU (what
 computing in half costs beside f32), and with PyTorch's half op on the GPU (which may use tensor
 cores for matmul and attention; Tack's half matmul and attention run on CUDA cores).
+
+The `matmul ... tf32` row is Tack's matmul with `precision="tf32"` (each f32 operand rounded to
+TF32, docs/ops.md "Precision"), printed after the f32 one on the same inputs and checked
+against the declared bound (`tack.testing.bounds.tf32_matmul_bound`); its peers are NumPy's f32
+matmul on the CPU and PyTorch's matmul with TF32 allowed for that row alone on the GPU (tensor
+cores; Tack's TF32 matmul still multiplies on CUDA cores).
 """
 from __future__ import annotations
 
@@ -43,6 +49,7 @@ import ml_dtypes
 import tack
 from _stats import fmt_ratio, ratio_stats
 from tack import ops
+from tack.testing.bounds import tf32_matmul_bound
 
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
 HALF_TOL = (2e-2, 2e-2)  # tack.testing's half row, doubled for reductions and transcendentals
@@ -211,6 +218,12 @@ def _benchmarks(sz, rng, dtype=np.float32):
            (1e-4, 1e-3 * math.sqrt(n)), lambda t, u, out: ops.matmul(t, u, out=out),
            lambda p, q, out: np.matmul(p, q, out=out), None,
            lambda T, F: (lambda p, q: T.matmul(p, q)))
+    if dtype is np.float32:  # TF32 products (docs/ops.md, "Precision"), within their bound
+        bound = tf32_matmul_bound(n) * float((np.abs(a).astype(np.float64) @ np.abs(bm)).max())
+        yield (f"matmul {n}^3 tf32", [a, bm], a.astype(np.float64) @ bm, 2 * n ** 3 / 1e12,
+               "TFLOP/s", (0.0, bound),
+               lambda t, u, out: ops.matmul(t, u, out=out, precision="tf32"),
+               lambda p, q, out: np.matmul(p, q, out=out), None, _torch_tf32_matmul)
     shape = sz["attention"]
     q, k, v = (rng.normal(size=shape).astype(np.float32).astype(dtype) for _ in range(3))
     flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
@@ -221,6 +234,17 @@ def _benchmarks(sz, rng, dtype=np.float32):
                                                                           out=out),
                None, None, lambda T, F, c=causal: (
                    lambda p, kk, vv: F.scaled_dot_product_attention(p, kk, vv, is_causal=c)))
+
+
+def _torch_tf32_matmul(T, F):
+    """PyTorch's matmul with TF32 allowed for this call only (the other rows multiply in f32)."""
+    def run(p, q):
+        T.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return T.matmul(p, q)
+        finally:
+            T.backends.cuda.matmul.allow_tf32 = False
+    return run
 
 
 # the float64 references of the half rows, by row name, on the exact values of the inputs

@@ -6,6 +6,7 @@ test (tests/numerics/test_page.py) keeps the page current.
 """
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
@@ -80,9 +81,22 @@ def half_bounds() -> str:
     return "\n".join(lines)
 
 
+def tf32() -> str:
+    unit = int(math.log2(bounds.TF32_UNIT))
+    k1, k2 = bounds.tf32_matmul_bound(1), bounds.tf32_matmul_bound(1024)
+    product = f"2^{unit + 1} + 2^{2 * unit}"
+    matmul = f"2^{unit + 1} + (k + 2)·2^-23 ({k1:.4g} at k = 1, {k2:.4g} at k = 1024)"
+    scale = "(\\|a\\|·\\|b\\|), element by element"
+    lines = ["| result | bound | relative to |", "| --- | --- | --- |",
+             f"| `tack.tf32(x)`, a normal result | 2^{unit} | \\|x\\| |",
+             f"| a product of two rounded operands | {product} | the exact product's magnitude |",
+             f"| `matmul`, `batched_matmul` with `precision=\"tf32\"` | {matmul} | {scale} |"]
+    return "\n".join(lines)
+
+
 TABLES = {"engines": engines, "math": math_functions, "math64": math_functions_f64,
           "engine_math": engine_math,
-          "ops": op_bounds, "half": half_bounds}
+          "ops": op_bounds, "half": half_bounds, "tf32": tf32}
 
 
 def page(text: str) -> str:

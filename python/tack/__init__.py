@@ -111,6 +111,7 @@ from .lib import (
 )
 from .lib.reductions import block_max, block_min, block_sum
 from .lib.texture import Texture3D, texture3d
+from .lib.tf32 import tf32
 
 # the two modules, importable under their public names too
 _sys.modules.setdefault(__name__ + ".math", math)  # `from tack.math import clamp`
@@ -211,6 +212,7 @@ __all__ = [
     "shfl_xor",
     "sync",
     "texture3d",
+    "tf32",
     "thread_id",
     "u8",
     "u16",

@@ -21,8 +21,9 @@ from ..arrays import array
 from ..dtypes import f16, f32, f64
 
 # the op modules (`tack.ops.softmax` as an attribute is the function, so by import_module)
-EW, SM, NM, MM, AT, W = (import_module(f"tack.ops.{m}") for m in
-                         ("elementwise", "softmax", "norms", "matmul", "attention", "_wide"))
+EW, SM, NM, MM, AT, W, P = (import_module(f"tack.ops.{m}") for m in
+                            ("elementwise", "softmax", "norms", "matmul", "attention", "_wide",
+                             "_precision"))
 
 DTYPES = (f32, f64)
 HALF = (f32, f64, f16)  # a half op's Float16 kernels take Float32 scalars (eps, alpha)
@@ -97,6 +98,12 @@ def _mm_args(t, _):
     return [_vec(t) for _ in range(3)] + [1, 2, 2, 2]  # a, b, c, batch, m, k, n
 
 
+# The kernels that take their softmax weights through a precision's rounding (tack.ops'
+# `precision`, ops/_precision.py), here "ieee": the Julia bridges multiply float32 exactly
+def _ieee(args):
+    return lambda t, p: args(t, p) + [P.OPERAND["ieee"]]
+
+
 def _attn_args(t, d):  # q, k, v, out as (rows, head_dim), rows (or batch*heads), seq, scale, causal
     return [array(np.zeros((4, d), t.np)) for _ in range(4)] + [4, 4, 0.5, 0]
 
@@ -136,8 +143,9 @@ OP_FILES = (
                                 fixed("tiled", MM._tiled, _mm_args)),
            bridges=("tack_matmul!",)),
     OpFile("batched_matmul", "matmul", includes=("matmul",), bridges=("tack_batched_matmul!",)),
-    OpFile("attention", "attention", (fixed("rows", AT._rows, _attn_args, HEAD_DIMS),
-                                      fixed("blocked", AT._blocked, _attn_args, HEAD_DIMS)),
+    OpFile("attention", "attention", (fixed("rows", AT._rows, _ieee(_attn_args), HEAD_DIMS),
+                                      fixed("blocked", AT._blocked, _ieee(_attn_args),
+                                            HEAD_DIMS)),
            bridges=("tack_attention!",)),
 )
 OPS = {f.name: f for f in OP_FILES}

@@ -63,6 +63,24 @@ def same_dtype(op: str, ref: Array, **others: Array) -> None:
                             f"{ref.dtype!r}; pass both in one precision")
 
 
+PRECISIONS = ("ieee", "tf32")  # the `precision` of matmul, batched_matmul and attention
+
+
+def precision(op: str, value, ref: Array) -> str:
+    """`value` checked as the product precision of `op` on inputs of `ref`'s dtype (docs/ops.md,
+    "Precision"): "ieee" (float products, exact in f32) or "tf32" (each f32 operand of a
+    product rounded to TF32 first). Nothing chooses TF32 unless asked; float64 refuses it,
+    whose products TF32 would round to 11 of their 53 bits."""
+    if not isinstance(value, str) or value not in PRECISIONS:
+        raise TackValueError(f"tack.ops.{op}: argument 'precision' must be 'ieee' or 'tf32', "
+                             f"got {value!r}")
+    if value == "tf32" and ref.dtype == dt.f64:
+        raise TackValueError(f"tack.ops.{op}: precision='tf32' rounds float32 operands to "
+                             "TF32; float64 inputs take precision='ieee' (or convert them to "
+                             "float32 first)")
+    return value
+
+
 def need_rank(op: str, name: str, a: Array, ranks) -> None:
     if a.ndim not in ranks:
         want = " or ".join(str(r) for r in ranks)

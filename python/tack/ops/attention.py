@@ -17,7 +17,14 @@ SHARED_HEAD bytes a row); a wider head takes `_wide`, one query row per iteratio
 weighted sum accumulates in its output row (global memory) and whose query is read where it is
 used, or with workgroups `_wide_group`, one query row per workgroup, each lane taking every
 256th column and the scores summed across the group: no scratch but one shared slot per lane,
-whatever head_dim is."""
+whatever head_dim is.
+
+`precision="tf32"` rounds each operand of the two products to TF32 (docs/ops.md, "Precision"):
+q * scale, k and v before the kernels (ops/_precision.py), which then take scale 1; the weight
+exp(score - m) where it is made, by the compile-time function `operand` each kernel takes (the
+identity for "ieee"), m being the running maximum at that key (the online softmax's, as a
+tensor-core kernel would round its tile of weights). The sum of the weights and the rescaling
+stay f32."""
 from __future__ import annotations
 
 import math
@@ -26,14 +33,14 @@ from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unro
 from ..kernel import kernel
 from ..lib.combine import add
 from ..lib.reductions import group_reduce
-from . import _args
+from . import _args, _precision
 
 LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
 SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
 
 
 @kernel
-def _rows(q, k, v, out, rows, s, scale, causal):
+def _rows(q, k, v, out, rows, s, scale, causal, operand):
     for row in range(rows):
         kb = (row // s) * s  # the first key row of this (batch, head)
         keys = row % s + 1 if causal else s
@@ -57,14 +64,14 @@ def _rows(q, k, v, out, rows, s, scale, causal):
             p = exp(score - m)  # noqa: F821
             total += p
             for d in range(q.shape[1]):
-                acc[d] += p * v[kb + j, d]
+                acc[d] += operand(p) * v[kb + j, d]
         inv = 1.0 / total
         for d in range(q.shape[1]):
             out[row, d] = acc[d] * inv
 
 
 @kernel
-def _blocked(q, k, v, out, bh, s, scale, causal):
+def _blocked(q, k, v, out, bh, s, scale, causal, operand):
     for t in range(bh * ((s + 255) // 256) * 256):
         g = t // 256
         lane = thread_id()
@@ -101,7 +108,7 @@ def _blocked(q, k, v, out, bh, s, scale, causal):
                 p = exp(score - m)  # noqa: F821
                 total += p
                 for d in unroll(range(q.shape[1])):
-                    acc[d] += p * v_s[jj * k.shape[1] + d]
+                    acc[d] += operand(p) * v_s[jj * k.shape[1] + d]
             barrier()
         if i < s:
             inv = 1.0 / total
@@ -110,7 +117,7 @@ def _blocked(q, k, v, out, bh, s, scale, causal):
 
 
 @kernel
-def _wide(q, k, v, out, rows, s, d, scale, causal):
+def _wide(q, k, v, out, rows, s, d, scale, causal, operand):
     for row in range(rows):
         qb = row * d
         kb = (row // s) * s * d  # the first key of this (batch, head)
@@ -132,14 +139,14 @@ def _wide(q, k, v, out, rows, s, d, scale, causal):
             p = exp(score - m)  # noqa: F821
             total += p
             for c in range(d):
-                out[qb + c] += p * v[kb + j * d + c]
+                out[qb + c] += operand(p) * v[kb + j * d + c]
         inv = 1.0 / total
         for c in range(d):
             out[qb + c] = out[qb + c] * inv
 
 
 @kernel
-def _wide_group(q, k, v, out, rows, s, d, scale, causal):
+def _wide_group(q, k, v, out, rows, s, d, scale, causal, operand):
     for t in range(rows * 256):
         row = t // 256  # one query row per workgroup, its lanes taking every 256th column
         lane = thread_id()
@@ -166,20 +173,23 @@ def _wide_group(q, k, v, out, rows, s, d, scale, causal):
                 p = exp(score - m)  # noqa: F821
                 total += p
                 for c in range(lane, d, 256):
-                    out[qb + c] += p * v[kb + j * d + c]
+                    out[qb + c] += operand(p) * v[kb + j * d + c]
         inv = 1.0 / total
         for c in range(lane, d, 256):
             out[qb + c] = out[qb + c] * inv
 
 
-def attention(q, k, v, scale=None, causal=False, out=None):
+def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
     """softmax(q @ k^T * scale [+ causal mask]) @ v over (batch, heads, seq, head_dim) arrays;
     `scale` defaults to 1/sqrt(head_dim). `out` may share memory with q, k or v: the result is
-    computed apart and copied in."""
+    computed apart and copied in. `precision="tf32"` rounds each operand of the two products to
+    TF32 (`tack.tf32`): q * scale and k in the scores, the softmax weights and v in the
+    weighted sum (docs/ops.md, "Precision")."""
     op = "attention"
     dev = _args.device()
     qa, ka, va = (_args.as_array(op, n, a, dev) for n, a in (("q", q), ("k", k), ("v", v)))
     _args.same_dtype(op, qa, k=ka, v=va)
+    precision = _args.precision(op, precision, qa)
     _args.need_rank(op, "q", qa, (4,))
     _args.need_shape(op, "k", ka, qa.shape)
     _args.need_shape(op, "v", va, qa.shape)
@@ -194,17 +204,23 @@ def attention(q, k, v, scale=None, causal=False, out=None):
         return out
     if _args.half(qa):  # scores, softmax and the weighted sum in f32, rounded once
         wide = (_args.widened(a) for a in (qa, ka, va))
-        return _args.narrowed(attention(*wide, scale=sc, causal=causal), out)
+        return _args.narrowed(attention(*wide, scale=sc, causal=causal, precision=precision),
+                              out)
     res = _args.apart(out, {"q": qa, "k": ka, "v": va})  # every row reads other rows of k, v
+    qa, ka, va = _precision.operands(precision, op, qa, ka, va, scale=sc)
+    sc = sc if precision == "ieee" else 1.0  # q is scaled already
+    operand = _precision.OPERAND[precision]
     if _args.workgroups(dev) and d * qa.dtype.itemsize <= SHARED_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
         bh, seq = _args.sizes(qa.size + 256 * d, b * h, s)
-        _blocked(*views, bh, seq, sc, int(causal))
+        _blocked(*views, bh, seq, sc, int(causal), operand)
     elif not _args.workgroups(dev) and d <= LOCAL_HEAD:
         views = [_args.view(a, (b * h * s, d)) for a in (qa, ka, va, res)]
-        _rows(*views, *_args.sizes(qa.size + 256 * d, b * h * s, s), sc, int(causal))
+        sizes = _args.sizes(qa.size + 256 * d, b * h * s, s)
+        _rows(*views, *sizes, sc, int(causal), operand)
     else:
         flat = [_args.view(a, (qa.size,)) for a in (qa, ka, va, res)]
         sizes = _args.sizes(qa.size + 256 * d, b * h * s, s, d)
-        (_wide_group if _args.workgroups(dev) else _wide)(*flat, *sizes, sc, int(causal))
+        wide_kernel = _wide_group if _args.workgroups(dev) else _wide
+        wide_kernel(*flat, *sizes, sc, int(causal), operand)
     return _args.deliver(res, out)

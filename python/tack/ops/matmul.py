@@ -5,14 +5,15 @@ transposed, and 8 x 128 of B) through two shared-memory buffers, the next slab's
 issued before the current slab's 512 multiply-adds so that their latency is hidden. The
 portable kernel computes four rows of C per parallel iteration, so that every row of B loaded
 serves four rows (the inner loop runs along contiguous rows of B and C, which LLVM
-vectorizes)."""
+vectorizes). `precision="tf32"` runs the same kernels on copies of A and B rounded to TF32
+(ops/_precision.py)."""
 from __future__ import annotations
 
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args, matmul_cpu
+from . import _args, _precision, matmul_cpu
 
 
 @kernel
@@ -122,11 +123,12 @@ def _tiled(a, b, c, batch, m, k, n):
                 c[(z * m + i) * n + j] = acc[q]
 
 
-def _run(op: str, a, b, ranks, out):
+def _run(op: str, a, b, ranks, out, precision):
     dev = _args.device()
     aa = _args.as_array(op, "a", a, dev)
     ba = _args.as_array(op, "b", b, dev)
     _args.same_dtype(op, aa, b=ba)
+    precision = _args.precision(op, precision, aa)
     _args.need_rank(op, "a", aa, ranks)
     _args.need_rank(op, "b", ba, ranks)
     if aa.ndim != ba.ndim:
@@ -143,10 +145,13 @@ def _run(op: str, a, b, ranks, out):
         if not fresh:
             out.fill(0.0)
         return out
-    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet)
-        return _args.narrowed(_run(op, _args.widened(aa), _args.widened(ba), ranks, None), out)
+    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet); every
+        # half value is a TF32 value, so "tf32" rounds nothing and takes the same path
+        wide = _run(op, _args.widened(aa), _args.widened(ba), ranks, None, "ieee")
+        return _args.narrowed(wide, out)
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z
     c = _args.apart(out, {"a": aa, "b": ba})  # every element of C reads a row of A, a column of B
+    aa, ba = _precision.operands(precision, op, aa, ba)
     args = (aa, ba, c) + _args.sizes(total, z, m, k, n)
     if _args.workgroups(dev):
         _tiled(*args)
@@ -155,11 +160,13 @@ def _run(op: str, a, b, ranks, out):
     return _args.deliver(c, out)
 
 
-def matmul(a, b, out=None):
-    """a @ b for 2-D a (m, k) and b (k, n)."""
-    return _run("matmul", a, b, (2,), out)
+def matmul(a, b, out=None, precision="ieee"):
+    """a @ b for 2-D a (m, k) and b (k, n). `precision="tf32"` rounds every element of float32
+    a and b to TF32 (`tack.tf32`) before its products, which accumulate in float32 as with the
+    default "ieee" (docs/ops.md, "Precision")."""
+    return _run("matmul", a, b, (2,), out, precision)
 
 
-def batched_matmul(a, b, out=None):
-    """a[z] @ b[z] for 3-D a (batch, m, k) and b (batch, k, n)."""
-    return _run("batched_matmul", a, b, (3,), out)
+def batched_matmul(a, b, out=None, precision="ieee"):
+    """a[z] @ b[z] for 3-D a (batch, m, k) and b (batch, k, n); `precision` as for `matmul`."""
+    return _run("batched_matmul", a, b, (3,), out, precision)

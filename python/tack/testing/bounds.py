@@ -92,3 +92,21 @@ HALF_OP_BOUNDS: dict[str, tuple[float, str, str, str]] = {
 def growth(kind: str, n: int) -> float:
     """How a bound grows with the reduced length n: "1" (it does not), "n", "log2(n)"."""
     return {"1": 1.0, "n": float(n), "log2(n)": max(1.0, float(np.log2(n)))}[kind]
+
+
+# precision="tf32" of matmul, batched_matmul and attention (docs/ops.md, "Precision"):
+# `tack.tf32` rounds to 10 fraction bits, so a normal result is within TF32_UNIT of its
+# argument relatively (half a unit in the 11th significant bit; a subnormal one within 2^-137),
+# and a product of two rounded operands within 2 TF32_UNIT + TF32_UNIT^2 = 2^-10 + 2^-22 of the
+# exact product. tests/ops/test_precision.py holds both bounds and reaches the second.
+TF32_UNIT = 2.0**-11
+
+
+def tf32_matmul_bound(k: int) -> float:
+    """The bound on |C - A B| / (|A| |B|), element by element, of matmul and batched_matmul
+    with precision="tf32" against the exact product, k the inner dimension (every operand and
+    product normal, k < 2^22): the rounded operands' 2^-10 + 2^-22, and the float32 sum of k
+    products (at most gamma_k = k 2^-24 / (1 - k 2^-24) of their magnitudes, Higham's "Accuracy
+    and Stability of Numerical Algorithms", section 3.1) of operands up to 2^-10 larger, which
+    together stay below 2^-10 + (k + 2) 2^-23."""
+    return 2.0**-10 + (k + 2) * 2.0**-23
