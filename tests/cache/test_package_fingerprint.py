@@ -97,7 +97,7 @@ def test_an_edit_in_place_in_a_checkout_compiles_anew(tmp_path):
     first = run(tmp_path, site)
     assert first["compiled"] == 1 and first["fingerprint"] > 100
     assert run(tmp_path, site)["records"] == 1  # the next process launches from the records
-    with open(os.path.join(pkg, "render", "render/llvm/printer.py"), "a") as f:  # the same file, written in
+    with open(os.path.join(pkg, "render", "llvm", "printer.py"), "a") as f:  # the same file, written in
         f.write("# an edit of the renderer, a module a cached first call never imports\n")
     after = run(tmp_path, site)
     assert after["compiled"] == 1 and after["records"] == 0

@@ -174,9 +174,12 @@ def test_float_floordiv_mod_follow_cpython():
                 got == exp and math.copysign(1, got) == math.copysign(1, exp)), (x, y, got, exp)
 
 
-def test_float_division_by_zero_is_outside_the_domain():
-    with pytest.raises(OutsideDomain, match="by zero"):
-        reference(k_fdivmod, np.array([1.0]), np.array([0.0]), np.zeros(1), np.zeros(1))
+def test_float_division_by_an_exact_zero_is_numpys():
+    """x // 0.0 is x / 0.0 and x % 0.0 is NaN (NumPy's results; docs/language.md)."""
+    a, b = np.array([1.0, -1.0, 0.0]), np.zeros(3)
+    q, r = reference(k_fdivmod, a, b, np.zeros(3), np.zeros(3)).arrays[2:]
+    assert q[:2].tolist() == [math.inf, -math.inf] and math.isnan(q[2])
+    assert all(math.isnan(v) for v in r)
 
 
 @tack.kernel

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .case import Case
 
-_KINDS = "races, barriers, bounds, uninitialized"
+_KINDS = "races, barriers, pipelines, bounds, uninitialized"
 
 # Ways a kernel may write its parameter `w` (reading `r`): (label, loop body). Each kernel is
 # `def k(r, w, out)` over `range(r.shape[0])`.
@@ -108,7 +108,7 @@ _CLI_CHECK = ("assert p.returncode == 0, p.stderr\n"
 
 
 # TACK_CHECK values: (label, value, the kinds it checks or None when it must be refused).
-_ALL = ("barrier", "bounds", "race", "uninitialized")
+_ALL = ("barrier", "bounds", "pipeline", "race", "uninitialized")
 _ENV = [
     ("misspelt", "raecs", None),
     ("one-misspelt", "races,raecs", None),
