@@ -126,8 +126,11 @@ def run_isolated(case: Case) -> Result:
     try:
         proc = subprocess.run(cmd, check=False, env=env, capture_output=True, text=True,
                               timeout=case.timeout, input=json.dumps(dataclasses.asdict(case)))
-    except subprocess.TimeoutExpired:
-        return Result(case.name, "timeout", f"past {case.timeout:g} s", time.perf_counter() - t0)
+    except subprocess.TimeoutExpired as e:  # what it printed before it hung says where
+        said = " | ".join(_tail(x) for x in (e.stdout, e.stderr) if _tail(x))
+        return Result(case.name, "timeout", f"past {case.timeout:g} s" + (f": {said}" if said
+                                                                           else ""),
+                      time.perf_counter() - t0)
     for line in reversed(proc.stdout.splitlines()):
         if line.startswith(RESULT_MARK):
             data = json.loads(line[len(RESULT_MARK):])
@@ -135,6 +138,14 @@ def run_isolated(case: Case) -> Result:
     tail = (proc.stderr.strip().splitlines() or [""])[-1][:200]
     how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}"
     return Result(case.name, "crash", f"{how}: {tail}", time.perf_counter() - t0)
+
+
+def _tail(out, n: int = 1500) -> str:
+    """The end of a hung child's output (bytes or text), on one line."""
+    if not out:
+        return ""
+    text = out.decode(errors="replace") if isinstance(out, bytes) else out
+    return " / ".join(text.strip().splitlines())[-n:]
 
 
 def run_case(case: Case, isolate: bool | None = None) -> Result:

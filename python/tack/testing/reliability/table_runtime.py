@@ -111,7 +111,8 @@ def _local_arrays() -> list[Case]:
 
 # ---- Ctrl-C: each loop shape that ran under a strip per launch index --------------------------
 _SHAPES = '''
-import os, signal, threading, time
+import faulthandler, os, signal, threading, time
+faulthandler.dump_traceback_later(100)  # a launch that never stops: where every thread is
 LONG = tack.constant(60000)
 
 
@@ -140,6 +141,7 @@ def interrupt():
     time.sleep(0.3)
     sent.append(time.perf_counter())
     os.kill(os.getpid(), signal.SIGINT)
+    print("SIGINT sent", flush=True)
 
 
 def call():
