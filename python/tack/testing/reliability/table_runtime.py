@@ -113,6 +113,14 @@ def _local_arrays() -> list[Case]:
 _SHAPES = '''
 import faulthandler, os, signal, threading, time
 faulthandler.dump_traceback_later(100)  # a launch that never stops: where every thread is
+# A child inherits an ignored or blocked SIGINT from whoever started it (a test runner's worker
+# may hold one): Python then leaves Ctrl-C off, and so does Tack. Say so, and test Tack with
+# Ctrl-C on, as a terminal gives it.
+inherited = (signal.getsignal(signal.SIGINT), signal.SIGINT in signal.pthread_sigmask(
+    signal.SIG_BLOCK, []))
+os.write(2, f"SIGINT inherited: handler {{inherited[0]!r}}, blocked {{inherited[1]}}\\n".encode())
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+signal.signal(signal.SIGINT, signal.default_int_handler)
 LONG = tack.constant(60000)
 
 
