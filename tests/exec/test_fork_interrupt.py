@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.sigint_state import TERMINAL_SIGINT
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYPATH = os.path.join(ROOT, "python")
 
@@ -140,7 +142,7 @@ def double(x, y):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the SIGINT hook is Linux-only")
 def test_ctrl_c_stops_an_endless_parallel_kernel(tmp_path):
     (tmp_path / "kspin.py").write_text(KSPIN)
-    script = ENDLESS.format(pypath=PYPATH, here=str(tmp_path))
+    script = TERMINAL_SIGINT + ENDLESS.format(pypath=PYPATH, here=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=_env(TACK_CACHE="on"))
     try:

@@ -20,6 +20,8 @@ from tack.passes import polls
 from tack.render.llvm.polls import PollingRenderer
 from tack.render.llvm.printer import LLVMRenderer
 
+from tests.sigint_state import TERMINAL_SIGINT
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -272,7 +274,8 @@ def _interrupt_each(tmp_path, threads: int, scenarios: list[str]) -> list[float]
     from each signal to the child's report."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TACK_")}
     env.update(PYTHONDONTWRITEBYTECODE="1", TACK_CACHE_DIR=os.environ.get("TACK_CACHE_DIR", ""))
-    code = CHILD.format(python=os.path.join(ROOT, "python"), threads=threads, scenarios=scenarios)
+    code = TERMINAL_SIGINT + CHILD.format(python=os.path.join(ROOT, "python"), threads=threads,
+                                          scenarios=scenarios)
     (tmp_path / "child.py").write_text(code)
     proc = subprocess.Popen([sys.executable, str(tmp_path / "child.py")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)

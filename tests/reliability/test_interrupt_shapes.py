@@ -20,6 +20,8 @@ import time
 
 import pytest
 
+from tests.sigint_state import TERMINAL_SIGINT
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BOUND_S = 0.1
 
@@ -123,8 +125,8 @@ def _delays(tmp_path, threads: int) -> dict:
     (tmp_path / "shapes.py").write_text(KERNELS)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TACK_")}
     env.update(PYTHONDONTWRITEBYTECODE="1", TACK_CACHE="off")
-    code = CHILD.format(python=os.path.join(ROOT, "python"), kdir=str(tmp_path),
-                        threads=threads, shapes=SHAPES)
+    code = TERMINAL_SIGINT + CHILD.format(python=os.path.join(ROOT, "python"),
+                                          kdir=str(tmp_path), threads=threads, shapes=SHAPES)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     lines: queue.Queue = queue.Queue()
