@@ -45,6 +45,12 @@ async_wait = _device_only("tack.async_wait")
 mma_load_a = _device_only("tack.mma_load_a")
 mma_load_b = _device_only("tack.mma_load_b")
 mma_load_acc = _device_only("tack.mma_load_acc")
+mma_load_bt = _device_only("tack.mma_load_bt")
+mma_rows = _device_only("tack.mma_rows")
+mma_cols = _device_only("tack.mma_cols")
+mma_row_max = _device_only("tack.mma_row_max")
+mma_row_sum = _device_only("tack.mma_row_sum")
+mma_to_a = _device_only("tack.mma_to_a")
 mma_zeros = _device_only("tack.mma_zeros")
 mma = _device_only("tack.mma")
 mma_store = _device_only("tack.mma_store")
@@ -80,4 +86,5 @@ ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_arr
        local_array_like, shared, shared_like, barrier, thread_id, atomic_add, atomic_min,
        atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
        ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait, mma_load_a,
-       mma_load_b, mma_load_acc, mma_zeros, mma, mma_store)
+       mma_load_b, mma_load_acc, mma_zeros, mma, mma_store, mma_load_bt, mma_rows, mma_cols,
+       mma_row_max, mma_row_sum, mma_to_a)

@@ -195,8 +195,26 @@ for _name, _what in (("mma_load_a", _A), ("mma_load_b", _B), ("mma_load_acc", _A
     add_builtin(_name, f"tack.{_name}({_AT[0]})", f"{_what}: {_AT[1]} (a warp collective)",
                 group="device", form="fragment", arity=(3, 4), namespace="tack.",
                 needs="workgroups")
+add_builtin("mma_load_bt", f"tack.mma_load_bt({_AT[0]})", "this lane's part of the warp's 16×8 "
+            "B tile from an f16 or bf16 array holding its transpose: B[k, n] is the element at "
+            "(row + n, col + k), "
+            f"{_AT[1]} being the 8×16 transposed tile (K^T of a row-major K; a warp collective)",
+            group="device", form="fragment", arity=(3, 4), namespace="tack.", needs="workgroups")
 add_builtin("mma_zeros", "tack.mma_zeros()", "a 16×8 f32 accumulator fragment of zeros",
             group="device", form="fragment", arity=(0, 0), namespace="tack.", needs="workgroups")
+for _name, _what in (("mma_rows", "row (0..15)"), ("mma_cols", "column (0..7)")):
+    add_builtin(_name, f"tack.{_name}()", "an accumulator-shaped i32 fragment: each element of "
+                f"the 16×8 tile holds its {_what}", group="device", form="fragment",
+                arity=(0, 0), namespace="tack.", needs="workgroups")
+for _name, _what in (("mma_row_max", "maximum"), ("mma_row_sum", "sum")):
+    add_builtin(_name, f"tack.{_name}(acc)", f"the f32 accumulator whose every element is the "
+                f"{_what} of its row of acc's 16×8 tile (the quad's xor butterfly; a warp "
+                "collective)", group="device", form="fragment", arity=(1, 1), namespace="tack.",
+                needs="workgroups")
+add_builtin("mma_to_a", "tack.mma_to_a(lo, hi)", "the f16 or bf16 A fragment of the 16×16 tile "
+            "whose columns 0..7 are the accumulator-shaped fragment lo and 8..15 hi, both of "
+            "that dtype (no data moves between lanes)", group="device", form="fragment",
+            arity=(2, 2), namespace="tack.", needs="workgroups")
 add_builtin("mma_store", f"tack.mma_store(acc, {_AT[0]})", "store the warp's 16×8 accumulator "
             f"tile at {_AT[1]} (a statement)", group="device", form="fragment", arity=(4, 5),
             namespace="tack.", needs="workgroups")

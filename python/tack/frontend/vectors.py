@@ -65,10 +65,13 @@ class FragType(VecType):
 
     @property
     def name(self) -> str:
-        return f"mma_{self.role}<{self.variant or 'f32'}>"
+        return f"mma_{self.role}<{self.variant or self.elem.name}>"
 
     def __repr__(self) -> str:
-        what = {"a": "an A", "b": "a B", "acc": "an f32 accumulator"}[self.role]
+        if self.role == "acc":
+            return ("an f32 accumulator fragment" if self.elem is dt.f32 else
+                    f"an accumulator-shaped {self.elem.name} fragment")
+        what = {"a": "an A", "b": "a B"}[self.role]
         return f"{what} fragment" + (f" ({self.variant})" if self.variant else "")
 
     def __eq__(self, other) -> bool:
@@ -239,11 +242,36 @@ class VectorRules:
             if getattr(v, "is_fragment", False):
                 raise self.type_error(e, f"{v.vtype()!r} used as a vector: its elements are "
                                          "spread over the warp's lanes",
-                                      "fragments go to tack.mma and tack.mma_store; store the "
-                                      "tile with tack.mma_store and compute on the array")
+                                      "fragments go to tack.mma and tack.mma_store; "
+                                      "accumulator-shaped fragments also take elementwise "
+                                      "arithmetic and tack.select; or store the tile with "
+                                      "tack.mma_store and compute on the array")
+
+    def tile_elementwise(self, e: Expr, args: list) -> bool:
+        """Whether `args` hold an MMA fragment: then every vector among them must be an
+        accumulator-shaped fragment (the 16×8 tile, each lane its four elements), and the
+        operation applies element by element to the tile, scalars broadcast, giving another
+        accumulator-shaped fragment (docs/language.md, "Arithmetic on accumulators"). A and B
+        fragments, and vectors beside fragments, are refused."""
+        frags = [a for a in args if getattr(a, "is_fragment", False)]
+        if not frags:
+            return False
+        for a in args:
+            if isinstance(a, VecVal) and not (getattr(a, "is_fragment", False)
+                                              and a.ftype.role == "acc"):
+                if getattr(a, "is_fragment", False):
+                    self.no_fragment(e, a)
+                raise self.type_error(e, "an operation mixes an MMA fragment and a vector",
+                                      "accumulator-shaped fragments combine with each other "
+                                      "and with scalars")
+        return True
+
+    def tile_value(self, comps: list, loc) -> VecVal:
+        """The accumulator-shaped fragment of four typed elements."""
+        return FragVal(FragType("acc", None, dt.concrete(comps[0].dtype), 4), comps, loc)
 
     def elementwise(self, e: Expr, args: list):
-        self.no_fragment(e, *args)
+        tile = self.tile_elementwise(e, args)
         vecs = [a for a in args if isinstance(a, VecVal)]
         shape = vecs[0].shape
         for v in vecs[1:]:
@@ -256,11 +284,11 @@ class VectorRules:
         for k in range(n):
             parts = [a.comps[k] if isinstance(a, VecVal) else a for a in args]
             comps.append(self.op_typed(e.op, e.loc, *parts, arg=e.arg))
-        return VecVal(shape, comps, e.loc)
+        return self.tile_value(comps, e.loc) if tile else VecVal(shape, comps, e.loc)
 
     def select_values(self, e: Expr):
         mask, a, b = (self.expr(x) for x in e.args)
-        self.no_fragment(e, mask, a, b)
+        tile = self.tile_elementwise(e, [mask, a, b])
         vecs = [x for x in (mask, a, b) if isinstance(x, VecVal)]
         if not vecs:
             return self.scalar_select(mask, a, b, e)
@@ -271,7 +299,7 @@ class VectorRules:
         for k in range(len(vecs[0].comps)):
             m, x, y = (v.comps[k] if isinstance(v, VecVal) else v for v in (mask, a, b))
             out.append(self.scalar_select(m, x, y, e))
-        return VecVal(shape, out, e.loc)
+        return self.tile_value(out, e.loc) if tile else VecVal(shape, out, e.loc)
 
     def ifexp_values(self, e: Expr, c: Expr, a, b):
         """`v if c else w` per component; a scalar arm is repeated, as a scalar operand is

@@ -21,6 +21,9 @@ from .names import UNSET, BuiltinName, class_member
 # Scratch arrays: the device function that declares one -> its memory space; the atomics.
 SCRATCH = {b.name: b.space for b in REGISTRY.values() if b.form == "scratch"}
 ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
+# The fragment builtins that take no array (frontend/typing/mma.py types them).
+FRAGMENT_VALUES = frozenset({"mma_zeros", "mma_rows", "mma_cols", "mma_row_max", "mma_row_sum",
+                             "mma_to_a"})
 # Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
 ASYNC = {b.name: b for b in REGISTRY.values() if b.form in ("async_copy", "async_statement")}
 
@@ -247,8 +250,8 @@ class Calls:
         (frontend/typing/mma.py makes the fragment or the stores)."""
         args = list(node.args)
         lead = args[:1] if b.name == "mma_store" else []
-        if b.name == "mma_zeros":
-            return Expr(Op.MMA_TILE, None, (), (b.name, None), loc)
+        if b.name in FRAGMENT_VALUES:  # fragments of fragments (or of nothing): no array
+            return Expr(Op.MMA_TILE, None, tuple(self.ordered(args)), (b.name, None), loc)
         arr = args[len(lead)]
         target = self.array_name(arr)
         if target is None or target in self.root.local_scratch or (

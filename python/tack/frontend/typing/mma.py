@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...ir import nodes as N
-from ...ir.mma import BY_DTYPE, VARIANTS, layout
+from ...ir.mma import ACC, BY_DTYPE, VARIANTS, layout
 from ...ir.nodes import Expr
 from ...ir.ops import Op
 from ..vectors import FragType, FragVal, typed
 
-_ROLE = {"mma_load_a": "a", "mma_load_b": "b", "mma_load_acc": "acc"}
+_ROLE = {"mma_load_a": "a", "mma_load_b": "b", "mma_load_bt": "b", "mma_load_acc": "acc"}
 _ACC = FragType("acc", None, dt.f32, 4)
 # TF32 keeps f32's sign, exponent and top 10 significand bits: adding half of the dropped part
 # to the magnitude and clearing it rounds to nearest with ties away from zero.
@@ -40,11 +40,21 @@ class MmaRules:
         name, array = e.arg
         if name == "mma_zeros":
             return FragVal(_ACC, [self._c(0.0, dt.f32, e.loc)] * 4, e.loc)
+        if name in ("mma_rows", "mma_cols"):
+            return self._coordinates(e, name)
+        if name in ("mma_row_max", "mma_row_sum"):
+            return self._row_reduction(e, name)
+        if name == "mma_to_a":
+            return self._to_a(e)
         if name == "mma_store":
             raise self.type_error(e, "tack.mma_store() used as a value",
                                   "it is a statement: tack.mma_store(acc, x, row, col[, ld])")
         role = _ROLE[name]
         t, _ = self._tile_array(e, name, array, e.args)
+        if name == "mma_load_bt" and t is dt.f32:
+            raise self.type_error(e, "tack.mma_load_bt() of an f32 array: the transposed load "
+                                     "serves f16 and bf16 tiles",
+                                  "load an f32 B tile with tack.mma_load_b")
         if role == "acc":
             if t is not dt.f32:
                 raise self.type_error(e, f"tack.{name}() of a {t.name} array: an accumulator "
@@ -58,7 +68,7 @@ class MmaRules:
                                       "convert the tile to one of those first")
             ftype = FragType(role, v.name, t, layout(v.name, role).size)
         comps = []
-        for idx in self._indices(e, ftype, e.args):
+        for idx in self._indices(e, ftype, e.args, transposed=name == "mma_load_bt"):
             load = self.expr(Expr(Op.LOAD, None, idx, array, e.loc))
             comps.append(self.bind(Expr(Op.FRAGMENT, load.dtype, (load,), name, e.loc)))
         return FragVal(ftype, comps, e.loc)
@@ -81,10 +91,12 @@ class MmaRules:
                                   f"tile) the row stride too: (x, row, col, ld); here: ({want})")
         return t, ndim
 
-    def _indices(self, e, ftype: FragType, args: tuple) -> list[tuple]:
+    def _indices(self, e, ftype: FragType, args: tuple, transposed: bool = False) -> list[tuple]:
         """The untyped index of each element this lane holds: the tile origin (row, col) plus
         the layout's offsets (ir/mma.py); both for a 2-D array, row * ld + col for a 1-D one.
-        The origin, the stride and the lane's group and quad are computed once."""
+        `transposed` (`tack.mma_load_bt`): element (r, c) of the tile is x at (col + c,
+        row + r) from the origin, the tile's transpose being what x holds. The origin, the
+        stride and the lane's group and quad are computed once."""
         loc = e.loc
         origin = [self.bind(self.integer(self.expr(a), "a tile origin")) for a in args[:2]]
         ld = (self.bind(self.integer(self.expr(args[2]), "the row stride ld"))
@@ -106,7 +118,10 @@ class MmaRules:
         lay = layout(ftype.variant, ftype.role)
         out = []
         for r, c in lay.offsets:
-            row, col = along(origin[0], lay.row, r), along(origin[1], lay.col, c)
+            if transposed:
+                row, col = along(origin[0], lay.col, c), along(origin[1], lay.row, r)
+            else:
+                row, col = along(origin[0], lay.row, r), along(origin[1], lay.col, c)
             if ld is None:
                 out.append((typed(row), typed(col)))
             else:
@@ -133,11 +148,15 @@ class MmaRules:
     def mma(self, e: Expr) -> FragVal:
         """`tack.mma(a, b, acc[, "tf32"])`: the four elements of this lane's D fragment."""
         a, b, acc = (self.expr(x) for x in e.args)
-        for v, role, what in ((a, "a", "tack.mma_load_a"), (b, "b", "tack.mma_load_b"),
+        for v, role, what in ((a, "a", "tack.mma_load_a or tack.mma_to_a"),
+                              (b, "b", "tack.mma_load_b or tack.mma_load_bt"),
                               (acc, "acc", "tack.mma_zeros, tack.mma_load_acc or tack.mma")):
             if not (isinstance(v, FragVal) and v.ftype.role == role):
                 raise self.type_error(e, f"tack.mma() takes an {role.upper()} fragment there "
                                          f"({what}), got {self._kind(v)}")
+        if acc.ftype.elem is not dt.f32:
+            raise self.type_error(e, f"tack.mma() accumulates into f32: the accumulator is "
+                                     f"{acc.ftype!r}", "convert it: tack.f32(acc)")
         if a.ftype.variant != b.ftype.variant:
             raise self.type_error(e, f"tack.mma() of {a.ftype!r} and {b.ftype!r}: A and B "
                                      "have one dtype")
@@ -171,3 +190,78 @@ class MmaRules:
         rounded = Expr(Op.BITCAST, dt.f32, (kept,), None, loc)
         return Expr(Op.SELECT, dt.f32, (Expr(Op.ISNAN, dt.bool_, (x,), None, loc), x, rounded),
                     None, loc)
+
+    # -- accumulator-shaped fragments: coordinates, row reductions, the A fragment of two ------
+    def _no_args(self, e, name: str, n: int, what: str) -> list:
+        if len(e.args) != n:
+            raise self.type_error(e, f"tack.{name}() takes {what}")
+        return [self.expr(a) for a in e.args]
+
+    def _coordinates(self, e: Expr, name: str) -> FragVal:
+        """`tack.mma_rows()` / `tack.mma_cols()`: the i32 accumulator-shaped fragment whose every
+        element is its own row (0..15) / column (0..7) in the 16×8 tile."""
+        self._no_args(e, name, 0, "no arguments")
+        loc = e.loc
+        lane = Expr(Op.LANE_ID, dt.i32, (), None, loc)
+        group = self.bind(Expr(Op.SHR, dt.i32, (lane, self._c(2, dt.i32, loc)), None, loc))
+        quad = self.bind(Expr(Op.AND_, dt.i32, (lane, self._c(3, dt.i32, loc)), None, loc))
+        side = 0 if name == "mma_rows" else 1
+        coef = ACC.row if side == 0 else ACC.col
+        base = group if coef == (1, 0) else self.bind(
+            Expr(Op.MUL, dt.i32, (quad, self._c(coef[1], dt.i32, loc)), None, loc))
+        comps = []
+        for off in ACC.offsets:
+            k = off[side]
+            comps.append(base if k == 0 else Expr(Op.ADD, dt.i32, (base, self._c(k, dt.i32, loc)),
+                                                 None, loc))
+        return FragVal(FragType("acc", None, dt.i32, 4), comps, loc)
+
+    def _acc_arg(self, e: Expr, name: str, v) -> FragVal:
+        if not (isinstance(v, FragVal) and v.ftype.role == "acc"):
+            raise self.type_error(e, f"tack.{name}() takes an accumulator-shaped fragment "
+                                     f"(tack.mma, tack.mma_zeros, tack.mma_load_acc, or "
+                                     f"arithmetic on them), got {self._kind(v)}")
+        return v
+
+    def _row_reduction(self, e: Expr, name: str) -> FragVal:
+        """`tack.mma_row_max(acc)` / `tack.mma_row_sum(acc)`: the f32 accumulator whose every
+        element is the maximum / sum of its row of the 16×8 tile. A row's 8 elements sit on
+        the 4 lanes of one quad, two each (ir/mma.py, ACC): each lane combines its two, then the
+        quad combines by the xor butterfly over lane bits 0 and 1, the order fixed so that every
+        engine gives the same bits (as tack.warp_sum's)."""
+        (v,) = self._no_args(e, name, 1, "one accumulator fragment")
+        v = self._acc_arg(e, name, v)
+        if v.ftype.elem is not dt.f32:
+            raise self.type_error(e, f"tack.{name}() of {v.ftype!r}: it reduces f32 tiles",
+                                  f"convert it first: tack.{name}(tack.f32(acc))")
+        loc = e.loc
+        op = Op.MAX if name == "mma_row_max" else Op.ADD
+        c = [self.bind(x) for x in v.comps]
+        halves = []
+        for lo, hi in ((c[0], c[1]), (c[2], c[3])):  # rows group and group + 8
+            x = self.bind(Expr(op, dt.f32, (lo, hi), None, loc))
+            for mask in (1, 2):
+                other = Expr(Op.SHFL_XOR, dt.f32, (x, self._c(mask, dt.i32, loc)), None, loc)
+                x = self.bind(Expr(op, dt.f32, (x, self.bind(other)), None, loc))
+            halves.append(x)
+        return FragVal(_ACC, [halves[0], halves[0], halves[1], halves[1]], loc)
+
+    def _to_a(self, e: Expr) -> FragVal:
+        """`tack.mma_to_a(lo, hi)`: the A fragment of the 16×16 tile whose columns 0..7 are the
+        accumulator-shaped f16 (or bf16) fragment lo and columns 8..15 hi. The m16n8k16 A layout
+        holds, on each lane, the elements its accumulator layout holds of both halves (ir/mma.py:
+        _A16's offsets are ACC's, then ACC's 8 columns on), so the A fragment is lo's elements
+        followed by hi's: no data moves between lanes."""
+        lo, hi = self._no_args(e, "mma_to_a", 2, "two accumulator-shaped fragments (lo, hi)")
+        lo, hi = self._acc_arg(e, "mma_to_a", lo), self._acc_arg(e, "mma_to_a", hi)
+        t = lo.ftype.elem
+        v = BY_DTYPE.get(t)
+        if hi.ftype.elem is not t or v is None or v.k != 16:
+            raise self.type_error(e, f"tack.mma_to_a() of {lo.ftype!r} and {hi.ftype!r}: it "
+                                     "makes an f16 or bf16 A fragment of two fragments of that "
+                                     "dtype", "round them first: tack.mma_to_a(tack.f16(lo), "
+                                     "tack.f16(hi)) (or tack.bf16)")
+        lay = layout(v.name, "a")
+        assert (lay.row, lay.col, lay.offsets) == (
+            ACC.row, ACC.col, ACC.offsets + tuple((r, c + 8) for r, c in ACC.offsets))
+        return FragVal(FragType("a", v.name, t, lay.size), list(lo.comps) + list(hi.comps), e.loc)
