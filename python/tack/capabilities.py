@@ -8,7 +8,8 @@ from __future__ import annotations
 from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
-from .ir.ops import ATOMIC, LAZY, WARP_COLLECTIVES, WARP_OPS, WORKGROUP_OPS, Op, public_name
+from .ir.ops import (ATOMIC, LAZY, WARP_COLLECTIVES, WARP_OPS, WORKGROUP, WORKGROUP_OPS, Op,
+                     public_name)
 from .ir.walk import iter_exprs, iter_stmts, stmt_exprs, stmt_roots
 
 
@@ -193,18 +194,47 @@ def has_collectives(k: KernelIR) -> bool:
         warp_collectives(k))
 
 
-def _varies(e, varying: set[str]) -> bool:
-    """Whether `e` may differ between the lanes of a group (given the lane-varying locals)."""
-    return e is not None and any(x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying)
-                                 for x in iter_exprs(e))
+def _launch_locals(k: KernelIR) -> frozenset[str]:
+    """Locals every assignment of which is the launch index t (the parallel loop's variable of
+    a plain `range(n)`, also converted to a narrower integer)."""
+    launch, other = set(), set()
+    for st in iter_stmts(k.body):
+        if isinstance(st, N.Assign):
+            v = st.value
+            if v.op is Op.CAST and v.dtype.is_int:
+                v = v.args[0]
+            (launch if v.op is Op.LAUNCH else other).add(st.name)
+    return frozenset(launch - other)
+
+
+def _group_number(e, launch: frozenset[str]) -> bool:
+    """`t // c` of the launch index t, c a positive multiple of the workgroup size: the same on
+    every lane of a group, whose launch indices are 256g ... 256g + 255 (docs/language.md,
+    "Workgroup contract"; an integer conversion of t wraps by a multiple of 256 too)."""
+    if e.op is not Op.FLOORDIV or len(e.args) != 2:
+        return False
+    t, c = e.args
+    return (c.op is Op.CONST and type(c.arg) is int and c.arg > 0 and c.arg % WORKGROUP == 0
+            and (t.op is Op.LAUNCH or (t.op is Op.VAR and t.arg in launch)))
+
+
+def _varies(e, varying: set[str], launch: frozenset[str] = frozenset()) -> bool:
+    """Whether `e` may differ between the lanes of a group (given the lane-varying locals and
+    the locals holding the launch index, whose `// 256` is the group's number)."""
+    if e is None or _group_number(e, launch):
+        return False
+    if e.op in _VARYING_OPS or (e.op is Op.VAR and e.arg in varying):
+        return True
+    return any(_varies(a, varying, launch) for a in e.args if isinstance(a, Expr))
 
 
 def _varying_locals(k: KernelIR) -> set[str]:
     """Locals whose value may differ between the lanes of a group, proved conservatively."""
     varying: set[str] = set()
+    launch = _launch_locals(k)
 
     def vary(e) -> bool:
-        return _varies(e, varying)
+        return _varies(e, varying, launch)
 
     def walk(body, ctrl: bool) -> None:
         for st in body:
@@ -234,9 +264,10 @@ def check_uniform_participation(k: KernelIR) -> None:
     lane-varying branch, loop, conditional expression or `and`/`or`, or an earlier lane-varying
     break/continue)."""
     varying = _varying_locals(k)
+    launch = _launch_locals(k)
 
     def vary(e) -> bool:
-        return _varies(e, varying)
+        return _varies(e, varying, launch)
 
     def fail(barrier, culprit, why):
         what = "barrier" if isinstance(barrier, N.Barrier) else (
