@@ -108,6 +108,17 @@ def check_arch(k: KernelIR, arch: str) -> None:
                          "(buf[j] = a[i]) and a tack.barrier()")
 
 
+def runs_mma(device) -> bool:
+    """Whether library ops should take their tensor-core (`tack.mma`) kernels on `device`: its
+    engine says `tensor_cores` and, where the engine knows its device's compute capability
+    (CUDA, once started), it is 8.0 or newer (`check_mma_arch` would refuse the kernel)."""
+    caps = device.capabilities
+    if not (caps.tensor_cores and caps.warps and caps.workgroups):
+        return False
+    cc = getattr(device.engine, "cc", None)
+    return cc is None or tuple(cc) >= (8, 0)
+
+
 def check_mma_arch(k: KernelIR, cc: tuple[int, int], where: str) -> None:
     """Refuse `tack.mma` for a CUDA device older than sm_80: `mma.sync`'s m16n8k16 and m16n8k8
     shapes (docs/language.md, "Matrix multiply-accumulate") need Ampere or newer."""

@@ -40,6 +40,10 @@ class Capabilities:
     # Warp operations (`tack.shfl`, `tack.warp_sum`, ...: docs/language.md "Warps"), on an engine
     # with workgroups; False: a kernel using them is refused before it compiles.
     warps: bool = True
+    # `tack.mma` runs on tensor cores (or, on the simulator, as their exact model), so library
+    # ops take their MMA kernels here (capabilities.runs_mma also asks a CUDA device for sm_80);
+    # False: MMA kernels may still run (the Julia engine writes them as loops), but slowly.
+    tensor_cores: bool = False
 
 
 class Launchable:
