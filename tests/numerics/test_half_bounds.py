@@ -5,7 +5,8 @@ HALF_OP_BOUNDS, docs/numerics.md "Half precision"), on every engine of the `engi
   and `tanh`: the f32 function rounded once, within its bound in ulps of the half type of the
   float64 function of the exact half value;
 - tack.ops on half rows (f32 statistics, each result rounded once) within their bound in units
-  of the half type's unit roundoff times the row's largest result, and the sum and mean of half
+  of the half type's unit roundoff times the row's largest result (attention: times the
+  weighted magnitude of the values, its weights being rounded too), and the sum and mean of half
   data (f32 accumulation) within theirs in units of float32's, as the float32 rows of
   test_bounds.py are, at lengths 7 to 45005; every bound within 2x of the largest error seen,
   so a regression that doubles an error (a half accumulator, an exp kept in half) fails.
@@ -89,6 +90,32 @@ ROWWISE = {
 }
 
 
+# attention: head_dim 64 and 128 (the tensor-core kernels where the engine has them), causal
+# and not, queries scaled so that some rows weigh a few keys and others many
+ATTENTION = [((1, 2, 67, 64), True, 1.0), ((1, 1, 67, 64), False, 4.0),
+             ((1, 1, 130, 128), True, 3.0)]
+
+
+def attention_errors(dtype) -> float:
+    """The largest error of ops.attention in units of eps * sum_j p_j |v_j| (p the exact
+    weights of the element's row)."""
+    eps_half = float(ml_dtypes.finfo(dtype).eps) / 2
+    worst = 0.0
+    for shape, causal, size in ATTENTION:
+        rng = np.random.default_rng(shape[2] + shape[3] + causal)
+        q = (rng.standard_normal(shape) * size).astype(dtype)
+        k, v = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+        q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+        s = q64 @ np.swapaxes(k64, -1, -2) / math.sqrt(shape[-1])
+        if causal:
+            s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        got = ops.attention(q, k, v, causal=causal).numpy().astype(np.float64)
+        worst = max(worst, float((np.abs(got - p @ v64) / (eps_half * (p @ np.abs(v64)))).max()))
+    return worst
+
+
 def op_errors(dtype) -> dict:
     """name -> the largest error over LENGTHS, in units of eps * growth(n) * scale (eps the
     half type's unit roundoff for the ops, float32's for the sums)."""
@@ -113,6 +140,7 @@ def op_errors(dtype) -> dict:
         worst["sum"] = max(worst.get("sum", 0.0), abs(a.sum() - exact) / size)
         worst["mean"] = max(worst.get("mean", 0.0), abs(a.mean() - exact / v.size) * v.size
                             / size)
+    worst["attention"] = attention_errors(dtype)
     return worst
 
 

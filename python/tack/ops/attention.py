@@ -19,6 +19,11 @@ used, or with workgroups `_wide_group`, one query row per workgroup, each lane t
 256th column and the scores summed across the group: no scratch but one shared slot per lane,
 whatever head_dim is.
 
+f16 and bf16 inputs of head_dim 64 or 128 take the fused tensor-core kernels of
+ops/flash_attention.py where the device runs `tack.mma` (`capabilities.runs_mma`: CUDA sm_80
+and newer, the simulator) and `precision` is "ieee"; other half inputs run the f32 kernels below
+on widened copies.
+
 `precision="tf32"` rounds each operand of the two products to TF32 (docs/ops.md, "Precision"):
 q * scale, k and v before the kernels (ops/_precision.py), which then take scale 1; the weight
 exp(score - m) where it is made, by the compile-time function `operand` each kernel takes (the
@@ -33,7 +38,7 @@ from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unro
 from ..kernel import kernel
 from ..lib.combine import add
 from ..lib.reductions import group_reduce
-from . import _args, _precision
+from . import _args, _precision, flash_attention
 
 LOCAL_HEAD = 256  # head_dim of `_rows` at most: two local arrays of 2 KiB (f64: 4 KiB)
 SHARED_HEAD = 512  # head_dim * itemsize of `_blocked` at most: 32 KiB of shared memory
@@ -182,7 +187,12 @@ def _wide_group(q, k, v, out, rows, s, d, scale, causal, operand):
 def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
     """softmax(q @ k^T * scale [+ causal mask]) @ v over (batch, heads, seq, head_dim) arrays;
     `scale` defaults to 1/sqrt(head_dim). `out` may share memory with q, k or v: the result is
-    computed apart and copied in. `precision="tf32"` rounds each operand of the two products to
+    computed apart and copied in. f16 and bf16 inputs of head_dim 64 or 128 take the fused tensor-core kernels of
+ops/flash_attention.py where the device runs `tack.mma` (`capabilities.runs_mma`: CUDA sm_80
+and newer, the simulator) and `precision` is "ieee"; other half inputs run the f32 kernels below
+on widened copies.
+
+`precision="tf32"` rounds each operand of the two products to
     TF32 (`tack.tf32`): q * scale and k in the scores, the softmax weights and v in the
     weighted sum (docs/ops.md, "Precision")."""
     op = "attention"
@@ -202,6 +212,10 @@ def attention(q, k, v, scale=None, causal=False, out=None, precision="ieee"):
     out = _args.output(op, out, qa)
     if qa.size == 0:
         return out
+    if flash_attention.supported(qa, precision):  # tensor cores: ops/flash_attention.py
+        res = _args.apart(out, {"q": qa, "k": ka, "v": va})
+        flash_attention.attention(qa, ka, va, res, sc, causal)
+        return _args.deliver(res, out)
     if _args.half(qa):  # scores, softmax and the weighted sum in f32, rounded once
         wide = (_args.widened(a) for a in (qa, ka, va))
         return _args.narrowed(attention(*wide, scale=sc, causal=causal, precision=precision),

@@ -84,6 +84,12 @@ HALF_OP_BOUNDS: dict[str, tuple[float, str, str, str]] = {
     "add": _ONCE, "relu": (0.0, "1", "the row's largest result", "half"), "silu": _ONCE,
     "gelu": _ONCE, "gelu(none)": _ONCE, "softmax": _ONCE, "log_softmax": _ONCE,
     "layer_norm": _ONCE, "rms_norm": _ONCE,
+    # attention on tensor cores (ops/flash_attention.py) rounds each softmax weight to the half
+    # type before the weighted sum and the result once: two roundings of u, first order, of
+    # the weighted magnitude sum_j p_j |v_j| (p the exact weights), and the f32 scores' and
+    # exp2's error below them; random rows reach 1.65 (the result's rounding is exact where
+    # one key dominates, a value being a half number), so 3 holds the 2x rule.
+    "attention": (3.0, "1", "Σ p·\\|v\\| over the keys, p the exact weights", "half"),
     "sum": (0.00025, "n", "the sum of the terms' magnitudes", "float32"),
     "mean": (0.00025, "n", "the sum of the terms' magnitudes, over n", "float32"),
 }
