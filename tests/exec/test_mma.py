@@ -125,8 +125,9 @@ def swapped(A, B, C, n):
 @tack.kernel
 def as_vector(A, B, C, n):
     for i in range(n):
-        acc = tack.mma(tack.mma_load_a(A, 0, 0), tack.mma_load_b(B, 0, 0), tack.mma_zeros())
-        tack.mma_store(acc * 2.0, C, 0, 0)
+        b = tack.mma_load_b(B, 0, 0)  # accumulators take arithmetic; A and B fragments do not
+        acc = tack.mma(tack.mma_load_a(A, 0, 0), b * 2.0, tack.mma_zeros())
+        tack.mma_store(acc, C, 0, 0)
 
 
 @tack.kernel

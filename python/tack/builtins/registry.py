@@ -196,10 +196,10 @@ for _name, _what in (("mma_load_a", _A), ("mma_load_b", _B), ("mma_load_acc", _A
                 group="device", form="fragment", arity=(3, 4), namespace="tack.",
                 needs="workgroups")
 add_builtin("mma_load_bt", f"tack.mma_load_bt({_AT[0]})", "this lane's part of the warp's 16×8 "
-            "B tile from an f16 or bf16 array holding its transpose: B[k, n] is the element at "
-            "(row + n, col + k), "
-            f"{_AT[1]} being the 8×16 transposed tile (K^T of a row-major K; a warp collective)",
-            group="device", form="fragment", arity=(3, 4), namespace="tack.", needs="workgroups")
+            "B tile read transposed from an f16 or bf16 array: B[k, n] is x[row + n, col + k] "
+            "of a 2-D array or x[(row + n) * ld + col + k] of a 1-D one, as B = K^T of a "
+            "row-major K (a warp collective)", group="device", form="fragment", arity=(3, 4),
+            namespace="tack.", needs="workgroups")
 add_builtin("mma_zeros", "tack.mma_zeros()", "a 16×8 f32 accumulator fragment of zeros",
             group="device", form="fragment", arity=(0, 0), namespace="tack.", needs="workgroups")
 for _name, _what in (("mma_rows", "row (0..15)"), ("mma_cols", "column (0..7)")):
