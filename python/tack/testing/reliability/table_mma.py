@@ -46,8 +46,8 @@ def load_branch(A, B, C, D, n):
 @tack.kernel
 def scaled(A, B, C, D, n):
     for i in range(n):
-        acc = tack.mma(tack.mma_load_a(A, 0, 0), tack.mma_load_b(B, 0, 0), tack.mma_zeros())
-        tack.mma_store(acc * 2.0, D, tack.warp_id() * 16, 0)
+        acc = tack.mma(tack.mma_load_a(A, 0, 0) * 2.0, tack.mma_load_b(B, 0, 0), tack.mma_zeros())
+        tack.mma_store(acc, D, tack.warp_id() * 16, 0)
 
 @tack.kernel
 def half_started(A, B, C, D, n):
@@ -125,7 +125,8 @@ def _cases() -> list[Case]:
         Case("mma/fragment-as-vector", "scaled(A, B, C, D, 256)", "tack.TackTypeError",
              _setup("sim"), position=True, mentions=("scaled", "fragment", "tack.mma_store"),
              unchanged=("D",),
-             note="a fragment's elements sit in a layout over the lanes: no elementwise math"),
+             note="an A fragment's elements sit in a layout over the lanes: no elementwise math "
+                  "(accumulator-shaped fragments take it, element by element of the tile)"),
         Case("mma/partial-workgroup", "tile(A, B, C, D, 200)", "tack.TackValueError",
              _setup("sim"), mentions=("tile", "256-lane groups"), unchanged=("D",)),
         Case("mma/check-reports-a-partial-warp-mma", "r = tack.check(branch, A, B, C, D, 256)",
