@@ -37,10 +37,27 @@ from ..capabilities import runs_mma
 from ..constants import constant
 from ..dtypes import bf16, f16
 from ..frontend.inline import func
-from ..intrinsics import (async_commit, async_copy, async_wait, barrier, mma, mma_cols,
-                          mma_load_a, mma_load_b, mma_load_bt, mma_row_max, mma_row_sum,
-                          mma_rows, mma_store, mma_to_a, mma_zeros, select, shared_like,
-                          thread_id, warp_id)
+from ..intrinsics import (
+    async_commit,
+    async_copy,
+    async_wait,
+    barrier,
+    mma,
+    mma_cols,
+    mma_load_a,
+    mma_load_b,
+    mma_load_bt,
+    mma_row_max,
+    mma_row_sum,
+    mma_rows,
+    mma_store,
+    mma_to_a,
+    mma_zeros,
+    select,
+    shared_like,
+    thread_id,
+    warp_id,
+)
 from ..kernel import kernel
 from . import _args
 
