@@ -22,7 +22,9 @@ by the datasheet, no tensor cores since TF32 is off).
 Half rows (f16, bf16: inputs rounded to the half type, the reference on their exact values,
 tolerance 2e-2) compare Tack's half op with its f32 op on the widened inputs on the CPU (what
 computing in half costs beside f32), and with PyTorch's half op on the GPU (which may use tensor
-cores for matmul and attention; Tack's half matmul and attention run on CUDA cores).
+cores for matmul and attention; Tack's half matmul runs on CUDA cores, its half attention of
+head_dim 64 or 128 on tensor cores: ops/flash_attention.py). The `long attention` rows
+(bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long sequence.
 
 The `matmul ... tf32` row is Tack's matmul with `precision="tf32"` (each f32 operand rounded to
 TF32, docs/ops.md "Precision"), printed after the f32 one on the same inputs and checked
@@ -55,10 +57,14 @@ DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bf
 HALF_TOL = (2e-2, 2e-2)  # tack.testing's half row, doubled for reductions and transcendentals
 
 LIMITS = {"GB/s": 4300.0, "TFLOP/s": 67.0}  # H200: copy bandwidth measured, f32 FMA datasheet
+# "long attention": a bfloat16 row only (the tensor-core kernels' head_dim 128)
 SIZES = {
-    "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64)},
-    "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64)},
-    "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16)},
+    "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64),
+            "long attention": (4, 16, 4096, 128)},
+    "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64),
+            "long attention": (1, 2, 1024, 128)},
+    "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16),
+              "long attention": (1, 2, 130, 128)},
 }
 FAILED: list = []
 
@@ -134,12 +140,17 @@ def ref_gelu(x):
 
 
 def ref_attention(q, k, v, causal):
-    q, k, v = (a.astype(np.float64) for a in (q, k, v))
-    s = np.einsum("bhid,bhjd->bhij", q, k) / math.sqrt(q.shape[-1])
-    if causal:
-        s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return np.einsum("bhij,bhjd->bhid", p / p.sum(-1, keepdims=True), v)
+    """One (batch, head) at a time: the scores of a 4096-long sequence take 128 MiB each."""
+    out = np.empty(q.shape, np.float64)
+    mask = np.tril(np.ones((q.shape[-2], k.shape[-2]), bool)) if causal else None
+    for b, h in np.ndindex(*q.shape[:2]):
+        qq, kk, vv = (a[b, h].astype(np.float64) for a in (q, k, v))
+        s = qq @ kk.T / math.sqrt(q.shape[-1])
+        if causal:
+            s = np.where(mask, s, -np.inf)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        out[b, h] = (p / p.sum(-1, keepdims=True)) @ vv
+    return out
 
 
 # -- the benchmarks: inputs, reference, work, and each implementation --------------------------
@@ -224,11 +235,16 @@ def _benchmarks(sz, rng, dtype=np.float32):
                "TFLOP/s", (0.0, bound),
                lambda t, u, out: ops.matmul(t, u, out=out, precision="tf32"),
                lambda p, q, out: np.matmul(p, q, out=out), None, _torch_tf32_matmul)
-    shape = sz["attention"]
+    yield from _attention(sz["attention"], "attention", rng, dtype)
+    if dtype is ml_dtypes.bfloat16:
+        yield from _attention(sz["long attention"], "long attention", rng, dtype)
+
+
+def _attention(shape, name, rng, dtype):
     q, k, v = (rng.normal(size=shape).astype(np.float32).astype(dtype) for _ in range(3))
     flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
     for causal in (False, True):
-        yield (f"attention{' causal' if causal else ''}", [q, k, v],
+        yield (f"{name}{' causal' if causal else ''}", [q, k, v],
                ref_attention(q, k, v, causal), flops / (2 if causal else 1), "TFLOP/s",
                (1e-4, 1e-4), lambda t, u, s, out, c=causal: ops.attention(t, u, s, causal=c,
                                                                           out=out),
@@ -253,7 +269,9 @@ REFS = {"softmax": ref_softmax, "log_softmax": lambda x: ref_softmax(x, True),
         "add": lambda x, y: x.astype(np.float64) + y.astype(np.float64),
         "matmul": lambda a, b: a.astype(np.float64) @ b.astype(np.float64),
         "attention": lambda q, k, v: ref_attention(q, k, v, False),
-        "attention causal": lambda q, k, v: ref_attention(q, k, v, True)}
+        "attention causal": lambda q, k, v: ref_attention(q, k, v, True),
+        "long attention": lambda q, k, v: ref_attention(q, k, v, False),
+        "long attention causal": lambda q, k, v: ref_attention(q, k, v, True)}
 
 
 def _tack_impl(fn, inputs, want_shape):
