@@ -1,12 +1,14 @@
 """The group's number `t // 256` (t the launch index of a plain `range(n)`, or any positive
 multiple of 256 as the divisor) is uniform over a workgroup (docs/language.md, "Workgroup
 contract"), so a collective may sit in a loop whose trip count depends on it (a causal
-attention workgroup stops at its diagonal), while `t // 128`, `t % 256 // 1` and the start or
+attention workgroup stops at its diagonal), while `t // 128`, a reassigned index and the start or
 step forms of the parallel loop stay lane-varying and are refused."""
 import numpy as np
 import pytest
 import tack
-from tack.compiler import specialize
+from tack import capabilities
+from tack.call import signature
+from tack.compiler import specialize, typecheck
 from tack.devices import make_device
 
 GPU = make_device("cuda")  # capability checks only: no engine is started
@@ -76,5 +78,10 @@ def test_other_divisions_stay_lane_varying(kernel):
 
 
 def test_multiples_of_256_are_uniform():
+    """Accepted, and the local holding the group's number is not lane-varying."""
     specialize(per_two_groups, (tack.zeros(1024), tack.zeros(1024), 1024), GPU)
-    specialize(per_group, (tack.zeros(512), tack.zeros(512), 512, 3), GPU)
+    args = (tack.zeros(512), tack.zeros(512), 512, 3)
+    pk = per_group.parse_for(args)
+    specs = signature.specs(per_group.name, pk.params, signature.expand(pk.paths, args))
+    varying = capabilities._varying_locals(typecheck(per_group, pk, specs))
+    assert "g" not in varying and "i" in varying, varying
