@@ -109,1952 +109,1952 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_9a199c8a(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:43
-    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float32 = zero(Float32)  # attention.py:43
-    local total::Float32 = zero(Float32)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float32 = zero(Float32)  # attention.py:43
-    local corr::Float32 = zero(Float32)  # attention.py:43
-    local p::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(15)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = 0.0f0  # attention.py:51
+@kernel function tk__rows_8aa6f711(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float32, Val(16))  # attention.py:48
+    acc = TackRuntime.tk_private(Float32, Val(16))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float32 = zero(Float32)  # attention.py:48
+    local total::Float32 = zero(Float32)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float32 = zero(Float32)  # attention.py:48
+    local corr::Float32 = zero(Float32)  # attention.py:48
+    local p::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(15)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = 0.0f0  # attention.py:56
         end
-        m = -Inf32  # attention.py:52
-        total = 0.0f0  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = 0.0f0  # attention.py:55
-                for outer d in Int64(0):Int64(15)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:57
+        m = -Inf32  # attention.py:57
+        total = 0.0f0  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = 0.0f0  # attention.py:60
+                for outer d in Int64(0):Int64(15)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(15)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(15)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(15)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(15)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:68
-        for outer d in Int64(0):Int64(15)  # attention.py:69
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = 1.0f0 / total  # attention.py:73
+        for outer d in Int64(0):Int64(15)  # attention.py:74
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_5e3fbb5b(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:43
-    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float32 = zero(Float32)  # attention.py:43
-    local total::Float32 = zero(Float32)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float32 = zero(Float32)  # attention.py:43
-    local corr::Float32 = zero(Float32)  # attention.py:43
-    local p::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(31)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = 0.0f0  # attention.py:51
+@kernel function tk__rows_25ce79c7(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float32, Val(32))  # attention.py:48
+    acc = TackRuntime.tk_private(Float32, Val(32))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float32 = zero(Float32)  # attention.py:48
+    local total::Float32 = zero(Float32)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float32 = zero(Float32)  # attention.py:48
+    local corr::Float32 = zero(Float32)  # attention.py:48
+    local p::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(31)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = 0.0f0  # attention.py:56
         end
-        m = -Inf32  # attention.py:52
-        total = 0.0f0  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = 0.0f0  # attention.py:55
-                for outer d in Int64(0):Int64(31)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:57
+        m = -Inf32  # attention.py:57
+        total = 0.0f0  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = 0.0f0  # attention.py:60
+                for outer d in Int64(0):Int64(31)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(31)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(31)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(31)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(31)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:68
-        for outer d in Int64(0):Int64(31)  # attention.py:69
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = 1.0f0 / total  # attention.py:73
+        for outer d in Int64(0):Int64(31)  # attention.py:74
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_b2c4939d(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:43
-    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float32 = zero(Float32)  # attention.py:43
-    local total::Float32 = zero(Float32)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float32 = zero(Float32)  # attention.py:43
-    local corr::Float32 = zero(Float32)  # attention.py:43
-    local p::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(63)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = 0.0f0  # attention.py:51
+@kernel function tk__rows_73c34267(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float32, Val(64))  # attention.py:48
+    acc = TackRuntime.tk_private(Float32, Val(64))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float32 = zero(Float32)  # attention.py:48
+    local total::Float32 = zero(Float32)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float32 = zero(Float32)  # attention.py:48
+    local corr::Float32 = zero(Float32)  # attention.py:48
+    local p::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(63)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = 0.0f0  # attention.py:56
         end
-        m = -Inf32  # attention.py:52
-        total = 0.0f0  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = 0.0f0  # attention.py:55
-                for outer d in Int64(0):Int64(63)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:57
+        m = -Inf32  # attention.py:57
+        total = 0.0f0  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = 0.0f0  # attention.py:60
+                for outer d in Int64(0):Int64(63)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(63)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(63)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(63)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(63)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:68
-        for outer d in Int64(0):Int64(63)  # attention.py:69
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = 1.0f0 / total  # attention.py:73
+        for outer d in Int64(0):Int64(63)  # attention.py:74
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], rows: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__rows_57b8d8ad(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:43
-    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float32 = zero(Float32)  # attention.py:43
-    local total::Float32 = zero(Float32)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float32 = zero(Float32)  # attention.py:43
-    local corr::Float32 = zero(Float32)  # attention.py:43
-    local p::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(127)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = 0.0f0  # attention.py:51
+@kernel function tk__rows_439e5215(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float32, Val(128))  # attention.py:48
+    acc = TackRuntime.tk_private(Float32, Val(128))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float32 = zero(Float32)  # attention.py:48
+    local total::Float32 = zero(Float32)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float32 = zero(Float32)  # attention.py:48
+    local corr::Float32 = zero(Float32)  # attention.py:48
+    local p::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_keep_ret1::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(127)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = 0.0f0  # attention.py:56
         end
-        m = -Inf32  # attention.py:52
-        total = 0.0f0  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = 0.0f0  # attention.py:55
-                for outer d in Int64(0):Int64(127)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:57
+        m = -Inf32  # attention.py:57
+        total = 0.0f0  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = 0.0f0  # attention.py:60
+                for outer d in Int64(0):Int64(127)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(127)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(127)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(127)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(127)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = 1.0f0 / total  # attention.py:68
-        for outer d in Int64(0):Int64(127)  # attention.py:69
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = 1.0f0 / total  # attention.py:73
+        for outer d in Int64(0):Int64(127)  # attention.py:74
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_aa14bf18(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float32 (512,)  # attention.py:74
-    v_s = @localmem Float32 (512,)  # attention.py:74
-    qv = @private Float32 (16,)  # attention.py:74
-    acc = @private Float32 (16,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float32 (1,)  # attention.py:74
-    total = @private Float32 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float32 (1,)  # attention.py:74
-    corr = @private Float32 (1,)  # attention.py:74
-    p = @private Float32 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = 0.0f0  # attention.py:74
-    total[1] = 0.0f0  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = 0.0f0  # attention.py:74
-    corr[1] = 0.0f0  # attention.py:74
-    p[1] = 0.0f0  # attention.py:74
-    tk_v_keep_ret1[1] = 0.0f0  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = 0.0f0  # attention.py:88
+@kernel function tk__blocked_43c1d6aa(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float32 (512,)  # attention.py:79
+    v_s = @localmem Float32 (512,)  # attention.py:79
+    qv = @private Float32 (16,)  # attention.py:79
+    acc = @private Float32 (16,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float32 (1,)  # attention.py:79
+    total = @private Float32 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float32 (1,)  # attention.py:79
+    corr = @private Float32 (1,)  # attention.py:79
+    p = @private Float32 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = 0.0f0  # attention.py:79
+    total[1] = 0.0f0  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = 0.0f0  # attention.py:79
+    corr[1] = 0.0f0  # attention.py:79
+    p[1] = 0.0f0  # attention.py:79
+    tk_v_keep_ret1[1] = 0.0f0  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = 0.0f0  # attention.py:93
     end
-    m[1] = -Inf32  # attention.py:89
-    total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:96
+    m[1] = -Inf32  # attention.py:94
+    total[1] = 0.0f0  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : 0.0f0  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = 0.0f0  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = 0.0f0  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_aa14bf18)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_43c1d6aa)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_c0b3cc80(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float32 (1024,)  # attention.py:74
-    v_s = @localmem Float32 (1024,)  # attention.py:74
-    qv = @private Float32 (32,)  # attention.py:74
-    acc = @private Float32 (32,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float32 (1,)  # attention.py:74
-    total = @private Float32 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float32 (1,)  # attention.py:74
-    corr = @private Float32 (1,)  # attention.py:74
-    p = @private Float32 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = 0.0f0  # attention.py:74
-    total[1] = 0.0f0  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = 0.0f0  # attention.py:74
-    corr[1] = 0.0f0  # attention.py:74
-    p[1] = 0.0f0  # attention.py:74
-    tk_v_keep_ret1[1] = 0.0f0  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = 0.0f0  # attention.py:88
+@kernel function tk__blocked_df118bd3(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float32 (1024,)  # attention.py:79
+    v_s = @localmem Float32 (1024,)  # attention.py:79
+    qv = @private Float32 (32,)  # attention.py:79
+    acc = @private Float32 (32,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float32 (1,)  # attention.py:79
+    total = @private Float32 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float32 (1,)  # attention.py:79
+    corr = @private Float32 (1,)  # attention.py:79
+    p = @private Float32 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = 0.0f0  # attention.py:79
+    total[1] = 0.0f0  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = 0.0f0  # attention.py:79
+    corr[1] = 0.0f0  # attention.py:79
+    p[1] = 0.0f0  # attention.py:79
+    tk_v_keep_ret1[1] = 0.0f0  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = 0.0f0  # attention.py:93
     end
-    m[1] = -Inf32  # attention.py:89
-    total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:96
+    m[1] = -Inf32  # attention.py:94
+    total[1] = 0.0f0  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : 0.0f0  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = 0.0f0  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = 0.0f0  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c0b3cc80)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_df118bd3)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_73168fdb(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float32 (2048,)  # attention.py:74
-    v_s = @localmem Float32 (2048,)  # attention.py:74
-    qv = @private Float32 (64,)  # attention.py:74
-    acc = @private Float32 (64,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float32 (1,)  # attention.py:74
-    total = @private Float32 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float32 (1,)  # attention.py:74
-    corr = @private Float32 (1,)  # attention.py:74
-    p = @private Float32 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = 0.0f0  # attention.py:74
-    total[1] = 0.0f0  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = 0.0f0  # attention.py:74
-    corr[1] = 0.0f0  # attention.py:74
-    p[1] = 0.0f0  # attention.py:74
-    tk_v_keep_ret1[1] = 0.0f0  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = 0.0f0  # attention.py:88
+@kernel function tk__blocked_ad169954(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float32 (2048,)  # attention.py:79
+    v_s = @localmem Float32 (2048,)  # attention.py:79
+    qv = @private Float32 (64,)  # attention.py:79
+    acc = @private Float32 (64,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float32 (1,)  # attention.py:79
+    total = @private Float32 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float32 (1,)  # attention.py:79
+    corr = @private Float32 (1,)  # attention.py:79
+    p = @private Float32 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = 0.0f0  # attention.py:79
+    total[1] = 0.0f0  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = 0.0f0  # attention.py:79
+    corr[1] = 0.0f0  # attention.py:79
+    p[1] = 0.0f0  # attention.py:79
+    tk_v_keep_ret1[1] = 0.0f0  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = 0.0f0  # attention.py:93
     end
-    m[1] = -Inf32  # attention.py:89
-    total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:96
+    m[1] = -Inf32  # attention.py:94
+    total[1] = 0.0f0  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : 0.0f0  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = 0.0f0  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = 0.0f0  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_73168fdb)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ad169954)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_c67a42b0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float32 (4096,)  # attention.py:74
-    v_s = @localmem Float32 (4096,)  # attention.py:74
-    qv = @private Float32 (128,)  # attention.py:74
-    acc = @private Float32 (128,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float32 (1,)  # attention.py:74
-    total = @private Float32 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float32 (1,)  # attention.py:74
-    corr = @private Float32 (1,)  # attention.py:74
-    p = @private Float32 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = 0.0f0  # attention.py:74
-    total[1] = 0.0f0  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = 0.0f0  # attention.py:74
-    corr[1] = 0.0f0  # attention.py:74
-    p[1] = 0.0f0  # attention.py:74
-    tk_v_keep_ret1[1] = 0.0f0  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = 0.0f0  # attention.py:88
+@kernel function tk__blocked_d6dd977f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float32 (4096,)  # attention.py:79
+    v_s = @localmem Float32 (4096,)  # attention.py:79
+    qv = @private Float32 (128,)  # attention.py:79
+    acc = @private Float32 (128,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float32 (1,)  # attention.py:79
+    total = @private Float32 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float32 (1,)  # attention.py:79
+    corr = @private Float32 (1,)  # attention.py:79
+    p = @private Float32 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float32 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = 0.0f0  # attention.py:79
+    total[1] = 0.0f0  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = 0.0f0  # attention.py:79
+    corr[1] = 0.0f0  # attention.py:79
+    p[1] = 0.0f0  # attention.py:79
+    tk_v_keep_ret1[1] = 0.0f0  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = 0.0f0  # attention.py:93
     end
-    m[1] = -Inf32  # attention.py:89
-    total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:96
+    m[1] = -Inf32  # attention.py:94
+    total[1] = 0.0f0  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : 0.0f0  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = 0.0f0  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = 0.0f0  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float32 = zero(Float32)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = 1.0f0 / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float32 = zero(Float32)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = 1.0f0 / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c67a42b0)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6dd977f)) = 256  # attention.py:79
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_0add2f32(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:43
-    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float64 = zero(Float64)  # attention.py:43
-    local total::Float64 = zero(Float64)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float64 = zero(Float64)  # attention.py:43
-    local corr::Float64 = zero(Float64)  # attention.py:43
-    local p::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(15)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = Float64(0.0)  # attention.py:51
+@kernel function tk__rows_27e08766(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float64, Val(16))  # attention.py:48
+    acc = TackRuntime.tk_private(Float64, Val(16))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float64 = zero(Float64)  # attention.py:48
+    local total::Float64 = zero(Float64)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float64 = zero(Float64)  # attention.py:48
+    local corr::Float64 = zero(Float64)  # attention.py:48
+    local p::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(15)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(16)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = Float64(0.0)  # attention.py:56
         end
-        m = -Inf64  # attention.py:52
-        total = Float64(0.0)  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = Float64(0.0)  # attention.py:55
-                for outer d in Int64(0):Int64(15)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:57
+        m = -Inf64  # attention.py:57
+        total = Float64(0.0)  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = Float64(0.0)  # attention.py:60
+                for outer d in Int64(0):Int64(15)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(16)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(15)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(15)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(15)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(15)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(16)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:68
-        for outer d in Int64(0):Int64(15)  # attention.py:69
-            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = Float64(1.0) / total  # attention.py:73
+        for outer d in Int64(0):Int64(15)  # attention.py:74
+            out[(((row % Int64) * Int64(16)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_583a264b(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:43
-    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float64 = zero(Float64)  # attention.py:43
-    local total::Float64 = zero(Float64)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float64 = zero(Float64)  # attention.py:43
-    local corr::Float64 = zero(Float64)  # attention.py:43
-    local p::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(31)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = Float64(0.0)  # attention.py:51
+@kernel function tk__rows_0f678435(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float64, Val(32))  # attention.py:48
+    acc = TackRuntime.tk_private(Float64, Val(32))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float64 = zero(Float64)  # attention.py:48
+    local total::Float64 = zero(Float64)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float64 = zero(Float64)  # attention.py:48
+    local corr::Float64 = zero(Float64)  # attention.py:48
+    local p::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(31)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(32)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = Float64(0.0)  # attention.py:56
         end
-        m = -Inf64  # attention.py:52
-        total = Float64(0.0)  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = Float64(0.0)  # attention.py:55
-                for outer d in Int64(0):Int64(31)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:57
+        m = -Inf64  # attention.py:57
+        total = Float64(0.0)  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = Float64(0.0)  # attention.py:60
+                for outer d in Int64(0):Int64(31)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(32)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(31)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(31)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(31)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(31)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(32)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:68
-        for outer d in Int64(0):Int64(31)  # attention.py:69
-            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = Float64(1.0) / total  # attention.py:73
+        for outer d in Int64(0):Int64(31)  # attention.py:74
+            out[(((row % Int64) * Int64(32)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_7be3a0e1(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:43
-    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float64 = zero(Float64)  # attention.py:43
-    local total::Float64 = zero(Float64)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float64 = zero(Float64)  # attention.py:43
-    local corr::Float64 = zero(Float64)  # attention.py:43
-    local p::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(63)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = Float64(0.0)  # attention.py:51
+@kernel function tk__rows_f20c1c03(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float64, Val(64))  # attention.py:48
+    acc = TackRuntime.tk_private(Float64, Val(64))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float64 = zero(Float64)  # attention.py:48
+    local total::Float64 = zero(Float64)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float64 = zero(Float64)  # attention.py:48
+    local corr::Float64 = zero(Float64)  # attention.py:48
+    local p::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(63)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(64)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = Float64(0.0)  # attention.py:56
         end
-        m = -Inf64  # attention.py:52
-        total = Float64(0.0)  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = Float64(0.0)  # attention.py:55
-                for outer d in Int64(0):Int64(63)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:57
+        m = -Inf64  # attention.py:57
+        total = Float64(0.0)  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = Float64(0.0)  # attention.py:60
+                for outer d in Int64(0):Int64(63)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(64)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(63)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(63)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(63)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(63)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(64)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:68
-        for outer d in Int64(0):Int64(63)  # attention.py:69
-            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = Float64(1.0) / total  # attention.py:73
+        for outer d in Int64(0):Int64(63)  # attention.py:74
+            out[(((row % Int64) * Int64(64)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_rows`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], rows: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__rows_b37f7b61(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:43
-    tk_gi = @index(Global, Linear)  # attention.py:43
-    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:43
-    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:43
-    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:43
-    local row::Int32 = zero(Int32)  # attention.py:43
-    local kb::Int32 = zero(Int32)  # attention.py:43
-    local keys::Int32 = zero(Int32)  # attention.py:43
-    local d::Int64 = zero(Int64)  # attention.py:43
-    local m::Float64 = zero(Float64)  # attention.py:43
-    local total::Float64 = zero(Float64)  # attention.py:43
-    local j::Int32 = zero(Int32)  # attention.py:43
-    local score::Float64 = zero(Float64)  # attention.py:43
-    local corr::Float64 = zero(Float64)  # attention.py:43
-    local p::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:43
-    local tk_v_cse1::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse2::Bool = zero(Bool)  # attention.py:43
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:43
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:43
-    if tk_t < tk_n  # attention.py:43
-        row = tk_t % Int32  # attention.py:44
-        tk_v_cse1 = s == Int32(-1)  # attention.py:45
-        tk_v_cse2 = s == Int32(0)  # attention.py:45
-        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:45
-        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:45
-        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:45
-        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:45
-        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:46
-        for outer d in Int64(0):Int64(127)  # attention.py:49
-            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:50
-            acc[d + 1] = Float64(0.0)  # attention.py:51
+@kernel function tk__rows_12dd28bc(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
+    tk_gi = @index(Global, Linear)  # attention.py:48
+    qv = TackRuntime.tk_private(Float64, Val(128))  # attention.py:48
+    acc = TackRuntime.tk_private(Float64, Val(128))  # attention.py:48
+    tk_t = Int64(tk_gi) - Int64(1)  # attention.py:48
+    local row::Int32 = zero(Int32)  # attention.py:48
+    local kb::Int32 = zero(Int32)  # attention.py:48
+    local keys::Int32 = zero(Int32)  # attention.py:48
+    local d::Int64 = zero(Int64)  # attention.py:48
+    local m::Float64 = zero(Float64)  # attention.py:48
+    local total::Float64 = zero(Float64)  # attention.py:48
+    local j::Int32 = zero(Int32)  # attention.py:48
+    local score::Float64 = zero(Float64)  # attention.py:48
+    local corr::Float64 = zero(Float64)  # attention.py:48
+    local p::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_keep_ret1::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:48
+    local tk_v_cse1::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse2::Bool = zero(Bool)  # attention.py:48
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:48
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:48
+    if tk_t < tk_n  # attention.py:48
+        row = tk_t % Int32  # attention.py:49
+        tk_v_cse1 = s == Int32(-1)  # attention.py:50
+        tk_v_cse2 = s == Int32(0)  # attention.py:50
+        tk_v_cse3 = ifelse(tk_v_cse2 | tk_v_cse1, Int32(1), s)  # attention.py:50
+        tk_v_cse4 = rem(row, tk_v_cse3)  # attention.py:50
+        tk_v_cse5 = div(row, tk_v_cse3)  # attention.py:50
+        kb = ifelse(tk_v_cse1, -row, ifelse(tk_v_cse2, Int32(0), ifelse((tk_v_cse4 != Int32(0)) & ((tk_v_cse4 < Int32(0)) != (s < Int32(0))), tk_v_cse5 - Int32(1), tk_v_cse5))) * s  # attention.py:50
+        keys = (causal != Int32(0)) ? (ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(0), ifelse((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) != Int32(0)) & ((rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) < Int32(0)) != (s < Int32(0))), rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)) + s, rem(row, ifelse((s == Int32(0)) | (s == Int32(-1)), Int32(1), s)))) + Int32(1)) : s  # attention.py:51
+        for outer d in Int64(0):Int64(127)  # attention.py:54
+            qv[d + 1] = q[(((row % Int64) * Int64(128)) + d) + 1] * scale  # attention.py:55
+            acc[d + 1] = Float64(0.0)  # attention.py:56
         end
-        m = -Inf64  # attention.py:52
-        total = Float64(0.0)  # attention.py:53
-        if Int32(0) < keys  # attention.py:54
-            for outer j in Int32(0):(keys - Int32(1))  # attention.py:54
-                score = Float64(0.0)  # attention.py:55
-                for outer d in Int64(0):Int64(127)  # attention.py:56
-                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:57
+        m = -Inf64  # attention.py:57
+        total = Float64(0.0)  # attention.py:58
+        if Int32(0) < keys  # attention.py:59
+            for outer j in Int32(0):(keys - Int32(1))  # attention.py:59
+                score = Float64(0.0)  # attention.py:60
+                for outer d in Int64(0):Int64(127)  # attention.py:61
+                    score = fma(qv[d + 1], k[((((kb + j) % Int64) * Int64(128)) + d) + 1], score)  # attention.py:62
                 end
-                if score > m  # attention.py:58
-                    corr = exp(m - score)  # attention.py:59
-                    total = total * corr  # attention.py:60
-                    for outer d in Int64(0):Int64(127)  # attention.py:61
-                        acc[d + 1] = acc[d + 1] * corr  # attention.py:62
+                if score > m  # attention.py:63
+                    corr = exp(m - score)  # attention.py:64
+                    total = total * corr  # attention.py:65
+                    for outer d in Int64(0):Int64(127)  # attention.py:66
+                        acc[d + 1] = acc[d + 1] * corr  # attention.py:67
                     end
-                    m = score  # attention.py:63
+                    m = score  # attention.py:68
                 end
-                p = exp(score - m)  # attention.py:64
-                total = total + p  # attention.py:65
-                for outer d in Int64(0):Int64(127)  # attention.py:66
+                p = exp(score - m)  # attention.py:69
+                total = total + p  # attention.py:70
+                for outer d in Int64(0):Int64(127)  # attention.py:71
                     tk_v_keep_ret1 = p  # _wide.py:18
-                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:67
+                    acc[d + 1] = fma(tk_v_keep_ret1, v[((((kb + j) % Int64) * Int64(128)) + d) + 1], acc[d + 1])  # attention.py:72
                 end
             end
         end
-        tk_v_inv = Float64(1.0) / total  # attention.py:68
-        for outer d in Int64(0):Int64(127)  # attention.py:69
-            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:70
+        tk_v_inv = Float64(1.0) / total  # attention.py:73
+        for outer d in Int64(0):Int64(127)  # attention.py:74
+            out[(((row % Int64) * Int64(128)) + d) + 1] = acc[d + 1] * tk_v_inv  # attention.py:75
         end
     end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_b2e64297(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float64 (512,)  # attention.py:74
-    v_s = @localmem Float64 (512,)  # attention.py:74
-    qv = @private Float64 (16,)  # attention.py:74
-    acc = @private Float64 (16,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float64 (1,)  # attention.py:74
-    total = @private Float64 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float64 (1,)  # attention.py:74
-    corr = @private Float64 (1,)  # attention.py:74
-    p = @private Float64 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = Float64(0.0)  # attention.py:74
-    total[1] = Float64(0.0)  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = Float64(0.0)  # attention.py:74
-    corr[1] = Float64(0.0)  # attention.py:74
-    p[1] = Float64(0.0)  # attention.py:74
-    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:88
+@kernel function tk__blocked_8e5b00ea(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float64 (512,)  # attention.py:79
+    v_s = @localmem Float64 (512,)  # attention.py:79
+    qv = @private Float64 (16,)  # attention.py:79
+    acc = @private Float64 (16,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float64 (1,)  # attention.py:79
+    total = @private Float64 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float64 (1,)  # attention.py:79
+    corr = @private Float64 (1,)  # attention.py:79
+    p = @private Float64 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = Float64(0.0)  # attention.py:79
+    total[1] = Float64(0.0)  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = Float64(0.0)  # attention.py:79
+    corr[1] = Float64(0.0)  # attention.py:79
+    p[1] = Float64(0.0)  # attention.py:79
+    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(15)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:93
     end
-    m[1] = -Inf64  # attention.py:89
-    total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:96
+    m[1] = -Inf64  # attention.py:94
+    total[1] = Float64(0.0)  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(16))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(16))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(16)) + ifelse((rem(e[1], Int64(16)) != Int64(0)) & (rem(e[1], Int64(16)) < Int64(0)), rem(e[1], Int64(16)) + Int64(16), rem(e[1], Int64(16)))) + 1] : Float64(0.0)  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = Float64(0.0)  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = Float64(0.0)  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(15)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(16)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(15)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(15)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(16)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(15)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(16)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2e64297)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e5b00ea)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_e244c036(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float64 (1024,)  # attention.py:74
-    v_s = @localmem Float64 (1024,)  # attention.py:74
-    qv = @private Float64 (32,)  # attention.py:74
-    acc = @private Float64 (32,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float64 (1,)  # attention.py:74
-    total = @private Float64 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float64 (1,)  # attention.py:74
-    corr = @private Float64 (1,)  # attention.py:74
-    p = @private Float64 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = Float64(0.0)  # attention.py:74
-    total[1] = Float64(0.0)  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = Float64(0.0)  # attention.py:74
-    corr[1] = Float64(0.0)  # attention.py:74
-    p[1] = Float64(0.0)  # attention.py:74
-    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:88
+@kernel function tk__blocked_1382432c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float64 (1024,)  # attention.py:79
+    v_s = @localmem Float64 (1024,)  # attention.py:79
+    qv = @private Float64 (32,)  # attention.py:79
+    acc = @private Float64 (32,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float64 (1,)  # attention.py:79
+    total = @private Float64 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float64 (1,)  # attention.py:79
+    corr = @private Float64 (1,)  # attention.py:79
+    p = @private Float64 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = Float64(0.0)  # attention.py:79
+    total[1] = Float64(0.0)  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = Float64(0.0)  # attention.py:79
+    corr[1] = Float64(0.0)  # attention.py:79
+    p[1] = Float64(0.0)  # attention.py:79
+    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(31)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:93
     end
-    m[1] = -Inf64  # attention.py:89
-    total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:96
+    m[1] = -Inf64  # attention.py:94
+    total[1] = Float64(0.0)  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(32))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(32))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(32)) + ifelse((rem(e[1], Int64(32)) != Int64(0)) & (rem(e[1], Int64(32)) < Int64(0)), rem(e[1], Int64(32)) + Int64(32), rem(e[1], Int64(32)))) + 1] : Float64(0.0)  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = Float64(0.0)  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = Float64(0.0)  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(31)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(32)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(31)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(31)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(32)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(31)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(32)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e244c036)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1382432c)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_9038fe42(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float64 (2048,)  # attention.py:74
-    v_s = @localmem Float64 (2048,)  # attention.py:74
-    qv = @private Float64 (64,)  # attention.py:74
-    acc = @private Float64 (64,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float64 (1,)  # attention.py:74
-    total = @private Float64 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float64 (1,)  # attention.py:74
-    corr = @private Float64 (1,)  # attention.py:74
-    p = @private Float64 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = Float64(0.0)  # attention.py:74
-    total[1] = Float64(0.0)  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = Float64(0.0)  # attention.py:74
-    corr[1] = Float64(0.0)  # attention.py:74
-    p[1] = Float64(0.0)  # attention.py:74
-    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:88
+@kernel function tk__blocked_3efd56be(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float64 (2048,)  # attention.py:79
+    v_s = @localmem Float64 (2048,)  # attention.py:79
+    qv = @private Float64 (64,)  # attention.py:79
+    acc = @private Float64 (64,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float64 (1,)  # attention.py:79
+    total = @private Float64 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float64 (1,)  # attention.py:79
+    corr = @private Float64 (1,)  # attention.py:79
+    p = @private Float64 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = Float64(0.0)  # attention.py:79
+    total[1] = Float64(0.0)  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = Float64(0.0)  # attention.py:79
+    corr[1] = Float64(0.0)  # attention.py:79
+    p[1] = Float64(0.0)  # attention.py:79
+    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(63)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:93
     end
-    m[1] = -Inf64  # attention.py:89
-    total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:96
+    m[1] = -Inf64  # attention.py:94
+    total[1] = Float64(0.0)  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(64))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(64))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(64)) + ifelse((rem(e[1], Int64(64)) != Int64(0)) & (rem(e[1], Int64(64)) < Int64(0)), rem(e[1], Int64(64)) + Int64(64), rem(e[1], Int64(64)))) + 1] : Float64(0.0)  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = Float64(0.0)  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = Float64(0.0)  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(63)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(64)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(63)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(63)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(64)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(63)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(64)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9038fe42)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3efd56be)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_bec0957c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
-    tk_gi = @index(Global, Linear)  # attention.py:74
-    tk_li = @index(Local, Linear)  # attention.py:74
-    k_s = @localmem Float64 (4096,)  # attention.py:74
-    v_s = @localmem Float64 (4096,)  # attention.py:74
-    qv = @private Float64 (128,)  # attention.py:74
-    acc = @private Float64 (128,)  # attention.py:74
-    tk_u = @localmem Bool (1,)  # attention.py:74
-    lane = @private Int32 (1,)  # attention.py:74
-    kb = @private Int32 (1,)  # attention.py:74
-    i = @private Int32 (1,)  # attention.py:74
-    row = @private Int32 (1,)  # attention.py:74
-    keys = @private Int32 (1,)  # attention.py:74
-    d = @private Int64 (1,)  # attention.py:74
-    m = @private Float64 (1,)  # attention.py:74
-    total = @private Float64 (1,)  # attention.py:74
-    j0 = @private Int32 (1,)  # attention.py:74
-    e = @private Int64 (1,)  # attention.py:74
-    jj = @private Int64 (1,)  # attention.py:74
-    ok = @private Int32 (1,)  # attention.py:74
-    score = @private Float64 (1,)  # attention.py:74
-    corr = @private Float64 (1,)  # attention.py:74
-    p = @private Float64 (1,)  # attention.py:74
-    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:74
-    tk_v_cse18 = @private Int64 (1,)  # attention.py:74
-    tk_v_cse19 = @private Int64 (1,)  # attention.py:74
-    tk_k1 = @private UInt32 (1,)  # attention.py:74
-    tk_e1 = @private UInt32 (1,)  # attention.py:74
-    local t::Int32 = zero(Int32)  # attention.py:74
-    local g::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:74
-    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse7::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse8::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:74
-    local tk_v_cse16::Bool = zero(Bool)  # attention.py:74
-    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:74
-    local tk_f1::Int64 = zero(Int64)  # attention.py:74
-    lane[1] = Int32(0)  # attention.py:74
-    kb[1] = Int32(0)  # attention.py:74
-    i[1] = Int32(0)  # attention.py:74
-    row[1] = Int32(0)  # attention.py:74
-    keys[1] = Int32(0)  # attention.py:74
-    d[1] = Int64(0)  # attention.py:74
-    m[1] = Float64(0.0)  # attention.py:74
-    total[1] = Float64(0.0)  # attention.py:74
-    j0[1] = Int32(0)  # attention.py:74
-    e[1] = Int64(0)  # attention.py:74
-    jj[1] = Int64(0)  # attention.py:74
-    ok[1] = Int32(0)  # attention.py:74
-    score[1] = Float64(0.0)  # attention.py:74
-    corr[1] = Float64(0.0)  # attention.py:74
-    p[1] = Float64(0.0)  # attention.py:74
-    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:74
-    tk_v_cse18[1] = Int64(0)  # attention.py:74
-    tk_v_cse19[1] = Int64(0)  # attention.py:74
-    tk_k1[1] = UInt32(0)  # attention.py:74
-    tk_e1[1] = UInt32(0)  # attention.py:74
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:75
-    tk_v_cse1 = rem(t, Int32(256))  # attention.py:76
-    tk_v_cse2 = div(t, Int32(256))  # attention.py:76
-    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:76
-    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:77
-    tk_v_cse3 = s + Int32(255)  # attention.py:78
-    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:78
-    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:78
-    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:78
-    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:78
-    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:78
-    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:78
-    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:78
-    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:78
-    tk_v_cse12 = s + Int32(255)  # attention.py:79
-    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:79
-    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:79
-    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:79
-    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:79
-    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:79
-    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:80
-    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:81
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:86
-        d[1] = tk_f1  # attention.py:86
-        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:87
-        acc[d[1] + 1] = Float64(0.0)  # attention.py:88
+@kernel function tk__blocked_83fd01ac(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+    tk_gi = @index(Global, Linear)  # attention.py:79
+    tk_li = @index(Local, Linear)  # attention.py:79
+    k_s = @localmem Float64 (4096,)  # attention.py:79
+    v_s = @localmem Float64 (4096,)  # attention.py:79
+    qv = @private Float64 (128,)  # attention.py:79
+    acc = @private Float64 (128,)  # attention.py:79
+    tk_u = @localmem Bool (1,)  # attention.py:79
+    lane = @private Int32 (1,)  # attention.py:79
+    kb = @private Int32 (1,)  # attention.py:79
+    i = @private Int32 (1,)  # attention.py:79
+    row = @private Int32 (1,)  # attention.py:79
+    keys = @private Int32 (1,)  # attention.py:79
+    d = @private Int64 (1,)  # attention.py:79
+    m = @private Float64 (1,)  # attention.py:79
+    total = @private Float64 (1,)  # attention.py:79
+    j0 = @private Int32 (1,)  # attention.py:79
+    e = @private Int64 (1,)  # attention.py:79
+    jj = @private Int64 (1,)  # attention.py:79
+    ok = @private Int32 (1,)  # attention.py:79
+    score = @private Float64 (1,)  # attention.py:79
+    corr = @private Float64 (1,)  # attention.py:79
+    p = @private Float64 (1,)  # attention.py:79
+    tk_v_keep_ret1 = @private Float64 (1,)  # attention.py:79
+    tk_v_cse18 = @private Int64 (1,)  # attention.py:79
+    tk_v_cse19 = @private Int64 (1,)  # attention.py:79
+    tk_k1 = @private UInt32 (1,)  # attention.py:79
+    tk_e1 = @private UInt32 (1,)  # attention.py:79
+    local t::Int32 = zero(Int32)  # attention.py:79
+    local g::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_trips4::UInt32 = zero(UInt32)  # attention.py:79
+    local tk_v_cse1::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse2::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse3::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse4::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse5::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse6::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse7::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse8::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse9::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse10::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse11::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse12::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse13::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse14::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse15::Int32 = zero(Int32)  # attention.py:79
+    local tk_v_cse16::Bool = zero(Bool)  # attention.py:79
+    local tk_v_cse17::Int32 = zero(Int32)  # attention.py:79
+    local tk_f1::Int64 = zero(Int64)  # attention.py:79
+    lane[1] = Int32(0)  # attention.py:79
+    kb[1] = Int32(0)  # attention.py:79
+    i[1] = Int32(0)  # attention.py:79
+    row[1] = Int32(0)  # attention.py:79
+    keys[1] = Int32(0)  # attention.py:79
+    d[1] = Int64(0)  # attention.py:79
+    m[1] = Float64(0.0)  # attention.py:79
+    total[1] = Float64(0.0)  # attention.py:79
+    j0[1] = Int32(0)  # attention.py:79
+    e[1] = Int64(0)  # attention.py:79
+    jj[1] = Int64(0)  # attention.py:79
+    ok[1] = Int32(0)  # attention.py:79
+    score[1] = Float64(0.0)  # attention.py:79
+    corr[1] = Float64(0.0)  # attention.py:79
+    p[1] = Float64(0.0)  # attention.py:79
+    tk_v_keep_ret1[1] = Float64(0.0)  # attention.py:79
+    tk_v_cse18[1] = Int64(0)  # attention.py:79
+    tk_v_cse19[1] = Int64(0)  # attention.py:79
+    tk_k1[1] = UInt32(0)  # attention.py:79
+    tk_e1[1] = UInt32(0)  # attention.py:79
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # attention.py:80
+    tk_v_cse1 = rem(t, Int32(256))  # attention.py:81
+    tk_v_cse2 = div(t, Int32(256))  # attention.py:81
+    g = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # attention.py:81
+    lane[1] = (tk_li % Int32) - Int32(1)  # attention.py:82
+    tk_v_cse3 = s + Int32(255)  # attention.py:83
+    tk_v_cse4 = rem(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse5 = div(tk_v_cse3, Int32(256))  # attention.py:83
+    tk_v_cse6 = ifelse((tk_v_cse4 != Int32(0)) & (tk_v_cse4 < Int32(0)), tk_v_cse5 - Int32(1), tk_v_cse5)  # attention.py:83
+    tk_v_cse7 = tk_v_cse6 == Int32(-1)  # attention.py:83
+    tk_v_cse8 = tk_v_cse6 == Int32(0)  # attention.py:83
+    tk_v_cse9 = ifelse(tk_v_cse8 | tk_v_cse7, Int32(1), tk_v_cse6)  # attention.py:83
+    tk_v_cse10 = rem(g, tk_v_cse9)  # attention.py:83
+    tk_v_cse11 = div(g, tk_v_cse9)  # attention.py:83
+    kb[1] = ifelse(tk_v_cse7, -g, ifelse(tk_v_cse8, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (tk_v_cse6 < Int32(0))), tk_v_cse11 - Int32(1), tk_v_cse11))) * s  # attention.py:83
+    tk_v_cse12 = s + Int32(255)  # attention.py:84
+    tk_v_cse13 = rem(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse14 = div(tk_v_cse12, Int32(256))  # attention.py:84
+    tk_v_cse15 = ifelse((tk_v_cse13 != Int32(0)) & (tk_v_cse13 < Int32(0)), tk_v_cse14 - Int32(1), tk_v_cse14)  # attention.py:84
+    tk_v_cse16 = (tk_v_cse15 == Int32(0)) | (tk_v_cse15 == Int32(-1))  # attention.py:84
+    tk_v_cse17 = rem(g, ifelse(tk_v_cse16, Int32(1), tk_v_cse15))  # attention.py:84
+    i[1] = (ifelse(tk_v_cse16, Int32(0), ifelse((tk_v_cse17 != Int32(0)) & ((tk_v_cse17 < Int32(0)) != (tk_v_cse15 < Int32(0))), tk_v_cse17 + tk_v_cse15, tk_v_cse17)) * Int32(256)) + lane[1]  # attention.py:84
+    row[1] = kb[1] + min(i[1], s - Int32(1))  # attention.py:85
+    keys[1] = (causal != Int32(0)) ? (min(i[1], s - Int32(1)) + Int32(1)) : s  # attention.py:86
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int64(0):Int64(127)  # attention.py:91
+        d[1] = tk_f1  # attention.py:91
+        qv[d[1] + 1] = q[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] * scale  # attention.py:92
+        acc[d[1] + 1] = Float64(0.0)  # attention.py:93
     end
-    m[1] = -Inf64  # attention.py:89
-    total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
-    tk_k1[1] = UInt32(0)  # attention.py:91
-    tk_e1[1] = tk_v_trips4  # attention.py:91
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-    @synchronize()  # attention.py:91
-    while tk_u[1]  # attention.py:91
-        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k2::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
-        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
-        tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
-        tk_v_start3 = lane[1] % Int64  # attention.py:92
-        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
-        if Int64(0) < tk_v_trips1  # attention.py:92
-            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:92
-                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:92
-                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:93
-                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:93
-                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:93
-                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:94
-                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:95
-                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:96
+    m[1] = -Inf64  # attention.py:94
+    total[1] = Float64(0.0)  # attention.py:95
+    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_k1[1] = UInt32(0)  # attention.py:96
+    tk_e1[1] = tk_v_trips4  # attention.py:96
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+    @synchronize()  # attention.py:96
+    while tk_u[1]  # attention.py:96
+        local tk_v_trips1::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k2::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
+        local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
+        tk_v_k5 = tk_k1[1]  # attention.py:96
+        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        tk_v_start3 = lane[1] % Int64  # attention.py:97
+        tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
+        if Int64(0) < tk_v_trips1  # attention.py:97
+            for outer tk_v_k2 in Int64(0):(tk_v_trips1 - Int64(1))  # attention.py:97
+                e[1] = tk_v_start3 + (tk_v_k2 * Int64(256))  # attention.py:97
+                tk_v_cse18[1] = rem(e[1], Int64(128))  # attention.py:98
+                tk_v_cse19[1] = div(e[1], Int64(128))  # attention.py:98
+                jj[1] = (j0[1] % Int64) + ifelse((tk_v_cse18[1] != Int64(0)) & (tk_v_cse18[1] < Int64(0)), tk_v_cse19[1] - Int64(1), tk_v_cse19[1])  # attention.py:98
+                ok[1] = Int32(jj[1] < (s % Int64))  # attention.py:99
+                k_s[e[1] + 1] = (ok[1] != Int32(0)) ? k[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:100
+                v_s[e[1] + 1] = (ok[1] != Int32(0)) ? v[((((kb[1] % Int64) + jj[1]) * Int64(128)) + ifelse((rem(e[1], Int64(128)) != Int64(0)) & (rem(e[1], Int64(128)) < Int64(0)), rem(e[1], Int64(128)) + Int64(128), rem(e[1], Int64(128)))) + 1] : Float64(0.0)  # attention.py:101
             end
         end
-        @synchronize()  # attention.py:97
-        local tk_f2::Int64 = zero(Int64)  # attention.py:98
-        local tk_f3::Int64 = zero(Int64)  # attention.py:98
-        local tk_f4::Int64 = zero(Int64)  # attention.py:98
-        local tk_f5::Int64 = zero(Int64)  # attention.py:98
-        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:98
-            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:98
-                jj[1] = tk_f2  # attention.py:98
-                score[1] = Float64(0.0)  # attention.py:99
-                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:100
-                    d[1] = tk_f3  # attention.py:100
-                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:101
+        @synchronize()  # attention.py:102
+        local tk_f2::Int64 = zero(Int64)  # attention.py:103
+        local tk_f3::Int64 = zero(Int64)  # attention.py:103
+        local tk_f4::Int64 = zero(Int64)  # attention.py:103
+        local tk_f5::Int64 = zero(Int64)  # attention.py:103
+        if Int64(0) < (min(Int32(32), keys[1] - j0[1]) % Int64)  # attention.py:103
+            for outer tk_f2 in Int64(0):((min(Int32(32), keys[1] - j0[1]) % Int64) - Int64(1))  # attention.py:103
+                jj[1] = tk_f2  # attention.py:103
+                score[1] = Float64(0.0)  # attention.py:104
+                KernelAbstractions.Extras.@unroll for outer tk_f3 in Int64(0):Int64(127)  # attention.py:105
+                    d[1] = tk_f3  # attention.py:105
+                    score[1] = fma(qv[d[1] + 1], k_s[((jj[1] * Int64(128)) + d[1]) + 1], score[1])  # attention.py:106
                 end
-                if score[1] > m[1]  # attention.py:102
-                    corr[1] = exp(m[1] - score[1])  # attention.py:103
-                    total[1] = total[1] * corr[1]  # attention.py:104
-                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:105
-                        d[1] = tk_f4  # attention.py:105
-                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:106
+                if score[1] > m[1]  # attention.py:107
+                    corr[1] = exp(m[1] - score[1])  # attention.py:108
+                    total[1] = total[1] * corr[1]  # attention.py:109
+                    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int64(0):Int64(127)  # attention.py:110
+                        d[1] = tk_f4  # attention.py:110
+                        acc[d[1] + 1] = acc[d[1] + 1] * corr[1]  # attention.py:111
                     end
-                    m[1] = score[1]  # attention.py:107
+                    m[1] = score[1]  # attention.py:112
                 end
-                p[1] = exp(score[1] - m[1])  # attention.py:108
-                total[1] = total[1] + p[1]  # attention.py:109
-                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:110
-                    d[1] = tk_f5  # attention.py:110
+                p[1] = exp(score[1] - m[1])  # attention.py:113
+                total[1] = total[1] + p[1]  # attention.py:114
+                KernelAbstractions.Extras.@unroll for outer tk_f5 in Int64(0):Int64(127)  # attention.py:115
+                    d[1] = tk_f5  # attention.py:115
                     tk_v_keep_ret1[1] = p[1]  # _wide.py:18
-                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:111
+                    acc[d[1] + 1] = fma(tk_v_keep_ret1[1], v_s[((jj[1] * Int64(128)) + d[1]) + 1], acc[d[1] + 1])  # attention.py:116
                 end
             end
         end
-        @synchronize()  # attention.py:112
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:91
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
-        @synchronize()  # attention.py:91
+        @synchronize()  # attention.py:117
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # attention.py:96
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
+        @synchronize()  # attention.py:96
     end
-    local tk_v_inv::Float64 = zero(Float64)  # attention.py:113
-    local tk_f6::Int64 = zero(Int64)  # attention.py:113
-    if i[1] < s  # attention.py:113
-        tk_v_inv = Float64(1.0) / total[1]  # attention.py:114
-        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:115
-            d[1] = tk_f6  # attention.py:115
-            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:116
+    local tk_v_inv::Float64 = zero(Float64)  # attention.py:118
+    local tk_f6::Int64 = zero(Int64)  # attention.py:118
+    if i[1] < s  # attention.py:118
+        tk_v_inv = Float64(1.0) / total[1]  # attention.py:119
+        KernelAbstractions.Extras.@unroll for outer tk_f6 in Int64(0):Int64(127)  # attention.py:120
+            d[1] = tk_f6  # attention.py:120
+            out[(((row[1] % Int64) * Int64(128)) + d[1]) + 1] = acc[d[1] + 1] * tk_v_inv  # attention.py:121
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_bec0957c)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_83fd01ac)) = 256  # attention.py:79
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
     const TK_ATTENTION_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 16) => tk__rows_9a199c8a,
-        (:rows, Float32, 32) => tk__rows_5e3fbb5b,
-        (:rows, Float32, 64) => tk__rows_b2c4939d,
-        (:rows, Float32, 128) => tk__rows_57b8d8ad,
-        (:blocked, Float32, 16) => tk__blocked_aa14bf18,
-        (:blocked, Float32, 32) => tk__blocked_c0b3cc80,
-        (:blocked, Float32, 64) => tk__blocked_73168fdb,
-        (:blocked, Float32, 128) => tk__blocked_c67a42b0,
-        (:rows, Float64, 16) => tk__rows_0add2f32,
-        (:rows, Float64, 32) => tk__rows_583a264b,
-        (:rows, Float64, 64) => tk__rows_7be3a0e1,
-        (:rows, Float64, 128) => tk__rows_b37f7b61,
-        (:blocked, Float64, 16) => tk__blocked_b2e64297,
-        (:blocked, Float64, 32) => tk__blocked_e244c036,
-        (:blocked, Float64, 64) => tk__blocked_9038fe42,
-        (:blocked, Float64, 128) => tk__blocked_bec0957c,
+        (:rows, Float32, 16) => tk__rows_8aa6f711,
+        (:rows, Float32, 32) => tk__rows_25ce79c7,
+        (:rows, Float32, 64) => tk__rows_73c34267,
+        (:rows, Float32, 128) => tk__rows_439e5215,
+        (:blocked, Float32, 16) => tk__blocked_43c1d6aa,
+        (:blocked, Float32, 32) => tk__blocked_df118bd3,
+        (:blocked, Float32, 64) => tk__blocked_ad169954,
+        (:blocked, Float32, 128) => tk__blocked_d6dd977f,
+        (:rows, Float64, 16) => tk__rows_27e08766,
+        (:rows, Float64, 32) => tk__rows_0f678435,
+        (:rows, Float64, 64) => tk__rows_f20c1c03,
+        (:rows, Float64, 128) => tk__rows_12dd28bc,
+        (:blocked, Float64, 16) => tk__blocked_8e5b00ea,
+        (:blocked, Float64, 32) => tk__blocked_1382432c,
+        (:blocked, Float64, 64) => tk__blocked_3efd56be,
+        (:blocked, Float64, 128) => tk__blocked_83fd01ac,
     )
 end
 
