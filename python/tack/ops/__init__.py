@@ -8,10 +8,11 @@ reductions use shared memory and block reductions; elsewhere a portable kernel r
 parallel iteration.
 """
 from .attention import attention
+from .attention_backward import attention_backward
 from .elementwise import add, gelu, relu, silu
 from .matmul import batched_matmul, matmul
 from .norms import layer_norm, rms_norm
 from .softmax import log_softmax, softmax
 
-__all__ = ["add", "attention", "batched_matmul", "gelu", "layer_norm", "log_softmax", "matmul",
+__all__ = ["add", "attention", "attention_backward", "batched_matmul", "gelu", "layer_norm", "log_softmax", "matmul",
            "relu", "rms_norm", "silu", "softmax"]

@@ -112,6 +112,14 @@ def _cases() -> list[Case]:
              "err = attention_error((1, 2, 33, 128), ml_dtypes.bfloat16, False, scale=-0.3)",
              None, _SETUP, check=f"assert err <= {bound}, err",
              note="head_dim 128, a negative scale: the running maximum of the scaled scores"),
+        Case("flash/backward-gradients",
+             "qkvd = [rng.standard_normal((1, 2, 11, 8)).astype(np.float32) for _ in range(4)]\n"
+             "dq, dk, dv = (x.numpy() for x in ops.attention_backward(*qkvd, causal=True))",
+             None, _SETUP,
+             check=("assert not dq[:, :, 0].any()  # the first query sees one key: ds = 0\n"
+                    "assert np.allclose(dv.sum(2), qkvd[3].sum(2), atol=1e-5)  # rows of p sum to 1\n"
+                    "assert np.abs(dk.sum(2)).max() < 1e-5  # each row of ds sums to 0"),
+             quick=True, note="the gradients of attention, on an engine with workgroups too"),
         Case("flash/kernel-checks-clean",
              "r = tack.check(fa.flash64, *(tack.array(rng.standard_normal((130, 64))"
              ".astype(np.float16)) for _ in range(3)), tack.zeros((130, 64), tack.f16), 512, "
