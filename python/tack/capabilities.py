@@ -240,11 +240,15 @@ def _group_number(e, launch: frozenset[str]) -> bool:
 def _varies(e, varying: set[str], launch: frozenset[str] = frozenset()) -> bool:
     """Whether `e` may differ between the lanes of a group (given the lane-varying locals and
     the locals holding the launch index, whose `// 256` is the group's number)."""
-    if e is None or _group_number(e, launch):
-        return False
-    if e.op in _VARYING_OPS or (e.op is Op.VAR and e.arg in varying):
-        return True
-    return any(_varies(a, varying, launch) for a in e.args if isinstance(a, Expr))
+    todo = [] if e is None else [e]
+    while todo:  # a walk without recursion: expressions may nest deeper than Python's stack
+        x = todo.pop()
+        if _group_number(x, launch):
+            continue
+        if x.op in _VARYING_OPS or (x.op is Op.VAR and x.arg in varying):
+            return True
+        todo.extend(a for a in x.args if isinstance(a, Expr))
+    return False
 
 
 def _varying_locals(k: KernelIR) -> set[str]:

@@ -153,6 +153,26 @@ def test_the_shared_memory_form_computes_the_same_bits(engine):
 
 
 @tack.kernel
+def chosen(A, B, C, n, flag):
+    for i in range(n):
+        s = tack.mma(tack.mma_load_a(A, 0, 0), tack.mma_load_b(B, 0, 0), tack.mma_zeros())
+        t = s * 2.0 if flag > 0 else -1.0  # an accumulator, or -1 in every element
+        a = tack.mma_load_a(A, 0, 0) if flag > 1 else tack.mma_load_a(A, 16, 0)
+        d = tack.mma(a, tack.mma_load_b(B, 0, 0), t)
+        if tack.warp_id() == 0:
+            tack.mma_store(d, C, 0, 0)
+
+
+def test_conditional_expressions_of_fragments(engine):
+    a = np.concatenate([np.ones((16, 16)), np.full((16, 16), 2.0)]).astype(np.float16)
+    A, B = tack.array(a), tack.array(np.ones((16, 8), np.float16))
+    for flag, want in ((2, 16 * 2 + 16), (1, 16 * 2 + 32), (0, 32 - 1)):
+        C = tack.zeros((16, 8))
+        chosen(A, B, C, 256, flag)
+        assert (C.numpy() == want).all(), (flag, C.numpy()[0, 0])
+
+
+@tack.kernel
 def a_arith(A, B, C, n):
     for i in range(n):
         a = tack.mma_load_a(A, 0, 0) * 2.0

@@ -320,8 +320,13 @@ class VectorRules:
                                       "atomic's result to a local first")
         ca = a.comps if isinstance(a, VecVal) else [a] * len(vec.comps)
         cb = b.comps if isinstance(b, VecVal) else [b] * len(vec.comps)
-        return VecVal(vec.shape, [self.op_typed(Op.IFEXP, e.loc, c, x, y)
-                                  for x, y in zip(ca, cb)], e.loc)
+        frags = [x for x in (a, b) if getattr(x, "is_fragment", False)]
+        if frags and not (len(frags) == 2 and a.ftype == b.ftype):
+            self.tile_elementwise(e, [a, b])  # A or B with another kind: refused there
+        comps = [self.op_typed(Op.IFEXP, e.loc, c, x, y) for x, y in zip(ca, cb)]
+        if len(frags) == 2 and a.ftype == b.ftype and a.ftype.role != "acc":
+            return FragVal(a.ftype, comps, e.loc)  # one of two A (or B) fragments
+        return self.tile_value(comps, e.loc) if frags else VecVal(vec.shape, comps, e.loc)
 
     def reduce_mask(self, e: Expr):
         v = self.expr(e.args[0])
