@@ -136,3 +136,23 @@ def test_the_kernels_check_clean(device, d, dtype, causal):
     narrow = fa.to_f16 if dtype == np.float16 else fa.to_bf16
     report = tack.check(kernel, q, k, v, out, 512, s, 0.18, causal, narrow)
     assert report.verdict == "clean", report.text()
+
+
+@pytest.mark.engines("sim")
+def test_the_warp_operations_through_shared_memory_give_the_same_bits(device):
+    """passes/warps_shared.py (each MMA as an exchange through shared memory and f32 fused
+    multiply-adds, each shuffle of the row reductions as one: the Julia engine's form) run on
+    the simulator: the kernel's bits do not depend on how its warp operations are carried out."""
+    from tack.compiler import specialize
+    from tack.passes.warps_shared import warps_through_shared
+    from tack.runtime.sim.engine import SimKernel
+
+    s, d = 40, 64
+    q, k, v = (a.reshape(s, d) for a in _inputs((1, 1, s, d), np.float16, 8))
+    args = [tack.array(q), tack.array(k), tack.array(v), tack.zeros((s, d), tack.f16), 256, s,
+            0.18, 1, fa.to_f16]
+    fa.flash64(*args)
+    lowered = warps_through_shared(specialize(fa.flash64, args))
+    out = np.zeros((s, d), np.float16)
+    SimKernel(lowered).launch([q, k, v, out, 256, s, 0.18, 1], 256)
+    np.testing.assert_array_equal(out.view(np.uint16), args[3].numpy().view(np.uint16))
