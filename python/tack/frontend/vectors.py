@@ -65,9 +65,13 @@ class FragType(VecType):
 
     @property
     def name(self) -> str:
+        if self.role == "wgacc":  # a warpgroup accumulator (frontend/typing/wgmma.py)
+            return f"wgmma_acc<{self.variant}>"
         return f"mma_{self.role}<{self.variant or 'f32'}>"
 
     def __repr__(self) -> str:
+        if self.role == "wgacc":
+            return f"a warpgroup accumulator (64×{self.variant[1:]} f32)"
         what = {"a": "an A", "b": "a B", "acc": "an f32 accumulator"}[self.role]
         return f"{what} fragment" + (f" ({self.variant})" if self.variant else "")
 
