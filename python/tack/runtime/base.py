@@ -40,6 +40,10 @@ class Capabilities:
     # Warp operations (`tack.shfl`, `tack.warp_sum`, ...: docs/language.md "Warps"), on an engine
     # with workgroups; False: a kernel using them is refused before it compiles.
     warps: bool = True
+    # The warpgroup MMA (`tack.wgmma`: docs/language.md "Warpgroup MMA"); False: refused before
+    # compiling. CUDA says True and refuses it at compile on a GPU that is not sm_90
+    # (capabilities.check_arch): only the device knows its architecture.
+    wgmma: bool = True
 
 
 class Launchable:
