@@ -2,7 +2,7 @@
 Julia engine; passes/warps_shared.py calls it for each WGMMA statement).
 
 A and B are already in shared memory, so no lane needs another's registers: each lane computes
-its own N/2 elements of D, for k = 0..K-1 in order, `d = muladd(A[m, k], B[n, k], d)` in f32
+its own N/2 elements of D, for k = 0..K-1 in order, `d = A[m, k] * B[n, k] + d` fused (MULADD)
 (the products of f16, bf16 and TF32 inputs are exact, so this is the simulator's fl32(a·b + d)),
 reading A and B where the hardware reads them: `ir.wgmma.address` of the descriptor start,
 written as i32 shifts, masks and the swizzle's XOR. TF32 inputs drop their low 13 bits as the
