@@ -48,7 +48,7 @@ def _ptx(name: str, arch: str = "sm_90") -> str:
 def test_each_wgmma_is_one_instruction_after_a_fence(name):
     n, layout, tf32, shape = CASES[name]
     ptx = _ptx(name)
-    assert re.search(r"^\.target sm_90a$", ptx, re.M)
+    assert re.search(r"^\.target sm_90a$", ptx, re.MULTILINE)
     regs = r"\{" + r"%r\d+, " * (n // 2 - 1) + r"%r\d+\}"
     tail = r"" if tf32 else r", 0, 0"
     found = re.findall(rf"wgmma\.fence\.sync\.aligned;\s*wgmma\.mma_async\.sync\.aligned\."
@@ -78,7 +78,7 @@ def test_a_kernel_without_wgmma_keeps_its_target():
     args = [tack.zeros((128, 16), tack.f16), tack.zeros((128, 8), tack.f16),
             tack.zeros((128, 8)), tack.zeros((128, 8)), 256]
     ptx = compile_ptx(specialize(M.tile_mma, args, library_math=False), "sm_90").ptx
-    assert re.search(r"^\.target sm_90$", ptx, re.M) and "fence.proxy" not in ptx
+    assert re.search(r"^\.target sm_90$", ptx, re.MULTILINE) and "fence.proxy" not in ptx
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_89", "sm_100", "sm_120"])

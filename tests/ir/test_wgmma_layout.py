@@ -74,7 +74,7 @@ def test_the_hardware_model_is_the_canonical_layout(layout, size):
     r, kk = np.meshgrid(np.arange(64), np.arange(k), indexing="ij")
     for start in (0, 1024, 3072):
         got = W.address(layout, start, r, kk, size)
-        want = np.vectorize(lambda a, b: _canonical(layout, start, a, b, size))(r, kk)
+        want = np.vectorize(lambda a, b, s=start: _canonical(layout, s, a, b, size))(r, kk)
         np.testing.assert_array_equal(got, want)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from ... import dtypes as dt
+from ...builtins.registry import REGISTRY
 from ...ir.nodes import (
     Assign,
     Barrier,
@@ -22,7 +23,6 @@ from ...ir.nodes import (
     Store,
     While,
 )
-from ...builtins.registry import REGISTRY
 from ...ir.ops import Op
 from ..source import is_docstring
 from ..untyped import DeclScratch, SetComponent, TupleTemp

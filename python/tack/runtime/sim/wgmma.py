@@ -22,7 +22,7 @@ import numpy as np
 from ...errors import TackValueError
 from ...ir.ops import WORKGROUP, Op
 from ...ir.walk import iter_stmts, stmt_exprs
-from ...ir.wgmma import M, VARIANTS, WARPGROUP, acc_coords, address
+from ...ir.wgmma import VARIANTS, WARPGROUP, M, acc_coords, address
 from .lanes import Lanes, spread
 from .mma import multiply_accumulate
 
@@ -76,7 +76,7 @@ class WgmmaUnit:
         ex = self.ex
         site = ex.site(e)
         self.complete(e, act)
-        variant, n, layout, a_arr, b_arr = e.arg
+        a_arr, b_arr = e.arg[3:5]
         a, b = (spread(ex.ev(x, act), act.count, np.int64) for x in e.args[:2])
         names = tuple(x.arg for x in e.args[2:])
         starts = {}
@@ -109,7 +109,7 @@ class WgmmaUnit:
             ex.locals[nm][act.pos] = np.nan
             self.pending[nm][act.pos] = ident
         for arr, which in ((a_arr, 0), (b_arr, 1)):
-            for w, st in starts.items():
+            for w in starts:
                 idx = self.elements(issue, w, which)
                 self.touch(issue, arr, w, idx, watch=True)
 
@@ -161,7 +161,7 @@ class WgmmaUnit:
     # ---- the product --------------------------------------------------------------------------
     def compute(self, issue: Issue) -> np.ndarray:
         """Every issuing lane's N/2 elements of D = A @ B + C, C with chained inputs resolved."""
-        variant, n, layout, a_arr, b_arr = issue.e.arg
+        variant, n, _, a_arr, b_arr = issue.e.arg
         v = VARIANTS[variant]
         inputs = issue.inputs.copy()
         for src in np.unique(issue.chain[issue.chain >= 0]):
@@ -199,7 +199,7 @@ class WgmmaUnit:
     def elements(self, issue: Issue, w: int, which: int) -> np.ndarray:
         """The element indices (in the shared array) of A (`which` 0: 64×K) or B (1: N×K) of
         warpgroup `w`, row-major, as the hardware addresses them from the descriptor."""
-        variant, n, layout, a_arr, b_arr = issue.e.arg
+        variant, n, layout = issue.e.arg[:3]
         v = VARIANTS[variant]
         size = v.dtype.itemsize
         rows = M if which == 0 else n
@@ -238,7 +238,7 @@ class WgmmaUnit:
     def aligned(self, site, starts: dict, a_arr: str, b_arr: str) -> None:
         for which, arr in ((0, a_arr), (1, b_arr)):
             size = self.ex.memory.buffers[arr].data.dtype.itemsize
-            for w, st in starts.items():
+            for st in starts.values():
                 if st[which] * size % 16:
                     raise TackValueError(
                         f"tack.wgmma at {site}: the {'AB'[which]} tile starts at element "
