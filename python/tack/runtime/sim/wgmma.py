@@ -97,7 +97,8 @@ class WgmmaUnit:
         chain = np.stack([self.pending[nm][act.pos] for nm in names], 1)
         for src in np.unique(chain[chain >= 0]):
             other = self.issues[int(src)]
-            if other.e.arg[:2] != e.arg[:2]:  # PTX orders only wgmmas of one shape
+            if (VARIANTS[other.e.arg[0]].k, other.e.arg[1]) != (VARIANTS[e.arg[0]].k, e.arg[1]):
+                # PTX orders accumulator accesses only between wgmmas of one shape (m64nNkK)
                 self.read_pending(e, names[0], act, self.pending[names[0]][act.pos], site,
                                   "as the accumulator of a tack.wgmma of another shape")
                 chain[chain == src] = -1
