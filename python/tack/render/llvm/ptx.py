@@ -45,7 +45,7 @@ from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
 from .ptx_warps import WarpRendering
-from .ptx_wgmma import WgmmaRendering, wgmma_uses
+from .ptx_wgmma import WgmmaRendering
 
 TRIPLE = "nvptx64-nvidia-cuda"
 I8, I32 = ir.IntType(8), ir.IntType(32)
@@ -226,7 +226,7 @@ class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, LLVMRenderer):
     def barrier(self, s) -> None:
         """`bar.sync 0`: the block's threads wait; orders shared and global memory. In a kernel
         with a wgmma, first the proxy fence that lets its tile reads see the stores before."""
-        if wgmma_uses(self.kir)[0]:
+        if self.wgmma_tiles()[0]:
             self.proxy_fence()
         fn = self.module.declare_intrinsic("llvm.nvvm.barrier0", (),
                                            ir.FunctionType(ir.VoidType(), []))
@@ -242,6 +242,6 @@ class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, LLVMRenderer):
                               addrspace=SHARED)
         g.linkage = "internal"
         g.initializer = ir.Constant(aty, ir.Undefined)
-        g.align = 1024 if sc.name in wgmma_uses(self.kir)[0] else 16  # the swizzle's atom
+        g.align = 1024 if sc.name in self.wgmma_tiles()[0] else 16  # the swizzle's atom
         zero = ir.Constant(I32, 0)
         return g.gep([zero, zero])

@@ -53,6 +53,13 @@ def wgmma_uses(kir) -> tuple[set[str], list[str]]:
 class WgmmaRendering:
     """PTXRenderer's warpgroup MMA methods (`EMIT` names them)."""
 
+    def wgmma_tiles(self) -> tuple[set[str], list[str]]:
+        """`wgmma_uses` of the kernel being rendered, found once."""
+        got = getattr(self, "_wgmma_uses", None)
+        if got is None or got[0] is not self.kir:
+            got = self._wgmma_uses = (self.kir, wgmma_uses(self.kir))
+        return got[1]
+
     def _wgmma_asm(self, text: str, ins: list, constraints: str, outs: int = 0):
         ret = ir.LiteralStructType([F32] * outs) if outs else VOID
         fty = ir.FunctionType(ret, [a.type for a in ins])
@@ -103,7 +110,7 @@ class WgmmaRendering:
 
     def wgmma_wait(self, e: Expr) -> ir.Value:
         text = f"wgmma.wait_group.sync.aligned {int(e.arg)};"
-        accs = wgmma_uses(self.kir)[1]
+        accs = self.wgmma_tiles()[1]
         if accs:
             self._through(text, accs, [], [])
         else:
