@@ -79,11 +79,18 @@ BY_DTYPE = {v.dtype: v for v in VARIANTS.values()}
 TF32_KEEP = 0xFFFFE000  # wgmma reads f32 as TF32 by dropping the low 13 significand bits
 
 
+def acc_offsets(i: int) -> tuple[int, int]:
+    """D element i of a lane is at row 16w + g + offsets[0], column 2q + offsets[1] (w the
+    lane's warp in the warpgroup, g = lane % 32 >> 2, q = lane & 3): the typechecker's stores
+    and the Julia loops build their indices from this."""
+    return 8 * ((i % 4) // 2), 8 * (i // 4) + i % 2
+
+
 def acc_coords(lane, i: int):
     """(row, column) of D element i of warpgroup lane `lane` (0..127; int or NumPy array)."""
     w, lane32 = lane // 32, lane % 32
-    g, q = lane32 >> 2, lane32 & 3
-    return 16 * w + g + 8 * ((i % 4) // 2), 8 * (i // 4) + 2 * q + i % 2
+    r, c = acc_offsets(i)
+    return 16 * w + (lane32 >> 2) + r, 2 * (lane32 & 3) + c
 
 
 def index(layout: str, itemsize: int, r, k):

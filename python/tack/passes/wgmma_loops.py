@@ -14,7 +14,7 @@ from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr
 from ..ir.ops import Op
-from ..ir.wgmma import LAYOUTS, ROW_BYTES, TF32_KEEP, VARIANTS, WARPGROUP
+from ..ir.wgmma import LAYOUTS, ROW_BYTES, TF32_KEEP, VARIANTS, WARPGROUP, acc_offsets
 
 
 def lower_wgmma(e: Expr, loc, local, fresh) -> list[N.Stmt]:
@@ -68,8 +68,8 @@ def lower_wgmma(e: Expr, loc, local, fresh) -> list[N.Stmt]:
 
     body = []
     for j, d in enumerate(e.args[2:]):
-        m = op(Op.ADD, rbase, 8 * ((j % 4) // 2))
-        col = op(Op.ADD, cbase, 8 * (j // 4) + j % 2)
+        dr, dc = acc_offsets(j)
+        m, col = op(Op.ADD, rbase, dr), op(Op.ADD, cbase, dc)
         ab = (element(a_arr, starts[0], m), element(b_arr, starts[1], col))
         body.append(N.Assign(loc, d.arg, Expr(Op.MULADD, dt.f32, (*ab, d), None, loc)))
     out.append(N.For(loc, k, c(0), c(v.k), None, body))

@@ -17,7 +17,7 @@ from ...errors import TackValueError
 from ...ir import nodes as N
 from ...ir.nodes import Expr
 from ...ir.ops import WARP, Op
-from ...ir.wgmma import ATOM_BYTES, BY_DTYPE, LAYOUTS, N_CHOICES, ROW_BYTES
+from ...ir.wgmma import ATOM_BYTES, BY_DTYPE, LAYOUTS, N_CHOICES, ROW_BYTES, acc_offsets
 from ..vectors import FragType, FragVal, typed
 
 _LAYOUT_HINT = 'write "swizzle128" (128-byte swizzle) or "interleave" (no swizzle)'
@@ -202,8 +202,9 @@ class WgmmaRules:
             Op.MUL, loc, self.op_typed(Op.AND_, loc, lane, self._i(3, loc)), self._i(2, loc))))
         out: list[N.Stmt] = []
         for i, c in enumerate(acc.comps):
-            row = self.op_typed(Op.ADD, loc, row0, self._i(8 * ((i % 4) // 2), loc))
-            col = self.op_typed(Op.ADD, loc, col0, self._i(8 * (i // 4) + i % 2, loc))
+            dr, dc = acc_offsets(i)
+            row = self.op_typed(Op.ADD, loc, row0, self._i(dr, loc))
+            col = self.op_typed(Op.ADD, loc, col0, self._i(dc, loc))
             if ld is None:
                 idx = (typed(row), typed(col))
             else:
