@@ -107,6 +107,12 @@ from .intrinsics import (
     warp_max,
     warp_min,
     warp_sum,
+    wgmma,
+    wgmma_commit,
+    wgmma_index,
+    wgmma_store,
+    wgmma_wait,
+    wgmma_zeros,
 )
 from .ir.ops import WARP as WARP_SIZE  # lanes per warp: 32 on every engine
 from .kernel import Kernel, kernel
@@ -241,6 +247,12 @@ __all__ = [
     "warp_max",
     "warp_min",
     "warp_sum",
+    "wgmma",
+    "wgmma_commit",
+    "wgmma_index",
+    "wgmma_store",
+    "wgmma_wait",
+    "wgmma_zeros",
     "zeros",
 ]
 __all__.extend(_HOST_FUNCTIONS)  # the math functions (builtins/functions.py)

@@ -14,6 +14,7 @@ from .ir.ops import (
     WARP_COLLECTIVES,
     WARP_OPS,
     WORKGROUP,
+    WGMMA_OPS,
     WORKGROUP_OPS,
     Op,
     public_name,
@@ -58,6 +59,7 @@ def check(k: KernelIR, device) -> None:
         check_uniform_participation(k)
         if device is not None:
             check_warps(k, device)
+            check_wgmma(k, device)
         return
     reject_workgroups(k, workgroup_features(k), device)
 
@@ -104,6 +106,12 @@ def check_arch(k: KernelIR, arch: str) -> None:
     sm = sm_number(arch)
     if sm is None:
         return
+    x = uses_wgmma(k)
+    if x is not None and arch not in WGMMA_ARCHS:
+        raise CapabilityError.at(
+            x.loc, f"kernel '{k.name}': tack.{public_name(x)} is the warpgroup MMA (wgmma), "
+            f"which only sm_90a GPUs (H100, H200) run (PTX ISA, {_WGMMA_DOC}); this device is "
+            f"{arch}", hint="run it on an H100 or H200, or use the warp MMA (tack.mma)")
     for st in iter_stmts(k.body):
         for x in stmt_exprs(st):
             need = MIN_SM.get(x.op)
@@ -125,6 +133,36 @@ def runs_mma(device) -> bool:
         return False
     cc = getattr(device.engine, "cc", None)
     return cc is None or tuple(cc) >= (8, 0)
+# The warpgroup MMA (`wgmma`) exists on sm_90a only: an architecture-specific feature that
+# later GPUs (sm_100 and on) do not run (PTX ISA, "Asynchronous Warpgroup Level Matrix
+# Multiply-Accumulate Instructions", "Target ISA notes").
+WGMMA_ARCHS = ("sm_90", "sm_90a")
+_WGMMA_DOC = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
+              "#asynchronous-warpgroup-level-matrix-instructions")
+
+
+def uses_wgmma(k: KernelIR) -> Expr | None:
+    """The kernel's first warpgroup MMA statement, if it has one."""
+    return next((x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op in WGMMA_OPS),
+                None)
+
+
+def ptx_target(k: KernelIR, arch: str) -> str:
+    """The PTX target for `k` on `arch`: sm_90a where a kernel uses the warpgroup MMA."""
+    return "sm_90a" if arch == "sm_90" and uses_wgmma(k) is not None else arch
+
+
+def check_wgmma(k: KernelIR, device) -> None:
+    """Refuse the warpgroup MMA on an engine that does not run it (`capabilities.wgmma`)."""
+    if device.capabilities.wgmma:
+        return
+    x = uses_wgmma(k)
+    if x is not None:
+        raise CapabilityError.at(
+            x.loc, f"kernel '{k.name}': tack.{public_name(x)} is the warpgroup MMA, which the "
+            f"{_device_name(device)} engine does not run",
+            hint="run it on an H100/H200 (sm_90), the simulator or the Julia engine, or use "
+                 "the warp MMA (tack.mma)")
 
 
 def check_mma_arch(k: KernelIR, cc: tuple[int, int], where: str) -> None:

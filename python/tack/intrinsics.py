@@ -54,6 +54,12 @@ mma_to_a = _device_only("tack.mma_to_a")
 mma_zeros = _device_only("tack.mma_zeros")
 mma = _device_only("tack.mma")
 mma_store = _device_only("tack.mma_store")
+wgmma_zeros = _device_only("tack.wgmma_zeros")
+wgmma = _device_only("tack.wgmma")
+wgmma_commit = _device_only("tack.wgmma_commit")
+wgmma_wait = _device_only("tack.wgmma_wait")
+wgmma_store = _device_only("tack.wgmma_store")
+wgmma_index = _device_only("tack.wgmma_index")
 atomic_add = _device_only("tack.atomic_add")
 atomic_min = _device_only("tack.atomic_min")
 atomic_max = _device_only("tack.atomic_max")
@@ -87,4 +93,5 @@ ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_arr
        atomic_max, lane_id, warp_id, shfl, shfl_xor, shfl_up, shfl_down, warp_any, warp_all,
        ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait, mma_load_a,
        mma_load_b, mma_load_acc, mma_zeros, mma, mma_store, mma_load_bt, mma_rows, mma_cols,
-       mma_row_max, mma_row_sum, mma_to_a)
+       mma_row_max, mma_row_sum, mma_to_a, wgmma_zeros, wgmma, wgmma_commit, wgmma_wait,
+       wgmma_store, wgmma_index)

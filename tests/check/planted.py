@@ -15,6 +15,7 @@ import numpy as np
 import tack
 
 from tests.check import planted_mma as mma
+from tests.check import planted_wgmma as wgmma
 
 N = 512  # two workgroups
 
@@ -345,4 +346,17 @@ CASES = (
     Case("accumulator_unassigned_on_a_path", "uninitialized",
          mma.accumulator_unassigned_on_a_path, mma.accumulator_unassigned_on_a_path_fixed,
          mma.args),
+    # warpgroup MMA (tests/check/planted_wgmma.py)
+    Case("wgmma_store_before_wait", "pipeline", wgmma.wgmma_store_before_wait,
+         wgmma.wgmma_store_before_wait_fixed, wgmma.args),
+    Case("wgmma_wait_too_short", "pipeline", wgmma.wgmma_wait_too_short,
+         wgmma.wgmma_wait_too_short_fixed, wgmma.args),
+    Case("wgmma_tile_restaged_in_flight", "pipeline", wgmma.wgmma_tile_restaged_in_flight,
+         wgmma.wgmma_tile_restaged_in_flight_fixed, wgmma.args),
+    Case("wgmma_missing_barrier", "race", wgmma.wgmma_missing_barrier,
+         wgmma.wgmma_missing_barrier_fixed, wgmma.args),
+    Case("wgmma_partial_warpgroup", "barrier", wgmma.wgmma_partial_warpgroup,
+         wgmma.wgmma_partial_warpgroup_fixed, wgmma.args),
+    Case("wgmma_tile_misplaced", "uninitialized", wgmma.wgmma_tile_misplaced,
+         wgmma.wgmma_tile_misplaced_fixed, wgmma.wide_args),
 )

@@ -24,7 +24,12 @@ def test_fixed_twins_agree_with_the_simulator(case):
     want = tack.check(case.fixed, *args).require_clean().outputs
     tack.set_default_device("cuda")
     args = (case.fixed_args or case.args)()
-    case.fixed(*args)
+    try:
+        case.fixed(*args)
+    except NotImplementedError as exc:  # the warpgroup MMA needs sm_90a (an H100/H200)
+        if "only sm_90a" not in str(exc):
+            raise
+        pytest.skip(str(exc))
     params = [p.arg for p in case.fixed.source.tree.args.args]
     got = {nm: a.numpy() for nm, a in zip(params, args) if isinstance(a, tack.Array)}
     for nm in want:

@@ -223,6 +223,30 @@ add_builtin("mma", 'tack.mma(a, b, acc[, "tf32"])', "the accumulator A @ B + acc
             '"tf32": its inputs are rounded to TF32); products exact, added in k order with one '
             "f32 rounding each (a warp collective)", group="device", form="mma", arity=(3, 4),
             op=Op.MMA, namespace="tack.", needs="workgroups")
+# ---- warpgroup MMA: 128 lanes, shared operands, asynchronous (ir/wgmma.py; docs/language.md) --
+add_builtin("wgmma_zeros", "tack.wgmma_zeros(n)", "a warpgroup accumulator of the 64×n f32 tile "
+            "D, zeros (n a compile-time multiple of 8, 8..256; n/2 f32 per lane)",
+            group="device", form="wgmma", arity=(1, 1), namespace="tack.", needs="workgroups")
+add_builtin("wgmma", 'tack.wgmma(acc, As, a, Bs, b, layout[, "tf32"])', "start D = A @ B + D "
+            "on the warpgroup's accumulator acc, in place: A the 64×K tile of the shared array "
+            "As starting at element a, B the n×K tile (B transposed) of Bs at b, both staged in "
+            'layout "swizzle128" or "interleave" (tack.wgmma_index); K = 16 for f16/bf16, 8 for '
+            'f32, which must say "tf32". acc holds D after a tack.wgmma_wait covers it (a '
+            "warpgroup collective statement; sm_90a)", group="device", form="wgmma",
+            arity=(6, 7), namespace="tack.", needs="workgroups")
+add_builtin("wgmma_commit", "tack.wgmma_commit()", "close the warpgroup's group of tack.wgmma "
+            "operations (a statement)", group="device", form="wgmma", arity=(0, 0),
+            namespace="tack.", needs="workgroups")
+add_builtin("wgmma_wait", "tack.wgmma_wait(n)", "wait until at most the n newest committed "
+            "tack.wgmma groups are pending (n a literal int >= 0; a statement)", group="device",
+            form="wgmma", arity=(1, 1), namespace="tack.", needs="workgroups")
+add_builtin("wgmma_store", "tack.wgmma_store(acc, x, row, col[, ld])", "store the warpgroup's "
+            f"64×n accumulator tile at {_AT[1]}, converted to x's dtype (a statement)",
+            group="device", form="wgmma", arity=(4, 5), namespace="tack.", needs="workgroups")
+add_builtin("wgmma_index", "tack.wgmma_index(x, row, k, layout)", "i32: where element (row, k) "
+            "of a tile staged for tack.wgmma sits, in elements of x's dtype from the tile's "
+            'start (layout "swizzle128" or "interleave"; rows of 128 bytes)', group="device",
+            form="wgmma", arity=(4, 4), namespace="tack.")
 for _op, _what in ((Op.ATOMIC_ADD, "add"), (Op.ATOMIC_MIN, "minimum"),
                    (Op.ATOMIC_MAX, "maximum")):
     _name = _op.name.lower()

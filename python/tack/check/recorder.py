@@ -18,6 +18,7 @@ from . import describe
 from .findings import Finding, merge
 from .pipelines import PipelineLog
 from .races import AccessLog
+from .wgmma import WgmmaLog
 
 
 class _Seen:
@@ -75,6 +76,7 @@ class CheckRecorder(Recorder):
         self.aliases = aliases or {}  # array name -> the other names of the same memory
         self.log = AccessLog() if "race" in self.kinds else None
         self.pipes = PipelineLog() if "pipeline" in self.kinds else None
+        self.wgmmas = WgmmaLog() if "pipeline" in self.kinds else None
         self.buffers: Mapping[int, BufferInfo] = {}
         self.n = self.groups = 0
         self.seen: dict[tuple, _Seen] = {}  # (what, site, array) -> _Seen
@@ -96,6 +98,10 @@ class CheckRecorder(Recorder):
     def async_copy(self, landed) -> None:
         if self.pipes is not None and len(landed.lanes):
             self.pipes.copy(landed)
+
+    def wgmma(self, what, site, issue, lanes, name, detail, short) -> None:
+        if self.wgmmas is not None and len(lanes):
+            self.wgmmas.add(what, site, issue, lanes, name, detail, short)
 
     def _name(self, buffer: int) -> str:
         info = self.buffers.get(buffer)
@@ -141,6 +147,8 @@ class CheckRecorder(Recorder):
         if self.pipes is not None:
             for c in self.pipes.conflicts(self.keep):
                 out.append(describe.pipeline(self.kernel, c, self._name(c.buffer)))
+        if self.wgmmas is not None:
+            out += self.wgmmas.findings(self.kernel)
         for (what, site, array, space), s in self.seen.items():
             decl = self.decls.get(array)
             make = describe.bounds if what == "bounds" else describe.uninitialized

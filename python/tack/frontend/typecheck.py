@@ -30,6 +30,7 @@ from .typing.rules import RULES
 from .typing.tables import TableRules
 from .typing.values import Pending, ValueRules
 from .typing.warps import WarpRules
+from .typing.wgmma import WgmmaRules
 from .untyped import DeclScratch, SetComponent, TupleTemp
 from .vectors import VectorRules, VecVal, comp_name
 from .weak import WEAK_SIZE, expanded_size, literal_only, vector_valued, weak_expr
@@ -38,7 +39,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  WarpRules, AsyncRules, MmaRules, Promotion):
+                  WarpRules, AsyncRules, MmaRules, WgmmaRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 
@@ -310,6 +311,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
             return [s]
         if isinstance(s, N.ExprStmt) and s.value.op is Op.MMA_TILE:
             return self.mma_store(s)  # tack.mma_store(...): stores
+        if isinstance(s, N.ExprStmt) and s.value.op is Op.WGMMA_CALL:
+            return self.wgmma_statement(s)  # tack.wgmma(...), _commit, _wait, _store
         if isinstance(s, N.ExprStmt):
             self._eager = False  # an atomic statement is itself the effect: no temporary
             try:

@@ -65,9 +65,13 @@ class FragType(VecType):
 
     @property
     def name(self) -> str:
+        if self.role == "wgacc":  # a warpgroup accumulator (frontend/typing/wgmma.py)
+            return f"wgmma_acc<{self.variant}>"
         return f"mma_{self.role}<{self.variant or self.elem.name}>"
 
     def __repr__(self) -> str:
+        if self.role == "wgacc":
+            return f"a warpgroup accumulator (64×{self.variant[1:]} f32)"
         if self.role == "acc":
             return ("an f32 accumulator fragment" if self.elem is dt.f32 else
                     f"an accumulator-shaped {self.elem.name} fragment")

@@ -119,6 +119,23 @@ layouts, docs/language.md "Matrix multiply-accumulate" the language)
                              the products are added to C in k order, each addition an f32
                              rounding (an f32 fused multiply-add chain). TF32 operands are
                              already rounded to TF32 (their low 13 bits zero).
+
+Warpgroup matrix multiply-accumulate (statements, each the value of an ExprStmt, dtype i32;
+ir/wgmma.py holds the shapes, layouts and descriptors, docs/language.md "Warpgroup MMA" the
+language). Collectives of the 128 lanes of a warpgroup (lanes 0..127 or 128..255 of a group).
+  WGMMA(a, b, d...)          arg = (input variant "f16"/"bf16"/"tf32", N, layout, A's shared
+                             array, B's shared array). a, b: i32 element indices in those arrays
+                             where the A (64×K) and B (N×K) operands start; d...: VARs of the
+                             N/2 f32 accumulator locals of this lane, which it updates in place,
+                             asynchronously: D = A @ B + D, products exact, added in k order with
+                             one f32 rounding each (TF32: each input's low 13 bits dropped). The
+                             locals hold D only after a WGMMA_WAIT covers the op's group; until
+                             then they may be read only as the accumulator of another WGMMA of
+                             the same shape. The shared operands may be read at any moment from
+                             the issue to that wait.
+  WGMMA_COMMIT               closes the warpgroup's open group of WGMMAs.
+  WGMMA_WAIT                 arg = n: waits until at most the n newest committed groups are
+                             pending.
 Output
   PRINT                      a statement (in an ExprStmt): arg = the pieces of one line, each a str
                              or None for the next value of args (scalars); items are separated by
@@ -214,6 +231,9 @@ class Op(enum.Enum):
 
     FRAGMENT = enum.auto()
     MMA = enum.auto()
+    WGMMA = enum.auto()
+    WGMMA_COMMIT = enum.auto()
+    WGMMA_WAIT = enum.auto()
     PRINT = enum.auto()
 
     # Frontend-only ops, gone after lowering (`passes.lower_ops`).
@@ -236,6 +256,9 @@ class Op(enum.Enum):
     # name or None); the typechecker makes fragments of FRAGMENT loads (frontend/typing/mma.py).
     # MMA before typing: args = (a, b, acc) fragments, arg = the precision string or None.
     MMA_TILE = enum.auto()
+    # `tack.wgmma_zeros`, `tack.wgmma`, `tack.wgmma_store`, `tack.wgmma_index`, ...: arg = (the
+    # builtin's name, its array names, its string literals); frontend/typing/wgmma.py types them.
+    WGMMA_CALL = enum.auto()
 
 
 LEAVES = frozenset({Op.CONST, Op.VAR, Op.PARAM, Op.LAUNCH, Op.SHAPE, Op.THREAD_ID, Op.LANE_ID,
@@ -258,7 +281,9 @@ VOTES = frozenset({Op.WARP_ANY, Op.WARP_ALL, Op.BALLOT})
 WARP_REDUCTIONS = frozenset({Op.WARP_SUM, Op.WARP_MIN, Op.WARP_MAX})
 # Ops every lane of a warp must execute together (collectives, as a Barrier is).
 MMA_OPS = frozenset({Op.FRAGMENT, Op.MMA})
-WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS | MMA_OPS
+# The warpgroup MMA's statements: collectives of a warpgroup (ExprStmt values).
+WGMMA_OPS = frozenset({Op.WGMMA, Op.WGMMA_COMMIT, Op.WGMMA_WAIT})
+WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS | MMA_OPS | WGMMA_OPS
 WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
 # Asynchronous copies into shared memory and their completion (statements).
 ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
@@ -266,7 +291,7 @@ ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
 WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE,
-                           Op.MMA_TILE})
+                           Op.MMA_TILE, Op.WGMMA_CALL})
 
 
 def public_name(e) -> str:

@@ -54,8 +54,12 @@ def expr_str(e: Expr) -> str:
         (dst, src, count), (j, *i) = e.arg, e.args
         return (f"async_copy({dst}[{expr_str(j)}] <- {src}[{', '.join(map(expr_str, i))}], "
                 f"{count})")
-    if op is Op.ASYNC_WAIT:
-        return f"async_wait({e.arg})"
+    if op in (Op.ASYNC_WAIT, Op.WGMMA_WAIT):
+        return f"{op.name.lower()}({e.arg})"
+    if op is Op.WGMMA:  # wgmma.f16.n64.swizzle128(As[a], Bs[b]; acc.0, ...): in place
+        variant, n, layout, a_arr, b_arr = e.arg
+        a, b, *acc = (expr_str(x) for x in e.args)
+        return f"wgmma.{variant}.n{n}.{layout}({a_arr}[{a}], {b_arr}[{b}]; {', '.join(acc)})"
     if op in (Op.MMA, Op.FRAGMENT):  # mma.m16n8k16.f16.d2(...), mma_load_a(...)
         name = f"mma.{e.arg[0]}.d{e.arg[1]}" if op is Op.MMA else e.arg
         return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"

@@ -36,6 +36,11 @@ def verify(k: KernelIR, final: bool = True) -> None:
         if x.op is Op.ASYNC_COPY and (x.arg[0] not in k.scratch or x.arg[1] not in arrays
                                       or (final and len(x.args) != 2)):
             _fail(x, f"bad asynchronous copy {x.arg}")
+        if x.op is Op.WGMMA and (any(k.scratch.get(t) is None or k.scratch[t].space != "shared"
+                                     for t in x.arg[3:5])
+                                 or len(x.args) != 2 + x.arg[1] // 2
+                                 or any(a.op is not Op.VAR for a in x.args[2:])):
+            _fail(x, f"bad warpgroup MMA {x.arg}")  # tiles in shared memory, N/2 locals
         if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
             _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
 

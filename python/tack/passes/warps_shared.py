@@ -12,8 +12,9 @@ load. An MMA stores the lane's A and B elements at slots `thread_id() * count + 
 then each of the lane's four D elements is the f32 fused multiply-add chain of ir/ops.py over k
 (a loop), reading A[row, k] and B[k, col] from the slots of the lanes that hold them (a constant
 table maps an element's position in the tile to its holder's slot), a barrier; the four MMA
-expressions of one `tack.mma` (consecutive, over the same operands) share that exchange. The
-workgroup contract has proved
+expressions of one `tack.mma` (consecutive, over the same operands) share that exchange. A
+warpgroup MMA needs no exchange (its tiles are in shared memory): passes/wgmma_loops.py writes it
+as each lane's own loops. The workgroup contract has proved
 every lane reaches each collective (capabilities.check_uniform_participation), so every lane
 reaches these barriers. A collective in a `while` condition or in the arm of a conditional
 expression (evaluated there only sometimes) cannot be moved before its statement: RenderError.
@@ -27,9 +28,10 @@ from ..errors import RenderError
 from ..ir import nodes as N
 from ..ir.mma import ACC, VARIANTS
 from ..ir.nodes import Expr, KernelIR
-from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WORKGROUP, Op
+from ..ir.ops import LAZY, SHUFFLES, VOTES, WARP, WARP_COLLECTIVES, WGMMA_OPS, WORKGROUP, Op
 from ..ir.printer import expr_str
 from ..ir.walk import iter_exprs, map_body, map_stmt_exprs, map_stmts, stmt_exprs
+from .wgmma_loops import lower_wgmma
 
 _COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
 
@@ -230,6 +232,9 @@ class _Lowering:
         return self.collective(e, out) if e.op in WARP_COLLECTIVES else e
 
     def stmt(self, s: N.Stmt):
+        if isinstance(s, N.ExprStmt) and s.value.op in WGMMA_OPS:  # loops (passes/wgmma_loops.py)
+            self.mma_done = None
+            return lower_wgmma(s.value, s.loc, self.local, self.fresh_local)
         if not any(x.op is Op.MMA for x in stmt_exprs(s)):
             self.mma_done = None  # only consecutive MMA statements share an exchange
         if not any(x.op in WARP_COLLECTIVES for x in stmt_exprs(s)):

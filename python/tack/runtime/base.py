@@ -44,6 +44,10 @@ class Capabilities:
     # ops take their MMA kernels here (capabilities.runs_mma also asks a CUDA device for sm_80);
     # False: MMA kernels may still run (the Julia engine writes them as loops), but slowly.
     tensor_cores: bool = False
+    # The warpgroup MMA (`tack.wgmma`: docs/language.md "Warpgroup MMA"); False: refused before
+    # compiling. CUDA says True and refuses it at compile on a GPU that is not sm_90
+    # (capabilities.check_arch): only the device knows its architecture.
+    wgmma: bool = True
 
 
 class Launchable:

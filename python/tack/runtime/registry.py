@@ -144,7 +144,7 @@ _NATIVE_ELSEWHERE = ("Cannot initialize '{arch}' backend: Tack's native engine d
 NATIVE_CPU = register(EngineKind(
     "native", "tack.runtime.cpu.engine", "CPUEngine",
     {"cpu": Capabilities(workgroups=False, takes_pointers=True, host_memory=True,
-                         local_bytes=CPU_LOCAL_BYTES)},
+                         local_bytes=CPU_LOCAL_BYTES, wgmma=False)},
     ("ir", "source", "optimized"), elsewhere=_NATIVE_ELSEWHERE,
     files={"ir": "ir.txt", "source": "ll", "optimized": "opt.ll"}, records=True))
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-from ..capabilities import check_arch
+from ..capabilities import check_arch, ptx_target
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..render.llvm.printer import entry_name
@@ -125,6 +125,7 @@ def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
     """Render, link libdevice if the kernel calls it, optimize at O3 and emit PTX for `arch`.
     An operation `arch` lacks (`cp.async` before sm_80) is refused first (CapabilityError)."""
     check_arch(kir, arch)
+    arch = ptx_target(kir, arch)  # sm_90a for the warpgroup MMA
     renderer = PTXRenderer()
     text = renderer.render(kir)
     entry = entry_name(kir)

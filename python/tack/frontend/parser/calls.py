@@ -26,6 +26,11 @@ FRAGMENT_VALUES = frozenset({"mma_zeros", "mma_rows", "mma_cols", "mma_row_max",
                              "mma_to_a"})
 # Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
 ASYNC = {b.name: b for b in REGISTRY.values() if b.form in ("async_copy", "async_statement")}
+# The warpgroup MMA's statements (the others, wgmma_zeros and wgmma_index, are values), and
+# where each builtin takes array names and string literals (frontend/typing/wgmma.py).
+WGMMA_STATEMENTS = frozenset({"wgmma", "wgmma_commit", "wgmma_wait", "wgmma_store"})
+_WGMMA_ARRAYS = {"wgmma": (1, 3), "wgmma_store": (1,), "wgmma_index": (0,)}
+_WGMMA_STRINGS = {"wgmma": (5, 6), "wgmma_index": (3,)}
 
 
 class Calls:
@@ -275,6 +280,50 @@ class Calls:
                                        'write tack.mma(a, b, acc, "tf32") for f32 inputs')
             precision = last.value
         return Expr(Op.MMA, None, tuple(self.ordered(args)), precision, loc)
+
+    def call_wgmma(self, b, node: ast.Call, loc) -> Expr:
+        if b.name in WGMMA_STATEMENTS:
+            raise self.unsupported(node, f"{b.qualified}() used as a value",
+                                   f"it is a statement: write {b.call} on a line of its own")
+        return self.wgmma_call(b, node)
+
+    def wgmma_call(self, b, node: ast.Call) -> Expr:
+        """A warpgroup MMA builtin (`tack.wgmma_zeros(n)`, `tack.wgmma(acc, As, a, Bs, b,
+        layout[, "tf32"])`, ...): a WGMMA_CALL naming the builtin, its arrays and its string
+        literals, over its other arguments (frontend/typing/wgmma.py types it)."""
+        loc = self.src.loc(node)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, "keyword or starred call arguments",
+                                   f"pass arguments by position: {b.call}")
+        lo, hi = b.arity
+        if not lo <= len(node.args) <= hi:
+            raise self.unsupported(node, f"{b.qualified}() with {len(node.args)} argument(s)",
+                                   f"call it as {b.call}")
+        arrays, strings, rest = [], [], []
+        for k, a in enumerate(node.args):
+            if k in _WGMMA_ARRAYS.get(b.name, ()):
+                name = self.array_name(a)
+                if name is None or name in self.root.local_scratch or (
+                        isinstance(a, ast.Name) and a.id in self.local_scratch):
+                    raise self.unsupported(a, f"{b.name}() on something that is neither an "
+                                              "array parameter nor a shared array",
+                                           f"call it as {b.call}")
+                arrays.append(name)
+            elif k in _WGMMA_STRINGS.get(b.name, ()):
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                    raise self.unsupported(a, f"{b.name}() with a layout or precision that is "
+                                              "not a string literal",
+                                           'write "swizzle128" or "interleave" (and "tf32" for '
+                                           "f32 tiles)")
+                strings.append(a.value)
+            else:
+                rest.append(a)
+        if b.name == "wgmma" and not isinstance(node.args[0], ast.Name):
+            raise self.unsupported(node.args[0], "wgmma() on an accumulator that is not a name",
+                                   "it updates the accumulator in place: acc = "
+                                   "tack.wgmma_zeros(n), then tack.wgmma(acc, ...)")
+        return Expr(Op.WGMMA_CALL, None, tuple(self.ordered(rest)),
+                    (b.name, tuple(arrays), tuple(strings)), loc)
 
     # -- device functions -----------------------------------------------------------------------
     def _callee(self, call: ast.Call):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from ... import dtypes as dt
+from ...builtins.registry import REGISTRY
 from ...ir.nodes import (
     Assign,
     Barrier,
@@ -25,7 +26,7 @@ from ...ir.nodes import (
 from ...ir.ops import Op
 from ..source import is_docstring
 from ..untyped import DeclScratch, SetComponent, TupleTemp
-from .calls import ASYNC, ATOMICS, SCRATCH
+from .calls import ASYNC, ATOMICS, SCRATCH, WGMMA_STATEMENTS
 from .expressions import BINOPS
 from .names import COMPONENTS, UNSET
 
@@ -71,6 +72,9 @@ class Statements:
                 return [Barrier(self.src.loc(node))]
             if name in ATOMICS or name == "mma_store":
                 return [ExprStmt(self.src.loc(node), self.expr(node.value))]
+            if name in WGMMA_STATEMENTS:
+                return [ExprStmt(self.src.loc(node), self.wgmma_call(
+                    REGISTRY["tack." + name], node.value))]
             if name in ASYNC:
                 return [ExprStmt(self.src.loc(node),
                                  self.async_statement(ASYNC[name], node.value))]

@@ -23,6 +23,7 @@ from .mma import MmaRules as Mma
 from .tables import TableRules as Tables
 from .values import ValueRules as Values
 from .warps import WarpRules as Warps
+from .wgmma import WgmmaRules as Wgmma
 
 
 def _each(ops, rule) -> dict:
@@ -69,6 +70,7 @@ _SCALAR = {
     **_each(WARP_REDUCTIONS, Warps.warp_reduction),
     Op.MMA_TILE: Mma.mma_tile,
     Op.MMA: Mma.mma,
+    Op.WGMMA_CALL: Wgmma.wgmma_value,
     Op.SHAPE: Memory.shape,
     Op.LOAD: Memory.load,
     Op.TABLE: Tables.table,

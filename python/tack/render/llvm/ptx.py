@@ -45,6 +45,7 @@ from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
 from .ptx_warps import WarpRendering
+from .ptx_wgmma import WgmmaRendering
 
 TRIPLE = "nvptx64-nvidia-cuda"
 I8, I32 = ir.IntType(8), ir.IntType(32)
@@ -68,9 +69,10 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
+class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
-    operations (render/llvm/ptx_warps.py) and asynchronous copies (render/llvm/ptx_async.py)."""
+    operations (render/llvm/ptx_warps.py), asynchronous copies (render/llvm/ptx_async.py) and
+    the warpgroup MMA (render/llvm/ptx_wgmma.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
@@ -86,7 +88,9 @@ class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
                             **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
                             **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce"),
                             Op.ASYNC_COPY: "async_copy", Op.ASYNC_COMMIT: "async_commit",
-                            Op.ASYNC_WAIT: "async_wait", Op.FRAGMENT: "fragment", Op.MMA: "mma"}
+                            Op.ASYNC_WAIT: "async_wait", Op.FRAGMENT: "fragment", Op.MMA: "mma",
+                            Op.WGMMA: "wgmma", Op.WGMMA_COMMIT: "wgmma_commit",
+                            Op.WGMMA_WAIT: "wgmma_wait"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:
@@ -220,7 +224,10 @@ class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
         return self.sreg(self.b, "tid.x")
 
     def barrier(self, s) -> None:
-        """`bar.sync 0`: the block's threads wait; orders shared and global memory."""
+        """`bar.sync 0`: the block's threads wait; orders shared and global memory. In a kernel
+        with a wgmma, first the proxy fence that lets its tile reads see the stores before."""
+        if self.wgmma_tiles()[0]:
+            self.proxy_fence()
         fn = self.module.declare_intrinsic("llvm.nvvm.barrier0", (),
                                            ir.FunctionType(ir.VoidType(), []))
         self.b.call(fn, [])
@@ -235,6 +242,6 @@ class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
                               addrspace=SHARED)
         g.linkage = "internal"
         g.initializer = ir.Constant(aty, ir.Undefined)
-        g.align = 16
+        g.align = 1024 if sc.name in self.wgmma_tiles()[0] else 16  # the swizzle's atom
         zero = ir.Constant(I32, 0)
         return g.gep([zero, zero])

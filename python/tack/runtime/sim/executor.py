@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir import nodes as N
-from ...ir.ops import WARP, WARP_COLLECTIVES, WORKGROUP, Op, public_name
+from ...ir.ops import WARP, WARP_COLLECTIVES, WGMMA_OPS, WORKGROUP, Op, public_name
 from ...ir.walk import iter_stmts, stmt_exprs
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
@@ -20,6 +20,7 @@ from .mma import MmaUnit
 from .pipelines import Pipelines
 from .trace import BREAK, CONTINUE, EXIT, BufferInfo, Site
 from .warps import collective
+from .wgmma import WgmmaUnit, accumulator_names
 from .workgroups import Groups
 
 
@@ -69,7 +70,15 @@ class Executor(Evaluator):
                               Op.ASYNC_COMMIT: Executor.async_commit,
                               Op.ASYNC_WAIT: Executor.async_wait})
         self.lanes = 0
+        self.lanes_base = 0
         self.pipes: Pipelines | None = None
+        uses = any(x.op in WGMMA_OPS for st in iter_stmts(kir.body) for x in stmt_exprs(st))
+        self.wg = WgmmaUnit(self, accumulator_names(kir)) if uses else None
+        self.handlers.update({Op.WGMMA: Executor.wgmma, Op.WGMMA_COMMIT: Executor.wgmma,
+                              Op.WGMMA_WAIT: Executor.wgmma})
+        if self.wg is not None:  # reads of an accumulator a wgmma has not delivered
+            self.handlers[Op.VAR] = Executor.watched_var
+            memory.watcher = self.wg.on_write
         self.mma = MmaUnit()
         # Checking uninitialized reads: the locals an MMA reads (fragment elements, `acc.0`,
         # ...), each with the recorder id of its fragment and its element number, and per
@@ -80,7 +89,9 @@ class Executor(Evaluator):
     def run_chunk(self, base: int, lanes: int) -> None:
         """Run the kernel body for launch indices [base, base + lanes) (whole workgroups)."""
         self.locals = {name: np.zeros(lanes, npdtype(t)) for name, t in self.kir.locals.items()}
-        self.lanes = lanes
+        self.lanes, self.lanes_base = lanes, base
+        if self.wg is not None:
+            self.wg.start_chunk(lanes)
         self.assigned = {name: np.zeros(lanes, bool) for name in self.fragments}
         self.groups = Groups(base, lanes, self.track_exits)
         self.epoch = self.groups.epoch
@@ -88,6 +99,8 @@ class Executor(Evaluator):
         self.pipes = Pipelines(self.memory, lanes, base, self.epoch, self.recorder)
         self.block(self.kir.body, Lanes.all(base, lanes))
         self.pipes.finish()
+        if self.wg is not None:
+            self.wg.finish()
 
     def block(self, body: list, act: Lanes) -> None:
         for st in body:
@@ -102,7 +115,10 @@ class Executor(Evaluator):
 
     # ---- simple statements -------------------------------------------------------------------
     def assign(self, st, act):
-        self.set_local(st.name, self.ev(st.value, act), act)
+        value = self.ev(st.value, act)
+        if self.wg is not None:
+            self.wg.on_assign(st.name, act, self.site(st))
+        self.set_local(st.name, value, act)
 
     def set_local(self, name: str, value, act: Lanes) -> None:
         if name in self.assigned:
@@ -136,6 +152,16 @@ class Executor(Evaluator):
         if len(missing):
             self.diverged_warps(e, act, missing)
         return out
+
+    # ---- the warpgroup MMA (runtime/sim/wgmma.py) ----------------------------------------------
+    def wgmma(self, e, act):
+        {Op.WGMMA: self.wg.issue, Op.WGMMA_COMMIT: self.wg.commit,
+         Op.WGMMA_WAIT: self.wg.wait}[e.op](e, act)
+        return np.int32(0)
+
+    def watched_var(self, e, act):
+        self.wg.on_read(e, act)
+        return self.locals[e.arg][act.sel]
 
     # ---- asynchronous copies (runtime/sim/pipelines.py) ---------------------------------------
     def async_copy(self, e, act):

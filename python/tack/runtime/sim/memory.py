@@ -100,6 +100,9 @@ class Memory:
         self.tracks_staged = cls.staged_access is not Recorder.staged_access
         # Orders the events on shared arrays that asynchronous copies fill (trace.Landed).
         self.clock = 0
+        # Told of every write into shared memory, (buffer, flat indices, lanes, site): the
+        # warpgroup MMA watches the tiles its pending wgmmas read (runtime/sim/wgmma.py).
+        self.watcher = None
         staged = {x.arg[0] for st in iter_stmts(kir.body) for x in stmt_exprs(st)
                   if x.op is Op.ASYNC_COPY}
         self.groups = -(-n // WORKGROUP)
@@ -170,6 +173,8 @@ class Memory:
         return self.clock
 
     def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
+        if self.watcher is not None and kind != "read" and b.space == "shared" and act.count:
+            self.watcher(b, b.flat(idx, act), act, site)
         if b.staged and self.tracks_staged and act.count:  # shared: ids per workgroup
             gp = act.group_pos
             self.recorder.staged_access(kind, b.ident + act.base // WORKGROUP + gp, act.t, idx,

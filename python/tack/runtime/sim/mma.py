@@ -73,7 +73,15 @@ class MmaUnit:
         a = _tile(vals[:na], v.a, (v.m, v.k), warps)
         b = _tile(vals[na:na + nb], v.b, (v.k, v.n), warps)
         d = _tile(vals[na + nb:], ACC, (v.m, v.n), warps)
-        a64, b64 = a.astype(np.float64), b.astype(np.float64)
-        for k in range(v.k):
-            d = (d + a64[:, :, k, None] * b64[:, None, k, :]).astype(np.float32)
+        d = multiply_accumulate(a.astype(np.float64), b.astype(np.float64), d, v.k)
         return d, present
+
+
+def multiply_accumulate(a64: np.ndarray, b64: np.ndarray, d: np.ndarray, k: int) -> np.ndarray:
+    """D = A @ B + D over a stack of tiles (A (t, m, k), B (t, k, n) as f64, D (t, m, n) f32):
+    the products exact, added in k order with one f32 rounding each (the module's docstring
+    says why an f64 addition rounded to f32 gives the fused multiply-add's bits). The warpgroup
+    MMA (runtime/sim/wgmma.py) shares it."""
+    for kk in range(k):
+        d = (d + a64[:, :, kk, None] * b64[:, None, kk, :]).astype(np.float32)
+    return d

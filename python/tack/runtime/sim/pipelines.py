@@ -123,6 +123,8 @@ class Pipelines:
     def land(self, f: InFlight, wait: Wait) -> None:
         b = f.buffer
         b.data[f.flat] = f.values
+        if self.memory.watcher is not None:  # a tile a pending wgmma reads (sim/wgmma.py)
+            self.memory.watcher(b, f.flat, Lanes(f.pos, self.base, False), f.site)
         if b.written is not None:
             b.written[f.flat] = True
         self.report(f, self.epoch[f.pos // WORKGROUP], wait)

@@ -210,6 +210,15 @@ class Recorder:
         """Asynchronous copies landed at a wait, or were never waited for (at the end of the
         lanes' run)."""
 
+    def wgmma(self, what: str, site: Site, issue: Site, lanes: np.ndarray, name: str,
+              detail, short: tuple | None) -> None:
+        """The warpgroup MMA's protocol broken (runtime/sim/wgmma.py) at `site` by lanes
+        `lanes`, against the `tack.wgmma` at `issue` still pending: `what` is "read" (its
+        accumulator `name` read before a wait covered it; `detail` says how), "write" (assigned
+        meanwhile) or "overwrite" (element `detail` of the shared array `name`, which it reads,
+        written meanwhile). `short`: (site, n, the n that covers it) of the last wait that left
+        it pending, or None."""
+
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""
 
