@@ -40,6 +40,9 @@ class Capabilities:
     # Warp operations (`tack.shfl`, `tack.warp_sum`, ...: docs/language.md "Warps"), on an engine
     # with workgroups; False: a kernel using them is refused before it compiles.
     warps: bool = True
+    # Transaction barriers and bulk copies (`tack.mbarriers`, `tack.async_bulk_copy`: docs/language.md
+    # "Transaction barriers"); False: a kernel using them is refused before it compiles.
+    mbarriers: bool = True
 
 
 class Launchable:

@@ -22,7 +22,9 @@ from .names import UNSET, BuiltinName, class_member
 SCRATCH = {b.name: b.space for b in REGISTRY.values() if b.form == "scratch"}
 ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
 # Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
-ASYNC = {b.name: b for b in REGISTRY.values() if b.form in ("async_copy", "async_statement")}
+# Transaction barriers and bulk copies are statements too (parser/mbarriers.py).
+ASYNC = {b.name: b for b in REGISTRY.values()
+         if b.form in ("async_copy", "async_statement", "mbarrier", "bulk_copy")}
 
 
 class Calls:
@@ -200,7 +202,7 @@ class Calls:
         raise self.unsupported(node, f"{b.qualified}() used as a value",
                                "it is a statement: write it on a line of its own")
 
-    call_async_statement = call_async_copy
+    call_async_statement = call_mbarrier = call_bulk_copy = call_async_copy
 
     def async_statement(self, b, node: ast.Call) -> Expr:
         """`tack.async_copy(dst, j, src, i[, count])`, `tack.async_commit()`,
@@ -214,6 +216,8 @@ class Calls:
         if not lo <= len(node.args) <= hi:
             raise self.unsupported(node, f"{b.qualified}() with {len(node.args)} argument(s)",
                                    f"call it as {b.call}")
+        if b.form in ("mbarrier", "bulk_copy"):
+            return self.mbarrier_statement(b, node, loc)
         if b.op is not Op.ASYNC_COPY:
             return Expr(b.op, None, tuple(self.ordered(node.args)), None, loc)
         dst, j, src, i = node.args[:4]
