@@ -90,18 +90,22 @@ MIN_SM = {
     Op.MBARRIER_ARRIVE_TX: (90, _MBARRIER + "-expect-tx-operation"),
     Op.ASYNC_BULK_COPY: (90, _CP_ASYNC + "-bulk"),
 }
-# The least PTX ISA version (×10) whose instructions an operation's rendering spells, where it is
-# above the one LLVM picks for the target (7.8 for sm_90): `mbarrier.arrive.expect_tx` and
-# `cp.async.bulk` arrived in PTX ISA 8.0 (the pages of MIN_SM).
-MIN_PTX = {Op.MBARRIER_ARRIVE_TX: 80, Op.ASYNC_BULK_COPY: 80}
+# The least PTX ISA version (×10) whose instructions an operation's rendering spells: the parity
+# waits arrived in PTX ISA 7.1 (`mbarrier.test_wait.parity`, sm_80; `try_wait.parity` 7.8, sm_90),
+# `mbarrier.arrive.expect_tx` and `cp.async.bulk` in 8.0 (the pages of MIN_SM).
+MIN_PTX = {Op.MBARRIER_WAIT: 71, Op.MBARRIER_ARRIVE_TX: 80, Op.ASYNC_BULK_COPY: 80}
+# The PTX ISA LLVM's NVPTX back end emits for a target on its own (its least for that sm).
+_LLVM_PTX = {80: 70, 86: 71, 87: 74, 89: 78, 90: 78}
 
 
-def ptx_isa(k: KernelIR) -> int | None:
-    """The least PTX ISA version (×10) `k`'s operations need (`MIN_PTX`), None for LLVM's own
-    choice."""
-    found = [MIN_PTX[x.op] for st in iter_stmts(k.body) for x in stmt_exprs(st)
-             if x.op in MIN_PTX]
-    return max(found, default=None)
+def ptx_isa(k: KernelIR, arch: str) -> int | None:
+    """The PTX ISA version (×10) `k` needs for `arch` when that is above what LLVM emits for
+    it on its own (`MIN_PTX`), else None."""
+    found = max((MIN_PTX[x.op] for st in iter_stmts(k.body) for x in stmt_exprs(st)
+                 if x.op in MIN_PTX), default=None)
+    sm = sm_number(arch) or 0
+    own = _LLVM_PTX.get(sm, 78 if sm >= 90 else 70)
+    return found if found is not None and found > own else None
 
 
 def check_mbarriers(k: KernelIR, device) -> None:

@@ -69,3 +69,22 @@ def copy_tile(x, out):
             tack.async_bulk_copy(buf, 0, x, i, 256, bar[0])
         tack.mbarrier_wait(bar[0], 0)
         out[i] = buf[255 - tid]
+
+
+@tack.kernel
+def handoff(x, out):
+    """Lane 0 writes a value and arrives; every lane waits and reads it: a barrier without bulk
+    copies (sm_80). tack.check reports the plain write and read as a race: its race analysis
+    orders plain accesses by tack.barrier() only (docs/checking.md, "Transaction barriers")."""
+    for i in range(out.shape[0]):
+        buf = tack.shared_like(x, 1)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            buf[0] = x[i // 256]
+            tack.mbarrier_arrive(bar[0])
+        tack.mbarrier_wait(bar[0], 0)
+        out[i] = buf[0] + tid

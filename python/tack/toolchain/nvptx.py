@@ -133,7 +133,7 @@ def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
     renderer.sm = sm_number(arch)  # render/llvm/ptx_mbarriers.py waits by the arch's best form
     text = renderer.render(kir)
     entry = entry_name(kir)
-    tm = target_machine(arch, ptx_isa(kir))
+    tm = target_machine(arch, ptx_isa(kir, arch))
     with compile_lock:  # LLVM's global context is shared with the CPU engine's compiles
         mod = llvm.parse_assembly(text)
         mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
