@@ -105,6 +105,9 @@ class SimKernel(Launchable):
         except Deadlock as exc:  # lanes wait for what never comes: the launch stops there
             emit(ex.prints)
             recorder.deadlock(exc)
+        except NotImplementedError:  # beyond the model: what was seen up to there still counts
+            recorder.finish()
+            raise
         recorder.finish()
 
 
