@@ -208,7 +208,7 @@ class Barriers:
         bad = (count < 1) | (count > MAX_COUNT)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise TackValueError(f"tack.mbarrier_init at {site} (launch index {int(a.t[k])}) "
+            raise TackValueError(f"Kernel '{self.kir.name}': tack.mbarrier_init at {site} (launch index {int(a.t[k])}) "
                                  f"expects {int(count[k])} arrivals per phase: the count is in "
                                  f"[1, {MAX_COUNT}]")
         g = a.group_pos
@@ -251,7 +251,8 @@ class Barriers:
             bad = (nb < 0) | (nb > MAX_COUNT)
             if bad.any():
                 k = int(np.flatnonzero(bad)[0])
-                raise TackValueError(f"tack.mbarrier_arrive_tx at {site} (launch index "
+                raise TackValueError(f"Kernel '{self.kir.name}': tack.mbarrier_arrive_tx at "
+                                     f"{site} (launch index "
                                      f"{int(a.t[k])}) expects {int(nb[k])} bytes: a "
                                      f"transaction count is in [0, {MAX_COUNT}]")
             np.add.at(d.tx, (g, s), nb)
@@ -406,7 +407,7 @@ class Barriers:
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             raise TackValueError(
-                f"tack.async_bulk_copy at {site} (launch index {int(act.t[k])}) copies from "
+                f"Kernel '{self.kir.name}': tack.async_bulk_copy at {site} (launch index {int(act.t[k])}) copies from "
                 f"element {int(i[k])} of '{src}' to element {int(j[k])} of '{dst}': a bulk copy "
                 f"needs both addresses 16-byte aligned, so both element indices multiples of "
                 f"{BULK_BYTES // item} (and '{src}' a view starting at one)")
