@@ -8,8 +8,16 @@ from __future__ import annotations
 from .errors import CapabilityError, TackValueError
 from .ir import nodes as N
 from .ir.nodes import Expr, KernelIR
-from .ir.ops import (ATOMIC, LAZY, MBARRIER_OPS, WARP_COLLECTIVES, WARP_OPS, WORKGROUP_OPS, Op,
-                     public_name)
+from .ir.ops import (
+    ATOMIC,
+    LAZY,
+    MBARRIER_OPS,
+    WARP_COLLECTIVES,
+    WARP_OPS,
+    WORKGROUP_OPS,
+    Op,
+    public_name,
+)
 from .ir.walk import iter_exprs, iter_stmts, stmt_exprs, stmt_roots
 
 

@@ -65,9 +65,8 @@ def test_a_deadlock_says_who_waits_and_what_is_missing():
 
 def test_a_plain_launch_stops_at_a_deadlock_with_the_same_message():
     case = _case("arrivals_not_expected")
-    with tack.device("sim"):
-        with pytest.raises(tack.TackRuntimeError, match="deadlock: 256 lane"):
-            case.bug(*case.args(0))
+    with tack.device("sim"), pytest.raises(tack.TackRuntimeError, match="deadlock: 256 lane"):
+        case.bug(*case.args(0))
 
 
 def test_the_stale_tile_shows_in_the_simulated_result():

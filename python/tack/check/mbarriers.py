@@ -45,6 +45,14 @@ def message(ev: BarrierEvent) -> str:
                     f"than tack.mbarrier_arrive_tx at {ev.other[0]} expected: the phase may "
                     "complete before all of them land, and the rest count against the next "
                     "one: expect the bytes of every copy on the phase (count × element size)")
+        if d.get("early") is not None:
+            return (f"{lane}{many} arrives at {ev.site} on barrier '{ev.barrier}' while its "
+                    f"phase {d['phase']} has all its {d['expected']} expected arrivals and waits "
+                    f"only for {d['early']} bytes of bulk copies in flight: the arrival counts "
+                    f"toward phase {d['phase']} or {d['phase'] + 1} depending on when they land "
+                    f"(initialized at {ev.other[0]}): order it after phase {d['phase']} "
+                    "(a tack.mbarrier_wait for it on this lane, or on the lanes this lane waits "
+                    "for)")
         return (f"{d['together']} lanes arrive at {ev.site} on barrier '{ev.barrier}' together "
                 f"({lane} and {lane_text(ev.lanes[-1])} among them), more than the "
                 f"{d['expected']} arrivals per phase it was initialized to expect at "
@@ -86,12 +94,14 @@ def message(ev: BarrierEvent) -> str:
 def finding(kernel: str, ev: BarrierEvent) -> Finding:
     lanes = ev.lanes
     if ev.what == "deadlock":
-        return Finding("barrier", deadlock_text(kernel, ev), _locations(ev), ev.barrier, None,
+        return Finding("barrier", deadlock_text(kernel, ev), _locations(ev),
+                       ev.barrier.split("[")[0], None,
                        lanes, ev.count, kernel=kernel,
                        witnesses=({"problem": "deadlock", "lanes": list(lanes),
                                    **{k: v for k, v in ev.detail.items()
                                       if isinstance(v, int)}},))
-    return Finding("pipeline", message(ev), _locations(ev), ev.array or ev.barrier, ev.index,
+    array = ev.array or ev.barrier.split("[")[0]  # one finding for the barriers of a declaration
+    return Finding("pipeline", message(ev), _locations(ev), array, ev.index,
                    lanes, ev.count, kernel=kernel,
                    witnesses=({"problem": ev.what, "barrier": ev.barrier,
                                "lanes": list(lanes)},))

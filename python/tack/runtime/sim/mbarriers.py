@@ -28,15 +28,13 @@ import numpy as np
 
 from ...errors import CapabilityError, TackRuntimeError, TackValueError
 from ...ir.ops import WORKGROUP, Op
-from ...ir.walk import iter_stmts, stmt_exprs
 from .lanes import Lanes, spread
+from .mbarrier_checks import ProtocolChecks
 from .trace import BarrierEvent, Recorder, Site
 
 MAX_COUNT = (1 << 20) - 1  # PTX's limit on an expected arrival count and a transaction count
 BULK_BYTES = 16
 NEVER = np.iinfo(np.int64).max
-# What the per-element access tracking of a checked run may take (elements × 256 lanes × 14 B).
-TRACK_LIMIT = 1 << 29
 
 
 class Deadlock(TackRuntimeError):
@@ -109,14 +107,16 @@ class _Copy:
     """One async_bulk_copy execution: its lanes (per lane: workgroup, barrier) and elements (per
     row: lane, destination), not delivered yet."""
 
-    def __init__(self, site, decl, buffer, lanes, rows, nbytes, clock):
-        self.site, self.decl, self.buffer, self.nbytes, self.clock = site, decl, buffer, nbytes, clock
+    def __init__(self, site, decl, buffer, lanes, rows, nbytes, serial):
+        self.site, self.decl, self.buffer, self.nbytes = site, decl, buffer, nbytes
+        self.serial = serial  # which copy last filled an element (checking)
         self.t, self.g, self.s = lanes  # per issuing lane
+        self.phase = decl.phase[self.g, self.s].copy()  # per lane: the phase at the issue
         self.owner, self.flat, self.values = rows  # per element: its lane's row in `t`
         self.left = np.ones(len(self.t), bool)  # lanes whose bytes are still in flight
 
 
-class Barriers:
+class Barriers(ProtocolChecks):
     """The transaction barriers and bulk copies of one chunk."""
 
     def __init__(self, kir, memory, lanes: int, base: int, epoch: np.ndarray, recorder,
@@ -124,7 +124,9 @@ class Barriers:
         self.kir, self.memory, self.base, self.epoch = kir, memory, base, epoch
         self.recorder, self.exited = recorder, exited
         self.lanes, self.groups = lanes, -(-lanes // WORKGROUP)
-        self.checking = type(recorder).mbarrier is not Recorder.mbarrier
+        # checked only in kernels that have barriers (nothing is allocated for the others)
+        self.checking = type(recorder).mbarrier is not Recorder.mbarrier and any(
+            sc.barriers for sc in kir.scratch.values())
         self.decls = {}
         for sc in kir.scratch.values():
             if sc.barriers:
@@ -132,48 +134,10 @@ class Barriers:
                                             lanes, self.checking)
         self.by_ident = list(self.decls.values())
         self.flight: list[_Copy] = []
+        self.serial = 0
         self.tracked = {}
         if self.checking:
             self._track(kir)
-
-    # ---- checking: per-lane arrivals and per-element fills and accesses ----------------------
-    def _track(self, kir) -> None:
-        targets = {x.arg[0] for st in iter_stmts(kir.body) for x in stmt_exprs(st)
-                   if x.op is Op.ASYNC_BULK_COPY}
-        elements = sum(self.memory.buffers[n].extent for n in targets) * self.groups
-        if elements * WORKGROUP * 14 > TRACK_LIMIT:
-            raise CapabilityError(
-                f"Kernel '{kir.name}': checking the bulk copies of {self.groups} workgroups "
-                f"would track {elements} shared elements per lane: check a launch of fewer "
-                "workgroups (two or three exercise every ordering)")
-        self.acount = np.zeros(self.lanes, np.int64)  # arrivals made by each lane
-        self.alog = np.zeros((self.lanes, 8, 3), np.int64)  # (decl, barrier, phase) of each
-        self.access_sites: list[Site] = []
-        for name in targets:
-            b = self.memory.buffers[name]
-            n = b.extent * self.groups
-            self.tracked[name] = {
-                "decl": np.full(n, -1, np.int64), "s": np.zeros(n, np.int64),
-                "phase": np.full(n, -1, np.int64), "site": np.zeros(n, np.int64),
-                "lane": np.zeros(n, np.int64), "sites": [],
-                "stamp": np.full((n, WORKGROUP), -1, np.int32),
-                "epoch": np.zeros((n, WORKGROUP), np.int32),
-                "who": np.zeros((n, WORKGROUP), np.int16)}
-            b.watch = self.access
-
-    def _event(self, what, site, barrier, lanes, count=1, other=(), detail=None, array=None,
-               index=None) -> None:
-        self.recorder.mbarrier(BarrierEvent(what, site, barrier, tuple(int(x) for x in lanes),
-                                            int(count), tuple(other), detail, array, index))
-
-    def _log_arrivals(self, d: _Decl, pos, s, phase) -> None:
-        n = self.acount[pos]
-        if n.max(initial=0) >= self.alog.shape[1]:
-            grown = np.zeros((self.lanes, 2 * self.alog.shape[1], 3), np.int64)
-            grown[:, :self.alog.shape[1]] = self.alog
-            self.alog = grown
-        self.alog[pos, n] = np.stack([np.full(len(pos), d.ident), s, phase], axis=1)
-        self.acount[pos] += 1
 
     # ---- operands ----------------------------------------------------------------------------
     def _barriers(self, e, i, act: Lanes, site, use: bool = True):
@@ -246,6 +210,8 @@ class Barriers:
             return
         g = a.group_pos
         key = g * d.size + s
+        # barriers whose phase already has its arrivals and waits for bytes in flight
+        early = {(int(x), int(y)): int(d.tx[x, y]) for x, y in zip(g, s) if d.pending[x, y] <= 0}
         if nbytes is not None:
             nb = _sub(nbytes, act, a)
             bad = (nb < 0) | (nb > MAX_COUNT)
@@ -263,18 +229,20 @@ class Barriers:
         for lo, hi in _runs(key[order]):
             rows = order[lo:hi]
             gk, sk = int(g[rows[0]]), int(s[rows[0]])
-            self._arrivals(d, gk, sk, rows, phases, site, a)
+            self._arrivals(d, gk, sk, rows, phases, site, a, early.get((gk, sk)))
         if self.checking:
             self._log_arrivals(d, a.pos, s, phases)
 
-    def _arrivals(self, d: _Decl, g: int, s: int, rows, phases, site, a: Lanes) -> None:
-        """`len(rows)` unordered arrivals on barrier (g, s); each row's phase into `phases`."""
+    def _arrivals(self, d: _Decl, g: int, s: int, rows, phases, site, a: Lanes, early) -> None:
+        """`len(rows)` unordered arrivals on barrier (g, s); each row's phase into `phases`.
+        `early`: the bytes the phase waited for when it already had all its arrivals (whether
+        these count toward it or the next then depends on when the bytes land), else None."""
         d.sites[("arrive", g, s)] = site
         done = 0
+        early_phase = int(d.phase[g, s])
         spilled = False
         while done < len(rows):
             pending = int(d.pending[g, s])
-            spilled = spilled or pending <= 0  # the phase has all its arrivals already
             take = len(rows) - done if pending <= 0 else min(len(rows) - done, pending)
             phases[rows[done:done + take]] = d.phase[g, s]
             d.pending[g, s] -= take
@@ -287,10 +255,11 @@ class Barriers:
                 phases[rows[done:]] = d.phase[g, s]
                 d.pending[g, s] -= len(rows) - done
                 done = len(rows)
-        if spilled and self.checking:
+        if (spilled or early is not None) and self.checking:
             self._event("wrong-count", site, f"{d.name}[{s}]", a.t[rows[:2]], len(rows),
                         (d.sites[("init", g, s)],),
-                        {"expected": int(d.expected[g, s]), "together": len(rows)})
+                        {"expected": int(d.expected[g, s]), "together": len(rows),
+                         "early": early, "phase": early_phase})
 
     def _complete(self, d: _Decl, g: int, s: int) -> None:
         d.phase[g, s] += 1
@@ -314,50 +283,53 @@ class Barriers:
         if self.checking:
             self._check_wait(d, a, g, s, p, seen_phase, site)
 
-    def _check_wait(self, d, a, g, s, p, k, site) -> None:
-        seen = d.seen[a.pos, s]
-        again = (p != seen % 2) & (seen > 0)
-        skipped = k > seen
-        for bad, how in ((again, "again"), (skipped & ~again, "skipped")):
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                self._event("wrong-parity", site, f"{d.name}[{s[j]}]", a.t[bad][:3],
-                            int(bad.sum()), (), {"how": how, "next": int(seen[j]),
-                                                 "parity": int(p[j]), "observed": int(k[j])})
-        d.seen[a.pos, s] = np.maximum(seen, k + 1)
-        ok = k >= 0
-        if ok.any():
-            d.observed(g[ok], s[ok], k[ok], self.epoch[g[ok]])
-
     def _deliver(self, d: _Decl, g: int, s: int, site) -> None:
-        """The copies in flight on barrier (g, s) land, one after the other; the phase
-        completes as soon as its arrivals and bytes are in, and later bytes count toward the
-        next phase (as on a GPU, where the bytes of an over-full phase spill over)."""
+        """The copies in flight on barrier (g, s) land, one lane's copy after another. The phase
+        completes as soon as its arrivals and bytes are in: a copy of more bytes than the phase
+        still expects completes it with its first ones, and the rest count toward the next phase
+        (as on a GPU, where nothing orders the bytes of one copy)."""
         for c in self.flight:
             if c.decl is not d:
                 continue
-            mine = c.left & (c.g == g) & (c.s == s)
-            if not mine.any():
-                continue
-            rows = mine[c.owner]
-            b = c.buffer
-            b.data[c.flat[rows]] = c.values[rows]
-            if b.written is not None:
-                b.written[c.flat[rows]] = True
-            d.tx[g, s] -= c.nbytes * int(mine.sum())
-            c.left &= ~mine
-            if self.checking:
-                self.tracked[b.name]["phase"][c.flat[rows]] = d.phase[g, s]
-                if d.tx[g, s] < 0:
-                    self._event("wrong-count", site, f"{d.name}[{s}]",
-                                [self.base + g * WORKGROUP], 1,
-                                (d.sites.get(("tx", g, s), c.site),),
-                                {"bytes": int(-d.tx[g, s]), "phase": int(d.phase[g, s])})
-            if d.pending[g, s] <= 0 and d.tx[g, s] == 0:
-                self._complete(d, g, s)
+            for lane in np.flatnonzero(c.left & (c.g == g) & (c.s == s)):
+                rows = np.flatnonzero(c.owner == lane)
+                expected = int(d.tx[g, s])
+                phase = int(d.phase[g, s])
+                if phase > c.phase[lane]:  # its phase completed without these bytes
+                    self._over(d, g, s, c, site, c.nbytes, int(c.phase[lane]))
+                if d.pending[g, s] <= 0 and 0 < expected < c.nbytes:
+                    cut = expected // c.buffer.data.itemsize  # the bytes that complete it
+                    self._land(c, d, g, s, rows[:cut], expected)
+                    self._land(c, d, g, s, rows[cut:], c.nbytes - expected)
+                    self._over(d, g, s, c, site, c.nbytes - expected, phase)
+                else:
+                    self._land(c, d, g, s, rows, c.nbytes)
+                    if d.tx[g, s] < 0 and d.pending[g, s] <= 0:  # no expect_tx can follow
+                        self._over(d, g, s, c, site, -int(d.tx[g, s]), phase)
+                c.left[lane] = False
         self.flight = [c for c in self.flight if c.left.any()]
         if d.pending[g, s] <= 0 and d.tx[g, s] == 0:
             self._complete(d, g, s)
+
+    def _land(self, c: _Copy, d: _Decl, g: int, s: int, rows, nbytes: int) -> None:
+        """Elements `rows` of copy `c` land, their bytes counted on the current phase."""
+        b, flat = c.buffer, c.flat[rows]
+        b.data[flat] = c.values[rows]
+        if b.written is not None:
+            b.written[flat] = True
+        if self.checking:
+            tr = self.tracked[b.name]
+            mine = tr["copy"][flat] == c.serial  # not filled again since
+            tr["phase"][flat[mine]] = d.phase[g, s]
+        d.tx[g, s] -= nbytes
+        if d.pending[g, s] <= 0 and d.tx[g, s] == 0:
+            self._complete(d, g, s)
+
+    def _over(self, d: _Decl, g: int, s: int, c: _Copy, site, extra: int, phase: int) -> None:
+        """Copies brought `extra` bytes more than phase `phase` expects (checking)."""
+        if self.checking:
+            self._event("wrong-count", site, f"{d.name}[{s}]", [self.base + g * WORKGROUP], 1,
+                        (d.sites.get(("tx", g, s), c.site),), {"bytes": extra, "phase": phase})
 
     def _blocked(self, d, a: Lanes, g, s, c, blocked, site) -> None:
         """Lanes wait for a phase that did not complete: a deadlock when no other lane of the
@@ -424,92 +396,19 @@ class Barriers:
             values = values[ok]
         owner = np.searchsorted(a.pos, r.pos)
         flat = b.flat(idx, r)
+        self.serial += 1
+        serial = self.serial
         if self.checking:
             self._check_overwrite(b, a, r, idx, flat, site)
             tr = self.tracked[b.name]
+            tr["copy"][flat] = serial
             tr["decl"][flat], tr["s"][flat] = d.ident, s[owner]
             tr["phase"][flat] = -1
             tr["lane"][flat] = r.t
             tr["site"][flat] = self._site_id(site)
             tr["stamp"][flat] = -1
         self.flight.append(_Copy(site, d, b, (a.t, a.group_pos, s), (owner, flat, values),
-                                 count * item, mem.tick()))
-
-    def _site_id(self, site) -> int:
-        try:
-            return self.access_sites.index(site)
-        except ValueError:
-            self.access_sites.append(site)
-            return len(self.access_sites) - 1
-
-    def _check_overwrite(self, b, a: Lanes, r: Lanes, idx, flat, site) -> None:
-        """A copy by each lane of `a` into elements `flat`: every other lane's access to them
-        since their last fill must be ordered before it (a tack.barrier() between, or an arrival
-        after the access on a phase the copying lane has waited for)."""
-        tr = self.tracked[b.name]
-        for k, issuer in enumerate(a.pos):
-            rows = np.flatnonzero(r.pos == issuer)
-            if not len(rows):
-                continue
-            stamps, epochs = tr["stamp"][flat[rows]], tr["epoch"][flat[rows]]
-            m0, ep = stamps.max(axis=0), epochs.max(axis=0)
-            g = int(a.group_pos[k])
-            for lane in np.flatnonzero(m0 >= 0):
-                who = g * WORKGROUP + lane
-                if who == issuer or ep[lane] < self.epoch[g]:
-                    continue
-                if self._released(issuer, who, int(m0[lane])):
-                    continue
-                at = rows[int(np.argmax(stamps[:, lane]))]
-                self._event("overwrite", site, "", [a.t[k], who + self.base], 1,
-                            (self.access_sites[tr["who"][flat[at], lane]],), None, b.name,
-                            int(idx[at]))
-
-    def _released(self, issuer: int, reader: int, stamp: int) -> bool:
-        """Whether an arrival of `reader` after its arrival number `stamp` is on a phase that
-        `issuer` has observed by a wait."""
-        for m in range(stamp, int(self.acount[reader])):
-            decl, s, phase = self.alog[reader, m]
-            if self.by_ident[decl].seen[issuer, s] > phase:
-                return True
-        return False
-
-    def access(self, kind: str, b, act: Lanes, idx, site) -> None:
-        """A read or write of a shared array that bulk copies fill (checking): it must be
-        ordered after the landing of the copy that last filled the element; noted for the
-        copies that refill it."""
-        if act.count == 0:
-            return
-        tr = self.tracked[b.name]
-        flat = b.flat(idx, act)
-        decl = tr["decl"][flat]
-        filled = decl >= 0
-        if filled.any():
-            bad = np.zeros(act.count, bool)
-            phase = tr["phase"][flat]
-            for d in self.by_ident:
-                on = filled & (decl == d.ident)
-                if not on.any():
-                    continue
-                g, s, k = act.group_pos[on], tr["s"][flat[on]], phase[on]
-                ok = k >= 0
-                kk = np.maximum(k, 0)
-                seen = d.seen[act.pos[on], s] > kk
-                published = self.epoch[g] > d.obs_epoch(g, s, kk)
-                bad[on] = ~(ok & (seen | published))
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                copier = int(tr["lane"][flat[j]])
-                copy_site = self.access_sites[tr["site"][flat[j]]]
-                d = self.by_ident[int(decl[j])]
-                self._event("unwaited", site, f"{d.name}[{int(tr['s'][flat[j]])}]",
-                            [act.t[j], copier], int(bad.sum()), (copy_site,),
-                            {"kind": kind, "landed": bool(phase[j] >= 0),
-                             "phase": int(phase[j])}, b.name, int(idx[j]))
-        lane = act.pos % WORKGROUP
-        tr["stamp"][flat, lane] = self.acount[act.pos]
-        tr["epoch"][flat, lane] = self.epoch[act.group_pos]
-        tr["who"][flat, lane] = self._site_id(site)
+                                 count * item, serial))
 
     def finish(self) -> None:
         """The chunk's lanes are done: a bulk copy still in flight is reported (checking)."""
