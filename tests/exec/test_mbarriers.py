@@ -12,6 +12,7 @@ import pytest
 import tack
 from tack.compiler import specialize
 from tack.errors import CapabilityError
+from tack.ir.printer import kernel_str
 from tack.toolchain.nvptx import compile_ptx
 
 from tests.cuda.ptxas import PTXAS
@@ -239,3 +240,58 @@ def test_an_older_device_is_refused_before_rendering():
                     library_math=False)
     with pytest.raises(CapabilityError, match="sm_75"):
         compile_ptx(ir, "sm_75")
+
+
+@tack.kernel
+def copy_past_the_end(x, out):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], 1024)
+            tack.async_bulk_copy(buf, 0, x, i + 16, 256, bar[0])  # 16 past the end on the last
+        tack.mbarrier_wait(bar[0], 0)
+        out[i] = buf[tid]
+
+
+@tack.kernel
+def barrier_from_argument(x, out, k):
+    for i in range(out.shape[0]):
+        bars = tack.mbarriers(2)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bars[k], 1)
+        tack.barrier()
+        out[i] = x[i]
+
+
+def test_debug_mode_checks_the_barrier_index_and_both_ends_of_a_bulk_copy():
+    x, out = tack.array(np.zeros(512, np.float32)), tack.zeros(512)
+    lines = kernel_str(specialize(M.copy_tile, [x, out], debug=True)).splitlines()
+    at = next(k for k, line in enumerate(lines) if "async_bulk_copy(" in line)
+    guard = lines[at - 1]  # the copy runs only when its first and last source element exist
+    assert guard.lstrip().startswith("if ") and guard.count("< 512:i64") == 2  # both ends
+    assert "(i:i64 + 255:i64)" in "\n".join(lines[:at])
+    text = kernel_str(specialize(barrier_from_argument, [x, out, 1], debug=True))
+    assert "if ((i64(%k:i32) >= 0:i64):bool & (i64(%k:i32) < 2:i64):bool):bool:" in text
+
+
+def test_a_barrier_index_or_bulk_copy_outside_its_array_is_reported_and_skipped():
+    x = tack.array(np.arange(512, dtype=np.float32))
+    with pytest.raises(tack.TackIndexError, match="outside"):
+        copy_past_the_end(x, tack.zeros(512))
+    with pytest.raises(tack.TackIndexError, match="outside"):
+        barrier_from_argument(x, tack.zeros(512), 2)
+
+
+def test_the_ir_names_the_barriers_and_each_operand():
+    x, out = tack.array(np.zeros(512, np.float32)), tack.zeros(512)
+    text = tack.inspect(M.copy_tile, x, out, mode="ir", engine="sim")
+    assert "mbarriers bar[1]" in text and "mbarrier_init(bar[0:i64], 1:i32)" in text
+    assert "mbarrier_arrive_tx(bar[0:i64], 1024:i32)" in text
+    assert "async_bulk_copy(buf[0:i64] <- x[" in text and ", 256, bar[0:i64])" in text
+    assert "mbarrier_wait(bar[0:i64], 0:i32)" in text

@@ -126,6 +126,9 @@ def kernel_str(k: KernelIR) -> str:
     if k.locals:
         lines.append("    locals " + ", ".join(f"{n}: {t.name}" for n, t in k.locals.items()))
     for sc in k.scratch.values():
+        if sc.barriers:  # tack.mbarriers(n): barrier objects, not data
+            lines.append(f"    mbarriers {sc.name}[{sc.size}]")
+            continue
         lines.append(f"    {sc.space} {sc.name}: {sc.dtype.name}[{sc.size}]")
     for tb in k.tables.values():
         dims = ", ".join(map(str, tb.shape))
