@@ -172,9 +172,9 @@ class Barriers(ProtocolChecks):
         bad = (count < 1) | (count > MAX_COUNT)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
-            raise TackValueError(f"Kernel '{self.kir.name}': tack.mbarrier_init at {site} (launch index {int(a.t[k])}) "
-                                 f"expects {int(count[k])} arrivals per phase: the count is in "
-                                 f"[1, {MAX_COUNT}]")
+            raise TackValueError(f"Kernel '{self.kir.name}': tack.mbarrier_init at {site} "
+                                 f"(launch index {int(a.t[k])}) expects {int(count[k])} "
+                                 f"arrivals per phase: the count is in [1, {MAX_COUNT}]")
         g = a.group_pos
         key = g * d.size + s
         uniq, first, n = np.unique(key, return_index=True, return_counts=True)
@@ -379,9 +379,10 @@ class Barriers(ProtocolChecks):
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             raise TackValueError(
-                f"Kernel '{self.kir.name}': tack.async_bulk_copy at {site} (launch index {int(act.t[k])}) copies from "
-                f"element {int(i[k])} of '{src}' to element {int(j[k])} of '{dst}': a bulk copy "
-                f"needs both addresses 16-byte aligned, so both element indices multiples of "
+                f"Kernel '{self.kir.name}': tack.async_bulk_copy at {site} (launch index "
+                f"{int(act.t[k])}) copies from element {int(i[k])} of '{src}' to element "
+                f"{int(j[k])} of '{dst}': a bulk copy needs both addresses 16-byte aligned, "
+                f"so both element indices multiples of "
                 f"{BULK_BYTES // item} (and '{src}' a view starting at one)")
         d, a, s = self._barriers(e, bi, act, site)
         if a.count == 0:

@@ -1,11 +1,11 @@
-"""Transaction barriers and bulk copies (docs/language.md, "Transaction barriers"; docs/pipelines.md):
-each row is a misuse that must be refused before anything runs, with its position, or that
-tack.check must report with its source lines instead of hanging: a barrier on the CPU engine, a
-bulk copy of a size that is not a multiple of 16 bytes, a barrier that is data, a count PTX does
-not take, a misaligned bulk copy, a GPU before sm_90; and the protocol findings: a barrier used
-before its initialization, initialized on every lane, a read before the wait, a byte count short
-of the copies, a wait of the same parity every round, a refill while other lanes read, and a
-deadlock that a plain launch raises and tack.check reports."""
+"""Transaction barriers and bulk copies (docs/language.md, "Transaction barriers";
+docs/pipelines.md): each row is a misuse that must be refused before anything runs, with its
+position, or that tack.check must report with its source lines instead of hanging: a barrier on
+the CPU engine, a bulk copy of a size that is not a multiple of 16 bytes, a barrier that is
+data, a count PTX does not take, a misaligned bulk copy, a GPU before sm_90; and the protocol
+findings: a barrier used before its initialization, initialized on every lane, a read before
+the wait, a byte count short of the copies, a wait of the same parity every round, a refill
+while other lanes read, and a deadlock that a plain launch raises and tack.check reports."""
 from __future__ import annotations
 
 from .case import Case
