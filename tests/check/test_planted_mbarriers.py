@@ -83,3 +83,30 @@ def test_the_kinds_can_be_turned_off():
     case = _case("arrivals_not_expected")
     report = tack.check(case.bug, *case.args(1), barriers=False, pipelines=False)
     assert report.verdict == "incomplete" and "deadlock" in report.incomplete[0]
+
+
+@tack.kernel
+def one_lane_waits_then_barrier(x, out, shift):
+    for i in range(out.shape[0]):
+        buf = tack.shared(tack.f32, 256)
+        bar = tack.mbarriers(1)
+        tid = tack.thread_id()
+        if tid == 0:
+            tack.mbarrier_init(bar[0], 1)
+        tack.barrier()
+        if tid == 0:
+            tack.mbarrier_arrive_tx(bar[0], 1024)
+            tack.async_bulk_copy(buf, 0, x, i, 256, bar[0])
+            tack.mbarrier_wait(bar[0], 0)  # lane 0 alone observes the phase ...
+        tack.barrier()  # ... and the workgroup barrier passes it on
+        out[i] = buf[(tid + shift) % 256]
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_a_wait_published_by_a_workgroup_barrier_orders_every_lane(shift):
+    x = tack.array(np.arange(N, dtype=np.float32))
+    report = tack.check(one_lane_waits_then_barrier, x, tack.zeros(N), shift)
+    assert report.verdict == "clean", report.text()
+    lane = (np.arange(256) + shift) % 256
+    want = np.arange(N, dtype=np.float32).reshape(2, 256)[:, lane].ravel()
+    np.testing.assert_array_equal(report.outputs["out"], want)
