@@ -11,10 +11,11 @@ from .ir.nodes import Expr, KernelIR
 from .ir.ops import (
     ATOMIC,
     LAZY,
+    MBARRIER_OPS,
     WARP_COLLECTIVES,
     WARP_OPS,
-    WORKGROUP,
     WGMMA_OPS,
+    WORKGROUP,
     WORKGROUP_OPS,
     Op,
     public_name,
@@ -60,6 +61,7 @@ def check(k: KernelIR, device) -> None:
         if device is not None:
             check_warps(k, device)
             check_wgmma(k, device)
+            check_mbarriers(k, device)
         return
     reject_workgroups(k, workgroup_features(k), device)
 
@@ -87,11 +89,48 @@ def check_warps(k: KernelIR, device) -> None:
 # (`check_arch`), naming the operation and the device's architecture.
 _CP_ASYNC = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
              "#data-movement-and-conversion-instructions-cp-async")
+_MBARRIER = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
+             "#parallel-synchronization-and-communication-instructions-mbarrier")
 MIN_SM = {
     Op.ASYNC_COPY: (80, _CP_ASYNC),
     Op.ASYNC_COMMIT: (80, _CP_ASYNC + "-commit-group"),
     Op.ASYNC_WAIT: (80, _CP_ASYNC + "-wait-group"),
+    Op.MBARRIER_INIT: (80, _MBARRIER + "-init"),
+    Op.MBARRIER_ARRIVE: (80, _MBARRIER + "-arrive"),
+    Op.MBARRIER_WAIT: (80, _MBARRIER + "-test-wait-try-wait"),
+    Op.MBARRIER_ARRIVE_TX: (90, _MBARRIER + "-expect-tx-operation"),
+    Op.ASYNC_BULK_COPY: (90, _CP_ASYNC + "-bulk"),
 }
+# The least PTX ISA version (×10) whose instructions an operation's rendering spells: the parity
+# waits arrived in PTX ISA 7.1 (`mbarrier.test_wait.parity`, sm_80; `try_wait.parity` 7.8, sm_90),
+# `mbarrier.arrive.expect_tx` and `cp.async.bulk` in 8.0 (the pages of MIN_SM).
+MIN_PTX = {Op.MBARRIER_WAIT: 71, Op.MBARRIER_ARRIVE_TX: 80, Op.ASYNC_BULK_COPY: 80}
+# The PTX ISA LLVM's NVPTX back end emits for a target on its own (its least for that sm).
+_LLVM_PTX = {80: 70, 86: 71, 87: 74, 89: 78, 90: 78}
+
+
+def ptx_isa(k: KernelIR, arch: str) -> int | None:
+    """The PTX ISA version (×10) `k` needs for `arch` when that is above what LLVM emits for
+    it on its own (`MIN_PTX`), else None."""
+    found = max((MIN_PTX[x.op] for st in iter_stmts(k.body) for x in stmt_exprs(st)
+                 if x.op in MIN_PTX), default=None)
+    sm = sm_number(arch) or 0
+    own = _LLVM_PTX.get(sm, 78 if sm >= 90 else 70)
+    return found if found is not None and found > own else None
+
+
+def check_mbarriers(k: KernelIR, device) -> None:
+    """Refuse transaction barriers and bulk copies on an engine that does not run them
+    (docs/language.md, "Transaction barriers"), before anything compiles."""
+    if device.capabilities.mbarriers:
+        return
+    used = [x for st in iter_stmts(k.body) for x in stmt_exprs(st) if x.op in MBARRIER_OPS]
+    if used:
+        raise CapabilityError.at(
+            used[0].loc, f"kernel '{k.name}': tack.{public_name(used[0])} is a transaction "
+            f"barrier operation, which the {_device_name(device)} engine does not run",
+            hint="run it on CUDA (sm_80, sm_90 for bulk copies) or the simulator, or pipeline "
+                 "with tack.async_copy / async_commit / async_wait and tack.barrier()")
 
 
 def sm_number(arch: str) -> int | None:

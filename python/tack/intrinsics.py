@@ -42,6 +42,12 @@ warp_max = _device_only("tack.warp_max")
 async_copy = _device_only("tack.async_copy")
 async_commit = _device_only("tack.async_commit")
 async_wait = _device_only("tack.async_wait")
+mbarriers = _device_only("tack.mbarriers")
+mbarrier_init = _device_only("tack.mbarrier_init")
+mbarrier_arrive = _device_only("tack.mbarrier_arrive")
+mbarrier_arrive_tx = _device_only("tack.mbarrier_arrive_tx")
+mbarrier_wait = _device_only("tack.mbarrier_wait")
+async_bulk_copy = _device_only("tack.async_bulk_copy")
 mma_load_a = _device_only("tack.mma_load_a")
 mma_load_b = _device_only("tack.mma_load_b")
 mma_load_acc = _device_only("tack.mma_load_acc")
@@ -94,4 +100,6 @@ ALL = (bitcast, expect_dtype, ndrange, unroll, select, Vector, Matrix, local_arr
        ballot, warp_sum, warp_min, warp_max, async_copy, async_commit, async_wait, mma_load_a,
        mma_load_b, mma_load_acc, mma_zeros, mma, mma_store, mma_load_bt, mma_rows, mma_cols,
        mma_row_max, mma_row_sum, mma_to_a, wgmma_zeros, wgmma, wgmma_commit, wgmma_wait,
-       wgmma_store, wgmma_index)
+       wgmma_store, wgmma_index,
+       mbarriers, mbarrier_init, mbarrier_arrive, mbarrier_arrive_tx, mbarrier_wait,
+       async_bulk_copy)

@@ -183,6 +183,32 @@ add_builtin("async_wait", "tack.async_wait(n)", "wait until at most the n newest
             group="device", form="async_statement", arity=(1, 1), op=Op.ASYNC_WAIT,
             dtype=dt.i32, namespace="tack.", needs="workgroups")
 
+# ---- transaction barriers and bulk copies completed on them (ir/ops.py, "Transaction barriers") --
+add_builtin("mbarriers", "bars = tack.mbarriers(n)", "n transaction barriers in workgroup memory "
+            "(PTX mbarrier objects; compile-time n); bars[s] names one in the calls below",
+            group="device", form="scratch", arity=(1, 1), namespace="tack.", space="shared",
+            needs="workgroups")
+add_builtin("mbarrier_init", "tack.mbarrier_init(bars[s], count)", "make barrier bars[s] expect "
+            "count arrivals per phase; phase 0 begins (one lane, then a tack.barrier(); a "
+            "statement; GPU only)", group="device", form="mbarrier", arity=(2, 2),
+            op=Op.MBARRIER_INIT, namespace="tack.", needs="workgroups")
+add_builtin("mbarrier_arrive", "tack.mbarrier_arrive(bars[s])", "one arrival on the barrier's "
+            "current phase (a statement; GPU only)", group="device", form="mbarrier",
+            arity=(1, 1), op=Op.MBARRIER_ARRIVE, namespace="tack.", needs="workgroups")
+add_builtin("mbarrier_arrive_tx", "tack.mbarrier_arrive_tx(bars[s], nbytes)", "expect nbytes more "
+            "bytes of bulk copies on the current phase, then arrive (sm_90; a statement; GPU "
+            "only)", group="device", form="mbarrier", arity=(2, 2), op=Op.MBARRIER_ARRIVE_TX,
+            namespace="tack.", needs="workgroups")
+add_builtin("mbarrier_wait", "tack.mbarrier_wait(bars[s], phase)", "wait until the barrier's "
+            "phase of parity phase % 2 has completed (its data visible to this lane; a "
+            "statement; GPU only)", group="device", form="mbarrier", arity=(2, 2),
+            op=Op.MBARRIER_WAIT, namespace="tack.", needs="workgroups")
+add_builtin("async_bulk_copy", "tack.async_bulk_copy(dst, j, src, i, count, bars[s])", "start "
+            "copying count consecutive elements src[i]... (a multiple of 16 bytes) into the "
+            "shared array dst at j; their bytes complete a transaction on bars[s] (sm_90; a "
+            "statement; GPU only)", group="device", form="bulk_copy", arity=(6, 6),
+            op=Op.ASYNC_BULK_COPY, namespace="tack.", needs="workgroups")
+
 # ---- matrix multiply-accumulate: warp-held fragments (ir/mma.py; docs/language.md) ------------
 _AT = ("x, row, col[, ld]", ("the tile whose top-left element is x[row, col] of a 2-D array, "
                              "or x[row * ld + col] of a 1-D one (a tack.shared tile)"))

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir.ops import WORKGROUP
 from ..runtime.sim.trace import BufferInfo, Recorder, Site
-from . import describe
+from . import describe, mbarriers
 from .findings import Finding, merge
 from .pipelines import PipelineLog
 from .races import AccessLog
@@ -82,6 +82,7 @@ class CheckRecorder(Recorder):
         self.seen: dict[tuple, _Seen] = {}  # (what, site, array) -> _Seen
         self.diverged: dict[tuple, _Diverged] = {}
         self.findings: list[Finding] = []
+        self.barrier_events: list[Finding] = []  # transaction barriers (check/mbarriers.py)
 
     def launch(self, name: str, n: int, groups: int, buffers: dict[int, BufferInfo]) -> None:
         self.n, self.groups = n, groups
@@ -102,6 +103,20 @@ class CheckRecorder(Recorder):
     def wgmma(self, what, site, issue, lanes, name, detail, short) -> None:
         if self.wgmmas is not None and len(lanes):
             self.wgmmas.add(what, site, issue, lanes, name, detail, short)
+
+    def mbarrier(self, event) -> None:
+        if "pipeline" in self.kinds:
+            self.barrier_events.append(mbarriers.finding(self.kernel, event))
+
+    def deadlock(self, exc) -> None:
+        """A deadlock stops the launch; a `barrier` finding (or, with barriers unchecked,
+        `stopped`, which tack.check reports as an incomplete run)."""
+        if "barrier" in self.kinds:
+            self.barrier_events.append(mbarriers.finding(self.kernel, exc.event))
+        else:
+            self.stopped = str(exc)
+
+    stopped: str | None = None
 
     def _name(self, buffer: int) -> str:
         info = self.buffers.get(buffer)
@@ -155,5 +170,5 @@ class CheckRecorder(Recorder):
             out.append(make(self.kernel, site, array, space, s, decl, self.aliases))
         for (site, split), d in self.diverged.items():
             out.append(describe.barrier(self.kernel, site, split, d, self.keep))
-        self.findings = merge(out)
+        self.findings = merge(out + self.barrier_events)
         self.log = self.pipes = None  # the accesses are not needed any more

@@ -166,6 +166,8 @@ def execute(prep: Prepared, values: list, kinds, witnesses: int) -> tuple[list, 
             sim_engine().run(prep.kir, values + list(prep.hidden), prep.n, rec, uninit)
         except NotImplementedError as exc:  # something the simulator cannot model
             incomplete.append(f"the simulator could not run the kernel: {exc}")
+    if rec.stopped is not None:
+        incomplete.append(f"the launch stopped: {rec.stopped}")
     findings = list(rec.findings)
     diverged = {f.locations[0] for f in findings if f.kind == "barrier"}
     for f in prep.static_findings(kinds):

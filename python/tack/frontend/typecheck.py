@@ -24,6 +24,7 @@ from .promotion import Promotion
 from .typing.arith import ArithRules
 from .typing.async_copies import AsyncRules
 from .typing.logic import LogicRules
+from .typing.mbarriers import MbarrierRules
 from .typing.memory import ArrayAccess
 from .typing.mma import MmaRules
 from .typing.rules import RULES
@@ -39,7 +40,7 @@ __all__ = ["ArgSpec", "TypeChecker"]
 
 
 class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, VectorRules,
-                  WarpRules, AsyncRules, MmaRules, WgmmaRules, Promotion):
+                  WarpRules, AsyncRules, MbarrierRules, MmaRules, WgmmaRules, Promotion):
     """One kernel's typing: `run()` gives its `KernelIR`. The walk (this class) owns the state:
     locals' types, scratch arrays, hoisted temporaries; the mixins hold the typing rules."""
 
@@ -455,7 +456,8 @@ class TypeChecker(ArrayAccess, TableRules, ValueRules, ArithRules, LogicRules, V
                                   "expression of those and array dimensions (a.shape[k])")
         if size.arg < 1:
             raise self.type_error(s.size, f"{s.what}() size must be positive, got {size.arg}")
-        new = N.Scratch(s.name, t, int(size.arg), s.space, loc=s.loc)
+        new = N.Scratch(s.name, t, int(size.arg), s.space, loc=s.loc,
+                        barriers=s.what == "mbarriers")
         old = self.scratch.get(s.name)
         if old is not None and old != new:
             raise self.type_error(s, f"'{s.name}' is declared twice with different types or "

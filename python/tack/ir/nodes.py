@@ -168,6 +168,9 @@ class Scratch:
     size: int
     space: str  # 'local' | 'shared'
     loc: Loc | None = field(default=None, compare=False)  # the declaration (checker messages)
+    # `tack.mbarriers(n)`: n transaction barriers (u64 each, as PTX's mbarrier object), named only
+    # by the MBARRIER_* ops and ASYNC_BULK_COPY, never loaded or stored (ir/ops.py)
+    barriers: bool = False
 
 
 @dataclass

@@ -106,6 +106,29 @@ cp.async.commit_group, cp.async.wait_group (https://docs.nvidia.com/cuda/paralle
                              committed groups of the lane are pending; every older group's copies
                              have landed and this lane sees them (another lane after a Barrier).
                              The open group is not waited for.
+Transaction barriers and bulk copies (GPU engines only; statements like the asynchronous copies;
+docs/language.md "Transaction barriers"; the simulator's model is runtime/sim/mbarriers.py). A
+barrier is one element of a `tack.mbarriers(n)` shared declaration (`Scratch.barriers`), named by
+arg = the declaration and args[0] = its index (i64): PTX's mbarrier object
+(https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions-mbarrier).
+A barrier has a current phase (0, 1, 2, ...), an expected arrival count, the arrivals still
+pending in this phase and a transaction count of bytes. The phase completes when its pending
+arrivals reach 0 and its transaction count is 0; the next begins with the expected count.
+  MBARRIER_INIT(i, count)    count (i32, >= 1) arrivals expected per phase; phase 0 begins.
+  MBARRIER_ARRIVE(i)         one arrival on the current phase (release: the lane's earlier
+                             accesses happen before the phase completes).
+  MBARRIER_ARRIVE_TX(i, b)   the transaction count grows by b bytes (i32), then one arrival.
+  MBARRIER_WAIT(i, p)        waits until the phase of parity p & 1 has completed (acquire): when
+                             the current phase's parity is not p & 1 it returns at once, else
+                             when the current phase completes.
+  ASYNC_BULK_COPY            arg = (shared array, global array parameter, count, barriers);
+                             args = (shared index, source index, barrier index), flat i64
+                             (before `passes.linearize`: (shared index, *source indices, barrier
+                             index)). Copies count consecutive elements (a multiple of 16 bytes,
+                             both addresses 16-byte aligned) from the global array into the
+                             shared one; their bytes complete a transaction on the barrier when
+                             they land, and the elements are visible to the lanes that wait for
+                             the phase that the bytes completed.
 
 Matrix multiply-accumulate (warp collectives too; ir/mma.py holds the shapes and the fragment
 layouts, docs/language.md "Matrix multiply-accumulate" the language)
@@ -228,6 +251,11 @@ class Op(enum.Enum):
     ASYNC_COPY = enum.auto()
     ASYNC_COMMIT = enum.auto()
     ASYNC_WAIT = enum.auto()
+    MBARRIER_INIT = enum.auto()
+    MBARRIER_ARRIVE = enum.auto()
+    MBARRIER_ARRIVE_TX = enum.auto()
+    MBARRIER_WAIT = enum.auto()
+    ASYNC_BULK_COPY = enum.auto()
 
     FRAGMENT = enum.auto()
     MMA = enum.auto()
@@ -287,8 +315,11 @@ WARP_COLLECTIVES = SHUFFLES | VOTES | WARP_REDUCTIONS | MMA_OPS | WGMMA_OPS
 WARP_OPS = WARP_COLLECTIVES | {Op.LANE_ID, Op.WARP_ID}
 # Asynchronous copies into shared memory and their completion (statements).
 ASYNC_OPS = frozenset({Op.ASYNC_COPY, Op.ASYNC_COMMIT, Op.ASYNC_WAIT})
+# Transaction barriers and the bulk copies that complete on them (statements).
+MBARRIER_OPS = frozenset({Op.MBARRIER_INIT, Op.MBARRIER_ARRIVE, Op.MBARRIER_ARRIVE_TX,
+                          Op.MBARRIER_WAIT, Op.ASYNC_BULK_COPY})
 # Ops that need a workgroup launch (GPU engines)
-WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS
+WORKGROUP_OPS = frozenset({Op.THREAD_ID}) | WARP_OPS | ASYNC_OPS | MBARRIER_OPS
 FRONTEND_ONLY = frozenset({Op.FLOORDIV, Op.MOD, Op.TRUEDIV, Op.SHAPE, Op.VECTOR, Op.COMPONENT,
                            Op.METHOD, Op.MATMUL, Op.ANY, Op.ALL, Op.TYPED, Op.TABLE,
                            Op.MMA_TILE, Op.WGMMA_CALL})

@@ -15,7 +15,7 @@ from .nodes import (
     Store,
     While,
 )
-from .ops import ATOMIC, Op
+from .ops import ATOMIC, MBARRIER_OPS, Op
 
 _INFIX = {
     Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.FDIV: "/", Op.IDIV: "idiv", Op.IREM: "irem",
@@ -60,6 +60,13 @@ def expr_str(e: Expr) -> str:
         variant, n, layout, a_arr, b_arr = e.arg
         a, b, *acc = (expr_str(x) for x in e.args)
         return f"wgmma.{variant}.n{n}.{layout}({a_arr}[{a}], {b_arr}[{b}]; {', '.join(acc)})"
+    if op is Op.ASYNC_BULK_COPY:  # async_bulk_copy(buf[j] <- x[i], 64, bars[s])
+        (dst, src, count, bar), (j, *i, b) = e.arg, e.args
+        return (f"async_bulk_copy({dst}[{expr_str(j)}] <- {src}[{', '.join(map(expr_str, i))}]"
+                f", {count}, {bar}[{expr_str(b)}])")
+    if op in MBARRIER_OPS:  # mbarrier_wait(full[s], phase)
+        rest = "".join(f", {expr_str(a)}" for a in e.args[1:])
+        return f"{op.name.lower()}({e.arg}[{expr_str(e.args[0])}]{rest})"
     if op in (Op.MMA, Op.FRAGMENT):  # mma.m16n8k16.f16.d2(...), mma_load_a(...)
         name = f"mma.{e.arg[0]}.d{e.arg[1]}" if op is Op.MMA else e.arg
         return f"{name}({', '.join(expr_str(a) for a in e.args)}){_t(e)}"
@@ -123,6 +130,9 @@ def kernel_str(k: KernelIR) -> str:
     if k.locals:
         lines.append("    locals " + ", ".join(f"{n}: {t.name}" for n, t in k.locals.items()))
     for sc in k.scratch.values():
+        if sc.barriers:  # tack.mbarriers(n): barrier objects, not data
+            lines.append(f"    mbarriers {sc.name}[{sc.size}]")
+            continue
         lines.append(f"    {sc.space} {sc.name}: {sc.dtype.name}[{sc.size}]")
     for tb in k.tables.values():
         dims = ", ".join(map(str, tb.shape))

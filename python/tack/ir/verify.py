@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..errors import IRVerificationError
 from . import nodes as N
 from .nodes import Expr, KernelIR
-from .ops import ATOMIC, COMPARISON, FRONTEND_ONLY, Op
+from .ops import ATOMIC, COMPARISON, FRONTEND_ONLY, MBARRIER_OPS, Op
 from .walk import iter_stmts, stmt_exprs
 
 
@@ -41,6 +41,12 @@ def verify(k: KernelIR, final: bool = True) -> None:
                                  or len(x.args) != 2 + x.arg[1] // 2
                                  or any(a.op is not Op.VAR for a in x.args[2:])):
             _fail(x, f"bad warpgroup MMA {x.arg}")  # tiles in shared memory, N/2 locals
+        if x.op in MBARRIER_OPS:
+            bar = x.arg[3] if x.op is Op.ASYNC_BULK_COPY else x.arg
+            if bar not in k.scratch or not k.scratch[bar].barriers or (
+                    x.op is Op.ASYNC_BULK_COPY and (x.arg[0] not in k.scratch or x.arg[1] not in
+                                                    arrays or (final and len(x.args) != 3))):
+                _fail(x, f"bad {x.op.name.lower()} {x.arg}")
         if x.op in COMPARISON and x.args[0].dtype is not x.args[1].dtype:
             _fail(x, f"{x.op.name} of {x.args[0].dtype} and {x.args[1].dtype}")
 

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR, Param
-from ..ir.ops import ATOMIC, Op
+from ..ir.ops import ATOMIC, MBARRIER_OPS, Op
 from ..ir.walk import map_blocks, map_stmts
 from .build import B
 from .flatten import flatten
@@ -92,6 +92,24 @@ class Bounds:
                 ok = inb if ok is None else k.both(ok, inb)
         return pre + [N.If(s.loc, ok, [N.ExprStmt(s.loc, e.replace(args=args))], [])]
 
+    def mbarrier(self, s: N.ExprStmt, pre: list) -> list[N.Stmt]:
+        """A transaction-barrier statement: its barrier index is checked, and for a bulk copy
+        the first and the last element it copies at both ends; one outside skips the
+        statement (a debug run then raises, naming it)."""
+        e, k = s.value, B(s.loc)
+        args = tuple(self.guard(a, pre) for a in e.args)
+        text = e.loc.text()
+        bar = e.arg[3] if e.op is Op.ASYNC_BULK_COPY else e.arg
+        bar_at = args[-1] if e.op is Op.ASYNC_BULK_COPY else args[0]
+        ok = self.checks(bar, (bar_at,), text, e.loc, "load", pre)
+        if e.op is Op.ASYNC_BULK_COPY:
+            dst, src, count, _ = e.arg
+            for array, idx, kind in ((src, args[1:-1], "load"), (dst, args[:1], "store")):
+                last = idx[-1]
+                for at in (idx, idx[:-1] + (k.bin(Op.ADD, last, k.const(count - 1, last.dtype)),)):
+                    ok = k.both(ok, self.checks(array, at, text, e.loc, kind, pre))
+        return pre + [N.If(s.loc, ok, [N.ExprStmt(s.loc, e.replace(args=args))], [])]
+
     def atomic(self, op, slot: int, value: Expr, loc) -> Expr:
         return Expr(op, dt.i64, (B(loc).const(slot, dt.i64), value), DBG, loc)
 
@@ -119,6 +137,8 @@ class Bounds:
             return pre + [N.If(s.loc, ok, [N.Store(s.loc, s.array, idx, value, s.text)], [])]
         if isinstance(s, N.ExprStmt) and s.value.op is Op.ASYNC_COPY:
             return self.async_copy(s, pre)
+        if isinstance(s, N.ExprStmt) and s.value.op in MBARRIER_OPS:
+            return self.mbarrier(s, pre)
         # A While's condition is left alone: flatten left no memory access in it. A For's
         # `step` stays as is, as flatten leaves it.
         if isinstance(s, (N.Assign, N.ExprStmt, N.If, N.For)):

@@ -33,6 +33,9 @@ def linearize(k: KernelIR) -> list[N.Stmt]:
         if e.op is Op.ASYNC_COPY:  # (shared index, *source indices)
             return e.replace(args=flat(e.args[:1], e.arg[0], e.loc)
                              + flat(e.args[1:], e.arg[1], e.loc))
+        if e.op is Op.ASYNC_BULK_COPY:  # (shared index, *source indices, barrier index)
+            return e.replace(args=flat(e.args[:1], e.arg[0], e.loc)
+                             + flat(e.args[1:-1], e.arg[1], e.loc) + e.args[-1:])
         return e
 
     def on_store(s: N.Stmt) -> N.Stmt:

@@ -48,6 +48,9 @@ class Capabilities:
     # compiling. CUDA says True and refuses it at compile on a GPU that is not sm_90
     # (capabilities.check_arch): only the device knows its architecture.
     wgmma: bool = True
+    # Transaction barriers and bulk copies (`tack.mbarriers`, `tack.async_bulk_copy`: docs/language.md
+    # "Transaction barriers"); False: a kernel using them is refused before it compiles.
+    mbarriers: bool = True
 
 
 class Launchable:

@@ -172,7 +172,7 @@ def _julia(arch: str) -> Capabilities:
                         f64=arch in ("cpu", "cuda", "hip"),
                         atomic_bits=32 if arch == "metal" else 64,
                         atomic_min_bits=32 if arch in ("cuda", "metal") else 8,
-                        library_math=arch == "cpu")
+                        library_math=arch == "cpu", mbarriers=False)
 
 
 JULIA = register(EngineKind(

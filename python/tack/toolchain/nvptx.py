@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-from ..capabilities import check_arch, ptx_target
+from ..capabilities import check_arch, ptx_isa, ptx_target, sm_number
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..render.llvm.printer import entry_name
@@ -46,10 +46,14 @@ def _init_nvptx() -> None:
 
 
 @functools.cache
-def target_machine(arch: str = "sm_90") -> llvm.TargetMachine:
-    """The NVPTX target machine for `arch` (e.g. sm_90); LLVM picks the least PTX ISA it needs."""
+def target_machine(arch: str = "sm_90", ptx: int | None = None) -> llvm.TargetMachine:
+    """The NVPTX target machine for `arch` (e.g. sm_90); LLVM picks the least PTX ISA it needs,
+    or PTX ISA `ptx` (×10: 80 is 8.0) where inline assembly needs newer instructions
+    (capabilities.MIN_PTX)."""
     _init_nvptx()
-    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, opt=3)
+    features = f"+ptx{ptx}" if ptx else ""
+    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, features=features,
+                                                                 opt=3)
 
 
 # ---- libdevice -------------------------------------------------------------------------------
@@ -127,9 +131,10 @@ def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
     check_arch(kir, arch)
     arch = ptx_target(kir, arch)  # sm_90a for the warpgroup MMA
     renderer = PTXRenderer()
+    renderer.sm = sm_number(arch)  # render/llvm/ptx_mbarriers.py waits by the arch's best form
     text = renderer.render(kir)
     entry = entry_name(kir)
-    tm = target_machine(arch)
+    tm = target_machine(arch, ptx_isa(kir, arch))
     with compile_lock:  # LLVM's global context is shared with the CPU engine's compiles
         mod = llvm.parse_assembly(text)
         mod.triple, mod.data_layout = tm.triple, str(tm.target_data)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from .base import InternalCompilerError, ParserBase
 from .calls import Calls
 from .expressions import Expressions
+from .mbarriers import MbarrierCalls
 from .names import Names
 from .order import Ordering
 from .seqloops import SequentialLoops
@@ -24,8 +25,8 @@ from .statements import Statements
 from .structure import KernelStructure
 
 
-class Parser(KernelStructure, Statements, SequentialLoops, Calls, Expressions, Names, Ordering,
-             ParserBase):
+class Parser(KernelStructure, Statements, SequentialLoops, Calls, MbarrierCalls, Expressions,
+             Names, Ordering, ParserBase):
     """Builds untyped IR for one kernel body (`parse_kernel`), or for one inlined device
     function (then `root` is the kernel's parser, which holds the state the whole kernel
     shares)."""

@@ -25,7 +25,9 @@ ATOMICS = {b.name: b.op for b in REGISTRY.values() if b.form == "atomic"}
 FRAGMENT_VALUES = frozenset({"mma_zeros", "mma_rows", "mma_cols", "mma_row_max", "mma_row_sum",
                              "mma_to_a"})
 # Asynchronous copies and their completion: statements (ir/ops.py, "Asynchronous copies").
-ASYNC = {b.name: b for b in REGISTRY.values() if b.form in ("async_copy", "async_statement")}
+# Transaction barriers and bulk copies are statements too (parser/mbarriers.py).
+ASYNC = {b.name: b for b in REGISTRY.values()
+         if b.form in ("async_copy", "async_statement", "mbarrier", "bulk_copy")}
 # The warpgroup MMA's statements (the others, wgmma_zeros and wgmma_index, are values), and
 # where each builtin takes array names and string literals (frontend/typing/wgmma.py).
 WGMMA_STATEMENTS = frozenset({"wgmma", "wgmma_commit", "wgmma_wait", "wgmma_store"})
@@ -208,7 +210,7 @@ class Calls:
         raise self.unsupported(node, f"{b.qualified}() used as a value",
                                "it is a statement: write it on a line of its own")
 
-    call_async_statement = call_async_copy
+    call_async_statement = call_mbarrier = call_bulk_copy = call_async_copy
 
     def async_statement(self, b, node: ast.Call) -> Expr:
         """`tack.async_copy(dst, j, src, i[, count])`, `tack.async_commit()`,
@@ -222,6 +224,8 @@ class Calls:
         if not lo <= len(node.args) <= hi:
             raise self.unsupported(node, f"{b.qualified}() with {len(node.args)} argument(s)",
                                    f"call it as {b.call}")
+        if b.form in ("mbarrier", "bulk_copy"):
+            return self.mbarrier_statement(b, node, loc)
         if b.op is not Op.ASYNC_COPY:
             return Expr(b.op, None, tuple(self.ordered(node.args)), None, loc)
         dst, j, src, i = node.args[:4]

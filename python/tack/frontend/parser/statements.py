@@ -183,6 +183,15 @@ class Statements:
         name = self._intrinsic(call.func)
         if not isinstance(target, ast.Name):
             raise self.unsupported(node, f"{name}() assigned to something that is not a name")
+        if name == "mbarriers":  # bars = tack.mbarriers(n): n u64 barrier objects
+            if call.keywords or len(call.args) != 1:
+                raise self.unsupported(call, "mbarriers() takes one positional argument",
+                                       "write bars = tack.mbarriers(n), n known when the kernel "
+                                       "compiles")
+            local = self.local_name(target)
+            self.root.scratch_names.add(local)
+            return [DeclScratch(self.src.loc(node), local, "shared", dt.u64,
+                                self.expr(call.args[0]), name)]
         if call.keywords or len(call.args) != 2:
             raise self.unsupported(call, f"{name}() takes two positional arguments",
                                    f"write {name}({'array' if 'like' in name else 'tack.f32'}, size)")

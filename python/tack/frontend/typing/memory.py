@@ -96,6 +96,12 @@ class ArrayAccess:
         return sc
 
     def scratch_index(self, name: str, idx, e) -> tuple:
+        if getattr(self.scratch.get(name), "barriers", False):
+            raise self.type_error(e, f"'{name}' holds transaction barriers (tack.mbarriers), "
+                                     "which are not data: they are read and written only by "
+                                     "the tack.mbarrier_* calls",
+                                  f"name one barrier in a call: tack.mbarrier_wait({name}[s], "
+                                  "phase)")
         if len(idx) != 1:
             raise self.type_error(e, f"{len(idx)} indices for the one-dimensional scratch array "
                                      f"'{name}'")

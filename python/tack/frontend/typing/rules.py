@@ -18,6 +18,7 @@ from ..vectors import VectorRules as Vectors
 from .arith import ArithRules as Arith
 from .async_copies import AsyncRules as Async
 from .logic import LogicRules as Logic
+from .mbarriers import MbarrierRules as Mbarriers
 from .memory import ArrayAccess as Memory
 from .mma import MmaRules as Mma
 from .tables import TableRules as Tables
@@ -63,6 +64,11 @@ _SCALAR = {
     Op.ASYNC_COPY: Async.async_copy,
     Op.ASYNC_COMMIT: Async.async_commit,
     Op.ASYNC_WAIT: Async.async_wait,
+    Op.MBARRIER_INIT: Mbarriers.mbarrier_init,
+    Op.MBARRIER_ARRIVE: Mbarriers.mbarrier_arrive,
+    Op.MBARRIER_ARRIVE_TX: Mbarriers.mbarrier_arrive_tx,
+    Op.MBARRIER_WAIT: Mbarriers.mbarrier_wait,
+    Op.ASYNC_BULK_COPY: Mbarriers.async_bulk_copy,
     Op.LANE_ID: Values.as_is,
     Op.WARP_ID: Values.as_is,
     **_each(SHUFFLES, Warps.shuffle),

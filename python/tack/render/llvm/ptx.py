@@ -23,7 +23,7 @@
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
   `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
-  render/llvm/ptx_async.py). Atomics are the CPU renderer's
+  render/llvm/ptx_async.py), transaction barriers and bulk copies (render/llvm/ptx_mbarriers.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -44,6 +44,7 @@ from ...passes.coarsen import coarsening
 from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
+from .ptx_mbarriers import MbarrierRendering
 from .ptx_warps import WarpRendering
 from .ptx_wgmma import WgmmaRendering
 
@@ -69,10 +70,12 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, LLVMRenderer):
+class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, MbarrierRendering,
+                  LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
-    operations (render/llvm/ptx_warps.py), asynchronous copies (render/llvm/ptx_async.py) and
-    the warpgroup MMA (render/llvm/ptx_wgmma.py)."""
+    operations (render/llvm/ptx_warps.py), asynchronous copies (render/llvm/ptx_async.py),
+    the warpgroup MMA (render/llvm/ptx_wgmma.py) and transaction barriers with bulk copies
+    (render/llvm/ptx_mbarriers.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
@@ -90,7 +93,12 @@ class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, LLVMRenderer):
                             Op.ASYNC_COPY: "async_copy", Op.ASYNC_COMMIT: "async_commit",
                             Op.ASYNC_WAIT: "async_wait", Op.FRAGMENT: "fragment", Op.MMA: "mma",
                             Op.WGMMA: "wgmma", Op.WGMMA_COMMIT: "wgmma_commit",
-                            Op.WGMMA_WAIT: "wgmma_wait"}
+                            Op.WGMMA_WAIT: "wgmma_wait",
+                            Op.MBARRIER_INIT: "mbarrier_init",
+                            Op.MBARRIER_ARRIVE: "mbarrier_arrive",
+                            Op.MBARRIER_ARRIVE_TX: "mbarrier_arrive",
+                            Op.MBARRIER_WAIT: "mbarrier_wait",
+                            Op.ASYNC_BULK_COPY: "async_bulk_copy"}
 
     # ---- the entry ---------------------------------------------------------------------------
     def entry_param_type(self, p) -> ir.Type:

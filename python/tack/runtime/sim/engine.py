@@ -23,6 +23,7 @@ from ..base import Engine, Launchable
 from ..host import HostMemory, check_count, host_array, host_scalar
 from ..registry import SIM
 from .executor import Executor, exits
+from .mbarriers import Deadlock
 from .memory import Memory, check_limits
 from .printing import emit
 from .trace import NO_RECORDER, Recorder, Site
@@ -93,13 +94,20 @@ class SimKernel(Launchable):
         memory = Memory(kir, values, max(n, 0), recorder, set(uninitialized))
         recorder.launch(kir.name, max(n, 0), memory.groups, memory.infos)
         ex = Executor(kir, params, memory, recorder, self.may_exit, self.barriers)
-        with np.errstate(all="ignore"):  # integers wrap and floats overflow silently, as on GPUs
-            for base in range(0, n, CHUNK):
-                lanes = min(CHUNK, n - base)
-                memory.new_chunk(lanes, -(-lanes // WORKGROUP))
-                ex.prints = []
-                ex.run_chunk(base, lanes)
-                emit(ex.prints)
+        try:
+            with np.errstate(all="ignore"):  # integers wrap and floats overflow silently
+                for base in range(0, n, CHUNK):
+                    lanes = min(CHUNK, n - base)
+                    memory.new_chunk(lanes, -(-lanes // WORKGROUP))
+                    ex.prints = []
+                    ex.run_chunk(base, lanes)
+                    emit(ex.prints)
+        except Deadlock as exc:  # lanes wait for what never comes: the launch stops there
+            emit(ex.prints)
+            recorder.deadlock(exc)
+        except NotImplementedError:  # beyond the model: what was seen up to there still counts
+            recorder.finish()
+            raise
         recorder.finish()
 
 

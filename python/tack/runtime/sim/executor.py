@@ -16,6 +16,7 @@ from ...ir.ops import WARP, WARP_COLLECTIVES, WGMMA_OPS, WORKGROUP, Op, public_n
 from ...ir.walk import iter_stmts, stmt_exprs
 from .expr import Evaluator
 from .lanes import Lanes, npdtype
+from .mbarriers import Barriers
 from .mma import MmaUnit
 from .pipelines import Pipelines
 from .trace import BREAK, CONTINUE, EXIT, BufferInfo, Site
@@ -68,7 +69,12 @@ class Executor(Evaluator):
             self.handlers[op] = Executor.warp
         self.handlers.update({Op.ASYNC_COPY: Executor.async_copy,
                               Op.ASYNC_COMMIT: Executor.async_commit,
-                              Op.ASYNC_WAIT: Executor.async_wait})
+                              Op.ASYNC_WAIT: Executor.async_wait,
+                              Op.MBARRIER_INIT: Executor.mbarrier_init,
+                              Op.MBARRIER_ARRIVE: Executor.mbarrier_arrive,
+                              Op.MBARRIER_ARRIVE_TX: Executor.mbarrier_arrive,
+                              Op.MBARRIER_WAIT: Executor.mbarrier_wait,
+                              Op.ASYNC_BULK_COPY: Executor.bulk_copy})
         self.lanes = 0
         self.lanes_base = 0
         self.pipes: Pipelines | None = None
@@ -79,6 +85,7 @@ class Executor(Evaluator):
         if self.wg is not None:  # reads of an accumulator a wgmma has not delivered
             self.handlers[Op.VAR] = Executor.watched_var
             memory.watcher = self.wg.on_write
+        self.bars: Barriers | None = None
         self.mma = MmaUnit()
         # Checking uninitialized reads: the locals an MMA reads (fragment elements, `acc.0`,
         # ...), each with the recorder id of its fragment and its element number, and per
@@ -97,10 +104,14 @@ class Executor(Evaluator):
         self.epoch = self.groups.epoch
         self.frames = [Frame(lanes)]
         self.pipes = Pipelines(self.memory, lanes, base, self.epoch, self.recorder)
+        body = self.frames[0]
+        self.bars = Barriers(self.kir, self.memory, lanes, base, self.epoch, self.recorder,
+                             lambda: body.stopped)
         self.block(self.kir.body, Lanes.all(base, lanes))
         self.pipes.finish()
         if self.wg is not None:
             self.wg.finish()
+        self.bars.finish()
 
     def block(self, body: list, act: Lanes) -> None:
         for st in body:
@@ -175,6 +186,27 @@ class Executor(Evaluator):
 
     def async_wait(self, e, act):
         self.pipes.wait(e.arg, act, self.site(e))
+        return np.int32(0)
+
+    # ---- transaction barriers and bulk copies (runtime/sim/mbarriers.py) ------------------------
+    def mbarrier_init(self, e, act):
+        i, count = (self.ev(a, act) for a in e.args)
+        self.bars.init(e, i, count, act, self.site(e))
+        return np.int32(0)
+
+    def mbarrier_arrive(self, e, act):
+        vals = [self.ev(a, act) for a in e.args]
+        self.bars.arrive(e, vals[0], vals[1] if len(vals) > 1 else None, act, self.site(e))
+        return np.int32(0)
+
+    def mbarrier_wait(self, e, act):
+        i, phase = (self.ev(a, act) for a in e.args)
+        self.bars.wait(e, i, phase, act, self.site(e))
+        return np.int32(0)
+
+    def bulk_copy(self, e, act):
+        j, i, b = (self.ev(a, act) for a in e.args)
+        self.bars.copy(e, j, i, b, act, self.site(e))
         return np.int32(0)
 
     def unassigned_operands(self, e, act) -> None:

@@ -41,6 +41,8 @@ class Buffer:
     data: np.ndarray | None = None  # flat storage (scratch: every copy of the chunk)
     written: np.ndarray | None = None  # per element of `data`, when initialization is tracked
     staged: bool = False  # shared: asynchronous copies fill it (accesses are clocked)
+    # shared, under a checker: bulk copies fill it, and this sees every access (sim/mbarriers.py)
+    watch: object = None
 
     def flat(self, idx: np.ndarray, act: Lanes) -> np.ndarray:
         """Indices into `data` of element `idx` of each active lane's copy."""
@@ -175,6 +177,8 @@ class Memory:
     def record(self, kind: str, b: Buffer, act: Lanes, idx: np.ndarray, epoch, site) -> None:
         if self.watcher is not None and kind != "read" and b.space == "shared" and act.count:
             self.watcher(b, b.flat(idx, act), act, site)
+        if b.watch is not None:
+            b.watch(kind, b, act, idx, site)
         if b.staged and self.tracks_staged and act.count:  # shared: ids per workgroup
             gp = act.group_pos
             self.recorder.staged_access(kind, b.ident + act.base // WORKGROUP + gp, act.t, idx,

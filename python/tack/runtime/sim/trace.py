@@ -156,6 +156,29 @@ class Landed:
     waits: Sequence[Wait] = ()  # the chunk's waits that left copies pending (append-only)
 
 
+@dataclass(frozen=True)
+class BarrierEvent:
+    """A misuse of a transaction barrier or of a bulk copy, or a deadlock, as the simulator saw
+    it (runtime/sim/mbarriers.py). `what` names the problem: "uninitialized" (a barrier used
+    before an initialization ordered before the use), "reinitialized" (initialized again, or by
+    several lanes at once), "wrong-count" (more arrivals, or more bytes, reached one phase than
+    it expects), "wrong-parity" (a wait naming a phase the lane has already waited for, or one
+    a whole round away), "unwaited" (shared memory read or written while a bulk copy into it
+    may not have landed), "overwrite" (a bulk copy into elements that other lanes may still be
+    reading), "in-flight" (a bulk copy that no wait covered when the workgroup finished) and
+    "deadlock" (lanes wait for a phase that can no longer complete)."""
+
+    what: str
+    site: Site  # the statement at fault
+    barrier: str  # the barrier, "full[1]" (the declaration's name and index)
+    lanes: tuple[int, ...]  # launch indices of witnesses: the lane at fault first
+    count: int = 1  # lanes (or elements) it stands for
+    other: tuple[Site, ...] = ()  # the statements it involves (the init, the copy, a wait, ...)
+    detail: dict | None = None  # the numbers of the message (phase, expected, arrived, ...)
+    array: str | None = None  # the shared array, for accesses and copies
+    index: int | None = None  # its element
+
+
 class Recorder:
     """The simulator's observer: every method a no-op.
 
@@ -218,6 +241,14 @@ class Recorder:
         meanwhile) or "overwrite" (element `detail` of the shared array `name`, which it reads,
         written meanwhile). `short`: (site, n, the n that covers it) of the last wait that left
         it pending, or None."""
+
+    def mbarrier(self, event: BarrierEvent) -> None:
+        """A transaction barrier or bulk copy was misused (not a deadlock: the run goes on)."""
+
+    def deadlock(self, exc: Exception) -> None:
+        """Lanes wait for a barrier phase that cannot complete (`exc.event`, a BarrierEvent):
+        the launch stops there. Unless a checker records it, the launch raises `exc`."""
+        raise exc
 
     def finish(self) -> None:
         """The launch is over (every access has been reported)."""

@@ -1,0 +1,98 @@
+"""Typing rules of the transaction barriers and bulk copies (`tack.mbarrier_init`,
+`tack.mbarrier_arrive`, `tack.mbarrier_arrive_tx`, `tack.mbarrier_wait`,
+`tack.async_bulk_copy`): ir/ops.py, "Transaction barriers", gives their meaning;
+docs/pipelines.md walks through a kernel that uses them.
+
+The limits are PTX's (https://docs.nvidia.com/cuda/parallel-thread-execution/
+#parallel-synchronization-and-communication-instructions-mbarrier-contents): an expected arrival
+count in [1, 2^20 - 1], a transaction count of at most 2^20 - 1 bytes, and a bulk copy of a
+multiple of 16 bytes (#data-movement-and-conversion-instructions-cp-async-bulk). A literal
+outside them is refused here; a value known only at run time, where it runs (the simulator
+raises; tack.check reports)."""
+from __future__ import annotations
+
+from ... import dtypes as dt
+from ...errors import TackValueError
+from ...ir.nodes import Expr
+from ...ir.ops import Op
+
+MAX_COUNT = (1 << 20) - 1  # the largest expected arrival count and transaction count
+BULK_BYTES = 16  # a bulk copy's size and both its addresses are multiples of this
+
+
+class MbarrierRules:
+    def barrier_index(self, name: str, index, e) -> Expr:
+        """The i64 index of barrier `name[index]`, `name` a tack.mbarriers array."""
+        sc = self.scratch_array(name, e)
+        if not sc.barriers:
+            raise self.type_error(e, f"tack.{e.op.name.lower()}() on '{name}', a "
+                                     f"{'tack.shared' if sc.space == 'shared' else 'local'} "
+                                     "array of data, not of barriers",
+                                  f"declare the barriers with {name}_bars = tack.mbarriers(n)")
+        return self.coerce(self.integer(self.expr(index), "a barrier index"), dt.i64)
+
+    def _i32_operand(self, e, x, what: str, lo: int, hint: str) -> Expr:
+        v = self.coerce(self.integer(self.expr(x), what), dt.i32)
+        if v.op is Op.CONST and not lo <= v.arg <= MAX_COUNT:
+            raise TackValueError.at(
+                v.loc, self.message(v.loc, f"tack.{e.op.name.lower()}() with {what} {v.arg}: "
+                                           f"it is in [{lo}, {MAX_COUNT}] (PTX's mbarrier "
+                                           "limits)"), hint)
+        return v
+
+    def mbarrier_init(self, e: Expr) -> Expr:
+        i = self.barrier_index(e.arg, e.args[0], e)
+        count = self._i32_operand(e, e.args[1], "the expected arrival count", 1,
+                                  "count the arrivals of one phase: the lanes that call "
+                                  "tack.mbarrier_arrive or tack.mbarrier_arrive_tx on it")
+        return Expr(Op.MBARRIER_INIT, dt.i32, (i, count), e.arg, e.loc)
+
+    def mbarrier_arrive(self, e: Expr) -> Expr:
+        return Expr(Op.MBARRIER_ARRIVE, dt.i32, (self.barrier_index(e.arg, e.args[0], e),),
+                    e.arg, e.loc)
+
+    def mbarrier_arrive_tx(self, e: Expr) -> Expr:
+        i = self.barrier_index(e.arg, e.args[0], e)
+        nbytes = self._i32_operand(e, e.args[1], "a transaction byte count", 0,
+                                   "expect the bytes of the bulk copies that complete on this "
+                                   "phase (count elements × element size each)")
+        return Expr(Op.MBARRIER_ARRIVE_TX, dt.i32, (i, nbytes), e.arg, e.loc)
+
+    def mbarrier_wait(self, e: Expr) -> Expr:
+        """`phase` may be the phase number or its parity: only `phase & 1` reaches the
+        hardware (PTX's try_wait.parity)."""
+        i = self.barrier_index(e.arg, e.args[0], e)
+        phase = self.coerce(self.integer(self.expr(e.args[1]), "the phase"), dt.i32)
+        return Expr(Op.MBARRIER_WAIT, dt.i32, (i, phase), e.arg, e.loc)
+
+    def async_bulk_copy(self, e: Expr) -> Expr:
+        """Into a shared data array from an array parameter of one scalar dtype; `count`
+        elements make a positive multiple of 16 bytes."""
+        dst, src, count, bar = e.arg
+        sc = self.scratch_array(dst, e)
+        if sc.space != "shared":
+            raise self.type_error(e, f"async_bulk_copy() into the local array '{dst}'",
+                                  "bulk copies fill tack.shared arrays")
+        spec = self._array(src, e)
+        if not isinstance(spec.dtype, dt.DType) or spec.dtype is not sc.dtype:
+            raise self.type_error(e, f"async_bulk_copy() from '{src}' ({spec.dtype!r} elements) "
+                                     f"into '{dst}' ({sc.dtype.name} elements): the copy moves "
+                                     "bits, so both arrays hold one dtype",
+                                  f"declare '{dst}' with tack.shared_like({src}, size)")
+        size = count * sc.dtype.itemsize
+        if count < 1 or size % BULK_BYTES:
+            step = max(1, BULK_BYTES // sc.dtype.itemsize)
+            raise TackValueError.at(
+                e.loc, self.message(e.loc, f"async_bulk_copy() of {count} {sc.dtype.name} "
+                                           f"element(s) moves {size} bytes: a bulk copy moves "
+                                           "a positive multiple of 16 bytes"),
+                f"copy a multiple of {step} {sc.dtype.name} elements ({step}, {2 * step}, ...)")
+        if size > MAX_COUNT:
+            raise TackValueError.at(
+                e.loc, self.message(e.loc, f"async_bulk_copy() of {size} bytes: a barrier's "
+                                           f"transaction count holds at most {MAX_COUNT}"),
+                "split the copy in several")
+        j = self.scratch_index(dst, e.args[:1], e)
+        i = self.indices(src, spec, e.args[1:-1], e)
+        b = self.barrier_index(bar, e.args[-1], e)
+        return Expr(Op.ASYNC_BULK_COPY, dt.i32, j + i + (b,), e.arg, e.loc)
