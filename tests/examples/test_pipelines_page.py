@@ -32,12 +32,7 @@ def run_page(folder: Path) -> str:
 
 
 def test_the_page_prints_what_its_program_prints(tmp_path):
-    import tack
-
-    try:
-        got = run_page(tmp_path)
-    finally:
-        tack.set_default_device("cpu")
+    got = run_page(tmp_path)  # the page sets the default device; conftest restores it
     want = "".join(blocks("text"))
     assert got == want
 
