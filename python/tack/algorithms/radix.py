@@ -74,7 +74,7 @@ def radix_counts(src, like, low, hist, n, shift, groups):
 
 
 @func
-def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift):
+def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift, scan):
     """Sort the tile held in registers (lane l holds keys l*SPL … l*SPL + SPL-1 in kv, their
     permutation entries in pv) stably by the 4 bits of the key at `shift`, into kx and px.
     px first serves as the counters: entry v*256 + l counts lane l's keys of nibble v."""
@@ -87,7 +87,8 @@ def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift):
         r[i] = px[e]
         px[e] = r[i] + 1
     barrier()
-    tile_prefixes(px, lanes, lane, perm, 1)  # exclusive: where each (nibble, lane) run starts
+    tile_prefixes(px, lanes, lane, perm, 1, scan)  # exclusive: where each (nibble, lane) run
+    # starts; `scan` (tiles.block_inclusive or warp_inclusive) gives the lanes' offsets
     for i in unroll(range(SPL)):
         r[i] = r[i] + px[slot((int(kv[i] >> shift) & 15) * 256 + lane)]
     barrier()
@@ -147,7 +148,7 @@ def scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, base, lane, s
 
 @kernel
 def radix_scatter(src, low, perm, okeys, operm, kout, klow, hist, n, shift, groups, first,
-                  keys_out):
+                  keys_out, scan):
     """One stable pass by the digit at `shift`; hist holds the scanned table of radix_counts.
     The first pass reads the caller's keys (src, minus low[0]) and no perm; keys_out says
     where the keys go: nowhere (0, the last pass of an argsort), okeys (1), kout (2)."""
@@ -163,10 +164,10 @@ def radix_scatter(src, low, perm, okeys, operm, kout, klow, hist, n, shift, grou
         pv = local_array_like(perm, SPL)
         goff[lane] = hist[lane * (groups * 8) + b]
         load_tile(src, low, perm, okeys, kx, px, kv, pv, n, b * STILE, lane, first)
-        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift)
+        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift, scan)
         for i in unroll(range(SPL)):
             kv[i] = kx[slot(lane * SPL + i)]
             pv[i] = px[slot(lane * SPL + i)]
-        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4)
+        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4, scan)
         scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, b * STILE, lane, shift,
                      keys_out)
