@@ -34,7 +34,6 @@ from ..intrinsics import (
     atomic_max,
     barrier,
     bitcast,
-    lane_id,
     local_array_like,
     shared_like,
     thread_id,
