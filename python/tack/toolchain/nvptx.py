@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-from ..capabilities import check_arch
+from ..capabilities import check_arch, sm_number
 from ..errors import RenderError
 from ..ir.nodes import KernelIR
 from ..render.llvm.printer import entry_name
@@ -126,6 +126,7 @@ def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
     An operation `arch` lacks (`cp.async` before sm_80) is refused first (CapabilityError)."""
     check_arch(kir, arch)
     renderer = PTXRenderer()
+    renderer.sm = sm_number(arch) or 0  # the lowerings `arch` has (capabilities.SM_LOWERINGS)
     text = renderer.render(kir)
     entry = entry_name(kir)
     tm = target_machine(arch)
