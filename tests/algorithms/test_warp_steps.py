@@ -89,13 +89,20 @@ def test_signed_zeros_and_nan(device, steps, n):
 
 @pytest.mark.parametrize("n", SIZES)
 def test_statistics(device, steps, n):
-    """The map-reduce terms (terms.term_groups): exact on small integers, within the sum
-    bound on floats."""
+    """The map-reduce terms (terms.term_groups), mean, absmax and a histogram's range
+    (reduce.min_max): exact on small integers, within the sum bound on floats."""
     k = (data(n, np.int32) % 1000).astype(np.int32)
     assert A.count_nonzero(tack.array(k)) == int(np.count_nonzero(k))
     assert A.norm(tack.array(k), 1) == float(np.abs(k.astype(np.int64)).sum())
     x = data(n, np.float32)
     check_sum(A.norm(tack.array(x), 1), np.abs(x), np.float32)
+    check_sum(A.dot(tack.array(k), tack.array(k)), k.astype(np.float64) ** 2, np.float32)
+    check_sum(tack.array(x).mean() * n, x, np.float32)
+    assert A.absmax(tack.array(x)) == float(np.abs(x).max())
+    counts, edges = A.histogram(tack.array(k), bins=7)  # its range: minmax_groups
+    want, want_edges = np.histogram(k, bins=7)
+    np.testing.assert_array_equal(counts.numpy(), want)
+    np.testing.assert_array_equal(edges, want_edges)
     var = float(np.var(x.astype(np.float64)))
     assert abs(A.var(tack.array(x)) - var) <= 4 * gamma(n, np.float32) * float(
         (x.astype(np.float64) ** 2).sum()) / n + 1e-30
