@@ -129,18 +129,28 @@ def test_call_trace_measures_returns_and_ping_pongs():
 
 
 def test_block_reductions_use_one_slot_per_workgroup_lane():
-    """lib/reductions.py is kernel-language code, which reads no module globals, so its trees
-    and the shared arrays it is given spell the workgroup and warp sizes as literals; they must
-    be ir.ops.WORKGROUP's and WARP's: one slot per lane for the shared-memory tree, one per warp
-    for the warp tree, whose butterflies start at half a warp and at half the warps."""
+    """lib/reductions.py is kernel-language code, which reads no module globals, so its one tree
+    and the shared arrays it is given spell the workgroup size as literals; they must be
+    ir.ops.WORKGROUP's."""
+    import re
+
+    from tack.ir.ops import WORKGROUP
+
+    src = (arch.PACKAGE / "lib" / "reductions.py").read_text()
+    sizes = re.findall(r"shared(?:_like)?\((?:f32|like), (\d+)\)", src)
+    assert sizes and set(sizes) == {str(WORKGROUP)}
+    assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]
+
+
+def test_the_warp_tree_uses_one_slot_per_warp():
+    """lib/warp_reductions.py spells the warp size and the warps of a workgroup as literals
+    too: one shared slot per warp, butterflies from half a warp and from half the warps."""
     import re
 
     from tack.ir.ops import WARP, WORKGROUP
 
-    src = (arch.PACKAGE / "lib" / "reductions.py").read_text()
-    sizes = re.findall(r"shared(?:_like)?\((?:f32|like), (\d+)\)", src)
-    assert sizes and set(sizes) == {str(WORKGROUP), str(WORKGROUP // WARP)}
-    assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]
+    src = (arch.PACKAGE / "lib" / "warp_reductions.py").read_text()
+    assert re.findall(r"shared_like\(like, (\d+)\)", src) == [str(WORKGROUP // WARP)]
     assert re.findall(r"butterfly\(.*, (\d+), combine\)", src) == [
         str(WARP // 2), str(WORKGROUP // WARP // 2)]
     assert re.findall(r"lane_id\(\) % (\d+)", src) == [str(WORKGROUP // WARP)]

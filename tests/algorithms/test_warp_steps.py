@@ -1,4 +1,4 @@
-"""tack.algorithms' workgroup steps by warp shuffles (lib.reductions.warp_group_reduce,
+"""tack.algorithms' workgroup steps by warp shuffles (lib.warp_reductions.warp_group_reduce,
 tiles.warp_inclusive, lookback.warp_pair_scan), which CUDA and the simulator take
 (`Capabilities.register_warps`), and the shared-memory steps they replace, which the Julia engine
 keeps (`_views.WARPS` forces either): every algorithm that uses them against NumPy and Python ints
@@ -15,7 +15,7 @@ from tack.algorithms import reduce as R
 from tack.algorithms import scans as S
 from tack.algorithms import terms as T
 from tack.algorithms.tiles import TILE, warp_inclusive
-from tack.lib.reductions import warp_group_reduce
+from tack.lib.warp_reductions import warp_group_reduce
 
 from tests.algorithms.conftest import check_sum, data, gamma
 

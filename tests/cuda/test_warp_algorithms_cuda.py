@@ -16,7 +16,8 @@ from tack.algorithms import scans as S
 from tack.algorithms import terms as T
 from tack.algorithms.tiles import TILE, block_inclusive, warp_inclusive
 from tack.compiler import specialize
-from tack.lib.reductions import group_reduce, warp_group_reduce
+from tack.lib.reductions import group_reduce
+from tack.lib.warp_reductions import warp_group_reduce
 from tack.toolchain.nvptx import compile_ptx
 
 from tests.algorithms.conftest import data

@@ -107,7 +107,7 @@ def workgroups(a: Array) -> bool:
     return a.device.capabilities.workgroups
 
 
-# Whether the workgroup kernels take their warp steps (lib.reductions.warp_group_reduce,
+# Whether the workgroup kernels take their warp steps (lib.warp_reductions.warp_group_reduce,
 # tiles.warp_inclusive): None asks the device (`warp_paths`); True or False forces them (tests
 # run the shared-memory steps, which the Julia engine takes, on the simulator this way).
 WARPS = None

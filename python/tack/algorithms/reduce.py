@@ -17,7 +17,8 @@ from ..intrinsics import local_array_like, select
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype, nan_max, nan_min
-from ..lib.reductions import group_reduce, warp_group_reduce
+from ..lib.reductions import group_reduce
+from ..lib.warp_reductions import warp_group_reduce
 from . import _views as V
 from ._scratch import kept, result_box
 
@@ -235,7 +236,7 @@ GROUP_STEPS = {"sum": (add, zero), "min": (nan_min, element), "max": (nan_max, e
 
 def group_tree(x: Array):
     """The workgroup reduction of x's device: warp shuffles where its warps exchange registers
-    (_views.warp_paths), else the shared-memory tree (lib/reductions.py)."""
+    (_views.warp_paths: lib/warp_reductions.py), else the shared-memory tree (lib/reductions.py)."""
     return warp_group_reduce if V.warp_paths(x) else group_reduce
 
 

@@ -17,7 +17,8 @@ from ..intrinsics import local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype
-from ..lib.reductions import group_reduce, warp_group_reduce
+from ..lib.reductions import group_reduce
+from ..lib.warp_reductions import warp_group_reduce
 from . import _views as V
 from . import lookback as LB
 from ._scratch import kept, unfilled
