@@ -88,7 +88,8 @@ def sum_section(log2):
     impls = {"a.sum() (box)": (a.sum, sync), "old path (download)": (lambda: old_sum(a, n), sync),
              "reduce_groups only": (lambda: R.reduce_groups(a, part, n, *sum_steps()), sync),
              "both launches, no read": (lambda: (R.reduce_groups(a, part, n, *sum_steps()),
-                                                 R.reduce_groups(part, part, g, *sum_steps())), sync)}
+                                                 R.reduce_groups(part, part, g, *sum_steps())),
+                                        sync)}
     if torch is not None and GPU:
         tx = torch.from_numpy(x).cuda()
         impls["torch.sum(x)"] = (lambda: torch.sum(tx), tsync)

@@ -287,7 +287,8 @@ def min_max(x: Array, n: int) -> tuple:
     hi = kept(x.device, x.dtype, "group maxima", groups)
     minmax_groups(x, lo, hi, n, group_tree(x))
     lo_box, read_lo = result_box(x.device, x.dtype, "minimum")
-    reduce_groups(lo, lo_box, groups, *GROUP_STEPS["min"], group_tree(x))  # queued before the first wait
+    # queued before the first wait
+    reduce_groups(lo, lo_box, groups, *GROUP_STEPS["min"], group_tree(x))
     return read_lo(), fold_groups(hi, groups, "max", "maximum")
 
 

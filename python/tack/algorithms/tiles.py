@@ -4,8 +4,9 @@ elements per lane of a 256-lane workgroup, staged in shared memory with coalesce
 scanned serially by each lane over its PER consecutive elements, then across the lanes by a
 scan of the lane totals: the Hillis–Steele scan in shared memory (`block_inclusive`), or on
 engines whose warps exchange registers (`Capabilities.register_warps`: CUDA and the simulator)
-the same scan by warp shuffles (`warp_inclusive`), passed to the kernels as their `scan`. The
-order of the additions is fixed (it depends on the tile's position, n and the `scan` only)."""
+a scan by warp shuffles that groups the additions otherwise (`warp_inclusive`), passed to the
+kernels as their `scan`. The order of the additions is fixed (it depends on the tile's
+position, n and the `scan` only)."""
 from __future__ import annotations
 
 from ..constants import constant
