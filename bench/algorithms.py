@@ -10,7 +10,9 @@ Rows: sum, min, max and mean of f32 (GB/s, 4 B/element; torch's as device tensor
 scan of f32 (GB/s, 8 B/element: read and write; the path the device gets, and on the GPU each of
 its two scans, `scans.LOOK_BACK`), stable argsort of i32 keys and sort (`tack.algorithms.sort`:
 the sorted keys and the stable permutation, what torch.sort returns; NumPy: argsort, then the
-keys taken; CuPy's sort returns keys only) in Gkeys/s. The peers:
+keys taken; CuPy's sort returns keys only) in Gkeys/s. On the GPU the rows "(shared)" run the
+same calls on the shared-memory workgroup steps (`_views.WARPS = False`, what the Julia engine
+takes) instead of the warp shuffles CUDA takes. The peers:
 NumPy on the CPU; torch and CuPy on the GPU, where `a.sum()`'s Python float is also compared with
 `torch.sum(x).item()` (row "sum→float"), since torch.sum alone returns a device tensor.
 
@@ -20,8 +22,8 @@ back, the order rotating, each call ended by a device synchronize on the GPU; it
 block's median. The table gives the median over rounds; the ratio is per round, peer time / Tack
 time (above 1: Tack is faster), as a median and interquartile range with a verdict only where the
 whole range lies on one side of 1 (bench/_stats.py). Goals (docs/algorithms.md, "Performance"):
-CPU ≥ 1.0× NumPy for sums and scans; GPU sum ≥ 0.95× torch, scans ≥ 1.2× torch's cumsum,
-sort ≥ 0.5× torch.
+CPU ≥ 1.0× NumPy for sums and scans; GPU sum, min and max ≥ 1.0× torch, scans ≥ 1.2× torch's
+cumsum, argsort ≥ 0.8× torch, sort ≥ 0.6× CuPy.
 """
 from __future__ import annotations
 
@@ -46,6 +48,21 @@ def _forced_scan(a, d, n, look_back: bool):
         scans.LOOK_BACK = None
 
 
+def _shared_steps(fn):
+    """fn with tack.algorithms' workgroup kernels forced onto their shared-memory steps (the
+    Julia engine's; `_views.WARPS`), where CUDA takes warp shuffles: the rows "(shared)"."""
+    from tack.algorithms import _views
+
+    def run():
+        _views.WARPS = False
+        try:
+            return fn()
+        finally:
+            _views.WARPS = None
+
+    return run
+
+
 def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, gpu: bool):
     a, d, k = tack.array(x), tack.zeros(n), tack.array(keys)
     rows = {"sum": (lambda: a.sum(), None), "scan": (lambda: A.inclusive_scan(a, d, n), d)}
@@ -57,6 +74,9 @@ def _tack_rows(n: int, x: np.ndarray, keys: np.ndarray, gpu: bool):
                  "mean": (lambda: a.mean(), None)})
     rows["argsort"] = (lambda: A.argsort(k), None)
     rows["sort"] = (lambda: A.sort(k), None)  # the sorted keys and the permutation
+    if gpu:  # the warp steps against the shared-memory ones they replace on CUDA
+        for row in ("sum", "min", "max", "scan", "argsort", "sort"):
+            rows[f"{row} (shared)"] = (_shared_steps(rows[row][0]), rows[row][1])
     return rows
 
 
@@ -64,6 +84,7 @@ def _check(row: str, out, x, keys) -> bool:
     """Tack's first result of a row against NumPy, in O(n) work (no host sort at 2^28): sums
     and scan totals to within 1e-3 of Σ|x|, a permutation that orders the keys with ties in
     index order, sorted keys with the keys' sum."""
+    row = row.removesuffix(" (shared)")
     if row in ("min", "max"):
         return out == float(getattr(x, row)())
     if row == "mean":
@@ -105,6 +126,10 @@ def _numpy_sort(keys):
 
 def _gpu_peers(x, keys):
     peers = {}
+
+    def shared(rows: dict) -> dict:  # the "(shared)" rows beside the same peers
+        return {**rows, **{f"{r} (shared)": f for r, f in rows.items()}}
+
     try:
         import torch
 
@@ -118,6 +143,7 @@ def _gpu_peers(x, keys):
                            "argsort": lambda: torch.argsort(tk, stable=True),
                            "sort": lambda: torch.sort(tk, stable=True)},
                           torch.cuda.synchronize)
+        peers["torch"] = (shared(peers["torch"][0]), peers["torch"][1])
     except ImportError as exc:
         print(f"# torch: not installed ({exc})")
     try:
@@ -131,6 +157,7 @@ def _gpu_peers(x, keys):
                           "scan (look-back)": lambda: cupy.cumsum(cx),
                           "argsort": lambda: cupy.argsort(ck), "sort": lambda: cupy.sort(ck)},
                          sync)
+        peers["cupy"] = (shared(peers["cupy"][0]), peers["cupy"][1])
     except ImportError as exc:
         print(f"# cupy: not installed ({exc})")
     return peers

@@ -11,6 +11,7 @@ LOG2 in the environment sets the size. Ratios as in bench/algorithms.py (interle
 bench/_stats.py): another variant's time / the first variant's, per round. The exit status is 1
 when a checked result (a sum, a sort) is wrong."""
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -26,7 +27,7 @@ from tack.algorithms import _scratch as S
 from tack.algorithms import radix as RX
 from tack.algorithms import reduce as R
 from tack.algorithms import sorting as SO
-from tack.algorithms.scans import exclusive_scan
+from tack.algorithms.scans import exclusive_scan, steps
 
 # Set by main(): the device, whether it is the GPU, torch when present, the timing rounds
 # (None: each section's own), the wrong results seen.
@@ -56,16 +57,20 @@ def show(title, impls, rounds=7, reps=5):
         print(f"  {nm:38s} {med * 1e3:9.4f} ms{extra}", flush=True)
 
 
-SUM = R.GROUP_STEPS["sum"]  # reduce_groups' compile-time arguments for a sum
+@functools.cache
+def sum_steps():
+    """reduce_groups' compile-time arguments for a sum on the device (its workgroup tree: warp
+    shuffles on CUDA), asked once, after main selects the device."""
+    return (*R.GROUP_STEPS["sum"], R.group_tree(tack.zeros(1)))
 
 
 def old_sum(a, n):
     """The previous path: a kept total downloaded (a wait, a copy, a wait)."""
     g = min(R.GROUPS, -(-n // 256))
     part = S.kept(dev, tack.f32, "groups", g)
-    R.reduce_groups(a, part, n, *SUM)
+    R.reduce_groups(a, part, n, *sum_steps())
     out = S.kept(dev, tack.f32, "total", 1)
-    R.reduce_groups(part, out, g, *SUM)
+    R.reduce_groups(part, out, g, *sum_steps())
     return out.numpy()[0]
 
 
@@ -81,9 +86,10 @@ def sum_section(log2):
     if max(abs(got - want), abs(old - want)) > 1e-3 * float(np.abs(x).sum()):
         WRONG.append(f"sum 2^{log2}")
     impls = {"a.sum() (box)": (a.sum, sync), "old path (download)": (lambda: old_sum(a, n), sync),
-             "reduce_groups only": (lambda: R.reduce_groups(a, part, n, *SUM), sync),
-             "both launches, no read": (lambda: (R.reduce_groups(a, part, n, *SUM),
-                                                 R.reduce_groups(part, part, g, *SUM)), sync)}
+             "reduce_groups only": (lambda: R.reduce_groups(a, part, n, *sum_steps()), sync),
+             "both launches, no read": (lambda: (R.reduce_groups(a, part, n, *sum_steps()),
+                                                 R.reduce_groups(part, part, g, *sum_steps())),
+                                        sync)}
     if torch is not None and GPU:
         tx = torch.from_numpy(x).cuda()
         impls["torch.sum(x)"] = (lambda: torch.sum(tx), tsync)
@@ -96,9 +102,9 @@ def sum_section(log2):
 def host_costs(calls=2000):
     a = tack.array(np.ones(1 << 12, np.float32))
     part = S.kept(dev, tack.f32, "groups", 16)
-    R.reduce_groups(a, part, 1 << 12, *SUM)
+    R.reduce_groups(a, part, 1 << 12, *sum_steps())
     sync()
-    for label, fn in (("launch (no wait)", lambda: R.reduce_groups(a, part, 1 << 12, *SUM)),
+    for label, fn in (("launch (no wait)", lambda: R.reduce_groups(a, part, 1 << 12, *sum_steps())),
                       ("sync on an idle stream", sync), ("a.sum() at 2^12", a.sum)):
         fn()
         sync()
@@ -134,7 +140,7 @@ def sort_phases(k, n):
         c = timed(RX.radix_counts, src, okeys, low, hist, n, 8 * p, groups)
         s = timed(exclusive_scan, hist, hist)
         w = timed(RX.radix_scatter, src, low, perm, okeys, operm, okeys, low, hist, n, 8 * p,
-                  groups, int(p == 0), 1)
+                  groups, int(p == 0), 1, steps(k)[1])
         rows.append((c, s, w))
         src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
     out = tack.zeros(n, k.dtype)

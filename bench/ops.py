@@ -26,6 +26,9 @@ cores for matmul and attention; Tack's half matmul runs on CUDA cores, its half 
 head_dim 64 or 128 on tensor cores: ops/flash_attention.py). The `long attention` rows
 (bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long sequence.
 
+The `sum`, `min` and `max` rows are `a.sum()`, `a.min()`, `a.max()` (tack.algorithms: a Python
+float) of the rows' f32 input, beside `np.sum`/`np.min`/`np.max` and torch's (a device tensor).
+
 The `matmul ... tf32` row is Tack's matmul with `precision="tf32"` (each f32 operand rounded to
 TF32, docs/ops.md "Precision"), printed after the f32 one on the same inputs and checked
 against the declared bound (`tack.testing.bounds.tf32_matmul_bound`); its peers are NumPy's f32
@@ -223,6 +226,8 @@ def _benchmarks(sz, rng, dtype=np.float32):
     yield ("add", [x, y], x.astype(np.float64) + y, 3 * nb, "GB/s", f32,
            lambda t, u, out: ops.add(t, u, out=out), lambda a, u, out: np.add(a, u, out=out),
            None, lambda T, F: (lambda a, u: T.add(a, u)))
+    if dtype is np.float32:  # whole-array reductions (tack.algorithms), in f32 only
+        yield from _reductions(x, nb)
     n = sz["matmul"]
     a, bm = (rng.normal(size=(n, n)).astype(np.float32).astype(dtype) for _ in range(2))
     yield (f"matmul {n}^3", [a, bm], a.astype(np.float64) @ bm, 2 * n ** 3 / 1e12, "TFLOP/s",
@@ -252,6 +257,20 @@ def _attention(shape, name, rng, dtype):
                    lambda p, kk, vv: F.scaled_dot_product_attention(p, kk, vv, is_causal=c)))
 
 
+def _reductions(x, nb):
+    """`a.sum()`, `a.min()`, `a.max()` of the rows' input (a Python float, the row's result, of
+    shape ()) beside NumPy's and torch's; the sum within 1e-5 of Σ|x| (any order's error at
+    these sizes is below 2e-6 of it), min and max exact."""
+    exact = {"sum": math.fsum(x.astype(np.float64).ravel()), "min": float(x.min()),
+             "max": float(x.max())}
+    for op in ("sum", "min", "max"):
+        tol = (0.0, 1e-5 * float(np.abs(x).sum())) if op == "sum" else (0.0, 0.0)
+        yield (op, [x], np.array(exact[op]), nb, "GB/s", tol,
+               lambda t, op=op: getattr(t, op)(),
+               lambda a, out, op=op: out.__setitem__((), getattr(a, op)()), None,
+               lambda T, F, op=op: getattr(T, op))
+
+
 def _torch_tf32_matmul(T, F):
     """PyTorch's matmul with TF32 allowed for this call only (the other rows multiply in f32)."""
     def run(p, q):
@@ -276,6 +295,12 @@ REFS = {"softmax": ref_softmax, "log_softmax": lambda x: ref_softmax(x, True),
 
 def _tack_impl(fn, inputs, want_shape):
     targs = [tack.array(a) for a in inputs]
+    if want_shape == ():  # a reduction: the Python float it returns is the result
+        box = {}
+
+        def run():
+            box["v"] = fn(*targs)
+        return (run, lambda: np.float64(box["v"]), tack.sync)
     out = tack.empty(want_shape, targs[0].dtype)
     return (lambda: fn(*targs, out), out.numpy, tack.sync)
 

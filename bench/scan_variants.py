@@ -65,7 +65,7 @@ def _resources(n: int) -> dict:
     tiles = -(-n // scans.TILE)
     words = tack.zeros(LB.layout(tiles, 256)[0], tack.u64)
     text = tack.inspect(LB.scan_kernel("f32", LB.SUB, LB.LEAN), src, dst, words, n, tiles, 0,
-                        LB.WINDOW, LB.PATIENCE, 1, mode="resources")
+                        LB.WINDOW, LB.PATIENCE, 1, *scans.steps(dst)[1:], mode="resources")
     return json.loads(text)
 
 
@@ -94,7 +94,8 @@ def _parts(a, d, n: int) -> dict:
     clear launch and the one-word read of the total)."""
     tiles = -(-n // scans.TILE)
     part = tack.zeros(tiles, tack.f32)
-    scans.tile_totals(a, d, part, n)
+    tree, scan, _ = scans.steps(d)
+    scans.tile_totals(a, d, part, n, tree)
     scans._scan(part, part, tiles, 0)
     size, total = LB.layout(tiles, 256)
     words = tack.zeros(size, tack.u64)
@@ -103,7 +104,7 @@ def _parts(a, d, n: int) -> dict:
         LB.clear(words)
         return words[total]
 
-    return {"two-pass tile_scan alone": lambda: scans.tile_scan(a, d, part, n, 0),
+    return {"two-pass tile_scan alone": lambda: scans.tile_scan(a, d, part, n, 0, scan),
             "look-back clear + total read": fixed}
 
 

@@ -141,3 +141,17 @@ def test_block_reductions_use_one_slot_per_workgroup_lane():
     sizes = re.findall(r"shared(?:_like)?\((?:f32|like), (\d+)\)", src)
     assert sizes and set(sizes) == {str(WORKGROUP)}
     assert re.findall(r"stride = (\d+)", src) == [str(WORKGROUP // 2)]
+
+
+def test_the_warp_tree_uses_one_slot_per_warp():
+    """lib/warp_reductions.py spells the warp size and the warps of a workgroup as literals
+    too: one shared slot per warp, butterflies from half a warp and from half the warps."""
+    import re
+
+    from tack.ir.ops import WARP, WORKGROUP
+
+    src = (arch.PACKAGE / "lib" / "warp_reductions.py").read_text()
+    assert re.findall(r"shared_like\(like, (\d+)\)", src) == [str(WORKGROUP // WARP)]
+    assert re.findall(r"butterfly\(.*, (\d+), combine\)", src) == [
+        str(WARP // 2), str(WORKGROUP // WARP // 2)]
+    assert re.findall(r"lane_id\(\) % (\d+)", src) == [str(WORKGROUP // WARP)]

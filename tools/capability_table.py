@@ -23,8 +23,8 @@ def rows() -> list[tuple[str, str]]:
 
 
 def table_markdown() -> str:
-    head = ("| device | engine | workgroups | f64 | atomics | host arrays in place "
-            "| `tack.inspect` stages |\n| --- | --- | --- | --- | --- | --- | --- |")
+    head = ("| device | engine | workgroups | warps | f64 | atomics | host arrays in place "
+            "| `tack.inspect` stages |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
     lines = [head]
     for engine, arch in rows():
         dev = tack.device(arch, engine=engine)
@@ -33,7 +33,10 @@ def table_markdown() -> str:
         atomics = "all but f16, bf16" if list(dev.supported_atomic_dtypes) == every else \
             ", ".join(d.name for d in dev.supported_atomic_dtypes)
         call = f'`"{arch}"`' if engine == "native" else f'`"{arch}", engine="{engine}"`'
+        warps = "no" if not (dev.supports_workgroups and caps.warps) else \
+            "registers" if caps.register_warps else "shared memory"
         lines.append(f"| {call} | {engine} | {'yes' if dev.supports_workgroups else 'no'} | "
+                     f"{warps} | "
                      f"{'yes' if dev.supports_f64 else 'asked of the device'} | {atomics} | "
                      f"{'yes' if caps.host_memory else 'no'} | "
                      f"{', '.join(f'`{s}`' for s in dev.stages)} |")

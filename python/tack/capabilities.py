@@ -133,6 +133,15 @@ def check_mbarriers(k: KernelIR, device) -> None:
                  "with tack.async_copy / async_commit / async_wait and tack.barrier()")
 
 
+# Lowerings that an architecture makes faster, not possible: the PTX renderer takes one from
+# its compute capability on (render/llvm/ptx_warps.py) and keeps the portable form below it,
+# with the same bits either way. `tack.warp_sum`/`warp_min`/`warp_max` of i32 and u32 are one
+# `redux.sync` (integers: any order gives the same result) instead of five shuffle steps.
+_REDUX = ("https://docs.nvidia.com/cuda/parallel-thread-execution/"
+          "#parallel-synchronization-and-communication-instructions-redux-sync")
+SM_LOWERINGS = {"redux.sync": (80, _REDUX)}
+
+
 def sm_number(arch: str) -> int | None:
     """80 for "sm_80" (90 for "sm_90a"); None for a name that is not an sm_NN architecture."""
     digits = arch[3:].rstrip("abf") if arch.startswith("sm_") else ""

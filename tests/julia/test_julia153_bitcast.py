@@ -24,10 +24,11 @@ def test_look_back_scan_renders(jl_parser):
     """The look-back scan, which a Julia GPU backend with 64-bit atomics takes: reinterpret for
     its f32 payload, atomic max for its block prefixes, valid KernelAbstractions source."""
     from tack.algorithms import lookback as LB
+    from tack.algorithms.tiles import block_inclusive
 
     tack.set_default_device("cpu", engine="sim")
     args = [tack.zeros(8192, tack.f32), tack.zeros(8192, tack.f32), tack.zeros(10, tack.u64),
-            8192, 1, 0, 16, 4096, 1]
+            8192, 1, 0, 16, 4096, 1, block_inclusive, LB.pair_scan]  # Julia's steps
     for lean in (False, True):
         text = render_julia(specialize(LB.scan_kernel("f32", 2, lean), args))
         assert "reinterpret(UInt32, " in text and "tk_atomic_max!(" in text

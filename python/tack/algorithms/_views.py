@@ -107,6 +107,20 @@ def workgroups(a: Array) -> bool:
     return a.device.capabilities.workgroups
 
 
+# Whether the workgroup kernels take their warp steps (lib.warp_reductions.warp_group_reduce,
+# tiles.warp_inclusive): None asks the device (`warp_paths`); True or False forces them (tests
+# run the shared-memory steps, which the Julia engine takes, on the simulator this way).
+WARPS = None
+
+
+def warp_paths(a: Array) -> bool:
+    """Whether a workgroup kernel on a's device combines its lanes by warp shuffles: where warps
+    exchange registers (`Capabilities.register_warps`: CUDA and the simulator), not where they
+    are emulated through shared memory (Julia), which would be slower than the shared-memory
+    steps themselves (docs/algorithms.md, "Paths per engine")."""
+    return a.device.capabilities.register_warps if WARPS is None else bool(WARPS)
+
+
 def same_device(name: str, *arrays: Array) -> None:
     """Kernels launch on the default device: every array must live there."""
     dev = default_device()

@@ -41,7 +41,7 @@ from ..intrinsics import (
 )
 from ..kernel import kernel
 from ..lib.combine import in_dtype
-from .tiles import PER, SLOTS, prefixes_at, slot, stage_at
+from .tiles import PER, SLOTS, prefixes_at, slot, stage_at, warp_steps
 
 LOW = constant(4294967295)  # 2^32 - 1: the payload's bits
 READY = constant(4294967296)  # 1 << 32: the flag of a published word
@@ -95,6 +95,28 @@ def pair_scan(like, s, u, lane, span):
             u[lane] = y
         barrier()
         off = off * 2
+
+
+@func
+def warp_pair_scan(like, s, u, lane, span):
+    """pair_scan's values (the same additions: tiles.warp_steps) by the shuffles of warp 0 when
+    span <= 32, which reads and writes s and u alone (two barriers, not 2 log2(span) + 1);
+    pair_scan itself for longer blocks. For engines whose warps exchange registers."""
+    if span <= 32:
+        barrier()  # the lanes that wrote s and u are done
+        x = in_dtype(like, 0)
+        y = in_dtype(like, 0)
+        if lane < span:
+            x = s[lane]
+            y = u[lane]
+        x = warp_steps(x, 32)  # every warp takes part; the others scan zeros
+        y = warp_steps(y, 32)
+        if lane < span:
+            s[lane] = x
+            u[lane] = y
+        barrier()
+    else:
+        pair_scan(like, s, u, lane, span)
 
 
 @func
@@ -197,7 +219,8 @@ def _kernel(bits, value, sub, lean):
     sub = constant(sub)  # a compile-time value of the kernel (a closure's int is not one)
 
     @kernel
-    def scan_lookback(src, dst, words, n, tiles, exclusive, span, patience, ticketed):
+    def scan_lookback(src, dst, words, n, tiles, exclusive, span, patience, ticketed, scan,
+                      pairs):
         for t in range(tiles * 256):
             tile = shared_like(dst, sub * SLOTS)
             lanes = shared_like(dst, 256)
@@ -214,7 +237,7 @@ def _kernel(bits, value, sub, lean):
             for s in unroll(range(sub)):  # read before any write: in place is allowed
                 stage_at(src, dst, tile, s * SLOTS, n, base + s * (PER * 256), lane)
             for s in unroll(range(sub)):
-                prefixes_at(tile, s * SLOTS, lanes, lane, dst, exclusive)
+                prefixes_at(tile, s * SLOTS, lanes, lane, dst, exclusive, scan)
                 subs[s] = lanes[255]
                 barrier()  # before the next sub-tile's scan writes lanes again
             total = subs[0]
@@ -223,7 +246,7 @@ def _kernel(bits, value, sub, lean):
             if lane == 0:
                 atomic_add(words, g, dt.u64(READY) | bits(dst, total))
             read_back(dst, words, mine, prev, seen, total, lane, m, r, span, tiles, value)
-            pair_scan(dst, mine, prev, lane, span)
+            pairs(dst, mine, prev, lane, span)
             if lane == 0:
                 carry[0] = tile_carry(dst, words, seen, prev, mine, lanes, g, m, r, span,
                                       tiles, bits, value, patience)

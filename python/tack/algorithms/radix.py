@@ -15,6 +15,7 @@ SPL and the pads are sized so that 64-bit keys fit CUDA's 48 KB of static shared
 """
 from __future__ import annotations
 
+from .. import dtypes as dt
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import atomic_add, barrier, local_array_like, shared_like, thread_id, unroll
@@ -74,20 +75,24 @@ def radix_counts(src, like, low, hist, n, shift, groups):
 
 
 @func
-def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift):
+def rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift, scan):
     """Sort the tile held in registers (lane l holds keys l*SPL … l*SPL + SPL-1 in kv, their
     permutation entries in pv) stably by the 4 bits of the key at `shift`, into kx and px.
-    px first serves as the counters: entry v*256 + l counts lane l's keys of nibble v."""
+    px first serves as the counters: entry v*256 + l counts lane l's keys of nibble v. The
+    lane counts in a register, 4 bits per nibble value (at most SPL = 8 keys each), rather
+    than by a chain of loads and stores of its shared counters, one per key."""
+    r = local_array_like(perm, SPL)
+    counts = dt.u64(0)
+    for i in unroll(range(SPL)):
+        at = dt.u64((int(kv[i] >> shift) & 15) * 4)
+        r[i] = int((counts >> at) & dt.u64(15))  # the lane's keys of this nibble before key i
+        counts = counts + (dt.u64(1) << at)
     barrier()  # every lane is done reading kx and px
     for v in unroll(range(16)):
-        px[slot(v * 256 + lane)] = 0
-    r = local_array_like(perm, SPL)
-    for i in unroll(range(SPL)):
-        e = slot((int(kv[i] >> shift) & 15) * 256 + lane)
-        r[i] = px[e]
-        px[e] = r[i] + 1
+        px[slot(v * 256 + lane)] = int((counts >> dt.u64(4 * v)) & dt.u64(15))
     barrier()
-    tile_prefixes(px, lanes, lane, perm, 1)  # exclusive: where each (nibble, lane) run starts
+    tile_prefixes(px, lanes, lane, perm, 1, scan)  # exclusive: where each (nibble, lane) run
+    # starts; `scan` (tiles.block_inclusive or warp_inclusive) gives the lanes' offsets
     for i in unroll(range(SPL)):
         r[i] = r[i] + px[slot((int(kv[i] >> shift) & 15) * 256 + lane)]
     barrier()
@@ -147,7 +152,7 @@ def scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, base, lane, s
 
 @kernel
 def radix_scatter(src, low, perm, okeys, operm, kout, klow, hist, n, shift, groups, first,
-                  keys_out):
+                  keys_out, scan):
     """One stable pass by the digit at `shift`; hist holds the scanned table of radix_counts.
     The first pass reads the caller's keys (src, minus low[0]) and no perm; keys_out says
     where the keys go: nowhere (0, the last pass of an argsort), okeys (1), kout (2)."""
@@ -163,10 +168,10 @@ def radix_scatter(src, low, perm, okeys, operm, kout, klow, hist, n, shift, grou
         pv = local_array_like(perm, SPL)
         goff[lane] = hist[lane * (groups * 8) + b]
         load_tile(src, low, perm, okeys, kx, px, kv, pv, n, b * STILE, lane, first)
-        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift)
+        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift, scan)
         for i in unroll(range(SPL)):
             kv[i] = kx[slot(lane * SPL + i)]
             pv[i] = px[slot(lane * SPL + i)]
-        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4)
+        rank_nibble(perm, kx, px, lanes, kv, pv, lane, shift + 4, scan)
         scatter_tile(kx, px, okeys, operm, kout, klow, goff, start, n, b * STILE, lane, shift,
                      keys_out)

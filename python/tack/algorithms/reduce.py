@@ -18,6 +18,7 @@ from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype, nan_max, nan_min
 from ..lib.reductions import group_reduce
+from ..lib.warp_reductions import warp_group_reduce
 from . import _views as V
 from ._scratch import kept, result_box
 
@@ -182,12 +183,12 @@ def element(x, part, n, t):
 
 
 @kernel
-def reduce_groups(x, part, n, combine, start):
+def reduce_groups(x, part, n, combine, start, tree):
     """part[g] = combine over the elements of workgroup g's lanes (lane_fold from `start`,
-    then the workgroup tree)."""
+    then the workgroup's `tree`: group_reduce or warp_group_reduce)."""
     for t in range(part.shape[0] * 256):
-        r = group_reduce(part, lane_fold(x, start(x, part, n, t), n, t, part.shape[0] * 256,
-                                         combine), combine)
+        r = tree(part, lane_fold(x, start(x, part, n, t), n, t, part.shape[0] * 256, combine),
+                 combine)
         if t % 256 == 0:
             part[t // 256] = r
 
@@ -213,14 +214,14 @@ def lane_min_max(x, res, n, t, stride):
 
 
 @kernel
-def minmax_groups(x, lo, hi, n):
+def minmax_groups(x, lo, hi, n, tree):
     """lo[g], hi[g]: the minimum and maximum of the elements of workgroup g's lanes (strided
     as in reduce_groups), in one read of x: what the radix sort needs of its keys."""
     for t in range(lo.shape[0] * 256):
         res = local_array_like(x, 2)
         lane_min_max(x, res, n, t, lo.shape[0] * 256)
-        r = group_reduce(lo, res[0], nan_min)
-        q = group_reduce(hi, res[1], nan_max)
+        r = tree(lo, res[0], nan_min)
+        q = tree(hi, res[1], nan_max)
         if t % 256 == 0:
             lo[t // 256] = r
             hi[t // 256] = q
@@ -231,6 +232,12 @@ _CHUNKS = {"sum": (sum_chunks,), "min": (pick_chunks, nan_min, less),
            "max": (pick_chunks, nan_max, greater)}
 # op -> reduce_groups' combining step and start
 GROUP_STEPS = {"sum": (add, zero), "min": (nan_min, element), "max": (nan_max, element)}
+
+
+def group_tree(x: Array):
+    """The workgroup reduction of x's device: warp shuffles where its warps exchange registers
+    (_views.warp_paths: lib/warp_reductions.py), else the shared-memory tree (lib/reductions.py)."""
+    return warp_group_reduce if V.warp_paths(x) else group_reduce
 
 
 def accumulator(t):
@@ -249,7 +256,7 @@ def reduce_flat(x: Array, n: int, op: str, acc=None):
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
-        reduce_groups(x, part, n, *GROUP_STEPS[op])
+        reduce_groups(x, part, n, *GROUP_STEPS[op], group_tree(x))
         return fold_groups(part, groups, op)
     part = zeros(-(-n // CHUNK), acc, device=x.device)
     k, *steps = _CHUNKS[op]
@@ -266,7 +273,7 @@ def fold_groups(part: Array, groups: int, op: str, what="result"):
     """op over the group results part[:groups] by one workgroup (a fixed order), into a result
     box (_scratch.result_box) read after the wait; a NumPy scalar."""
     box, read = result_box(part.device, part.dtype, what)
-    reduce_groups(part, box, groups, *GROUP_STEPS[op])
+    reduce_groups(part, box, groups, *GROUP_STEPS[op], group_tree(part))
     return read()
 
 
@@ -278,9 +285,10 @@ def min_max(x: Array, n: int) -> tuple:
     groups = min(GROUPS, -(-n // WORKGROUP))
     lo = kept(x.device, x.dtype, "group minima", groups)  # every slot written before read
     hi = kept(x.device, x.dtype, "group maxima", groups)
-    minmax_groups(x, lo, hi, n)
+    minmax_groups(x, lo, hi, n, group_tree(x))
     lo_box, read_lo = result_box(x.device, x.dtype, "minimum")
-    reduce_groups(lo, lo_box, groups, *GROUP_STEPS["min"])  # queued before the first wait
+    # queued before the first wait
+    reduce_groups(lo, lo_box, groups, *GROUP_STEPS["min"], group_tree(x))
     return read_lo(), fold_groups(hi, groups, "max", "maximum")
 
 

@@ -13,15 +13,17 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..arrays import Array
-from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
+from ..intrinsics import local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
-from ..lib.combine import in_dtype
+from ..lib.combine import add, in_dtype
+from ..lib.reductions import group_reduce
+from ..lib.warp_reductions import warp_group_reduce
 from . import _views as V
 from . import lookback as LB
 from ._scratch import kept, unfilled
 from .copy_fill import copy_elements, detached
-from .tiles import PER, SLOTS, TILE, slot, stage, tile_prefixes
+from .tiles import PER, SLOTS, TILE, block_inclusive, slot, stage, tile_prefixes, warp_inclusive
 
 __all__ = ["exclusive_scan", "inclusive_scan"]
 
@@ -72,9 +74,10 @@ def chunk_scan(src, dst, part, n, chunk, exclusive):
 
 
 @kernel
-def tile_totals(src, dst, part, n):
+def tile_totals(src, dst, part, n, tree):
+    """part[g]: the total of tile g, each lane's PER elements added in order, the lanes by the
+    workgroup's `tree` (group_reduce or warp_group_reduce)."""
     for t in range(part.shape[0] * 256):
-        s = shared_like(dst, 256)
         lane = thread_id()
         base = (t // 256) * (PER * 256) + lane
         vals = local_array_like(dst, PER)
@@ -85,20 +88,13 @@ def tile_totals(src, dst, part, n):
         acc = vals[0]
         for k in unroll(range(1, PER)):
             acc += vals[k]
-        s[lane] = acc
-        barrier()
-        w = 128
-        while w > 0:
-            if lane < w:
-                s[lane] = s[lane] + s[lane + w]
-            barrier()
-            w = w // 2
+        r = tree(dst, acc, add)
         if lane == 0:
-            part[t // 256] = s[0]
+            part[t // 256] = r
 
 
 @kernel
-def tile_scan(src, dst, part, n, exclusive):
+def tile_scan(src, dst, part, n, exclusive, scan):
     for t in range(part.shape[0] * 256):
         tile = shared_like(dst, SLOTS)
         lanes = shared_like(dst, 256)
@@ -106,7 +102,7 @@ def tile_scan(src, dst, part, n, exclusive):
         g = t // 256
         base = g * (PER * 256)
         stage(src, dst, tile, n, base, lane)  # read before any write: in place is allowed
-        tile_prefixes(tile, lanes, lane, dst, exclusive)
+        tile_prefixes(tile, lanes, lane, dst, exclusive, scan)
         carry = in_dtype(dst, 0)
         if g > 0:
             carry = part[g - 1]
@@ -125,25 +121,35 @@ def _look_back(dev, dtype) -> bool:
     return bool(want and LB.encoding(dtype) and dt.u64 in dev.supported_atomic_dtypes)
 
 
+def steps(a: Array) -> tuple:
+    """The workgroup steps of the GPU scans on a's device: (the reduction of a tile's lane
+    totals, their scan, the look-back's scan of tile totals), by warp shuffles where warps
+    exchange registers (_views.warp_paths), else through shared memory."""
+    if V.warp_paths(a):
+        return warp_group_reduce, warp_inclusive, LB.warp_pair_scan
+    return group_reduce, block_inclusive, LB.pair_scan
+
+
 def _scan(src: Array, dst: Array, n: int, exclusive: int):
     """Scan src[:n] into dst[:n] (flat views, n > 0); the total, a Python number."""
     enc = LB.encoding(dst.dtype)
+    tree, scan, pairs = steps(dst)
     if V.workgroups(src) and n > WORKGROUP and _look_back(dst.device, dst.dtype):
         tiles = -(-n // (TILE * LB.SUB))
         size, total = LB.layout(tiles, LB.WINDOW)
         words = kept(dst.device, dt.u64, "look-back", size)
         LB.clear(words)
         LB.scan_kernel(enc, LB.SUB, LB.LEAN)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
-                                             LB.PATIENCE, LB.TICKETS)
+                                             LB.PATIENCE, LB.TICKETS, scan, pairs)
         return LB.decode(words[total], dst.dtype)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
-        tile_totals(src, dst, part, n)
+        tile_totals(src, dst, part, n, tree)
         if part.shape[0] > WORKGROUP:
             _scan(part, part, part.shape[0], 0)  # many tiles: their totals scanned alike
         else:
             scan_totals(part)
-        tile_scan(src, dst, part, n, exclusive)
+        tile_scan(src, dst, part, n, exclusive, scan)
     else:
         part = kept(dst.device, dst.dtype, "chunk totals", -(-n // CHUNK))
         chunk_totals(src, dst, part, n, CHUNK)

@@ -18,7 +18,7 @@ from . import radix as R
 from ._scratch import kept, unfilled
 from .copy_fill import copy_elements
 from .reduce import min_max
-from .scans import exclusive_scan
+from .scans import exclusive_scan, steps
 
 __all__ = ["argsort", "gather", "sort", "sort_by_key"]
 
@@ -158,12 +158,13 @@ def _workgroup_passes(k: Array, n: int, udt, low: Array, passes: int, keys_out):
     into = keys_out if isinstance(keys_out, Array) else None
     last = 2 if into is not None else int(bool(keys_out))
     src, klow = k, low
+    scan = steps(k)[1]  # the scan of the ranking's lane totals
     for p in range(passes):
         R.radix_counts(src, okeys, low, hist, n, 8 * p, groups)
         exclusive_scan(hist, hist)
         out = into if into is not None and p == passes - 1 else okeys
         R.radix_scatter(src, low, perm, okeys, operm, out, klow, hist, n, 8 * p, groups,
-                        int(p == 0), last if p == passes - 1 else 1)
+                        int(p == 0), last if p == passes - 1 else 1, scan)
         src, low, ukeys, okeys, perm, operm = okeys, zero, okeys, ukeys, operm, perm
     return perm, (into if into is not None else ukeys if keys_out else None)
 

@@ -9,10 +9,9 @@ from ..frontend.inline import func
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype
-from ..lib.reductions import group_reduce
 from . import _views as V
 from ._scratch import kept
-from .reduce import CHUNK, GROUPS, fold_groups, reduce_flat
+from .reduce import CHUNK, GROUPS, fold_groups, group_tree, reduce_flat
 
 
 @func
@@ -38,15 +37,16 @@ def chunk_terms(x, y, part, n, chunk, p, c, term):
 
 
 @func
-def group_terms(x, y, part, n, p, t, term):
-    """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total."""
+def group_terms(x, y, part, n, p, t, term, tree):
+    """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total (the
+    workgroup's `tree`, reduce.group_tree)."""
     stride = part.shape[0] * 256
     acc = in_dtype(part, 0)  # part is a kept array: not read, only written
     j = t
     while j < n:
         acc += term(part, x, y, j, p)
         j += stride
-    r = group_reduce(part, acc, add)
+    r = tree(part, acc, add)
     if t % 256 == 0:
         part[t // 256] = r
 
@@ -87,9 +87,9 @@ def term_chunks(x, y, part, n, chunk, p, term):
 
 
 @kernel
-def term_groups(x, y, part, n, p, term):
+def term_groups(x, y, part, n, p, term, tree):
     for t in range(part.shape[0] * 256):
-        group_terms(x, y, part, n, p, t, term)
+        group_terms(x, y, part, n, p, t, term, tree)
 
 
 TERMS = {"abs": t_abs, "square": t_square, "deviation": t_deviation, "product": t_product,
@@ -101,7 +101,7 @@ def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "term groups", groups)  # every slot written before read
-        term_groups(x, y, part, n, p, TERMS[term])
+        term_groups(x, y, part, n, p, TERMS[term], group_tree(x))
         return fold_groups(part, groups, "sum")
     part = zeros(-(-n // CHUNK), acc, device=x.device)
     term_chunks(x, y, part, n, CHUNK, p, TERMS[term])

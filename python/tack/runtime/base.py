@@ -51,6 +51,13 @@ class Capabilities:
     # Transaction barriers and bulk copies (`tack.mbarriers`, `tack.async_bulk_copy`: docs/language.md
     # "Transaction barriers"); False: a kernel using them is refused before it compiles.
     mbarriers: bool = True
+    # Whether a warp operation is an exchange between the lanes' registers (CUDA's `shfl.sync`
+    # and `vote.sync`, and the simulator, which models them): then a warp reduction or scan
+    # costs less than the same step through shared memory and barriers, and tack.algorithms
+    # takes its warp paths (docs/algorithms.md, "Paths per engine"). False where warps are
+    # emulated with shared memory and barriers (the Julia engine: passes/warps_shared.py),
+    # or absent.
+    register_warps: bool = False
 
 
 class Launchable:

@@ -151,7 +151,7 @@ NATIVE_CPU = register(EngineKind(
 NATIVE_CUDA = register(EngineKind(
     "native", "tack.runtime.cuda.engine", "CUDAEngine",
     {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False,
-                          library_math=False, tensor_cores=True)},
+                          library_math=False, tensor_cores=True, register_warps=True)},
     ("ir", "source", "resources", "sass"),  # runtime/cuda/inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install '.[cuda]' in a clone of Tack ({exc})",
@@ -187,7 +187,7 @@ JULIA = register(EngineKind(
 # `Device("sim")` (Tack's own engine for that arch) and `Device("cpu", engine="sim")`. It runs
 # the final IR itself, so its "source" stage is that IR.
 _SIM_CAPS = Capabilities(workgroups=True, takes_pointers=False, host_memory=True,
-                         tensor_cores=True)
+                         tensor_cores=True, register_warps=True)  # its lockstep warps model CUDA's
 SIM = register(EngineKind("sim", "tack.runtime.sim.engine", "SimEngine",
                           {"sim": _SIM_CAPS, "cpu": _SIM_CAPS}, ("ir", "source")))
 NATIVE_SIM = register(EngineKind("native", SIM.module, SIM.cls, {"sim": _SIM_CAPS}, SIM.stages))

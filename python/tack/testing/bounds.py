@@ -60,7 +60,9 @@ OP_BOUNDS: dict[str, tuple[float, str, str]] = {
     "log_softmax": (2.4, "1", "the row's largest result"),
     "layer_norm": (4.0, "1", "the row's largest result"),
     "rms_norm": (4.4, "1", "the row's largest result"),
-    "sum": (0.00075, "n", "the sum of the terms' magnitudes"),
+    # 0.00094 seen at 257 float64 terms in the warp order of CUDA and the simulator
+    # (tests/numerics/test_sum_order.py; the shared-memory tree's order gave 0.00016 there)
+    "sum": (0.00095, "n", "the sum of the terms' magnitudes"),
     "dot": (0.022, "n", "the sum of the products"),
     "inclusive_scan": (0.017, "n", "the sum of the terms' magnitudes"),
     "var": (0.015, "n", "the variance"),

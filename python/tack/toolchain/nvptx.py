@@ -131,7 +131,7 @@ def compile_ptx(kir: KernelIR, arch: str = "sm_90") -> PTXModule:
     check_arch(kir, arch)
     arch = ptx_target(kir, arch)  # sm_90a for the warpgroup MMA
     renderer = PTXRenderer()
-    renderer.sm = sm_number(arch)  # render/llvm/ptx_mbarriers.py waits by the arch's best form
+    renderer.sm = sm_number(arch) or 0  # lowerings and waits by the arch (SM_LOWERINGS, ptx_mbarriers)
     text = renderer.render(kir)
     entry = entry_name(kir)
     tm = target_machine(arch, ptx_isa(kir, arch))

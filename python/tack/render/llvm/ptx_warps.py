@@ -4,9 +4,11 @@ simulator's. Every collective names all 32 lanes (mask 0xffffffff): the workgrou
 (capabilities.check_uniform_participation) has proved that every lane of the block executes it.
 
 A value of up to 32 bits is shuffled in one 32-bit register (a half or small integer as its bits,
-zero-extended, then truncated back); a 64-bit one as two halves. (`redux.sync` would give the
-integer sums and extremes in one instruction on sm_80+; the renderer is not told the
-architecture, and the tree gives the same integers.)
+zero-extended, then truncated back); a 64-bit one as two halves. From sm_80 on
+(`capabilities.SM_LOWERINGS`; the pipeline sets `sm`) a reduction of i32 or u32 is one
+`redux.sync` (`llvm.nvvm.redux.sync.*`), which gives the tree's integers: a wrapping sum, a
+minimum and a maximum do not depend on the order. Other dtypes keep the tree (`redux.sync` has
+no 64-bit, float or narrower form to take them bit for bit).
 
 An MMA is `mma.sync.aligned.<shape>.row.col.f32.<type>.<type>.f32` as inline assembly (sm_80 and
 newer): the lane's A and B elements packed into 32-bit registers, two f16/bf16 or one TF32 value
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from ...capabilities import SM_LOWERINGS
 from ...ir.mma import VARIANTS
 from ...ir.nodes import Expr
 from ...ir.ops import WARP, Op
@@ -32,6 +35,8 @@ _MODE = {Op.SHFL: "idx", Op.SHFL_XOR: "bfly", Op.SHFL_UP: "up", Op.SHFL_DOWN: "d
 
 class WarpRendering:
     """PTXRenderer's warp methods (`EMIT` names them)."""
+
+    sm = 0  # the target's compute capability (80 for sm_80); 0: unknown, the portable forms
 
     def lane_id(self, e: Expr) -> ir.Value:
         return self.b.and_(self.sreg(self.b, "tid.x"), ir.Constant(I32, WARP - 1))
@@ -74,13 +79,27 @@ class WarpRendering:
         return self.b.call(fn, [FULL, p])
 
     def warp_reduce(self, e: Expr) -> ir.Value:
-        """The xor butterfly: x = op(x, shfl_xor(x, s)) for s = 16, 8, 4, 2, 1."""
+        """The xor butterfly: x = op(x, shfl_xor(x, s)) for s = 16, 8, 4, 2, 1; or one
+        `redux.sync` for a 32-bit integer where the target has it."""
         (x,) = self.operands(self.need(e, e.dtype.kind in "iuf" and not e.dtype.is_half))
+        if e.dtype.kind in "iu" and e.dtype.bits == 32 and \
+                self.sm >= SM_LOWERINGS["redux.sync"][0]:
+            return self.redux(e, x)
         step = WARP // 2
         while step:
             x = self.combine(e, x, self.shuffled(x, "bfly", ir.Constant(I32, step)))
             step //= 2
         return x
+
+    def redux(self, e: Expr, x: ir.Value) -> ir.Value:
+        """`redux.sync.{add,min,max}.{s32,u32}` over the full warp (the sum's bits are the same
+        signed or unsigned: LLVM's `add` is `.s32`)."""
+        kind = {Op.WARP_SUM: "add", Op.WARP_MIN: "min", Op.WARP_MAX: "max"}[e.op]
+        if e.op is not Op.WARP_SUM and not e.dtype.is_signed:
+            kind = "u" + kind
+        fn = self.module.declare_intrinsic(f"llvm.nvvm.redux.sync.{kind}", (),
+                                           ir.FunctionType(I32, [I32, I32]))
+        return self.b.call(fn, [x, FULL])
 
     def combine(self, e: Expr, a: ir.Value, other: ir.Value) -> ir.Value:
         b, t = self.b, e.dtype
