@@ -22,8 +22,9 @@
   without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
-  `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
-  render/llvm/ptx_async.py). Atomics are the CPU renderer's
+  `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), fragment loads `ldmatrix` where their
+  rows are provably aligned (render/llvm/ptx_ldmatrix.py), asynchronous copies `cp.async`
+  (sm_80+, render/llvm/ptx_async.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -44,6 +45,7 @@ from ...passes.coarsen import coarsening
 from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
+from .ptx_ldmatrix import LdmatrixRendering
 from .ptx_warps import WarpRendering
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -68,9 +70,10 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(WarpRendering, AsyncRendering, LLVMRenderer):
+class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
-    operations (render/llvm/ptx_warps.py) and asynchronous copies (render/llvm/ptx_async.py)."""
+    operations (render/llvm/ptx_warps.py), fragment loads (render/llvm/ptx_ldmatrix.py) and
+    asynchronous copies (render/llvm/ptx_async.py)."""
 
     triple = TRIPLE
     f16_native = True  # cvt.rn.f16.f32 / cvt.f32.f16 on every sm
