@@ -26,6 +26,13 @@ def workgroups(dev: Device) -> bool:
     return dev.capabilities.workgroups
 
 
+def tensor_cores(dev: Device) -> bool:
+    """Whether the op may run its `tack.mma` kernels on `dev`: an engine with tensor-core MMA
+    (`capabilities.mma`: CUDA, the simulator's exact model of it) whose device has them
+    (CUDA: sm_80 or newer). The CPU and Julia engines keep the CUDA-core and portable kernels."""
+    return dev.capabilities.mma and dev.engine.runs_mma()
+
+
 def on(a: Array, dev: Device) -> bool:
     """Whether kernels on `dev` can use `a` (host arrays serve every host device, as in
     signature.launch_values)."""

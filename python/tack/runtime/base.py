@@ -40,6 +40,10 @@ class Capabilities:
     # Warp operations (`tack.shfl`, `tack.warp_sum`, ...: docs/language.md "Warps"), on an engine
     # with workgroups; False: a kernel using them is refused before it compiles.
     warps: bool = True
+    # `tack.mma` runs as tensor-core instructions (CUDA, on a GPU that has them: Engine.runs_mma)
+    # or as the exact model of them (the simulator), so that the ops take their MMA kernels
+    # (tack.ops.matmul); False where it is refused (the CPU) or written as loops (Julia).
+    mma: bool = False
 
 
 class Launchable:
@@ -126,6 +130,12 @@ class Engine:
     def stage(self, kir: KernelIR, name: str) -> str:
         """The text of stage `name` (one of `stages`) for a final KernelIR; nothing is run."""
         _missing(self, "stage")
+
+    # ---- optional --------------------------------------------------------------------------
+    def runs_mma(self) -> bool:
+        """Whether this engine's device runs `tack.mma` as `capabilities.mma` says (a CUDA
+        engine asks its GPU's architecture: mma.sync needs sm_80). Default: the capability."""
+        return self.capabilities.mma
 
     # ---- optional: kernels from the disk cache without their KernelIR ----------------------
     def record_key(self) -> list | None:

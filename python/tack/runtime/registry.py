@@ -151,7 +151,7 @@ NATIVE_CPU = register(EngineKind(
 NATIVE_CUDA = register(EngineKind(
     "native", "tack.runtime.cuda.engine", "CUDAEngine",
     {"cuda": Capabilities(workgroups=True, takes_pointers=True, host_memory=False,
-                          library_math=False)},
+                          library_math=False, mma=True)},
     ("ir", "source", "resources", "sass"),  # runtime/cuda/inspect.py: the last two
     missing="Cannot initialize 'cuda' backend: missing dependency. Install the CUDA extra: "
             "pip install '.[cuda]' in a clone of Tack ({exc})",
@@ -186,7 +186,7 @@ JULIA = register(EngineKind(
 # The simulator (docs/design/008-simulator.md): the GPU execution model on NumPy, on any host.
 # `Device("sim")` (Tack's own engine for that arch) and `Device("cpu", engine="sim")`. It runs
 # the final IR itself, so its "source" stage is that IR.
-_SIM_CAPS = Capabilities(workgroups=True, takes_pointers=False, host_memory=True)
+_SIM_CAPS = Capabilities(workgroups=True, takes_pointers=False, host_memory=True, mma=True)
 SIM = register(EngineKind("sim", "tack.runtime.sim.engine", "SimEngine",
                           {"sim": _SIM_CAPS, "cpu": _SIM_CAPS}, ("ir", "source")))
 NATIVE_SIM = register(EngineKind("native", SIM.module, SIM.cls, {"sim": _SIM_CAPS}, SIM.stages))
