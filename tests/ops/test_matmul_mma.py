@@ -139,7 +139,8 @@ def test_the_library_kernels_are_clean_under_check(device, name, m, k, n):
     a, b = _inputs((m, k), (k, n), name, 2)
     c = tack.zeros((m, n), tack.f32 if name == "tf32" else tack.array(a[:1]).dtype)
     kern = matmul_mma.KERNELS["tf32" if name == "tf32" else "half"]
-    tack.check(kern, tack.array(a), tack.array(b), c, 1, m, k, n).require_clean()
+    report = tack.check(kern, tack.array(a), tack.array(b), c, 1, m, k, n).require_clean()
+    _within_bound(tack.array(report.outputs["c"]), a, b, name, False)  # and it computed C
 
 
 @pytest.mark.engines("cuda")  # the FAST tier's 19 shapes: half a minute a dtype on the simulator
