@@ -156,3 +156,17 @@ def test_through_the_harness(device, name):
                             op_class="reduction", baseline=False, records_dir=False,
                             name=f"matmul-{name}", **extra)
     assert rec.passed, rec.summary()
+
+
+@pytest.mark.engines("sim")
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_the_simulator_gives_the_cpu_engines_bits(device, name):
+    """The CPU engine's f32 fused multiply-add chain over k (on widened halves, or on operands
+    rounded to TF32) rounded once is the documented order too: the same bits, at shapes that
+    take the element-wise copies, the 16-byte ones, several slabs and tiles."""
+    for m, k, n in [(37, 53, 41), (64, 64, 136), (3, 100, 5)]:
+        a, b = _inputs((m, k), (k, n), name, k)
+        got = _run(a, b, name).numpy()
+        with tack.device("cpu"):
+            want = _run(a, b, name).numpy()
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (m, k, n)
