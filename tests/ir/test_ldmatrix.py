@@ -78,12 +78,12 @@ def staged(A, D, n, row, col):
         b = tack.mma_load_b(Bs, 16, 24, 72)
         tack.mma_store(tack.mma(a, b, tack.mma_zeros()), D, 0, 0)
         a2 = tack.mma_load_a(As, row, col, 40)  # a column not known to be a multiple of 8
-        tack.mma_store(tack.mma(a2, b, tack.mma_zeros()), D, 0, 0)
+        tack.mma_store(tack.mma(a2, b, tack.mma_zeros()), D, 0, 8)
 
 
 def _kernel_ir():
     with tack.device("cpu"):  # specialization only
-        return specialize(staged, [tack.zeros(256, tack.f16), tack.zeros((16, 8)), 256, 0, 0],
+        return specialize(staged, [tack.zeros(256, tack.f16), tack.zeros((16, 16)), 256, 0, 0],
                           library_math=False)
 
 
@@ -129,3 +129,17 @@ def test_the_alignment_proof():
     assert len(frags) == 8 + 4 + 8
     assert all(divisor(f.args[1], env) % LDMATRIX_ALIGN == 0 for f in frags[:12])
     assert all(divisor(f.args[1], env) % 2 for f in frags[12:])
+
+
+def test_the_ptx_loads_the_aligned_fragments_with_ldmatrix():
+    """The proven tiles: one `ldmatrix.x4` (A) and one `.x2.trans` (B) for the warp; the tile at
+    a runtime column: the lanes' own 2-byte shared loads (8 of them for its A fragment)."""
+    import re
+
+    from tack.toolchain.nvptx import compile_ptx
+
+    ptx = compile_ptx(_kernel_ir(), "sm_90").ptx
+    assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16 ", ptx)) == 1, ptx
+    assert len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16 ", ptx)) == 1
+    assert len(re.findall(r"ld\.shared\.(b16|u16)", ptx)) == 8, ptx
+    assert len(re.findall(r"mma\.sync", ptx)) == 2
