@@ -10,6 +10,7 @@ kernel at one block per SM)."""
 import re
 import subprocess
 
+import numpy as np
 import pytest
 import tack
 from tack.compiler import specialize
@@ -29,16 +30,17 @@ def cpu():
     yield
 
 
-def _ptx(name: str, arch: str = "sm_90") -> str:
+def _ptx(name: str, arch: str = "sm_90", width=int) -> str:
     key, dtype, _ = CASES[name]
-    args = [tack.zeros(64, dtype), tack.zeros(64, dtype), tack.zeros(64, dtype), 1, 4096, 4096,
-            4096]
+    args = [tack.zeros(64, dtype), tack.zeros(64, dtype), tack.zeros(64, dtype)] + [
+        width(v) for v in (1, 4096, 4096, 4096)]
     return compile_ptx(specialize(matmul_mma.KERNELS[key], args, library_math=False), arch).ptx
 
 
+@pytest.mark.parametrize("width", [int, np.int64], ids=["i32", "i64"])  # ops._args.sizes
 @pytest.mark.parametrize("name", CASES)
-def test_each_slab_is_two_k_steps_of_sixteen_mmas(name):
-    ptx = _ptx(name)
+def test_each_slab_is_two_k_steps_of_sixteen_mmas(name, width):
+    ptx = _ptx(name, width=width)
     shape = CASES[name][2]
     assert len(re.findall(rf"mma\.sync\.aligned\.{re.escape(shape)}", ptx)) == 32
     assert len(re.findall(r"mma\.sync", ptx)) == 32

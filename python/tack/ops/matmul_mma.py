@@ -32,9 +32,21 @@ from __future__ import annotations
 
 from ..constants import constant
 from ..frontend.inline import func
-from ..intrinsics import (async_commit, async_copy, async_wait, barrier, mma, mma_load_a,
-                          mma_load_b, mma_store, mma_zeros, shared_like, thread_id, unroll,
-                          warp_id)
+from ..intrinsics import (
+    async_commit,
+    async_copy,
+    async_wait,
+    barrier,
+    mma,
+    mma_load_a,
+    mma_load_b,
+    mma_store,
+    mma_zeros,
+    shared_like,
+    thread_id,
+    unroll,
+    warp_id,
+)
 from ..kernel import kernel
 
 TILE = constant(128)  # rows and columns of C per workgroup
