@@ -7,6 +7,7 @@ shared memory, and for sm_90 (the H100 and H200 it is tuned on) without spills a
 registers, the budget at which the CUDA engine loads a kernel to fit two 256-lane blocks per
 SM (runtime/cuda/occupancy.py; for sm_80 ptxas spills 8 bytes there, so the engine keeps that
 kernel at one block per SM)."""
+import functools
 import re
 import subprocess
 
@@ -30,6 +31,7 @@ def cpu():
     yield
 
 
+@functools.cache
 def _ptx(name: str, arch: str = "sm_90", width=int) -> str:
     key, dtype, _ = CASES[name]
     args = [tack.zeros(64, dtype), tack.zeros(64, dtype), tack.zeros(64, dtype)] + [

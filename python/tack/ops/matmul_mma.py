@@ -69,6 +69,26 @@ def _row(mul, a, b0, b1, b2, b3, x0, x1, x2, x3):
     return mul(a, b0, x0), mul(a, b1, x1), mul(a, b2, x2), mul(a, b3, x3)
 
 
+@func
+def _out_row(As, c, x0, x1, x2, x3, z, m, n, i0, j0, lane):
+    """Row `i0` (16 rows) of each warp's accumulators x0..x3 (columns j0.. of 32) into C:
+    staged in the A buffers as C's dtype, then copied out by the workgroup."""
+    barrier()  # every lane is done with the buffers (the last slab, the previous row)
+    w = warp_id()
+    mma_store(x0, As, w * 16, 0, LDC)
+    mma_store(x1, As, w * 16, 8, LDC)
+    mma_store(x2, As, w * 16, 16, LDC)
+    mma_store(x3, As, w * 16, 24, LDC)
+    barrier()
+    for e in unroll(range(16)):
+        s = lane + 256 * e  # warp s // 512's piece, row s // 32 % 16, column s % 32
+        v = s // 512
+        i = i0 + v // 4 * 64 + s // 32 % 16
+        j = j0 + v % 4 * 32 + s % 32
+        if i < m and j < n:
+            c[(z * m + i) * n + j] = As[v * 16 * LDC + s // 32 % 16 * LDC + s % 32]
+
+
 def _kernel(tf32: bool):
     """The tile kernel for f32 inputs multiplied as TF32 (`tf32`) or for f16/bf16 inputs."""
     BK = constant(16 if tf32 else 32)  # k per slab
@@ -105,25 +125,6 @@ def _kernel(tf32: bool):
             else:
                 for e in unroll(range(CH)):
                     Bs[dst + e] = b[src + e] if p0 + kr < k and j0 + nc + e < n else 0.0
-
-    @func
-    def out_row(As, c, x0, x1, x2, x3, z, m, n, i0, j0, lane):
-        """Row `i0` (16 rows) of each warp's accumulators x0..x3 (columns j0.. of 32) into C:
-        staged in the A buffers as C's dtype, then copied out by the workgroup."""
-        barrier()  # every lane is done with the buffers (the last slab, the previous row)
-        w = warp_id()
-        mma_store(x0, As, w * 16, 0, LDC)
-        mma_store(x1, As, w * 16, 8, LDC)
-        mma_store(x2, As, w * 16, 16, LDC)
-        mma_store(x3, As, w * 16, 24, LDC)
-        barrier()
-        for e in unroll(range(16)):
-            s = lane + 256 * e  # warp s // 512's piece, row s // 32 % 16, column s % 32
-            v = s // 512
-            i = i0 + v // 4 * 64 + s // 32 % 16
-            j = j0 + v % 4 * 32 + s % 32
-            if i < m and j < n:
-                c[(z * m + i) * n + j] = As[v * 16 * LDC + s // 32 % 16 * LDC + s % 32]
 
     @kernel
     def matmul_mma(a, b, c, batch, m, k, n):
@@ -168,10 +169,10 @@ def _kernel(tf32: bool):
                     c30, c31, c32, c33 = _row(mul, a3, b0, b1, b2, b3, c30, c31, c32, c33)
                 barrier()  # every warp has read buffer `buf` before it is refilled
             async_wait(0)
-            out_row(As, c, c00, c01, c02, c03, z, m, n, i0, j0, lane)
-            out_row(As, c, c10, c11, c12, c13, z, m, n, i0 + 16, j0, lane)
-            out_row(As, c, c20, c21, c22, c23, z, m, n, i0 + 32, j0, lane)
-            out_row(As, c, c30, c31, c32, c33, z, m, n, i0 + 48, j0, lane)
+            _out_row(As, c, c00, c01, c02, c03, z, m, n, i0, j0, lane)
+            _out_row(As, c, c10, c11, c12, c13, z, m, n, i0 + 16, j0, lane)
+            _out_row(As, c, c20, c21, c22, c23, z, m, n, i0 + 32, j0, lane)
+            _out_row(As, c, c30, c31, c32, c33, z, m, n, i0 + 48, j0, lane)
 
     return matmul_mma
 
