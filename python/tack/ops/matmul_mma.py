@@ -22,7 +22,10 @@ The structure is the one CUTLASS's and Triton's sm_80 GEMMs share (ours is writt
 - edges are zeros: a 16-byte piece of A or B that lies wholly inside its matrix, at an index
   that is a multiple of its element count (a row length k or n that is a multiple of 8, or 4
   for f32), is copied asynchronously; any other piece is written by the lane itself, element
-  by element, as the value or 0 past the matrix. Any m, n, k (k = 1, primes) and batch work;
+  by element, as the value or 0 past the matrix. Any m, n, k (k = 1, primes) and batch work.
+  Where k and n are multiples of the piece, a piece is wholly inside or wholly outside, and a
+  second specialization (`stage_whole`, the kernel's `stage` argument) leaves the element-wise
+  loads out of the slab loop;
 - C leaves through shared memory (the A buffers, free after the last slab): each warp stores
   one row of its accumulators (16 × 32, converted to C's dtype, the one rounding) at a time,
   and the workgroup copies the 128 × 128 tile out row by row (coalesced), the elements past
@@ -101,7 +104,31 @@ def _kernel(tf32: bool):
     mul = _mma_tf32 if tf32 else _mma_half
 
     @func
-    def stage(a, b, As, Bs, buf, z, m, k, n, i0, j0, p0, lane):
+    def stage_whole(a, b, As, Bs, buf, z, m, k, n, i0, j0, p0, lane):
+        """`stage_any` where k and n are multiples of CH: a piece then lies wholly inside its
+        matrix, at a multiple of its size (copied asynchronously), or wholly outside (zeros),
+        so the slab loop holds no element-wise loads."""
+        for h in unroll(range(2)):
+            q = lane + 256 * h
+            row = q // RA
+            kc = q % RA * CH
+            dst = (buf * TILE + row) * LDA + kc
+            if i0 + row < m and p0 + kc < k:
+                async_copy(As, dst, a, (z * m + i0 + row) * k + p0 + kc, CH)
+            else:
+                for e in unroll(range(CH)):
+                    As[dst + e] = 0.0
+            kr = q // RB
+            nc = q % RB * CH
+            dst = (buf * BK + kr) * LDB + nc
+            if p0 + kr < k and j0 + nc < n:
+                async_copy(Bs, dst, b, (z * k + p0 + kr) * n + j0 + nc, CH)
+            else:
+                for e in unroll(range(CH)):
+                    Bs[dst + e] = 0.0
+
+    @func
+    def stage_any(a, b, As, Bs, buf, z, m, k, n, i0, j0, p0, lane):
         """A's 128 × BK slab at (i0, p0) and B's BK × 128 slab at (p0, j0) into buffer `buf`,
         two 16-byte pieces of each per lane: copied asynchronously where the piece lies inside
         its matrix at a multiple of its size, else stored here, zero past the matrix."""
@@ -127,7 +154,7 @@ def _kernel(tf32: bool):
                     Bs[dst + e] = b[src + e] if p0 + kr < k and j0 + nc + e < n else 0.0
 
     @kernel
-    def matmul_mma(a, b, c, batch, m, k, n):
+    def matmul_mma(a, b, c, batch, m, k, n, stage):
         for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
             tn = (n + 127) // 128
             tiles = ((m + 127) // 128) * tn
@@ -174,14 +201,26 @@ def _kernel(tf32: bool):
             _out_row(As, c, c20, c21, c22, c23, z, m, n, i0 + 32, j0, lane)
             _out_row(As, c, c30, c31, c32, c33, z, m, n, i0 + 48, j0, lane)
 
-    return matmul_mma
+    return matmul_mma, stage_whole, stage_any
 
 
+# (kernel, stage for k and n multiples of a 16-byte piece, stage for any k and n)
 KERNELS = {"half": _kernel(False), "tf32": _kernel(True)}
 
 
+def launch(a, b, c, batch: int, m: int, k: int, n: int, sizes=lambda *v: v) -> tuple:
+    """(kernel, arguments) computing c = a @ b (`batch` matrices, f16/bf16, or f32 multiplied
+    as TF32) on tensor cores, one workgroup per 128 × 128 tile of C: the slab stage without
+    element-wise loads where k and n are multiples of a 16-byte piece (a second
+    specialization); `sizes` gives the integers the kernel's index width (ops._args.sizes)."""
+    key = "tf32" if a.dtype.bits == 32 else "half"
+    piece = 16 // a.dtype.itemsize
+    kern, whole, any_ = KERNELS[key]
+    stage = whole if k % piece == 0 and n % piece == 0 else any_
+    return kern, (a, b, c, *sizes(batch, m, k, n), stage)
+
+
 def run(a, b, c, batch: int, m: int, k: int, n: int, sizes) -> None:
-    """c = a @ b (flat arrays of `batch` matrices, f16/bf16, or f32 multiplied as TF32) on
-    tensor cores, one workgroup per 128 × 128 tile of C; `sizes` gives the integer arguments
-    the kernels' index width (ops._args.sizes)."""
-    KERNELS["tf32" if a.dtype.bits == 32 else "half"](a, b, c, *sizes(batch, m, k, n))
+    """c = a @ b by the tensor-core kernel (`launch`)."""
+    kern, args = launch(a, b, c, batch, m, k, n, sizes)
+    kern(*args)
