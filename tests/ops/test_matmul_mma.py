@@ -171,3 +171,19 @@ def test_the_simulator_gives_the_cpu_engines_bits(device, name):
         with tack.device("cpu"):
             want = _run(a, b, name).numpy()
         assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (m, k, n)
+
+
+@pytest.mark.parametrize("name", list(DTYPES))
+def test_special_values_stay_where_numpy_puts_them(device, name):
+    """An infinity in the last column of k (the ragged slab) and a NaN: the padding zeros
+    multiply only each other, so exactly the elements NumPy makes infinite or NaN are, and
+    the others stay finite."""
+    a, b = _inputs((5, 37), (37, 9), name, 4)
+    a[2, 36], a[4, 0] = np.inf, np.nan
+    b[36, 3] = 0.0  # inf * 0: NaN in C[2, 3]
+    got = _run(a, b, name).numpy().astype(np.float64)
+    with np.errstate(invalid="ignore"):  # inf * 0
+        want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    assert np.isnan(want[2, 3]) and np.isinf(want[2]).sum() == 8 and np.isnan(want[4]).all()
