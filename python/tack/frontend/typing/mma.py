@@ -5,7 +5,8 @@ components), so everything after the typechecker sees scalars.
 
 `tack.mma_load_a/_b/_acc(x, row, col[, ld])` is one LOAD per element at the row and column the
 layout of ir/mma.py gives this lane (`tack.lane_id()` arithmetic), each wrapped in a FRAGMENT
-collective; `tack.mma_zeros()` four zeros; `tack.mma_store(acc, x, row, col[, ld])` one Store per
+collective (an f16/bf16 A or B fragment of a shared tile also carries the row this lane would
+give `ldmatrix`, for the PTX renderer: render/llvm/ptx_ldmatrix.py); `tack.mma_zeros()` four zeros; `tack.mma_store(acc, x, row, col[, ld])` one Store per
 element; `tack.mma(a, b, acc)` four MMA expressions, element j of the warp's A @ B + C over the
 same operands. A 2-D array takes (row, col); a 1-D one (a `tack.shared` tile) the row stride `ld`
 too, so element (r, c) is x[r * ld + c]. f32 inputs are multiplied as TF32 only when the call
