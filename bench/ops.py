@@ -21,19 +21,21 @@ by the datasheet, no tensor cores since TF32 is off).
 
 Half rows (f16, bf16: inputs rounded to the half type, the reference on their exact values,
 tolerance 2e-2) compare Tack's half op with its f32 op on the widened inputs on the CPU (what
-computing in half costs beside f32), and with PyTorch's half op on the GPU (which may use tensor
-cores for matmul and attention; Tack's half matmul runs on CUDA cores, its half attention of
-head_dim 64 or 128 on tensor cores: ops/flash_attention.py). The `long attention` rows
-(bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long sequence.
+computing in half costs beside f32), and with PyTorch's half op on the GPU (tensor cores for
+matmul and attention; Tack's half matmul runs on tensor cores too, docs/ops.md "Tensor cores",
+and its half attention of head_dim 64 or 128: ops/flash_attention.py). The `long attention`
+rows (bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long
+sequence.
 
 The `sum`, `min` and `max` rows are `a.sum()`, `a.min()`, `a.max()` (tack.algorithms: a Python
 float) of the rows' f32 input, beside `np.sum`/`np.min`/`np.max` and torch's (a device tensor).
 
 The `matmul ... tf32` row is Tack's matmul with `precision="tf32"` (each f32 operand rounded to
 TF32, docs/ops.md "Precision"), printed after the f32 one on the same inputs and checked
-against the declared bound (`tack.testing.bounds.tf32_matmul_bound`); its peers are NumPy's f32
-matmul on the CPU and PyTorch's matmul with TF32 allowed for that row alone on the GPU (tensor
-cores; Tack's TF32 matmul still multiplies on CUDA cores).
+against the declared bound (`tack.testing.bounds.tf32_matmul_bound`, the tensor cores' form);
+its peers are NumPy's f32 matmul on the CPU and PyTorch's matmul with TF32 allowed for that row
+alone on the GPU (tensor cores, as Tack's on a GPU). On the GPU the tensor-core rows print their
+rate beside the card's dense tensor-core peak (TENSOR_LIMITS) instead of the f32 FMA one.
 """
 from __future__ import annotations
 
@@ -60,6 +62,9 @@ DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bf
 HALF_TOL = (2e-2, 2e-2)  # tack.testing's half row, doubled for reductions and transcendentals
 
 LIMITS = {"GB/s": 4300.0, "TFLOP/s": 67.0}  # H200: copy bandwidth measured, f32 FMA datasheet
+# H100/H200 SXM datasheet, dense: f16/bf16 989 TFLOP/s, TF32 494 (the tensor-core matmul rows)
+TENSOR_LIMITS = {"float16": {"TFLOP/s": 989.0}, "bfloat16": {"TFLOP/s": 989.0},
+                 "tf32": {"TFLOP/s": 494.0}}
 # "long attention": a bfloat16 row only (the tensor-core kernels' head_dim 128)
 SIZES = {
     "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64),
@@ -235,7 +240,9 @@ def _benchmarks(sz, rng, dtype=np.float32):
            lambda p, q, out: np.matmul(p, q, out=out), None,
            lambda T, F: (lambda p, q: T.matmul(p, q)))
     if dtype is np.float32:  # TF32 products (docs/ops.md, "Precision"), within their bound
-        bound = tf32_matmul_bound(n) * float((np.abs(a).astype(np.float64) @ np.abs(bm)).max())
+        # the bound of a GPU's tensor-core sums, which holds for the CPU's float32 sums too
+        bound = tf32_matmul_bound(n, gpu=True) * float(
+            (np.abs(a).astype(np.float64) @ np.abs(bm)).max())
         yield (f"matmul {n}^3 tf32", [a, bm], a.astype(np.float64) @ bm, 2 * n ** 3 / 1e12,
                "TFLOP/s", (0.0, bound),
                lambda t, u, out: ops.matmul(t, u, out=out, precision="tf32"),
@@ -386,8 +393,11 @@ def run_gpu(sz, budget, dtypes=("float32",)):
     tack.set_default_device("cuda")
     for name, inputs, want, work, unit, tol, tk, _, _, tf in _rows(sz, dtypes):
         impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        kind = name.split()[-1]
+        limits = TENSOR_LIMITS[kind] if name.startswith("matmul") and kind in TENSOR_LIMITS \
+            else LIMITS
         if torch is None:
-            compare(name, impls, want, work, unit, tol, budget, LIMITS)
+            compare(name, impls, want, work, unit, tol, budget, limits)
             continue
         sync = torch.cuda.synchronize
         targs = [_torch_array(torch, a) for a in inputs]
@@ -397,7 +407,7 @@ def run_gpu(sz, budget, dtypes=("float32",)):
         def run(fn=fn, targs=targs, box=box):
             box["out"] = fn(*targs)
         impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(), sync)
-        compare(name, impls, want, work, unit, tol, budget, LIMITS)
+        compare(name, impls, want, work, unit, tol, budget, limits)
 
 
 def rng():  # one seed for every run

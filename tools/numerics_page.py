@@ -91,12 +91,31 @@ def tf32() -> str:
              f"| `tack.tf32(x)`, a normal result | 2^{unit} | \\|x\\| |",
              f"| a product of two rounded operands | {product} | the exact product's magnitude |",
              f"| `matmul`, `batched_matmul` with `precision=\"tf32\"` | {matmul} | {scale} |"]
+    g1, g2 = bounds.tf32_matmul_bound(1, gpu=True), bounds.tf32_matmul_bound(1024, gpu=True)
+    lines.append(f"| the same on a GPU's tensor cores | 2^{unit + 1} + 4·(k + 2)·2^-23 ({g1:.4g} "
+                 f"at k = 1, {g2:.4g} at k = 1024) | {scale} |")
+    return "\n".join(lines)
+
+
+def tensor_cores() -> str:
+    """The half matmul on tensor cores: the f32 sums' bound, and the one rounding."""
+    scale = "(\\|a\\|·\\|b\\|), element by element"
+    lines = ["| result | bound | relative to |", "| --- | --- | --- |"]
+    for where, gpu in (("the simulator", False), ("a GPU's tensor cores", True)):
+        g = bounds.mma_matmul_bound(1024, gpu)
+        factor = "4·" if gpu else ""
+        lines.append(f"| the f32 sums of `matmul`, `batched_matmul` (f16, bf16) on {where} | "
+                     f"{factor}γ_k = {factor}k·2^-24 / (1 − k·2^-24) ({g:.4g} at k = 1024) | "
+                     f"{scale} |")
+    for name, unit in bounds.MATMUL_HALF_UNIT.items():
+        lines.append(f"| the {name} result's one rounding, added | 2^{int(math.log2(unit))} | "
+                     "\\|a·b\\| |")
     return "\n".join(lines)
 
 
 TABLES = {"engines": engines, "math": math_functions, "math64": math_functions_f64,
           "engine_math": engine_math,
-          "ops": op_bounds, "half": half_bounds, "tf32": tf32}
+          "ops": op_bounds, "half": half_bounds, "tf32": tf32, "tensor_cores": tensor_cores}
 
 
 def page(text: str) -> str:

@@ -174,13 +174,14 @@ def check_arch(k: KernelIR, arch: str) -> None:
 
 def runs_mma(device) -> bool:
     """Whether library ops should take their tensor-core (`tack.mma`) kernels on `device`: its
-    engine says `tensor_cores` and, where the engine knows its device's compute capability
-    (CUDA, once started), it is 8.0 or newer (`check_mma_arch` would refuse the kernel)."""
+    capabilities say `tensor_cores` and its engine's device runs them (`Engine.runs_mma`: a
+    CUDA GPU of compute capability 8.0 or newer, which `check_mma_arch` would not refuse)."""
     caps = device.capabilities
     if not (caps.tensor_cores and caps.warps and caps.workgroups):
         return False
-    cc = getattr(device.engine, "cc", None)
-    return cc is None or tuple(cc) >= (8, 0)
+    return device.engine.runs_mma()
+
+
 # The warpgroup MMA (`wgmma`) exists on sm_90a only: an architecture-specific feature that
 # later GPUs (sm_100 and on) do not run (PTX ISA, "Asynchronous Warpgroup Level Matrix
 # Multiply-Accumulate Instructions", "Target ISA notes").

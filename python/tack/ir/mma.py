@@ -81,3 +81,33 @@ def tile(variant: str | None, role: str) -> tuple[int, int]:
         return M, N
     v = VARIANTS[variant]
     return (v.m, v.k) if role == "a" else (v.k, v.n)
+
+
+@dataclass(frozen=True)
+class Ldmatrix:
+    """How `ldmatrix.sync.aligned.m8n8.x<count>[.trans].shared.b16` loads an f16/bf16 fragment
+    (PTX ISA, "Warp-level matrix load instruction: ldmatrix",
+    https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-instructions-ldmatrix):
+    lane l gives the address of the 16-byte row `l % 16` of the tile at column `col_step * (l //
+    16)` (lanes 8j..8j+7 give the eight rows of the j-th 8×8 matrix); element i of the lane's
+    fragment arrives in register i // 2, the lower-numbered element in the low half. With
+    `trans` each matrix is transposed on the way (B's tile is stored K×N, row by row of k)."""
+
+    count: int  # 8×8 matrices: 4 (A's 16×16 tile) or 2 (B's 16×8)
+    trans: bool
+    col_step: int
+
+    def row(self, lane) -> tuple:
+        """(row, column) of the tile where `lane` (an int or a NumPy array) points ldmatrix."""
+        return lane % 16, self.col_step * (lane // 16)
+
+    @staticmethod
+    def register(i: int) -> tuple[int, int]:
+        """(register, half) of element i of the lane's fragment: 0 the low 16 bits, 1 the high."""
+        return i // 2, i % 2
+
+
+# The fragments ldmatrix can load: f16 and bf16 A (x4) and B (x2, transposed); TF32 fragments
+# hold 32-bit elements, which the b16 forms would split.
+LDMATRIX: dict[str, Ldmatrix] = {"a": Ldmatrix(4, False, 8), "b": Ldmatrix(2, True, 0)}
+LDMATRIX_ALIGN = 8  # elements of 2 bytes per 16-byte row: every row address a multiple of it

@@ -132,9 +132,13 @@ arrivals reach 0 and its transaction count is 0; the next begins with the expect
 
 Matrix multiply-accumulate (warp collectives too; ir/mma.py holds the shapes and the fragment
 layouts, docs/language.md "Matrix multiply-accumulate" the language)
-  FRAGMENT(x)                x: one element of a warp-held MMA fragment as its lane loaded it
+  FRAGMENT(x[, row, i])      x: one element of a warp-held MMA fragment as its lane loaded it
                              (arg = the loading builtin's name, "mma_load_a", ...). A collective,
                              so that a renderer may load the warp's tile with one instruction.
+                             For an f16/bf16 A or B fragment of a shared tile also `row`, the
+                             flat i64 index of the tile row this lane gives `ldmatrix`
+                             (ir/mma.py `LDMATRIX`), and `i`, the element's position in the
+                             fragment (an i32 constant); the value is x's all the same.
   MMA(a..., b..., c...)      f32: element arg[1] of this lane's D = A @ B + C fragment, for the
                              shape arg[0] (an `ir.mma.Variant` name). The operands are every
                              element of the lane's A, B and C fragments in fragment order; the

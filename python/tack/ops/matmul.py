@@ -6,14 +6,19 @@ issued before the current slab's 512 multiply-adds so that their latency is hidd
 portable kernel computes four rows of C per parallel iteration, so that every row of B loaded
 serves four rows (the inner loop runs along contiguous rows of B and C, which LLVM
 vectorizes). `precision="tf32"` runs the same kernels on copies of A and B rounded to TF32
-(ops/_precision.py)."""
+(ops/_precision.py).
+
+On an engine that runs `tack.mma` (CUDA sm_80+, the simulator: `capabilities.runs_mma`), f16 and
+bf16 inputs, and f32 inputs with `precision="tf32"`, take the tensor-core kernels of
+ops/matmul_mma.py instead, with the same f32 sums and one rounding of each result."""
 from __future__ import annotations
 
+from ..capabilities import runs_mma
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args, _precision, matmul_cpu
+from . import _args, _precision, matmul_cpu, matmul_mma
 
 
 @kernel
@@ -145,8 +150,15 @@ def _run(op: str, a, b, ranks, out, precision):
         if not fresh:
             out.fill(0.0)
         return out
-    if _args.half(aa):  # f32 dot products (CUDA cores; tensor cores are not used yet); every
-        # half value is a TF32 value, so "tf32" rounds nothing and takes the same path
+    if (_args.half(aa) or precision == "tf32") and runs_mma(dev):
+        # tensor cores (ops/matmul_mma.py): every half value is a TF32 value, so a half
+        # "tf32" is its "ieee"; an f32 "tf32" is rounded by tack.mma itself, as here
+        c = _args.apart(out, {"a": aa, "b": ba})
+        total = max(aa.size, ba.size, out.size) + 256 * (m + n + k) * z  # past the edges
+        matmul_mma.run(aa, ba, c, z, m, k, n, lambda *v: _args.sizes(total, *v))
+        return _args.deliver(c, out)
+    if _args.half(aa):  # f32 dot products on an f32 copy, rounded once; every half value is a
+        # TF32 value, so "tf32" rounds nothing and takes the same path
         wide = _run(op, _args.widened(aa), _args.widened(ba), ranks, None, "ieee")
         return _args.narrowed(wide, out)
     total = max(aa.size, ba.size, out.size) + 64 * (m + n + k) * z

@@ -145,6 +145,13 @@ class Engine:
         """The text of stage `name` (one of `stages`) for a final KernelIR; nothing is run."""
         _missing(self, "stage")
 
+    # ---- optional --------------------------------------------------------------------------
+    def runs_mma(self) -> bool:
+        """Whether this engine's device runs `tack.mma` on tensor cores as
+        `capabilities.tensor_cores` says (a CUDA engine asks its GPU's architecture: mma.sync
+        needs sm_80). Default: the capability."""
+        return self.capabilities.tensor_cores
+
     # ---- optional: kernels from the disk cache without their KernelIR ----------------------
     def record_key(self) -> list | None:
         """What, besides the kernel and its argument types, decides the code this engine makes

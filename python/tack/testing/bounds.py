@@ -110,11 +110,30 @@ def growth(kind: str, n: int) -> float:
 TF32_UNIT = 2.0**-11
 
 
-def tf32_matmul_bound(k: int) -> float:
+def tf32_matmul_bound(k: int, gpu: bool = False) -> float:
     """The bound on |C - A B| / (|A| |B|), element by element, of matmul and batched_matmul
     with precision="tf32" against the exact product, k the inner dimension (every operand and
     product normal, k < 2^22): the rounded operands' 2^-10 + 2^-22, and the float32 sum of k
     products (at most gamma_k = k 2^-24 / (1 - k 2^-24) of their magnitudes, Higham's "Accuracy
     and Stability of Numerical Algorithms", section 3.1) of operands up to 2^-10 larger, which
-    together stay below 2^-10 + (k + 2) 2^-23."""
-    return 2.0**-10 + (k + 2) * 2.0**-23
+    together stay below 2^-10 + (k + 2) 2^-23. `gpu`: the sums of a GPU's tensor cores, which
+    Tack bounds by 4 times the float32 sum's (docs/language.md, "Matrix multiply-accumulate"):
+    2^-10 + 4 (k + 2) 2^-23."""
+    return 2.0**-10 + (4 if gpu else 1) * (k + 2) * 2.0**-23
+
+
+# f16 and bf16 matmul and batched_matmul on tensor cores (ops/matmul_mma.py, docs/ops.md): the
+# products of two half values are exact in float32, so the error is the float32 sums' and the
+# one rounding of the result to its half dtype. MATMUL_HALF_UNIT is that rounding's unit.
+MATMUL_HALF_UNIT = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
+
+
+def mma_matmul_bound(k: int, gpu: bool = False) -> float:
+    """The bound on |C32 - A B| / (|A| |B|), element by element, of the float32 sums of a
+    tensor-core matmul of f16 or bf16 inputs, k the inner dimension (k < 2^22), before the one
+    rounding of a half result (which adds MATMUL_HALF_UNIT * |C|): each product is exact and is
+    added in k order with one float32 rounding (the simulator, docs/language.md "Matrix
+    multiply-accumulate"), within gamma_k = k 2^-24 / (1 - k 2^-24); `gpu`: a GPU's tensor
+    cores, within 4 gamma_k (the language's bound for them)."""
+    gamma = k * 2.0**-24 / (1 - k * 2.0**-24)
+    return (4 if gpu else 1) * gamma

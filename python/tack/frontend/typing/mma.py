@@ -5,7 +5,8 @@ components), so everything after the typechecker sees scalars.
 
 `tack.mma_load_a/_b/_acc(x, row, col[, ld])` is one LOAD per element at the row and column the
 layout of ir/mma.py gives this lane (`tack.lane_id()` arithmetic), each wrapped in a FRAGMENT
-collective; `tack.mma_zeros()` four zeros; `tack.mma_store(acc, x, row, col[, ld])` one Store per
+collective (an f16/bf16 A or B fragment of a shared tile also carries the row this lane would
+give `ldmatrix`, for the PTX renderer: render/llvm/ptx_ldmatrix.py); `tack.mma_zeros()` four zeros; `tack.mma_store(acc, x, row, col[, ld])` one Store per
 element; `tack.mma(a, b, acc)` four MMA expressions, element j of the warp's A @ B + C over the
 same operands. A 2-D array takes (row, col); a 1-D one (a `tack.shared` tile) the row stride `ld`
 too, so element (r, c) is x[r * ld + c]. f32 inputs are multiplied as TF32 only when the call
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from ... import dtypes as dt
 from ...ir import nodes as N
-from ...ir.mma import ACC, BY_DTYPE, VARIANTS, layout
+from ...ir.mma import ACC, BY_DTYPE, LDMATRIX, VARIANTS, layout
 from ...ir.nodes import Expr
 from ...ir.ops import Op
 from ..vectors import FragType, FragVal, typed
@@ -67,11 +68,38 @@ class MmaRules:
                                          "multiply f16, bf16 or f32 (as TF32)",
                                       "convert the tile to one of those first")
             ftype = FragType(role, v.name, t, layout(v.name, role).size)
+        frame = self._frame(e, e.args)
+        # ldmatrix's row addresses are those of a tile read as stored, not transposed
+        row = None if name == "mma_load_bt" else self._ldmatrix_row(e, ftype, array, frame)
         comps = []
-        for idx in self._indices(e, ftype, e.args, transposed=name == "mma_load_bt"):
+        for i, idx in enumerate(self._indices(e, ftype, frame, name == "mma_load_bt")):
             load = self.expr(Expr(Op.LOAD, None, idx, array, e.loc))
-            comps.append(self.bind(Expr(Op.FRAGMENT, load.dtype, (load,), name, e.loc)))
+            extra = () if row is None else (row, self._c(i, dt.i32, e.loc))
+            comps.append(self.bind(Expr(Op.FRAGMENT, load.dtype, (load, *extra), name, e.loc)))
         return FragVal(ftype, comps, e.loc)
+
+    def _ldmatrix_row(self, e, ftype: FragType, array: str, frame):
+        """For an f16/bf16 A or B fragment of a `tack.shared` tile: the flat index of the tile
+        row whose address this lane gives `ldmatrix` (ir/mma.py, `LDMATRIX`), which the
+        FRAGMENT elements carry so that a renderer may load the warp's tile with it; else
+        None. Whether it does is the renderer's choice (docs/language.md, "Matrix
+        multiply-accumulate": the row addresses must be provably 16-byte aligned)."""
+        sc = self.scratch.get(array)
+        how = LDMATRIX.get(ftype.role)
+        if sc is None or sc.space != "shared" or how is None or not ftype.elem.is_half:
+            return None
+        origin, ld, lane, _, _ = frame
+        loc = e.loc
+        r = self.op_typed(Op.ADD, loc, origin[0], Expr(Op.AND_, dt.i32, (
+            lane, self._c(15, dt.i32, loc)), None, loc))
+        c = origin[1]
+        if how.col_step:
+            step = Expr(Op.MUL, dt.i32, (Expr(Op.SHR, dt.i32, (lane, self._c(4, dt.i32, loc)),
+                                                   None, loc), self._c(how.col_step, dt.i32, loc)),
+                        None, loc)
+            c = self.op_typed(Op.ADD, loc, c, step)
+        flat = self.op_typed(Op.ADD, loc, self.op_typed(Op.MUL, loc, r, ld), c)
+        return self.bind(self.coerce(flat, dt.i64))
 
     def _tile_array(self, e, name: str, array: str, args: tuple):
         """The element dtype and rank of the tile's array, with the arguments that rank needs."""
@@ -91,12 +119,10 @@ class MmaRules:
                                   f"tile) the row stride too: (x, row, col, ld); here: ({want})")
         return t, ndim
 
-    def _indices(self, e, ftype: FragType, args: tuple, transposed: bool = False) -> list[tuple]:
-        """The untyped index of each element this lane holds: the tile origin (row, col) plus
-        the layout's offsets (ir/mma.py); both for a 2-D array, row * ld + col for a 1-D one.
-        `transposed` (`tack.mma_load_bt`): element (r, c) of the tile is x at (col + c,
-        row + r) from the origin, the tile's transpose being what x holds. The origin, the
-        stride and the lane's group and quad are computed once."""
+    def _frame(self, e, args: tuple) -> tuple:
+        """(origin, ld, lane, group, quad) of a tile access, each computed once: the tile
+        origin (row, col), the row stride (None for a 2-D array), the lane and its group and
+        quad (ir/mma.py)."""
         loc = e.loc
         origin = [self.bind(self.integer(self.expr(a), "a tile origin")) for a in args[:2]]
         ld = (self.bind(self.integer(self.expr(args[2]), "the row stride ld"))
@@ -104,6 +130,16 @@ class MmaRules:
         lane = Expr(Op.LANE_ID, dt.i32, (), None, loc)
         group = self.bind(Expr(Op.SHR, dt.i32, (lane, self._c(2, dt.i32, loc)), None, loc))
         quad = self.bind(Expr(Op.AND_, dt.i32, (lane, self._c(3, dt.i32, loc)), None, loc))
+        return origin, ld, lane, group, quad
+
+    def _indices(self, e, ftype: FragType, frame: tuple,
+                 transposed: bool = False) -> list[tuple]:
+        """The untyped index of each element this lane holds: the tile origin (row, col) plus
+        the layout's offsets (ir/mma.py); both for a 2-D array, row * ld + col for a 1-D one.
+        `transposed` (`tack.mma_load_bt`): element (r, c) of the tile is x at (col + c,
+        row + r) from the origin, the tile's transpose being what x holds."""
+        loc = e.loc
+        origin, ld, _, group, quad = frame
 
         def along(base: Expr, coef: tuple[int, int], const: int) -> Expr:
             out = self._c(const, dt.i32, loc)
@@ -141,7 +177,7 @@ class MmaRules:
         self._tile_array(e, name, array, e.args[1:])
         comps = [self.bind(c) for c in acc.comps]
         out = []
-        for idx, c in zip(self._indices(e, acc.ftype, e.args[1:]), comps):
+        for idx, c in zip(self._indices(e, acc.ftype, self._frame(e, e.args[1:])), comps):
             out += self.store(N.Store(s.loc, array, idx, typed(c), s.loc.text()))
         return out
 

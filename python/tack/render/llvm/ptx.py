@@ -22,8 +22,10 @@
   without the subnormal range check that the plain `rsqrt.approx.f32` costs in SASS;
 - workgroups: `shared` scratch arrays are module globals in addrspace(3), `Barrier` is
   `llvm.nvvm.barrier0` (bar.sync 0), `THREAD_ID` is `tid.x`; warp operations are
-  `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), asynchronous copies `cp.async` (sm_80+,
-  render/llvm/ptx_async.py), transaction barriers and bulk copies (render/llvm/ptx_mbarriers.py). Atomics are the CPU renderer's
+  `shfl.sync`/`vote.sync` (render/llvm/ptx_warps.py), fragment loads `ldmatrix` where their
+  rows are provably aligned (render/llvm/ptx_ldmatrix.py), asynchronous copies `cp.async`
+  (sm_80+, render/llvm/ptx_async.py), transaction barriers and bulk copies
+  (render/llvm/ptx_mbarriers.py). Atomics are the CPU renderer's
   relaxed `atomicrmw` (returning the old value); NVPTX expands float min/max (and 8/16-bit
   operations) into compare-and-swap loops.
 
@@ -45,6 +47,7 @@ from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
 from .ptx_mbarriers import MbarrierRendering
+from .ptx_ldmatrix import LdmatrixRendering
 from .ptx_warps import WarpRendering
 from .ptx_wgmma import WgmmaRendering
 
@@ -70,11 +73,12 @@ def flush_f32_subnormals(fn: ir.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class PTXRenderer(WarpRendering, AsyncRendering, WgmmaRendering, MbarrierRendering,
-                  LLVMRenderer):
+class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRendering,
+                  MbarrierRendering, LLVMRenderer):
     """The CPU printer with an NVPTX entry, libdevice math, GPU workgroup primitives, warp
-    operations (render/llvm/ptx_warps.py), asynchronous copies (render/llvm/ptx_async.py),
-    the warpgroup MMA (render/llvm/ptx_wgmma.py) and transaction barriers with bulk copies
+    operations (render/llvm/ptx_warps.py), fragment loads (render/llvm/ptx_ldmatrix.py),
+    asynchronous copies (render/llvm/ptx_async.py), the warpgroup MMA
+    (render/llvm/ptx_wgmma.py) and transaction barriers with bulk copies
     (render/llvm/ptx_mbarriers.py)."""
 
     triple = TRIPLE

@@ -112,11 +112,6 @@ class WarpRendering:
             return b.select(b.or_(better, nan), a, other)
         return b.call(self.intrinsic(MINMAX[op, t.is_signed], a.type, 2), [a, other])
 
-    def fragment(self, e: Expr) -> ir.Value:
-        """A loaded fragment element is the value its lane loaded (plain loads in the
-        fragment layout; `ldmatrix` is left for later)."""
-        return self.expr(e.args[0])
-
     def mma(self, e: Expr) -> ir.Value:
         name, j = e.arg
         v = VARIANTS[name]

@@ -323,6 +323,10 @@ class CUDAEngine(MappedHost, Engine):
             self.fail(code, "at the next wait (cuStreamSynchronize)", pending or None)
 
     # ---- kernels -------------------------------------------------------------------------------
+    def runs_mma(self) -> bool:
+        """mma.sync's m16n8k16 and m16n8k8 shapes need sm_80 (capabilities.check_mma_arch)."""
+        return tuple(self.cc) >= (8, 0)
+
     def compile(self, kir: KernelIR) -> CUDAKernel:
         check_mma_arch(kir, self.cc, "this GPU")
         return CUDAKernel(self, kir)
