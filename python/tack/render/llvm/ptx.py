@@ -46,8 +46,8 @@ from ...passes.coarsen import coarsening
 from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
-from .ptx_mbarriers import MbarrierRendering
 from .ptx_ldmatrix import LdmatrixRendering
+from .ptx_mbarriers import MbarrierRendering
 from .ptx_warps import WarpRendering
 from .ptx_wgmma import WgmmaRendering
 
