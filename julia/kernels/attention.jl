@@ -377,7 +377,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_aa14bf18(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_042fbc7e(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float32 (512,)  # attention.py:74
@@ -477,7 +477,7 @@ end
     end
     m[1] = -Inf32  # attention.py:89
     total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -488,7 +488,7 @@ end
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -548,10 +548,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_aa14bf18)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_042fbc7e)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_c0b3cc80(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_b2f32c2f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float32 (1024,)  # attention.py:74
@@ -651,7 +651,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_aa14bf18)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:89
     total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -662,7 +662,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_aa14bf18)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -722,10 +722,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_aa14bf18)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c0b3cc80)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2f32c2f)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_73168fdb(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_25413d00(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float32 (2048,)  # attention.py:74
@@ -825,7 +825,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c0b3cc80)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:89
     total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -836,7 +836,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c0b3cc80)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -896,10 +896,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c0b3cc80)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_73168fdb)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_25413d00)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_c67a42b0(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_2bfffb18(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float32 (4096,)  # attention.py:74
@@ -999,7 +999,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_73168fdb)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:89
     total[1] = 0.0f0  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -1010,7 +1010,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_73168fdb)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -1070,7 +1070,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_73168fdb)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_c67a42b0)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_2bfffb18)) = 256  # attention.py:74
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
 @kernel function tk__rows_0add2f32(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:43
@@ -1341,7 +1341,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_b2e64297(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_6071e4fd(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float64 (512,)  # attention.py:74
@@ -1441,7 +1441,7 @@ end
     end
     m[1] = -Inf64  # attention.py:89
     total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -1452,7 +1452,7 @@ end
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -1512,10 +1512,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2e64297)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6071e4fd)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_e244c036(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_ed071b6d(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float64 (1024,)  # attention.py:74
@@ -1615,7 +1615,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2e64297)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:89
     total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -1626,7 +1626,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2e64297)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -1686,10 +1686,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b2e64297)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e244c036)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ed071b6d)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_9038fe42(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_dd431f7c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float64 (2048,)  # attention.py:74
@@ -1789,7 +1789,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e244c036)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:89
     total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -1800,7 +1800,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e244c036)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -1860,10 +1860,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_e244c036)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9038fe42)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_dd431f7c)) = 256  # attention.py:74
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_bec0957c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
+@kernel function tk__blocked_5a68702f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:74
     tk_gi = @index(Global, Linear)  # attention.py:74
     tk_li = @index(Local, Linear)  # attention.py:74
     k_s = @localmem Float64 (4096,)  # attention.py:74
@@ -1963,7 +1963,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9038fe42)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:89
     total[1] = Float64(0.0)  # attention.py:90
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:91
     tk_k1[1] = UInt32(0)  # attention.py:91
     tk_e1[1] = tk_v_trips4  # attention.py:91
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:91
@@ -1974,7 +1974,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9038fe42)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:91
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:91
         tk_v_k5 = tk_k1[1]  # attention.py:91
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:91
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:91
         tk_v_start3 = lane[1] % Int64  # attention.py:92
         tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:92
         if Int64(0) < tk_v_trips1  # attention.py:92
@@ -2034,7 +2034,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_9038fe42)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_bec0957c)) = 256  # attention.py:74
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_5a68702f)) = 256  # attention.py:74
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
@@ -2043,18 +2043,18 @@ if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
         (:rows, Float32, 32) => tk__rows_5e3fbb5b,
         (:rows, Float32, 64) => tk__rows_b2c4939d,
         (:rows, Float32, 128) => tk__rows_57b8d8ad,
-        (:blocked, Float32, 16) => tk__blocked_aa14bf18,
-        (:blocked, Float32, 32) => tk__blocked_c0b3cc80,
-        (:blocked, Float32, 64) => tk__blocked_73168fdb,
-        (:blocked, Float32, 128) => tk__blocked_c67a42b0,
+        (:blocked, Float32, 16) => tk__blocked_042fbc7e,
+        (:blocked, Float32, 32) => tk__blocked_b2f32c2f,
+        (:blocked, Float32, 64) => tk__blocked_25413d00,
+        (:blocked, Float32, 128) => tk__blocked_2bfffb18,
         (:rows, Float64, 16) => tk__rows_0add2f32,
         (:rows, Float64, 32) => tk__rows_583a264b,
         (:rows, Float64, 64) => tk__rows_7be3a0e1,
         (:rows, Float64, 128) => tk__rows_b37f7b61,
-        (:blocked, Float64, 16) => tk__blocked_b2e64297,
-        (:blocked, Float64, 32) => tk__blocked_e244c036,
-        (:blocked, Float64, 64) => tk__blocked_9038fe42,
-        (:blocked, Float64, 128) => tk__blocked_bec0957c,
+        (:blocked, Float64, 16) => tk__blocked_6071e4fd,
+        (:blocked, Float64, 32) => tk__blocked_ed071b6d,
+        (:blocked, Float64, 64) => tk__blocked_dd431f7c,
+        (:blocked, Float64, 128) => tk__blocked_5a68702f,
     )
 end
 

@@ -204,7 +204,7 @@ end
 end
 
 # Tack kernel `_tiled`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_56e5c73f(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:92
+@kernel function tk__tiled_f39a7649(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:92
     tk_gi = @index(Global, Linear)  # matmul.py:92
     tk_li = @index(Local, Linear)  # matmul.py:92
     a_s = @localmem Float32 (2112,)  # matmul.py:92
@@ -384,7 +384,7 @@ end
     end
     @synchronize()  # matmul.py:112
     local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:113
-    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:113
+    tk_v_trips1 = div((max(k % Int64, Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:113
     tk_k1[1] = UInt32(0)  # matmul.py:113
     tk_e1[1] = tk_v_trips1  # matmul.py:113
     tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:113
@@ -409,7 +409,7 @@ end
         local tk_f2::Int32 = zero(Int32)  # matmul.py:113
         local tk_f3::Int32 = zero(Int32)  # matmul.py:113
         tk_v_k2 = tk_k1[1]  # matmul.py:113
-        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(8))) % Int32  # matmul.py:113
+        p0 = ((tk_v_k2 % Int64) * Int64(8)) % Int32  # matmul.py:113
         tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:114
         tk_v_cse39 = div(p0, Int32(8))  # matmul.py:114
         tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:114
@@ -504,7 +504,7 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_56e5c73f)) = 256  # matmul.py:92
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_f39a7649)) = 256  # matmul.py:92
 
 # Tack kernel `_rows4`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
 @kernel function tk__rows4_e9d3df4c(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:20
@@ -602,7 +602,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_56e5c73f)) = 256  # matmul.py:92
 end
 
 # Tack kernel `_tiled`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_83bc4418(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:92
+@kernel function tk__tiled_0e82ed79(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:92
     tk_gi = @index(Global, Linear)  # matmul.py:92
     tk_li = @index(Local, Linear)  # matmul.py:92
     a_s = @localmem Float64 (2112,)  # matmul.py:92
@@ -782,7 +782,7 @@ end
     end
     @synchronize()  # matmul.py:112
     local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:113
-    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:113
+    tk_v_trips1 = div((max(k % Int64, Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:113
     tk_k1[1] = UInt32(0)  # matmul.py:113
     tk_e1[1] = tk_v_trips1  # matmul.py:113
     tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:113
@@ -807,7 +807,7 @@ end
         local tk_f2::Int32 = zero(Int32)  # matmul.py:113
         local tk_f3::Int32 = zero(Int32)  # matmul.py:113
         tk_v_k2 = tk_k1[1]  # matmul.py:113
-        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(8))) % Int32  # matmul.py:113
+        p0 = ((tk_v_k2 % Int64) * Int64(8)) % Int32  # matmul.py:113
         tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:114
         tk_v_cse39 = div(p0, Int32(8))  # matmul.py:114
         tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:114
@@ -902,15 +902,15 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_83bc4418)) = 256  # matmul.py:92
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_0e82ed79)) = 256  # matmul.py:92
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
     const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
         (:rows4, Float32, 0) => tk__rows4_23db4ecf,
-        (:tiled, Float32, 0) => tk__tiled_56e5c73f,
+        (:tiled, Float32, 0) => tk__tiled_f39a7649,
         (:rows4, Float64, 0) => tk__rows4_e9d3df4c,
-        (:tiled, Float64, 0) => tk__tiled_83bc4418,
+        (:tiled, Float64, 0) => tk__tiled_0e82ed79,
     )
 end
 
