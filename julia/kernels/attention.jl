@@ -377,7 +377,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 16], k: f32[?, 16], v: f32[?, 16], out: f32[?, 16], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_43c1d6aa(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_607d5426(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (512,)  # attention.py:79
@@ -477,7 +477,7 @@ end
     end
     m[1] = -Inf32  # attention.py:94
     total[1] = 0.0f0  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -488,7 +488,7 @@ end
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -548,10 +548,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_43c1d6aa)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_607d5426)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 32], k: f32[?, 32], v: f32[?, 32], out: f32[?, 32], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_df118bd3(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_b6112c09(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (1024,)  # attention.py:79
@@ -651,7 +651,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_43c1d6aa)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:94
     total[1] = 0.0f0  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -662,7 +662,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_43c1d6aa)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -722,10 +722,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_43c1d6aa)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_df118bd3)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_b6112c09)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 64], k: f32[?, 64], v: f32[?, 64], out: f32[?, 64], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_ad169954(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_a3bf6166(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (2048,)  # attention.py:79
@@ -825,7 +825,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_df118bd3)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:94
     total[1] = 0.0f0  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -836,7 +836,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_df118bd3)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -896,10 +896,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_df118bd3)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ad169954)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a3bf6166)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f32[?, 128], k: f32[?, 128], v: f32[?, 128], out: f32[?, 128], bh: i32, s: i32, scale: f32, causal: i32)
-@kernel function tk__blocked_d6dd977f(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_6e9d98f2(q::AbstractVector{Float32}, k::AbstractVector{Float32}, v::AbstractVector{Float32}, out::AbstractVector{Float32}, bh::Int32, s::Int32, scale::Float32, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float32 (4096,)  # attention.py:79
@@ -999,7 +999,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ad169954)) = 256  # attention.
     end
     m[1] = -Inf32  # attention.py:94
     total[1] = 0.0f0  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -1010,7 +1010,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ad169954)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -1070,7 +1070,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_ad169954)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_d6dd977f)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_6e9d98f2)) = 256  # attention.py:79
 
 # Tack kernel `_rows`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], rows: i32, s: i32, scale: f64, causal: i32)
 @kernel function tk__rows_27e08766(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:48
@@ -1341,7 +1341,7 @@ end
 end
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 16], k: f64[?, 16], v: f64[?, 16], out: f64[?, 16], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_8e5b00ea(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_36bbeec2(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (512,)  # attention.py:79
@@ -1441,7 +1441,7 @@ end
     end
     m[1] = -Inf64  # attention.py:94
     total[1] = Float64(0.0)  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -1452,7 +1452,7 @@ end
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(512) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -1512,10 +1512,10 @@ end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e5b00ea)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_36bbeec2)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 32], k: f64[?, 32], v: f64[?, 32], out: f64[?, 32], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_1382432c(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_862a795d(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (1024,)  # attention.py:79
@@ -1615,7 +1615,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e5b00ea)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:94
     total[1] = Float64(0.0)  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -1626,7 +1626,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e5b00ea)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(1024) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -1686,10 +1686,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_8e5b00ea)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1382432c)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_862a795d)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 64], k: f64[?, 64], v: f64[?, 64], out: f64[?, 64], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_3efd56be(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_a7914b7f(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (2048,)  # attention.py:79
@@ -1789,7 +1789,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1382432c)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:94
     total[1] = Float64(0.0)  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -1800,7 +1800,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1382432c)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(2048) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -1860,10 +1860,10 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_1382432c)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3efd56be)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_a7914b7f)) = 256  # attention.py:79
 
 # Tack kernel `_blocked`, specialization (q: f64[?, 128], k: f64[?, 128], v: f64[?, 128], out: f64[?, 128], bh: i32, s: i32, scale: f64, causal: i32)
-@kernel function tk__blocked_83fd01ac(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
+@kernel function tk__blocked_266d8067(q::AbstractVector{Float64}, k::AbstractVector{Float64}, v::AbstractVector{Float64}, out::AbstractVector{Float64}, bh::Int32, s::Int32, scale::Float64, causal::Int32, tk_n::Int64)  # attention.py:79
     tk_gi = @index(Global, Linear)  # attention.py:79
     tk_li = @index(Local, Linear)  # attention.py:79
     k_s = @localmem Float64 (4096,)  # attention.py:79
@@ -1963,7 +1963,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3efd56be)) = 256  # attention.
     end
     m[1] = -Inf64  # attention.py:94
     total[1] = Float64(0.0)  # attention.py:95
-    tk_v_trips4 = div((max((s % Int64) - Int64(0), Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
+    tk_v_trips4 = div((max(s % Int64, Int64(0)) + Int64(32)) - Int64(1), Int64(32)) % UInt32  # attention.py:96
     tk_k1[1] = UInt32(0)  # attention.py:96
     tk_e1[1] = tk_v_trips4  # attention.py:96
     tk_u[1] = tk_k1[1] < tk_e1[1]  # attention.py:96
@@ -1974,7 +1974,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3efd56be)) = 256  # attention.
         local tk_v_start3::Int64 = zero(Int64)  # attention.py:96
         local tk_v_k5::UInt32 = zero(UInt32)  # attention.py:96
         tk_v_k5 = tk_k1[1]  # attention.py:96
-        j0[1] = (Int64(0) + ((tk_v_k5 % Int64) * Int64(32))) % Int32  # attention.py:96
+        j0[1] = ((tk_v_k5 % Int64) * Int64(32)) % Int32  # attention.py:96
         tk_v_start3 = lane[1] % Int64  # attention.py:97
         tk_v_trips1 = div((max(Int64(4096) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256))  # attention.py:97
         if Int64(0) < tk_v_trips1  # attention.py:97
@@ -2034,7 +2034,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__blocked_3efd56be)) = 256  # attention.
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__blocked_83fd01ac)) = 256  # attention.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk__blocked_266d8067)) = 256  # attention.py:79
 
 # attention's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
@@ -2043,18 +2043,18 @@ if !isdefined(@__MODULE__, :TK_ATTENTION_KERNELS)
         (:rows, Float32, 32) => tk__rows_25ce79c7,
         (:rows, Float32, 64) => tk__rows_73c34267,
         (:rows, Float32, 128) => tk__rows_439e5215,
-        (:blocked, Float32, 16) => tk__blocked_43c1d6aa,
-        (:blocked, Float32, 32) => tk__blocked_df118bd3,
-        (:blocked, Float32, 64) => tk__blocked_ad169954,
-        (:blocked, Float32, 128) => tk__blocked_d6dd977f,
+        (:blocked, Float32, 16) => tk__blocked_607d5426,
+        (:blocked, Float32, 32) => tk__blocked_b6112c09,
+        (:blocked, Float32, 64) => tk__blocked_a3bf6166,
+        (:blocked, Float32, 128) => tk__blocked_6e9d98f2,
         (:rows, Float64, 16) => tk__rows_27e08766,
         (:rows, Float64, 32) => tk__rows_0f678435,
         (:rows, Float64, 64) => tk__rows_f20c1c03,
         (:rows, Float64, 128) => tk__rows_12dd28bc,
-        (:blocked, Float64, 16) => tk__blocked_8e5b00ea,
-        (:blocked, Float64, 32) => tk__blocked_1382432c,
-        (:blocked, Float64, 64) => tk__blocked_3efd56be,
-        (:blocked, Float64, 128) => tk__blocked_83fd01ac,
+        (:blocked, Float64, 16) => tk__blocked_36bbeec2,
+        (:blocked, Float64, 32) => tk__blocked_862a795d,
+        (:blocked, Float64, 64) => tk__blocked_a7914b7f,
+        (:blocked, Float64, 128) => tk__blocked_266d8067,
     )
 end
 

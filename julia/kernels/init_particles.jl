@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `init_particles`, specialization (pos: f32[?, 3], vel: f32[?, 3], n: i32, frame: i32)
-@kernel function tk_init_particles_b553d4ba(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
+@kernel function tk_init_particles_22d90cae(pos::AbstractVector{Float32}, vel::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:609
     tk_gi = @index(Global, Linear)  # corpus.py:609
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:609
     local i::Int32 = zero(Int32)  # corpus.py:609
@@ -118,13 +118,13 @@ using .TackRuntime
         tk_v_d_2 = tk_v_direction3_ret33_2  # corpus.py:614
         state = tk_v_direction3_ret34  # corpus.py:614
         tk_v_v1 = fma(0.6f0, u, 0.4f0)  # corpus.py:615
-        pos[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = tk_v_d_0 * tk_v_v1  # corpus.py:615
+        pos[((i % Int64) * Int64(3)) + 1] = tk_v_d_0 * tk_v_v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = tk_v_d_1 * tk_v_v1  # corpus.py:615
         pos[(((i % Int64) * Int64(3)) + Int64(2)) + 1] = tk_v_d_2 * tk_v_v1  # corpus.py:615
-        vel[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = tk_v_d_0 * z  # corpus.py:616
+        vel[((i % Int64) * Int64(3)) + 1] = tk_v_d_0 * z  # corpus.py:616
         vel[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = tk_v_d_1 * z  # corpus.py:616
         vel[(((i % Int64) * Int64(3)) + Int64(2)) + 1] = tk_v_d_2 * z  # corpus.py:616
     end
 end
 
-const tack_init_particles = tk_init_particles_b553d4ba
+const tack_init_particles = tk_init_particles_22d90cae

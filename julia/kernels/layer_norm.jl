@@ -109,7 +109,7 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_64e5b0d3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
+@kernel function tk__layer_rows_78d9f96a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
     tk_gi = @index(Global, Linear)  # norms.py:23
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
     tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
@@ -181,7 +181,7 @@ end
             KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
                 tk_v_add_shifted_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
                 tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + (tk_v_add_shifted_v11 - 0.0f0)  # _rowsum.py:71
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + tk_v_add_shifted_v11  # _rowsum.py:71
                 tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
             end
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
@@ -189,7 +189,7 @@ end
         while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
             tk_v_add_shifted_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
             tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + (tk_v_add_shifted_v14 - 0.0f0)  # _rowsum.py:71
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + tk_v_add_shifted_v14  # _rowsum.py:71
             tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
@@ -1252,7 +1252,7 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.py:99
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_5538488d(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:23
+@kernel function tk__layer_rows_496b625b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:23
     tk_gi = @index(Global, Linear)  # norms.py:23
     tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
     tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
@@ -1324,7 +1324,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.p
             KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
                 tk_v_add_shifted_acc10 = tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
                 tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + (tk_v_add_shifted_v11 - Float64(0.0))  # _rowsum.py:71
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + tk_v_add_shifted_v11  # _rowsum.py:71
                 tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
             end
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
@@ -1332,7 +1332,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.p
         while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
             tk_v_add_shifted_acc13 = tk_v_row_fold_acc3[1]  # _rowsum.py:50
             tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + (tk_v_add_shifted_v14 - Float64(0.0))  # _rowsum.py:71
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + tk_v_add_shifted_v14  # _rowsum.py:71
             tk_v_row_fold_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
@@ -2395,7 +2395,7 @@ end
 TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.py:99
 
 # Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_437018b2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
+@kernel function tk__layer_rows_597eea5f(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
     tk_gi = @index(Global, Linear)  # norms.py:23
     tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
     tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
@@ -2467,7 +2467,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.p
             KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:46
                 tk_v_add_shifted_acc10 = tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1]  # _rowsum.py:47
                 tk_v_add_shifted_v11 = x[(tk_v_fold_lanes_c5 + (tk_v_fold_lanes_j7 % Int64)) + 1]  # _rowsum.py:47
-                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + Float32(Float16(Float32(tk_v_add_shifted_v11) - 0.0f0))  # _rowsum.py:71
+                tk_v_add_shifted_ret12 = tk_v_add_shifted_acc10 + Float32(Float16(Float32(tk_v_add_shifted_v11)))  # _rowsum.py:71
                 tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = tk_v_add_shifted_ret12  # _rowsum.py:47
             end
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(8)  # _rowsum.py:48
@@ -2475,7 +2475,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.p
         while tk_v_fold_lanes_c5 < tk_v_fold_lanes_end6  # _rowsum.py:49
             tk_v_add_shifted_acc13 = tk_v_row_fold_f32_acc3[1]  # _rowsum.py:50
             tk_v_add_shifted_v14 = x[tk_v_fold_lanes_c5 + 1]  # _rowsum.py:50
-            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + Float32(Float16(Float32(tk_v_add_shifted_v14) - 0.0f0))  # _rowsum.py:71
+            tk_v_add_shifted_ret15 = tk_v_add_shifted_acc13 + Float32(Float16(Float32(tk_v_add_shifted_v14)))  # _rowsum.py:71
             tk_v_row_fold_f32_acc3[1] = tk_v_add_shifted_ret15  # _rowsum.py:50
             tk_v_fold_lanes_c5 = tk_v_fold_lanes_c5 + Int64(1)  # _rowsum.py:51
         end
@@ -3540,7 +3540,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_372d2348)) = 256  # norms.p
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_64e5b0d3,
+        (:rows, Float32, 0) => tk__layer_rows_78d9f96a,
         (:cached, Float32, 1) => tk_layer_norm_cached_845f56e1,
         (:cached, Float32, 2) => tk_layer_norm_cached_5a69d64b,
         (:cached, Float32, 4) => tk_layer_norm_cached_f4ebf65c,
@@ -3548,7 +3548,7 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float32, 16) => tk_layer_norm_cached_33125768,
         (:cached, Float32, 32) => tk_layer_norm_cached_6129032d,
         (:long, Float32, 0) => tk__layer_long_0c1a7ecc,
-        (:rows, Float64, 0) => tk__layer_rows_5538488d,
+        (:rows, Float64, 0) => tk__layer_rows_496b625b,
         (:cached, Float64, 1) => tk_layer_norm_cached_6024db07,
         (:cached, Float64, 2) => tk_layer_norm_cached_a8ccc03e,
         (:cached, Float64, 4) => tk_layer_norm_cached_6c92f716,
@@ -3556,7 +3556,7 @@ if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
         (:cached, Float64, 16) => tk_layer_norm_cached_7667dc0e,
         (:cached, Float64, 32) => tk_layer_norm_cached_dae4be61,
         (:long, Float64, 0) => tk__layer_long_aa0323ef,
-        (:rows, Float16, 0) => tk__layer_rows_437018b2,
+        (:rows, Float16, 0) => tk__layer_rows_597eea5f,
         (:cached, Float16, 1) => tk_layer_norm_cached_86f7e64e,
         (:cached, Float16, 2) => tk_layer_norm_cached_2130600d,
         (:cached, Float16, 4) => tk_layer_norm_cached_ed1b3c65,

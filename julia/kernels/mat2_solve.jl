@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `mat2_solve`, specialization (A: f32[?, 2, 2], rhs: f32[?, 2], x: f32[?, 2], det: f32[?])
-@kernel function tk_mat2_solve_e168182e(A::AbstractVector{Float32}, rhs::AbstractVector{Float32}, x::AbstractVector{Float32}, det::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:515
+@kernel function tk_mat2_solve_ffc70170(A::AbstractVector{Float32}, rhs::AbstractVector{Float32}, x::AbstractVector{Float32}, det::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:515
     tk_gi = @index(Global, Linear)  # corpus.py:515
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:515
     local p::Int64 = zero(Int64)  # corpus.py:515
@@ -24,9 +24,9 @@ using .TackRuntime
     local tk_v_v7::Float32 = zero(Float32)  # corpus.py:515
     if tk_t < tk_n  # corpus.py:515
         p = tk_t  # corpus.py:516
-        tk_v_M_0 = A[((((p * Int64(2)) + Int64(0)) * Int64(2)) + Int64(0)) + 1]  # corpus.py:517
-        tk_v_M_1 = A[((((p * Int64(2)) + Int64(0)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:517
-        tk_v_M_2 = A[((((p * Int64(2)) + Int64(1)) * Int64(2)) + Int64(0)) + 1]  # corpus.py:517
+        tk_v_M_0 = A[((p * Int64(2)) * Int64(2)) + 1]  # corpus.py:517
+        tk_v_M_1 = A[(((p * Int64(2)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:517
+        tk_v_M_2 = A[(((p * Int64(2)) + Int64(1)) * Int64(2)) + 1]  # corpus.py:517
         tk_v_M_3 = A[((((p * Int64(2)) + Int64(1)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:517
         det[p + 1] = fma(tk_v_M_0, tk_v_M_3, -(tk_v_M_1 * tk_v_M_2))  # corpus.py:518
         tk_v_v1 = 1.0f0 / fma(tk_v_M_0, tk_v_M_3, -(tk_v_M_1 * tk_v_M_2))  # corpus.py:519
@@ -34,11 +34,11 @@ using .TackRuntime
         tk_v_v3 = (-tk_v_M_1) * tk_v_v1  # corpus.py:519
         tk_v_v4 = (-tk_v_M_2) * tk_v_v1  # corpus.py:519
         tk_v_v5 = tk_v_M_0 * tk_v_v1  # corpus.py:519
-        tk_v_v6 = rhs[((p * Int64(2)) + Int64(0)) + 1]  # corpus.py:519
+        tk_v_v6 = rhs[(p * Int64(2)) + 1]  # corpus.py:519
         tk_v_v7 = rhs[((p * Int64(2)) + Int64(1)) + 1]  # corpus.py:519
-        x[((p * Int64(2)) + Int64(0)) + 1] = fma(tk_v_v2, tk_v_v6, tk_v_v3 * tk_v_v7) + fma(tk_v_M_0, 1.0f0, tk_v_M_2 * 2.0f0)  # corpus.py:519
-        x[((p * Int64(2)) + Int64(1)) + 1] = fma(tk_v_v4, tk_v_v6, tk_v_v5 * tk_v_v7) + fma(tk_v_M_1, 1.0f0, tk_v_M_3 * 2.0f0)  # corpus.py:519
+        x[(p * Int64(2)) + 1] = fma(tk_v_v2, tk_v_v6, tk_v_v3 * tk_v_v7) + fma(tk_v_M_2, 2.0f0, tk_v_M_0)  # corpus.py:519
+        x[((p * Int64(2)) + Int64(1)) + 1] = fma(tk_v_v4, tk_v_v6, tk_v_v5 * tk_v_v7) + fma(tk_v_M_3, 2.0f0, tk_v_M_1)  # corpus.py:519
     end
 end
 
-const tack_mat2_solve = tk_mat2_solve_e168182e
+const tack_mat2_solve = tk_mat2_solve_ffc70170

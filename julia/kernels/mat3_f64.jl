@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `mat3_f64`, specialization (F: f64[?, 3, 3], u: f64[?, 3], F_inv: f64[?, 3, 3], out: f64[?, 3])
-@kernel function tk_mat3_f64_cc7ff486(F::AbstractVector{Float64}, u::AbstractVector{Float64}, F_inv::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:523
+@kernel function tk_mat3_f64_fbcd87c0(F::AbstractVector{Float64}, u::AbstractVector{Float64}, F_inv::AbstractVector{Float64}, out::AbstractVector{Float64}, tk_n::Int64)  # corpus.py:523
     tk_gi = @index(Global, Linear)  # corpus.py:523
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:523
     local p::Int64 = zero(Int64)  # corpus.py:523
@@ -46,36 +46,36 @@ using .TackRuntime
     local tk_v_v12::Float64 = zero(Float64)  # corpus.py:523
     if tk_t < tk_n  # corpus.py:523
         p = tk_t  # corpus.py:524
-        tk_v_A_0 = F[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(0)) + 1]  # corpus.py:525
-        tk_v_A_1 = F[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(1)) + 1]  # corpus.py:525
-        tk_v_A_2 = F[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(2)) + 1]  # corpus.py:525
-        tk_v_A_3 = F[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(0)) + 1]  # corpus.py:525
+        tk_v_A_0 = F[((p * Int64(3)) * Int64(3)) + 1]  # corpus.py:525
+        tk_v_A_1 = F[(((p * Int64(3)) * Int64(3)) + Int64(1)) + 1]  # corpus.py:525
+        tk_v_A_2 = F[(((p * Int64(3)) * Int64(3)) + Int64(2)) + 1]  # corpus.py:525
+        tk_v_A_3 = F[(((p * Int64(3)) + Int64(1)) * Int64(3)) + 1]  # corpus.py:525
         tk_v_A_4 = F[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(1)) + 1]  # corpus.py:525
         tk_v_A_5 = F[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(2)) + 1]  # corpus.py:525
-        tk_v_A_6 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(0)) + 1]  # corpus.py:525
+        tk_v_A_6 = F[(((p * Int64(3)) + Int64(2)) * Int64(3)) + 1]  # corpus.py:525
         tk_v_A_7 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(1)) + 1]  # corpus.py:525
         tk_v_A_8 = F[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(2)) + 1]  # corpus.py:525
         tk_v_v1 = fma(tk_v_A_2, fma(tk_v_A_3, tk_v_A_7, -(tk_v_A_4 * tk_v_A_6)), fma(tk_v_A_0, fma(tk_v_A_4, tk_v_A_8, -(tk_v_A_5 * tk_v_A_7)), -(tk_v_A_1 * fma(tk_v_A_3, tk_v_A_8, -(tk_v_A_5 * tk_v_A_6)))))  # corpus.py:526
-        tk_v_B_0 = fma(Float64(1.0), tk_v_v1, fma(tk_v_A_2, tk_v_A_2, fma(tk_v_A_0, tk_v_A_0, tk_v_A_1 * tk_v_A_1)))  # corpus.py:526
+        tk_v_B_0 = fma(tk_v_A_2, tk_v_A_2, fma(tk_v_A_0, tk_v_A_0, tk_v_A_1 * tk_v_A_1)) + tk_v_v1  # corpus.py:526
         tk_v_B_1 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_2, tk_v_A_5, fma(tk_v_A_0, tk_v_A_3, tk_v_A_1 * tk_v_A_4)))  # corpus.py:526
         tk_v_B_2 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_2, tk_v_A_8, fma(tk_v_A_0, tk_v_A_6, tk_v_A_1 * tk_v_A_7)))  # corpus.py:526
         tk_v_B_3 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_5, tk_v_A_2, fma(tk_v_A_3, tk_v_A_0, tk_v_A_4 * tk_v_A_1)))  # corpus.py:526
-        tk_v_B_4 = fma(Float64(1.0), tk_v_v1, fma(tk_v_A_5, tk_v_A_5, fma(tk_v_A_3, tk_v_A_3, tk_v_A_4 * tk_v_A_4)))  # corpus.py:526
+        tk_v_B_4 = fma(tk_v_A_5, tk_v_A_5, fma(tk_v_A_3, tk_v_A_3, tk_v_A_4 * tk_v_A_4)) + tk_v_v1  # corpus.py:526
         tk_v_B_5 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_5, tk_v_A_8, fma(tk_v_A_3, tk_v_A_6, tk_v_A_4 * tk_v_A_7)))  # corpus.py:526
         tk_v_B_6 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_8, tk_v_A_2, fma(tk_v_A_6, tk_v_A_0, tk_v_A_7 * tk_v_A_1)))  # corpus.py:526
         tk_v_B_7 = fma(Float64(0.0), tk_v_v1, fma(tk_v_A_8, tk_v_A_5, fma(tk_v_A_6, tk_v_A_3, tk_v_A_7 * tk_v_A_4)))  # corpus.py:526
-        tk_v_B_8 = fma(Float64(1.0), tk_v_v1, fma(tk_v_A_8, tk_v_A_8, fma(tk_v_A_6, tk_v_A_6, tk_v_A_7 * tk_v_A_7)))  # corpus.py:526
+        tk_v_B_8 = fma(tk_v_A_8, tk_v_A_8, fma(tk_v_A_6, tk_v_A_6, tk_v_A_7 * tk_v_A_7)) + tk_v_v1  # corpus.py:526
         tk_v_v2 = Float64(1.0) / fma(tk_v_A_2, fma(tk_v_A_3, tk_v_A_7, -(tk_v_A_4 * tk_v_A_6)), fma(tk_v_A_0, fma(tk_v_A_4, tk_v_A_8, -(tk_v_A_5 * tk_v_A_7)), -(tk_v_A_1 * fma(tk_v_A_3, tk_v_A_8, -(tk_v_A_5 * tk_v_A_6)))))  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(0)) + 1] = fma(tk_v_A_4, tk_v_A_8, -(tk_v_A_5 * tk_v_A_7)) * tk_v_v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(1)) + 1] = (-fma(tk_v_A_1, tk_v_A_8, -(tk_v_A_2 * tk_v_A_7))) * tk_v_v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(0)) * Int64(3)) + Int64(2)) + 1] = fma(tk_v_A_1, tk_v_A_5, -(tk_v_A_2 * tk_v_A_4)) * tk_v_v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(0)) + 1] = (-fma(tk_v_A_3, tk_v_A_8, -(tk_v_A_5 * tk_v_A_6))) * tk_v_v2  # corpus.py:527
+        F_inv[((p * Int64(3)) * Int64(3)) + 1] = fma(tk_v_A_4, tk_v_A_8, -(tk_v_A_5 * tk_v_A_7)) * tk_v_v2  # corpus.py:527
+        F_inv[(((p * Int64(3)) * Int64(3)) + Int64(1)) + 1] = (-fma(tk_v_A_1, tk_v_A_8, -(tk_v_A_2 * tk_v_A_7))) * tk_v_v2  # corpus.py:527
+        F_inv[(((p * Int64(3)) * Int64(3)) + Int64(2)) + 1] = fma(tk_v_A_1, tk_v_A_5, -(tk_v_A_2 * tk_v_A_4)) * tk_v_v2  # corpus.py:527
+        F_inv[(((p * Int64(3)) + Int64(1)) * Int64(3)) + 1] = (-fma(tk_v_A_3, tk_v_A_8, -(tk_v_A_5 * tk_v_A_6))) * tk_v_v2  # corpus.py:527
         F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(1)) + 1] = fma(tk_v_A_0, tk_v_A_8, -(tk_v_A_2 * tk_v_A_6)) * tk_v_v2  # corpus.py:527
         F_inv[((((p * Int64(3)) + Int64(1)) * Int64(3)) + Int64(2)) + 1] = (-fma(tk_v_A_0, tk_v_A_5, -(tk_v_A_2 * tk_v_A_3))) * tk_v_v2  # corpus.py:527
-        F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(0)) + 1] = fma(tk_v_A_3, tk_v_A_7, -(tk_v_A_4 * tk_v_A_6)) * tk_v_v2  # corpus.py:527
+        F_inv[(((p * Int64(3)) + Int64(2)) * Int64(3)) + 1] = fma(tk_v_A_3, tk_v_A_7, -(tk_v_A_4 * tk_v_A_6)) * tk_v_v2  # corpus.py:527
         F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(1)) + 1] = (-fma(tk_v_A_0, tk_v_A_7, -(tk_v_A_1 * tk_v_A_6))) * tk_v_v2  # corpus.py:527
         F_inv[((((p * Int64(3)) + Int64(2)) * Int64(3)) + Int64(2)) + 1] = fma(tk_v_A_0, tk_v_A_4, -(tk_v_A_1 * tk_v_A_3)) * tk_v_v2  # corpus.py:527
-        tk_v_w_0 = u[((p * Int64(3)) + Int64(0)) + 1]  # corpus.py:528
+        tk_v_w_0 = u[(p * Int64(3)) + 1]  # corpus.py:528
         tk_v_w_1 = u[((p * Int64(3)) + Int64(1)) + 1]  # corpus.py:528
         tk_v_w_2 = u[((p * Int64(3)) + Int64(2)) + 1]  # corpus.py:528
         tk_v_v3 = tk_v_w_0 * tk_v_w_0  # corpus.py:529
@@ -88,10 +88,10 @@ using .TackRuntime
         tk_v_v10 = tk_v_w_2 * tk_v_w_1  # corpus.py:529
         tk_v_v11 = tk_v_w_2 * tk_v_w_2  # corpus.py:529
         tk_v_v12 = tk_v_A_5 * ((tk_v_A_0 + tk_v_A_4) + tk_v_A_8)  # corpus.py:529
-        out[((p * Int64(3)) + Int64(0)) + 1] = ((fma(tk_v_B_2, tk_v_w_2, fma(tk_v_B_0, tk_v_w_0, tk_v_B_1 * tk_v_w_1)) + fma(tk_v_w_2, tk_v_A_6, fma(tk_v_w_0, tk_v_A_0, tk_v_w_1 * tk_v_A_3))) + fma(tk_v_v5, tk_v_w_2, fma(tk_v_v3, tk_v_w_0, tk_v_v4 * tk_v_w_1))) + tk_v_v12  # corpus.py:529
+        out[(p * Int64(3)) + 1] = ((fma(tk_v_B_2, tk_v_w_2, fma(tk_v_B_0, tk_v_w_0, tk_v_B_1 * tk_v_w_1)) + fma(tk_v_w_2, tk_v_A_6, fma(tk_v_w_0, tk_v_A_0, tk_v_w_1 * tk_v_A_3))) + fma(tk_v_v5, tk_v_w_2, fma(tk_v_v3, tk_v_w_0, tk_v_v4 * tk_v_w_1))) + tk_v_v12  # corpus.py:529
         out[((p * Int64(3)) + Int64(1)) + 1] = ((fma(tk_v_B_5, tk_v_w_2, fma(tk_v_B_3, tk_v_w_0, tk_v_B_4 * tk_v_w_1)) + fma(tk_v_w_2, tk_v_A_7, fma(tk_v_w_0, tk_v_A_1, tk_v_w_1 * tk_v_A_4))) + fma(tk_v_v8, tk_v_w_2, fma(tk_v_v6, tk_v_w_0, tk_v_v7 * tk_v_w_1))) + tk_v_v12  # corpus.py:529
         out[((p * Int64(3)) + Int64(2)) + 1] = ((fma(tk_v_B_8, tk_v_w_2, fma(tk_v_B_6, tk_v_w_0, tk_v_B_7 * tk_v_w_1)) + fma(tk_v_w_2, tk_v_A_8, fma(tk_v_w_0, tk_v_A_2, tk_v_w_1 * tk_v_A_5))) + fma(tk_v_v11, tk_v_w_2, fma(tk_v_v9, tk_v_w_0, tk_v_v10 * tk_v_w_1))) + tk_v_v12  # corpus.py:529
     end
 end
 
-const tack_mat3_f64 = tk_mat3_f64_cc7ff486
+const tack_mat3_f64 = tk_mat3_f64_fbcd87c0

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `math_domain`, specialization (x: f32[?], out: f32[?, 10])
-@kernel function tk_math_domain_19fa6b4a(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:79
+@kernel function tk_math_domain_83bbd843(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # extra_kernels.py:79
     tk_gi = @index(Global, Linear)  # extra_kernels.py:79
     tk_t = Int64(tk_gi) - Int64(1)  # extra_kernels.py:79
     local i::Int64 = zero(Int64)  # extra_kernels.py:79
@@ -15,7 +15,7 @@ using .TackRuntime
     if tk_t < tk_n  # extra_kernels.py:79
         i = tk_t  # extra_kernels.py:80
         v = x[i + 1]  # extra_kernels.py:81
-        out[((i * Int64(10)) + Int64(0)) + 1] = tk_sqrt(v)  # extra_kernels.py:82
+        out[(i * Int64(10)) + 1] = tk_sqrt(v)  # extra_kernels.py:82
         out[((i * Int64(10)) + Int64(1)) + 1] = tk_log(v)  # extra_kernels.py:83
         out[((i * Int64(10)) + Int64(2)) + 1] = tk_log2(v)  # extra_kernels.py:84
         out[((i * Int64(10)) + Int64(3)) + 1] = tk_log10(v)  # extra_kernels.py:85
@@ -28,4 +28,4 @@ using .TackRuntime
     end
 end
 
-const tack_math_domain = tk_math_domain_19fa6b4a
+const tack_math_domain = tk_math_domain_83bbd843

@@ -109,90 +109,90 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows4`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_d57b1b37(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:24
-    tk_gi = @index(Global, Linear)  # matmul.py:24
-    tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:24
-    local t::Int32 = zero(Int32)  # matmul.py:24
-    local blocks::Int32 = zero(Int32)  # matmul.py:24
-    local z::Int32 = zero(Int32)  # matmul.py:24
-    local i0::Int32 = zero(Int32)  # matmul.py:24
-    local ab::Int32 = zero(Int32)  # matmul.py:24
-    local bb::Int32 = zero(Int32)  # matmul.py:24
-    local cb::Int32 = zero(Int32)  # matmul.py:24
-    local p::Int32 = zero(Int32)  # matmul.py:24
-    local a0::Float32 = zero(Float32)  # matmul.py:24
-    local a1::Float32 = zero(Float32)  # matmul.py:24
-    local a2::Float32 = zero(Float32)  # matmul.py:24
-    local a3::Float32 = zero(Float32)  # matmul.py:24
-    local j::Int32 = zero(Int32)  # matmul.py:24
-    local bv::Float32 = zero(Float32)  # matmul.py:24
-    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:24
-    local i::Int32 = zero(Int32)  # matmul.py:24
-    local av::Float32 = zero(Float32)  # matmul.py:24
-    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:24
-    if tk_t < tk_n  # matmul.py:24
-        t = tk_t % Int32  # matmul.py:25
-        tk_v_cse1 = m + Int32(3)  # matmul.py:26
-        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:26
-        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:26
-        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:26
-        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:27
-        tk_v_cse5 = blocks == Int32(0)  # matmul.py:27
-        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:27
-        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:27
-        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:27
-        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:27
-        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:28
-        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:28
-        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:28
-        ab = (z * m) * k  # matmul.py:29
-        bb = (z * k) * n  # matmul.py:30
-        cb = (z * m) * n  # matmul.py:31
-        if (i0 + Int32(4)) <= m  # matmul.py:32
-            if Int32(0) < k  # matmul.py:33
-                for outer p in Int32(0):(k - Int32(1))  # matmul.py:33
-                    a0 = a[(((ab + (i0 * k)) + p) % Int64) + 1]  # matmul.py:34
-                    a1 = a[(((ab + ((i0 + Int32(1)) * k)) + p) % Int64) + 1]  # matmul.py:35
-                    a2 = a[(((ab + ((i0 + Int32(2)) * k)) + p) % Int64) + 1]  # matmul.py:36
-                    a3 = a[(((ab + ((i0 + Int32(3)) * k)) + p) % Int64) + 1]  # matmul.py:37
-                    if Int32(0) < n  # matmul.py:38
-                        for outer j in Int32(0):(n - Int32(1))  # matmul.py:38
-                            bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:39
-                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:40
-                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:40
-                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:41
-                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:41
-                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:42
-                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:42
-                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:43
-                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:43
+@kernel function tk__rows4_e689f281(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:25
+    tk_gi = @index(Global, Linear)  # matmul.py:25
+    tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:25
+    local t::Int32 = zero(Int32)  # matmul.py:25
+    local blocks::Int32 = zero(Int32)  # matmul.py:25
+    local z::Int32 = zero(Int32)  # matmul.py:25
+    local i0::Int32 = zero(Int32)  # matmul.py:25
+    local ab::Int32 = zero(Int32)  # matmul.py:25
+    local bb::Int32 = zero(Int32)  # matmul.py:25
+    local cb::Int32 = zero(Int32)  # matmul.py:25
+    local p::Int32 = zero(Int32)  # matmul.py:25
+    local a0::Float32 = zero(Float32)  # matmul.py:25
+    local a1::Float32 = zero(Float32)  # matmul.py:25
+    local a2::Float32 = zero(Float32)  # matmul.py:25
+    local a3::Float32 = zero(Float32)  # matmul.py:25
+    local j::Int32 = zero(Int32)  # matmul.py:25
+    local bv::Float32 = zero(Float32)  # matmul.py:25
+    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:25
+    local i::Int32 = zero(Int32)  # matmul.py:25
+    local av::Float32 = zero(Float32)  # matmul.py:25
+    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:25
+    if tk_t < tk_n  # matmul.py:25
+        t = tk_t % Int32  # matmul.py:26
+        tk_v_cse1 = m + Int32(3)  # matmul.py:27
+        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:27
+        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:27
+        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:27
+        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:28
+        tk_v_cse5 = blocks == Int32(0)  # matmul.py:28
+        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:28
+        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:28
+        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:28
+        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:28
+        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:29
+        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:29
+        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:29
+        ab = (z * m) * k  # matmul.py:30
+        bb = (z * k) * n  # matmul.py:31
+        cb = (z * m) * n  # matmul.py:32
+        if (i0 + Int32(4)) <= m  # matmul.py:33
+            if Int32(0) < k  # matmul.py:34
+                for outer p in Int32(0):(k - Int32(1))  # matmul.py:34
+                    a0 = a[(((ab + (i0 * k)) + p) % Int64) + 1]  # matmul.py:35
+                    a1 = a[(((ab + ((i0 + Int32(1)) * k)) + p) % Int64) + 1]  # matmul.py:36
+                    a2 = a[(((ab + ((i0 + Int32(2)) * k)) + p) % Int64) + 1]  # matmul.py:37
+                    a3 = a[(((ab + ((i0 + Int32(3)) * k)) + p) % Int64) + 1]  # matmul.py:38
+                    if Int32(0) < n  # matmul.py:39
+                        for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
+                            bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:40
+                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:41
+                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:41
+                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:42
+                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:42
+                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:43
+                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:43
+                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:44
+                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:44
                         end
                     end
                 end
             end
         else
-            if i0 < m  # matmul.py:45
-                for outer i in i0:(m - Int32(1))  # matmul.py:45
-                    if Int32(0) < k  # matmul.py:46
-                        for outer p in Int32(0):(k - Int32(1))  # matmul.py:46
-                            av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:47
-                            if Int32(0) < n  # matmul.py:48
-                                for outer j in Int32(0):(n - Int32(1))  # matmul.py:48
-                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:49
-                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:49
+            if i0 < m  # matmul.py:46
+                for outer i in i0:(m - Int32(1))  # matmul.py:46
+                    if Int32(0) < k  # matmul.py:47
+                        for outer p in Int32(0):(k - Int32(1))  # matmul.py:47
+                            av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:48
+                            if Int32(0) < n  # matmul.py:49
+                                for outer j in Int32(0):(n - Int32(1))  # matmul.py:49
+                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:50
+                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:50
                                 end
                             end
                         end
@@ -204,393 +204,393 @@ end
 end
 
 # Tack kernel `_tiled`, specialization (a: f32[?], b: f32[?], c: f32[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_bae8c610(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:96
-    tk_gi = @index(Global, Linear)  # matmul.py:96
-    tk_li = @index(Local, Linear)  # matmul.py:96
-    a_s = @localmem Float32 (2112,)  # matmul.py:96
-    b_s = @localmem Float32 (2048,)  # matmul.py:96
-    acc = @private Float32 (64,)  # matmul.py:96
-    av = @private Float32 (8,)  # matmul.py:96
-    bv = @private Float32 (8,)  # matmul.py:96
-    ra = @private Float32 (4,)  # matmul.py:96
-    rb = @private Float32 (4,)  # matmul.py:96
-    tk_u = @localmem Bool (1,)  # matmul.py:96
-    lane = @private Int32 (1,)  # matmul.py:96
-    z = @private Int32 (1,)  # matmul.py:96
-    i0 = @private Int32 (1,)  # matmul.py:96
-    j0 = @private Int32 (1,)  # matmul.py:96
-    q = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_row14 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_kk12 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_kb11 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_col10 = @private Int32 (1,)  # matmul.py:96
-    tk_v_slab_q18 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse41 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse42 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse43 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse44 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse45 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse46 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse50 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse51 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse52 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse53 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse54 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse55 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse56 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse57 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse58 = @private Int32 (1,)  # matmul.py:96
-    tk_k1 = @private UInt32 (1,)  # matmul.py:96
-    tk_e1 = @private UInt32 (1,)  # matmul.py:96
-    local t::Int32 = zero(Int32)  # matmul.py:96
-    local tn::Int32 = zero(Int32)  # matmul.py:96
-    local tiles::Int32 = zero(Int32)  # matmul.py:96
-    local g::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_p01::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_q5::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_row6::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_kk4::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_kb3::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_col2::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_stash_buf7::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_stash_q8::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse29::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse30::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse31::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse32::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse33::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse34::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse35::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse36::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse37::Int32 = zero(Int32)  # matmul.py:96
-    local tk_f1::Int32 = zero(Int32)  # matmul.py:96
-    lane[1] = Int32(0)  # matmul.py:96
-    z[1] = Int32(0)  # matmul.py:96
-    i0[1] = Int32(0)  # matmul.py:96
-    j0[1] = Int32(0)  # matmul.py:96
-    q[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_row14[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_kk12[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_kb11[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_col10[1] = Int32(0)  # matmul.py:96
-    tk_v_slab_q18[1] = Int32(0)  # matmul.py:96
-    tk_v_cse41[1] = Int32(0)  # matmul.py:96
-    tk_v_cse42[1] = Int32(0)  # matmul.py:96
-    tk_v_cse43[1] = Int32(0)  # matmul.py:96
-    tk_v_cse44[1] = Int32(0)  # matmul.py:96
-    tk_v_cse45[1] = Int32(0)  # matmul.py:96
-    tk_v_cse46[1] = Int32(0)  # matmul.py:96
-    tk_v_cse50[1] = Int32(0)  # matmul.py:96
-    tk_v_cse51[1] = false  # matmul.py:96
-    tk_v_cse52[1] = Int32(0)  # matmul.py:96
-    tk_v_cse53[1] = Int32(0)  # matmul.py:96
-    tk_v_cse54[1] = false  # matmul.py:96
-    tk_v_cse55[1] = Int32(0)  # matmul.py:96
-    tk_v_cse56[1] = Int32(0)  # matmul.py:96
-    tk_v_cse57[1] = false  # matmul.py:96
-    tk_v_cse58[1] = Int32(0)  # matmul.py:96
-    tk_k1[1] = UInt32(0)  # matmul.py:96
-    tk_e1[1] = UInt32(0)  # matmul.py:96
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:97
-    tk_v_cse1 = n + Int32(127)  # matmul.py:98
-    tk_v_cse2 = rem(tk_v_cse1, Int32(128))  # matmul.py:98
-    tk_v_cse3 = div(tk_v_cse1, Int32(128))  # matmul.py:98
-    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:98
-    tk_v_cse4 = m + Int32(127)  # matmul.py:99
-    tk_v_cse5 = rem(tk_v_cse4, Int32(128))  # matmul.py:99
-    tk_v_cse6 = div(tk_v_cse4, Int32(128))  # matmul.py:99
-    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:99
-    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:100
-    tk_v_cse8 = div(t, Int32(256))  # matmul.py:100
-    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:100
-    lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:101
-    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:102
-    tk_v_cse10 = tiles == Int32(0)  # matmul.py:102
-    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:102
-    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:102
-    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:102
-    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:102
-    tk_v_cse14 = tn == Int32(-1)  # matmul.py:103
-    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:103
-    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:103
-    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:103
-    tk_v_cse18 = tn == Int32(0)  # matmul.py:103
-    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:103
-    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:103
-    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:103
-    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(128)  # matmul.py:103
-    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:104
-    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:104
-    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:104
-    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:104
-    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(128)  # matmul.py:104
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(63)  # matmul.py:112
-        q[1] = tk_f1  # matmul.py:112
-        acc[(q[1] % Int64) + 1] = 0.0f0  # matmul.py:113
+@kernel function tk__tiled_a23ffb21(a::AbstractVector{Float32}, b::AbstractVector{Float32}, c::AbstractVector{Float32}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:97
+    tk_gi = @index(Global, Linear)  # matmul.py:97
+    tk_li = @index(Local, Linear)  # matmul.py:97
+    a_s = @localmem Float32 (2112,)  # matmul.py:97
+    b_s = @localmem Float32 (2048,)  # matmul.py:97
+    acc = @private Float32 (64,)  # matmul.py:97
+    av = @private Float32 (8,)  # matmul.py:97
+    bv = @private Float32 (8,)  # matmul.py:97
+    ra = @private Float32 (4,)  # matmul.py:97
+    rb = @private Float32 (4,)  # matmul.py:97
+    tk_u = @localmem Bool (1,)  # matmul.py:97
+    lane = @private Int32 (1,)  # matmul.py:97
+    z = @private Int32 (1,)  # matmul.py:97
+    i0 = @private Int32 (1,)  # matmul.py:97
+    j0 = @private Int32 (1,)  # matmul.py:97
+    q = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_row14 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_kk12 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_kb11 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_col10 = @private Int32 (1,)  # matmul.py:97
+    tk_v_slab_q18 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse41 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse42 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse43 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse44 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse45 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse46 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse50 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse51 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse52 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse53 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse54 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse55 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse56 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse57 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse58 = @private Int32 (1,)  # matmul.py:97
+    tk_k1 = @private UInt32 (1,)  # matmul.py:97
+    tk_e1 = @private UInt32 (1,)  # matmul.py:97
+    local t::Int32 = zero(Int32)  # matmul.py:97
+    local tn::Int32 = zero(Int32)  # matmul.py:97
+    local tiles::Int32 = zero(Int32)  # matmul.py:97
+    local g::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_p01::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_q5::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_row6::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_kk4::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_kb3::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_col2::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_stash_buf7::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_stash_q8::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse29::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse30::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse31::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse32::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse33::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse34::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse35::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse36::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse37::Int32 = zero(Int32)  # matmul.py:97
+    local tk_f1::Int32 = zero(Int32)  # matmul.py:97
+    lane[1] = Int32(0)  # matmul.py:97
+    z[1] = Int32(0)  # matmul.py:97
+    i0[1] = Int32(0)  # matmul.py:97
+    j0[1] = Int32(0)  # matmul.py:97
+    q[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_row14[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_kk12[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_kb11[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_col10[1] = Int32(0)  # matmul.py:97
+    tk_v_slab_q18[1] = Int32(0)  # matmul.py:97
+    tk_v_cse41[1] = Int32(0)  # matmul.py:97
+    tk_v_cse42[1] = Int32(0)  # matmul.py:97
+    tk_v_cse43[1] = Int32(0)  # matmul.py:97
+    tk_v_cse44[1] = Int32(0)  # matmul.py:97
+    tk_v_cse45[1] = Int32(0)  # matmul.py:97
+    tk_v_cse46[1] = Int32(0)  # matmul.py:97
+    tk_v_cse50[1] = Int32(0)  # matmul.py:97
+    tk_v_cse51[1] = false  # matmul.py:97
+    tk_v_cse52[1] = Int32(0)  # matmul.py:97
+    tk_v_cse53[1] = Int32(0)  # matmul.py:97
+    tk_v_cse54[1] = false  # matmul.py:97
+    tk_v_cse55[1] = Int32(0)  # matmul.py:97
+    tk_v_cse56[1] = Int32(0)  # matmul.py:97
+    tk_v_cse57[1] = false  # matmul.py:97
+    tk_v_cse58[1] = Int32(0)  # matmul.py:97
+    tk_k1[1] = UInt32(0)  # matmul.py:97
+    tk_e1[1] = UInt32(0)  # matmul.py:97
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:98
+    tk_v_cse1 = n + Int32(127)  # matmul.py:99
+    tk_v_cse2 = rem(tk_v_cse1, Int32(128))  # matmul.py:99
+    tk_v_cse3 = div(tk_v_cse1, Int32(128))  # matmul.py:99
+    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:99
+    tk_v_cse4 = m + Int32(127)  # matmul.py:100
+    tk_v_cse5 = rem(tk_v_cse4, Int32(128))  # matmul.py:100
+    tk_v_cse6 = div(tk_v_cse4, Int32(128))  # matmul.py:100
+    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:100
+    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:101
+    tk_v_cse8 = div(t, Int32(256))  # matmul.py:101
+    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:101
+    lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:102
+    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:103
+    tk_v_cse10 = tiles == Int32(0)  # matmul.py:103
+    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:103
+    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:103
+    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:103
+    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:103
+    tk_v_cse14 = tn == Int32(-1)  # matmul.py:104
+    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:104
+    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:104
+    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:104
+    tk_v_cse18 = tn == Int32(0)  # matmul.py:104
+    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:104
+    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:104
+    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:104
+    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(128)  # matmul.py:104
+    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:105
+    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:105
+    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:105
+    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:105
+    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(128)  # matmul.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(63)  # matmul.py:113
+        q[1] = tk_f1  # matmul.py:113
+        acc[(q[1] % Int64) + 1] = 0.0f0  # matmul.py:114
     end
-    tk_v_fetch_p01 = Int32(0)  # matmul.py:114
-    KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q5 in Int32(0):Int32(3)  # matmul.py:64
-        tk_v_cse26 = rem(lane[1], Int32(8))  # matmul.py:65
-        tk_v_cse27 = div(lane[1], Int32(8))  # matmul.py:65
-        tk_v_fetch_row6 = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27) + (Int32(32) * tk_v_fetch_q5)  # matmul.py:65
-        tk_v_cse28 = rem(lane[1], Int32(8))  # matmul.py:66
-        tk_v_fetch_kk4 = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(8), tk_v_cse28)  # matmul.py:66
-        ra[(tk_v_fetch_q5 % Int64) + 1] = (((i0[1] + tk_v_fetch_row6) < m) && ((tk_v_fetch_p01 + tk_v_fetch_kk4) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row6) * k) + tk_v_fetch_p01) + tk_v_fetch_kk4) % Int64) + 1] : 0.0f0  # matmul.py:67
-        tk_v_cse29 = rem(lane[1], Int32(128))  # matmul.py:68
-        tk_v_cse30 = div(lane[1], Int32(128))  # matmul.py:68
-        tk_v_fetch_kb3 = ifelse((tk_v_cse29 != Int32(0)) & (tk_v_cse29 < Int32(0)), tk_v_cse30 - Int32(1), tk_v_cse30) + (Int32(2) * tk_v_fetch_q5)  # matmul.py:68
-        tk_v_cse31 = rem(lane[1], Int32(128))  # matmul.py:69
-        tk_v_fetch_col2 = ifelse((tk_v_cse31 != Int32(0)) & (tk_v_cse31 < Int32(0)), tk_v_cse31 + Int32(128), tk_v_cse31)  # matmul.py:69
-        rb[(tk_v_fetch_q5 % Int64) + 1] = (((tk_v_fetch_p01 + tk_v_fetch_kb3) < k) && ((j0[1] + tk_v_fetch_col2) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p01) + tk_v_fetch_kb3) * n) + j0[1]) + tk_v_fetch_col2) % Int64) + 1] : 0.0f0  # matmul.py:70
+    tk_v_fetch_p01 = Int32(0)  # matmul.py:115
+    KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q5 in Int32(0):Int32(3)  # matmul.py:65
+        tk_v_cse26 = rem(lane[1], Int32(8))  # matmul.py:66
+        tk_v_cse27 = div(lane[1], Int32(8))  # matmul.py:66
+        tk_v_fetch_row6 = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27) + (Int32(32) * tk_v_fetch_q5)  # matmul.py:66
+        tk_v_cse28 = rem(lane[1], Int32(8))  # matmul.py:67
+        tk_v_fetch_kk4 = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(8), tk_v_cse28)  # matmul.py:67
+        ra[(tk_v_fetch_q5 % Int64) + 1] = (((i0[1] + tk_v_fetch_row6) < m) && ((tk_v_fetch_p01 + tk_v_fetch_kk4) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row6) * k) + tk_v_fetch_p01) + tk_v_fetch_kk4) % Int64) + 1] : 0.0f0  # matmul.py:68
+        tk_v_cse29 = rem(lane[1], Int32(128))  # matmul.py:69
+        tk_v_cse30 = div(lane[1], Int32(128))  # matmul.py:69
+        tk_v_fetch_kb3 = ifelse((tk_v_cse29 != Int32(0)) & (tk_v_cse29 < Int32(0)), tk_v_cse30 - Int32(1), tk_v_cse30) + (Int32(2) * tk_v_fetch_q5)  # matmul.py:69
+        tk_v_cse31 = rem(lane[1], Int32(128))  # matmul.py:70
+        tk_v_fetch_col2 = ifelse((tk_v_cse31 != Int32(0)) & (tk_v_cse31 < Int32(0)), tk_v_cse31 + Int32(128), tk_v_cse31)  # matmul.py:70
+        rb[(tk_v_fetch_q5 % Int64) + 1] = (((tk_v_fetch_p01 + tk_v_fetch_kb3) < k) && ((j0[1] + tk_v_fetch_col2) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p01) + tk_v_fetch_kb3) * n) + j0[1]) + tk_v_fetch_col2) % Int64) + 1] : 0.0f0  # matmul.py:71
     end
-    tk_v_stash_buf7 = Int32(0)  # matmul.py:115
-    KernelAbstractions.Extras.@unroll for outer tk_v_stash_q8 in Int32(0):Int32(3)  # matmul.py:76
-        tk_v_cse32 = rem(lane[1], Int32(8))  # matmul.py:77
-        tk_v_cse33 = (tk_v_cse32 != Int32(0)) & (tk_v_cse32 < Int32(0))  # matmul.py:77
-        tk_v_cse34 = div(lane[1], Int32(8))  # matmul.py:77
-        a_s[(((((tk_v_stash_buf7 * Int32(1056)) + (ifelse(tk_v_cse33, tk_v_cse32 + Int32(8), tk_v_cse32) * Int32(132))) + ifelse(tk_v_cse33, tk_v_cse34 - Int32(1), tk_v_cse34)) + (Int32(32) * tk_v_stash_q8)) % Int64) + 1] = ra[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:77
-        tk_v_cse35 = rem(lane[1], Int32(128))  # matmul.py:78
-        tk_v_cse36 = (tk_v_cse35 != Int32(0)) & (tk_v_cse35 < Int32(0))  # matmul.py:78
-        tk_v_cse37 = div(lane[1], Int32(128))  # matmul.py:78
-        b_s[((((tk_v_stash_buf7 * Int32(1024)) + ((ifelse(tk_v_cse36, tk_v_cse37 - Int32(1), tk_v_cse37) + (Int32(2) * tk_v_stash_q8)) * Int32(128))) + ifelse(tk_v_cse36, tk_v_cse35 + Int32(128), tk_v_cse35)) % Int64) + 1] = rb[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:78
+    tk_v_stash_buf7 = Int32(0)  # matmul.py:116
+    KernelAbstractions.Extras.@unroll for outer tk_v_stash_q8 in Int32(0):Int32(3)  # matmul.py:77
+        tk_v_cse32 = rem(lane[1], Int32(8))  # matmul.py:78
+        tk_v_cse33 = (tk_v_cse32 != Int32(0)) & (tk_v_cse32 < Int32(0))  # matmul.py:78
+        tk_v_cse34 = div(lane[1], Int32(8))  # matmul.py:78
+        a_s[(((((tk_v_stash_buf7 * Int32(1056)) + (ifelse(tk_v_cse33, tk_v_cse32 + Int32(8), tk_v_cse32) * Int32(132))) + ifelse(tk_v_cse33, tk_v_cse34 - Int32(1), tk_v_cse34)) + (Int32(32) * tk_v_stash_q8)) % Int64) + 1] = ra[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:78
+        tk_v_cse35 = rem(lane[1], Int32(128))  # matmul.py:79
+        tk_v_cse36 = (tk_v_cse35 != Int32(0)) & (tk_v_cse35 < Int32(0))  # matmul.py:79
+        tk_v_cse37 = div(lane[1], Int32(128))  # matmul.py:79
+        b_s[((((tk_v_stash_buf7 * Int32(1024)) + ((ifelse(tk_v_cse36, tk_v_cse37 - Int32(1), tk_v_cse37) + (Int32(2) * tk_v_stash_q8)) * Int32(128))) + ifelse(tk_v_cse36, tk_v_cse35 + Int32(128), tk_v_cse35)) % Int64) + 1] = rb[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:79
     end
-    @synchronize()  # matmul.py:116
-    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:117
-    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:117
-    tk_k1[1] = UInt32(0)  # matmul.py:117
-    tk_e1[1] = tk_v_trips1  # matmul.py:117
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:117
     @synchronize()  # matmul.py:117
-    while tk_u[1]  # matmul.py:117
-        local p0::Int32 = zero(Int32)  # matmul.py:117
-        local buf::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_fetch_p09::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_fetch_q13::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_ty15::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_tx16::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_kk17::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_stash_buf19::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_stash_q20::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:117
-        local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse47::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse48::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse49::Int32 = zero(Int32)  # matmul.py:117
-        local tk_f2::Int32 = zero(Int32)  # matmul.py:117
-        local tk_f3::Int32 = zero(Int32)  # matmul.py:117
-        tk_v_k2 = tk_k1[1]  # matmul.py:117
-        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(8))) % Int32  # matmul.py:117
-        tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:118
-        tk_v_cse39 = div(p0, Int32(8))  # matmul.py:118
-        tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:118
-        buf = ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(2), tk_v_cse40)  # matmul.py:118
-        tk_v_fetch_p09 = p0 + Int32(8)  # matmul.py:119
-        KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q13 in Int32(0):Int32(3)  # matmul.py:64
-            tk_v_cse41[1] = rem(lane[1], Int32(8))  # matmul.py:65
-            tk_v_cse42[1] = div(lane[1], Int32(8))  # matmul.py:65
-            tk_v_fetch_row14[1] = ifelse((tk_v_cse41[1] != Int32(0)) & (tk_v_cse41[1] < Int32(0)), tk_v_cse42[1] - Int32(1), tk_v_cse42[1]) + (Int32(32) * tk_v_fetch_q13)  # matmul.py:65
-            tk_v_cse43[1] = rem(lane[1], Int32(8))  # matmul.py:66
-            tk_v_fetch_kk12[1] = ifelse((tk_v_cse43[1] != Int32(0)) & (tk_v_cse43[1] < Int32(0)), tk_v_cse43[1] + Int32(8), tk_v_cse43[1])  # matmul.py:66
-            ra[(tk_v_fetch_q13 % Int64) + 1] = (((i0[1] + tk_v_fetch_row14[1]) < m) && ((tk_v_fetch_p09 + tk_v_fetch_kk12[1]) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row14[1]) * k) + tk_v_fetch_p09) + tk_v_fetch_kk12[1]) % Int64) + 1] : 0.0f0  # matmul.py:67
-            tk_v_cse44[1] = rem(lane[1], Int32(128))  # matmul.py:68
-            tk_v_cse45[1] = div(lane[1], Int32(128))  # matmul.py:68
-            tk_v_fetch_kb11[1] = ifelse((tk_v_cse44[1] != Int32(0)) & (tk_v_cse44[1] < Int32(0)), tk_v_cse45[1] - Int32(1), tk_v_cse45[1]) + (Int32(2) * tk_v_fetch_q13)  # matmul.py:68
-            tk_v_cse46[1] = rem(lane[1], Int32(128))  # matmul.py:69
-            tk_v_fetch_col10[1] = ifelse((tk_v_cse46[1] != Int32(0)) & (tk_v_cse46[1] < Int32(0)), tk_v_cse46[1] + Int32(128), tk_v_cse46[1])  # matmul.py:69
-            rb[(tk_v_fetch_q13 % Int64) + 1] = (((tk_v_fetch_p09 + tk_v_fetch_kb11[1]) < k) && ((j0[1] + tk_v_fetch_col10[1]) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p09) + tk_v_fetch_kb11[1]) * n) + j0[1]) + tk_v_fetch_col10[1]) % Int64) + 1] : 0.0f0  # matmul.py:70
+    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:118
+    tk_v_trips1 = div((max(k % Int64, Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:118
+    tk_k1[1] = UInt32(0)  # matmul.py:118
+    tk_e1[1] = tk_v_trips1  # matmul.py:118
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:118
+    @synchronize()  # matmul.py:118
+    while tk_u[1]  # matmul.py:118
+        local p0::Int32 = zero(Int32)  # matmul.py:118
+        local buf::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_fetch_p09::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_fetch_q13::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_ty15::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_tx16::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_kk17::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_stash_buf19::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_stash_q20::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:118
+        local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse47::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse48::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse49::Int32 = zero(Int32)  # matmul.py:118
+        local tk_f2::Int32 = zero(Int32)  # matmul.py:118
+        local tk_f3::Int32 = zero(Int32)  # matmul.py:118
+        tk_v_k2 = tk_k1[1]  # matmul.py:118
+        p0 = ((tk_v_k2 % Int64) * Int64(8)) % Int32  # matmul.py:118
+        tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:119
+        tk_v_cse39 = div(p0, Int32(8))  # matmul.py:119
+        tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:119
+        buf = ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(2), tk_v_cse40)  # matmul.py:119
+        tk_v_fetch_p09 = p0 + Int32(8)  # matmul.py:120
+        KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q13 in Int32(0):Int32(3)  # matmul.py:65
+            tk_v_cse41[1] = rem(lane[1], Int32(8))  # matmul.py:66
+            tk_v_cse42[1] = div(lane[1], Int32(8))  # matmul.py:66
+            tk_v_fetch_row14[1] = ifelse((tk_v_cse41[1] != Int32(0)) & (tk_v_cse41[1] < Int32(0)), tk_v_cse42[1] - Int32(1), tk_v_cse42[1]) + (Int32(32) * tk_v_fetch_q13)  # matmul.py:66
+            tk_v_cse43[1] = rem(lane[1], Int32(8))  # matmul.py:67
+            tk_v_fetch_kk12[1] = ifelse((tk_v_cse43[1] != Int32(0)) & (tk_v_cse43[1] < Int32(0)), tk_v_cse43[1] + Int32(8), tk_v_cse43[1])  # matmul.py:67
+            ra[(tk_v_fetch_q13 % Int64) + 1] = (((i0[1] + tk_v_fetch_row14[1]) < m) && ((tk_v_fetch_p09 + tk_v_fetch_kk12[1]) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row14[1]) * k) + tk_v_fetch_p09) + tk_v_fetch_kk12[1]) % Int64) + 1] : 0.0f0  # matmul.py:68
+            tk_v_cse44[1] = rem(lane[1], Int32(128))  # matmul.py:69
+            tk_v_cse45[1] = div(lane[1], Int32(128))  # matmul.py:69
+            tk_v_fetch_kb11[1] = ifelse((tk_v_cse44[1] != Int32(0)) & (tk_v_cse44[1] < Int32(0)), tk_v_cse45[1] - Int32(1), tk_v_cse45[1]) + (Int32(2) * tk_v_fetch_q13)  # matmul.py:69
+            tk_v_cse46[1] = rem(lane[1], Int32(128))  # matmul.py:70
+            tk_v_fetch_col10[1] = ifelse((tk_v_cse46[1] != Int32(0)) & (tk_v_cse46[1] < Int32(0)), tk_v_cse46[1] + Int32(128), tk_v_cse46[1])  # matmul.py:70
+            rb[(tk_v_fetch_q13 % Int64) + 1] = (((tk_v_fetch_p09 + tk_v_fetch_kb11[1]) < k) && ((j0[1] + tk_v_fetch_col10[1]) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p09) + tk_v_fetch_kb11[1]) * n) + j0[1]) + tk_v_fetch_col10[1]) % Int64) + 1] : 0.0f0  # matmul.py:71
         end
-        tk_v_cse47 = rem(lane[1], Int32(16))  # matmul.py:120
-        tk_v_cse48 = div(lane[1], Int32(16))  # matmul.py:120
-        tk_v_slab_ty15 = ifelse((tk_v_cse47 != Int32(0)) & (tk_v_cse47 < Int32(0)), tk_v_cse48 - Int32(1), tk_v_cse48)  # matmul.py:120
-        tk_v_cse49 = rem(lane[1], Int32(16))  # matmul.py:120
-        tk_v_slab_tx16 = ifelse((tk_v_cse49 != Int32(0)) & (tk_v_cse49 < Int32(0)), tk_v_cse49 + Int32(16), tk_v_cse49)  # matmul.py:120
-        KernelAbstractions.Extras.@unroll for outer tk_v_slab_kk17 in Int32(0):Int32(7)  # matmul.py:85
-            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:86
-                tk_v_slab_q18[1] = tk_f2  # matmul.py:86
-                av[(tk_v_slab_q18[1] % Int64) + 1] = a_s[(((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:87
-                av[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = a_s[((((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + Int32(64)) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:88
-                bv[(tk_v_slab_q18[1] % Int64) + 1] = b_s[(((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:89
-                bv[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = b_s[((((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + Int32(64)) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:90
+        tk_v_cse47 = rem(lane[1], Int32(16))  # matmul.py:121
+        tk_v_cse48 = div(lane[1], Int32(16))  # matmul.py:121
+        tk_v_slab_ty15 = ifelse((tk_v_cse47 != Int32(0)) & (tk_v_cse47 < Int32(0)), tk_v_cse48 - Int32(1), tk_v_cse48)  # matmul.py:121
+        tk_v_cse49 = rem(lane[1], Int32(16))  # matmul.py:121
+        tk_v_slab_tx16 = ifelse((tk_v_cse49 != Int32(0)) & (tk_v_cse49 < Int32(0)), tk_v_cse49 + Int32(16), tk_v_cse49)  # matmul.py:121
+        KernelAbstractions.Extras.@unroll for outer tk_v_slab_kk17 in Int32(0):Int32(7)  # matmul.py:86
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:87
+                tk_v_slab_q18[1] = tk_f2  # matmul.py:87
+                av[(tk_v_slab_q18[1] % Int64) + 1] = a_s[(((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:88
+                av[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = a_s[((((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + Int32(64)) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:89
+                bv[(tk_v_slab_q18[1] % Int64) + 1] = b_s[(((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:90
+                bv[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = b_s[((((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + Int32(64)) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:91
             end
-            KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(63)  # matmul.py:91
-                tk_v_slab_q18[1] = tk_f3  # matmul.py:91
-                tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:92
-                tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:92
-                tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:92
-                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:92
+            KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(63)  # matmul.py:92
+                tk_v_slab_q18[1] = tk_f3  # matmul.py:92
+                tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:93
+                tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:93
+                tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:93
+                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:93
             end
         end
-        tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:121
-        KernelAbstractions.Extras.@unroll for outer tk_v_stash_q20 in Int32(0):Int32(3)  # matmul.py:76
-            tk_v_cse53[1] = rem(lane[1], Int32(8))  # matmul.py:77
-            tk_v_cse54[1] = (tk_v_cse53[1] != Int32(0)) & (tk_v_cse53[1] < Int32(0))  # matmul.py:77
-            tk_v_cse55[1] = div(lane[1], Int32(8))  # matmul.py:77
-            a_s[(((((tk_v_stash_buf19 * Int32(1056)) + (ifelse(tk_v_cse54[1], tk_v_cse53[1] + Int32(8), tk_v_cse53[1]) * Int32(132))) + ifelse(tk_v_cse54[1], tk_v_cse55[1] - Int32(1), tk_v_cse55[1])) + (Int32(32) * tk_v_stash_q20)) % Int64) + 1] = ra[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:77
-            tk_v_cse56[1] = rem(lane[1], Int32(128))  # matmul.py:78
-            tk_v_cse57[1] = (tk_v_cse56[1] != Int32(0)) & (tk_v_cse56[1] < Int32(0))  # matmul.py:78
-            tk_v_cse58[1] = div(lane[1], Int32(128))  # matmul.py:78
-            b_s[((((tk_v_stash_buf19 * Int32(1024)) + ((ifelse(tk_v_cse57[1], tk_v_cse58[1] - Int32(1), tk_v_cse58[1]) + (Int32(2) * tk_v_stash_q20)) * Int32(128))) + ifelse(tk_v_cse57[1], tk_v_cse56[1] + Int32(128), tk_v_cse56[1])) % Int64) + 1] = rb[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:78
+        tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:122
+        KernelAbstractions.Extras.@unroll for outer tk_v_stash_q20 in Int32(0):Int32(3)  # matmul.py:77
+            tk_v_cse53[1] = rem(lane[1], Int32(8))  # matmul.py:78
+            tk_v_cse54[1] = (tk_v_cse53[1] != Int32(0)) & (tk_v_cse53[1] < Int32(0))  # matmul.py:78
+            tk_v_cse55[1] = div(lane[1], Int32(8))  # matmul.py:78
+            a_s[(((((tk_v_stash_buf19 * Int32(1056)) + (ifelse(tk_v_cse54[1], tk_v_cse53[1] + Int32(8), tk_v_cse53[1]) * Int32(132))) + ifelse(tk_v_cse54[1], tk_v_cse55[1] - Int32(1), tk_v_cse55[1])) + (Int32(32) * tk_v_stash_q20)) % Int64) + 1] = ra[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:78
+            tk_v_cse56[1] = rem(lane[1], Int32(128))  # matmul.py:79
+            tk_v_cse57[1] = (tk_v_cse56[1] != Int32(0)) & (tk_v_cse56[1] < Int32(0))  # matmul.py:79
+            tk_v_cse58[1] = div(lane[1], Int32(128))  # matmul.py:79
+            b_s[((((tk_v_stash_buf19 * Int32(1024)) + ((ifelse(tk_v_cse57[1], tk_v_cse58[1] - Int32(1), tk_v_cse58[1]) + (Int32(2) * tk_v_stash_q20)) * Int32(128))) + ifelse(tk_v_cse57[1], tk_v_cse56[1] + Int32(128), tk_v_cse56[1])) % Int64) + 1] = rb[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:79
         end
-        @synchronize()  # matmul.py:122
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # matmul.py:117
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:117
-        @synchronize()  # matmul.py:117
+        @synchronize()  # matmul.py:123
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # matmul.py:118
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:118
+        @synchronize()  # matmul.py:118
     end
-    local i::Int32 = zero(Int32)  # matmul.py:123
-    local j::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse59::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse60::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse61::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse62::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse63::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse64::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse65::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse66::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse67::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse68::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse69::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse70::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse71::Int32 = zero(Int32)  # matmul.py:123
-    local tk_f4::Int32 = zero(Int32)  # matmul.py:123
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(63)  # matmul.py:123
-        q[1] = tk_f4  # matmul.py:123
-        tk_v_cse59 = rem(lane[1], Int32(16))  # matmul.py:124
-        tk_v_cse60 = div(lane[1], Int32(16))  # matmul.py:124
-        tk_v_cse61 = rem(q[1], Int32(8))  # matmul.py:124
-        tk_v_cse62 = div(q[1], Int32(8))  # matmul.py:124
-        tk_v_cse63 = rem(ifelse((tk_v_cse61 != Int32(0)) & (tk_v_cse61 < Int32(0)), tk_v_cse62 - Int32(1), tk_v_cse62), Int32(4))  # matmul.py:124
-        tk_v_cse64 = rem(q[1], Int32(32))  # matmul.py:124
-        tk_v_cse65 = div(q[1], Int32(32))  # matmul.py:124
-        i = ((i0[1] + (Int32(4) * ifelse((tk_v_cse59 != Int32(0)) & (tk_v_cse59 < Int32(0)), tk_v_cse60 - Int32(1), tk_v_cse60))) + ifelse((tk_v_cse63 != Int32(0)) & (tk_v_cse63 < Int32(0)), tk_v_cse63 + Int32(4), tk_v_cse63)) + (Int32(64) * ifelse((tk_v_cse64 != Int32(0)) & (tk_v_cse64 < Int32(0)), tk_v_cse65 - Int32(1), tk_v_cse65))  # matmul.py:124
-        tk_v_cse66 = rem(lane[1], Int32(16))  # matmul.py:125
-        tk_v_cse67 = rem(q[1], Int32(4))  # matmul.py:125
-        tk_v_cse68 = rem(q[1], Int32(8))  # matmul.py:125
-        tk_v_cse69 = ifelse((tk_v_cse68 != Int32(0)) & (tk_v_cse68 < Int32(0)), tk_v_cse68 + Int32(8), tk_v_cse68)  # matmul.py:125
-        tk_v_cse70 = rem(tk_v_cse69, Int32(4))  # matmul.py:125
-        tk_v_cse71 = div(tk_v_cse69, Int32(4))  # matmul.py:125
-        j = ((j0[1] + (Int32(4) * ifelse((tk_v_cse66 != Int32(0)) & (tk_v_cse66 < Int32(0)), tk_v_cse66 + Int32(16), tk_v_cse66))) + ifelse((tk_v_cse67 != Int32(0)) & (tk_v_cse67 < Int32(0)), tk_v_cse67 + Int32(4), tk_v_cse67)) + (Int32(64) * ifelse((tk_v_cse70 != Int32(0)) & (tk_v_cse70 < Int32(0)), tk_v_cse71 - Int32(1), tk_v_cse71))  # matmul.py:125
-        if (i < m) && (j < n)  # matmul.py:126
-            c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:127
+    local i::Int32 = zero(Int32)  # matmul.py:124
+    local j::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse59::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse60::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse61::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse62::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse63::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse64::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse65::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse66::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse67::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse68::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse69::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse70::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse71::Int32 = zero(Int32)  # matmul.py:124
+    local tk_f4::Int32 = zero(Int32)  # matmul.py:124
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(63)  # matmul.py:124
+        q[1] = tk_f4  # matmul.py:124
+        tk_v_cse59 = rem(lane[1], Int32(16))  # matmul.py:125
+        tk_v_cse60 = div(lane[1], Int32(16))  # matmul.py:125
+        tk_v_cse61 = rem(q[1], Int32(8))  # matmul.py:125
+        tk_v_cse62 = div(q[1], Int32(8))  # matmul.py:125
+        tk_v_cse63 = rem(ifelse((tk_v_cse61 != Int32(0)) & (tk_v_cse61 < Int32(0)), tk_v_cse62 - Int32(1), tk_v_cse62), Int32(4))  # matmul.py:125
+        tk_v_cse64 = rem(q[1], Int32(32))  # matmul.py:125
+        tk_v_cse65 = div(q[1], Int32(32))  # matmul.py:125
+        i = ((i0[1] + (Int32(4) * ifelse((tk_v_cse59 != Int32(0)) & (tk_v_cse59 < Int32(0)), tk_v_cse60 - Int32(1), tk_v_cse60))) + ifelse((tk_v_cse63 != Int32(0)) & (tk_v_cse63 < Int32(0)), tk_v_cse63 + Int32(4), tk_v_cse63)) + (Int32(64) * ifelse((tk_v_cse64 != Int32(0)) & (tk_v_cse64 < Int32(0)), tk_v_cse65 - Int32(1), tk_v_cse65))  # matmul.py:125
+        tk_v_cse66 = rem(lane[1], Int32(16))  # matmul.py:126
+        tk_v_cse67 = rem(q[1], Int32(4))  # matmul.py:126
+        tk_v_cse68 = rem(q[1], Int32(8))  # matmul.py:126
+        tk_v_cse69 = ifelse((tk_v_cse68 != Int32(0)) & (tk_v_cse68 < Int32(0)), tk_v_cse68 + Int32(8), tk_v_cse68)  # matmul.py:126
+        tk_v_cse70 = rem(tk_v_cse69, Int32(4))  # matmul.py:126
+        tk_v_cse71 = div(tk_v_cse69, Int32(4))  # matmul.py:126
+        j = ((j0[1] + (Int32(4) * ifelse((tk_v_cse66 != Int32(0)) & (tk_v_cse66 < Int32(0)), tk_v_cse66 + Int32(16), tk_v_cse66))) + ifelse((tk_v_cse67 != Int32(0)) & (tk_v_cse67 < Int32(0)), tk_v_cse67 + Int32(4), tk_v_cse67)) + (Int32(64) * ifelse((tk_v_cse70 != Int32(0)) & (tk_v_cse70 < Int32(0)), tk_v_cse71 - Int32(1), tk_v_cse71))  # matmul.py:126
+        if (i < m) && (j < n)  # matmul.py:127
+            c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:128
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_bae8c610)) = 256  # matmul.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_a23ffb21)) = 256  # matmul.py:97
 
 # Tack kernel `_rows4`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__rows4_52edfb37(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:24
-    tk_gi = @index(Global, Linear)  # matmul.py:24
-    tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:24
-    local t::Int32 = zero(Int32)  # matmul.py:24
-    local blocks::Int32 = zero(Int32)  # matmul.py:24
-    local z::Int32 = zero(Int32)  # matmul.py:24
-    local i0::Int32 = zero(Int32)  # matmul.py:24
-    local ab::Int32 = zero(Int32)  # matmul.py:24
-    local bb::Int32 = zero(Int32)  # matmul.py:24
-    local cb::Int32 = zero(Int32)  # matmul.py:24
-    local p::Int32 = zero(Int32)  # matmul.py:24
-    local a0::Float64 = zero(Float64)  # matmul.py:24
-    local a1::Float64 = zero(Float64)  # matmul.py:24
-    local a2::Float64 = zero(Float64)  # matmul.py:24
-    local a3::Float64 = zero(Float64)  # matmul.py:24
-    local j::Int32 = zero(Int32)  # matmul.py:24
-    local bv::Float64 = zero(Float64)  # matmul.py:24
-    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:24
-    local i::Int32 = zero(Int32)  # matmul.py:24
-    local av::Float64 = zero(Float64)  # matmul.py:24
-    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:24
-    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:24
-    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:24
-    if tk_t < tk_n  # matmul.py:24
-        t = tk_t % Int32  # matmul.py:25
-        tk_v_cse1 = m + Int32(3)  # matmul.py:26
-        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:26
-        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:26
-        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:26
-        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:27
-        tk_v_cse5 = blocks == Int32(0)  # matmul.py:27
-        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:27
-        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:27
-        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:27
-        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:27
-        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:28
-        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:28
-        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:28
-        ab = (z * m) * k  # matmul.py:29
-        bb = (z * k) * n  # matmul.py:30
-        cb = (z * m) * n  # matmul.py:31
-        if (i0 + Int32(4)) <= m  # matmul.py:32
-            if Int32(0) < k  # matmul.py:33
-                for outer p in Int32(0):(k - Int32(1))  # matmul.py:33
-                    a0 = a[(((ab + (i0 * k)) + p) % Int64) + 1]  # matmul.py:34
-                    a1 = a[(((ab + ((i0 + Int32(1)) * k)) + p) % Int64) + 1]  # matmul.py:35
-                    a2 = a[(((ab + ((i0 + Int32(2)) * k)) + p) % Int64) + 1]  # matmul.py:36
-                    a3 = a[(((ab + ((i0 + Int32(3)) * k)) + p) % Int64) + 1]  # matmul.py:37
-                    if Int32(0) < n  # matmul.py:38
-                        for outer j in Int32(0):(n - Int32(1))  # matmul.py:38
-                            bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:39
-                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:40
-                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:40
-                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:41
-                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:41
-                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:42
-                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:42
-                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:43
-                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:43
+@kernel function tk__rows4_bdacec95(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:25
+    tk_gi = @index(Global, Linear)  # matmul.py:25
+    tk_t = Int64(tk_gi) - Int64(1)  # matmul.py:25
+    local t::Int32 = zero(Int32)  # matmul.py:25
+    local blocks::Int32 = zero(Int32)  # matmul.py:25
+    local z::Int32 = zero(Int32)  # matmul.py:25
+    local i0::Int32 = zero(Int32)  # matmul.py:25
+    local ab::Int32 = zero(Int32)  # matmul.py:25
+    local bb::Int32 = zero(Int32)  # matmul.py:25
+    local cb::Int32 = zero(Int32)  # matmul.py:25
+    local p::Int32 = zero(Int32)  # matmul.py:25
+    local a0::Float64 = zero(Float64)  # matmul.py:25
+    local a1::Float64 = zero(Float64)  # matmul.py:25
+    local a2::Float64 = zero(Float64)  # matmul.py:25
+    local a3::Float64 = zero(Float64)  # matmul.py:25
+    local j::Int32 = zero(Int32)  # matmul.py:25
+    local bv::Float64 = zero(Float64)  # matmul.py:25
+    local tk_v_t1::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t2::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t3::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_t4::Int32 = zero(Int32)  # matmul.py:25
+    local i::Int32 = zero(Int32)  # matmul.py:25
+    local av::Float64 = zero(Float64)  # matmul.py:25
+    local tk_v_t5::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse4::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse5::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:25
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:25
+    local tk_v_cse10::Int32 = zero(Int32)  # matmul.py:25
+    if tk_t < tk_n  # matmul.py:25
+        t = tk_t % Int32  # matmul.py:26
+        tk_v_cse1 = m + Int32(3)  # matmul.py:27
+        tk_v_cse2 = rem(tk_v_cse1, Int32(4))  # matmul.py:27
+        tk_v_cse3 = div(tk_v_cse1, Int32(4))  # matmul.py:27
+        blocks = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:27
+        tk_v_cse4 = blocks == Int32(-1)  # matmul.py:28
+        tk_v_cse5 = blocks == Int32(0)  # matmul.py:28
+        tk_v_cse6 = ifelse(tk_v_cse5 | tk_v_cse4, Int32(1), blocks)  # matmul.py:28
+        tk_v_cse7 = rem(t, tk_v_cse6)  # matmul.py:28
+        tk_v_cse8 = div(t, tk_v_cse6)  # matmul.py:28
+        z = ifelse(tk_v_cse4, -t, ifelse(tk_v_cse5, Int32(0), ifelse((tk_v_cse7 != Int32(0)) & ((tk_v_cse7 < Int32(0)) != (blocks < Int32(0))), tk_v_cse8 - Int32(1), tk_v_cse8)))  # matmul.py:28
+        tk_v_cse9 = (blocks == Int32(0)) | (blocks == Int32(-1))  # matmul.py:29
+        tk_v_cse10 = rem(t, ifelse(tk_v_cse9, Int32(1), blocks))  # matmul.py:29
+        i0 = ifelse(tk_v_cse9, Int32(0), ifelse((tk_v_cse10 != Int32(0)) & ((tk_v_cse10 < Int32(0)) != (blocks < Int32(0))), tk_v_cse10 + blocks, tk_v_cse10)) * Int32(4)  # matmul.py:29
+        ab = (z * m) * k  # matmul.py:30
+        bb = (z * k) * n  # matmul.py:31
+        cb = (z * m) * n  # matmul.py:32
+        if (i0 + Int32(4)) <= m  # matmul.py:33
+            if Int32(0) < k  # matmul.py:34
+                for outer p in Int32(0):(k - Int32(1))  # matmul.py:34
+                    a0 = a[(((ab + (i0 * k)) + p) % Int64) + 1]  # matmul.py:35
+                    a1 = a[(((ab + ((i0 + Int32(1)) * k)) + p) % Int64) + 1]  # matmul.py:36
+                    a2 = a[(((ab + ((i0 + Int32(2)) * k)) + p) % Int64) + 1]  # matmul.py:37
+                    a3 = a[(((ab + ((i0 + Int32(3)) * k)) + p) % Int64) + 1]  # matmul.py:38
+                    if Int32(0) < n  # matmul.py:39
+                        for outer j in Int32(0):(n - Int32(1))  # matmul.py:39
+                            bv = b[(((bb + (p * n)) + j) % Int64) + 1]  # matmul.py:40
+                            tk_v_t1 = (cb + (i0 * n)) + j  # matmul.py:41
+                            c[(tk_v_t1 % Int64) + 1] = fma(a0, bv, c[(tk_v_t1 % Int64) + 1])  # matmul.py:41
+                            tk_v_t2 = (cb + ((i0 + Int32(1)) * n)) + j  # matmul.py:42
+                            c[(tk_v_t2 % Int64) + 1] = fma(a1, bv, c[(tk_v_t2 % Int64) + 1])  # matmul.py:42
+                            tk_v_t3 = (cb + ((i0 + Int32(2)) * n)) + j  # matmul.py:43
+                            c[(tk_v_t3 % Int64) + 1] = fma(a2, bv, c[(tk_v_t3 % Int64) + 1])  # matmul.py:43
+                            tk_v_t4 = (cb + ((i0 + Int32(3)) * n)) + j  # matmul.py:44
+                            c[(tk_v_t4 % Int64) + 1] = fma(a3, bv, c[(tk_v_t4 % Int64) + 1])  # matmul.py:44
                         end
                     end
                 end
             end
         else
-            if i0 < m  # matmul.py:45
-                for outer i in i0:(m - Int32(1))  # matmul.py:45
-                    if Int32(0) < k  # matmul.py:46
-                        for outer p in Int32(0):(k - Int32(1))  # matmul.py:46
-                            av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:47
-                            if Int32(0) < n  # matmul.py:48
-                                for outer j in Int32(0):(n - Int32(1))  # matmul.py:48
-                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:49
-                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:49
+            if i0 < m  # matmul.py:46
+                for outer i in i0:(m - Int32(1))  # matmul.py:46
+                    if Int32(0) < k  # matmul.py:47
+                        for outer p in Int32(0):(k - Int32(1))  # matmul.py:47
+                            av = a[(((ab + (i * k)) + p) % Int64) + 1]  # matmul.py:48
+                            if Int32(0) < n  # matmul.py:49
+                                for outer j in Int32(0):(n - Int32(1))  # matmul.py:49
+                                    tk_v_t5 = (cb + (i * n)) + j  # matmul.py:50
+                                    c[(tk_v_t5 % Int64) + 1] = fma(av, b[(((bb + (p * n)) + j) % Int64) + 1], c[(tk_v_t5 % Int64) + 1])  # matmul.py:50
                                 end
                             end
                         end
@@ -602,315 +602,315 @@ TackRuntime.tk_workgroupsize(::typeof(tk__tiled_bae8c610)) = 256  # matmul.py:96
 end
 
 # Tack kernel `_tiled`, specialization (a: f64[?], b: f64[?], c: f64[?], batch: i32, m: i32, k: i32, n: i32)
-@kernel function tk__tiled_97b6637e(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:96
-    tk_gi = @index(Global, Linear)  # matmul.py:96
-    tk_li = @index(Local, Linear)  # matmul.py:96
-    a_s = @localmem Float64 (2112,)  # matmul.py:96
-    b_s = @localmem Float64 (2048,)  # matmul.py:96
-    acc = @private Float64 (64,)  # matmul.py:96
-    av = @private Float64 (8,)  # matmul.py:96
-    bv = @private Float64 (8,)  # matmul.py:96
-    ra = @private Float64 (4,)  # matmul.py:96
-    rb = @private Float64 (4,)  # matmul.py:96
-    tk_u = @localmem Bool (1,)  # matmul.py:96
-    lane = @private Int32 (1,)  # matmul.py:96
-    z = @private Int32 (1,)  # matmul.py:96
-    i0 = @private Int32 (1,)  # matmul.py:96
-    j0 = @private Int32 (1,)  # matmul.py:96
-    q = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_row14 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_kk12 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_kb11 = @private Int32 (1,)  # matmul.py:96
-    tk_v_fetch_col10 = @private Int32 (1,)  # matmul.py:96
-    tk_v_slab_q18 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse41 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse42 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse43 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse44 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse45 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse46 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse50 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse51 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse52 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse53 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse54 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse55 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse56 = @private Int32 (1,)  # matmul.py:96
-    tk_v_cse57 = @private Bool (1,)  # matmul.py:96
-    tk_v_cse58 = @private Int32 (1,)  # matmul.py:96
-    tk_k1 = @private UInt32 (1,)  # matmul.py:96
-    tk_e1 = @private UInt32 (1,)  # matmul.py:96
-    local t::Int32 = zero(Int32)  # matmul.py:96
-    local tn::Int32 = zero(Int32)  # matmul.py:96
-    local tiles::Int32 = zero(Int32)  # matmul.py:96
-    local g::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_p01::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_q5::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_row6::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_kk4::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_kb3::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_fetch_col2::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_stash_buf7::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_stash_q8::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse29::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse30::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse31::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse32::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse33::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse34::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse35::Int32 = zero(Int32)  # matmul.py:96
-    local tk_v_cse36::Bool = zero(Bool)  # matmul.py:96
-    local tk_v_cse37::Int32 = zero(Int32)  # matmul.py:96
-    local tk_f1::Int32 = zero(Int32)  # matmul.py:96
-    lane[1] = Int32(0)  # matmul.py:96
-    z[1] = Int32(0)  # matmul.py:96
-    i0[1] = Int32(0)  # matmul.py:96
-    j0[1] = Int32(0)  # matmul.py:96
-    q[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_row14[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_kk12[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_kb11[1] = Int32(0)  # matmul.py:96
-    tk_v_fetch_col10[1] = Int32(0)  # matmul.py:96
-    tk_v_slab_q18[1] = Int32(0)  # matmul.py:96
-    tk_v_cse41[1] = Int32(0)  # matmul.py:96
-    tk_v_cse42[1] = Int32(0)  # matmul.py:96
-    tk_v_cse43[1] = Int32(0)  # matmul.py:96
-    tk_v_cse44[1] = Int32(0)  # matmul.py:96
-    tk_v_cse45[1] = Int32(0)  # matmul.py:96
-    tk_v_cse46[1] = Int32(0)  # matmul.py:96
-    tk_v_cse50[1] = Int32(0)  # matmul.py:96
-    tk_v_cse51[1] = false  # matmul.py:96
-    tk_v_cse52[1] = Int32(0)  # matmul.py:96
-    tk_v_cse53[1] = Int32(0)  # matmul.py:96
-    tk_v_cse54[1] = false  # matmul.py:96
-    tk_v_cse55[1] = Int32(0)  # matmul.py:96
-    tk_v_cse56[1] = Int32(0)  # matmul.py:96
-    tk_v_cse57[1] = false  # matmul.py:96
-    tk_v_cse58[1] = Int32(0)  # matmul.py:96
-    tk_k1[1] = UInt32(0)  # matmul.py:96
-    tk_e1[1] = UInt32(0)  # matmul.py:96
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:97
-    tk_v_cse1 = n + Int32(127)  # matmul.py:98
-    tk_v_cse2 = rem(tk_v_cse1, Int32(128))  # matmul.py:98
-    tk_v_cse3 = div(tk_v_cse1, Int32(128))  # matmul.py:98
-    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:98
-    tk_v_cse4 = m + Int32(127)  # matmul.py:99
-    tk_v_cse5 = rem(tk_v_cse4, Int32(128))  # matmul.py:99
-    tk_v_cse6 = div(tk_v_cse4, Int32(128))  # matmul.py:99
-    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:99
-    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:100
-    tk_v_cse8 = div(t, Int32(256))  # matmul.py:100
-    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:100
-    lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:101
-    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:102
-    tk_v_cse10 = tiles == Int32(0)  # matmul.py:102
-    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:102
-    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:102
-    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:102
-    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:102
-    tk_v_cse14 = tn == Int32(-1)  # matmul.py:103
-    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:103
-    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:103
-    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:103
-    tk_v_cse18 = tn == Int32(0)  # matmul.py:103
-    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:103
-    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:103
-    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:103
-    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(128)  # matmul.py:103
-    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:104
-    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:104
-    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:104
-    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:104
-    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(128)  # matmul.py:104
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(63)  # matmul.py:112
-        q[1] = tk_f1  # matmul.py:112
-        acc[(q[1] % Int64) + 1] = Float64(0.0)  # matmul.py:113
+@kernel function tk__tiled_cd79ae1c(a::AbstractVector{Float64}, b::AbstractVector{Float64}, c::AbstractVector{Float64}, batch::Int32, m::Int32, k::Int32, n::Int32, tk_n::Int64)  # matmul.py:97
+    tk_gi = @index(Global, Linear)  # matmul.py:97
+    tk_li = @index(Local, Linear)  # matmul.py:97
+    a_s = @localmem Float64 (2112,)  # matmul.py:97
+    b_s = @localmem Float64 (2048,)  # matmul.py:97
+    acc = @private Float64 (64,)  # matmul.py:97
+    av = @private Float64 (8,)  # matmul.py:97
+    bv = @private Float64 (8,)  # matmul.py:97
+    ra = @private Float64 (4,)  # matmul.py:97
+    rb = @private Float64 (4,)  # matmul.py:97
+    tk_u = @localmem Bool (1,)  # matmul.py:97
+    lane = @private Int32 (1,)  # matmul.py:97
+    z = @private Int32 (1,)  # matmul.py:97
+    i0 = @private Int32 (1,)  # matmul.py:97
+    j0 = @private Int32 (1,)  # matmul.py:97
+    q = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_row14 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_kk12 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_kb11 = @private Int32 (1,)  # matmul.py:97
+    tk_v_fetch_col10 = @private Int32 (1,)  # matmul.py:97
+    tk_v_slab_q18 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse41 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse42 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse43 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse44 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse45 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse46 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse50 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse51 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse52 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse53 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse54 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse55 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse56 = @private Int32 (1,)  # matmul.py:97
+    tk_v_cse57 = @private Bool (1,)  # matmul.py:97
+    tk_v_cse58 = @private Int32 (1,)  # matmul.py:97
+    tk_k1 = @private UInt32 (1,)  # matmul.py:97
+    tk_e1 = @private UInt32 (1,)  # matmul.py:97
+    local t::Int32 = zero(Int32)  # matmul.py:97
+    local tn::Int32 = zero(Int32)  # matmul.py:97
+    local tiles::Int32 = zero(Int32)  # matmul.py:97
+    local g::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_p01::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_q5::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_row6::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_kk4::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_kb3::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_fetch_col2::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_stash_buf7::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_stash_q8::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse1::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse2::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse3::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse4::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse5::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse6::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse7::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse8::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse9::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse10::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse11::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse12::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse13::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse14::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse15::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse16::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse17::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse18::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse19::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse20::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse21::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse22::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse23::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse24::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse25::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse26::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse27::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse28::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse29::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse30::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse31::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse32::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse33::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse34::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse35::Int32 = zero(Int32)  # matmul.py:97
+    local tk_v_cse36::Bool = zero(Bool)  # matmul.py:97
+    local tk_v_cse37::Int32 = zero(Int32)  # matmul.py:97
+    local tk_f1::Int32 = zero(Int32)  # matmul.py:97
+    lane[1] = Int32(0)  # matmul.py:97
+    z[1] = Int32(0)  # matmul.py:97
+    i0[1] = Int32(0)  # matmul.py:97
+    j0[1] = Int32(0)  # matmul.py:97
+    q[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_row14[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_kk12[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_kb11[1] = Int32(0)  # matmul.py:97
+    tk_v_fetch_col10[1] = Int32(0)  # matmul.py:97
+    tk_v_slab_q18[1] = Int32(0)  # matmul.py:97
+    tk_v_cse41[1] = Int32(0)  # matmul.py:97
+    tk_v_cse42[1] = Int32(0)  # matmul.py:97
+    tk_v_cse43[1] = Int32(0)  # matmul.py:97
+    tk_v_cse44[1] = Int32(0)  # matmul.py:97
+    tk_v_cse45[1] = Int32(0)  # matmul.py:97
+    tk_v_cse46[1] = Int32(0)  # matmul.py:97
+    tk_v_cse50[1] = Int32(0)  # matmul.py:97
+    tk_v_cse51[1] = false  # matmul.py:97
+    tk_v_cse52[1] = Int32(0)  # matmul.py:97
+    tk_v_cse53[1] = Int32(0)  # matmul.py:97
+    tk_v_cse54[1] = false  # matmul.py:97
+    tk_v_cse55[1] = Int32(0)  # matmul.py:97
+    tk_v_cse56[1] = Int32(0)  # matmul.py:97
+    tk_v_cse57[1] = false  # matmul.py:97
+    tk_v_cse58[1] = Int32(0)  # matmul.py:97
+    tk_k1[1] = UInt32(0)  # matmul.py:97
+    tk_e1[1] = UInt32(0)  # matmul.py:97
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # matmul.py:98
+    tk_v_cse1 = n + Int32(127)  # matmul.py:99
+    tk_v_cse2 = rem(tk_v_cse1, Int32(128))  # matmul.py:99
+    tk_v_cse3 = div(tk_v_cse1, Int32(128))  # matmul.py:99
+    tn = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse3 - Int32(1), tk_v_cse3)  # matmul.py:99
+    tk_v_cse4 = m + Int32(127)  # matmul.py:100
+    tk_v_cse5 = rem(tk_v_cse4, Int32(128))  # matmul.py:100
+    tk_v_cse6 = div(tk_v_cse4, Int32(128))  # matmul.py:100
+    tiles = ifelse((tk_v_cse5 != Int32(0)) & (tk_v_cse5 < Int32(0)), tk_v_cse6 - Int32(1), tk_v_cse6) * tn  # matmul.py:100
+    tk_v_cse7 = rem(t, Int32(256))  # matmul.py:101
+    tk_v_cse8 = div(t, Int32(256))  # matmul.py:101
+    g = ifelse((tk_v_cse7 != Int32(0)) & (tk_v_cse7 < Int32(0)), tk_v_cse8 - Int32(1), tk_v_cse8)  # matmul.py:101
+    lane[1] = (tk_li % Int32) - Int32(1)  # matmul.py:102
+    tk_v_cse9 = tiles == Int32(-1)  # matmul.py:103
+    tk_v_cse10 = tiles == Int32(0)  # matmul.py:103
+    tk_v_cse11 = ifelse(tk_v_cse10 | tk_v_cse9, Int32(1), tiles)  # matmul.py:103
+    tk_v_cse12 = rem(g, tk_v_cse11)  # matmul.py:103
+    tk_v_cse13 = div(g, tk_v_cse11)  # matmul.py:103
+    z[1] = ifelse(tk_v_cse9, -g, ifelse(tk_v_cse10, Int32(0), ifelse((tk_v_cse12 != Int32(0)) & ((tk_v_cse12 < Int32(0)) != (tiles < Int32(0))), tk_v_cse13 - Int32(1), tk_v_cse13)))  # matmul.py:103
+    tk_v_cse14 = tn == Int32(-1)  # matmul.py:104
+    tk_v_cse15 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:104
+    tk_v_cse16 = rem(g, ifelse(tk_v_cse15, Int32(1), tiles))  # matmul.py:104
+    tk_v_cse17 = ifelse(tk_v_cse15, Int32(0), ifelse((tk_v_cse16 != Int32(0)) & ((tk_v_cse16 < Int32(0)) != (tiles < Int32(0))), tk_v_cse16 + tiles, tk_v_cse16))  # matmul.py:104
+    tk_v_cse18 = tn == Int32(0)  # matmul.py:104
+    tk_v_cse19 = ifelse(tk_v_cse18 | tk_v_cse14, Int32(1), tn)  # matmul.py:104
+    tk_v_cse20 = rem(tk_v_cse17, tk_v_cse19)  # matmul.py:104
+    tk_v_cse21 = div(tk_v_cse17, tk_v_cse19)  # matmul.py:104
+    i0[1] = ifelse(tk_v_cse14, -tk_v_cse17, ifelse(tk_v_cse18, Int32(0), ifelse((tk_v_cse20 != Int32(0)) & ((tk_v_cse20 < Int32(0)) != (tn < Int32(0))), tk_v_cse21 - Int32(1), tk_v_cse21))) * Int32(128)  # matmul.py:104
+    tk_v_cse22 = (tn == Int32(0)) | (tn == Int32(-1))  # matmul.py:105
+    tk_v_cse23 = (tiles == Int32(0)) | (tiles == Int32(-1))  # matmul.py:105
+    tk_v_cse24 = rem(g, ifelse(tk_v_cse23, Int32(1), tiles))  # matmul.py:105
+    tk_v_cse25 = rem(ifelse(tk_v_cse23, Int32(0), ifelse((tk_v_cse24 != Int32(0)) & ((tk_v_cse24 < Int32(0)) != (tiles < Int32(0))), tk_v_cse24 + tiles, tk_v_cse24)), ifelse(tk_v_cse22, Int32(1), tn))  # matmul.py:105
+    j0[1] = ifelse(tk_v_cse22, Int32(0), ifelse((tk_v_cse25 != Int32(0)) & ((tk_v_cse25 < Int32(0)) != (tn < Int32(0))), tk_v_cse25 + tn, tk_v_cse25)) * Int32(128)  # matmul.py:105
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(63)  # matmul.py:113
+        q[1] = tk_f1  # matmul.py:113
+        acc[(q[1] % Int64) + 1] = Float64(0.0)  # matmul.py:114
     end
-    tk_v_fetch_p01 = Int32(0)  # matmul.py:114
-    KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q5 in Int32(0):Int32(3)  # matmul.py:64
-        tk_v_cse26 = rem(lane[1], Int32(8))  # matmul.py:65
-        tk_v_cse27 = div(lane[1], Int32(8))  # matmul.py:65
-        tk_v_fetch_row6 = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27) + (Int32(32) * tk_v_fetch_q5)  # matmul.py:65
-        tk_v_cse28 = rem(lane[1], Int32(8))  # matmul.py:66
-        tk_v_fetch_kk4 = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(8), tk_v_cse28)  # matmul.py:66
-        ra[(tk_v_fetch_q5 % Int64) + 1] = (((i0[1] + tk_v_fetch_row6) < m) && ((tk_v_fetch_p01 + tk_v_fetch_kk4) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row6) * k) + tk_v_fetch_p01) + tk_v_fetch_kk4) % Int64) + 1] : Float64(0.0)  # matmul.py:67
-        tk_v_cse29 = rem(lane[1], Int32(128))  # matmul.py:68
-        tk_v_cse30 = div(lane[1], Int32(128))  # matmul.py:68
-        tk_v_fetch_kb3 = ifelse((tk_v_cse29 != Int32(0)) & (tk_v_cse29 < Int32(0)), tk_v_cse30 - Int32(1), tk_v_cse30) + (Int32(2) * tk_v_fetch_q5)  # matmul.py:68
-        tk_v_cse31 = rem(lane[1], Int32(128))  # matmul.py:69
-        tk_v_fetch_col2 = ifelse((tk_v_cse31 != Int32(0)) & (tk_v_cse31 < Int32(0)), tk_v_cse31 + Int32(128), tk_v_cse31)  # matmul.py:69
-        rb[(tk_v_fetch_q5 % Int64) + 1] = (((tk_v_fetch_p01 + tk_v_fetch_kb3) < k) && ((j0[1] + tk_v_fetch_col2) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p01) + tk_v_fetch_kb3) * n) + j0[1]) + tk_v_fetch_col2) % Int64) + 1] : Float64(0.0)  # matmul.py:70
+    tk_v_fetch_p01 = Int32(0)  # matmul.py:115
+    KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q5 in Int32(0):Int32(3)  # matmul.py:65
+        tk_v_cse26 = rem(lane[1], Int32(8))  # matmul.py:66
+        tk_v_cse27 = div(lane[1], Int32(8))  # matmul.py:66
+        tk_v_fetch_row6 = ifelse((tk_v_cse26 != Int32(0)) & (tk_v_cse26 < Int32(0)), tk_v_cse27 - Int32(1), tk_v_cse27) + (Int32(32) * tk_v_fetch_q5)  # matmul.py:66
+        tk_v_cse28 = rem(lane[1], Int32(8))  # matmul.py:67
+        tk_v_fetch_kk4 = ifelse((tk_v_cse28 != Int32(0)) & (tk_v_cse28 < Int32(0)), tk_v_cse28 + Int32(8), tk_v_cse28)  # matmul.py:67
+        ra[(tk_v_fetch_q5 % Int64) + 1] = (((i0[1] + tk_v_fetch_row6) < m) && ((tk_v_fetch_p01 + tk_v_fetch_kk4) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row6) * k) + tk_v_fetch_p01) + tk_v_fetch_kk4) % Int64) + 1] : Float64(0.0)  # matmul.py:68
+        tk_v_cse29 = rem(lane[1], Int32(128))  # matmul.py:69
+        tk_v_cse30 = div(lane[1], Int32(128))  # matmul.py:69
+        tk_v_fetch_kb3 = ifelse((tk_v_cse29 != Int32(0)) & (tk_v_cse29 < Int32(0)), tk_v_cse30 - Int32(1), tk_v_cse30) + (Int32(2) * tk_v_fetch_q5)  # matmul.py:69
+        tk_v_cse31 = rem(lane[1], Int32(128))  # matmul.py:70
+        tk_v_fetch_col2 = ifelse((tk_v_cse31 != Int32(0)) & (tk_v_cse31 < Int32(0)), tk_v_cse31 + Int32(128), tk_v_cse31)  # matmul.py:70
+        rb[(tk_v_fetch_q5 % Int64) + 1] = (((tk_v_fetch_p01 + tk_v_fetch_kb3) < k) && ((j0[1] + tk_v_fetch_col2) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p01) + tk_v_fetch_kb3) * n) + j0[1]) + tk_v_fetch_col2) % Int64) + 1] : Float64(0.0)  # matmul.py:71
     end
-    tk_v_stash_buf7 = Int32(0)  # matmul.py:115
-    KernelAbstractions.Extras.@unroll for outer tk_v_stash_q8 in Int32(0):Int32(3)  # matmul.py:76
-        tk_v_cse32 = rem(lane[1], Int32(8))  # matmul.py:77
-        tk_v_cse33 = (tk_v_cse32 != Int32(0)) & (tk_v_cse32 < Int32(0))  # matmul.py:77
-        tk_v_cse34 = div(lane[1], Int32(8))  # matmul.py:77
-        a_s[(((((tk_v_stash_buf7 * Int32(1056)) + (ifelse(tk_v_cse33, tk_v_cse32 + Int32(8), tk_v_cse32) * Int32(132))) + ifelse(tk_v_cse33, tk_v_cse34 - Int32(1), tk_v_cse34)) + (Int32(32) * tk_v_stash_q8)) % Int64) + 1] = ra[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:77
-        tk_v_cse35 = rem(lane[1], Int32(128))  # matmul.py:78
-        tk_v_cse36 = (tk_v_cse35 != Int32(0)) & (tk_v_cse35 < Int32(0))  # matmul.py:78
-        tk_v_cse37 = div(lane[1], Int32(128))  # matmul.py:78
-        b_s[((((tk_v_stash_buf7 * Int32(1024)) + ((ifelse(tk_v_cse36, tk_v_cse37 - Int32(1), tk_v_cse37) + (Int32(2) * tk_v_stash_q8)) * Int32(128))) + ifelse(tk_v_cse36, tk_v_cse35 + Int32(128), tk_v_cse35)) % Int64) + 1] = rb[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:78
+    tk_v_stash_buf7 = Int32(0)  # matmul.py:116
+    KernelAbstractions.Extras.@unroll for outer tk_v_stash_q8 in Int32(0):Int32(3)  # matmul.py:77
+        tk_v_cse32 = rem(lane[1], Int32(8))  # matmul.py:78
+        tk_v_cse33 = (tk_v_cse32 != Int32(0)) & (tk_v_cse32 < Int32(0))  # matmul.py:78
+        tk_v_cse34 = div(lane[1], Int32(8))  # matmul.py:78
+        a_s[(((((tk_v_stash_buf7 * Int32(1056)) + (ifelse(tk_v_cse33, tk_v_cse32 + Int32(8), tk_v_cse32) * Int32(132))) + ifelse(tk_v_cse33, tk_v_cse34 - Int32(1), tk_v_cse34)) + (Int32(32) * tk_v_stash_q8)) % Int64) + 1] = ra[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:78
+        tk_v_cse35 = rem(lane[1], Int32(128))  # matmul.py:79
+        tk_v_cse36 = (tk_v_cse35 != Int32(0)) & (tk_v_cse35 < Int32(0))  # matmul.py:79
+        tk_v_cse37 = div(lane[1], Int32(128))  # matmul.py:79
+        b_s[((((tk_v_stash_buf7 * Int32(1024)) + ((ifelse(tk_v_cse36, tk_v_cse37 - Int32(1), tk_v_cse37) + (Int32(2) * tk_v_stash_q8)) * Int32(128))) + ifelse(tk_v_cse36, tk_v_cse35 + Int32(128), tk_v_cse35)) % Int64) + 1] = rb[(tk_v_stash_q8 % Int64) + 1]  # matmul.py:79
     end
-    @synchronize()  # matmul.py:116
-    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:117
-    tk_v_trips1 = div((max((k % Int64) - Int64(0), Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:117
-    tk_k1[1] = UInt32(0)  # matmul.py:117
-    tk_e1[1] = tk_v_trips1  # matmul.py:117
-    tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:117
     @synchronize()  # matmul.py:117
-    while tk_u[1]  # matmul.py:117
-        local p0::Int32 = zero(Int32)  # matmul.py:117
-        local buf::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_fetch_p09::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_fetch_q13::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_ty15::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_tx16::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_slab_kk17::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_stash_buf19::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_stash_q20::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:117
-        local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse47::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse48::Int32 = zero(Int32)  # matmul.py:117
-        local tk_v_cse49::Int32 = zero(Int32)  # matmul.py:117
-        local tk_f2::Int32 = zero(Int32)  # matmul.py:117
-        local tk_f3::Int32 = zero(Int32)  # matmul.py:117
-        tk_v_k2 = tk_k1[1]  # matmul.py:117
-        p0 = (Int64(0) + ((tk_v_k2 % Int64) * Int64(8))) % Int32  # matmul.py:117
-        tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:118
-        tk_v_cse39 = div(p0, Int32(8))  # matmul.py:118
-        tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:118
-        buf = ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(2), tk_v_cse40)  # matmul.py:118
-        tk_v_fetch_p09 = p0 + Int32(8)  # matmul.py:119
-        KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q13 in Int32(0):Int32(3)  # matmul.py:64
-            tk_v_cse41[1] = rem(lane[1], Int32(8))  # matmul.py:65
-            tk_v_cse42[1] = div(lane[1], Int32(8))  # matmul.py:65
-            tk_v_fetch_row14[1] = ifelse((tk_v_cse41[1] != Int32(0)) & (tk_v_cse41[1] < Int32(0)), tk_v_cse42[1] - Int32(1), tk_v_cse42[1]) + (Int32(32) * tk_v_fetch_q13)  # matmul.py:65
-            tk_v_cse43[1] = rem(lane[1], Int32(8))  # matmul.py:66
-            tk_v_fetch_kk12[1] = ifelse((tk_v_cse43[1] != Int32(0)) & (tk_v_cse43[1] < Int32(0)), tk_v_cse43[1] + Int32(8), tk_v_cse43[1])  # matmul.py:66
-            ra[(tk_v_fetch_q13 % Int64) + 1] = (((i0[1] + tk_v_fetch_row14[1]) < m) && ((tk_v_fetch_p09 + tk_v_fetch_kk12[1]) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row14[1]) * k) + tk_v_fetch_p09) + tk_v_fetch_kk12[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:67
-            tk_v_cse44[1] = rem(lane[1], Int32(128))  # matmul.py:68
-            tk_v_cse45[1] = div(lane[1], Int32(128))  # matmul.py:68
-            tk_v_fetch_kb11[1] = ifelse((tk_v_cse44[1] != Int32(0)) & (tk_v_cse44[1] < Int32(0)), tk_v_cse45[1] - Int32(1), tk_v_cse45[1]) + (Int32(2) * tk_v_fetch_q13)  # matmul.py:68
-            tk_v_cse46[1] = rem(lane[1], Int32(128))  # matmul.py:69
-            tk_v_fetch_col10[1] = ifelse((tk_v_cse46[1] != Int32(0)) & (tk_v_cse46[1] < Int32(0)), tk_v_cse46[1] + Int32(128), tk_v_cse46[1])  # matmul.py:69
-            rb[(tk_v_fetch_q13 % Int64) + 1] = (((tk_v_fetch_p09 + tk_v_fetch_kb11[1]) < k) && ((j0[1] + tk_v_fetch_col10[1]) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p09) + tk_v_fetch_kb11[1]) * n) + j0[1]) + tk_v_fetch_col10[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:70
+    local tk_v_trips1::UInt32 = zero(UInt32)  # matmul.py:118
+    tk_v_trips1 = div((max(k % Int64, Int64(0)) + Int64(8)) - Int64(1), Int64(8)) % UInt32  # matmul.py:118
+    tk_k1[1] = UInt32(0)  # matmul.py:118
+    tk_e1[1] = tk_v_trips1  # matmul.py:118
+    tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:118
+    @synchronize()  # matmul.py:118
+    while tk_u[1]  # matmul.py:118
+        local p0::Int32 = zero(Int32)  # matmul.py:118
+        local buf::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_fetch_p09::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_fetch_q13::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_ty15::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_tx16::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_slab_kk17::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_stash_buf19::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_stash_q20::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_k2::UInt32 = zero(UInt32)  # matmul.py:118
+        local tk_v_cse38::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse39::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse40::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse47::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse48::Int32 = zero(Int32)  # matmul.py:118
+        local tk_v_cse49::Int32 = zero(Int32)  # matmul.py:118
+        local tk_f2::Int32 = zero(Int32)  # matmul.py:118
+        local tk_f3::Int32 = zero(Int32)  # matmul.py:118
+        tk_v_k2 = tk_k1[1]  # matmul.py:118
+        p0 = ((tk_v_k2 % Int64) * Int64(8)) % Int32  # matmul.py:118
+        tk_v_cse38 = rem(p0, Int32(8))  # matmul.py:119
+        tk_v_cse39 = div(p0, Int32(8))  # matmul.py:119
+        tk_v_cse40 = rem(ifelse((tk_v_cse38 != Int32(0)) & (tk_v_cse38 < Int32(0)), tk_v_cse39 - Int32(1), tk_v_cse39), Int32(2))  # matmul.py:119
+        buf = ifelse((tk_v_cse40 != Int32(0)) & (tk_v_cse40 < Int32(0)), tk_v_cse40 + Int32(2), tk_v_cse40)  # matmul.py:119
+        tk_v_fetch_p09 = p0 + Int32(8)  # matmul.py:120
+        KernelAbstractions.Extras.@unroll for outer tk_v_fetch_q13 in Int32(0):Int32(3)  # matmul.py:65
+            tk_v_cse41[1] = rem(lane[1], Int32(8))  # matmul.py:66
+            tk_v_cse42[1] = div(lane[1], Int32(8))  # matmul.py:66
+            tk_v_fetch_row14[1] = ifelse((tk_v_cse41[1] != Int32(0)) & (tk_v_cse41[1] < Int32(0)), tk_v_cse42[1] - Int32(1), tk_v_cse42[1]) + (Int32(32) * tk_v_fetch_q13)  # matmul.py:66
+            tk_v_cse43[1] = rem(lane[1], Int32(8))  # matmul.py:67
+            tk_v_fetch_kk12[1] = ifelse((tk_v_cse43[1] != Int32(0)) & (tk_v_cse43[1] < Int32(0)), tk_v_cse43[1] + Int32(8), tk_v_cse43[1])  # matmul.py:67
+            ra[(tk_v_fetch_q13 % Int64) + 1] = (((i0[1] + tk_v_fetch_row14[1]) < m) && ((tk_v_fetch_p09 + tk_v_fetch_kk12[1]) < k)) ? a[(((((((z[1] * m) + i0[1]) + tk_v_fetch_row14[1]) * k) + tk_v_fetch_p09) + tk_v_fetch_kk12[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:68
+            tk_v_cse44[1] = rem(lane[1], Int32(128))  # matmul.py:69
+            tk_v_cse45[1] = div(lane[1], Int32(128))  # matmul.py:69
+            tk_v_fetch_kb11[1] = ifelse((tk_v_cse44[1] != Int32(0)) & (tk_v_cse44[1] < Int32(0)), tk_v_cse45[1] - Int32(1), tk_v_cse45[1]) + (Int32(2) * tk_v_fetch_q13)  # matmul.py:69
+            tk_v_cse46[1] = rem(lane[1], Int32(128))  # matmul.py:70
+            tk_v_fetch_col10[1] = ifelse((tk_v_cse46[1] != Int32(0)) & (tk_v_cse46[1] < Int32(0)), tk_v_cse46[1] + Int32(128), tk_v_cse46[1])  # matmul.py:70
+            rb[(tk_v_fetch_q13 % Int64) + 1] = (((tk_v_fetch_p09 + tk_v_fetch_kb11[1]) < k) && ((j0[1] + tk_v_fetch_col10[1]) < n)) ? b[(((((((z[1] * k) + tk_v_fetch_p09) + tk_v_fetch_kb11[1]) * n) + j0[1]) + tk_v_fetch_col10[1]) % Int64) + 1] : Float64(0.0)  # matmul.py:71
         end
-        tk_v_cse47 = rem(lane[1], Int32(16))  # matmul.py:120
-        tk_v_cse48 = div(lane[1], Int32(16))  # matmul.py:120
-        tk_v_slab_ty15 = ifelse((tk_v_cse47 != Int32(0)) & (tk_v_cse47 < Int32(0)), tk_v_cse48 - Int32(1), tk_v_cse48)  # matmul.py:120
-        tk_v_cse49 = rem(lane[1], Int32(16))  # matmul.py:120
-        tk_v_slab_tx16 = ifelse((tk_v_cse49 != Int32(0)) & (tk_v_cse49 < Int32(0)), tk_v_cse49 + Int32(16), tk_v_cse49)  # matmul.py:120
-        KernelAbstractions.Extras.@unroll for outer tk_v_slab_kk17 in Int32(0):Int32(7)  # matmul.py:85
-            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:86
-                tk_v_slab_q18[1] = tk_f2  # matmul.py:86
-                av[(tk_v_slab_q18[1] % Int64) + 1] = a_s[(((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:87
-                av[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = a_s[((((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + Int32(64)) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:88
-                bv[(tk_v_slab_q18[1] % Int64) + 1] = b_s[(((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:89
-                bv[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = b_s[((((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + Int32(64)) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:90
+        tk_v_cse47 = rem(lane[1], Int32(16))  # matmul.py:121
+        tk_v_cse48 = div(lane[1], Int32(16))  # matmul.py:121
+        tk_v_slab_ty15 = ifelse((tk_v_cse47 != Int32(0)) & (tk_v_cse47 < Int32(0)), tk_v_cse48 - Int32(1), tk_v_cse48)  # matmul.py:121
+        tk_v_cse49 = rem(lane[1], Int32(16))  # matmul.py:121
+        tk_v_slab_tx16 = ifelse((tk_v_cse49 != Int32(0)) & (tk_v_cse49 < Int32(0)), tk_v_cse49 + Int32(16), tk_v_cse49)  # matmul.py:121
+        KernelAbstractions.Extras.@unroll for outer tk_v_slab_kk17 in Int32(0):Int32(7)  # matmul.py:86
+            KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # matmul.py:87
+                tk_v_slab_q18[1] = tk_f2  # matmul.py:87
+                av[(tk_v_slab_q18[1] % Int64) + 1] = a_s[(((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:88
+                av[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = a_s[((((((buf * Int32(1056)) + (tk_v_slab_kk17 * Int32(132))) + Int32(64)) + (Int32(4) * tk_v_slab_ty15)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:89
+                bv[(tk_v_slab_q18[1] % Int64) + 1] = b_s[(((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:90
+                bv[((tk_v_slab_q18[1] + Int32(4)) % Int64) + 1] = b_s[((((((buf * Int32(1024)) + (tk_v_slab_kk17 * Int32(128))) + Int32(64)) + (Int32(4) * tk_v_slab_tx16)) + tk_v_slab_q18[1]) % Int64) + 1]  # matmul.py:91
             end
-            KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(63)  # matmul.py:91
-                tk_v_slab_q18[1] = tk_f3  # matmul.py:91
-                tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:92
-                tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:92
-                tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:92
-                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:92
+            KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(63)  # matmul.py:92
+                tk_v_slab_q18[1] = tk_f3  # matmul.py:92
+                tk_v_cse50[1] = rem(tk_v_slab_q18[1], Int32(8))  # matmul.py:93
+                tk_v_cse51[1] = (tk_v_cse50[1] != Int32(0)) & (tk_v_cse50[1] < Int32(0))  # matmul.py:93
+                tk_v_cse52[1] = div(tk_v_slab_q18[1], Int32(8))  # matmul.py:93
+                acc[(tk_v_slab_q18[1] % Int64) + 1] = fma(av[(ifelse(tk_v_cse51[1], tk_v_cse52[1] - Int32(1), tk_v_cse52[1]) % Int64) + 1], bv[(ifelse(tk_v_cse51[1], tk_v_cse50[1] + Int32(8), tk_v_cse50[1]) % Int64) + 1], acc[(tk_v_slab_q18[1] % Int64) + 1])  # matmul.py:93
             end
         end
-        tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:121
-        KernelAbstractions.Extras.@unroll for outer tk_v_stash_q20 in Int32(0):Int32(3)  # matmul.py:76
-            tk_v_cse53[1] = rem(lane[1], Int32(8))  # matmul.py:77
-            tk_v_cse54[1] = (tk_v_cse53[1] != Int32(0)) & (tk_v_cse53[1] < Int32(0))  # matmul.py:77
-            tk_v_cse55[1] = div(lane[1], Int32(8))  # matmul.py:77
-            a_s[(((((tk_v_stash_buf19 * Int32(1056)) + (ifelse(tk_v_cse54[1], tk_v_cse53[1] + Int32(8), tk_v_cse53[1]) * Int32(132))) + ifelse(tk_v_cse54[1], tk_v_cse55[1] - Int32(1), tk_v_cse55[1])) + (Int32(32) * tk_v_stash_q20)) % Int64) + 1] = ra[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:77
-            tk_v_cse56[1] = rem(lane[1], Int32(128))  # matmul.py:78
-            tk_v_cse57[1] = (tk_v_cse56[1] != Int32(0)) & (tk_v_cse56[1] < Int32(0))  # matmul.py:78
-            tk_v_cse58[1] = div(lane[1], Int32(128))  # matmul.py:78
-            b_s[((((tk_v_stash_buf19 * Int32(1024)) + ((ifelse(tk_v_cse57[1], tk_v_cse58[1] - Int32(1), tk_v_cse58[1]) + (Int32(2) * tk_v_stash_q20)) * Int32(128))) + ifelse(tk_v_cse57[1], tk_v_cse56[1] + Int32(128), tk_v_cse56[1])) % Int64) + 1] = rb[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:78
+        tk_v_stash_buf19 = Int32(1) - buf  # matmul.py:122
+        KernelAbstractions.Extras.@unroll for outer tk_v_stash_q20 in Int32(0):Int32(3)  # matmul.py:77
+            tk_v_cse53[1] = rem(lane[1], Int32(8))  # matmul.py:78
+            tk_v_cse54[1] = (tk_v_cse53[1] != Int32(0)) & (tk_v_cse53[1] < Int32(0))  # matmul.py:78
+            tk_v_cse55[1] = div(lane[1], Int32(8))  # matmul.py:78
+            a_s[(((((tk_v_stash_buf19 * Int32(1056)) + (ifelse(tk_v_cse54[1], tk_v_cse53[1] + Int32(8), tk_v_cse53[1]) * Int32(132))) + ifelse(tk_v_cse54[1], tk_v_cse55[1] - Int32(1), tk_v_cse55[1])) + (Int32(32) * tk_v_stash_q20)) % Int64) + 1] = ra[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:78
+            tk_v_cse56[1] = rem(lane[1], Int32(128))  # matmul.py:79
+            tk_v_cse57[1] = (tk_v_cse56[1] != Int32(0)) & (tk_v_cse56[1] < Int32(0))  # matmul.py:79
+            tk_v_cse58[1] = div(lane[1], Int32(128))  # matmul.py:79
+            b_s[((((tk_v_stash_buf19 * Int32(1024)) + ((ifelse(tk_v_cse57[1], tk_v_cse58[1] - Int32(1), tk_v_cse58[1]) + (Int32(2) * tk_v_stash_q20)) * Int32(128))) + ifelse(tk_v_cse57[1], tk_v_cse56[1] + Int32(128), tk_v_cse56[1])) % Int64) + 1] = rb[(tk_v_stash_q20 % Int64) + 1]  # matmul.py:79
         end
-        @synchronize()  # matmul.py:122
-        tk_k1[1] = tk_k1[1] + UInt32(1)  # matmul.py:117
-        tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:117
-        @synchronize()  # matmul.py:117
+        @synchronize()  # matmul.py:123
+        tk_k1[1] = tk_k1[1] + UInt32(1)  # matmul.py:118
+        tk_u[1] = tk_k1[1] < tk_e1[1]  # matmul.py:118
+        @synchronize()  # matmul.py:118
     end
-    local i::Int32 = zero(Int32)  # matmul.py:123
-    local j::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse59::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse60::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse61::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse62::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse63::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse64::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse65::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse66::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse67::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse68::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse69::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse70::Int32 = zero(Int32)  # matmul.py:123
-    local tk_v_cse71::Int32 = zero(Int32)  # matmul.py:123
-    local tk_f4::Int32 = zero(Int32)  # matmul.py:123
-    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(63)  # matmul.py:123
-        q[1] = tk_f4  # matmul.py:123
-        tk_v_cse59 = rem(lane[1], Int32(16))  # matmul.py:124
-        tk_v_cse60 = div(lane[1], Int32(16))  # matmul.py:124
-        tk_v_cse61 = rem(q[1], Int32(8))  # matmul.py:124
-        tk_v_cse62 = div(q[1], Int32(8))  # matmul.py:124
-        tk_v_cse63 = rem(ifelse((tk_v_cse61 != Int32(0)) & (tk_v_cse61 < Int32(0)), tk_v_cse62 - Int32(1), tk_v_cse62), Int32(4))  # matmul.py:124
-        tk_v_cse64 = rem(q[1], Int32(32))  # matmul.py:124
-        tk_v_cse65 = div(q[1], Int32(32))  # matmul.py:124
-        i = ((i0[1] + (Int32(4) * ifelse((tk_v_cse59 != Int32(0)) & (tk_v_cse59 < Int32(0)), tk_v_cse60 - Int32(1), tk_v_cse60))) + ifelse((tk_v_cse63 != Int32(0)) & (tk_v_cse63 < Int32(0)), tk_v_cse63 + Int32(4), tk_v_cse63)) + (Int32(64) * ifelse((tk_v_cse64 != Int32(0)) & (tk_v_cse64 < Int32(0)), tk_v_cse65 - Int32(1), tk_v_cse65))  # matmul.py:124
-        tk_v_cse66 = rem(lane[1], Int32(16))  # matmul.py:125
-        tk_v_cse67 = rem(q[1], Int32(4))  # matmul.py:125
-        tk_v_cse68 = rem(q[1], Int32(8))  # matmul.py:125
-        tk_v_cse69 = ifelse((tk_v_cse68 != Int32(0)) & (tk_v_cse68 < Int32(0)), tk_v_cse68 + Int32(8), tk_v_cse68)  # matmul.py:125
-        tk_v_cse70 = rem(tk_v_cse69, Int32(4))  # matmul.py:125
-        tk_v_cse71 = div(tk_v_cse69, Int32(4))  # matmul.py:125
-        j = ((j0[1] + (Int32(4) * ifelse((tk_v_cse66 != Int32(0)) & (tk_v_cse66 < Int32(0)), tk_v_cse66 + Int32(16), tk_v_cse66))) + ifelse((tk_v_cse67 != Int32(0)) & (tk_v_cse67 < Int32(0)), tk_v_cse67 + Int32(4), tk_v_cse67)) + (Int32(64) * ifelse((tk_v_cse70 != Int32(0)) & (tk_v_cse70 < Int32(0)), tk_v_cse71 - Int32(1), tk_v_cse71))  # matmul.py:125
-        if (i < m) && (j < n)  # matmul.py:126
-            c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:127
+    local i::Int32 = zero(Int32)  # matmul.py:124
+    local j::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse59::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse60::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse61::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse62::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse63::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse64::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse65::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse66::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse67::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse68::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse69::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse70::Int32 = zero(Int32)  # matmul.py:124
+    local tk_v_cse71::Int32 = zero(Int32)  # matmul.py:124
+    local tk_f4::Int32 = zero(Int32)  # matmul.py:124
+    KernelAbstractions.Extras.@unroll for outer tk_f4 in Int32(0):Int32(63)  # matmul.py:124
+        q[1] = tk_f4  # matmul.py:124
+        tk_v_cse59 = rem(lane[1], Int32(16))  # matmul.py:125
+        tk_v_cse60 = div(lane[1], Int32(16))  # matmul.py:125
+        tk_v_cse61 = rem(q[1], Int32(8))  # matmul.py:125
+        tk_v_cse62 = div(q[1], Int32(8))  # matmul.py:125
+        tk_v_cse63 = rem(ifelse((tk_v_cse61 != Int32(0)) & (tk_v_cse61 < Int32(0)), tk_v_cse62 - Int32(1), tk_v_cse62), Int32(4))  # matmul.py:125
+        tk_v_cse64 = rem(q[1], Int32(32))  # matmul.py:125
+        tk_v_cse65 = div(q[1], Int32(32))  # matmul.py:125
+        i = ((i0[1] + (Int32(4) * ifelse((tk_v_cse59 != Int32(0)) & (tk_v_cse59 < Int32(0)), tk_v_cse60 - Int32(1), tk_v_cse60))) + ifelse((tk_v_cse63 != Int32(0)) & (tk_v_cse63 < Int32(0)), tk_v_cse63 + Int32(4), tk_v_cse63)) + (Int32(64) * ifelse((tk_v_cse64 != Int32(0)) & (tk_v_cse64 < Int32(0)), tk_v_cse65 - Int32(1), tk_v_cse65))  # matmul.py:125
+        tk_v_cse66 = rem(lane[1], Int32(16))  # matmul.py:126
+        tk_v_cse67 = rem(q[1], Int32(4))  # matmul.py:126
+        tk_v_cse68 = rem(q[1], Int32(8))  # matmul.py:126
+        tk_v_cse69 = ifelse((tk_v_cse68 != Int32(0)) & (tk_v_cse68 < Int32(0)), tk_v_cse68 + Int32(8), tk_v_cse68)  # matmul.py:126
+        tk_v_cse70 = rem(tk_v_cse69, Int32(4))  # matmul.py:126
+        tk_v_cse71 = div(tk_v_cse69, Int32(4))  # matmul.py:126
+        j = ((j0[1] + (Int32(4) * ifelse((tk_v_cse66 != Int32(0)) & (tk_v_cse66 < Int32(0)), tk_v_cse66 + Int32(16), tk_v_cse66))) + ifelse((tk_v_cse67 != Int32(0)) & (tk_v_cse67 < Int32(0)), tk_v_cse67 + Int32(4), tk_v_cse67)) + (Int32(64) * ifelse((tk_v_cse70 != Int32(0)) & (tk_v_cse70 < Int32(0)), tk_v_cse71 - Int32(1), tk_v_cse71))  # matmul.py:126
+        if (i < m) && (j < n)  # matmul.py:127
+            c[(((((z[1] * m) + i) * n) + j) % Int64) + 1] = acc[(q[1] % Int64) + 1]  # matmul.py:128
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__tiled_97b6637e)) = 256  # matmul.py:96
+TackRuntime.tk_workgroupsize(::typeof(tk__tiled_cd79ae1c)) = 256  # matmul.py:97
 
 # matmul's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_MATMUL_KERNELS)
     const TK_MATMUL_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows4, Float32, 0) => tk__rows4_d57b1b37,
-        (:tiled, Float32, 0) => tk__tiled_bae8c610,
-        (:rows4, Float64, 0) => tk__rows4_52edfb37,
-        (:tiled, Float64, 0) => tk__tiled_97b6637e,
+        (:rows4, Float32, 0) => tk__rows4_e689f281,
+        (:tiled, Float32, 0) => tk__tiled_a23ffb21,
+        (:rows4, Float64, 0) => tk__rows4_bdacec95,
+        (:tiled, Float64, 0) => tk__tiled_cd79ae1c,
     )
 end
 

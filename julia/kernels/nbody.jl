@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `nbody`, specialization (pos: f32[?, 4], acc: f32[?, 3], n: i32, eps2: f32)
-@kernel function tk_nbody_cd3b0dc2(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
+@kernel function tk_nbody_c5293363(pos::AbstractVector{Float32}, acc::AbstractVector{Float32}, n::Int32, eps2::Float32, tk_n::Int64)  # corpus.py:53
     tk_gi = @index(Global, Linear)  # corpus.py:53
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:53
     local i::Int32 = zero(Int32)  # corpus.py:53
@@ -29,12 +29,12 @@ using .TackRuntime
         ax = 0.0f0  # corpus.py:55
         ay = 0.0f0  # corpus.py:56
         az = 0.0f0  # corpus.py:57
-        xi = pos[(((i % Int64) * Int64(4)) + Int64(0)) + 1]  # corpus.py:58
+        xi = pos[((i % Int64) * Int64(4)) + 1]  # corpus.py:58
         yi = pos[(((i % Int64) * Int64(4)) + Int64(1)) + 1]  # corpus.py:59
         zi = pos[(((i % Int64) * Int64(4)) + Int64(2)) + 1]  # corpus.py:60
         if Int32(0) < n  # corpus.py:61
             for outer j in Int32(0):(n - Int32(1))  # corpus.py:61
-                dx = pos[(((j % Int64) * Int64(4)) + Int64(0)) + 1] - xi  # corpus.py:62
+                dx = pos[((j % Int64) * Int64(4)) + 1] - xi  # corpus.py:62
                 dy = pos[(((j % Int64) * Int64(4)) + Int64(1)) + 1] - yi  # corpus.py:63
                 dz = pos[(((j % Int64) * Int64(4)) + Int64(2)) + 1] - zi  # corpus.py:64
                 r2 = fma(dz, dz, fma(dx, dx, dy * dy)) + eps2  # corpus.py:65
@@ -45,10 +45,10 @@ using .TackRuntime
                 az = fma(dz, s, az)  # corpus.py:70
             end
         end
-        acc[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = ax  # corpus.py:71
+        acc[((i % Int64) * Int64(3)) + 1] = ax  # corpus.py:71
         acc[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = ay  # corpus.py:72
         acc[(((i % Int64) * Int64(3)) + Int64(2)) + 1] = az  # corpus.py:73
     end
 end
 
-const tack_nbody = tk_nbody_cd3b0dc2
+const tack_nbody = tk_nbody_c5293363

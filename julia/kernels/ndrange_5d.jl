@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `ndrange_5d`, specialization (out: i32[7, 1, 7, 3, 5], stop: i32, .start0: i64, .start1: i64, .start2: i64, .start3: i64, .start4: i64, .ext1: i64, .ext2: i64, .ext3: i64, .ext4: i64)
-@kernel function tk_ndrange_5d_8aa3dd4a(out::AbstractVector{Int32}, stop::Int32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_start2::Int64, tk_v_start3::Int64, tk_v_start4::Int64, tk_v_ext1::Int64, tk_v_ext2::Int64, tk_v_ext3::Int64, tk_v_ext4::Int64, tk_n::Int64)  # corpus.py:982
+@kernel function tk_ndrange_5d_8e5f5d4a(out::AbstractVector{Int32}, stop::Int32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_start2::Int64, tk_v_start3::Int64, tk_v_start4::Int64, tk_v_ext1::Int64, tk_v_ext2::Int64, tk_v_ext3::Int64, tk_v_ext4::Int64, tk_n::Int64)  # corpus.py:982
     tk_gi = @index(Global, Linear)  # corpus.py:982
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:982
     local i::Int64 = zero(Int64)  # corpus.py:982
@@ -31,8 +31,8 @@ using .TackRuntime
         d2 = Int64(7)  # corpus.py:983
         d3 = Int64(3)  # corpus.py:983
         d4 = Int64(5)  # corpus.py:983
-        out[((((((((i * Int64(1)) + j) * Int64(7)) + k) * Int64(3)) + m) * Int64(5)) + q) + 1] = (((((i * Int64(10000)) + (j * Int64(1000))) + (k * Int64(100))) + (m * Int64(10))) + q) % Int32  # corpus.py:985
+        out[(((((((i + j) * Int64(7)) + k) * Int64(3)) + m) * Int64(5)) + q) + 1] = (((((i * Int64(10000)) + (j * Int64(1000))) + (k * Int64(100))) + (m * Int64(10))) + q) % Int32  # corpus.py:985
     end
 end
 
-const tack_ndrange_5d = tk_ndrange_5d_8aa3dd4a
+const tack_ndrange_5d = tk_ndrange_5d_8e5f5d4a

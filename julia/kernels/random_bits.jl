@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `random_bits`, specialization (states: u32[?, 3], us: f32[?, 2], n: i32, frame: i32)
-@kernel function tk_random_bits_e0f1c3e4(states::AbstractVector{UInt32}, us::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:620
+@kernel function tk_random_bits_8dc37ec2(states::AbstractVector{UInt32}, us::AbstractVector{Float32}, n::Int32, frame::Int32, tk_n::Int64)  # corpus.py:620
     tk_gi = @index(Global, Linear)  # corpus.py:620
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:620
     local i::Int32 = zero(Int32)  # corpus.py:620
@@ -46,7 +46,7 @@ using .TackRuntime
         tk_v_advance_ret9 = xor(tk_v_advance_w7 >>> UInt32(22), tk_v_advance_w7)  # random.py:26
         tk_v_seed_ret1 = tk_v_advance_ret9  # random.py:31
         s = tk_v_seed_ret1  # corpus.py:622
-        states[(((i % Int64) * Int64(3)) + Int64(0)) + 1] = s  # corpus.py:623
+        states[((i % Int64) * Int64(3)) + 1] = s  # corpus.py:623
         tk_v_unit_ret12 = Float32(s >>> UInt32(8)) * 5.9604645f-8  # random.py:36
         tk_v_advance_x14 = (s * UInt32(747796405)) + UInt32(2891336453)  # random.py:24
         tk_v_advance_w13 = xor(tk_v_advance_x14 >>> (((((tk_v_advance_x14 >>> UInt32(28)) % Int64) + Int64(4)) % UInt32) & UInt32(31)), tk_v_advance_x14) * UInt32(277803737)  # random.py:25
@@ -55,7 +55,7 @@ using .TackRuntime
         tk_v_uniform_ret11 = tk_v_advance_ret15  # random.py:41
         u = tk_v_uniform_ret10  # corpus.py:624
         s = tk_v_uniform_ret11  # corpus.py:624
-        us[(((i % Int64) * Int64(2)) + Int64(0)) + 1] = u  # corpus.py:625
+        us[((i % Int64) * Int64(2)) + 1] = u  # corpus.py:625
         states[(((i % Int64) * Int64(3)) + Int64(1)) + 1] = s  # corpus.py:626
         tk_v_unit_ret18 = Float32(s >>> UInt32(8)) * 5.9604645f-8  # random.py:36
         tk_v_advance_x20 = (s * UInt32(747796405)) + UInt32(2891336453)  # random.py:24
@@ -70,4 +70,4 @@ using .TackRuntime
     end
 end
 
-const tack_random_bits = tk_random_bits_e0f1c3e4
+const tack_random_bits = tk_random_bits_8dc37ec2

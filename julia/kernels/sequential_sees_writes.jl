@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `sequential_sees_writes`, specialization (buf: i64[?, 6], out: i64[?])
-@kernel function tk_sequential_sees_writes_758e96b0(buf::AbstractVector{Int64}, out::AbstractVector{Int64}, tk_n::Int64)  # corpus.py:163
+@kernel function tk_sequential_sees_writes_4d343911(buf::AbstractVector{Int64}, out::AbstractVector{Int64}, tk_n::Int64)  # corpus.py:163
     tk_gi = @index(Global, Linear)  # corpus.py:163
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:163
     local i::Int64 = zero(Int64)  # corpus.py:163
@@ -15,7 +15,7 @@ using .TackRuntime
     local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:163
     if tk_t < tk_n  # corpus.py:163
         i = tk_t  # corpus.py:164
-        buf[((i * Int64(6)) + Int64(0)) + 1] = i  # corpus.py:165
+        buf[(i * Int64(6)) + 1] = i  # corpus.py:165
         for outer k in Int64(1):Int64(5)  # corpus.py:166
             tk_v_cse1 = i * Int64(6)  # corpus.py:167
             buf[(tk_v_cse1 + k) + 1] = buf[(tk_v_cse1 + (k - Int64(1))) + 1] + k  # corpus.py:167
@@ -24,4 +24,4 @@ using .TackRuntime
     end
 end
 
-const tack_sequential_sees_writes = tk_sequential_sees_writes_758e96b0
+const tack_sequential_sees_writes = tk_sequential_sees_writes_4d343911

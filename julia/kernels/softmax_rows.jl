@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `softmax_rows`, specialization (x: f32[?, 37], out: f32[?, 37])
-@kernel function tk_softmax_rows_2823ae82(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
+@kernel function tk_softmax_rows_4181d67e(x::AbstractVector{Float32}, out::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:77
     tk_gi = @index(Global, Linear)  # corpus.py:77
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:77
     local r::Int64 = zero(Int64)  # corpus.py:77
@@ -19,7 +19,7 @@ using .TackRuntime
     local tk_v_cse1::Int64 = zero(Int64)  # corpus.py:77
     if tk_t < tk_n  # corpus.py:77
         r = tk_t  # corpus.py:78
-        m = x[((r * Int64(37)) + Int64(0)) + 1]  # corpus.py:79
+        m = x[(r * Int64(37)) + 1]  # corpus.py:79
         for outer c in Int64(1):Int64(36)  # corpus.py:80
             m = tk_maxnum(m, x[((r * Int64(37)) + c) + 1])  # corpus.py:81
         end
@@ -37,4 +37,4 @@ using .TackRuntime
     end
 end
 
-const tack_softmax_rows = tk_softmax_rows_2823ae82
+const tack_softmax_rows = tk_softmax_rows_4181d67e

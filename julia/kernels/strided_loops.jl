@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `strided_loops`, specialization (out: i32[?], n: i32)
-@kernel function tk_strided_loops_edaa36f1(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
+@kernel function tk_strided_loops_53c29064(out::AbstractVector{Int32}, n::Int32, tk_n::Int64)  # corpus.py:129
     tk_gi = @index(Global, Linear)  # corpus.py:129
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:129
     local i::Int32 = zero(Int32)  # corpus.py:129
@@ -34,10 +34,10 @@ using .TackRuntime
                 t = t + k  # corpus.py:135
             end
         end
-        tk_v_trips4 = div((max((i % Int64) - Int64(0), Int64(0)) + Int64(4)) - Int64(1), Int64(4)) % UInt32  # corpus.py:136
+        tk_v_trips4 = div((max(i % Int64, Int64(0)) + Int64(4)) - Int64(1), Int64(4)) % UInt32  # corpus.py:136
         if UInt32(0) < tk_v_trips4  # corpus.py:136
             for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # corpus.py:136
-                k = (Int64(0) + ((tk_v_k5 % Int64) * Int64(4))) % Int32  # corpus.py:136
+                k = ((tk_v_k5 % Int64) * Int64(4)) % Int32  # corpus.py:136
                 t = t + Int32(1)  # corpus.py:137
             end
         end
@@ -45,4 +45,4 @@ using .TackRuntime
     end
 end
 
-const tack_strided_loops = tk_strided_loops_edaa36f1
+const tack_strided_loops = tk_strided_loops_53c29064

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `texture_sample`, specialization (coords: f32[?, 3], out: f32[?], outf: f32[?], tex.data: f32[?])
-@kernel function tk_texture_sample_62bf8b11(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tk_v_tex_data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
+@kernel function tk_texture_sample_fc814000(coords::AbstractVector{Float32}, out::AbstractVector{Float32}, outf::AbstractVector{Float32}, tk_v_tex_data::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:638
     tk_gi = @index(Global, Linear)  # corpus.py:638
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:638
     local i::Int64 = zero(Int64)  # corpus.py:638
@@ -77,7 +77,7 @@ using .TackRuntime
     local tk_v_cse8::Float32 = zero(Float32)  # corpus.py:638
     if tk_t < tk_n  # corpus.py:638
         i = tk_t  # corpus.py:639
-        tk_v_c_0 = coords[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:640
+        tk_v_c_0 = coords[(i * Int64(3)) + 1]  # corpus.py:640
         tk_v_c_1 = coords[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:640
         tk_v_c_2 = coords[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:640
         tk_v_sample_u1 = tk_v_c_0  # corpus.py:641
@@ -146,4 +146,4 @@ using .TackRuntime
     end
 end
 
-const tack_texture_sample = tk_texture_sample_62bf8b11
+const tack_texture_sample = tk_texture_sample_fc814000

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `tm_helpers`, specialization (x: f32[?], v: f32[?, 3], w: f32[?, 3], out: f32[?], out3: f32[?, 3])
-@kernel function tk_tm_helpers_6b05ca21(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
+@kernel function tk_tm_helpers_8c1c177c(x::AbstractVector{Float32}, v::AbstractVector{Float32}, w::AbstractVector{Float32}, out::AbstractVector{Float32}, out3::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:658
     tk_gi = @index(Global, Linear)  # corpus.py:658
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:658
     local i::Int64 = zero(Int64)  # corpus.py:658
@@ -85,7 +85,7 @@ using .TackRuntime
         tk_v_fract_ret1 = a - floor(a)  # math.py:17
         tk_v_mix_x2 = 1.0f0  # corpus.py:661
         tk_v_mix_y3 = 3.0f0  # corpus.py:661
-        tk_v_mix_ret4 = fma(1.0f0, 1.0f0 - a, 3.0f0 * a)  # math.py:22
+        tk_v_mix_ret4 = fma(3.0f0, a, 1.0f0 - a)  # math.py:22
         tk_v_clamp_lo5 = -0.5f0  # corpus.py:661
         tk_v_clamp_hi6 = 0.75f0  # corpus.py:661
         tk_v_clamp_ret7 = tk_minnum(tk_maxnum(a, -0.5f0), 0.75f0)  # math.py:27
@@ -97,14 +97,14 @@ using .TackRuntime
         tk_v_step_edge13 = 0.25f0  # corpus.py:662
         tk_v_step_ret14 = ifelse(a < 0.25f0, 0.0f0, 1.0f0)  # math.py:43
         tk_v_sign_ret15 = ifelse(a > 0.0f0, 1.0f0, ifelse(a < 0.0f0, -1.0f0, 0.0f0))  # math.py:48
-        tk_v_length_v16_0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:663
+        tk_v_length_v16_0 = v[(i * Int64(3)) + 1]  # corpus.py:663
         tk_v_length_v16_1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:663
         tk_v_length_v16_2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:663
         tk_v_length_ret17 = tk_sqrt(fma(tk_v_length_v16_2, tk_v_length_v16_2, fma(tk_v_length_v16_0, tk_v_length_v16_0, tk_v_length_v16_1 * tk_v_length_v16_1)))  # math.py:53
-        tk_v_distance_a18_0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:663
+        tk_v_distance_a18_0 = v[(i * Int64(3)) + 1]  # corpus.py:663
         tk_v_distance_a18_1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:663
         tk_v_distance_a18_2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:663
-        tk_v_distance_b19_0 = w[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:663
+        tk_v_distance_b19_0 = w[(i * Int64(3)) + 1]  # corpus.py:663
         tk_v_distance_b19_1 = w[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:663
         tk_v_distance_b19_2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:663
         tk_v_v1 = tk_v_distance_a18_0 - tk_v_distance_b19_0  # math.py:58
@@ -112,17 +112,17 @@ using .TackRuntime
         tk_v_v3 = tk_v_distance_a18_2 - tk_v_distance_b19_2  # math.py:58
         tk_v_distance_ret20 = tk_sqrt(fma(tk_v_v3, tk_v_v3, fma(tk_v_v1, tk_v_v1, tk_v_v2 * tk_v_v2)))  # math.py:58
         out[i + 1] = (((((((tk_v_fract_ret1 + tk_v_mix_ret4) + tk_v_clamp_ret7) + tk_v_saturate_ret8) + tk_v_smoothstep_ret12) + tk_v_step_ret14) + tk_v_sign_ret15) + tk_v_length_ret17) + tk_v_distance_ret20  # corpus.py:661
-        tk_v_normalize_v21_0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
+        tk_v_normalize_v21_0 = v[(i * Int64(3)) + 1]  # corpus.py:664
         tk_v_normalize_v21_1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         tk_v_normalize_v21_2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
         tk_v_v4 = tk_sqrt(fma(tk_v_normalize_v21_2, tk_v_normalize_v21_2, fma(tk_v_normalize_v21_0, tk_v_normalize_v21_0, tk_v_normalize_v21_1 * tk_v_normalize_v21_1)))  # math.py:63
         tk_v_normalize_ret22_0 = tk_v_normalize_v21_0 / tk_v_v4  # math.py:63
         tk_v_normalize_ret22_1 = tk_v_normalize_v21_1 / tk_v_v4  # math.py:63
         tk_v_normalize_ret22_2 = tk_v_normalize_v21_2 / tk_v_v4  # math.py:63
-        tk_v_mix_x23_0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
+        tk_v_mix_x23_0 = v[(i * Int64(3)) + 1]  # corpus.py:664
         tk_v_mix_x23_1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         tk_v_mix_x23_2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
-        tk_v_mix_y24_0 = w[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
+        tk_v_mix_y24_0 = w[(i * Int64(3)) + 1]  # corpus.py:664
         tk_v_mix_y24_1 = w[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         tk_v_mix_y24_2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
         tk_v_mix_a25 = 0.25f0  # corpus.py:664
@@ -130,7 +130,7 @@ using .TackRuntime
         tk_v_mix_ret26_0 = fma(tk_v_mix_x23_0, tk_v_v5, tk_v_mix_y24_0 * 0.25f0)  # math.py:22
         tk_v_mix_ret26_1 = fma(tk_v_mix_x23_1, tk_v_v5, tk_v_mix_y24_1 * 0.25f0)  # math.py:22
         tk_v_mix_ret26_2 = fma(tk_v_mix_x23_2, tk_v_v5, tk_v_mix_y24_2 * 0.25f0)  # math.py:22
-        tk_v_clamp_x27_0 = w[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:664
+        tk_v_clamp_x27_0 = w[(i * Int64(3)) + 1]  # corpus.py:664
         tk_v_clamp_x27_1 = w[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:664
         tk_v_clamp_x27_2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:664
         tk_v_clamp_lo28 = -0.5f0  # corpus.py:664
@@ -138,22 +138,22 @@ using .TackRuntime
         tk_v_clamp_ret30_0 = tk_minnum(tk_maxnum(tk_v_clamp_x27_0, -0.5f0), 0.5f0)  # math.py:27
         tk_v_clamp_ret30_1 = tk_minnum(tk_maxnum(tk_v_clamp_x27_1, -0.5f0), 0.5f0)  # math.py:27
         tk_v_clamp_ret30_2 = tk_minnum(tk_maxnum(tk_v_clamp_x27_2, -0.5f0), 0.5f0)  # math.py:27
-        tk_v_sign_x31_0 = v[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:665
+        tk_v_sign_x31_0 = v[(i * Int64(3)) + 1]  # corpus.py:665
         tk_v_sign_x31_1 = v[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:665
         tk_v_sign_x31_2 = v[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:665
         tk_v_sign_ret32_0 = ifelse(tk_v_sign_x31_0 > 0.0f0, 1.0f0, ifelse(tk_v_sign_x31_0 < 0.0f0, -1.0f0, 0.0f0))  # math.py:48
         tk_v_sign_ret32_1 = ifelse(tk_v_sign_x31_1 > 0.0f0, 1.0f0, ifelse(tk_v_sign_x31_1 < 0.0f0, -1.0f0, 0.0f0))  # math.py:48
         tk_v_sign_ret32_2 = ifelse(tk_v_sign_x31_2 > 0.0f0, 1.0f0, ifelse(tk_v_sign_x31_2 < 0.0f0, -1.0f0, 0.0f0))  # math.py:48
-        tk_v_fract_x33_0 = w[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:665
+        tk_v_fract_x33_0 = w[(i * Int64(3)) + 1]  # corpus.py:665
         tk_v_fract_x33_1 = w[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:665
         tk_v_fract_x33_2 = w[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:665
         tk_v_fract_ret34_0 = tk_v_fract_x33_0 - floor(tk_v_fract_x33_0)  # math.py:17
         tk_v_fract_ret34_1 = tk_v_fract_x33_1 - floor(tk_v_fract_x33_1)  # math.py:17
         tk_v_fract_ret34_2 = tk_v_fract_x33_2 - floor(tk_v_fract_x33_2)  # math.py:17
-        out3[((i * Int64(3)) + Int64(0)) + 1] = (((tk_v_normalize_ret22_0 + tk_v_mix_ret26_0) + tk_v_clamp_ret30_0) + tk_v_sign_ret32_0) + tk_v_fract_ret34_0  # corpus.py:664
+        out3[(i * Int64(3)) + 1] = (((tk_v_normalize_ret22_0 + tk_v_mix_ret26_0) + tk_v_clamp_ret30_0) + tk_v_sign_ret32_0) + tk_v_fract_ret34_0  # corpus.py:664
         out3[((i * Int64(3)) + Int64(1)) + 1] = (((tk_v_normalize_ret22_1 + tk_v_mix_ret26_1) + tk_v_clamp_ret30_1) + tk_v_sign_ret32_1) + tk_v_fract_ret34_1  # corpus.py:664
         out3[((i * Int64(3)) + Int64(2)) + 1] = (((tk_v_normalize_ret22_2 + tk_v_mix_ret26_2) + tk_v_clamp_ret30_2) + tk_v_sign_ret32_2) + tk_v_fract_ret34_2  # corpus.py:664
     end
 end
 
-const tack_tm_helpers = tk_tm_helpers_6b05ca21
+const tack_tm_helpers = tk_tm_helpers_8c1c177c

@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_constants`, specialization (v: f32[?, 2], k: i32[?], out: f32[?, 2], outs: f32[?])
-@kernel function tk_vec_constants_4f062fc8(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
+@kernel function tk_vec_constants_1e6ebecc(v::AbstractVector{Float32}, k::AbstractVector{Int32}, out::AbstractVector{Float32}, outs::AbstractVector{Float32}, tk_n::Int64)  # corpus.py:669
     tk_gi = @index(Global, Linear)  # corpus.py:669
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:669
     local i::Int64 = zero(Int64)  # corpus.py:669
@@ -30,16 +30,16 @@ using .TackRuntime
     local tk_v_cse2::Int32 = zero(Int32)  # corpus.py:669
     if tk_t < tk_n  # corpus.py:669
         i = tk_t  # corpus.py:670
-        tk_v_p_0 = v[((i * Int64(2)) + Int64(0)) + 1]  # corpus.py:671
+        tk_v_p_0 = v[(i * Int64(2)) + 1]  # corpus.py:671
         tk_v_p_1 = v[((i * Int64(2)) + Int64(1)) + 1]  # corpus.py:671
         tk_v_cse1 = rem(k[i + 1], Int32(2))  # corpus.py:672
         tk_v_v1 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse1 + Int32(2), tk_v_cse1)  # corpus.py:672
         tk_v_cse2 = rem(k[i + 1], Int32(2))  # corpus.py:672
         tk_v_v2 = ifelse((tk_v_cse2 != Int32(0)) & (tk_v_cse2 < Int32(0)), tk_v_cse2 + Int32(2), tk_v_cse2)  # corpus.py:672
-        tk_v_v3 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:672
+        tk_v_v3 = k[i + 1] % Int64  # corpus.py:672
         tk_v_v4 = ifelse(tk_v_v3 == Int64(0), 0.25f0, ifelse(tk_v_v3 == Int64(1), 0.5f0, 0.25f0))  # corpus.py:672
-        out[((i * Int64(2)) + Int64(0)) + 1] = fma(ifelse(tk_v_v1 == Int32(0), 0.0f0, 1.0f0), tk_v_v4, fma(0.0f0, tk_v_p_0, (-1.0f0) * tk_v_p_1))  # corpus.py:672
-        out[((i * Int64(2)) + Int64(1)) + 1] = fma(ifelse(tk_v_v2 == Int32(0), -1.0f0, 0.0f0), tk_v_v4, fma(1.0f0, tk_v_p_0, 0.0f0 * tk_v_p_1))  # corpus.py:672
+        out[(i * Int64(2)) + 1] = fma(ifelse(tk_v_v1 == Int32(0), 0.0f0, 1.0f0), tk_v_v4, fma(0.0f0, tk_v_p_0, (-1.0f0) * tk_v_p_1))  # corpus.py:672
+        out[((i * Int64(2)) + Int64(1)) + 1] = fma(ifelse(tk_v_v2 == Int32(0), -1.0f0, 0.0f0), tk_v_v4, fma(0.0f0, tk_v_p_1, tk_v_p_0))  # corpus.py:672
         tk_v_w_0 = 0.25f0  # corpus.py:673
         tk_v_w_1 = 0.5f0  # corpus.py:673
         tk_v_w_2 = 0.25f0  # corpus.py:673
@@ -47,10 +47,10 @@ using .TackRuntime
         tk_v_primes_1 = Int32(3)  # corpus.py:674
         tk_v_primes_2 = Int32(5)  # corpus.py:674
         tk_v_primes_3 = Int32(7)  # corpus.py:674
-        tk_v_v5 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
-        tk_v_v6 = Int64(0) + (k[i + 1] % Int64)  # corpus.py:675
+        tk_v_v5 = k[i + 1] % Int64  # corpus.py:675
+        tk_v_v6 = k[i + 1] % Int64  # corpus.py:675
         outs[i + 1] = ((ifelse(tk_v_v5 == Int64(0), 0.25f0, ifelse(tk_v_v5 == Int64(1), 0.5f0, 0.25f0)) + Float32(ifelse(tk_v_v6 == Int64(0), Int32(2), ifelse(tk_v_v6 == Int64(1), Int32(3), ifelse(tk_v_v6 == Int64(2), Int32(5), Int32(7)))))) + (fma(0.25f0, tk_v_p_0, 0.5f0 * tk_v_p_1) + 0.25f0)) + Float32(((tk_v_primes_0 + tk_v_primes_1) + tk_v_primes_2) + tk_v_primes_3)  # corpus.py:675
     end
 end
 
-const tack_vec_constants = tk_vec_constants_4f062fc8
+const tack_vec_constants = tk_vec_constants_1e6ebecc

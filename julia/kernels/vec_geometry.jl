@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vec_geometry`, specialization (a: f32[?, 3], b: f32[?, 3], out: f32[?, 3], dots: f32[?], flags: i32[?])
-@kernel function tk_vec_geometry_9c367e37(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
+@kernel function tk_vec_geometry_2bd63120(a::AbstractVector{Float32}, b::AbstractVector{Float32}, out::AbstractVector{Float32}, dots::AbstractVector{Float32}, flags::AbstractVector{Int32}, tk_n::Int64)  # corpus.py:500
     tk_gi = @index(Global, Linear)  # corpus.py:500
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:500
     local i::Int64 = zero(Int64)  # corpus.py:500
@@ -33,10 +33,10 @@ using .TackRuntime
     local tk_v_w_2::Float32 = zero(Float32)  # corpus.py:500
     if tk_t < tk_n  # corpus.py:500
         i = tk_t  # corpus.py:501
-        tk_v_u_0 = a[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:502
+        tk_v_u_0 = a[(i * Int64(3)) + 1]  # corpus.py:502
         tk_v_u_1 = a[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:502
         tk_v_u_2 = a[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:502
-        tk_v_v_0 = b[((i * Int64(3)) + Int64(0)) + 1]  # corpus.py:503
+        tk_v_v_0 = b[(i * Int64(3)) + 1]  # corpus.py:503
         tk_v_v_1 = b[((i * Int64(3)) + Int64(1)) + 1]  # corpus.py:503
         tk_v_v_2 = b[((i * Int64(3)) + Int64(2)) + 1]  # corpus.py:503
         tk_v_v1 = fma(tk_v_u_1, tk_v_v_2, -(tk_v_u_2 * tk_v_v_1))  # corpus.py:504
@@ -54,7 +54,7 @@ using .TackRuntime
         tk_v_w_1 = fma(tk_v_n_1, d, ifelse(tk_v_m_1 != Int32(0), tk_v_u_1, tk_v_v_1))  # corpus.py:507
         tk_v_w_2 = fma(tk_v_n_2, d, ifelse(tk_v_m_2 != Int32(0), tk_v_u_2, tk_v_v_2))  # corpus.py:507
         tk_v_w_2 = (tk_v_w_2 + fma(tk_v_u_2, tk_v_v_2, fma(tk_v_u_0, tk_v_v_0, tk_v_u_1 * tk_v_v_1))) - d  # corpus.py:508
-        out[((i * Int64(3)) + Int64(0)) + 1] = tk_v_w_0  # corpus.py:509
+        out[(i * Int64(3)) + 1] = tk_v_w_0  # corpus.py:509
         out[((i * Int64(3)) + Int64(1)) + 1] = tk_v_w_1  # corpus.py:509
         out[((i * Int64(3)) + Int64(2)) + 1] = tk_v_w_2  # corpus.py:509
         dots[i + 1] = fma(tk_sqrt(fma(tk_v_u_2, tk_v_u_2, fma(tk_v_u_0, tk_v_u_0, tk_v_u_1 * tk_v_u_1))), tk_sqrt(fma(tk_v_v_2, tk_v_v_2, fma(tk_v_v_0, tk_v_v_0, tk_v_v_1 * tk_v_v_1))), d)  # corpus.py:510
@@ -62,4 +62,4 @@ using .TackRuntime
     end
 end
 
-const tack_vec_geometry = tk_vec_geometry_9c367e37
+const tack_vec_geometry = tk_vec_geometry_2bd63120

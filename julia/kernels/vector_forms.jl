@@ -7,7 +7,7 @@ isdefined(@__MODULE__, :TackRuntime) || include(joinpath(@__DIR__, "..", "src", 
 using .TackRuntime
 
 # Tack kernel `vector_forms`, specialization (img: f32[7, 9], v: f32[?, 3], m: f32[?, 2, 2], out: f32[?, 9], outv: f32[?, 9, 3], scale: f32, .start0: i64, .start1: i64, .ext1: i64)
-@kernel function tk_vector_forms_8c6291ca(img::AbstractVector{Float32}, v::AbstractVector{Float32}, m::AbstractVector{Float32}, out::AbstractVector{Float32}, outv::AbstractVector{Float32}, scale::Float32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:995
+@kernel function tk_vector_forms_61787f73(img::AbstractVector{Float32}, v::AbstractVector{Float32}, m::AbstractVector{Float32}, out::AbstractVector{Float32}, outv::AbstractVector{Float32}, scale::Float32, tk_v_start0::Int64, tk_v_start1::Int64, tk_v_ext1::Int64, tk_n::Int64)  # corpus.py:995
     tk_gi = @index(Global, Linear)  # corpus.py:995
     tk_t = Int64(tk_gi) - Int64(1)  # corpus.py:995
     local r::Int64 = zero(Int64)  # corpus.py:995
@@ -62,34 +62,34 @@ using .TackRuntime
         x = tk_v_u3_0  # corpus.py:998
         y = tk_v_u3_1  # corpus.py:998
         z = tk_v_u3_2  # corpus.py:998
-        tk_v_u4_0 = v[((c * Int64(3)) + Int64(0)) + 1]  # corpus.py:999
+        tk_v_u4_0 = v[(c * Int64(3)) + 1]  # corpus.py:999
         tk_v_u4_1 = v[((c * Int64(3)) + Int64(1)) + 1]  # corpus.py:999
         tk_v_u4_2 = v[((c * Int64(3)) + Int64(2)) + 1]  # corpus.py:999
         p = tk_v_u4_0  # corpus.py:999
         q = tk_v_u4_1  # corpus.py:999
         s = tk_v_u4_2  # corpus.py:999
-        tk_v_mm_0 = m[((((c * Int64(2)) + Int64(0)) * Int64(2)) + Int64(0)) + 1]  # corpus.py:1000
-        tk_v_mm_1 = m[((((c * Int64(2)) + Int64(0)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:1000
-        tk_v_mm_2 = m[((((c * Int64(2)) + Int64(1)) * Int64(2)) + Int64(0)) + 1]  # corpus.py:1000
+        tk_v_mm_0 = m[((c * Int64(2)) * Int64(2)) + 1]  # corpus.py:1000
+        tk_v_mm_1 = m[(((c * Int64(2)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:1000
+        tk_v_mm_2 = m[(((c * Int64(2)) + Int64(1)) * Int64(2)) + 1]  # corpus.py:1000
         tk_v_mm_3 = m[((((c * Int64(2)) + Int64(1)) * Int64(2)) + Int64(1)) + 1]  # corpus.py:1000
         tk_v_cse1 = rem(r, Int64(2))  # corpus.py:1001
         tk_v_cse2 = rem(c, Int64(2))  # corpus.py:1001
-        tk_v_v1 = ((Int64(0) + ifelse((tk_v_cse1 != Int64(0)) & (tk_v_cse1 < Int64(0)), tk_v_cse1 + Int64(2), tk_v_cse1)) * Int64(2)) + ifelse((tk_v_cse2 != Int64(0)) & (tk_v_cse2 < Int64(0)), tk_v_cse2 + Int64(2), tk_v_cse2)  # corpus.py:1001
+        tk_v_v1 = (ifelse((tk_v_cse1 != Int64(0)) & (tk_v_cse1 < Int64(0)), tk_v_cse1 + Int64(2), tk_v_cse1) * Int64(2)) + ifelse((tk_v_cse2 != Int64(0)) & (tk_v_cse2 < Int64(0)), tk_v_cse2 + Int64(2), tk_v_cse2)  # corpus.py:1001
         tk_v_cse3 = rem(c, Int64(2))  # corpus.py:1001
         tk_v_cse4 = rem(r, Int64(2))  # corpus.py:1001
-        tk_v_v2 = ((Int64(0) + ifelse((tk_v_cse3 != Int64(0)) & (tk_v_cse3 < Int64(0)), tk_v_cse3 + Int64(2), tk_v_cse3)) * Int64(2)) + ifelse((tk_v_cse4 != Int64(0)) & (tk_v_cse4 < Int64(0)), tk_v_cse4 + Int64(2), tk_v_cse4)  # corpus.py:1001
+        tk_v_v2 = (ifelse((tk_v_cse3 != Int64(0)) & (tk_v_cse3 < Int64(0)), tk_v_cse3 + Int64(2), tk_v_cse3) * Int64(2)) + ifelse((tk_v_cse4 != Int64(0)) & (tk_v_cse4 < Int64(0)), tk_v_cse4 + Int64(2), tk_v_cse4)  # corpus.py:1001
         e = ((tk_v_mm_1 + ifelse(tk_v_v1 == Int64(0), tk_v_mm_0, ifelse(tk_v_v1 == Int64(1), tk_v_mm_1, ifelse(tk_v_v1 == Int64(2), tk_v_mm_2, tk_v_mm_3)))) + (-1.0f0)) + ifelse(tk_v_v2 == Int64(0), 0.0f0, ifelse(tk_v_v2 == Int64(1), -1.0f0, ifelse(tk_v_v2 == Int64(2), 1.0f0, 0.0f0)))  # corpus.py:1001
         tk_v_cse5 = img[((r * Int64(9)) + c) + 1]  # corpus.py:1002
-        tk_v_v3 = ((tk_v_cse5 > 0.0f0) ? v[((c * Int64(3)) + Int64(0)) + 1] : 0.0f0) + ((tk_v_cse5 < 0.5f0) ? (-1.0f0) : (v[((c * Int64(3)) + Int64(0)) + 1] * scale))  # corpus.py:1002
+        tk_v_v3 = ((tk_v_cse5 > 0.0f0) ? v[(c * Int64(3)) + 1] : 0.0f0) + ((tk_v_cse5 < 0.5f0) ? (-1.0f0) : (v[(c * Int64(3)) + 1] * scale))  # corpus.py:1002
         tk_v_cse6 = img[((r * Int64(9)) + c) + 1]  # corpus.py:1002
         tk_v_v4 = ((tk_v_cse6 > 0.0f0) ? v[((c * Int64(3)) + Int64(1)) + 1] : 0.0f0) + ((tk_v_cse6 < 0.5f0) ? (-1.0f0) : (v[((c * Int64(3)) + Int64(1)) + 1] * scale))  # corpus.py:1002
         tk_v_cse7 = img[((r * Int64(9)) + c) + 1]  # corpus.py:1002
         tk_v_v5 = ((tk_v_cse7 > 0.0f0) ? v[((c * Int64(3)) + Int64(2)) + 1] : 0.0f0) + ((tk_v_cse7 < 0.5f0) ? (-1.0f0) : (v[((c * Int64(3)) + Int64(2)) + 1] * scale))  # corpus.py:1002
-        outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(0)) + 1] = tk_v_v3  # corpus.py:1002
+        outv[(((r * Int64(9)) + c) * Int64(3)) + 1] = tk_v_v3  # corpus.py:1002
         outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(1)) + 1] = tk_v_v4  # corpus.py:1002
         outv[((((r * Int64(9)) + c) * Int64(3)) + Int64(2)) + 1] = tk_v_v5  # corpus.py:1002
         out[((r * Int64(9)) + c) + 1] = fma(e, scale, ((fma(z, 100.0f0, fma(y, 10.0f0, x)) + p) + q) + s)  # corpus.py:1004
     end
 end
 
-const tack_vector_forms = tk_vector_forms_8c6291ca
+const tack_vector_forms = tk_vector_forms_61787f73

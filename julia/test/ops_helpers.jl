@@ -38,6 +38,25 @@ function ops_check(got, ref, class::Symbol, ::Type{T}) where {T}
     @test allclose(Array(got), ref; rtol = tol.rtol, atol = tol.atol)
 end
 
+# The half bounds of docs/numerics.md ("Half precision", tack.testing.bounds.HALF_OP_BOUNDS): a
+# half op's statistics are Float32 and each result is rounded once to the half type, so it is
+# within `bound` units of that type's unit roundoff (2^-11 for Float16) times its row's largest
+# result of the exact result on the half inputs; relu is exact.
+const HALF_UNIT = Dict{DataType,Float64}(Float16 => 2.0^-11)
+const HALF_OP_BOUND = Dict(:add => 1.01, :relu => 0.0, :gelu => 1.01, :silu => 1.01,
+                           :softmax => 1.01, :log_softmax => 1.01, :layer_norm => 1.01,
+                           :rms_norm => 1.01)
+
+"""`@test` that half `got` (any backend) is within op's half bound of `ref` (exact, or Float64
+from the exact half inputs), a row being the elements along `dims` (Julia's dimension 1 is
+NumPy's last axis, the rows of tack.ops); a NaN must meet a NaN."""
+function half_check(got, ref, op::Symbol, ::Type{T}; dims = 1) where {T}
+    g = Float64.(Array(got))
+    scale = maximum(v -> isnan(v) ? 0.0 : abs(v), ref; dims = dims)
+    tol = HALF_OP_BOUND[op] * HALF_UNIT[T] .* scale
+    @test all((abs.(g .- ref) .<= tol) .| (isnan.(g) .& isnan.(ref)))
+end
+
 """True, after recording a skipped test, where NNlib (the reference `NNlib.name`) is not
 installed."""
 function skip_without_nnlib(name::Symbol)

@@ -7,8 +7,10 @@ function test_add(b)
         y = ops_zeros(b, T, dims...)
         tack_add!(y, ops_on(b, x1), ops_on(b, x2); alpha = 0.75)
         ops_check(y, Float64.(x1) .+ 0.75 .* Float64.(x2), :elementwise, T)
+        T == Float16 && half_check(y, Float64.(x1) .+ 0.75 .* Float64.(x2), :add, T)
         tack_add!(y, ops_on(b, x1), ops_on(b, x2))  # alpha = 1
         ops_check(y, Float64.(x1) .+ Float64.(x2), :elementwise, T)
+        T == Float16 && half_check(y, Float64.(x1) .+ Float64.(x2), :add, T)
     end
     z3, z4 = zeros(Float32, 3), zeros(Float32, 4)
     @test_throws DimensionMismatch tack_add!(z3, z3, z4)

@@ -28,13 +28,17 @@ function test_gelu(b)
         y = ops_zeros(b, T, dims...)
         tack_gelu!(y, ops_on(b, x))
         ops_check(y, ref_gelu_tanh.(Float64.(x)), :elementwise, T)
+        T == Float16 && half_check(y, ref_gelu_tanh.(Float64.(x)), :gelu, T)
         with_nnlib(:gelu, Float64(x[1])) do
             ops_check(y, NNlib.gelu.(Float64.(x)), :elementwise, T)
+            T == Float16 && half_check(y, NNlib.gelu.(Float64.(x)), :gelu, T)
         end
         tack_gelu!(y, ops_on(b, x); approximate = :none)
         ops_check(y, ref_gelu_erf.(Float64.(x)), :elementwise, T)
+        T == Float16 && half_check(y, ref_gelu_erf.(Float64.(x)), :gelu, T)
         with_nnlib(:gelu_erf, Float64(x[1])) do
             ops_check(y, NNlib.gelu_erf.(Float64.(x)), :elementwise, T)
+            T == Float16 && half_check(y, NNlib.gelu_erf.(Float64.(x)), :gelu, T)
         end
     end
     @test_throws ArgumentError tack_gelu!(zeros(Float32, 2), zeros(Float32, 2); approximate = :erf)

@@ -28,11 +28,14 @@ function test_layer_norm(b)
                                    eps = 1e-5, workgroups = wg)
             ry, rmu, rr = ref_layer_norm(Float64.(x), Float64.(w), Float64.(bias), 1e-5)
             ops_check(y, ry, :norm, T)
+            T == Float16 && half_check(y, ry, :layer_norm, T)
             ops_check(vec(Array(mean)), rmu, :norm, T)
             ops_check(vec(Array(rstd)), rr, :norm, T)
             y2 = ops_zeros(b, T, dims_...)
             tack_layer_norm!(y2, ops_on(b, x); workgroups = wg)  # no weight, no bias
             ops_check(y2, ref_layer_norm(Float64.(x), 1.0, 0.0, 1e-5)[1], :norm, T)
+            T == Float16 && half_check(y2, ref_layer_norm(Float64.(x), 1.0, 0.0, 1e-5)[1],
+                                       :layer_norm, T)
         end
     end
     @test_throws DimensionMismatch tack_layer_norm!(zeros(Float32, 4, 2), zeros(Float32, 4, 2),

@@ -18,8 +18,12 @@ function test_log_softmax(b)
             y = ops_zeros(b, T, dims_...)
             tack_log_softmax!(y, ops_on(b, x); dims = d, workgroups = wg)
             ops_check(y, ref_log_softmax(Float64.(x); dims = d), :softmax, T)
+            T == Float16 && half_check(y, ref_log_softmax(Float64.(x); dims = d), :log_softmax,
+                                       T; dims = d)
             with_nnlib(:logsoftmax, Float64.(x)) do
                 ops_check(y, NNlib.logsoftmax(Float64.(x); dims = d), :softmax, T)
+                T == Float16 && half_check(y, NNlib.logsoftmax(Float64.(x); dims = d),
+                                           :log_softmax, T; dims = d)
             end
         end
     end

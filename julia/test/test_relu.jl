@@ -1,4 +1,5 @@
-# tack_relu!(y, x) (julia/kernels/relu.jl, tack.ops.relu) against x < 0 ? 0 : x and NNlib.relu.
+# tack_relu!(y, x) (julia/kernels/relu.jl, tack.ops.relu) against x < 0 ? 0 : x and NNlib.relu;
+# in Float16 exact, and bit for bit NNlib.relu of the Float16 inputs themselves.
 include(joinpath(KERNEL_DIR, "relu.jl"))
 
 function test_relu(b)
@@ -13,6 +14,12 @@ function test_relu(b)
         length(x) > 1 && @test signbit(Array(y)[2])
         with_nnlib(:relu, Float64(x[1])) do
             ops_check(y, NNlib.relu.(Float64.(x)), :elementwise, T)
+        end
+        if T == Float16
+            half_check(y, [v < 0 ? 0.0 : Float64(v) for v in x], :relu, T)
+            with_nnlib(:relu, x[1]) do  # NNlib in Float16: the same bits, -0.0 and NaN too
+                @test isequal(Array(y), NNlib.relu.(x))
+            end
         end
     end
 end

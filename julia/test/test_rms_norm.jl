@@ -16,8 +16,11 @@ function test_rms_norm(b)
             y = ops_zeros(b, T, dims_...)
             tack_rms_norm!(y, ops_on(b, x), ops_on(b, w); eps = 1e-6, workgroups = wg)
             ops_check(y, ref_rms_norm(Float64.(x), Float64.(w), 1e-6), :norm, T)
+            T == Float16 && half_check(y, ref_rms_norm(Float64.(x), Float64.(w), 1e-6),
+                                       :rms_norm, T)
             tack_rms_norm!(y, ops_on(b, x); workgroups = wg)
             ops_check(y, ref_rms_norm(Float64.(x), 1.0, 1e-6), :norm, T)
+            T == Float16 && half_check(y, ref_rms_norm(Float64.(x), 1.0, 1e-6), :rms_norm, T)
         end
     end
 end

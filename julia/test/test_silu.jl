@@ -7,8 +7,10 @@ function test_silu(b)
         y = ops_zeros(b, T, dims...)
         tack_silu!(y, ops_on(b, x))
         ops_check(y, [v / (1 + exp(-v)) for v in Float64.(x)], :elementwise, T)
+        T == Float16 && half_check(y, [v / (1 + exp(-v)) for v in Float64.(x)], :silu, T)
         with_nnlib(:swish, Float64(x[1])) do
             ops_check(y, NNlib.swish.(Float64.(x)), :elementwise, T)
+            T == Float16 && half_check(y, NNlib.swish.(Float64.(x)), :silu, T)
         end
     end
 end

@@ -27,10 +27,13 @@ function test_softmax(b)
             tack_softmax!(y, ops_on(b, x); dims = d, workgroups = wg)
             ref = ref_softmax(Float64.(x); dims = d)
             ops_check(y, ref, :softmax, T)
+            T == Float16 && half_check(y, ref, :softmax, T; dims = d)
             @test all(isapprox.(sum(Float64.(Array(y)); dims = d), 1;
                                 atol = T == Float16 ? 1e-3 : 1e-4))  # Float16: 11-bit outputs
             with_nnlib(:softmax, Float64.(x)) do
                 ops_check(y, NNlib.softmax(Float64.(x); dims = d), :softmax, T)
+                T == Float16 && half_check(y, NNlib.softmax(Float64.(x); dims = d), :softmax,
+                                           T; dims = d)
             end
         end
     end

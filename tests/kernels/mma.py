@@ -47,10 +47,12 @@ def reference_mma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def to_tf32(x: np.ndarray) -> np.ndarray:
-    """f32 values rounded to TF32: nearest, ties away from zero (PTX's cvt.rna.tf32.f32)."""
+    """f32 values rounded to TF32: nearest, ties away from zero (PTX's cvt.rna.tf32.f32); an
+    infinity kept, a NaN quieted with its top ten fraction bits (docs/language.md, "TF32")."""
     bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
     r = (((bits + 0x1000) & 0xFFFFE000) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(x), x, r)
+    nan = ((bits | 0x400000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), nan, r)
 
 
 @tack.kernel

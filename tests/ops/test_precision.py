@@ -11,6 +11,7 @@ from tack import ops
 from tack.testing.bounds import TF32_UNIT, tf32_matmul_bound
 from tack.testing.harness.tolerances import tolerance
 
+from tests.kernels import mma as mma_kernels
 from tests.ops import refs
 
 U32 = np.uint32
@@ -67,14 +68,21 @@ SPECIAL = [
 ]
 
 
-def _sweep() -> np.ndarray:
-    """The special classes, 2^16 random bit patterns, and in every binade its ends and ties."""
+# fractions that bound a class in every binade: the ends, the dropped bits just below, at and
+# past a tie, an odd tie, the lowest kept bit; in the top binade (exponent 255) the same words
+# are infinity and NaNs: payload only in the dropped bits, the largest signalling, the quiet bit
+FRACTIONS = (0, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x3000, 0x3FFFFF, 0x400000, 0x7FF000,
+             0x7FFFFF)
+
+
+def _sweep(randoms: int = 2**16) -> np.ndarray:
+    """The special classes, `randoms` random bit patterns, and in every binade (subnormals,
+    infinities and NaNs included) the class boundaries of FRACTIONS, both signs."""
     rng = np.random.default_rng(32)
     e = np.arange(256, dtype=U32) << 23
-    edges = np.concatenate([e | f for f in (0, 0xFFF, 0x1000, 0x1001, 0x3000, 0x7FF000,
-                                            0x7FFFFF)])
+    edges = np.concatenate([e | f for f in FRACTIONS])
     words = np.concatenate([np.array([s for s, _ in SPECIAL], U32), edges, edges | 0x80000000,
-                            rng.integers(0, 2**32, 2**16, dtype=np.uint64).astype(U32)])
+                            rng.integers(0, 2**32, randoms, dtype=np.uint64).astype(U32)])
     return words.view(np.float32)
 
 
@@ -95,7 +103,7 @@ def test_the_references_agree():
     assert [hex(g) for g in got] == [hex(e) for _, e in SPECIAL]
 
 
-@pytest.mark.engines("cpu", "sim", "julia")
+@pytest.mark.engines("cpu", "sim", "cuda", "julia")
 def test_tf32_rounding_bit_for_bit(device):
     x = _sweep()
     y = tack.zeros(x.shape, tack.f32)
@@ -110,6 +118,34 @@ def test_tf32_rounding_bit_for_bit(device):
     err = np.abs(y.numpy()[normal].astype(np.float64) - x[normal])
     assert (got[normal] & 0x1FFF == 0).all()
     assert (err <= TF32_UNIT * np.abs(x[normal].astype(np.float64))).all()
+
+
+@pytest.mark.engines("sim", "cuda", "julia")  # the CPU engine refuses MMAs
+def test_mma_rounds_its_inputs_as_tack_tf32(device):
+    """`tack.mma(a, b, acc, "tf32")` rounds each f32 input with `tack.tf32`'s definition, NaN
+    quieted included. Each value x sits alone in a row of A (the rest -0.0), B's first row is
+    ones (the rest +0.0) and C is -0.0, so every product but x * 1 is -0.0 or +0.0, every sum
+    exact, and each element of the row of D is x rounded; a NaN is the rounded NaN's bits on
+    the engines that compute the documented order, and a NaN on a GPU (its tensor cores may
+    give their own NaN)."""
+    x = _sweep(randoms=2**12)
+    warps = -(-x.size // 128) * 8  # 16 rows a warp, whole 256-lane workgroups
+    a = np.full((16 * warps, 8), -0.0, np.float32)
+    a[:x.size, 0] = x
+    b = np.zeros((8 * warps, 8), np.float32)
+    b[0::8] = 1.0
+    d = tack.zeros((16 * warps, 8))
+    mma_kernels.tile_mma_tf32(tack.array(a), tack.array(b),
+                              tack.array(np.full((16 * warps, 8), -0.0, np.float32)), d,
+                              32 * warps)
+    got = d.numpy()[:x.size]
+    want = np.repeat(tf32_bits(x)[:, None], 8, axis=1)
+    nan = np.isnan(want.view(np.float32))
+    assert np.array_equal(np.isnan(got), nan)
+    exact = ~nan if tack.default_device().kind == "cuda" else np.ones_like(nan)
+    bad = np.unique(np.argwhere((got.view(U32) != want) & exact)[:, 0])
+    assert bad.size == 0, [(hex(x.view(U32)[i]), hex(got.view(U32)[i, 0]), hex(want[i, 0]))
+                           for i in bad[:5]]
 
 
 def test_tf32_takes_float32_only():

@@ -18,11 +18,16 @@ quiet NaNs (the only ones arithmetic makes) come out the same on both.
 Written in Tack's kernel language with integer operations (docs/language.md, "Bit casts"), so
 every engine computes the same bits: the CPU, CUDA and Julia render them and the simulator
 executes them, as GPUs themselves run `cvt.rna.tf32.f32` (an integer add, a compare, a mask).
+It is the one definition: `tack.mma(a, b, acc, "tf32")` rounds its f32 inputs with this same
+function's typed IR (registered below with passes/libmath.py, applied by
+frontend/typing/mma.py), so an MMA multiplies exactly the values `tack.tf32` gives.
 """
 from ..constants import constant
 from ..dtypes import f32, i32
 from ..frontend.inline import func
 from ..intrinsics import bitcast, expect_dtype, select
+from ..kernel import Kernel
+from ..passes import libmath
 
 FINITE = constant(0x7F800000)  # magnitudes below this bit pattern are finite; above it, NaN
 QUIET = constant(0x00400000)  # the quiet bit of a NaN's fraction
@@ -37,3 +42,20 @@ def tf32(x):
     r = select(mag < FINITE, b + 0x1000, b | select(mag > FINITE, QUIET, 0))
     return bitcast(r & KEEP, f32)
 
+
+
+def _apply(x, out):
+    for i in range(1):
+        out[i] = tf32(x)
+
+
+def _template() -> libmath.Template:
+    from ..compiler import typecheck  # loads the type checker: at the first use only
+    from ..frontend.argspec import ArgSpec
+
+    k = Kernel(_apply)
+    specs = {"x": ArgSpec("scalar", f32), "out": ArgSpec("array", f32, 1)}
+    return libmath.template_of(typecheck(k, k.parsed, specs).body, "x")
+
+
+libmath.register_function("tf32", f32, _template)

@@ -80,7 +80,10 @@ def template_of(body: list[N.Stmt], param: str) -> Template:
 
 
 _BUILDERS: dict[tuple[Op, str], Callable[[], Template]] = {}
-_BUILT: dict[tuple[Op, str], Template] = {}
+# library functions the type checker applies by name (`apply`), such as the TF32 rounding of an
+# MMA's f32 inputs (frontend/typing/mma.py): the library's Tack source stays their one definition
+_NAMED: dict[tuple[str, str], Callable[[], Template]] = {}
+_BUILT: dict[tuple, Template] = {}
 _LOCK = threading.Lock()
 
 
@@ -89,20 +92,35 @@ def register(op: Op, dtype: DType, build: Callable[[], Template]) -> None:
     _BUILDERS[(op, dtype.name)] = build
 
 
+def register_function(name: str, dtype: DType, build: Callable[[], Template]) -> None:
+    """`build()` gives the Template of library function `name` of one `dtype` scalar (called
+    at the first `apply`)."""
+    _NAMED[(name, dtype.name)] = build
+
+
 def replaced() -> list[tuple[Op, str]]:
     """The (op, dtype name) pairs that have a library function."""
     return sorted(_BUILDERS, key=lambda k: (k[0].name, k[1]))
 
 
-def _template(op: Op, dtype: DType) -> Template:
-    key = (op, dtype.name)
+def _template(key: tuple, builders: dict) -> Template:
     got = _BUILT.get(key)
     if got is None:
         with _LOCK:
             got = _BUILT.get(key)
             if got is None:
-                got = _BUILT[key] = _BUILDERS[key]()
+                got = _BUILT[key] = builders[key]()
     return got
+
+
+def apply(name: str, arg: Expr, loc: N.Loc) -> Expr:
+    """Library function `name` (registered by `tack.lib` with `register_function`) applied to
+    the typed scalar `arg`, as an expression DAG placed at `loc`."""
+    key = (name, arg.dtype.name)
+    if key not in _NAMED:
+        raise LookupError(f"no library function {name} of {arg.dtype.name} is registered "
+                          "(tack.lib registers them when tack is imported)")
+    return _use(_template(key, _NAMED), arg, loc)
 
 
 def _use(t: Template, arg: Expr, loc: N.Loc) -> Expr:
@@ -124,7 +142,8 @@ def use_library_math(k: KernelIR) -> None:
         return
 
     def sub(e: Expr) -> Expr:
-        return _use(_template(e.op, e.dtype), e.args[0], e.loc) if _is_math(e) else e
+        key = (e.op, e.dtype.name) if _is_math(e) else None
+        return _use(_template(key, _BUILDERS), e.args[0], e.loc) if key else e
 
     k.body = map_stmts(k.body, _Apart(Names(k.locals, "lm")).stmt, top_down=True)
     k.body = map_body(k.body, sub)

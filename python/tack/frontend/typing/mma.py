@@ -10,8 +10,9 @@ give `ldmatrix`, for the PTX renderer: render/llvm/ptx_ldmatrix.py); `tack.mma_z
 element; `tack.mma(a, b, acc)` four MMA expressions, element j of the warp's A @ B + C over the
 same operands. A 2-D array takes (row, col); a 1-D one (a `tack.shared` tile) the row stride `ld`
 too, so element (r, c) is x[r * ld + c]. f32 inputs are multiplied as TF32 only when the call
-says "tf32": each is rounded to TF32 here (nearest, ties away from zero, as PTX's
-`cvt.rna.tf32.f32`), so every engine multiplies the same values.
+says "tf32": each is rounded to TF32 here by `tack.tf32`'s own typed IR (passes/libmath.py
+applies the library's one definition: nearest, ties away from zero, as PTX's
+`cvt.rna.tf32.f32`; a NaN quieted), so every engine multiplies the same values.
 """
 from __future__ import annotations
 
@@ -20,13 +21,11 @@ from ...ir import nodes as N
 from ...ir.mma import ACC, BY_DTYPE, LDMATRIX, VARIANTS, layout
 from ...ir.nodes import Expr
 from ...ir.ops import Op
+from ...passes import libmath
 from ..vectors import FragType, FragVal, typed
 
 _ROLE = {"mma_load_a": "a", "mma_load_b": "b", "mma_load_bt": "b", "mma_load_acc": "acc"}
 _ACC = FragType("acc", None, dt.f32, 4)
-# TF32 keeps f32's sign, exponent and top 10 significand bits: adding half of the dropped part
-# to the magnitude and clearing it rounds to nearest with ties away from zero.
-_TF32_HALF, _TF32_KEEP = 0x1000, 0xFFFFE000
 
 
 class MmaRules:
@@ -218,14 +217,9 @@ class MmaRules:
             "a vector" if hasattr(v, "comps") else f"a {dt.concrete(v.dtype).name} scalar")
 
     def _tf32(self, x: Expr) -> Expr:
-        """f32 `x` rounded to TF32 (nearest, ties away from zero; NaN kept)."""
-        loc, u = x.loc, dt.u32
-        bits = Expr(Op.BITCAST, u, (x,), None, loc)
-        up = Expr(Op.ADD, u, (bits, self._c(_TF32_HALF, u, loc)), None, loc)
-        kept = Expr(Op.AND_, u, (up, self._c(_TF32_KEEP, u, loc)), None, loc)
-        rounded = Expr(Op.BITCAST, dt.f32, (kept,), None, loc)
-        return Expr(Op.SELECT, dt.f32, (Expr(Op.ISNAN, dt.bool_, (x,), None, loc), x, rounded),
-                    None, loc)
+        """f32 `x` rounded to TF32: `tack.tf32`'s own typed IR (python/tack/lib/tf32.py, the one
+        definition: nearest, ties away from zero; a NaN quieted)."""
+        return libmath.apply("tf32", x, x.loc)
 
     # -- accumulator-shaped fragments: coordinates, row reductions, the A fragment of two ------
     def _no_args(self, e, name: str, n: int, what: str) -> list:
