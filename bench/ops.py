@@ -36,6 +36,10 @@ against the declared bound (`tack.testing.bounds.tf32_matmul_bound`, the tensor 
 its peers are NumPy's f32 matmul on the CPU and PyTorch's matmul with TF32 allowed for that row
 alone on the GPU (tensor cores, as Tack's on a GPU). On the GPU the tensor-core rows print their
 rate beside the card's dense tensor-core peak (TENSOR_LIMITS) instead of the f32 FMA one.
+
+On a GPU where Triton is installed, every matmul row also runs a Triton kernel
+(bench/_triton_matmul.py: the tutorial's grouped tiles, autotuned) with the row's precision
+asked for explicitly: `input_precision="ieee"` for the f32 row, `"tf32"` for the TF32 row.
 """
 from __future__ import annotations
 
@@ -52,6 +56,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
 
+import _triton_matmul
 import ml_dtypes
 import tack
 from _stats import fmt_ratio, ratio_stats
@@ -407,7 +412,19 @@ def run_gpu(sz, budget, dtypes=("float32",)):
         def run(fn=fn, targs=targs, box=box):
             box["out"] = fn(*targs)
         impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(), sync)
+        if name.startswith("matmul") and _triton_matmul.AVAILABLE:
+            impls["triton"] = _triton_peer(targs, "tf32" if kind == "tf32" else "ieee", sync)
         compare(name, impls, want, work, unit, tol, budget, limits)
+
+
+def _triton_peer(targs, precision, sync):
+    """The Triton matmul (bench/_triton_matmul.py) on the torch row's inputs, with the row's
+    precision asked for explicitly; it autotunes on its first call (the calibration's)."""
+    box = {}
+
+    def run():
+        box["out"] = _triton_matmul.matmul(*targs, precision)
+    return run, lambda: box["out"].float().cpu().numpy(), sync
 
 
 def rng():  # one seed for every run
