@@ -1,0 +1,238 @@
+"""The Hopper `matmul` kernels (engines whose device runs the warpgroup MMA as a library path:
+CUDA sm_90, the simulator when asked, `capabilities.runs_wgmma`), written with the kernel
+language's `tack.wgmma` (docs/language.md, "Warpgroup MMA"): f16 and bf16 inputs through
+`wgmma.m64n128k16`, f32 inputs with precision="tf32" through `m64n128k8.tf32`, every sum in f32
+and each result rounded once to the output's dtype.
+
+The structure follows the sm90 mainloops of CUTLASS
+(https://github.com/NVIDIA/cutlass/blob/main/include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp)
+and Triton's Hopper matmul (ours is written here):
+- a 256-lane workgroup computes a 128 × 128 tile of C; each of its two warpgroups owns a
+  64 × 128 half in one wgmma accumulator (64 f32 registers a lane);
+- k advances in slabs of 128 bytes a row (64 f16/bf16 or 32 f32 elements), A's 128 rows and
+  B's 128 columns staged in the `swizzle128` layout (`tack.wgmma_index`) through a ring of
+  STAGES = 4 shared stages of 32 KiB. The copies are `tack.async_copy` of the 16-byte chunks,
+  each to its swizzled place: a chunk is contiguous in the layout, and the swizzle permutes
+  whole chunks. Tack has no tensor maps (TMA), and its bulk copies are 1-D, which a swizzled
+  row is not;
+- the pipeline, per slab kt: wait for this lane's copies of slab kt (`tack.async_wait(1)`:
+  slab kt + 1 may stay in flight), a `tack.barrier()` (every lane's copies have landed, and
+  both warpgroups have passed the `tack.wgmma_wait(1)` that retired slab kt - 2), the copies of
+  slab kt + 2 into the stage slab kt - 2 left, then the wgmmas of slab kt, one commit, and
+  `tack.wgmma_wait(1)`: the MMAs of slab kt stay in flight while the next iteration waits for
+  its copies, those of slab kt - 1 are done. So two slabs load while one multiplies;
+- B is read K-major (a wgmma's B tile holds B's columns as rows), so the op hands the kernel
+  Bᵀ: a (batch, n, kp) copy that `transposed` writes. kp is k rounded up to a chunk (8 f16/bf16,
+  4 f32): a row then holds whole chunks, each inside the matrix or past it. A is read as it is
+  where k is a multiple of a chunk, else from a copy padded with zeros (`padded`); for
+  precision="tf32" both copies are rounded to TF32 (`tack.tf32`), so that the MMA's truncation
+  of its f32 operands drops only zeros;
+- edges are zeros: a chunk past m, n or kp is stored as zeros by its lane, so every wgmma reads
+  a whole tile; the zeros add nothing to a sum (d + 0 = d for every d but -0, and d starts at +0);
+- C leaves through shared memory (the ring, free after the last slab): each warpgroup stores
+  its accumulator converted to C's dtype (the one rounding) with `tack.wgmma_store`, and the
+  workgroup copies the 128 × 128 tile out row by row, coalesced, the elements past m or n
+  skipped;
+- tiles are visited in groups of GROUP row tiles (Triton's "grouped ordering"), so that a
+  wave of workgroups reads fewer distinct rows of A and columns of B and keeps them in L2.
+
+The ring takes 128 KiB of shared memory, more than the 48 KiB a CUDA kernel may declare
+statically: the CUDA engine gives such a kernel its shared arrays as dynamic shared memory
+(render/llvm/ptx.py, runtime/cuda/kernel.py).
+"""
+from __future__ import annotations
+
+from ..constants import constant
+from ..frontend.inline import func
+from ..intrinsics import (
+    async_commit,
+    async_copy,
+    async_wait,
+    barrier,
+    shared_like,
+    thread_id,
+    unroll,
+    wgmma,
+    wgmma_commit,
+    wgmma_index,
+    wgmma_store,
+    wgmma_wait,
+    wgmma_zeros,
+)
+from ..kernel import kernel
+from ..lib.tf32 import tf32
+from . import _args
+from ._wide import keep
+
+TILE = constant(128)  # rows and columns of C per workgroup
+STAGES = constant(4)  # shared stages of the ring; slabs in flight: STAGES - 2
+GROUP = constant(8)  # row tiles per group of the tile order
+
+
+@func
+def _mma_half(acc, s, a0, b0, kk):
+    wgmma(acc, s, a0 + wgmma_index(s, 0, kk, "swizzle128"), s, b0 + wgmma_index(s, 0, kk, "swizzle128"), "swizzle128")
+
+
+@func
+def _mma_tf32(acc, s, a0, b0, kk):
+    wgmma(acc, s, a0 + wgmma_index(s, 0, kk, "swizzle128"), s, b0 + wgmma_index(s, 0, kk, "swizzle128"), "swizzle128", "tf32")
+
+
+def _kernel(tf32_inputs: bool):
+    """The tile kernel for f32 inputs multiplied as TF32 or for f16/bf16 inputs."""
+    BK = constant(32 if tf32_inputs else 64)  # k per slab: one 128-byte row
+    KS = constant(8 if tf32_inputs else 16)  # k per wgmma
+    CH = constant(4 if tf32_inputs else 8)  # elements per 16-byte chunk
+    SLAB = constant(128 * (32 if tf32_inputs else 64))  # elements of one operand's slab
+    LDC = constant(132 if tf32_inputs else 136)  # C's staged rows: 128 plus 16 bytes
+    mul = _mma_tf32 if tf32_inputs else _mma_half
+
+    @func
+    def stage(a, bt, s, slot, z, m, kp, n, i0, j0, p0, lane):
+        """A's 128 × BK slab at (i0, p0) and Bᵀ's at (j0, p0) into stage `slot` of `s` (A's
+        slabs first, then B's): four 16-byte chunks of each per lane, copied asynchronously
+        where they lie inside their matrix, zeros past it."""
+        for h in unroll(range(4)):
+            q = lane + 256 * h
+            row = q // 8
+            kc = q % 8 * CH
+            dst = slot * SLAB + wgmma_index(s, row, kc, "swizzle128")
+            if i0 + row < m and p0 + kc < kp:
+                async_copy(s, dst, a, (z * m + i0 + row) * kp + p0 + kc, CH)
+            else:
+                for e in unroll(range(CH)):
+                    s[dst + e] = 0.0
+            dst = (STAGES + slot) * SLAB + wgmma_index(s, row, kc, "swizzle128")
+            if j0 + row < n and p0 + kc < kp:
+                async_copy(s, dst, bt, (z * n + j0 + row) * kp + p0 + kc, CH)
+            else:
+                for e in unroll(range(CH)):
+                    s[dst + e] = 0.0
+
+    @kernel
+    def matmul_wgmma(a, bt, c, batch, m, kp, n):
+        for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
+            tm = (m + 127) // 128
+            tn = (n + 127) // 128
+            g = t // 256
+            lane = thread_id()
+            z = g // (tm * tn)
+            r = g % (tm * tn)
+            first = r // (GROUP * tn) * GROUP  # the group's first row tile
+            rows = min(tm - first, GROUP)
+            i0 = (first + r % (GROUP * tn) % rows) * 128
+            j0 = r % (GROUP * tn) // rows * 128
+            s = shared_like(a, 2 * STAGES * SLAB)  # A's ring, then B's
+            wg = lane // 128  # this warpgroup's rows of the tile: 64 wg ..
+            acc = wgmma_zeros(128)
+            slabs = (kp + BK - 1) // BK
+            for p in unroll(range(STAGES - 2)):  # the prologue: slabs 0 and 1
+                if p < slabs:
+                    stage(a, bt, s, p, z, m, kp, n, i0, j0, p * BK, lane)
+                async_commit()
+            for kt in range(slabs):
+                async_wait(STAGES - 3)  # this lane's copies of slab kt have landed
+                barrier()  # ... and every lane's; slab kt - 2's wgmmas are done
+                nxt = kt + STAGES - 2
+                if nxt < slabs:  # into the stage slab kt - 2 left
+                    stage(a, bt, s, nxt % STAGES, z, m, kp, n, i0, j0, nxt * BK, lane)
+                async_commit()
+                slot = kt % STAGES
+                a0 = slot * SLAB + wgmma_index(s, 64 * wg, 0, "swizzle128")
+                b0 = (STAGES + slot) * SLAB
+                for kk in unroll(range(BK // KS)):
+                    mul(acc, s, a0, b0, kk * KS)
+                wgmma_commit()
+                wgmma_wait(1)  # slab kt's MMAs in flight, slab kt - 1's done
+            wgmma_wait(0)
+            async_wait(0)
+            barrier()  # both warpgroups are done with the ring
+            wgmma_store(acc, s, 64 * wg, 0, LDC)
+            barrier()
+            for e in unroll(range(64)):
+                q = lane + 256 * e
+                i = i0 + q // 128
+                j = j0 + q % 128
+                if i < m and j < n:
+                    c[(z * m + i) * n + j] = s[q // 128 * LDC + q % 128]
+
+    return matmul_wgmma
+
+
+KERNELS = {"half": _kernel(False), "tf32": _kernel(True)}
+OPERAND = {"half": keep, "tf32": tf32}
+PANEL = constant(32)  # k rows of B per transposing workgroup
+
+
+@kernel
+def _transposed(b, bt, batch, k, n, kp, operand):
+    """bt[z, j, p] = operand(b[z, p, j]) for p < k, 0 for k <= p < kp: each workgroup moves a
+    32 × 256 panel of B through shared memory, read along B's rows and written along Bᵀ's."""
+    for t in range(batch * ((kp + 31) // 32) * ((n + 255) // 256) * 256):
+        tp = (kp + 31) // 32
+        tn = (n + 255) // 256
+        g = t // 256
+        lane = thread_id()
+        z = g // (tp * tn)
+        p0 = g % (tp * tn) // tn * 32
+        j0 = g % (tp * tn) % tn * 256
+        panel = shared_like(b, 32 * 257)  # rows of 256 plus one: the reads hit 32 banks
+        for r in unroll(range(32)):
+            p = p0 + r
+            j = j0 + lane
+            panel[r * 257 + lane] = (operand(b[(z * k + p) * n + j])
+                                     if p < k and j < n else 0.0)
+        barrier()
+        for e in unroll(range(32)):
+            jj = e * 8 + lane // 32
+            p = p0 + lane % 32
+            if j0 + jj < n and p < kp:
+                bt[(z * n + j0 + jj) * kp + p] = panel[lane % 32 * 257 + jj]
+
+
+@kernel
+def _padded(a, ap, rows, k, kp, operand):
+    """ap[r, p] = operand(a[r, p]) for p < k, 0 for k <= p < kp."""
+    for t in range(rows * kp):
+        r = t // kp
+        p = t % kp
+        ap[t] = operand(a[r * k + p]) if p < k else 0.0
+
+
+def chunk(dtype) -> int:
+    """Elements of `dtype` in one 16-byte copy."""
+    return 16 // dtype.itemsize
+
+
+def operands(a, b, batch: int, m: int, k: int, n: int, sizes=lambda *v: v):
+    """(A, Bᵀ, kp) as the kernel reads them: Bᵀ a (batch, n, kp) copy of B transposed, A itself
+    or a (batch, m, kp) copy padded with zeros where k is not a multiple of a chunk (and for
+    TF32, both rounded by `tack.tf32`). The copies are kept per device, dtype and operand
+    (overwritten by the next call, as ops/_precision.py's)."""
+    key = "tf32" if a.dtype.bits == 32 else "half"
+    piece = chunk(a.dtype)
+    kp = -(-k // piece) * piece
+    bt = _args.kept(b.device, b.dtype, ("matmul_wgmma", "bt"), batch * n * kp)
+    _transposed(_args.view(b, (b.size,)), bt, *sizes(batch, k, n, kp), OPERAND[key])
+    if kp != k or key == "tf32":
+        ap = _args.kept(a.device, a.dtype, ("matmul_wgmma", "a"), batch * m * kp)
+        _padded(_args.view(a, (a.size,)), ap, *sizes(batch * m, k, kp), OPERAND[key])
+        a = ap
+    else:
+        a = _args.view(a, (a.size,))
+    return a, bt, kp
+
+
+def launch(a, bt, c, batch: int, m: int, kp: int, n: int, sizes=lambda *v: v) -> tuple:
+    """(kernel, arguments) computing c = a @ btᵀ (`batch` matrices; a (batch, m, kp), bt
+    (batch, n, kp), flat or not, from `operands`), one workgroup per 128 × 128 tile of C."""
+    kern = KERNELS["tf32" if a.dtype.bits == 32 else "half"]
+    return kern, (a, bt, c, *sizes(batch, m, kp, n))
+
+
+def run(a, b, c, batch: int, m: int, k: int, n: int, sizes) -> None:
+    """c = a @ b by the warpgroup-MMA kernel (`operands`, then `launch`)."""
+    ap, bt, kp = operands(a, b, batch, m, k, n, sizes)
+    kern, args = launch(ap, bt, _args.view(c, (c.size,)), batch, m, kp, n, sizes)
+    kern(*args)
