@@ -65,7 +65,6 @@ from . import _args
 from ._wide import keep
 
 TILE = constant(128)  # rows and columns of C per workgroup
-STAGES = constant(4)  # shared stages of the ring; slabs in flight: STAGES - 2
 GROUP = constant(8)  # row tiles per group of the tile order
 
 
@@ -79,8 +78,14 @@ def _mma_tf32(acc, s, a0, b0, kk):
     wgmma(acc, s, a0 + wgmma_index(s, 0, kk, "swizzle128"), s, b0 + wgmma_index(s, 0, kk, "swizzle128"), "swizzle128", "tf32")
 
 
-def _kernel(tf32_inputs: bool):
-    """The tile kernel for f32 inputs multiplied as TF32 or for f16/bf16 inputs."""
+def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
+    """The tile kernel for f32 inputs multiplied as TF32 or for f16/bf16 inputs, with a ring of
+    `stages` stages and the copies `ahead` slabs ahead of the MMAs. `ahead` is at most
+    `stages - 2`: the copies of slab kt + ahead go into the stage of slab kt + ahead - stages,
+    whose MMAs must be done, and `tack.wgmma_wait(1)` leaves slab kt - 1's in flight (a larger
+    `ahead` is the race tests/ops/test_matmul_wgmma.py plants for tack.check to find)."""
+    STAGES = constant(stages)
+    AHEAD = constant(ahead)
     BK = constant(32 if tf32_inputs else 64)  # k per slab: one 128-byte row
     KS = constant(8 if tf32_inputs else 16)  # k per wgmma
     CH = constant(4 if tf32_inputs else 8)  # elements per 16-byte chunk
@@ -127,15 +132,15 @@ def _kernel(tf32_inputs: bool):
             wg = lane // 128  # this warpgroup's rows of the tile: 64 wg ..
             acc = wgmma_zeros(128)
             slabs = (kp + BK - 1) // BK
-            for p in unroll(range(STAGES - 2)):  # the prologue: slabs 0 and 1
+            for p in unroll(range(AHEAD)):  # the prologue: slabs 0 .. AHEAD - 1
                 if p < slabs:
                     stage(a, bt, s, p, z, m, kp, n, i0, j0, p * BK, lane)
                 async_commit()
             for kt in range(slabs):
-                async_wait(STAGES - 3)  # this lane's copies of slab kt have landed
+                async_wait(AHEAD - 1)  # this lane's copies of slab kt have landed
                 barrier()  # ... and every lane's; slab kt - 2's wgmmas are done
-                nxt = kt + STAGES - 2
-                if nxt < slabs:  # into the stage slab kt - 2 left
+                nxt = kt + AHEAD
+                if nxt < slabs:  # into the stage slab kt + AHEAD - STAGES left
                     stage(a, bt, s, nxt % STAGES, z, m, kp, n, i0, j0, nxt * BK, lane)
                 async_commit()
                 slot = kt % STAGES
@@ -160,7 +165,7 @@ def _kernel(tf32_inputs: bool):
     return matmul_wgmma
 
 
-KERNELS = {"half": _kernel(False), "tf32": _kernel(True)}
+KERNELS = {"half": tile_kernel(False), "tf32": tile_kernel(True)}
 OPERAND = {"half": keep, "tf32": tf32}
 PANEL = constant(32)  # k rows of B per transposing workgroup
 
