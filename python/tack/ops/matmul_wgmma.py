@@ -43,6 +43,7 @@ statically: the CUDA engine gives such a kernel its shared arrays as dynamic sha
 from __future__ import annotations
 
 from ..constants import constant
+from ..errors import TackValueError
 from ..frontend.inline import func
 from ..intrinsics import (
     async_commit,
@@ -84,6 +85,9 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
     `stages - 2`: the copies of slab kt + ahead go into the stage of slab kt + ahead - stages,
     whose MMAs must be done, and `tack.wgmma_wait(1)` leaves slab kt - 1's in flight (a larger
     `ahead` is the race tests/ops/test_matmul_wgmma.py plants for tack.check to find)."""
+    if not 1 <= ahead < stages:
+        raise TackValueError(f"a ring of {stages} stages holds copies 1 to {stages - 1} slabs "
+                             f"ahead of the MMAs (a race past {stages - 2}), not ahead={ahead}")
     STAGES = constant(stages)
     AHEAD = constant(ahead)
     BK = constant(32 if tf32_inputs else 64)  # k per slab: one 128-byte row
