@@ -36,6 +36,12 @@ against the declared bound (`tack.testing.bounds.tf32_matmul_bound`, the tensor 
 its peers are NumPy's f32 matmul on the CPU and PyTorch's matmul with TF32 allowed for that row
 alone on the GPU (tensor cores, as Tack's on a GPU). On the GPU the tensor-core rows print their
 rate beside the card's dense tensor-core peak (TENSOR_LIMITS) instead of the f32 FMA one.
+
+The `hopper N^3` rows are matmul at 4096^3 and 8192^3 in bfloat16, float16 and TF32 beside
+PyTorch's, in every `--gpu` run, with TFLOP/s: on an sm_90 GPU (H100, H200) they run the Hopper
+path (ops/matmul_wgmma.py; the run says whether the GPU takes it), whose targets are 0.85x torch
+at 4096^3 and 0.9x at 8192^3. `--quick` on the CPU runs them at 130^3 on the simulator asked for
+the Hopper kernels (`tack.device("sim", sm=90)`), checked like every row.
 """
 from __future__ import annotations
 
@@ -56,6 +62,7 @@ import ml_dtypes
 import tack
 from _stats import fmt_ratio, ratio_stats
 from tack import ops
+from tack.capabilities import runs_wgmma
 from tack.testing.bounds import tf32_matmul_bound
 
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
@@ -68,12 +75,13 @@ TENSOR_LIMITS = {"float16": {"TFLOP/s": 989.0}, "bfloat16": {"TFLOP/s": 989.0},
 # "long attention": a bfloat16 row only (the tensor-core kernels' head_dim 128)
 SIZES = {
     "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64),
-            "long attention": (4, 16, 4096, 128)},
+            "long attention": (4, 16, 4096, 128), "hopper": (4096, 8192)},
     "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64),
-            "long attention": (1, 2, 1024, 128)},
+            "long attention": (1, 2, 1024, 128), "hopper": ()},
     "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16),
-              "long attention": (1, 2, 130, 128)},
+              "long attention": (1, 2, 130, 128), "hopper": (130,)},
 }
+HOPPER_KINDS = ("bfloat16", "float16", "tf32")
 FAILED: list = []
 
 
@@ -252,6 +260,28 @@ def _benchmarks(sz, rng, dtype=np.float32):
         yield from _attention(sz["long attention"], "long attention", rng, dtype)
 
 
+def hopper_rows(sizes, rng):
+    """The Hopper path's rows: (name, inputs, reference, work, unit, tolerance, tack, torch)
+    of an n^3 matmul per size and kind (HOPPER_KINDS; the halves against HALF_TOL, TF32 within
+    its declared bound of a GPU's sums)."""
+    for n in sizes:
+        a32, b32 = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
+        for kind in HOPPER_KINDS:
+            dtype = np.float32 if kind == "tf32" else DTYPES[kind]
+            a, b = a32.astype(dtype), b32.astype(dtype)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            if kind == "tf32":
+                tol = (0.0, tf32_matmul_bound(n, gpu=True) * float(
+                    (np.abs(a).astype(np.float64) @ np.abs(b)).max()))
+                yield (f"hopper {n}^3 {kind}", [a, b], want, 2 * n ** 3 / 1e12, "TFLOP/s", tol,
+                       lambda t, u, out: ops.matmul(t, u, out=out, precision="tf32"),
+                       _torch_tf32_matmul)
+            else:
+                yield (f"hopper {n}^3 {kind}", [a, b], want, 2 * n ** 3 / 1e12, "TFLOP/s",
+                       HALF_TOL, lambda t, u, out: ops.matmul(t, u, out=out),
+                       lambda T, F: (lambda p, q: T.matmul(p, q)))
+
+
 def _attention(shape, name, rng, dtype):
     q, k, v = (rng.normal(size=shape).astype(np.float32).astype(dtype) for _ in range(3))
     flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
@@ -359,6 +389,7 @@ def _rows(sz, dtypes):
 
 def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",)):
     tack.set_default_device("cpu")
+    run_hopper_sim(sz["hopper"], budget, rounds, only)
     for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in _rows(sz, dtypes):
         if only and not any(name.startswith(o) for o in only):
             continue
@@ -372,6 +403,18 @@ def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",)):
         if nbk is not None:
             impls.update(_numba_peers(nbk, inputs, want.shape))
         compare_rounds(name, impls, want, work, unit, tol, budget, rounds)
+
+
+def run_hopper_sim(sizes, budget, rounds, only):
+    """The Hopper rows on the simulator asked for the Hopper kernels (the --quick sizes): the
+    rows' code and the kernels' results checked without a GPU; the rates say nothing."""
+    if not sizes or only and not any("hopper".startswith(o) for o in only):
+        return
+    tack.set_default_device("sim", sm=90)
+    for name, inputs, want, work, unit, tol, tk, _ in hopper_rows(sizes, rng()):
+        compare_rounds(name, {"tack": _tack_impl(tk, inputs, want.shape)}, want, work, unit,
+                       tol, budget, rounds)
+    tack.set_default_device("cpu")
 
 
 def _torch_array(torch, a):
@@ -408,6 +451,20 @@ def run_gpu(sz, budget, dtypes=("float32",)):
             box["out"] = fn(*targs)
         impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(), sync)
         compare(name, impls, want, work, unit, tol, budget, limits)
+    dev = tack.default_device()
+    print(f"hopper rows: {dev.name} " + ("takes the Hopper path (ops/matmul_wgmma.py)"
+          if runs_wgmma(dev) else f"is {dev.engine.arch}: NOT the Hopper path"), flush=True)
+    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sz["hopper"], rng()):
+        impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        if torch is not None:
+            targs = [_torch_array(torch, a) for a in inputs]
+            box = {}
+
+            def run(fn=tf(torch, F), targs=targs, box=box):
+                box["out"] = fn(*targs)
+            impls["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(),
+                              torch.cuda.synchronize)
+        compare(name, impls, want, work, unit, tol, budget, TENSOR_LIMITS[name.split()[-1]])
 
 
 def rng():  # one seed for every run
