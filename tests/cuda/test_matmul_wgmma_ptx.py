@@ -48,7 +48,7 @@ def _ptx(name: str, width=int) -> str:
 @pytest.mark.parametrize("name", CASES)
 def test_each_slab_is_four_wgmmas_in_one_group(name, width):
     ptx = _ptx(name, width)
-    assert re.search(r"^\.target sm_90a$", ptx, re.M)
+    assert re.search(r"^\.target sm_90a$", ptx, re.MULTILINE)
     shape = re.escape(CASES[name][1])
     assert len(re.findall(rf"wgmma\.mma_async\.sync\.aligned\.{shape} ", ptx)) == 4
     assert len(re.findall(r"wgmma\.mma_async", ptx)) == 4
@@ -68,7 +68,7 @@ def test_each_slab_is_four_wgmmas_in_one_group(name, width):
 def test_the_ring_is_dynamic_shared_memory(name):
     ptx = _ptx(name)
     assert ".extern .shared .align 1024 .b8 tack_dynamic_shared[];" in ptx
-    assert not re.search(r"^\s*\.shared ", ptx, re.M)  # no static array beside it
+    assert not re.search(r"^\s*\.shared ", ptx, re.MULTILINE)  # no static array beside it
     assert ptx_shared.dynamic_bytes(_kir(name)) == 128 * 1024
 
 

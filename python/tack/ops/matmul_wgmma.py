@@ -4,9 +4,9 @@ language's `tack.wgmma` (docs/language.md, "Warpgroup MMA"): f16 and bf16 inputs
 `wgmma.m64n128k16`, f32 inputs with precision="tf32" through `m64n128k8.tf32`, every sum in f32
 and each result rounded once to the output's dtype.
 
-The structure follows the sm90 mainloops of CUTLASS
-(https://github.com/NVIDIA/cutlass/blob/main/include/cutlass/gemm/collective/sm90_mma_multistage_gmma_ss_warpspecialized.hpp)
-and Triton's Hopper matmul (ours is written here):
+The structure follows the sm90 mainloops of CUTLASS (include/cutlass/gemm/collective/ of
+https://github.com/NVIDIA/cutlass, sm90_mma_multistage_gmma_ss_warpspecialized.hpp) and
+Triton's Hopper matmul (ours is written here):
 - a 256-lane workgroup computes a 128 × 128 tile of C; each of its two warpgroups owns a
   64 × 128 half in one wgmma accumulator (64 f32 registers a lane);
 - k advances in slabs of 128 bytes a row (64 f16/bf16 or 32 f32 elements), A's 128 rows and
@@ -71,12 +71,16 @@ GROUP = constant(8)  # row tiles per group of the tile order
 
 @func
 def _mma_half(acc, s, a0, b0, kk):
-    wgmma(acc, s, a0 + wgmma_index(s, 0, kk, "swizzle128"), s, b0 + wgmma_index(s, 0, kk, "swizzle128"), "swizzle128")
+    """k-step kk of the slab whose A tile starts at a0 and B tile at b0 (rows at multiples of
+    8: the offset of column kk is the same in both)."""
+    at = wgmma_index(s, 0, kk, "swizzle128")
+    wgmma(acc, s, a0 + at, s, b0 + at, "swizzle128")
 
 
 @func
 def _mma_tf32(acc, s, a0, b0, kk):
-    wgmma(acc, s, a0 + wgmma_index(s, 0, kk, "swizzle128"), s, b0 + wgmma_index(s, 0, kk, "swizzle128"), "swizzle128", "tf32")
+    at = wgmma_index(s, 0, kk, "swizzle128")
+    wgmma(acc, s, a0 + at, s, b0 + at, "swizzle128", "tf32")
 
 
 def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
