@@ -15,7 +15,10 @@ from tack import ops
 from tack.ops import matmul_mma, matmul_wgmma
 
 from tests.kernels import mma as K
-from tests.ops.test_matmul_mma import DTYPES, _inputs, _run, _within_bound
+from tests.ops.tensor_matmul import DTYPES
+from tests.ops.tensor_matmul import inputs as _inputs
+from tests.ops.tensor_matmul import run as _run
+from tests.ops.tensor_matmul import within_bound as _within_bound
 
 pytestmark = pytest.mark.engines("sim", "cuda")
 # (m, k, n): one element; K = 1 over two tiles each way; primes; a last slab of one (k = 65)
