@@ -85,3 +85,27 @@ def test_ptxas_assembles_it_without_spills(tmp_path, name, width):
     assert int(re.search(r"Used (\d+) registers", info).group(1)) <= 168, info
     assert "0 bytes spill stores, 0 bytes spill loads" in info, info
     assert "bytes smem" not in info, info  # no static shared memory
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+@pytest.mark.parametrize("tile", [(256, 4, 2), (128, 3, 1)], ids=str)
+@pytest.mark.parametrize("name", ["bf16", "tf32"])
+def test_ptxas_assembles_the_other_tiles(tmp_path, name, tile):
+    """The tiles bench/ops.py compares (matmul_wgmma.tile_kernel(width, stages, ahead)): the
+    256-wide one (128 accumulator registers a lane, 192 KiB of stages) within the 255
+    registers a lane of a 256-lane block may hold, without spills; the three-stage one (96 KiB)
+    in at most 128, so that two blocks share an SM."""
+    width, stages, ahead = tile
+    x = tack.zeros(64, CASES[name][0])
+    kern = matmul_wgmma.tile_kernel(name == "tf32", stages, ahead, width)
+    kir = specialize(kern, [x, x, x, 1, 4096, 4096, 4096], library_math=False)
+    assert ptx_shared.dynamic_bytes(kir) == stages * (128 + width) * 128
+    src = tmp_path / "k.ptx"
+    src.write_text(compile_ptx(kir, "sm_90").ptx)
+    run = subprocess.run([PTXAS, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "k.cubin")],
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    regs = int(re.search(r"Used (\d+) registers", run.stderr).group(1))
+    assert regs <= (255 if width == 256 else 128), run.stderr
+    assert "0 bytes spill stores, 0 bytes spill loads" in run.stderr, run.stderr
+

@@ -155,6 +155,25 @@ def test_the_kernel_is_clean_under_check(hopper, name, m, k, n):
 
 
 @pytest.mark.engines("sim")
+@pytest.mark.parametrize("name,width,stages,ahead,shape",
+                         [("bfloat16", 256, 4, 2, (37, 200, 300)), ("tf32", 256, 3, 1, (9, 70, 9)),
+                          ("float16", 128, 3, 1, (20, 300, 140))], ids=str)
+def test_the_other_tiles_are_clean_and_exact(hopper, name, width, stages, ahead, shape):
+    """The tiles bench/ops.py compares with ops.matmul's (matmul_wgmma.tile_kernel): 256 columns
+    (two tiles across n = 300), a three-stage ring one slab ahead: clean under tack.check over
+    several slabs, and the documented order's bits where the reference is cheap."""
+    m, k, n = shape
+    report, a, b = _check(name, m, k, n, stages=stages, ahead=ahead, width=width)
+    report.require_clean()
+    got = report.outputs["c"].reshape(m, n)
+    if m * k * n <= 6000:
+        ra, rb = (K.to_tf32(x) for x in (a, b)) if name == "tf32" else (a, b)
+        want = K.reference_mma(ra, rb, np.zeros((m, n), np.float32)).astype(got.dtype)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    _within_bound(tack.array(got), a, b, name, False)
+
+
+@pytest.mark.engines("sim")
 @pytest.mark.parametrize("stages,ahead", [(4, 3), (3, 2)], ids=str)
 def test_a_ring_one_slab_too_far_ahead_is_reported(hopper, stages, ahead):
     """The planted twin: copies `stages - 1` slabs ahead restage the stage whose MMAs
@@ -166,9 +185,10 @@ def test_a_ring_one_slab_too_far_ahead_is_reported(hopper, stages, ahead):
     assert report.of_kind("race") and report.of_kind("pipeline"), text
 
 
-def test_the_ring_refuses_a_distance_it_cannot_hold():
-    with pytest.raises(ValueError, match="ahead"):
-        matmul_wgmma.tile_kernel(False, stages=4, ahead=0)
+@pytest.mark.parametrize("stages,ahead,width", [(4, 0, 128), (4, 4, 128), (3, 1, 192)])
+def test_the_ring_refuses_a_tile_it_cannot_hold(stages, ahead, width):
+    with pytest.raises(ValueError, match="ahead|wide"):
+        matmul_wgmma.tile_kernel(False, stages, ahead, width)
 
 
 def test_the_simulator_option_is_checked():

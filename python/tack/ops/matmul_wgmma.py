@@ -83,51 +83,58 @@ def _mma_tf32(acc, s, a0, b0, kk):
     wgmma(acc, s, a0 + at, s, b0 + at, "swizzle128", "tf32")
 
 
-def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
-    """The tile kernel for f32 inputs multiplied as TF32 or for f16/bf16 inputs, with a ring of
-    `stages` stages and the copies `ahead` slabs ahead of the MMAs. `ahead` is at most
-    `stages - 2`: the copies of slab kt + ahead go into the stage of slab kt + ahead - stages,
-    whose MMAs must be done, and `tack.wgmma_wait(1)` leaves slab kt - 1's in flight (a larger
-    `ahead` is the race tests/ops/test_matmul_wgmma.py plants for tack.check to find)."""
-    if not 1 <= ahead < stages:
+def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2, width: int = 128):
+    """The tile kernel for f32 inputs multiplied as TF32 or for f16/bf16 inputs: 128 × `width`
+    tiles of C (128 or 256 columns), a ring of `stages` stages, the copies `ahead` slabs ahead
+    of the MMAs. `ahead` is at most `stages - 2`: the copies of slab kt + ahead go into the
+    stage of slab kt + ahead - stages, whose MMAs must be done, and `tack.wgmma_wait(1)` leaves
+    slab kt - 1's in flight (`stages - 1` is the race tests/ops/test_matmul_wgmma.py plants
+    for tack.check to find)."""
+    if not 1 <= ahead < stages or width not in (128, 256):
         raise TackValueError(f"a ring of {stages} stages holds copies 1 to {stages - 1} slabs "
-                             f"ahead of the MMAs (a race past {stages - 2}), not ahead={ahead}")
+                             f"ahead of the MMAs (a race past {stages - 2}), not ahead={ahead}; "
+                             f"a tile is 128 or 256 wide, not {width}")
     STAGES = constant(stages)
     AHEAD = constant(ahead)
+    BN = constant(width)  # columns of C per workgroup
     BK = constant(32 if tf32_inputs else 64)  # k per slab: one 128-byte row
     KS = constant(8 if tf32_inputs else 16)  # k per wgmma
     CH = constant(4 if tf32_inputs else 8)  # elements per 16-byte chunk
-    SLAB = constant(128 * (32 if tf32_inputs else 64))  # elements of one operand's slab
-    LDC = constant(132 if tf32_inputs else 136)  # C's staged rows: 128 plus 16 bytes
+    SLAB_A = constant(128 * (32 if tf32_inputs else 64))  # elements of A's slab
+    SLAB_B = constant(width * (32 if tf32_inputs else 64))  # ... and of Bᵀ's
+    LDC = constant(width + (4 if tf32_inputs else 8))  # C's staged rows: plus 16 bytes
     mul = _mma_tf32 if tf32_inputs else _mma_half
 
     @func
+    def chunk(s, dst, x, src, inside):
+        """One 16-byte chunk into `s` at `dst`: copied asynchronously from `x` at `src` where
+        it lies inside its matrix, else zeros."""
+        if inside:
+            async_copy(s, dst, x, src, CH)
+        else:
+            for e in unroll(range(CH)):
+                s[dst + e] = 0.0
+
+    @func
     def stage(a, bt, s, slot, z, m, kp, n, i0, j0, p0, lane):
-        """A's 128 × BK slab at (i0, p0) and Bᵀ's at (j0, p0) into stage `slot` of `s` (A's
-        slabs first, then B's): four 16-byte chunks of each per lane, copied asynchronously
-        where they lie inside their matrix, zeros past it."""
+        """A's 128 × BK slab at (i0, p0) and Bᵀ's BN × BK slab at (j0, p0) into stage `slot`
+        (A's ring first, then Bᵀ's): 4 and BN / 32 16-byte chunks per lane."""
         for h in unroll(range(4)):
             q = lane + 256 * h
-            row = q // 8
-            kc = q % 8 * CH
-            dst = slot * SLAB + wgmma_index(s, row, kc, "swizzle128")
-            if i0 + row < m and p0 + kc < kp:
-                async_copy(s, dst, a, (z * m + i0 + row) * kp + p0 + kc, CH)
-            else:
-                for e in unroll(range(CH)):
-                    s[dst + e] = 0.0
-            dst = (STAGES + slot) * SLAB + wgmma_index(s, row, kc, "swizzle128")
-            if j0 + row < n and p0 + kc < kp:
-                async_copy(s, dst, bt, (z * n + j0 + row) * kp + p0 + kc, CH)
-            else:
-                for e in unroll(range(CH)):
-                    s[dst + e] = 0.0
+            row, kc = q // 8, q % 8 * CH
+            chunk(s, slot * SLAB_A + wgmma_index(s, row, kc, "swizzle128"), a,
+                  (z * m + i0 + row) * kp + p0 + kc, i0 + row < m and p0 + kc < kp)
+        for h in unroll(range(BN // 32)):
+            q = lane + 256 * h
+            row, kc = q // 8, q % 8 * CH
+            chunk(s, STAGES * SLAB_A + slot * SLAB_B + wgmma_index(s, row, kc, "swizzle128"),
+                  bt, (z * n + j0 + row) * kp + p0 + kc, j0 + row < n and p0 + kc < kp)
 
     @kernel
     def matmul_wgmma(a, bt, c, batch, m, kp, n):
-        for t in range(batch * ((m + 127) // 128) * ((n + 127) // 128) * 256):
+        for t in range(batch * ((m + 127) // 128) * ((n + BN - 1) // BN) * 256):
             tm = (m + 127) // 128
-            tn = (n + 127) // 128
+            tn = (n + BN - 1) // BN
             g = t // 256
             lane = thread_id()
             z = g // (tm * tn)
@@ -135,10 +142,10 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
             first = r // (GROUP * tn) * GROUP  # the group's first row tile
             rows = min(tm - first, GROUP)
             i0 = (first + r % (GROUP * tn) % rows) * 128
-            j0 = r % (GROUP * tn) // rows * 128
-            s = shared_like(a, 2 * STAGES * SLAB)  # A's ring, then B's
+            j0 = r % (GROUP * tn) // rows * BN
+            s = shared_like(a, STAGES * (SLAB_A + SLAB_B))  # A's ring, then Bᵀ's
             wg = lane // 128  # this warpgroup's rows of the tile: 64 wg ..
-            acc = wgmma_zeros(128)
+            acc = wgmma_zeros(BN)
             slabs = (kp + BK - 1) // BK
             for p in unroll(range(AHEAD)):  # the prologue: slabs 0 .. AHEAD - 1
                 if p < slabs:
@@ -152,8 +159,8 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
                     stage(a, bt, s, nxt % STAGES, z, m, kp, n, i0, j0, nxt * BK, lane)
                 async_commit()
                 slot = kt % STAGES
-                a0 = slot * SLAB + wgmma_index(s, 64 * wg, 0, "swizzle128")
-                b0 = (STAGES + slot) * SLAB
+                a0 = slot * SLAB_A + wgmma_index(s, 64 * wg, 0, "swizzle128")
+                b0 = STAGES * SLAB_A + slot * SLAB_B
                 for kk in unroll(range(BK // KS)):
                     mul(acc, s, a0, b0, kk * KS)
                 wgmma_commit()
@@ -163,17 +170,21 @@ def tile_kernel(tf32_inputs: bool, stages: int = 4, ahead: int = 2):
             barrier()  # both warpgroups are done with the ring
             wgmma_store(acc, s, 64 * wg, 0, LDC)
             barrier()
-            for e in unroll(range(64)):
+            for e in unroll(range(BN // 2)):
                 q = lane + 256 * e
-                i = i0 + q // 128
-                j = j0 + q % 128
+                i = i0 + q // BN
+                j = j0 + q % BN
                 if i < m and j < n:
-                    c[(z * m + i) * n + j] = s[q // 128 * LDC + q % 128]
+                    c[(z * m + i) * n + j] = s[q // BN * LDC + q % BN]
 
     return matmul_wgmma
 
 
-KERNELS = {"half": tile_kernel(False), "tf32": tile_kernel(True)}
+# ops.matmul's tile: 128 × 128, a ring of four stages (128 KiB), copies two slabs ahead;
+# bench/ops.py --gpu compares it with others (`tile_kernel`'s arguments)
+WIDTH, STAGES, AHEAD = 128, 4, 2
+KERNELS = {"half": tile_kernel(False, STAGES, AHEAD, WIDTH),
+           "tf32": tile_kernel(True, STAGES, AHEAD, WIDTH)}
 OPERAND = {"half": keep, "tf32": tf32}
 PANEL = constant(32)  # k rows of B per transposing workgroup
 
