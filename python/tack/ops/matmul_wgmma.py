@@ -20,7 +20,11 @@ Triton's Hopper matmul (ours is written here):
   both warpgroups have passed the `tack.wgmma_wait(1)` that retired slab kt - 2), the copies of
   slab kt + 2 into the stage slab kt - 2 left, then the wgmmas of slab kt, one commit, and
   `tack.wgmma_wait(1)`: the MMAs of slab kt stay in flight while the next iteration waits for
-  its copies, those of slab kt - 1 are done. So two slabs load while one multiplies;
+  its copies, those of slab kt - 1 are done. So two slabs load while one multiplies. The one
+  barrier a slab stands for the full and empty transaction barriers of CUTLASS's
+  warp-specialized pipeline: here every lane both copies and multiplies (a `tack.async_copy`
+  completes no transaction barrier, and the simulator runs no warp specialization:
+  docs/pipelines.md, "What the simulator runs");
 - B is read K-major (a wgmma's B tile holds B's columns as rows), so the op hands the kernel
   Bᵀ: a (batch, n, kp) copy that `transposed` writes. kp is k rounded up to a chunk (8 f16/bf16,
   4 f32): a row then holds whole chunks, each inside the matrix or past it. A is read as it is
