@@ -7,8 +7,8 @@ and each result rounded once to the output's dtype.
 The structure follows the sm90 mainloops of CUTLASS (include/cutlass/gemm/collective/ of
 https://github.com/NVIDIA/cutlass, sm90_mma_multistage_gmma_ss_warpspecialized.hpp) and
 Triton's Hopper matmul (ours is written here):
-- a 256-lane workgroup computes a 128 × 128 tile of C; each of its two warpgroups owns a
-  64 × 128 half in one wgmma accumulator (64 f32 registers a lane);
+- a 256-lane workgroup computes a 128 × 128 tile of C (WIDTH); each of its two warpgroups owns
+  a 64 × 128 half in one wgmma accumulator (64 f32 registers a lane);
 - k advances in slabs of 128 bytes a row (64 f16/bf16 or 32 f32 elements), A's 128 rows and
   B's 128 columns staged in the `swizzle128` layout (`tack.wgmma_index`) through a ring of
   STAGES = 4 shared stages of 32 KiB. The copies are `tack.async_copy` of the 16-byte chunks,
@@ -26,9 +26,9 @@ Triton's Hopper matmul (ours is written here):
   completes no transaction barrier, and the simulator runs no warp specialization:
   docs/pipelines.md, "What the simulator runs");
 - B is read K-major (a wgmma's B tile holds B's columns as rows), so the op hands the kernel
-  Bᵀ: a (batch, n, kp) copy that `transposed` writes. kp is k rounded up to a chunk (8 f16/bf16,
+  Bᵀ: a (batch, n, kp) copy that `_transposed` writes. kp is k rounded up to a chunk (8 f16/bf16,
   4 f32): a row then holds whole chunks, each inside the matrix or past it. A is read as it is
-  where k is a multiple of a chunk, else from a copy padded with zeros (`padded`); for
+  where k is a multiple of a chunk, else from a copy padded with zeros (`_padded`); for
   precision="tf32" both copies are rounded to TF32 (`tack.tf32`), so that the MMA's truncation
   of its f32 operands drops only zeros;
 - edges are zeros: a chunk past m, n or kp is stored as zeros by its lane, so every wgmma reads
@@ -42,7 +42,8 @@ Triton's Hopper matmul (ours is written here):
 
 The ring takes 128 KiB of shared memory, more than the 48 KiB a CUDA kernel may declare
 statically: the CUDA engine gives such a kernel its shared arrays as dynamic shared memory
-(render/llvm/ptx.py, runtime/cuda/kernel.py).
+(render/llvm/ptx_shared.py). `tile_kernel` makes other tiles (256 columns, other rings), which
+bench/ops.py --gpu times beside this one.
 """
 from __future__ import annotations
 
@@ -69,7 +70,6 @@ from ..lib.tf32 import tf32
 from . import _args
 from ._wide import keep
 
-TILE = constant(128)  # rows and columns of C per workgroup
 GROUP = constant(8)  # row tiles per group of the tile order
 
 
@@ -190,7 +190,6 @@ WIDTH, STAGES, AHEAD = 128, 4, 2
 KERNELS = {"half": tile_kernel(False, STAGES, AHEAD, WIDTH),
            "tf32": tile_kernel(True, STAGES, AHEAD, WIDTH)}
 OPERAND = {"half": keep, "tf32": tf32}
-PANEL = constant(32)  # k rows of B per transposing workgroup
 
 
 @kernel
@@ -254,7 +253,8 @@ def operands(a, b, batch: int, m: int, k: int, n: int, sizes=lambda *v: v):
 
 def launch(a, bt, c, batch: int, m: int, kp: int, n: int, sizes=lambda *v: v) -> tuple:
     """(kernel, arguments) computing c = a @ btᵀ (`batch` matrices; a (batch, m, kp), bt
-    (batch, n, kp), flat or not, from `operands`), one workgroup per 128 × 128 tile of C."""
+    (batch, n, kp) and c (batch, m, n), flat, as `operands` gives them), one workgroup per
+    tile of C."""
     kern = KERNELS["tf32" if a.dtype.bits == 32 else "half"]
     return kern, (a, bt, c, *sizes(batch, m, kp, n))
 
