@@ -37,13 +37,23 @@ its peers are NumPy's f32 matmul on the CPU and PyTorch's matmul with TF32 allow
 alone on the GPU (tensor cores, as Tack's on a GPU). On the GPU the tensor-core rows print their
 rate beside the card's dense tensor-core peak (TENSOR_LIMITS) instead of the f32 FMA one.
 
-On a GPU where Triton is installed, every matmul row also runs a Triton kernel
+The `hopper N^3` rows are matmul at 4096^3 and 8192^3 in bfloat16, float16 and TF32 beside
+PyTorch's, in every `--gpu` run, with TFLOP/s: on an sm_90 GPU (H100, H200) they run the Hopper
+path (ops/matmul_wgmma.py; the run says whether the GPU takes it), whose targets are 0.85x torch
+at 4096^3 and 0.9x at 8192^3. Each row runs once per tile of `--hopper-tiles` (HOPPER_TILES:
+ops.matmul's 128 x 128 tile with four stages, then a 256-wide tile and a three-stage ring that
+lets two blocks share an SM), so one run says which serves best. `--quick` on the CPU runs
+them at 130^3 on the simulator asked for the Hopper kernels (`tack.device("sim", sm=90)`),
+checked like every row.
+
+On a GPU where Triton is installed, every matmul and hopper row also runs a Triton kernel
 (bench/_triton_matmul.py: the tutorial's grouped tiles, autotuned) with the row's precision
 asked for explicitly: `input_precision="ieee"` for the f32 row, `"tf32"` for the TF32 row.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import statistics
@@ -61,6 +71,8 @@ import ml_dtypes
 import tack
 from _stats import fmt_ratio, ratio_stats
 from tack import ops
+from tack.capabilities import runs_wgmma
+from tack.ops import matmul_wgmma
 from tack.testing.bounds import tf32_matmul_bound
 
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtypes.bfloat16}
@@ -73,12 +85,17 @@ TENSOR_LIMITS = {"float16": {"TFLOP/s": 989.0}, "bfloat16": {"TFLOP/s": 989.0},
 # "long attention": a bfloat16 row only (the tensor-core kernels' head_dim 128)
 SIZES = {
     "gpu": {"rows": (8192, 8192), "matmul": 4096, "attention": (8, 16, 1024, 64),
-            "long attention": (4, 16, 4096, 128)},
+            "long attention": (4, 16, 4096, 128), "hopper": (4096, 8192)},
     "cpu": {"rows": (2048, 2048), "matmul": 1024, "attention": (1, 4, 512, 64),
-            "long attention": (1, 2, 1024, 128)},
+            "long attention": (1, 2, 1024, 128), "hopper": ()},
     "quick": {"rows": (256, 1000), "matmul": 200, "attention": (1, 2, 100, 16),
-              "long attention": (1, 2, 130, 128)},
+              "long attention": (1, 2, 130, 128), "hopper": (130,)},
 }
+HOPPER_KINDS = ("bfloat16", "float16", "tf32")
+# The Hopper kernels' tiles the rows compare (WIDTHxSTAGESxAHEAD, matmul_wgmma.tile_kernel):
+# ops.matmul's; 256 wide: four 48 KiB stages, one block a SM; 3 stages: 96 KiB, two a SM
+OWN_TILE = f"{matmul_wgmma.WIDTH}x{matmul_wgmma.STAGES}x{matmul_wgmma.AHEAD}"
+HOPPER_TILES = (OWN_TILE, "256x4x2", "128x3x1")
 FAILED: list = []
 
 
@@ -257,6 +274,28 @@ def _benchmarks(sz, rng, dtype=np.float32):
         yield from _attention(sz["long attention"], "long attention", rng, dtype)
 
 
+def hopper_rows(sizes, rng):
+    """The Hopper path's rows: (name, inputs, reference, work, unit, tolerance, tack, torch)
+    of an n^3 matmul per size and kind (HOPPER_KINDS; the halves against HALF_TOL, TF32 within
+    its declared bound of a GPU's sums)."""
+    for n in sizes:
+        a32, b32 = (rng.normal(size=(n, n)).astype(np.float32) for _ in range(2))
+        for kind in HOPPER_KINDS:
+            dtype = np.float32 if kind == "tf32" else DTYPES[kind]
+            a, b = a32.astype(dtype), b32.astype(dtype)
+            want = a.astype(np.float64) @ b.astype(np.float64)
+            if kind == "tf32":
+                tol = (0.0, tf32_matmul_bound(n, gpu=True) * float(
+                    (np.abs(a).astype(np.float64) @ np.abs(b)).max()))
+                yield (f"hopper {n}^3 {kind}", [a, b], want, 2 * n ** 3 / 1e12, "TFLOP/s", tol,
+                       lambda t, u, out: ops.matmul(t, u, out=out, precision="tf32"),
+                       _torch_tf32_matmul)
+            else:
+                yield (f"hopper {n}^3 {kind}", [a, b], want, 2 * n ** 3 / 1e12, "TFLOP/s",
+                       HALF_TOL, lambda t, u, out: ops.matmul(t, u, out=out),
+                       lambda T, F: (lambda p, q: T.matmul(p, q)))
+
+
 def _attention(shape, name, rng, dtype):
     q, k, v = (rng.normal(size=shape).astype(np.float32).astype(dtype) for _ in range(3))
     flops = 4 * shape[0] * shape[1] * shape[2] ** 2 * shape[3] / 1e12
@@ -362,8 +401,9 @@ def _rows(sz, dtypes):
         yield from benchmarks(sz, rng(), DTYPES[d])
 
 
-def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",)):
+def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",), tiles=HOPPER_TILES):
     tack.set_default_device("cpu")
+    run_hopper(sz["hopper"], budget, rounds, only, tiles, gpu=False)
     for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in _rows(sz, dtypes):
         if only and not any(name.startswith(o) for o in only):
             continue
@@ -379,13 +419,61 @@ def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",)):
         compare_rounds(name, impls, want, work, unit, tol, budget, rounds)
 
 
+@contextlib.contextmanager
+def hopper_tile(spec: str):
+    """ops.matmul's Hopper kernels (ops/matmul_wgmma.py) made with the tile `spec`
+    ("WIDTHxSTAGESxAHEAD", e.g. 256x4x2) while the block runs: tuning, compared in one run."""
+    width, stages, ahead = (int(v) for v in spec.split("x"))
+    saved = dict(matmul_wgmma.KERNELS)
+    matmul_wgmma.KERNELS.update(half=matmul_wgmma.tile_kernel(False, stages, ahead, width),
+                                tf32=matmul_wgmma.tile_kernel(True, stages, ahead, width))
+    try:
+        yield
+    finally:
+        matmul_wgmma.KERNELS.update(saved)
+
+
+def run_hopper(sizes, budget, rounds, only, tiles, torch=None, F=None, gpu=True):
+    """The Hopper rows, for each tile of `tiles` (the first is ops.matmul's own): beside torch
+    on a GPU (`compare`), or on the simulator asked for the Hopper kernels, where the rows'
+    code and the kernels' results are checked without a GPU and the rates say nothing."""
+    if not sizes or only and not any("hopper".startswith(o) for o in only):
+        return
+    if not gpu:
+        tack.set_default_device("sim", sm=90)
+    for name, inputs, want, work, unit, tol, tk, tf in hopper_rows(sizes, rng()):
+        peers = {}
+        if torch is not None:
+            targs = [_torch_array(torch, a) for a in inputs]
+            fn, box = tf(torch, F), {}
+
+            def run(fn=fn, targs=targs, box=box):
+                box["out"] = fn(*targs)
+            peers["torch"] = (run, lambda box=box: box["out"].float().cpu().numpy(),
+                              torch.cuda.synchronize)
+            if _triton_matmul.AVAILABLE:
+                peers["triton"] = _triton_peer(
+                    targs, "tf32" if name.endswith("tf32") else "ieee", torch.cuda.synchronize)
+        for spec in tiles:
+            with hopper_tile(spec):
+                impls = {"tack": _tack_impl(tk, inputs, want.shape), **peers}
+                label = name if spec == OWN_TILE else f"{name} {spec}"
+                if gpu:
+                    compare(label, impls, want, work, unit, tol, budget,
+                            TENSOR_LIMITS[name.split()[-1]])
+                else:
+                    compare_rounds(label, impls, want, work, unit, tol, budget, rounds)
+    if not gpu:
+        tack.set_default_device("cpu")
+
+
 def _torch_array(torch, a):
     if a.dtype == np.float32 or a.dtype == np.float16:
         return torch.from_numpy(a).cuda()
     return torch.from_numpy(a.astype(np.float32)).cuda().to(torch.bfloat16)
 
 
-def run_gpu(sz, budget, dtypes=("float32",)):
+def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES):
     try:
         import torch
         import torch.nn.functional as F
@@ -415,6 +503,10 @@ def run_gpu(sz, budget, dtypes=("float32",)):
         if name.startswith("matmul") and _triton_matmul.AVAILABLE:
             impls["triton"] = _triton_peer(targs, "tf32" if kind == "tf32" else "ieee", sync)
         compare(name, impls, want, work, unit, tol, budget, limits)
+    dev = tack.default_device()
+    print(f"hopper rows: {dev.name} " + ("takes the Hopper path (ops/matmul_wgmma.py)"
+          if runs_wgmma(dev) else f"is {dev.engine.arch}: NOT the Hopper path"), flush=True)
+    run_hopper(sz["hopper"], budget, 1, (), tiles, torch, F if torch is not None else None)
 
 
 def _triton_peer(targs, precision, sync):
@@ -440,7 +532,11 @@ def main(argv=None) -> int:
     p.add_argument("--only", default="", help="comma-separated row names (prefixes), CPU")
     p.add_argument("--dtypes", default=",".join(DTYPES),
                    help=f"comma-separated precisions, of {', '.join(DTYPES)}")
+    p.add_argument("--hopper-tiles", default=",".join(HOPPER_TILES),
+                   help="the Hopper rows' tiles, WIDTHxSTAGESxAHEAD, comma-separated (rows "
+                        f"of another tile than ops.matmul's, {OWN_TILE}, are named by it)")
     a = p.parse_args(argv)
+    tiles = tuple(t for t in a.hopper_tiles.split(",") if t)
     if a.quick:  # one calibrated call per implementation: checked, timed once
         a.budget, a.rounds = 1e-6, 1
     dtypes = [d for d in a.dtypes.split(",") if d]
@@ -451,10 +547,10 @@ def main(argv=None) -> int:
     print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), {', '.join(dtypes)}",
           flush=True)
     if a.gpu:
-        run_gpu(sz, a.budget, dtypes)
+        run_gpu(sz, a.budget, dtypes, tiles)
     else:
         run_cpu(sz, a.budget * a.rounds / 7, a.rounds, [o for o in a.only.split(",") if o],
-                dtypes)
+                dtypes, tiles)
     if FAILED:
         print(f"MISMATCHES: {FAILED}")
     return 1 if FAILED else 0

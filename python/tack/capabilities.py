@@ -182,6 +182,14 @@ def runs_mma(device) -> bool:
     return device.engine.runs_mma()
 
 
+def runs_wgmma(device) -> bool:
+    """Whether library ops should take their warpgroup-MMA (`tack.wgmma`) kernels on `device`
+    (ops/matmul_wgmma.py): `runs_mma`, its capabilities say `wgmma`, and its engine's device
+    asks for them (`Engine.runs_wgmma`: a CUDA GPU of sm_90, the simulator made with
+    `tack.device("sim", sm=90)`)."""
+    return device.capabilities.wgmma and runs_mma(device) and device.engine.runs_wgmma()
+
+
 # The warpgroup MMA (`wgmma`) exists on sm_90a only: an architecture-specific feature that
 # later GPUs (sm_100 and on) do not run (PTX ISA, "Asynchronous Warpgroup Level Matrix
 # Multiply-Accumulate Instructions", "Target ISA notes").

@@ -23,7 +23,9 @@ from .runtime.cpu.threads import check_num_threads
 
 ARCHES = ("cpu", "cuda", "hip", "level_zero", "metal", "sim")
 _INDEXED = ("cuda", "hip", "level_zero", "metal", "sim")  # arches with several devices
-_OPTIONS = {"cpu": {"num_threads"}}
+# sim's `sm`: the GPU whose library kernels tack.ops takes on the simulator (SimEngine.sm)
+_OPTIONS = {"cpu": {"num_threads"}, "sim": {"sm"}}
+SIM_SM = (80, 90)
 _SINGLE = ("cpu",)  # architectures with one device: an index above 0 names none
 
 
@@ -265,6 +267,9 @@ def make_device(name: str, engine: str | None = None, **options) -> Device:
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise TackValueError(f"num_threads must be a positive integer, got {n!r}")
         check_num_threads(n)
+    if "sm" in options and (isinstance(options["sm"], bool) or options["sm"] not in SIM_SM):
+        raise TackValueError(f"sm must be one of {SIM_SM} (the GPU whose library kernels "
+                             f"tack.ops takes on the simulator), got {options['sm']!r}")
     if index and arch in _SINGLE:
         raise TackValueError(f"{name!r} names no device: there is one {arch} device, "
                              f"'{arch}' (also '{arch}:0')")

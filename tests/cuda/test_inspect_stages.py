@@ -76,9 +76,10 @@ class FakeEngine:
         return res[1] if len(res) == 2 else res
 
 
-def kernel(max_registers=None):
+def kernel(max_registers=None, shared_bytes=0):
     return SimpleNamespace(engine=FakeEngine(), entry="tack_k", name="k", function="fn",
-                           per_thread=1, max_registers=max_registers, ptx=PTX)
+                           per_thread=1, max_registers=max_registers, ptx=PTX,
+                           shared_bytes=shared_bytes)
 
 
 def attrs(regs, shared=0, local=0):
@@ -102,6 +103,16 @@ def test_resources_report_the_drivers_numbers_and_the_occupancy():
     assert ("occupancy", "fn", 256, 0) in drv.calls  # the function as loaded, 256-thread blocks
     text = cuda_inspect.resources_text(kernel(), drv)
     assert json.loads(text)["registers"] == 40 and text.endswith("}\n")
+
+
+def test_resources_count_the_dynamic_shared_memory():
+    """A kernel with shared arrays past 48 KiB (render/llvm/ptx_shared.py) requests them at
+    launch: the occupancy query and the shared-memory limit count them (128 KiB: one block)."""
+    drv = FakeDriver(attrs(114), blocks=1)
+    res = cuda_inspect.resources(kernel(shared_bytes=128 * 1024), drv)
+    assert res["dynamic_shared_bytes"] == 128 * 1024 and res["shared_bytes"] == 0
+    assert ("occupancy", "fn", 256, 128 * 1024) in drv.calls
+    assert res["limits"]["shared_memory"] == 1 and "shared_memory" in res["limited_by"]
 
 
 @pytest.mark.parametrize("regs, shared, limits", [

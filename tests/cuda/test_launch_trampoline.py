@@ -31,6 +31,19 @@ def test_trampoline_passes_the_record_and_the_grid(n, span, grid):
     assert code == (7 if grid == 3 else 0)
 
 
+@pytest.mark.parametrize("shared", [0, 48 * 1024 + 16, 227 * 1024])
+def test_trampoline_requests_the_dynamic_shared_memory(shared):
+    """The record's last field is cuLaunchKernel's sharedMemBytes: a kernel whose shared arrays
+    pass 48 KiB has them as dynamic shared memory (render/llvm/ptx_shared.py)."""
+    seen = []
+    cb = _LAUNCH(lambda f, gx, gy, gz, bx, by, bz, smem, *rest: seen.append(smem) or 0)
+    slot = (ctypes.c_int64 * 1)(300)
+    rec = Record(ctypes.cast(cb, ctypes.c_void_p).value, 1, 256, 0, 0, ctypes.addressof(slot),
+                 shared)
+    trampoline()(rec.address)
+    assert seen == [shared]
+
+
 def test_trampoline_reads_n_at_each_call():
     grids = []
     cb = _LAUNCH(lambda f, gx, *rest: grids.append(gx) or 0)

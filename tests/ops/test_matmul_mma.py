@@ -6,54 +6,27 @@ ragged K (a last slab of one), several tiles, the 16-byte copies and the element
 batches, 1025 — and non-contiguous inputs; on the simulator, bit for bit the documented order
 (each product exact, added in k order with one f32 rounding, the result rounded once); the
 library kernels clean under tack.check; the harness's FAST tier on a GPU."""
-import ml_dtypes
 import numpy as np
 import pytest
 import tack
 import tack.testing
 from tack import ops
 from tack.ops import matmul_mma
-from tack.testing.bounds import MATMUL_HALF_UNIT, mma_matmul_bound, tf32_matmul_bound
 from tack.testing.harness.tolerances import tolerance
 
 from tests.kernels import mma as K
+from tests.ops.tensor_matmul import DTYPES
+from tests.ops.tensor_matmul import inputs as _inputs
+from tests.ops.tensor_matmul import run as _run
+from tests.ops.tensor_matmul import within_bound as _within_bound
 
 pytestmark = pytest.mark.engines("sim", "cuda")
-DTYPES = {"float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "tf32": np.float32}
 # (m, k, n): one element; K = 1 over two tiles each way; primes (every copy element-wise);
 # k and n multiples of 8 (every copy 16 bytes) with a second column tile; a last slab of one;
 # 1025 rows (nine row tiles); k below one copy
 SHAPES = [(1, 1, 1), (130, 1, 129), (37, 53, 41), (64, 64, 136), (17, 33, 9), (1025, 7, 3),
           (5, 4, 2)]
 BATCHED = [(3, 17, 9, 70), (2, 65, 33, 1), (2, 8, 40, 16)]
-
-
-def _inputs(shape_a, shape_b, name, seed):
-    rng = np.random.default_rng(seed)
-    dtype = DTYPES[name]
-    return (rng.standard_normal(shape_a).astype(dtype), rng.standard_normal(shape_b).astype(dtype))
-
-
-def _run(a, b, name):
-    f = ops.batched_matmul if a.ndim == 3 else ops.matmul
-    return f(a, b, precision="tf32" if name == "tf32" else "ieee")
-
-
-def _within_bound(got, a, b, name, gpu):
-    """|C - A B| against float64 on the exact inputs, elementwise: tf32_matmul_bound for TF32;
-    for a half result the f32 sums' bound and the one rounding (plus half an f16 subnormal)."""
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    exact, mags = a64 @ b64, np.abs(a64) @ np.abs(b64)
-    k = a.shape[-1]
-    got = got.numpy().astype(np.float64)
-    assert got.dtype == np.float64 and got.shape == exact.shape
-    if name == "tf32":
-        limit = tf32_matmul_bound(k, gpu) * mags
-    else:
-        unit = MATMUL_HALF_UNIT[name]
-        limit = unit * np.abs(exact) + (1 + unit) * mma_matmul_bound(k, gpu) * mags + 2.0**-25
-    err = np.abs(got - exact)
-    assert (err <= limit).all(), (np.max(err - limit), np.argmax(err - limit))
 
 
 def _is_gpu(device) -> bool:

@@ -10,15 +10,15 @@ vectorizes). `precision="tf32"` runs the same kernels on copies of A and B round
 
 On an engine that runs `tack.mma` (CUDA sm_80+, the simulator: `capabilities.runs_mma`), f16 and
 bf16 inputs, and f32 inputs with `precision="tf32"`, take the tensor-core kernels of
-ops/matmul_mma.py instead, with the same f32 sums and one rounding of each result."""
+ops/matmul_mma.py (on sm_90 ops/matmul_wgmma.py), with the same f32 sums, one rounding each."""
 from __future__ import annotations
 
-from ..capabilities import runs_mma
+from ..capabilities import runs_mma, runs_wgmma
 from ..constants import constant
 from ..frontend.inline import func
 from ..intrinsics import barrier, local_array_like, shared_like, thread_id, unroll
 from ..kernel import kernel
-from . import _args, _precision, matmul_cpu, matmul_mma
+from . import _args, _precision, matmul_cpu, matmul_mma, matmul_wgmma
 
 
 @kernel
@@ -151,11 +151,14 @@ def _run(op: str, a, b, ranks, out, precision):
             out.fill(0.0)
         return out
     if (_args.half(aa) or precision == "tf32") and runs_mma(dev):
-        # tensor cores (ops/matmul_mma.py): every half value is a TF32 value, so a half
-        # "tf32" is its "ieee"; an f32 "tf32" is rounded by tack.mma itself, as here
+        # tensor cores: every half value is a TF32 value, so a half "tf32" is its "ieee"; an
+        # f32 "tf32" is rounded by tack.mma itself (ops/matmul_mma.py), or in the copies the
+        # Hopper kernels read (ops/matmul_wgmma.py, where the device asks for the warpgroup
+        # MMA: CUDA sm_90, tack.device("sim", sm=90)), as here
         c = _args.apart(out, {"a": aa, "b": ba})
-        total = max(aa.size, ba.size, out.size) + 256 * (m + n + k) * z  # past the edges
-        matmul_mma.run(aa, ba, c, z, m, k, n, lambda *v: _args.sizes(total, *v))
+        total = max(aa.size, ba.size, out.size) + 256 * (m + n + k + 8) * z  # past the edges
+        path = matmul_wgmma if runs_wgmma(dev) else matmul_mma
+        path.run(aa, ba, c, z, m, k, n, lambda *v: _args.sizes(total, *v))
         return _args.deliver(c, out)
     if _args.half(aa):  # f32 dot products on an f32 copy, rounded once; every half value is a
         # TF32 value, so "tf32" rounds nothing and takes the same path

@@ -152,6 +152,12 @@ class Engine:
         needs sm_80). Default: the capability."""
         return self.capabilities.tensor_cores
 
+    def runs_wgmma(self) -> bool:
+        """Whether library ops should take their warpgroup-MMA kernels here
+        (`capabilities.runs_wgmma`): the device is one of the GPUs they are written for. Default:
+        False (an engine that runs `tack.wgmma` for user kernels need not be one)."""
+        return False
+
     # ---- optional: kernels from the disk cache without their KernelIR ----------------------
     def record_key(self) -> list | None:
         """What, besides the kernel and its argument types, decides the code this engine makes

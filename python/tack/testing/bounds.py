@@ -122,7 +122,8 @@ def tf32_matmul_bound(k: int, gpu: bool = False) -> float:
     return 2.0**-10 + (4 if gpu else 1) * (k + 2) * 2.0**-23
 
 
-# f16 and bf16 matmul and batched_matmul on tensor cores (ops/matmul_mma.py, docs/ops.md): the
+# f16 and bf16 matmul and batched_matmul on tensor cores (ops/matmul_mma.py, and the Hopper path
+# of ops/matmul_wgmma.py, whose wgmma the language holds to the same bound; docs/ops.md): the
 # products of two half values are exact in float32, so the error is the float32 sums' and the
 # one rounding of the result to its half dtype. MATMUL_HALF_UNIT is that rounding's unit.
 MATMUL_HALF_UNIT = {"float16": 2.0**-11, "bfloat16": 2.0**-8}

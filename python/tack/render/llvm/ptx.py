@@ -43,6 +43,7 @@ from ...dtypes import DType
 from ...ir.nodes import KernelIR
 from ...ir.ops import SHUFFLES, VOTES, WARP_REDUCTIONS, Op
 from ...passes.coarsen import coarsening
+from . import ptx_shared
 from .printer import I64, LLVMRenderer, entry_name
 from .printf import format_line, string_constant
 from .ptx_async import AsyncRendering
@@ -246,9 +247,20 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
 
     def scratch_array(self, sc) -> ir.Value:
         """`shared` arrays: one internal addrspace(3) global per kernel and name (`ld.shared` /
-        `st.shared`); `local` arrays stay the CPU renderer's stack arrays."""
+        `st.shared`), or, past 48 KiB together, an offset into the dynamic shared memory
+        (render/llvm/ptx_shared.py); `local` arrays stay the CPU renderer's stack arrays."""
         if sc.space != "shared":
             return super().scratch_array(sc)
+        dynamic = ptx_shared.layout(self.kir)
+        if dynamic is not None:
+            base = self.module.globals.get(ptx_shared.NAME)
+            if base is None:
+                base = ir.GlobalVariable(self.module, ir.ArrayType(I8, 0), ptx_shared.NAME,
+                                         addrspace=SHARED)
+                base.linkage = "external"
+                base.align = ptx_shared.ALIGN
+            at = base.gep([ir.Constant(I32, 0), ir.Constant(I32, dynamic[0][sc.name])])
+            return at.bitcast(self.ll_type(sc.dtype).as_pointer(SHARED))
         aty = ir.ArrayType(self.ll_type(sc.dtype), max(1, sc.size))
         g = ir.GlobalVariable(self.module, aty, f"{entry_name(self.kir)}.shared.{sc.name}",
                               addrspace=SHARED)

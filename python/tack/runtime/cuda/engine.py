@@ -327,6 +327,10 @@ class CUDAEngine(MappedHost, Engine):
         """mma.sync's m16n8k16 and m16n8k8 shapes need sm_80 (capabilities.check_mma_arch)."""
         return tuple(self.cc) >= (8, 0)
 
+    def runs_wgmma(self) -> bool:
+        """wgmma exists on sm_90a alone (capabilities.WGMMA_ARCHS): H100 and H200."""
+        return tuple(self.cc) == (9, 0)
+
     def compile(self, kir: KernelIR) -> CUDAKernel:
         check_mma_arch(kir, self.cc, "this GPU")
         return CUDAKernel(self, kir)

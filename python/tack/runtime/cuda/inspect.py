@@ -5,7 +5,8 @@ Both take a kernel loaded exactly as a launch loads it (`CUDAKernel`: the PTX, t
 budget of runtime.cuda.occupancy when it applies) and the driver bindings `drv` as an argument, so
 they import without cuda-bindings and are tested with a stand-in driver (tests/cuda).
 
-    resources(kernel, drv)   # dict: registers, local (spill) bytes, static shared bytes, ...
+    resources(kernel, drv)   # dict: registers, local (spill) bytes, static and dynamic shared
+                             # bytes, ...
     cubin(kernel, drv)       # bytes: the driver's linker (cuLinkCreate/AddData/Complete)
 """
 from __future__ import annotations
@@ -42,7 +43,9 @@ def resources(kernel, drv) -> dict:
     driver's numbers, and per resource the blocks per SM it alone would allow (`limits`)."""
     eng = kernel.engine
     out = {"kernel": kernel.entry, "arch": eng.arch, "device": eng.name, "block": BLOCK,
-           "per_thread": kernel.per_thread, "max_registers": kernel.max_registers}
+           "per_thread": kernel.per_thread, "max_registers": kernel.max_registers,
+           # requested by each launch: shared arrays past 48 KiB (render/llvm/ptx_shared.py)
+           "dynamic_shared_bytes": kernel.shared_bytes}
     for key, name in FUNCTION_ATTRIBUTES:
         out[key] = int(eng.call(drv.cuFuncGetAttribute, getattr(drv.CUfunction_attribute, name),
                                 kernel.function, what=f"cuFuncGetAttribute({name})"))
@@ -50,8 +53,9 @@ def resources(kernel, drv) -> dict:
                              eng.device, what=f"cuDeviceGetAttribute({name})"))
            for key, name in DEVICE_ATTRIBUTES}
     blocks = int(eng.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, kernel.function,
-                          BLOCK, 0, what="cuOccupancyMaxActiveBlocksPerMultiprocessor"))
-    limits = occupancy_limits(out["registers"], out["shared_bytes"], dev)
+                          BLOCK, kernel.shared_bytes,
+                          what="cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    limits = occupancy_limits(out["registers"], out["shared_bytes"] + kernel.shared_bytes, dev)
     out.update(blocks_per_sm=blocks, threads_per_sm=dev["threads_per_sm"],
                occupancy=blocks * BLOCK / dev["threads_per_sm"], limits=limits,
                limited_by=[k for k, v in limits.items() if v == blocks], device_limits=dev)

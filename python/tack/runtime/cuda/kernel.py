@@ -10,6 +10,7 @@ from ...capabilities import check_arch
 from ...errors import TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP as BLOCK
+from ...render.llvm.ptx_shared import dynamic_bytes
 from ..base import Launchable
 from ..packing import PACK_ERRORS, layout, pack_slow
 from .cache import cached_ptx
@@ -31,6 +32,9 @@ class CUDAKernel(Launchable):
         built = cached_ptx(kir, engine.arch)
         self.ptx, self.llvm_ir, self.optimized_ir = built.ptx, built.llvm_ir, built.optimized_ir
         self.entry = built.name
+        # shared arrays past the 48 KiB a kernel declares statically: dynamic shared memory,
+        # opted into per loaded function and requested by each launch (render/llvm/ptx_shared.py)
+        self.shared_bytes = dynamic_bytes(kir)
         self.per_thread = built.per_thread  # launch indices per thread (elementwise kernels)
         self._span = BLOCK * built.per_thread  # launch indices per block
         self.module, self.function = self._load(built.ptx)
@@ -56,7 +60,8 @@ class CUDAKernel(Launchable):
         self._pending_add = engine._pending.add
         self._cu_launch, self._stream_obj = drv.cuLaunchKernel, engine.stream
         self._record = Record(engine.native.launch_addr, self.fn_ptr, self._span, self._stream,
-                              self.params_ptr, base + 8 * (nslots - 1))  # the last slot: n
+                              self.params_ptr, base + 8 * (nslots - 1),  # the last slot: n
+                              self.shared_bytes)
         self._tramp, self._rec = trampoline(), self._record.address
         self._via = engine.launch_via  # the engine's launch path, fixed when it started
 
@@ -68,6 +73,11 @@ class CUDAKernel(Launchable):
                                   what=f"loading kernel '{self.name}' (cuModuleLoadData)")
         function = self.engine.call(drv.cuModuleGetFunction, module, self.entry.encode(),
                                     what="cuModuleGetFunction")
+        if self.shared_bytes:
+            self.engine.call(drv.cuFuncSetAttribute, function, drv.CUfunction_attribute
+                             .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.shared_bytes,
+                             what=f"kernel '{self.name}': {self.shared_bytes} bytes of shared "
+                                  "memory (cuFuncSetAttribute)")
         return module, function
 
     def _occupancy(self, function=None) -> tuple[int, int, int]:
@@ -78,7 +88,8 @@ class CUDAKernel(Launchable):
                        for a in (attr.CU_FUNC_ATTRIBUTE_NUM_REGS,
                                  attr.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES))
         blocks = self.engine.call(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor, function,
-                                  BLOCK, 0, what="cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                                  BLOCK, self.shared_bytes,
+                                  what="cuOccupancyMaxActiveBlocksPerMultiprocessor")
         return regs, int(blocks), local
 
     def _reload_with(self, ptx: str, budget: int, more: bool) -> bool:
@@ -136,10 +147,11 @@ class CUDAKernel(Launchable):
                 code = self._tramp(self._rec)
             elif via == "ctypes":
                 code = self._native_launch(self.fn_ptr, -(-n // self._span), 1, 1, BLOCK, 1, 1,
-                                           0, self._stream, self.params_ptr, None)
+                                           self.shared_bytes, self._stream, self.params_ptr,
+                                           None)
             else:
-                res = self._cu_launch(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1, 0,
-                                      self._stream_obj, self.params_ptr, 0)
+                res = self._cu_launch(self.function, -(-n // self._span), 1, 1, BLOCK, 1, 1,
+                                      self.shared_bytes, self._stream_obj, self.params_ptr, 0)
                 code = 0 if res[0] is OK else code_of(res)
         if code:
             self._failed(code, args, n, via)

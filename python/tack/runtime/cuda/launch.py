@@ -4,11 +4,12 @@ record, so Python makes one ctypes call with one pointer argument.
 Both other ways of calling the driver from Python convert eleven arguments per launch
 (cuda-bindings' wrapper builds driver objects; a ctypes call of libcuda converts each through
 its argtypes). Here `tack_cuda_launch(rec)` reads the driver entry point, the function, the
-launch indices per block, the stream, the parameter block and the address of the `n` slot from
-`rec`, computes the grid and calls the driver. The trampoline is compiled once per machine from
+launch indices per block, the stream, the parameter block, the address of the `n` slot and the
+dynamic shared memory bytes (render/llvm/ptx_shared.py) from `rec`, computes the grid and calls
+the driver. The trampoline is compiled once per machine from
 the LLVM IR below by the same loader as the CPU pool (objload: disk-cached object code).
 
-    rec = Record(launch_fn, function, span, stream, params_ptr, n_slot_ptr)
+    rec = Record(launch_fn, function, span, stream, params_ptr, n_slot_ptr, shared_bytes)
     code = trampoline()(rec.address)        # the CUresult of cuLaunchKernel
 """
 from __future__ import annotations
@@ -21,11 +22,11 @@ import sys
 
 from ...ir.ops import WORKGROUP as BLOCK
 
-# { cuLaunchKernel, CUfunction, i64 span, CUstream, void** params, i64* n }
-_RECORD = struct.Struct("@QQqQQQ")
+# { cuLaunchKernel, CUfunction, i64 span, CUstream, void** params, i64* n, i64 shared bytes }
+_RECORD = struct.Struct("@QQqQQQq")
 
 _IR = f"""
-%Rec = type {{ ptr, ptr, i64, ptr, ptr, ptr }}
+%Rec = type {{ ptr, ptr, i64, ptr, ptr, ptr, i64 }}
 
 define i32 @tack_cuda_launch(ptr %r) {{
 entry:
@@ -42,11 +43,14 @@ entry:
   %np = getelementptr inbounds %Rec, ptr %r, i32 0, i32 5
   %nslot = load ptr, ptr %np, align 8
   %n = load i64, ptr %nslot, align 8
+  %shp = getelementptr inbounds %Rec, ptr %r, i32 0, i32 6
+  %sh64 = load i64, ptr %shp, align 8
+  %shared = trunc i64 %sh64 to i32
   %m = add i64 %n, %span
   %m1 = sub i64 %m, 1
   %g = udiv i64 %m1, %span
   %grid = trunc i64 %g to i32
-  %code = call i32 %fn(ptr %f, i32 %grid, i32 1, i32 1, i32 {BLOCK}, i32 1, i32 1, i32 0,
+  %code = call i32 %fn(ptr %f, i32 %grid, i32 1, i32 1, i32 {BLOCK}, i32 1, i32 1, i32 %shared,
                        ptr %stream, ptr %params, ptr null)
   ret i32 %code
 }}
@@ -70,9 +74,10 @@ class Record:
     __slots__ = ("_buf", "address")
 
     def __init__(self, launch_fn: int, function: int, span: int, stream: int, params: int,
-                 n_slot: int):
+                 n_slot: int, shared_bytes: int = 0):
         self._buf = ctypes.create_string_buffer(_RECORD.size)
-        _RECORD.pack_into(self._buf, 0, launch_fn, function, span, stream, params, n_slot)
+        _RECORD.pack_into(self._buf, 0, launch_fn, function, span, stream, params, n_slot,
+                          shared_bytes)
         self.address = ctypes.addressof(self._buf)
 
 

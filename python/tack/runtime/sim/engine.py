@@ -37,13 +37,20 @@ class SimEngine(HostMemory, Engine):
     capabilities = SIM.capabilities["sim"]
     stages = SIM.stages
 
-    def __init__(self, index: int = 0):
+    def __init__(self, index: int = 0, sm: int = 80):
         self.index = index  # "sim:1": several simulated devices in one process
         self.compiled = 0  # kernels compiled for this device (each device has its own)
+        # The GPU generation whose library kernels tack.ops takes here: 80, the warp-MMA ones
+        # (ops/matmul_mma.py), or 90, the Hopper warpgroup-MMA ones (ops/matmul_wgmma.py);
+        # `tack.device("sim", sm=90)`. The simulator runs either; the choice is the op's.
+        self.sm = sm
 
     @classmethod
     def create(cls, arch: str, options: dict) -> SimEngine:
-        return cls(options.get("index", 0))
+        return cls(options.get("index", 0), options.get("sm", 80))
+
+    def runs_wgmma(self) -> bool:
+        return self.sm >= 90
 
     def compile(self, kir: KernelIR) -> SimKernel:
         self.compiled += 1
