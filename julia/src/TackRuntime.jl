@@ -433,6 +433,10 @@ const tk_KI = isdefined(KA, :KernelIntrinsics) ? getfield(KA, :KernelIntrinsics)
 # renderer selects the lane's own value where that lane is outside its 32-lane warp).
 @inline tk_shfl_down(x, s::Int32) = tk_KI.shfl_down(x, s)
 
+# The loaded KA's version, as the engine reads it before choosing a warp kernel's text. Base has
+# `pkgversion` from Julia 1.9; KA 0.10 requires Julia 1.10, so an older Julia runs a KA 0.9.
+tk_ka_version() = isdefined(Base, :pkgversion) ? string(Base.pkgversion(KA)) : "0.9.0"
+
 """
     tk_subgroups(backend)
 

@@ -13,7 +13,7 @@ class FakeJulia:
         self.packages, self.functional, self.f64 = set(packages), functional, f64
         self.recent = True  # the GPU package is at least MIN_VERSIONS' version
         self.half = {}  # (backend, half type) → TackRuntime.tk_half_probe's answer ("" runs)
-        self.ka_version = "0.9.39"  # string(Base.pkgversion(KernelAbstractions))
+        self.ka_version = "0.9.39"  # TackRuntime.tk_ka_version()
         self.subgroups = {}  # backend → TackRuntime.tk_subgroups's answer ("" when absent)
         self.evals, self.launches = [], []
 
@@ -23,7 +23,7 @@ class FakeJulia:
             return code.split('"')[1] in self.packages
         if code.endswith(".functional()"):
             return self.functional
-        if code == "string(Base.pkgversion(KernelAbstractions))":
+        if code == "TackRuntime.tk_ka_version()":
             return self.ka_version
         if code == "TackRuntime.tk_subgroups":
             return lambda backend: self.subgroups.get(backend, "")

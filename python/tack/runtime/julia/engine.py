@@ -161,7 +161,7 @@ class _Session:
     def ka_version(self) -> tuple[int, ...]:
         """The loaded KernelAbstractions' (major, minor, patch), asked once."""
         if self._ka_version is None:
-            text = str(self.jl.seval("string(Base.pkgversion(KernelAbstractions))"))
+            text = str(self.jl.seval("TackRuntime.tk_ka_version()"))
             self._ka_version = _release(text)
         return self._ka_version
 
