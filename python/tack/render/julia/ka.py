@@ -22,7 +22,9 @@ Scheme (docs/design/003-julia-rendering.md, "The scheme, on one kernel" and "Bar
   `ir.ops.WORKGROUP` (256) lanes;
 * a kernel with barriers has no `tk_t` and no guard: its body is cut into the segments KA's CPU
   backend runs as separate work-item loops, each local is declared in the one segment that uses it
-  (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself.
+  (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself;
+* warp operations are `@localmem` exchanges; a warp kernel's second text, its KI form (`FORMS`,
+  render/julia/subgroups.py), spells `tack.shfl_down` by a constant with KA's sub-group function.
 """
 from __future__ import annotations
 
