@@ -143,7 +143,6 @@ class _Session:
                 "installs them on first import of juliacall.") from exc
         self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
         self.backends: dict[str, object] = {}
-        self._ka_pocl: bool | None = None
         self._ka_version: tuple[int, ...] | None = None
         self._subgroups: dict[str, SubGroups | None] = {}  # device → its sub-groups
         self._half: dict[tuple[str, str], str] = {}  # (device, Julia type) → why not, or ""
@@ -151,11 +150,8 @@ class _Session:
     @property
     def ka_pocl(self) -> bool:
         """Whether the loaded KernelAbstractions is 0.10 or later, whose CPU backend compiles
-        kernels to SPIR-V and runs them on PoCL (docs/julia.md), asked once."""
-        if self._ka_pocl is None:
-            self._ka_pocl = bool(self.jl.seval(
-                'Base.pkgversion(KernelAbstractions) >= v"0.10"'))
-        return self._ka_pocl
+        kernels to SPIR-V and runs them on PoCL (docs/julia.md)."""
+        return self.ka_version[:2] >= (0, 10)
 
     @property
     def ka_version(self) -> tuple[int, ...]:
