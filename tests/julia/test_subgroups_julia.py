@@ -305,3 +305,11 @@ def test_the_sub_groups_are_asked_once_per_device(fake):
     _compile(fake, "cuda")
     _compile(fake, "cuda", K.mixed)
     assert fake.evals.count("TackRuntime.tk_subgroups") == 1
+
+
+def test_ki_kernels_launch_over_complete_groups_only():
+    """Every lane of a sub-group must reach KA's `shfl_down`: a kernel with one is refused for a
+    count that would leave a group partial, before any engine (call/plan.py), as for barriers."""
+    z = [tack.zeros(100, device="sim") for _ in range(4)]
+    with pytest.raises(ValueError, match="complete 256-lane groups"):
+        K.down_const(*z, 100)
