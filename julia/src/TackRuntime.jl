@@ -26,7 +26,7 @@ import StaticArrays
 
 export tk_sqrt, tk_log, tk_log2, tk_log10, tk_sin, tk_cos, tk_tan, tk_asin, tk_acos,
     tk_pow, tk_ipow, tk_private, tk_atomic_add!, tk_atomic_min!, tk_atomic_max!, tk_minnum,
-    tk_maxnum, tk_fptoi, TkBFloat16, tk_bf16, tk_f32
+    tk_maxnum, tk_fptoi, TkBFloat16, tk_bf16, tk_f32, tk_shfl_down
 
 # Tack's bf16 element type: BFloat16s.jl's BFloat16 (a dependency of Tack's Julia environments),
 # which is Core.BFloat16 from Julia 1.11 on x86-64 (and on aarch64 with LLVM 19), so that a
@@ -419,6 +419,42 @@ function tk_half_probe(backend, ::Type{T}) where {T}
         err isa InterruptException && rethrow()
         return first(sprint(showerror, err), 400)
     end
+end
+
+# ---- KernelAbstractions' sub-groups (docs/design/003-julia-rendering.md, "Warps and KI
+# sub-groups"). The KI form of a warp kernel (render/julia/subgroups.py) calls `tk_shfl_down`; the
+# engine renders that form only where `tk_subgroups(backend)` describes the backend's sub-groups.
+# KA's sub-group interface is `KernelAbstractions.KernelIntrinsics` in KA's repository
+# (https://github.com/JuliaGPU/KernelAbstractions.jl/pull/668, `src/intrinsics.jl`); no released
+# KA has it, and KA 0.9 has no `KernelIntrinsics` at all, hence the `isdefined` checks.
+const tk_KI = isdefined(KA, :KernelIntrinsics) ? getfield(KA, :KernelIntrinsics) : nothing
+
+# KA's `shfl_down(val, offset)`: the value of the lane `offset` higher in the sub-group (the
+# renderer selects the lane's own value where that lane is outside its 32-lane warp).
+@inline tk_shfl_down(x, s::Int32) = tk_KI.shfl_down(x, s)
+
+# The loaded KA's version, as the engine reads it before choosing a warp kernel's text. Base has
+# `pkgversion` from Julia 1.9; KA 0.10 requires Julia 1.10, so an older Julia runs a KA 0.9.
+tk_ka_version() = isdefined(Base, :pkgversion) ? string(Base.pkgversion(KA)) : "0.9.0"
+
+"""
+    tk_subgroups(backend)
+
+`"size T1 T2 ..."`: `KI.sub_group_size(backend)` and the element types of
+`KI.shfl_down_types(backend)`, where the loaded KernelAbstractions has those and `shfl_down`;
+`""` where it lacks them or the backend defines no sub-group size.
+"""
+function tk_subgroups(backend)
+    KI = tk_KI
+    KI === nothing && return ""
+    all(f -> isdefined(KI, f), (:shfl_down, :sub_group_size, :shfl_down_types)) || return ""
+    size = try
+        Int(KI.sub_group_size(backend))
+    catch err
+        err isa MethodError || rethrow()
+        return ""  # a backend without sub-groups
+    end
+    return join([string(size); [string(T) for T in KI.shfl_down_types(backend)]], " ")
 end
 
 end # module

@@ -13,6 +13,8 @@ class FakeJulia:
         self.packages, self.functional, self.f64 = set(packages), functional, f64
         self.recent = True  # the GPU package is at least MIN_VERSIONS' version
         self.half = {}  # (backend, half type) → TackRuntime.tk_half_probe's answer ("" runs)
+        self.ka_version = "0.9.39"  # TackRuntime.tk_ka_version()
+        self.subgroups = {}  # backend → TackRuntime.tk_subgroups's answer ("" when absent)
         self.evals, self.launches = [], []
 
     def seval(self, code: str):
@@ -21,6 +23,10 @@ class FakeJulia:
             return code.split('"')[1] in self.packages
         if code.endswith(".functional()"):
             return self.functional
+        if code == "TackRuntime.tk_ka_version()":
+            return self.ka_version
+        if code == "TackRuntime.tk_subgroups":
+            return lambda backend: self.subgroups.get(backend, "")
         if code.startswith("Base.pkgversion"):
             return self.recent
         if code.startswith("string(Base.pkgversion"):

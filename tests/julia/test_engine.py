@@ -107,7 +107,7 @@ def test_narrow_atomics_on_julia_cpu_follow_the_ka_version(fake, dtype, ka_010):
     from tack.compiler import specialize
     from tack.errors import CapabilityError
 
-    fake.recent = ka_010  # `Base.pkgversion(KernelAbstractions) >= v"0.10"`
+    fake.ka_version = "0.10.0" if ka_010 else "0.9.41"  # TackRuntime.tk_ka_version()
     tack.set_default_device("cpu")
     args = [tack.array(np.zeros(5, np.int32)), tack.array(np.zeros(3, dtype))]
     kir = specialize(_count_u8, args)

@@ -1,6 +1,7 @@
-"""Warp operations on the Julia engine: written with `@localmem` and `@synchronize`
-(passes/warps_shared.py, declared by the renderer as `rewrites.warps_to_shared`), so
-KernelAbstractions 0.9 and 0.10 run Tack's 32-lane warps on every backend. Checked without Julia
+"""Warp operations on the Julia engine, in the default text: written with `@localmem` and
+`@synchronize` (passes/warps_shared.py, declared by the renderer as `rewrites.warps_to_shared`),
+so KernelAbstractions 0.9 and 0.10 run Tack's 32-lane warps on every backend. (The second text,
+with KA's sub-group `shfl_down`, is tests/julia/test_subgroups_julia.py's.) Checked without Julia
 three ways, as the other barrier kernels are (tests/julia/test_workgroups.py): the rendered text
 (parse, literals, KA's CPU splitting rules), the rewritten IR run the way KA's CPU backend runs it
 (`ka_cpu_model`) against the simulator's bits, and the refusals of what cannot be moved before
@@ -70,6 +71,7 @@ def test_warp_kernels_render(jl_parser, dtype):
         text = render_julia(kir)
         if kernel is not W.ids:  # lane and warp ids are arithmetic on the lane: no exchange
             assert "@synchronize()" in text and "@localmem" in text
+        # the default text calls no sub-group function: it is the one KA 0.9 runs
         assert "shfl" not in text and "sub_group" not in text
         assert "tk_workgroupsize" in text and workgroup_size(_ir(kernel, host)[0]) == 256
         for check in (parse_problems, literal_problems, structure_problems):

@@ -18,10 +18,13 @@ as each lane's own loops. The workgroup contract has proved
 every lane reaches each collective (capabilities.check_uniform_participation), so every lane
 reaches these barriers. A collective in a `while` condition or in the arm of a conditional
 expression (evaluated there only sometimes) cannot be moved before its statement: RenderError.
+A renderer that spells some collectives itself (the Julia renderer's KernelAbstractions sub-group
+form, render/julia/subgroups.py) names them with `keep`; they are left where they are.
 """
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from .. import dtypes as dt
 from ..errors import RenderError
@@ -36,19 +39,26 @@ from .wgmma_loops import lower_wgmma
 _COMBINE = {Op.WARP_SUM: Op.ADD, Op.WARP_MIN: Op.MIN, Op.WARP_MAX: Op.MAX}
 
 
-def _has(e: Expr) -> bool:
-    return any(x.op in WARP_COLLECTIVES for x in iter_exprs(e))
+def _never(e: Expr) -> bool:
+    return False
 
 
 class _Lowering:
-    def __init__(self, kir: KernelIR, prefix: str):
-        self.kir, self.prefix = kir, prefix
+    def __init__(self, kir: KernelIR, prefix: str, keep: Callable[[Expr], bool] = _never):
+        self.kir, self.prefix, self.keep = kir, prefix, keep
         self.locals = dict(kir.locals)
         self.scratch = dict(kir.scratch)
         self.tables = dict(kir.tables)
         self.count = 0
         # The last MMA: (its shape and operand texts, its four D locals, the locals it reads)
         self.mma_done: tuple | None = None
+
+    def lowered(self, x: Expr) -> bool:
+        """A collective this pass writes with shared memory (not one the renderer keeps)."""
+        return x.op in WARP_COLLECTIVES and not self.keep(x)
+
+    def has(self, e: Expr) -> bool:
+        return any(self.lowered(x) for x in iter_exprs(e))
 
     # ---- small builders ------------------------------------------------------------------------
     def c(self, v, t, loc) -> Expr:
@@ -220,16 +230,15 @@ class _Lowering:
 
     # ---- statements --------------------------------------------------------------------------
     def hoist(self, e: Expr, out: list) -> Expr:
-        if not _has(e):
+        if not self.has(e):
             return e
         if e.op in LAZY:
-            inner = next(x for a in e.args[1:] for x in iter_exprs(a)
-                         if x.op in WARP_COLLECTIVES)
+            inner = next(x for a in e.args[1:] for x in iter_exprs(a) if self.lowered(x))
             raise RenderError.at(inner.loc, "a warp collective in an arm of a conditional "
                                  "expression or and/or cannot be written with barriers: assign "
                                  "it to a local first")
         e = e.replace(args=tuple(self.hoist(a, out) for a in e.args))
-        return self.collective(e, out) if e.op in WARP_COLLECTIVES else e
+        return self.collective(e, out) if self.lowered(e) else e
 
     def stmt(self, s: N.Stmt):
         if isinstance(s, N.ExprStmt) and s.value.op in WGMMA_OPS:  # loops (passes/wgmma_loops.py)
@@ -237,10 +246,10 @@ class _Lowering:
             return lower_wgmma(s.value, s.loc, self.local, self.fresh_local)
         if not any(x.op is Op.MMA for x in stmt_exprs(s)):
             self.mma_done = None  # only consecutive MMA statements share an exchange
-        if not any(x.op in WARP_COLLECTIVES for x in stmt_exprs(s)):
+        if not any(self.lowered(x) for x in stmt_exprs(s)):
             return s
         if isinstance(s, N.While):
-            x = next(x for x in stmt_exprs(s) if x.op in WARP_COLLECTIVES)
+            x = next(x for x in stmt_exprs(s) if self.lowered(x))
             raise RenderError.at(x.loc, "a warp collective in a while condition cannot be "
                                  "written with barriers: compute it into a local before the "
                                  "loop and at the end of its body")
@@ -263,11 +272,12 @@ def _ids(e: Expr) -> Expr:
                 None, e.loc)
 
 
-def warps_through_shared(kir: KernelIR, prefix: str = "tk_w") -> KernelIR:
-    """`kir` with its warp operations written with shared arrays and barriers; names it adds
-    start with `prefix`."""
+def warps_through_shared(kir: KernelIR, prefix: str = "tk_w",
+                         keep: Callable[[Expr], bool] = _never) -> KernelIR:
+    """`kir` with its warp operations written with shared arrays and barriers, except those
+    `keep` accepts; names it adds start with `prefix`."""
     body = map_body(kir.body, _ids)
-    low = _Lowering(kir, prefix)
+    low = _Lowering(kir, prefix, keep)
     body = map_stmts(body, low.stmt)
     if body == kir.body:
         return kir

@@ -22,7 +22,9 @@ Scheme (docs/design/003-julia-rendering.md, "The scheme, on one kernel" and "Bar
   `ir.ops.WORKGROUP` (256) lanes;
 * a kernel with barriers has no `tk_t` and no guard: its body is cut into the segments KA's CPU
   backend runs as separate work-item loops, each local is declared in the one segment that uses it
-  (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself.
+  (the rewrites moved the others into `@private` cells), and KA masks the lanes past `n` itself;
+* warp operations are `@localmem` exchanges; a warp kernel's second text, its KI form (`FORMS`,
+  render/julia/subgroups.py), spells `tack.shfl_down` by a constant with KA's sub-group function.
 """
 from __future__ import annotations
 
@@ -60,8 +62,10 @@ from .rewrites import (
     segments,
     uniform_barrier_conditions,
     uses_barriers,
+    warps_to_ki,
     warps_to_shared,
 )
+from .subgroups import EMULATED, KI
 
 JL_TYPES = {dt.i8: "Int8", dt.u8: "UInt8", dt.i16: "Int16", dt.u16: "UInt16", dt.i32: "Int32",
             dt.u32: "UInt32", dt.i64: "Int64", dt.u64: "UInt64", dt.f32: "Float32",
@@ -87,6 +91,9 @@ OPS = {
     Op.EQ: "({0} == {1})", Op.NE: "({0} != {1})",
     Op.NOT: "(!{0})", Op.LAND: "({0} && {1})", Op.LOR: "({0} || {1})",
     Op.SELECT: "ifelse({0}, {1}, {2})", Op.IFEXP: "({0} ? {1} : {2})",
+    # only in the KI form, on the lane's own warp segment (render/julia/subgroups.py):
+    # KernelAbstractions' sub-group `shfl_down`, through TackRuntime
+    Op.SHFL_DOWN: "tk_shfl_down({0}, {1})",
 }
 # Templates that depend on the operand's kind: `>>` is arithmetic, `>>>` logical (Base int.jl).
 OPS_BY_KIND = {(Op.SHR, "i"): "({0} >> {1})", (Op.SHR, "u"): "({0} >>> {1})",
@@ -129,8 +136,12 @@ def _typ(t) -> str:
         raise RenderError(f"no Julia type for dtype {t!r}") from None
 
 
-REWRITES = (warps_to_shared, lift_parallel_continue, barrier_loops_to_while, uniform_barrier_conditions,
-            barrier_cells)
+REWRITES = (warps_to_shared, lift_parallel_continue, barrier_loops_to_while,
+            uniform_barrier_conditions, barrier_cells)
+# The texts of a kernel: the default runs on KA 0.9 and 0.10 and every backend; the KI form
+# differs only in the warp operations KA's sub-group interface spells (render/julia/subgroups.py,
+# which also holds `choose_form`, the Julia engine's choice between them).
+FORMS = {EMULATED: REWRITES, KI: (warps_to_ki,) + REWRITES[1:]}
 LANE = "((tk_li % Int32) - Int32(1))"  # THREAD_ID: `%` wraps whatever integer type KA gives
 ATOMICS = {Op.ATOMIC_ADD: "tk_atomic_add!", Op.ATOMIC_MIN: "tk_atomic_min!",
            Op.ATOMIC_MAX: "tk_atomic_max!"}
@@ -509,14 +520,15 @@ def kernel_name(kir: KernelIR, text: str) -> str:
     return f"tk_{base}_{hashlib.sha1(text.encode()).hexdigest()[:8]}"
 
 
-def render_julia(kir: KernelIR) -> str:
-    """The KernelAbstractions.jl source of one specialization. It expects `using
+def render_julia(kir: KernelIR, form: str = EMULATED) -> str:
+    """The KernelAbstractions.jl source of one specialization, in one of its `FORMS` (the KI
+    form needs KA 0.10's sub-group functions: `subgroups.choose_form`). It expects `using
     KernelAbstractions` and `using .TackRuntime` (julia/src/TackRuntime.jl) in scope; launch it
     as `k(backend)(arrays..., scalars..., n; ndrange = n)` with 1-D arrays, or with
     `k(backend, 256)` (`ir.ops.WORKGROUP`) when it defines `TackRuntime.tk_workgroupsize`
     (`workgroup_size`);
     `TackRuntime.launch!` does either."""
-    for rewrite in REWRITES:
+    for rewrite in FORMS[form]:
         kir = rewrite(kir)
     text = "\n".join(_Printer(kir).kernel()) + "\n"
     return text.replace("@NAME@", kernel_name(kir, text))

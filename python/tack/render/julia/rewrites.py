@@ -29,6 +29,7 @@ from ...ir.nodes import Expr, KernelIR
 from ...ir.ops import Op
 from ...ir.walk import iter_exprs, iter_stmts, map_blocks, map_body, map_stmts, stmt_exprs
 from ...passes.warps_shared import warps_through_shared
+from .subgroups import warps_to_subgroups
 
 GENERATED = "julia_names"
 SLOTS = "tk_u"  # the shared Bool array holding the conditions of barrier statements
@@ -55,7 +56,18 @@ def warps_to_shared(kir: KernelIR) -> KernelIR:
     """Warp operations as `@localmem` exchanges between `@synchronize()`s (passes/warps_shared.py):
     KernelAbstractions 0.9 has no sub-group functions, and 0.10's sub-groups are not 32 lanes
     on every backend; this form is Tack's 32-lane warp on every one, the simulator's bits."""
-    out = warps_through_shared(kir, _fresh(kir, "tk_w"))
+    return _added(kir, warps_through_shared(kir, _fresh(kir, "tk_w")))
+
+
+def warps_to_ki(kir: KernelIR) -> KernelIR:
+    """The KI form's warp operations (render/julia/subgroups.py): `tack.shfl_down` by a constant
+    as KernelAbstractions' sub-group `shfl_down` on the lane's 32-lane segment, every other warp
+    operation as in `warps_to_shared`."""
+    return _added(kir, warps_to_subgroups(kir, _fresh(kir, "tk_w")))
+
+
+def _added(kir: KernelIR, out: KernelIR) -> KernelIR:
+    """`out`, with the locals and scratch arrays it added to `kir` kept as named."""
     if out is kir:
         return kir
     return _with(out, (set(out.locals) - set(kir.locals)) | (set(out.scratch) - set(kir.scratch)))

@@ -35,6 +35,7 @@ from ...ir.walk import iter_exprs, iter_stmts
 from ...passes.bounds import DBG
 from ...render.julia.ka import JL_TYPES, render_julia
 from ...render.julia.rewrites import stmt_exprs
+from ...render.julia.subgroups import EMULATED, SubGroups, choose_form, ki_shuffle_types
 from ..base import Capabilities, Engine, Launchable
 from ..host import HostMemory, check_count, host_array, host_scalar
 from ..registry import JULIA
@@ -53,6 +54,16 @@ BACKENDS = {
 # too, and KA's `@synchronize` on Metal fences device memory only since 1.6.2 (`KA.__synchronize`
 # in https://github.com/JuliaGPU/Metal.jl/blob/main/src/MetalKernels.jl; before, threadgroup only).
 MIN_VERSIONS = {"Metal": "1.6.2"}
+# Devices whose sub-groups are consecutive local ids, so that a 32- or 64-lane sub-group holds
+# whole 32-lane Tack warps (render/julia/subgroups.py). CUDA: "each warp contains threads of
+# consecutive, increasing thread IDs with the first warp containing thread 0" (CUDA C++
+# Programming Guide, SIMT Architecture,
+# https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#simt-architecture). HIP: a
+# wavefront's lane ids are computed from the flat thread id ("Lane IDs aren't queried like other
+# thread IDs, but are user-calculated", https://rocm.docs.amd.com/projects/HIP/en/docs-6.1.0/
+# understand/programming_model_reference.html). OpenCL (PoCL, oneAPI) leaves the mapping of
+# work-items to sub-groups to the implementation, and Metal's documentation does not state one.
+LINEAR_SUBGROUPS = frozenset({"cuda", "hip"})
 # Shipped in the package as tack/jl/TackRuntime.jl (a link to julia/src/ in the repository).
 RUNTIME_JL = Path(__file__).resolve().parents[2] / "jl" / "TackRuntime.jl"
 _INSTALL = ("Install Julia >= 1.10 (https://julialang.org/install, e.g. juliaup) and put `julia` "
@@ -132,17 +143,37 @@ class _Session:
                 "installs them on first import of juliacall.") from exc
         self.kernels: dict[str, object] = {}  # Julia source → kernel constructor
         self.backends: dict[str, object] = {}
-        self._ka_pocl: bool | None = None
+        self._ka_version: tuple[int, ...] | None = None
+        self._subgroups: dict[str, SubGroups | None] = {}  # device → its sub-groups
         self._half: dict[tuple[str, str], str] = {}  # (device, Julia type) → why not, or ""
 
     @property
     def ka_pocl(self) -> bool:
         """Whether the loaded KernelAbstractions is 0.10 or later, whose CPU backend compiles
-        kernels to SPIR-V and runs them on PoCL (docs/julia.md), asked once."""
-        if self._ka_pocl is None:
-            self._ka_pocl = bool(self.jl.seval(
-                'Base.pkgversion(KernelAbstractions) >= v"0.10"'))
-        return self._ka_pocl
+        kernels to SPIR-V and runs them on PoCL (docs/julia.md)."""
+        return self.ka_version[:2] >= (0, 10)
+
+    @property
+    def ka_version(self) -> tuple[int, ...]:
+        """The loaded KernelAbstractions' (major, minor, patch), asked once."""
+        if self._ka_version is None:
+            text = str(self.jl.seval("TackRuntime.tk_ka_version()"))
+            self._ka_version = _release(text)
+        return self._ka_version
+
+    def subgroups(self, device: str, backend) -> SubGroups | None:
+        """The sub-groups of `device` as KernelAbstractions reports them
+        (`TackRuntime.tk_subgroups`), None where it has no sub-group functions; asked once per
+        device, and only on KA 0.10 or later."""
+        if device not in self._subgroups:
+            answer = ""
+            if self.ka_version[:2] >= (0, 10):
+                answer = str(self.jl.seval("TackRuntime.tk_subgroups")(backend))
+            words = answer.split()
+            self._subgroups[device] = SubGroups(
+                int(words[0]), device in LINEAR_SUBGROUPS, frozenset(words[1:])) if words \
+                else None
+        return self._subgroups[device]
 
     def half_refusal(self, device: str, backend, jl_type: str) -> str:
         """Why `device` cannot run kernels in the half type `jl_type` (`Float16`,
@@ -272,13 +303,24 @@ class JuliaEngine(Engine):
         self._check_f64(session, kir)
         self._check_half(session, kir)
         self._check_atomics(kir)
-        source = render_julia(kir)
+        source = render_julia(kir, self._form(session, kir))
         try:
             fn = session.define(source)
         except Exception as exc:  # a Julia error (any type): wrapped once, with its cause
             raise TackRuntimeError(f"Kernel '{kir.name}' failed to compile on julia:{self.device}:"
                                    f" {exc}") from exc
         return JuliaKernel(self, kir, fn, source)
+
+    def _form(self, session: _Session, kir: KernelIR) -> str:
+        """Which text of `kir` runs here: its KI form where KernelAbstractions and the backend
+        have the sub-group functions it calls, else the `@localmem` emulation
+        (render/julia/subgroups.py, `choose_form`). Julia is asked only for a kernel whose
+        texts differ."""
+        needs = frozenset(JL_TYPES[t] for t in ki_shuffle_types(kir))
+        if not needs:
+            return EMULATED  # the two texts are the same
+        return choose_form(session.ka_version, session.subgroups(self.device, self._backend),
+                           needs)
 
     def _check_f64(self, session: _Session, kir: KernelIR) -> None:
         """Metal and oneAPI (every device) have no Float64 (KA.supports_float64): refuse before
@@ -331,6 +373,14 @@ class JuliaEngine(Engine):
 
 
 _HOST = HostMemory()
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """(major, minor, patch) of a Julia version string ("0.10.0-dev" → (0, 10, 0))."""
+    core = re.match(r"(\d+)\.(\d+)\.(\d+)", version.strip())
+    if core is None:
+        raise TackRuntimeError(f"Cannot read the KernelAbstractions version {version!r}")
+    return tuple(int(x) for x in core.groups())
 
 
 def _dtypes_used(kir: KernelIR) -> set:
