@@ -79,7 +79,7 @@ def rule(op: str, a, b):
         neg = (math.copysign(1, a) < 0) and (math.copysign(1, b) < 0) if op == "max" else \
             (math.copysign(1, a) < 0) or (math.copysign(1, b) < 0)
         return math.copysign(abs(a), -1.0 if neg else 1.0) if a == 0 else a
-    return (a if a > b else b) if op == "max" else (a if a < b else b)
+    return max(a, b) if op == "max" else min(a, b)  # distinct numbers here
 
 
 def fold(op: str, xs):
