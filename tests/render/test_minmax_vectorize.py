@@ -11,6 +11,7 @@ import pytest
 import tack
 from tack.ir.nodes import For
 from tack.ir.ops import Op
+from tack.ir.verify import verify
 from tack.ir.walk import iter_stmts
 from tack.passes.minmax import keyed_minmax_reductions
 
@@ -122,6 +123,7 @@ def _keyed(k, x, out) -> list[str]:
     got = keyed_minmax_reductions(kir)
     if got is kir:
         return []
+    verify(got, final=True)  # well-typed final IR, every new local declared
     keys = [n for n in got.locals if ".key" in n]
     assert not any(".key" in n for n in kir.locals)  # the kernel's own IR is left as it was
     loops = [s for s in iter_stmts(got.body) if isinstance(s, For)]
