@@ -203,3 +203,36 @@ def test_cpu_zero_tie_is_ordered_in_either_order(engine, dtype):
     got = out.numpy()
     check(got[:, 0], [rule("max", p, q) for p, q in pairs], True, "max")
     check(got[:, 1], [rule("min", p, q) for p, q in pairs], True, "min")
+
+
+@tack.kernel
+def with_constants(a, out):
+    for i in range(a.shape[0]):
+        out[i, 0] = max(a[i], 0.0)
+        out[i, 1] = max(a[i], -0.0)
+        out[i, 2] = min(a[i], 0.0)
+        out[i, 3] = min(a[i], -0.0)
+        out[i, 4] = max(0.0, a[i])
+        out[i, 5] = max(-0.0, a[i])
+        out[i, 6] = min(0.0, a[i])
+        out[i, 7] = min(-0.0, a[i])
+        out[i, 8] = max(a[i], 1.5)
+        out[i, 9] = min(-1.5, a[i])
+
+
+@pytest.mark.engines("cpu")  # the tie of zeros is the CPU engine's choice (docs/language.md)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cpu_zero_tie_with_a_constant_zero(engine, dtype):
+    """A constant operand skips the tie's code only where the select already gives it."""
+    vals = [0.0, -0.0, 1.5, -1.5, math.nan, math.inf, -math.inf, 2.0]
+    a = np.array(vals, dtype)
+    out = tack.zeros((len(vals), 10), tack.f32 if dtype == np.float32 else tack.f64)
+    with_constants(tack.array(a), out)
+    got = out.numpy()
+    consts = [("max", None, 0.0), ("max", None, -0.0), ("min", None, 0.0), ("min", None, -0.0),
+              ("max", 0.0, None), ("max", -0.0, None), ("min", 0.0, None), ("min", -0.0, None),
+              ("max", None, 1.5), ("min", -1.5, None)]
+    for c, (op, left, right) in enumerate(consts):
+        want = [rule(op, v if left is None else left, v if right is None else right)
+                for v in vals]
+        check(got[:, c], want, True, (op, left, right))

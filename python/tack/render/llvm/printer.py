@@ -15,6 +15,7 @@ ashr/lshr, icmp s/u and the extension of CAST; float ops carry no fast-math flag
 """
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import llvmlite.binding as llvm
@@ -313,7 +314,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
             better = self.b.fcmp_ordered("<" if e.op is Op.MIN else ">", a, b)
             nan_b = self.b.fcmp_unordered("uno", b, b)
             picked = self.b.select(self.b.or_(better, nan_b), a, b)
-            if not self.ordered_zeros or _nonzero_constant(e.args):
+            if not self.ordered_zeros or _tie_decided(e.op, *e.args):
                 return picked
             return self.zero_tie(e.op, a, b, picked)
         return self.b.call(self.intrinsic(MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
@@ -543,10 +544,13 @@ class LLVMRenderer(BitRendering, CPUEntry):
         return self.loops[-1]
 
 
-def _nonzero_constant(args) -> bool:
-    """Whether an operand is a constant other than ±0.0 (or NaN): then the operands tie only
-    with the same bits."""
-    return any(a.op is Op.CONST and a.arg == a.arg and a.arg != 0 for a in args)
+def _tie_decided(op: Op, a: Expr, b: Expr) -> bool:
+    """Whether the select alone gives `zero_tie`'s result: an operand is a constant other than
+    ±0.0 (then the operands tie only with the same bits), or the second, which the select
+    takes on a tie, is the zero the tie gives (`max(x, 0.0)`, `min(x, -0.0)`)."""
+    if any(x.op is Op.CONST and x.arg == x.arg and x.arg != 0 for x in (a, b)):
+        return True
+    return b.op is Op.CONST and b.arg == 0 and (math.copysign(1.0, b.arg) > 0) == (op is Op.MAX)
 
 
 def render(kir: KernelIR) -> str:
