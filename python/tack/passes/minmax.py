@@ -23,7 +23,8 @@ gives the bits of the scalar loop. So a loop whose body's only use of a float lo
     m = m if m.key == NAN_KEY else value(m.key)
 
 where `value` inverts `key` (the same flip). When every element is a NaN, `m` keeps its own
-value, as the scalar fold `max(m, NaN) = m` does. The CPU printer declares this rewrite
+value, as the scalar fold `max(m, NaN) = m` does (of `max(e, m)` it would keep the last NaN
+element: which NaN comes out is not specified, docs/language.md). The CPU printer declares this rewrite
 (render/llvm/printer.py, `ordered_zeros`): it matters where loops vectorize, and the GPU
 printer leaves the zero tie to its select.
 """
