@@ -137,6 +137,10 @@ class Engine:
         engine cannot run, before rendering where it can."""
         _missing(self, "compile")
 
+    # Whether a launch or copy may still run when its call returns; False where every call
+    # returns finished, so that `tack.sync()` need not ask the engine (devices.sync).
+    queues: bool = True
+
     def sync(self) -> None:
         """Wait for every queued launch and copy; errors of queued work surface here."""
         _missing(self, "sync")

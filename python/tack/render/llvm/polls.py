@@ -46,6 +46,7 @@ class PollingRenderer(LLVMRenderer):
     """Renders final KernelIR for the CPU engine, with the polls of `poll_plan(kir)`."""
 
     def render(self, kir: KernelIR) -> str:
+        kir = self.rewrite(kir)  # first: the plan is keyed by the statements rendered
         self.polls = poll_plan(kir)
         self._interrupted = self._charge = None
         return super().render(kir)

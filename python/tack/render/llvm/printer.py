@@ -15,6 +15,7 @@ ashr/lshr, icmp s/u and the extension of CAST; float ops carry no fast-math flag
 """
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 import llvmlite.binding as llvm
@@ -39,6 +40,7 @@ from ...ir.nodes import (
     While,
 )
 from ...ir.ops import Op
+from ...passes.minmax import keyed_minmax_reductions
 from .bits import BitRendering
 from .entry import CPUEntry, entry_name
 from .half import bf16_to_f32, f16_converters, f32_to_bf16
@@ -70,6 +72,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
     array_addrspace = 0
     table_addrspace = 0  # constant tables (`KernelIR.tables`)
     engine = "cpu"  # which lowering of a builtin's entry this printer reads
+    # Float min/max of +0.0 and -0.0 give +0.0 (max) and -0.0 (min) in either order (`zero_tie`);
+    # the language leaves that tie to the engine (docs/language.md).
+    ordered_zeros = True
     EMIT: ClassVar[dict] = {
         Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
         Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
@@ -100,7 +105,13 @@ class LLVMRenderer(BitRendering, CPUEntry):
         return self.ll_type(p.dtype)
 
     # ---- module structure ------------------------------------------------------------------
+    def rewrite(self, kir: KernelIR) -> KernelIR:
+        """The IR rewrites this printer declares: with ordered zeros, float min/max reductions
+        carried in integer keys, which vectorize (passes/minmax.py); `kir` if none applies."""
+        return keyed_minmax_reductions(kir) if self.ordered_zeros else kir
+
     def render(self, kir: KernelIR) -> str:
+        kir = self.rewrite(kir)
         self.kir = kir
         # No fast-math unless the kernel opts in (`@tack.kernel(fastmath=True)`).
         self.fflags = ("fast",) if kir.notes.get("fastmath") else FFLAGS
@@ -302,8 +313,22 @@ class LLVMRenderer(BitRendering, CPUEntry):
             # minimumnum/maximumnum, whose x86 lowering gave wrong results in a differential test.
             better = self.b.fcmp_ordered("<" if e.op is Op.MIN else ">", a, b)
             nan_b = self.b.fcmp_unordered("uno", b, b)
-            return self.b.select(self.b.or_(better, nan_b), a, b)
+            picked = self.b.select(self.b.or_(better, nan_b), a, b)
+            if not self.ordered_zeros or _tie_decided(e.op, *e.args):
+                return picked
+            return self.zero_tie(e.op, a, b, picked)
         return self.b.call(self.intrinsic(MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])
+
+    def zero_tie(self, op: Op, a: ir.Value, b: ir.Value, picked: ir.Value) -> ir.Value:
+        """`picked`, except where a == b: then the AND of their bits for MAX, the OR for MIN,
+        which is either operand unless they are +0.0 and -0.0; max gives +0.0 and min -0.0 in
+        either order, so that min and max are commutative and associative and a reduction may
+        take its elements in any order (passes/minmax.py; docs/design/002-cpu-engine.md)."""
+        bits = ir.IntType({ir.HalfType: 16, ir.FloatType: 32, ir.DoubleType: 64}[type(a.type)])
+        x, y = self.b.bitcast(a, bits), self.b.bitcast(b, bits)
+        both = self.b.and_(x, y) if op is Op.MAX else self.b.or_(x, y)
+        tie = self.b.fcmp_ordered("==", a, b)
+        return self.b.select(tie, self.b.bitcast(both, a.type), picked)
 
     def math(self, e: Expr) -> ir.Value:
         """A builtin's math function (the math functions, `pow`), as its entry's lowering."""
@@ -517,6 +542,15 @@ class LLVMRenderer(BitRendering, CPUEntry):
         if not self.loops:
             raise RenderError.at(s.loc, f"{type(s).__name__.lower()} outside a loop")
         return self.loops[-1]
+
+
+def _tie_decided(op: Op, a: Expr, b: Expr) -> bool:
+    """Whether the select alone gives `zero_tie`'s result: an operand is a constant other than
+    ±0.0 (then the operands tie only with the same bits), or the second, which the select
+    takes on a tie, is the zero the tie gives (`max(x, 0.0)`, `min(x, -0.0)`)."""
+    if any(x.op is Op.CONST and x.arg == x.arg and x.arg != 0 for x in (a, b)):
+        return True
+    return b.op is Op.CONST and b.arg == 0 and (math.copysign(1.0, b.arg) > 0) == (op is Op.MAX)
 
 
 def render(kir: KernelIR) -> str:
