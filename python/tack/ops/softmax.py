@@ -283,11 +283,14 @@ def _run(op: str, x, axis, want_log: int, out):
     return _args.deliver(res, out)
 
 
-def softmax(x, axis=-1, out=None):
-    """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    return _run("softmax", x, axis, 0, out)
+def softmax(x, axis=-1, out=None, deterministic=None):
+    """exp(x - max) / sum(exp(x - max)) along `axis`. `deterministic`: True or False runs in that
+    mode (`tack.deterministic`), None in the caller's."""
+    with _args.mode(deterministic):
+        return _run("softmax", x, axis, 0, out)
 
 
-def log_softmax(x, axis=-1, out=None):
-    """x - max - log(sum(exp(x - max))) along `axis`."""
-    return _run("log_softmax", x, axis, 1, out)
+def log_softmax(x, axis=-1, out=None, deterministic=None):
+    """x - max - log(sum(exp(x - max))) along `axis`; `deterministic` as for `softmax`."""
+    with _args.mode(deterministic):
+        return _run("log_softmax", x, axis, 1, out)
