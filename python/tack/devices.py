@@ -259,7 +259,7 @@ def deterministic_mode() -> bool:
     return _global["deterministic"] if got is None else got
 
 
-class deterministic:  # noqa: N801 - used as `with tack.deterministic():`, like tack.device
+class deterministic:
     """`with tack.deterministic():` runs the block in deterministic mode (`set_deterministic`)
     in this thread or task only, whatever the process-wide setting; `deterministic(False)` runs
     it in the default mode. `deterministic(None)` leaves the mode as it is (what tack.ops'

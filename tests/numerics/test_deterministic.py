@@ -117,22 +117,31 @@ def _alg_cases():
 ALGS = _alg_cases()
 
 
-def _alg(name, xs, ys):
-    def fn(_):
-        x, y = tack.array(xs), tack.array(ys)
-        out = ALGS[name](x, y)
+def _alg(name):
+    def fn(data):
+        xs, ys = data
+        out = ALGS[name](tack.array(xs), tack.array(ys))
         return [o.numpy() if hasattr(o, "numpy") else o for o in out]
     return fn
+
+
+def _scans(xs):
+    x = tack.array(xs)
+    inclusive, exclusive = tack.zeros(xs.size, dtype=xs.dtype), tack.zeros(xs.size, dtype=xs.dtype)
+    alg.inclusive_scan(x, inclusive)
+    alg.exclusive_scan(x, exclusive)
+    return [inclusive.numpy(), exclusive.numpy()]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=_name)
 @pytest.mark.parametrize("name", ALGS, ids=str)
 def test_algorithms_have_the_cpu_engines_bits(engine, name, dtype):
+    fn = _alg(name)
     for n in LENGTHS:
-        fn = _alg(name, _data(n, dtype, seed=n), _data(n, dtype, seed=n + 1))
-        want = _cpu(fn, None)
-        _same(_cpu(fn, None, threads=2), want, f"{name} n={n} cpu threads")
-        _same(_run(fn, None), want, f"{name} n={n} {engine!r}")
+        data = (_data(n, dtype, seed=n), _data(n, dtype, seed=n + 1))
+        want = _cpu(fn, data)
+        _same(_cpu(fn, data, threads=2), want, f"{name} n={n} cpu threads")
+        _same(_run(fn, data), want, f"{name} n={n} {engine!r}")
 
 
 @pytest.mark.engines("sim", "cuda", "julia")
@@ -142,15 +151,8 @@ def test_scans_have_the_simulators_bits(engine, dtype):
     every engine); the CPU engine's keeps its own chunk order (docs/numerics.md)."""
     for n in LENGTHS:
         xs = _data(n, dtype, seed=n)
-
-        def fn(_):
-            x, out = tack.array(xs), tack.zeros(n, dtype=xs.dtype)
-            alg.inclusive_scan(x, out)
-            out2 = tack.zeros(n, dtype=xs.dtype)
-            alg.exclusive_scan(x, out2)
-            return [out.numpy(), out2.numpy()]
-        want = _run(fn, None, tack.device("sim"))
-        _same(_run(fn, None), want, f"scans n={n} {engine!r}")
+        want = _run(_scans, xs, tack.device("sim"))
+        _same(_run(_scans, xs), want, f"scans n={n} {engine!r}")
 
 
 # ---- the mode's plumbing ------------------------------------------------------------------------

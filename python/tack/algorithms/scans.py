@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..arrays import Array
+from ..devices import deterministic_mode
 from ..intrinsics import local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
@@ -116,8 +117,11 @@ def tile_scan(src, dst, part, n, exclusive, scan):
 def _look_back(dev, dtype) -> bool:
     """The single pass where workgroups run concurrently in device memory (a GPU: not the
     simulator, which runs them in lockstep on the host) and 64-bit atomics publish its words;
-    dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine")."""
-    want = (not dev.is_host) if LOOK_BACK is None else LOOK_BACK
+    dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine"). In
+    deterministic mode on every engine with workgroups (the simulator and Julia's CPU backend
+    too, where a look-back that waits too long computes its prefix from the aggregates), so that
+    their float scans have CUDA's bits (docs/numerics.md, "Deterministic mode")."""
+    want = (not dev.is_host or deterministic_mode()) if LOOK_BACK is None else LOOK_BACK
     return bool(want and LB.encoding(dtype) and dt.u64 in dev.supported_atomic_dtypes)
 
 
