@@ -67,10 +67,8 @@ class Kernel:
             return self
         twin = self._twin
         if twin is None:
-            twin = Kernel(self.fn, fastmath=self.options["fastmath"], deterministic=True)
-            twin.__dict__.update({k: v for k, v in self.__dict__.items()
-                                  if k in ("__module__", "__doc__", "__wrapped__", "__qualname__")})
-            self._twin = twin
+            twin = self._twin = Kernel(self.fn, fastmath=self.options["fastmath"],
+                                       deterministic=True)
         return twin
 
     @property
