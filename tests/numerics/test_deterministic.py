@@ -192,6 +192,35 @@ def test_a_deterministic_kernels_ptx_calls_no_device_library(dtype):
         assert "ex2.approx" not in m.ptx and "lg2.approx" not in m.ptx
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=_name)
+def test_the_ops_ptx_in_deterministic_mode_calls_no_device_library(monkeypatch, dtype):
+    """Every kernel tack.ops and tack.algorithms launch on a workgroup engine (the simulator
+    runs CUDA's paths), specialized for CUDA in deterministic mode, renders without libdevice."""
+    from tack.call import plan
+    from tack.toolchain.nvptx import compile_ptx
+
+    seen, call = {}, plan.call
+
+    def record(kernel, args):
+        seen.setdefault(kernel.name, (kernel, args))
+        return call(kernel, args)
+
+    monkeypatch.setattr(plan, "call", record)
+    tack.set_default_device("sim")
+    x = _data((2, 300), dtype)
+    with tack.deterministic():
+        for op in OPS.values():
+            op(x)
+        ops.softmax(_data((1, 8209), dtype))
+        a = tack.array(x.ravel())
+        a.sum(), alg.var(a), alg.dot(a, a)
+    cuda = tack.device("cuda")
+    assert {"softmax_cached", "_online", "_gelu_tanh_spread", "_silu_spread"} <= set(seen)
+    for name, (kernel, args) in seen.items():
+        m = compile_ptx(specialize(kernel.in_mode(True), args, cuda))
+        assert not m.libdevice and "__nv_" not in m.llvm_ir, name
+
+
 def test_the_mode_is_part_of_the_specialization():
     tack.set_default_device("cpu")
     x, y = tack.array(np.linspace(0.5, 2, 9).astype(np.float32)), tack.zeros(9)
