@@ -37,8 +37,8 @@ def engines() -> str:
 
 
 def contract() -> str:
-    lines = ["| results (float32, float64, float16, bfloat16) | the same bits by default on "
-             "| in deterministic mode on |", "| --- | --- | --- |"]
+    lines = [("| results (float32, float64, float16, bfloat16) | the same bits by default on "
+              "| in deterministic mode on |"), "| --- | --- | --- |"]
     for what, (default, mode) in bounds.SAME_BITS.items():
         lines.append(f"| {what} | {default} | {mode} |")
     return "\n".join(lines)

@@ -3,9 +3,7 @@ mode"): tack.ops and tack.algorithms in float32, float64, float16 and bfloat16, 
 shapes (one element, primes, a workgroup and one past it, rows past the one-read limit,
 non-contiguous inputs) and several batch sizes, on every engine of the `engine` fixture
 (tests/engines.py: cuda runs on the GPU machines, julia where Julia is installed), compared bit
-for bit with the CPU engine's results at one and two threads. Scans are the one exception the
-contract states: the CPU engine keeps its chunk order, so a workgroup engine's scan is compared
-with the simulator's. The mode's plumbing (the kernel option, the switch, the ops' keyword, the
+for bit with the CPU engine's results at one and two threads. The mode's plumbing (the kernel option, the switch, the ops' keyword, the
 specialization keys, the PTX of a mode kernel) is checked here too, without a GPU.
 """
 import ml_dtypes
@@ -111,6 +109,7 @@ def _alg_cases():
         "norm": lambda x, y: scalars(alg.norm(x), alg.norm(x, ord=1)),
         "var_std": lambda x, y: scalars(alg.var(x), alg.std(x)),
         "histogram": lambda x, y: list(alg.histogram(x, bins=17)),
+        "scans": lambda x, y: _scans(x),
     }
 
 
@@ -126,11 +125,13 @@ def _alg(name):
 
 
 def _scans(xs):
-    x = tack.array(xs)
-    inclusive, exclusive = tack.zeros(xs.size, dtype=xs.dtype), tack.zeros(xs.size, dtype=xs.dtype)
-    alg.inclusive_scan(x, inclusive)
-    alg.exclusive_scan(x, exclusive)
-    return [inclusive.numpy(), exclusive.numpy()]
+    """Both scans of xs (NumPy or Tack), their totals, and an inclusive scan in place."""
+    x = tack.array(xs) if isinstance(xs, np.ndarray) else xs
+    inclusive, exclusive = tack.zeros(x.shape, dtype=x.dtype), tack.zeros(x.shape, dtype=x.dtype)
+    totals = [alg.inclusive_scan(x, inclusive), alg.exclusive_scan(x, exclusive)]
+    same = tack.array(x.numpy())
+    totals.append(alg.inclusive_scan(same, same))
+    return [inclusive.numpy(), exclusive.numpy(), same.numpy(), np.asarray(totals, np.float64)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=_name)
@@ -144,15 +145,13 @@ def test_algorithms_have_the_cpu_engines_bits(engine, name, dtype):
         _same(_run(fn, data), want, f"{name} n={n} {engine!r}")
 
 
-@pytest.mark.engines("sim", "cuda", "julia")
+@pytest.mark.engines("cpu", "sim", "cuda")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=_name)
-def test_scans_have_the_simulators_bits(engine, dtype):
-    """The workgroup engines' scans add in one order (the warp steps, in deterministic mode on
-    every engine); the CPU engine's keeps its own chunk order (docs/numerics.md)."""
-    for n in LENGTHS:
-        xs = _data(n, dtype, seed=n)
-        want = _run(_scans, xs, tack.device("sim"))
-        _same(_run(_scans, xs), want, f"scans n={n} {engine!r}")
+def test_long_scans_have_the_cpu_engines_bits(engine, dtype):
+    """Past 256 tiles the two passes scan their tile totals by the same algorithm again."""
+    n = 257 * 4096 + 1
+    xs = _data(n, dtype, seed=3)
+    _same(_run(_scans, xs), _cpu(_scans, xs), f"scans n={n} {engine!r}")
 
 
 # ---- the mode's plumbing ------------------------------------------------------------------------

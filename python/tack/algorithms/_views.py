@@ -126,8 +126,9 @@ def warp_paths(a: Array) -> bool:
 
 
 def emulated_groups(a: Array) -> bool:
-    """Whether a sum on a's device (an engine without workgroups) runs the workgroup kernels'
-    order on one thread per group (reduce.reduce_group_lanes): in deterministic mode."""
+    """Whether a float sum or scan on a's device (an engine without workgroups) runs the
+    workgroup kernels' additions one workgroup per iteration (reduce.reduce_group_lanes,
+    scan_order.py): in deterministic mode."""
     return not workgroups(a) and deterministic_mode()
 
 

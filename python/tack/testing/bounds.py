@@ -67,8 +67,7 @@ SAME_BITS: dict[str, tuple[str, str]] = {
                                                                    EVERY_ENGINE),
     "`inclusive_scan`, `exclusive_scan` of floats":
         ("none across engines (each engine's own order)",
-         "the engines with workgroups and 64-bit atomics (CUDA's look-back and warp steps: "
-         "not Julia's Metal backend); the CPU engine keeps its chunk order"),
+         "every engine but Julia's Metal backend (CUDA's look-back needs 64-bit atomics)"),
     "`min`, `max`, `absmax`, sorts, `histogram`, `count_nonzero`, segments' folds":
         (EVERY_ENGINE, EVERY_ENGINE),
     "other transcendentals (`pow`, `atan2`, `exp2`, ...: the list below)": ("none", "none"),
