@@ -240,9 +240,10 @@ def _online(x, out, rows, n, want_log, reduce):
 
 
 @func
-def online_lanes(x, ms, ss, base, n):
-    """The online kernel's lanes on one thread: lane j (ms[j], ss[j]) takes elements c = j,
-    j + 256, ... of the row in index order, rescaling its sum when its maximum grows."""
+def online_row(x, out, ms, ss, base, n, want_log):
+    """One row as `_online` computes it, on one thread: lane j (ms[j], ss[j]) takes elements
+    c = j, j + 256, ... in index order, rescaling its sum when its maximum grows; the row
+    maximum; each lane's sum rescaled to it, the lanes by the workgroup tree; the results."""
     for j in range(LANES):
         ms[j] = -math.inf
         ss[j] = 0.0
@@ -255,48 +256,35 @@ def online_lanes(x, ms, ss, base, n):
                 ms[j] = v
             ss[j] += exp(_shifted(v, ms[j]))  # noqa: F821
         c += LANES
+    big = f32(-math.inf)
+    for j in range(LANES):
+        big = max(big, ms[j])
+    for j in range(LANES):
+        ss[j] = ss[j] * exp(_shifted(ms[j], big))  # noqa: F821
+    s = lane_tree(ss, LANES)
+    inv = 1.0 / s
+    for c in range(n):
+        v = _shifted(x[base + c], big)
+        out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
 
 
 @kernel
 def _online_rows(x, out, rows, n, want_log):
-    """`_online` on an engine without workgroups, in its order (deterministic mode): the 256
-    lanes' running maxima and sums, the row maximum, each lane's sum rescaled to it, the lanes
-    by the workgroup tree."""
+    """`_online` on an engine without workgroups (deterministic mode), f32 lanes: f32 and half
+    rows."""
     for r in range(rows):
-        base = r * n
         ms = local_array(f32, LANES)
         ss = local_array(f32, LANES)
-        online_lanes(x, ms, ss, base, n)
-        big = f32(-math.inf)
-        for j in range(LANES):
-            big = max(big, ms[j])
-        for j in range(LANES):
-            ss[j] = ss[j] * exp(_shifted(ms[j], big))  # noqa: F821
-        s = lane_tree(ss, LANES)
-        inv = 1.0 / s
-        for c in range(n):
-            v = _shifted(x[base + c], big)
-            out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
+        online_row(x, out, ms, ss, r * n, n, want_log)
 
 
 @kernel
 def _online_rows_f64(x, out, rows, n, want_log):
     """`_online_rows` for f64 rows (f64 lanes)."""
     for r in range(rows):
-        base = r * n
         ms = local_array_like(x, LANES)
         ss = local_array_like(x, LANES)
-        online_lanes(x, ms, ss, base, n)
-        big = f32(-math.inf)
-        for j in range(LANES):
-            big = max(big, ms[j])
-        for j in range(LANES):
-            ss[j] = ss[j] * exp(_shifted(ms[j], big))  # noqa: F821
-        s = lane_tree(ss, LANES)
-        inv = 1.0 / s
-        for c in range(n):
-            v = _shifted(x[base + c], big)
-            out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
+        online_row(x, out, ms, ss, r * n, n, want_log)
 
 
 _CACHED: dict = {}
