@@ -271,19 +271,23 @@ class deterministic:
         if flag is not None and not _is_flag(flag):
             raise TackTypeError(f"tack.deterministic takes True, False or None, got {flag!r}")
         self.flag = None if flag is None else bool(flag)
-        self.tokens: list = []
+        self.tokens: dict = {}  # thread -> the tokens of its open blocks of this object
 
     def __enter__(self) -> None:
+        mine = self.tokens.setdefault(threading.get_ident(), [])
         if self.flag is None:
-            self.tokens.append(None)
+            mine.append(None)
             return
-        self.tokens.append(_deterministic_block.set(self.flag))
+        mine.append(_deterministic_block.set(self.flag))
         if self.flag:
             with _scope_lock:
                 _global["deterministic_scoped"] += 1
 
     def __exit__(self, *exc) -> None:
-        token = self.tokens.pop()
+        mine = self.tokens[threading.get_ident()]
+        token = mine.pop()
+        if not mine:
+            del self.tokens[threading.get_ident()]
         if token is None:
             return
         _deterministic_block.reset(token)

@@ -242,6 +242,31 @@ def test_the_mode_is_part_of_the_specialization():
     assert _math_det.in_mode(True) is _math_det and _math.in_mode(False) is _math
 
 
+def test_a_block_holds_in_its_thread_only():
+    """One `tack.deterministic()` object entered by several threads at once: each thread sees
+    its own block's mode, and every block ends where it began."""
+    import threading
+
+    from tack.devices import _global
+
+    shared, seen = tack.deterministic(), []
+
+    def work(flag):
+        block = shared if flag else tack.deterministic(False)
+        for _ in range(100):
+            with block:
+                seen.append(tack.deterministic_mode() == flag)
+
+    threads = [threading.Thread(target=work, args=(k % 2 == 0,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 600 and all(seen)
+    assert _global["deterministic_scoped"] == 0 and not shared.tokens
+    assert not tack.deterministic_mode()
+
+
 def test_the_prebuilt_path_follows_the_mode():
     """After a kernel's prebuilt call path exists, deterministic mode still reaches its twin."""
     tack.set_default_device("sim")
