@@ -27,6 +27,12 @@ and its half attention of head_dim 64 or 128: ops/flash_attention.py). The `long
 rows (bfloat16 only; (4, 16, 4096, 128) on the GPU) run the head_dim 128 kernel on a long
 sequence.
 
+The `tack-det` lines of softmax, log_softmax, gelu_tanh and silu (every precision) run the same
+op in deterministic mode (`with tack.deterministic():`, docs/numerics.md "Deterministic mode":
+tack.lib's exp, log and tanh on the GPU instead of the device library's, the CPU engine's bits);
+the ratio `tack/tack-det` is the mode's time over the default's, and `--gpu` prints it against
+the contract's target of 1.25.
+
 The `sum`, `min` and `max` rows are `a.sum()`, `a.min()`, `a.max()` (tack.algorithms: a Python
 float) of the rows' f32 input, beside `np.sum`/`np.min`/`np.max` and torch's (a device tensor).
 
@@ -143,6 +149,10 @@ def compare(name, impls: dict, want, amount: float, unit: str, tol, budget: floa
             f"{v / rate[p]:5.2f}x {p}" for p in peers)
         lim = f"  ({100 * v / limits[unit]:4.1f}% of {limits[unit]:g})" if limits else ""
         print(f"  {name:18s} {label:12s} {v:9.3f} {unit:8s}{lim}  {ratios}", flush=True)
+    if "tack-det" in rate:
+        cost = rate["tack"] / rate["tack-det"]
+        print(f"  {name:18s} deterministic mode: {cost:.2f}x the default's time "
+              f"({'within' if cost <= 1.25 else 'OVER'} the 1.25x target)", flush=True)
 
 
 # -- references (float64, from the definitions) ------------------------------------------------
@@ -167,6 +177,11 @@ def ref_rms_norm(x, w):
 def ref_gelu(x):
     x = x.astype(np.float64)
     return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def ref_silu(x):
+    x = x.astype(np.float64)
+    return x / (1 + np.exp(-x))
 
 
 def ref_attention(q, k, v, causal):
@@ -250,6 +265,9 @@ def _benchmarks(sz, rng, dtype=np.float32):
     yield ("gelu_tanh", [x], ref_gelu(x), 2 * nb, "GB/s", f32,
            lambda t, out: ops.gelu(t, out=out), _np_gelu, "gelu",
            lambda T, F: (lambda a: F.gelu(a, approximate="tanh")))
+    yield ("silu", [x], ref_silu(x), 2 * nb, "GB/s", f32,
+           lambda t, out: ops.silu(t, out=out), None, None,
+           lambda T, F: (lambda a: F.silu(a)))
     yield ("add", [x, y], x.astype(np.float64) + y, 3 * nb, "GB/s", f32,
            lambda t, u, out: ops.add(t, u, out=out), lambda a, u, out: np.add(a, u, out=out),
            None, lambda T, F: (lambda a, u: T.add(a, u)))
@@ -336,12 +354,34 @@ def _torch_tf32_matmul(T, F):
 # the float64 references of the half rows, by row name, on the exact values of the inputs
 REFS = {"softmax": ref_softmax, "log_softmax": lambda x: ref_softmax(x, True),
         "layer_norm": ref_layer_norm, "rms_norm": ref_rms_norm, "gelu_tanh": ref_gelu,
+        "silu": ref_silu,
         "add": lambda x, y: x.astype(np.float64) + y.astype(np.float64),
         "matmul": lambda a, b: a.astype(np.float64) @ b.astype(np.float64),
         "attention": lambda q, k, v: ref_attention(q, k, v, False),
         "attention causal": lambda q, k, v: ref_attention(q, k, v, True),
         "long attention": lambda q, k, v: ref_attention(q, k, v, False),
         "long attention causal": lambda q, k, v: ref_attention(q, k, v, True)}
+
+
+# rows timed in deterministic mode too ("tack-det", docs/numerics.md "Deterministic mode"): its
+# cost is the default's rate over its rate, the target at most 1.25
+DETERMINISTIC = ("softmax", "log_softmax", "gelu_tanh", "silu")
+
+
+def _deterministic(fn):
+    def run(*args):
+        with tack.deterministic():
+            return fn(*args)
+    return run
+
+
+def _tack_impls(name, tk, inputs, want_shape) -> dict:
+    """Tack's implementation, and beside it the same op in deterministic mode for the rows of
+    DETERMINISTIC (of any precision)."""
+    impls = {"tack": _tack_impl(tk, inputs, want_shape)}
+    if name.split()[0] in DETERMINISTIC:
+        impls["tack-det"] = _tack_impl(_deterministic(tk), inputs, want_shape)
+    return impls
 
 
 def _tack_impl(fn, inputs, want_shape):
@@ -407,7 +447,7 @@ def run_cpu(sz, budget, rounds=7, only=None, dtypes=("float32",), tiles=HOPPER_T
     for name, inputs, want, work, unit, tol, tk, npf, nbk, _ in _rows(sz, dtypes):
         if only and not any(name.startswith(o) for o in only):
             continue
-        impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        impls = _tack_impls(name, tk, inputs, want.shape)
         if inputs[0].dtype != np.float32:  # a half row: beside Tack's f32 op on the same values
             impls["tack-f32"] = _tack_impl(tk, [a.astype(np.float32) for a in inputs],
                                            want.shape)
@@ -485,7 +525,7 @@ def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES):
         torch.backends.cudnn.allow_tf32 = False
     tack.set_default_device("cuda")
     for name, inputs, want, work, unit, tol, tk, _, _, tf in _rows(sz, dtypes):
-        impls = {"tack": _tack_impl(tk, inputs, want.shape)}
+        impls = _tack_impls(name, tk, inputs, want.shape)
         kind = name.split()[-1]
         limits = TENSOR_LIMITS[kind] if name.startswith("matmul") and kind in TENSOR_LIMITS \
             else LIMITS

@@ -42,13 +42,15 @@ def engine(request):
 
 @pytest.fixture(autouse=True)
 def _restore_defaults():
-    """Every test starts and ends with the default device and debug mode it found: a test may
-    select a device or turn debug mode on without a `try`/`finally` of its own."""
+    """Every test starts and ends with the default device, debug mode and deterministic mode it
+    found: a test may select a device or turn a mode on without a `try`/`finally` of its own."""
     import tack
 
     device, debug = tack.default_device(), tack.debug_mode()
+    determ = tack.deterministic_mode()
     yield
     tack.set_debug(debug)
+    tack.set_deterministic(determ)
     if tack.default_device() is not device:
         tack.set_default_device(device)
 

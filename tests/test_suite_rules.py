@@ -74,7 +74,8 @@ def test_one_cuda_device_fixture():
 def _restores(node: ast.Try) -> bool:
     calls = [ast.unparse(s.value.func) for s in node.finalbody
              if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)]
-    return any(c in ("tack.set_default_device", "tack.set_debug") for c in calls)
+    return any(c in ("tack.set_default_device", "tack.set_debug",
+                                "tack.set_deterministic") for c in calls)
 
 
 def test_no_hand_written_restore_of_the_defaults():

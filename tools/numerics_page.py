@@ -25,13 +25,22 @@ MARK = re.compile(r"(<!-- table (\w+): tools/numerics_page.py -->\n)(.*?)(<!-- e
 
 
 def engines() -> str:
-    lines = ["| device | engine | float32 and float64 exp, log, sin, cos, tanh |",
-             "| --- | --- | --- |"]
+    lines = ["| device | engine | exp, log, sin, cos, tanh by default | in deterministic mode |",
+             "| --- | --- | --- | --- |"]
     for engine, arch in dict.fromkeys(registry.shown_by("ir")):
         caps = tack.device(arch, engine=engine).capabilities
         call = f'`"{arch}"`' if engine == "native" else f'`"{arch}", engine="{engine}"`'
         lines.append(f"| {call} | {engine} | "
-                     f"{'tack.lib (the same bits)' if caps.library_math else 'the device library'} |")
+                     f"{'tack.lib (the same bits)' if caps.library_math else 'the device library'}"
+                     " | tack.lib (the same bits) |")
+    return "\n".join(lines)
+
+
+def contract() -> str:
+    lines = [("| results (float32, float64, float16, bfloat16) | the same bits by default on "
+              "| in deterministic mode on |"), "| --- | --- | --- |"]
+    for what, (default, mode) in bounds.SAME_BITS.items():
+        lines.append(f"| {what} | {default} | {mode} |")
     return "\n".join(lines)
 
 
@@ -113,7 +122,7 @@ def tensor_cores() -> str:
     return "\n".join(lines)
 
 
-TABLES = {"engines": engines, "math": math_functions, "math64": math_functions_f64,
+TABLES = {"contract": contract, "engines": engines, "math": math_functions, "math64": math_functions_f64,
           "engine_math": engine_math,
           "ops": op_bounds, "half": half_bounds, "tf32": tf32, "tensor_cores": tensor_cores}
 

@@ -34,8 +34,16 @@ def specialize_parsed(kernel, pk, specs: dict, device=None, debug: bool = False,
     typed = typecheck(kernel, pk, specs, debug)
     capabilities.check(typed, device)
     if library_math is None:
-        library_math = capabilities.library_math(device)
+        library_math = _library_math(kernel, device)
     return lower(typed, debug, library_math=library_math)
+
+
+def _library_math(kernel, device) -> bool:
+    """Whether the math builtins become tack.lib's functions: on the engines that take them,
+    and on every engine for a kernel in deterministic mode (`@tack.kernel(deterministic=True)`,
+    the twin `Kernel.in_mode` gives), whose bits are then the CPU engine's."""
+    return capabilities.library_math(device) or \
+        bool(getattr(kernel, "options", {}).get("deterministic"))
 
 
 def specialize_parts(kernel, pk, parts: list, device=None, debug: bool = False) -> KernelIR:
@@ -60,7 +68,7 @@ def first_ir(kernel, pk, specs: dict, debug: bool = False,
         capabilities.check_uniform_participation(typed)
     else:
         capabilities.reject_workgroups(typed, features, device)
-    return lower(typed, debug, library_math=capabilities.library_math(device)), features
+    return lower(typed, debug, library_math=_library_math(kernel, device)), features
 
 
 def typecheck(kernel, pk, specs: dict, debug: bool = False) -> KernelIR:

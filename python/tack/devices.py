@@ -8,6 +8,7 @@ Julia.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import os
 import sys
@@ -159,7 +160,13 @@ class Device:
 _global = {"device": None, "scoped": 0,  # scoped: `with device` blocks open in any thread
            "debug": os.environ.get("TACK_DEBUG", "").strip().lower()
            in ("1", "true", "yes", "on"),  # TACK_DEBUG is read once, at import
-           "intercept": None}  # tack.check's session: every kernel call goes to it instead
+           "intercept": None,  # tack.check's session: every kernel call goes to it instead
+           # deterministic mode (`set_deterministic`; TACK_DETERMINISTIC is read once, at
+           # import), and the `with tack.deterministic(True)` blocks open in any thread: a
+           # prebuilt call path takes the general one while either is set
+           "deterministic": os.environ.get("TACK_DETERMINISTIC", "").strip().lower()
+           in ("1", "true", "yes", "on"),
+           "deterministic_scoped": 0}
 
 
 _local = threading.local()  # .stack: this thread's `with device` blocks (`_Scope`s)
@@ -227,6 +234,68 @@ def debug_mode() -> bool:
     """Whether debug mode is on (`set_debug`, or TACK_DEBUG at import), so code that turns it on
     for a while can put back what it found."""
     return _global["debug"]
+
+
+# ---- deterministic mode (docs/numerics.md, "Deterministic mode") --------------------------------
+# The process-wide setting is `_global["deterministic"]`; a `with tack.deterministic(flag)` block
+# overrides it in the context that enters it (a thread, an asyncio task), through a ContextVar.
+_deterministic_block: contextvars.ContextVar = contextvars.ContextVar("tack_deterministic",
+                                                                      default=None)
+
+
+def set_deterministic(flag: bool = True) -> None:
+    """Deterministic mode for the whole process (as `torch.use_deterministic_algorithms`):
+    every kernel, tack.ops and tack.algorithms call then computes the bits the CPU engine
+    computes, on every engine (docs/numerics.md, "Deterministic mode"). Its kernels are
+    separate specializations. `flag` is a bool (or 0/1), as for `set_debug`."""
+    if not _is_flag(flag):
+        raise TackTypeError(f"tack.set_deterministic takes True or False, got {flag!r} (the "
+                            "environment variable TACK_DETERMINISTIC=1 sets it from a shell)")
+    _global["deterministic"] = bool(flag)
+
+
+def deterministic_mode() -> bool:
+    """Whether calls made here run in deterministic mode: the innermost open
+    `with tack.deterministic(...)` block's flag, else the process-wide `set_deterministic`."""
+    got = _deterministic_block.get()
+    return _global["deterministic"] if got is None else got
+
+
+class deterministic:
+    """`with tack.deterministic():` runs the block in deterministic mode (`set_deterministic`)
+    in this thread or task only, whatever the process-wide setting; `deterministic(False)` runs
+    it in the default mode. `deterministic(None)` leaves the mode as it is (what tack.ops'
+    `deterministic=None` keyword does). Blocks nest; each restores what it found."""
+
+    __slots__ = ("flag", "tokens")
+
+    def __init__(self, flag: bool | None = True):
+        if flag is not None and not _is_flag(flag):
+            raise TackTypeError(f"tack.deterministic takes True, False or None, got {flag!r}")
+        self.flag = None if flag is None else bool(flag)
+        self.tokens: dict = {}  # thread -> the tokens of its open blocks of this object
+
+    def __enter__(self) -> None:
+        mine = self.tokens.setdefault(threading.get_ident(), [])
+        if self.flag is None:
+            mine.append(None)
+            return
+        mine.append(_deterministic_block.set(self.flag))
+        if self.flag:
+            with _scope_lock:
+                _global["deterministic_scoped"] += 1
+
+    def __exit__(self, *exc) -> None:
+        mine = self.tokens[threading.get_ident()]
+        token = mine.pop()
+        if not mine:
+            del self.tokens[threading.get_ident()]
+        if token is None:
+            return
+        _deterministic_block.reset(token)
+        if self.flag:
+            with _scope_lock:
+                _global["deterministic_scoped"] -= 1
 
 
 def _is_flag(v) -> bool:

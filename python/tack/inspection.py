@@ -8,7 +8,7 @@ from pathlib import Path
 from .call.plan import partial_group_message
 from .capabilities import has_collectives
 from .compiler import specialize
-from .devices import Device, default_device, make_device
+from .devices import Device, default_device, deterministic_mode, make_device
 from .errors import TackError, TackTypeError, TackValueError, for_user
 from .ir.nodes import KernelIR
 from .ir.ops import WORKGROUP
@@ -40,6 +40,7 @@ def _inspect(kernel, args, mode, engine, outdir):
         kernel, args = kernel.kernel, (kernel.obj,) + args
     if not isinstance(kernel, Kernel):
         raise TackTypeError(f"Expected a @tack.kernel, got {type(kernel).__name__}")
+    kernel = kernel.in_mode(deterministic_mode())  # as a call here would run it
     dev = _device_for(engine)
     if mode is not None and mode not in stage_names():
         kind = dev.kind

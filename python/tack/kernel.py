@@ -6,7 +6,8 @@ import operator
 
 from .call import plan as call_plan
 from .call import signature
-from .errors import TackError, TackTypeError, for_user
+from .devices import _is_flag
+from .errors import TackError, TackTypeError, TackValueError, for_user
 from .frontend import depth
 from .frontend.parser import Parser
 from .frontend.source import capture, closure_values
@@ -17,11 +18,13 @@ class Kernel:
 
     __tack_kernel__ = True  # how the frontend (which cannot import this layer) recognizes one
 
-    def __init__(self, fn, fastmath: bool = False):
+    def __init__(self, fn, fastmath: bool = False, deterministic: bool = False):
         if not callable(fn) or not hasattr(fn, "__code__"):
             raise TackTypeError(f"@tack.kernel decorates a function, got {type(fn).__name__}")
         self.fn = fn
-        self.options = {"fastmath": bool(fastmath)}
+        # part of every cache key (call/records.py); the in-memory plans are this object's own
+        self.options = {"fastmath": bool(fastmath), "deterministic": bool(deterministic)}
+        self._twin = None  # the deterministic-mode kernel of the same function (`in_mode`)
         self.name = fn.__name__
         self.source = capture(fn)  # fails now, with advice, if the source cannot be read
         self.depth, self._deepest = depth.nesting(self.source.tree)  # frontend/depth.py
@@ -55,6 +58,18 @@ class Kernel:
             pk = depth.on_deep_stack(depth.kernel_depth(self.depth), parser.parse_kernel)
             self._parsed[key] = pk
         return pk
+
+    def in_mode(self, deterministic: bool) -> Kernel:
+        """The kernel a call runs: itself, or in deterministic mode (`tack.deterministic`) its
+        twin with option `deterministic=True`, made once, whose specializations are kept apart
+        from this kernel's."""
+        if not deterministic or self.options["deterministic"]:
+            return self
+        twin = self._twin
+        if twin is None:
+            twin = self._twin = Kernel(self.fn, fastmath=self.options["fastmath"],
+                                       deterministic=True)
+        return twin
 
     @property
     def parsed(self):
@@ -122,16 +137,29 @@ class BoundKernel:
         return f"<bound tack.kernel {self.name} of {self.obj!r}>"
 
 
-def kernel(fn=None, *, fastmath: bool = False):
+def kernel(fn=None, *, fastmath: bool = False, deterministic: bool = False):
     """Decorator: compile `fn` as a Tack kernel (lazily, at its first call).
 
     `@tack.kernel(fastmath=True)` lets the compiler reassociate and approximate floating-point
     arithmetic in this kernel (LLVM's `fast` flags; approximate division, square root and
     reciprocal square root on GPUs). Off by default: results then follow IEEE rules exactly,
-    multiply-add contraction being the only liberty."""
+    multiply-add contraction being the only liberty.
+
+    `@tack.kernel(deterministic=True)` runs this kernel in deterministic mode on every call
+    (`tack.deterministic`): its `exp`, `log`, `sin`, `cos` and `tanh` are tack.lib's functions
+    on every engine, GPUs included, so its bits are the CPU engine's (docs/numerics.md,
+    "Deterministic mode"). It excludes `fastmath=True`, which gives up those bits."""
+    if not _is_flag(deterministic):
+        raise for_user(TackTypeError(f"@tack.kernel(deterministic=...) takes True or False, "
+                                     f"got {deterministic!r}"))
+    if fastmath and deterministic:
+        raise for_user(TackValueError(
+            "@tack.kernel(fastmath=True, deterministic=True): fast-math lets the compiler "
+            "reorder and approximate, so its bits are no longer the same on every engine; "
+            "choose one"))
     if fn is None:
-        return lambda f: kernel(f, fastmath=fastmath)
+        return lambda f: kernel(f, fastmath=fastmath, deterministic=deterministic)
     try:
-        return Kernel(fn, fastmath=fastmath)
+        return Kernel(fn, fastmath=fastmath, deterministic=deterministic)
     except TackError as exc:
         raise for_user(exc)  # the same exception, its internal frames dropped

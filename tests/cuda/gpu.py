@@ -26,7 +26,7 @@ def loaded_variant(kernel, *args):
     which tests ran before; the copy holds this call's alone."""
     import tack
 
-    fresh = tack.kernel(fastmath=kernel.options["fastmath"])(kernel.fn)
+    fresh = tack.kernel(**kernel.options)(kernel.fn)
     fresh(*args)
     tack.sync()
     (plan,) = fresh._plans.values()

@@ -2,8 +2,9 @@
 inputs give the same bits on the CPU engine at one and two threads, on the simulator, and on the
 Julia engine where its tier is present, for the corpus kernels in float32 and float64; tack.ops
 and tack.algorithms give the same bits whatever the thread count, and a row's result does not
-depend on how many rows share the launch. What the contract does not yet promise is pinned here
-too (`ENGINE_DEPENDENT`, `test_reductions_follow_the_engine`), so a change on either side shows.
+depend on how many rows share the launch. What the default mode does not promise is pinned here
+too (`ENGINE_DEPENDENT`, `test_reductions_follow_the_engine`), so a change on either side shows;
+deterministic mode's promise is tests/numerics/test_deterministic.py's.
 """
 import numpy as np
 import pytest
@@ -151,8 +152,9 @@ def test_float32_elementwise_ops_have_the_same_bits_on_cpu_and_sim():
         np.testing.assert_array_equal(_bits(got["sim"][k]), _bits(got["cpu"][k]), k)
 
 
-@pytest.mark.xfail(strict=True, reason="docs/numerics.md, 'Not yet': a reduction's order is the "
-                   "engine's (a workgroup tree with workgroups, a loop on the CPU)")
+@pytest.mark.xfail(strict=True, reason="docs/numerics.md, 'Not the same bits': by default a "
+                   "reduction's order is the engine's (a workgroup tree with workgroups, a loop "
+                   "on the CPU); deterministic mode gives one (test_deterministic.py)")
 def test_reductions_follow_the_engine():
     got = {}
     for device in ("cpu", "sim"):

@@ -7,7 +7,7 @@ import operator
 
 from .. import dtypes as dt
 from ..arrays import Array
-from ..devices import default_device
+from ..devices import default_device, deterministic_mode
 from ..errors import TackTypeError, TackValueError
 
 INTEGERS = (dt.i8, dt.u8, dt.i16, dt.u16, dt.i32, dt.u32, dt.i64, dt.u64)
@@ -117,8 +117,19 @@ def warp_paths(a: Array) -> bool:
     """Whether a workgroup kernel on a's device combines its lanes by warp shuffles: where warps
     exchange registers (`Capabilities.register_warps`: CUDA and the simulator), not where they
     are emulated through shared memory (Julia), which would be slower than the shared-memory
-    steps themselves (docs/algorithms.md, "Paths per engine")."""
-    return a.device.capabilities.register_warps if WARPS is None else bool(WARPS)
+    steps themselves (docs/algorithms.md, "Paths per engine"); in deterministic mode on every
+    engine, so that its sums and scans have CUDA's and the simulator's bits (docs/numerics.md,
+    "Deterministic mode")."""
+    if WARPS is not None:
+        return bool(WARPS)
+    return a.device.capabilities.register_warps or deterministic_mode()
+
+
+def emulated_groups(a: Array) -> bool:
+    """Whether a float sum or scan on a's device (an engine without workgroups) runs the
+    workgroup kernels' additions one workgroup per iteration (reduce.reduce_group_lanes,
+    scan_order.py): in deterministic mode."""
+    return not workgroups(a) and deterministic_mode()
 
 
 def same_device(name: str, *arrays: Array) -> None:

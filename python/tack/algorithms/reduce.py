@@ -6,14 +6,16 @@ iteration of a parallel loop (eight interleaved accumulators, combined in a fixe
 one-iteration pass combines the chunk results in order. On an engine with workgroups each lane
 of GROUPS x 256 reduces a strided slice (coalesced loads), a tree in shared memory combines a
 group, and the same one-iteration pass combines the groups. Either way the result is the same for
-every run and thread count.
+every run and thread count. In deterministic mode (docs/numerics.md) an engine without
+workgroups takes the workgroup order too, one iteration per group running its 256 lanes and
+the warp tree's order (`reduce_group_lanes`, `warp_order`), so every engine gives CUDA's bits.
 """
 from __future__ import annotations
 
 from .. import dtypes as dt
 from ..arrays import Array, zeros
 from ..frontend.inline import func
-from ..intrinsics import local_array_like, select
+from ..intrinsics import local_array_like, select, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype, nan_max, nan_min
@@ -194,6 +196,40 @@ def reduce_groups(x, part, n, combine, start, tree):
 
 
 @func
+def warp_order(acc, combine):
+    """combine over acc[0 .. 255] in the order of lib.warp_reductions.warp_tree, as its lane 0
+    takes it: each warp's 32 slots by halves (slot i takes slot i + s, s = 16 … 1: the xor
+    butterfly, whose lanes agree since combine is commutative), then the eight warp results
+    by s = 4, 2, 1."""
+    for w in range(8):
+        s = 16
+        while s > 0:
+            for i in range(s):
+                acc[w * 32 + i] = combine(acc[w * 32 + i], acc[w * 32 + i + s])
+            s = s // 2
+    for w in unroll(range(1, 8)):
+        acc[w] = acc[w * 32]
+    for i in unroll(range(4)):
+        acc[i] = combine(acc[i], acc[i + 4])
+    for i in unroll(range(2)):
+        acc[i] = combine(acc[i], acc[i + 2])
+    return combine(acc[0], acc[1])
+
+
+@kernel
+def reduce_group_lanes(x, part, n, combine, start):
+    """`reduce_groups` with `warp_group_reduce` on an engine without workgroups: iteration g
+    runs workgroup g's 256 lanes one after the other and combines them in `warp_order`."""
+    for g in range(part.shape[0]):
+        acc = local_array_like(part, 256)
+        stride = part.shape[0] * 256
+        for lane in range(256):
+            t = g * 256 + lane
+            acc[lane] = lane_fold(x, start(x, part, n, t), n, t, stride, combine)
+        part[g] = warp_order(acc, combine)
+
+
+@func
 def lane_min_max(x, res, n, t, stride):
     """res[0], res[1]: the minimum and maximum of elements t, t + T, … of x[:n] (T = stride),
     in one read of them (four loads in flight per lane, folded in a fixed order)."""
@@ -253,6 +289,11 @@ def accumulator(t):
 def reduce_flat(x: Array, n: int, op: str, acc=None):
     """Reduce x[:n] (1-D, n > 0) with op in the accumulator dtype; a NumPy scalar."""
     acc = acc or (accumulator(x.dtype) if op == "sum" else x.dtype)
+    if op == "sum" and V.emulated_groups(x) and n > WORKGROUP:  # min, max: exact in any order
+        groups = min(GROUPS, -(-n // WORKGROUP))
+        part = zeros(groups, acc, device=x.device)
+        reduce_group_lanes(x, part, n, *GROUP_STEPS[op])
+        return fold_group_lanes(part, groups)
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "groups", groups)  # every slot written before it is read
@@ -275,6 +316,13 @@ def fold_groups(part: Array, groups: int, op: str, what="result"):
     box, read = result_box(part.device, part.dtype, what)
     reduce_groups(part, box, groups, *GROUP_STEPS[op], group_tree(part))
     return read()
+
+
+def fold_group_lanes(part: Array, groups: int):
+    """`fold_groups` of a sum on an engine without workgroups (`reduce_group_lanes`)."""
+    out = zeros(1, part.dtype, device=part.device)
+    reduce_group_lanes(part, out, groups, *GROUP_STEPS["sum"])
+    return out.numpy()[0]
 
 
 def min_max(x: Array, n: int) -> tuple:

@@ -6,13 +6,16 @@ of those, then each chunk rescanned from its offset (three passes, two over the 
 workgroups, on a GPU (device memory) for dtypes of at most 32 bits: the single pass of
 lookback.py. Otherwise with workgroups (the simulator, 64-bit dtypes): tiles of TILE elements;
 a tile's total, the scan of the tile totals (the same algorithm, applied to them when there are
-many), then each tile scanned in shared memory from its offset (docs/algorithms.md, "Scans")"""
+many), then each tile scanned in shared memory from its offset (docs/algorithms.md, "Scans").
+In deterministic mode every engine with workgroups takes the look-back where CUDA does, and an
+engine without workgroups computes a float scan with the same additions (scan_order.py)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as dt
 from ..arrays import Array
+from ..devices import deterministic_mode
 from ..intrinsics import local_array_like, shared_like, thread_id, unroll
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
@@ -21,6 +24,7 @@ from ..lib.reductions import group_reduce
 from ..lib.warp_reductions import warp_group_reduce
 from . import _views as V
 from . import lookback as LB
+from . import scan_order as SO
 from ._scratch import kept, unfilled
 from .copy_fill import copy_elements, detached
 from .tiles import PER, SLOTS, TILE, block_inclusive, slot, stage, tile_prefixes, warp_inclusive
@@ -116,8 +120,11 @@ def tile_scan(src, dst, part, n, exclusive, scan):
 def _look_back(dev, dtype) -> bool:
     """The single pass where workgroups run concurrently in device memory (a GPU: not the
     simulator, which runs them in lockstep on the host) and 64-bit atomics publish its words;
-    dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine")."""
-    want = (not dev.is_host) if LOOK_BACK is None else LOOK_BACK
+    dst's dtype must fit the 32-bit payload (docs/algorithms.md, "Paths per engine"). In
+    deterministic mode on every engine with workgroups (the simulator and Julia's CPU backend
+    too, where a look-back that waits too long computes its prefix from the aggregates), so that
+    their float scans have CUDA's bits (docs/numerics.md, "Deterministic mode")."""
+    want = (not dev.is_host or deterministic_mode()) if LOOK_BACK is None else LOOK_BACK
     return bool(want and LB.encoding(dtype) and dt.u64 in dev.supported_atomic_dtypes)
 
 
@@ -142,13 +149,15 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
         LB.scan_kernel(enc, LB.SUB, LB.LEAN)(src, dst, words, n, tiles, exclusive, LB.WINDOW,
                                              LB.PATIENCE, LB.TICKETS, scan, pairs)
         return LB.decode(words[total], dst.dtype)
+    if V.emulated_groups(src) and n > WORKGROUP and dst.dtype.is_float:
+        # deterministic mode without workgroups: CUDA's additions (integers: any order is exact)
+        if enc is not None:
+            return SO.look_back(src, dst, n, exclusive, LB.SUB, LB.WINDOW)
+        return SO.two_pass(src, dst, n, exclusive, _scan_tile_totals)
     if V.workgroups(src) and n > WORKGROUP:
         part = kept(dst.device, dst.dtype, "tile totals", -(-n // TILE))  # written, then read
         tile_totals(src, dst, part, n, tree)
-        if part.shape[0] > WORKGROUP:
-            _scan(part, part, part.shape[0], 0)  # many tiles: their totals scanned alike
-        else:
-            scan_totals(part)
+        _scan_tile_totals(part)
         tile_scan(src, dst, part, n, exclusive, scan)
     else:
         part = kept(dst.device, dst.dtype, "chunk totals", -(-n // CHUNK))
@@ -156,6 +165,15 @@ def _scan(src: Array, dst: Array, n: int, exclusive: int):
         scan_totals(part)
         chunk_scan(src, dst, part, n, CHUNK, exclusive)
     return part[part.shape[0] - 1]  # the scanned totals end with the whole total
+
+
+def _scan_tile_totals(part: Array) -> None:
+    """The inclusive scan of the two passes' tile totals, in place: many tiles' totals by the
+    same algorithm, else in order."""
+    if part.shape[0] > WORKGROUP:
+        _scan(part, part, part.shape[0], 0)
+    else:
+        scan_totals(part)
 
 
 def _run(name: str, src, dst, n, exclusive: int):

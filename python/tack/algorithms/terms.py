@@ -1,17 +1,27 @@
 """Map-reduce partial sums for the statistics: each kernel sums one *term* of the elements
 (|x|, x², (x − p)², x·y, x ≠ 0) into one partial per CPU chunk or per workgroup; the partials
 are then summed by reduce.reduce_flat (CPU chunks) or by one workgroup into a result box
-(reduce.fold_groups). The order is fixed by n, as for `a.sum()`."""
+(reduce.fold_groups). The order is fixed by n, as for `a.sum()`; in deterministic mode it is the
+workgroup order on every engine (`term_group_lanes`)."""
 from __future__ import annotations
 
 from ..arrays import Array, zeros
 from ..frontend.inline import func
+from ..intrinsics import local_array_like
 from ..ir.ops import WORKGROUP
 from ..kernel import kernel
 from ..lib.combine import add, in_dtype
 from . import _views as V
 from ._scratch import kept
-from .reduce import CHUNK, GROUPS, fold_groups, group_tree, reduce_flat
+from .reduce import (
+    CHUNK,
+    GROUPS,
+    fold_group_lanes,
+    fold_groups,
+    group_tree,
+    reduce_flat,
+    warp_order,
+)
 
 
 @func
@@ -37,16 +47,22 @@ def chunk_terms(x, y, part, n, chunk, p, c, term):
 
 
 @func
-def group_terms(x, y, part, n, p, t, term, tree):
-    """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total (the
-    workgroup's `tree`, reduce.group_tree)."""
+def lane_terms(x, y, part, n, p, t, term):
+    """Lane t's sum of the terms of elements t, t + T, … (T = part.shape[0] * 256)."""
     stride = part.shape[0] * 256
     acc = in_dtype(part, 0)  # part is a kept array: not read, only written
     j = t
     while j < n:
         acc += term(part, x, y, j, p)
         j += stride
-    r = tree(part, acc, add)
+    return acc
+
+
+@func
+def group_terms(x, y, part, n, p, t, term, tree):
+    """Lane t sums the terms of elements t, t + T, …; lane 0 stores its group's total (the
+    workgroup's `tree`, reduce.group_tree)."""
+    r = tree(part, lane_terms(x, y, part, n, p, t, term), add)
     if t % 256 == 0:
         part[t // 256] = r
 
@@ -92,12 +108,28 @@ def term_groups(x, y, part, n, p, term, tree):
         group_terms(x, y, part, n, p, t, term, tree)
 
 
+@kernel
+def term_group_lanes(x, y, part, n, p, term):
+    """`term_groups` with the warp tree on an engine without workgroups (deterministic mode):
+    iteration g runs workgroup g's lanes one after the other, combined in `warp_order`."""
+    for g in range(part.shape[0]):
+        acc = local_array_like(part, 256)
+        for lane in range(256):
+            acc[lane] = lane_terms(x, y, part, n, p, g * 256 + lane, term)
+        part[g] = warp_order(acc, add)
+
+
 TERMS = {"abs": t_abs, "square": t_square, "deviation": t_deviation, "product": t_product,
          "nonzero": t_nonzero}
 
 
 def sum_terms(term: str, x: Array, y: Array, n: int, acc, p=0.0):
     """Σ term(x[j], y[j]) for j < n (n > 0) in the dtype `acc`; a NumPy scalar."""
+    if V.emulated_groups(x) and n > WORKGROUP:
+        groups = min(GROUPS, -(-n // WORKGROUP))
+        part = zeros(groups, acc, device=x.device)
+        term_group_lanes(x, y, part, n, p, TERMS[term])
+        return fold_group_lanes(part, groups)
     if V.workgroups(x) and n > WORKGROUP:
         groups = min(GROUPS, -(-n // WORKGROUP))
         part = kept(x.device, acc, "term groups", groups)  # every slot written before read

@@ -42,8 +42,12 @@ def build(kernel, plan, shape_key, variant, args):
     # (devices.launch_device); otherwise the current device must still be `dev`.
     own = dev.place != "host" and any(a.__class__ is signature.Array for a in args)
     current = "" if own else " or G['device'] is not dev or G['scoped']"
+    # deterministic mode may ask for this kernel's twin (Kernel.in_mode): the general path
+    # decides, unless the kernel is deterministic already
+    mode = "" if kernel.options["deterministic"] else \
+        " or G['deterministic'] or G['deterministic_scoped']"
     lines = ["def fast(args):",
-             f"    if len(args) != {len(args)}{current} or G['debug'] or G['intercept']:",
+             f"    if len(args) != {len(args)}{current} or G['debug'] or G['intercept']{mode}:",
              "        return MISS"]
     if names:
         lines.append(f"    {', '.join(names)}, = args")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..arrays import array, zeros
 from ..capabilities import has_collectives, reject_workgroups
-from ..devices import _global
+from ..devices import _global, deterministic_mode
 from ..errors import (
     CapabilityError,
     TackError,
@@ -131,6 +131,8 @@ def plan_key(dev, sig, debug: bool) -> tuple:
 
 def call(kernel, args):
     """`kernel(*args)` on the general path: the plan of these arguments, then its `run`."""
+    if _global["deterministic"] or _global["deterministic_scoped"]:
+        kernel = kernel.in_mode(deterministic_mode())  # its own plans (docs/numerics.md)
     intercept = _global["intercept"]
     if intercept is not None:  # TACK_CHECK / python -m tack.check (tack/check/session.py)
         return intercept(kernel, args)

@@ -8,7 +8,7 @@ from .. import dtypes as dt
 from ..algorithms._scratch import kept
 from ..algorithms.copy_fill import copy_elements
 from ..arrays import Array, array, zeros
-from ..devices import Device, default_device
+from ..devices import Device, default_device, deterministic
 from ..errors import TackTypeError, TackValueError
 
 FLOATS = (dt.f16, dt.bf16, dt.f32, dt.f64)
@@ -18,6 +18,13 @@ NAMES = "float16, bfloat16, float32 or float64"
 def device() -> Device:
     """Where the op runs and its results live: the current default device."""
     return default_device()
+
+
+def mode(flag):
+    """The block an op runs in for its `deterministic` keyword: True or False runs its kernels
+    in that mode (`tack.deterministic`), None in the mode of the caller; anything else is a
+    TypeError before any launch."""
+    return deterministic(flag)
 
 
 def workgroups(dev: Device) -> bool:

@@ -116,37 +116,42 @@ def _unary(op, kernels, x, out, cpu_f32=None):
     return _args.deliver(res, out)
 
 
-def add(x, y, alpha=1.0, out=None):
-    """x + alpha * y, elementwise, for x and y of one shape and one float dtype."""
-    dev = _args.device()
-    a = _args.number("add", "alpha", alpha)
-    xa = _args.as_array("add", "x", x, dev)
-    ya = _args.as_array("add", "y", y, dev)
-    _args.same_dtype("add", xa, y=ya)
-    _args.need_shape("add", "y", ya, xa.shape)
-    out = _args.output("add", out, xa)
-    if xa.size:
-        res = _args.apart(out, {"x": xa, "y": ya}, in_place=("x", "y"))
-        _add(_flat(xa), _flat(ya), _flat(res), a)
-        _args.deliver(res, out)
-    return out
+def add(x, y, alpha=1.0, out=None, deterministic=None):
+    """x + alpha * y, elementwise, for x and y of one shape and one float dtype. `deterministic`:
+    True or False runs in that mode (`tack.deterministic`), None in the caller's."""
+    with _args.mode(deterministic):
+        dev = _args.device()
+        a = _args.number("add", "alpha", alpha)
+        xa = _args.as_array("add", "x", x, dev)
+        ya = _args.as_array("add", "y", y, dev)
+        _args.same_dtype("add", xa, y=ya)
+        _args.need_shape("add", "y", ya, xa.shape)
+        out = _args.output("add", out, xa)
+        if xa.size:
+            res = _args.apart(out, {"x": xa, "y": ya}, in_place=("x", "y"))
+            _add(_flat(xa), _flat(ya), _flat(res), a)
+            _args.deliver(res, out)
+        return out
 
 
-def relu(x, out=None):
-    """max(x, 0) elementwise (NaN propagates)."""
-    return _unary("relu", _relu, x, out)
+def relu(x, out=None, deterministic=None):
+    """max(x, 0) elementwise (NaN propagates); `deterministic` as for `add`."""
+    with _args.mode(deterministic):
+        return _unary("relu", _relu, x, out)
 
 
-def gelu(x, approximate="tanh", out=None):
+def gelu(x, approximate="tanh", out=None, deterministic=None):
     """GELU: approximate="tanh" is 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))), NNlib's `gelu`;
-    approximate="none" is the exact 0.5x(1 + erf(x/sqrt(2)))."""
+    approximate="none" is the exact 0.5x(1 + erf(x/sqrt(2))). `deterministic` as for `add`."""
     if approximate not in ("tanh", "none"):
         raise _args.TackValueError(f"tack.ops.gelu: argument 'approximate' must be 'tanh' or "
                                    f"'none', got {approximate!r}")
     key = "gelu_tanh" if approximate == "tanh" else "gelu_erf"
-    return _unary("gelu", _UNARY[key], x, out, _UNARY_F32[key])
+    with _args.mode(deterministic):
+        return _unary("gelu", _UNARY[key], x, out, _UNARY_F32[key])
 
 
-def silu(x, out=None):
-    """x * sigmoid(x), NNlib's `swish`."""
-    return _unary("silu", _UNARY["silu"], x, out, _UNARY_F32["silu"])
+def silu(x, out=None, deterministic=None):
+    """x * sigmoid(x), NNlib's `swish`; `deterministic` as for `add`."""
+    with _args.mode(deterministic):
+        return _unary("silu", _UNARY["silu"], x, out, _UNARY_F32["silu"])

@@ -6,17 +6,24 @@ variance is taken around the mean (two sweeps over registers, no cancellation); 
 read again for each sweep. The portable kernel runs one row per parallel iteration, its sums
 eight at a time (`_rowsum`). With `return_stats`, layer_norm also writes each row's mean and
 reciprocal standard deviation (one kernel, three outputs). f16 and bf16 rows run the same
-kernels with an f32 mean and variance (`_wide`), each output rounded once."""
+kernels with an f32 mean and variance (`_wide`), each output rounded once.
+
+In deterministic mode (docs/numerics.md) the portable kernels add as the workgroup kernels do
+(`_layer_lanes`, `_rms_lanes`): element c of a row into lane c % 256, each lane in index order
+from 0, the lanes by the workgroup tree (`softmax.lane_tree`), so the CPU engine's bits are the
+simulator's, CUDA's and Julia's."""
 from __future__ import annotations
 
 from ..constants import constant
-from ..dtypes import f32
-from ..intrinsics import local_array_like, thread_id, unroll
+from ..devices import deterministic_mode
+from ..dtypes import f32, i64
+from ..frontend.inline import func
+from ..intrinsics import local_array, local_array_like, thread_id, unroll
 from ..kernel import kernel
 from ..lib.combine import add
 from . import _args, _wide
 from ._rowsum import row_sq_dev, row_sum
-from .softmax import MAX_PER_LANE, _per_lane
+from .softmax import LANES, MAX_PER_LANE, _per_lane, lane_tree
 
 
 @kernel
@@ -37,6 +44,79 @@ def _rms_rows(x, w, y, rows, n, eps, fold):
         base = r * n
         # mu an f32 zero: a half row's squares are f32 products of the widened elements
         inv = 1.0 / sqrt(row_sq_dev(fold, x, base, n, f32(0.0)) / n + eps)  # noqa: F821
+        for c in range(n):
+            y[base + c] = x[base + c] * inv * w[c]
+
+
+@func
+def _plus(acc, v, p):
+    return acc + v
+
+
+@func
+def _square_dev(acc, v, mu):
+    d = v - mu
+    return acc + d * d
+
+
+@func
+def _square(acc, v, wide):
+    return acc + wide(v) * v
+
+
+@func
+def lanes_fold(acc, x, base, n, p, step):
+    """The sum over c < n of the terms `step` adds (acc = step(acc, x[base + c], p)) in the
+    workgroup kernels' order: term c into lane c % 256 (each lane from 0, in index order), the
+    lanes by `lane_tree`; `acc`, 256 slots, is the accumulators' dtype."""
+    live = min(n, LANES)  # the lanes that receive a term; the tree reads no other
+    for j in range(max(live, 16)):
+        acc[j] = 0.0
+    c = i64(base)
+    end = c + n
+    while c + LANES <= end:
+        for j in range(LANES):
+            acc[j] = step(acc[j], x[c + j], p)
+        c += LANES
+    for j in range(end - c):
+        acc[j] = step(acc[j], x[c + j], p)
+    return lane_tree(acc, live)
+
+
+@func
+def lanes_like(x, base, n, p, step):
+    """`lanes_fold` in x's dtype (f32 and f64 rows)."""
+    acc = local_array_like(x, LANES)
+    return lanes_fold(acc, x, base, n, p, step)
+
+
+@func
+def lanes_f32(x, base, n, p, step):
+    """`lanes_fold` in f32 (f16 and bf16 rows, as the workgroup kernels' f32 statistics)."""
+    acc = local_array(f32, LANES)
+    return lanes_fold(acc, x, base, n, p, step)
+
+
+_LANES = {False: lanes_like, True: lanes_f32}
+
+
+@kernel
+def _layer_lanes(x, w, b, y, mean, rstd, rows, n, eps, lanes):
+    for r in range(rows):
+        base = r * n
+        mu = lanes(x, base, n, 0.0, _plus) / n
+        inv = 1.0 / sqrt(lanes(x, base, n, mu, _square_dev) / n + eps)  # noqa: F821
+        for c in range(n):
+            y[base + c] = (x[base + c] - mu) * inv * w[c] + b[c]
+        mean[r] = mu
+        rstd[r] = inv
+
+
+@kernel
+def _rms_lanes(x, w, y, rows, n, eps, lanes, wide):
+    for r in range(rows):
+        base = r * n
+        inv = 1.0 / sqrt(lanes(x, base, n, wide, _square) / n + eps)  # noqa: F821
         for c in range(n):
             y[base + c] = x[base + c] * inv * w[c]
 
@@ -164,9 +244,17 @@ def _prepare(op: str, x, params: dict, eps):
     return dev, xa, vecs, eps, _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n)
 
 
-def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None):
+def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None,
+               deterministic=None):
     """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance). With
-    `return_stats`, returns (y, mean, rstd), mean and rstd of shape x.shape[:-1]."""
+    `return_stats`, returns (y, mean, rstd), mean and rstd of shape x.shape[:-1].
+    `deterministic`: True or False runs in that mode (`tack.deterministic`), None in the
+    caller's."""
+    with _args.mode(deterministic):
+        return _layer_norm(x, weight, bias, eps, return_stats, out)
+
+
+def _layer_norm(x, weight, bias, eps, return_stats, out):
     dev, xa, (w, b), eps, (rows, n) = _prepare(
         "layer_norm", x, {"weight": (weight, 1.0), "bias": (bias, 0.0)}, eps)
     out = _args.output("layer_norm", out, xa)
@@ -176,13 +264,15 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
     else:  # written and never read: no allocation, no free (which would wait for the GPU)
         mean, rstd = _args.discarded(xa, int(rows), "mean"), _args.discarded(xa, int(rows), "rstd")
     if rows:
-        if not _args.workgroups(dev):
-            k, fs = _layer_rows, ("fold",)
+        if not _args.workgroups(dev) and deterministic_mode():
+            k, fs = _layer_lanes, (_LANES[xa.dtype.is_half],)
+        elif not _args.workgroups(dev):
+            k, fs = _layer_rows, _wide.funcs(xa.dtype, "fold")
         elif n <= 256 * MAX_PER_LANE:
-            k, fs = _cached(_layer_cached_kernel, _per_lane(n)), ("reduce",)
+            k, fs = _cached(_layer_cached_kernel, _per_lane(n)), _wide.funcs(xa.dtype, "reduce")
         else:
-            k, fs = _layer_long, ("reduce",)
-        k(xa, w, b, y, mean, rstd, rows, n, eps, *_wide.funcs(xa.dtype, *fs))
+            k, fs = _layer_long, _wide.funcs(xa.dtype, "reduce")
+        k(xa, w, b, y, mean, rstd, rows, n, eps, *fs)
     y = _args.deliver(y, out)
     if not return_stats:
         return y
@@ -190,17 +280,26 @@ def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None
     return y, _args.view(mean, stats), _args.view(rstd, stats)
 
 
-def rms_norm(x, weight=None, eps=1e-6, out=None):
-    """x / sqrt(mean(x^2) + eps) * weight over the last axis."""
+def rms_norm(x, weight=None, eps=1e-6, out=None, deterministic=None):
+    """x / sqrt(mean(x^2) + eps) * weight over the last axis; `deterministic` as for
+    `layer_norm`."""
+    with _args.mode(deterministic):
+        return _rms_norm(x, weight, eps, out)
+
+
+def _rms_norm(x, weight, eps, out):
     dev, xa, (w,), eps, (rows, n) = _prepare("rms_norm", x, {"weight": (weight, 1.0)}, eps)
     out = _args.output("rms_norm", out, xa)
     y = _args.apart(out, {"x": xa, "weight": w}, in_place=("x",))
     if rows:
-        if not _args.workgroups(dev):
-            k, fs = _rms_rows, ("fold",)
+        if not _args.workgroups(dev) and deterministic_mode():
+            k, fs = _rms_lanes, (_LANES[xa.dtype.is_half],) + _wide.funcs(xa.dtype, "wide")
+        elif not _args.workgroups(dev):
+            k, fs = _rms_rows, _wide.funcs(xa.dtype, "fold")
         elif n <= 256 * MAX_PER_LANE:
-            k, fs = _cached(_rms_cached_kernel, _per_lane(n)), ("reduce", "wide")
+            k, fs = _cached(_rms_cached_kernel, _per_lane(n)), _wide.funcs(xa.dtype, "reduce",
+                                                                          "wide")
         else:
-            k, fs = _rms_long, ("reduce", "wide")
-        k(xa, w, y, rows, n, eps, *_wide.funcs(xa.dtype, *fs))
+            k, fs = _rms_long, _wide.funcs(xa.dtype, "reduce", "wide")
+        k(xa, w, y, rows, n, eps, *fs)
     return _args.deliver(y, out)

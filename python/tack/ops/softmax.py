@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 
 from ..constants import constant
-from ..dtypes import f32, i64
+from ..devices import deterministic_mode
+from ..dtypes import f32, f64, i64
 from ..frontend.inline import func
 from ..intrinsics import local_array, local_array_like, select, thread_id, unroll
 from ..kernel import kernel
@@ -238,6 +239,54 @@ def _online(x, out, rows, n, want_log, reduce):
             out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
 
 
+@func
+def online_row(x, out, ms, ss, base, n, want_log):
+    """One row as `_online` computes it, on one thread: lane j (ms[j], ss[j]) takes elements
+    c = j, j + 256, ... in index order, rescaling its sum when its maximum grows; the row
+    maximum; each lane's sum rescaled to it, the lanes by the workgroup tree; the results."""
+    for j in range(LANES):
+        ms[j] = -math.inf
+        ss[j] = 0.0
+    c = i64(0)
+    while c < n:
+        for j in range(min(LANES, n - c)):
+            v = x[base + c + j]
+            if v > ms[j]:
+                ss[j] = ss[j] * exp(ms[j] - v)  # noqa: F821 - a kernel builtin
+                ms[j] = v
+            ss[j] += exp(_shifted(v, ms[j]))  # noqa: F821
+        c += LANES
+    big = f32(-math.inf)
+    for j in range(LANES):
+        big = max(big, ms[j])
+    for j in range(LANES):
+        ss[j] = ss[j] * exp(_shifted(ms[j], big))  # noqa: F821
+    s = lane_tree(ss, LANES)
+    inv = 1.0 / s
+    for c in range(n):
+        v = _shifted(x[base + c], big)
+        out[base + c] = v - log(s) if want_log else exp(v) * inv  # noqa: F821
+
+
+@kernel
+def _online_rows(x, out, rows, n, want_log):
+    """`_online` on an engine without workgroups (deterministic mode), f32 lanes: f32 and half
+    rows."""
+    for r in range(rows):
+        ms = local_array(f32, LANES)
+        ss = local_array(f32, LANES)
+        online_row(x, out, ms, ss, r * n, n, want_log)
+
+
+@kernel
+def _online_rows_f64(x, out, rows, n, want_log):
+    """`_online_rows` for f64 rows (f64 lanes)."""
+    for r in range(rows):
+        ms = local_array_like(x, LANES)
+        ss = local_array_like(x, LANES)
+        online_row(x, out, ms, ss, r * n, n, want_log)
+
+
 _CACHED: dict = {}
 
 
@@ -274,6 +323,9 @@ def _run(op: str, x, axis, want_log: int, out):
     res = _args.apart(out, {"x": xa}, in_place=() if want_log and portable else ("x",))
     if inner > 1:
         _columns(xa, res, rows, n, inner, want_log)
+    elif portable and n > 256 * MAX_PER_LANE and deterministic_mode():
+        # the workgroup engines' online kernel's order (docs/numerics.md, "Deterministic mode")
+        (_online_rows_f64 if xa.dtype == f64 else _online_rows)(xa, res, rows, n, want_log)
     elif portable:
         _rows(xa, res, rows, n, want_log, *row_funcs(xa.dtype))
     elif n <= 256 * MAX_PER_LANE:
@@ -283,11 +335,14 @@ def _run(op: str, x, axis, want_log: int, out):
     return _args.deliver(res, out)
 
 
-def softmax(x, axis=-1, out=None):
-    """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    return _run("softmax", x, axis, 0, out)
+def softmax(x, axis=-1, out=None, deterministic=None):
+    """exp(x - max) / sum(exp(x - max)) along `axis`. `deterministic`: True or False runs in that
+    mode (`tack.deterministic`), None in the caller's."""
+    with _args.mode(deterministic):
+        return _run("softmax", x, axis, 0, out)
 
 
-def log_softmax(x, axis=-1, out=None):
-    """x - max - log(sum(exp(x - max))) along `axis`."""
-    return _run("log_softmax", x, axis, 1, out)
+def log_softmax(x, axis=-1, out=None, deterministic=None):
+    """x - max - log(sum(exp(x - max))) along `axis`; `deterministic` as for `softmax`."""
+    with _args.mode(deterministic):
+        return _run("log_softmax", x, axis, 1, out)

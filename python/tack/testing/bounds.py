@@ -43,6 +43,40 @@ ENGINE_MATH: frozenset = frozenset({
     Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.ATAN2, Op.POW, Op.RSQRT,
 })
 
+# The contract of the same bits (docs/numerics.md, "The contract"): for each family of results,
+# in float32, float64, float16 and bfloat16, the engines that give the same bits for the same
+# inputs (each at any thread count, launch size and batch size), by default and in deterministic
+# mode (`tack.deterministic`).
+# tests/numerics/test_deterministic.py compares the bits on every engine present (cuda on the GPU
+# runs, with tests/cuda/test_deterministic_cuda.py), tests/numerics/test_bits.py the defaults.
+CPU_LIKE = "the CPU engine, the simulator, Julia's CPU backend"
+EVERY_ENGINE = "every engine: cpu, sim, cuda, julia (CPU and GPU backends)"
+SAME_BITS: dict[str, tuple[str, str]] = {
+    "IEEE arithmetic (`+ - * /`, `sqrt`, `min`/`max`, conversions), decided multiply-adds, "
+    "integers": (EVERY_ENGINE, EVERY_ENGINE),
+    "`exp`, `log`, `sin`, `cos`, `tanh` in a kernel": (CPU_LIKE, EVERY_ENGINE),
+    "`relu`, `add`; `gelu`, `silu` (their `exp`, `tanh`, `erf`)":
+        ("`relu`, `add`: every engine; `gelu`, `silu`: " + CPU_LIKE, EVERY_ENGINE),
+    "`softmax`, `log_softmax`, rows of up to 8192": (CPU_LIKE, EVERY_ENGINE),
+    "`softmax`, `log_softmax`, longer rows (the online kernel's order)":
+        ("the simulator and Julia's CPU backend", EVERY_ENGINE),
+    "`layer_norm`, `rms_norm` (a workgroup tree, or eight lanes on the CPU)":
+        ("the engines with workgroups (CUDA, the simulator, Julia); the CPU engine apart",
+         EVERY_ENGINE),
+    "`sum`, `mean`, `dot`, `norm`, `var`, `std` (the warp tree)": ("CUDA and the simulator",
+                                                                   EVERY_ENGINE),
+    "`inclusive_scan`, `exclusive_scan` of floats":
+        ("none across engines (each engine's own order)",
+         "every engine but Julia's Metal backend (CUDA's look-back needs 64-bit atomics)"),
+    "`min`, `max`, `absmax`, sorts, `histogram`, `count_nonzero`, segments' folds":
+        (EVERY_ENGINE, EVERY_ENGINE),
+    "other transcendentals (`pow`, `atan2`, `exp2`, ...: the list below)": ("none", "none"),
+    "`tack.atomic_add` of floats in a user's kernel": ("none (execution order)",
+                                                       "none (the mode does not change it)"),
+    "`matmul`, `batched_matmul`, `attention` (MMA)": ("see the bounds below",
+                                                      "not covered by the mode"),
+}
+
 # Each tack.ops / tack.algorithms result against float64 NumPy, in float32 and float64, on the
 # CPU engine and the simulator: name -> (factor, growth, scale), meaning |result - reference| <=
 # factor * eps * growth(n) * scale, eps the dtype's unit roundoff (2^-24, 2^-53), n the reduced
