@@ -158,8 +158,8 @@ def test_a_kernel_without_ki_shuffles_has_one_text():
 
 
 def _warp_corpus(dtype):
-    from tests.julia.test_warps_julia import _cases
-    return _cases(dtype)
+    from tests.kernels.warps import host_cases
+    return host_cases(dtype)
 
 
 def test_the_forms_differ_in_their_warp_rewrite_only():

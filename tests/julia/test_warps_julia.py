@@ -25,19 +25,6 @@ from tests.kernels import warps as W
 N = 512
 
 
-def _cases(dtype):
-    rng = np.random.default_rng(9)
-    return [
-        (W.shuffles, [W._data(dtype, N), rng.integers(-70, 70, N).astype(np.int32)]
-         + [np.zeros(N, dtype.np) for _ in range(4)] + [N]),
-        (W.reductions, [W._data(dtype, N, 1)] + [np.zeros(N, dtype.np) for _ in range(3)] + [N]),
-        (W.votes, [W._data(dtype, N, 2), 0.0, np.zeros(N, np.int32), np.zeros(N, np.int32),
-                   np.zeros(N, np.uint32), N]),
-        (W.ids, [np.zeros(N, np.int32), np.zeros(N, np.int32), N]),
-        (W.block_sum_by_warps, [W._data(tack.f32, N, 3), np.zeros(N, np.float32), N]),
-    ]
-
-
 def _ir(kernel, host, rewrites=REWRITES):
     args = [tack.array(a, device="sim") if isinstance(a, np.ndarray) else a for a in host]
     kir = specialize(kernel, args, library_math=False)
@@ -53,7 +40,7 @@ DTYPES = [tack.i8, tack.u16, tack.i32, tack.i64, tack.f16, tack.bf16, tack.f32, 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda t: t.name)
 @pytest.mark.parametrize("case", range(5))
 def test_warp_kernels_give_the_simulators_bits_as_ka_cpu_runs_them(case, dtype):
-    kernel, host = _cases(dtype)[case]
+    kernel, host = W.host_cases(dtype)[case]
     kir, args = _ir(kernel, host)
     with tack.device("sim"):
         kernel(*args)
@@ -65,7 +52,7 @@ def test_warp_kernels_give_the_simulators_bits_as_ka_cpu_runs_them(case, dtype):
 
 @pytest.mark.parametrize("dtype", [tack.f16, tack.bf16, tack.f64, tack.u8], ids=lambda t: t.name)
 def test_warp_kernels_render(jl_parser, dtype):
-    for kernel, host in _cases(dtype):
+    for kernel, host in W.host_cases(dtype):
         args = [tack.array(a, device="sim") if isinstance(a, np.ndarray) else a for a in host]
         kir = specialize(kernel, args, library_math=False)
         text = render_julia(kir)

@@ -91,3 +91,17 @@ def block_sum_by_warps(x, out, n):
         for w in range(8):
             total += partial[w]
         out[i] = total
+
+
+def host_cases(dtype, n=512):
+    """(kernel, host arguments) of each warp kernel above over `n` lanes of `dtype`."""
+    rng = np.random.default_rng(9)
+    return [
+        (shuffles, [_data(dtype, n), rng.integers(-70, 70, n).astype(np.int32)]
+         + [np.zeros(n, dtype.np) for _ in range(4)] + [n]),
+        (reductions, [_data(dtype, n, 1)] + [np.zeros(n, dtype.np) for _ in range(3)] + [n]),
+        (votes, [_data(dtype, n, 2), 0.0, np.zeros(n, np.int32), np.zeros(n, np.int32),
+                 np.zeros(n, np.uint32), n]),
+        (ids, [np.zeros(n, np.int32), np.zeros(n, np.int32), n]),
+        (block_sum_by_warps, [_data(tack.f32, n, 3), np.zeros(n, np.float32), n]),
+    ]
