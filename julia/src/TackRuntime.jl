@@ -53,10 +53,19 @@ end
 end
 @inline tk_f32(x::TkBFloat16) = reinterpret(Float32, UInt32(reinterpret(UInt16, x)) << 16)
 
-# Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number. Base's
-# min/max return NaN when either argument is NaN (base/math.jl), so they are not used.
-@inline tk_minnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a < b) | isnan(b), a, b)
-@inline tk_maxnum(a::T, b::T) where {T<:AbstractFloat} = ifelse((a > b) | isnan(b), a, b)
+# Tack's float min/max (C fmin/fmax, LLVM minnum/maxnum): a NaN loses to a number, and of +0.0
+# and -0.0 max gives +0.0 and min -0.0 in either order (docs/language.md), as the native
+# engines' `zero_tie` does: where a == b, the AND (max) or OR (min) of their bits, which is
+# either operand unless they are zeros of two signs. Base's min/max return NaN when either
+# argument is NaN (base/math.jl), so they are not used. (Written on the bits: Julia 1.5.3's
+# LLVM turned `ifelse(iszero(a) & iszero(b), a + b, ...)` with a constant -0.0 into -0.0.)
+@inline tk_uint(::Type{T}) where {T} = sizeof(T) == 2 ? UInt16 : sizeof(T) == 4 ? UInt32 : UInt64
+@inline tk_minnum(a::T, b::T) where {T<:AbstractFloat} =
+    ifelse(a == b, reinterpret(T, reinterpret(tk_uint(T), a) | reinterpret(tk_uint(T), b)),
+           ifelse((a < b) | isnan(b), a, b))
+@inline tk_maxnum(a::T, b::T) where {T<:AbstractFloat} =
+    ifelse(a == b, reinterpret(T, reinterpret(tk_uint(T), a) & reinterpret(tk_uint(T), b)),
+           ifelse((a > b) | isnan(b), a, b))
 
 # Tack's float → integer conversion: truncation toward zero, saturated at the type's range, NaN
 # to 0 (LLVM's fptosi.sat/fptoui.sat, as the native engines emit it; docs/language.md,

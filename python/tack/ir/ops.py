@@ -22,8 +22,8 @@ Arithmetic (operands and result share `dtype` unless stated; integer ops wrap mo
   IPOW                       integer power, exponent >= 0 of any integer dtype (args[1]), result the
                              base's dtype, wrapping (by squaring).
   MIN MAX                    integers: exact, by signedness. Floats: a NaN loses to a number
-                             (C fmin/fmax, LLVM minnum/maxnum, PTX min/max.f32); either zero on a
-                             tie of +0 and -0.
+                             (C fmin/fmax, LLVM minnum/maxnum, PTX min/max.f32); of +0 and -0,
+                             max gives +0 and min -0 in either order.
   ABS                        ints: wrapping (MIN stays MIN); floats: fabs.
   AND_ OR_ XOR SHL SHR       bitwise on ints; SHR is arithmetic for signed, logical for unsigned.
                              Shift counts are already masked to [0, bits) by the IR.

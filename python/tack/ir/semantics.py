@@ -11,11 +11,14 @@ import math
 import operator
 from fractions import Fraction
 
+import ml_dtypes
 import numpy as np
 
 from ..builtins.registry import lowered
 from ..dtypes import DType, convert, saturate_int, wrap_int
 from .ops import Op
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _tdiv(a: int, b: int) -> int:
@@ -129,16 +132,36 @@ def np_ipow(base, exp):
     return out
 
 
-def _minmax(ints, floats):
+def _minmax(ints, floats, tie):
+    """Integer min/max as NumPy's; float min/max as C's fmin/fmax (a NaN loses to a number)
+    with the tie of +0.0 and -0.0 decided on every engine: +0.0 for max and -0.0 for min in
+    either order (docs/language.md). NumPy leaves that tie open: its fmax of +0.0 and -0.0
+    gives either zero, and which one depends on the array's length and the element's place
+    (its vector loops and scalar tail differ)."""
     def f(a, b):
-        return (floats if np.result_type(a, b).kind == "f" else ints)(a, b)
+        dt = np.result_type(a, b)
+        if dt.kind != "f" and dt != BFLOAT16:
+            return ints(a, b)
+        picked = floats(a, b)
+        zeros = (a == 0) & (b == 0)
+        if not np.any(zeros):
+            return picked
+        return np.asarray(np.where(zeros, tie(a, b), picked), picked.dtype)[()]
     return f
+
+
+def _max_tie(a, b):
+    return a + b  # of two zeros, -0.0 only when both are
+
+
+def _min_tie(a, b):
+    return -((-a) + (-b))  # of two zeros, +0.0 only when both are
 
 
 NUMPY = {
     Op.NEG: np.negative, Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply,
     Op.FDIV: np.divide, Op.IDIV: np_tdiv, Op.IREM: np_trem, Op.FREM: np.fmod, Op.IPOW: np_ipow,
-    Op.MIN: _minmax(np.minimum, np.fmin), Op.MAX: _minmax(np.maximum, np.fmax),
+    Op.MIN: _minmax(np.minimum, np.fmin, _min_tie), Op.MAX: _minmax(np.maximum, np.fmax, _max_tie),
     Op.ABS: np.abs, Op.AND_: np.bitwise_and, Op.OR_: np.bitwise_or, Op.XOR: np.bitwise_xor,
     Op.SHL: np.left_shift, Op.SHR: np.right_shift, Op.INVERT: np.invert,
     Op.ISNAN: np.isnan,

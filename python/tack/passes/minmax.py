@@ -12,7 +12,7 @@ flipped where the sign bit is set (IEEE 754's totalOrder, where -0.0 lies below 
 key orders the floats exactly as MIN/MAX do, NaNs aside; a NaN's key is the integer type's
 lowest value for a MAX (and highest for a MIN), so it loses to every number. An integer
 `smax`/`smin` reduction is one LLVM vectorizes, and since the CPU's float MIN/MAX are
-commutative and associative (render/llvm/printer.py, `zero_tie`), any order of the elements
+commutative and associative on every engine (render/llvm/printer.py, `zero_tie`), any order of the elements
 gives the bits of the scalar loop. So a loop whose body's only use of a float local `m` is
 `m = max(m, e)` (or `max(e, m)`, `min`) becomes
 
@@ -24,9 +24,8 @@ gives the bits of the scalar loop. So a loop whose body's only use of a float lo
 
 where `value` inverts `key` (the same flip). When every element is a NaN, `m` keeps its own
 value, as the scalar fold `max(m, NaN) = m` does (of `max(e, m)` it would keep the last NaN
-element: which NaN comes out is not specified, docs/language.md). The CPU printer declares this rewrite
-(render/llvm/printer.py, `ordered_zeros`): it matters where loops vectorize, and the GPU
-printer leaves the zero tie to its select.
+element: which NaN comes out is not specified, docs/language.md). The CPU printer declares
+this rewrite (render/llvm/printer.py, `keyed_reductions`): it matters where loops vectorize.
 """
 from __future__ import annotations
 

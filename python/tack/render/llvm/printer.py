@@ -72,9 +72,10 @@ class LLVMRenderer(BitRendering, CPUEntry):
     array_addrspace = 0
     table_addrspace = 0  # constant tables (`KernelIR.tables`)
     engine = "cpu"  # which lowering of a builtin's entry this printer reads
-    # Float min/max of +0.0 and -0.0 give +0.0 (max) and -0.0 (min) in either order (`zero_tie`);
-    # the language leaves that tie to the engine (docs/language.md).
-    ordered_zeros = True
+    # Float min/max of +0.0 and -0.0 give +0.0 (max) and -0.0 (min) in either order (`zero_tie`),
+    # on every engine (docs/language.md); so min/max reductions may take their elements in any
+    # order, and the CPU's are carried in integer keys that vectorize (passes/minmax.py).
+    keyed_reductions = True
     EMIT: ClassVar[dict] = {
         Op.CONST: "const", Op.VAR: "var", Op.PARAM: "param", Op.LAUNCH: "launch",
         Op.LOAD: "load", Op.CAST: "cast_expr", Op.NEG: "neg", Op.ABS: "abs_", Op.INVERT: "invert",
@@ -106,9 +107,9 @@ class LLVMRenderer(BitRendering, CPUEntry):
 
     # ---- module structure ------------------------------------------------------------------
     def rewrite(self, kir: KernelIR) -> KernelIR:
-        """The IR rewrites this printer declares: with ordered zeros, float min/max reductions
-        carried in integer keys, which vectorize (passes/minmax.py); `kir` if none applies."""
-        return keyed_minmax_reductions(kir) if self.ordered_zeros else kir
+        """The IR rewrites this printer declares: float min/max reductions carried in integer
+        keys, which vectorize (passes/minmax.py); `kir` if none applies."""
+        return keyed_minmax_reductions(kir) if self.keyed_reductions else kir
 
     def render(self, kir: KernelIR) -> str:
         kir = self.rewrite(kir)
@@ -314,7 +315,7 @@ class LLVMRenderer(BitRendering, CPUEntry):
             better = self.b.fcmp_ordered("<" if e.op is Op.MIN else ">", a, b)
             nan_b = self.b.fcmp_unordered("uno", b, b)
             picked = self.b.select(self.b.or_(better, nan_b), a, b)
-            if not self.ordered_zeros or _tie_decided(e.op, *e.args):
+            if _tie_decided(e.op, *e.args):
                 return picked
             return self.zero_tie(e.op, a, b, picked)
         return self.b.call(self.intrinsic(MINMAX[e.op, e.dtype.is_signed], a.type, 2), [a, b])

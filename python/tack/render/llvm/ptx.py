@@ -92,7 +92,8 @@ class PTXRenderer(WarpRendering, LdmatrixRendering, AsyncRendering, WgmmaRenderi
     table_addrspace = 1
     heap_frames = False  # local arrays are the thread's local memory (limited before compiling)
     engine = "ptx"  # builtins lowered as their entries' `ptx` says: libdevice or an intrinsic
-    ordered_zeros = False  # min/max of ±0.0: the select's operand, as the GPU has always given
+    # A GPU's min/max loops are a lane's strided slice, not vectorized: no integer keys there.
+    keyed_reductions = False
     EMIT: ClassVar[dict] = {**LLVMRenderer.EMIT, Op.LANE_ID: "lane_id", Op.WARP_ID: "warp_id",
                             **dict.fromkeys(SHUFFLES, "shuffle"), **dict.fromkeys(VOTES, "vote"),
                             **dict.fromkeys(WARP_REDUCTIONS, "warp_reduce"),
