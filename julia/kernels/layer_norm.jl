@@ -109,68 +109,68 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_layer_rows`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_78d9f96a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
-    tk_gi = @index(Global, Linear)  # norms.py:23
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
-    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
-    local r::Int32 = zero(Int32)  # norms.py:23
-    local base::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_v11::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_v14::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:23
-    local mu::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_v34::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_v38::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_fold_ret27::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:23
-    local c::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
-    if tk_t < tk_n  # norms.py:23
-        r = tk_t % Int32  # norms.py:24
-        base = r * n  # norms.py:25
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+@kernel function tk__layer_rows_fb1119fa(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:30
+    tk_gi = @index(Global, Linear)  # norms.py:30
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:30
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:30
+    local r::Int32 = zero(Int32)  # norms.py:30
+    local base::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_v11::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_v14::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:30
+    local mu::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_v34::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_v38::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_fold_ret27::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:30
+    local c::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:30
+    if tk_t < tk_n  # norms.py:30
+        r = tk_t % Int32  # norms.py:31
+        base = r * n  # norms.py:32
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -211,7 +211,7 @@ end
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:26
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -254,67 +254,67 @@ end
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:27
-        if Int32(0) < n  # norms.py:28
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
-                tk_v_cse1 = (base + c) % Int64  # norms.py:29
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:29
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:34
+        if Int32(0) < n  # norms.py:35
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:35
+                tk_v_cse1 = (base + c) % Int64  # norms.py:36
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:36
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:30
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:31
+        mean[(r % Int64) + 1] = mu  # norms.py:37
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:38
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_845f56e1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (1,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_7c35e4a8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (1,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -350,12 +350,12 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -390,70 +390,70 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_845f56e1)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7c35e4a8)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_5a69d64b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (2,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_8175f41e(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (2,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -489,12 +489,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_845f56e1)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -529,70 +529,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_845f56e1)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5a69d64b)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_8175f41e)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_f4ebf65c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (4,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_5d252db1(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (4,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -628,12 +628,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5a69d64b)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -668,70 +668,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5a69d64b)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_f4ebf65c)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5d252db1)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_6fc1d03c(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (8,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_33d57800(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (8,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -767,12 +767,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_f4ebf65c)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -807,70 +807,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_f4ebf65c)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6fc1d03c)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33d57800)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_33125768(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (16,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_ec4cb021(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (16,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -906,12 +906,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6fc1d03c)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -946,70 +946,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6fc1d03c)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33125768)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ec4cb021)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_6129032d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float32 (32,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_5e9b0c00(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float32 (32,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -1045,12 +1045,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33125768)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -1085,70 +1085,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_33125768)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6129032d)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5e9b0c00)) = 256  # norms.py:128
 
 # Tack kernel `_layer_long`, specialization (x: f32[?], w: f32[?], b: f32[?], y: f32[?], mean: f32[?], rstd: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_0c1a7ecc(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:99
-    tk_gi = @index(Global, Linear)  # norms.py:99
-    tk_li = @index(Local, Linear)  # norms.py:99
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:99
-    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:99
-    tk_u = @localmem Bool (2,)  # norms.py:99
-    r = @private Int32 (1,)  # norms.py:99
-    lane = @private Int32 (1,)  # norms.py:99
-    base = @private Int32 (1,)  # norms.py:99
-    c = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:99
-    mu = @private Float32 (1,)  # norms.py:99
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:99
-    local t::Int32 = zero(Int32)  # norms.py:99
-    local s::Float32 = zero(Float32)  # norms.py:99
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
-    r[1] = Int32(0)  # norms.py:99
-    lane[1] = Int32(0)  # norms.py:99
-    base[1] = Int32(0)  # norms.py:99
-    c[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:99
-    mu[1] = 0.0f0  # norms.py:99
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:99
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
-    base[1] = r[1] * n  # norms.py:103
-    s = 0.0f0  # norms.py:104
-    tk_v_start3 = lane[1] % Int64  # norms.py:105
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
-    if UInt32(0) < tk_v_trips1  # norms.py:105
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:106
+@kernel function tk__layer_long_6d694547(x::AbstractVector{Float32}, w::AbstractVector{Float32}, b::AbstractVector{Float32}, y::AbstractVector{Float32}, mean::AbstractVector{Float32}, rstd::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:179
+    tk_gi = @index(Global, Linear)  # norms.py:179
+    tk_li = @index(Local, Linear)  # norms.py:179
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # norms.py:179
+    tk_v_group_reduce_smem10 = @localmem Float32 (256,)  # norms.py:179
+    tk_u = @localmem Bool (2,)  # norms.py:179
+    r = @private Int32 (1,)  # norms.py:179
+    lane = @private Int32 (1,)  # norms.py:179
+    base = @private Int32 (1,)  # norms.py:179
+    c = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:179
+    mu = @private Float32 (1,)  # norms.py:179
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:179
+    local t::Int32 = zero(Int32)  # norms.py:179
+    local s::Float32 = zero(Float32)  # norms.py:179
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
+    r[1] = Int32(0)  # norms.py:179
+    lane[1] = Int32(0)  # norms.py:179
+    base[1] = Int32(0)  # norms.py:179
+    c[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:179
+    mu[1] = 0.0f0  # norms.py:179
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:179
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
+    base[1] = r[1] * n  # norms.py:183
+    s = 0.0f0  # norms.py:184
+    tk_v_start3 = lane[1] % Int64  # norms.py:185
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
+    if UInt32(0) < tk_v_trips1  # norms.py:185
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:186
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1187,15 +1187,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6129032d)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:107
-    q = 0.0f0  # norms.py:108
-    tk_v_start6 = lane[1] % Int64  # norms.py:109
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
-    if UInt32(0) < tk_v_trips4  # norms.py:109
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:110
-            q = fma(d, d, q)  # norms.py:111
+    mu[1] = tk_v_group_reduce_ret2 / Float32(n)  # norms.py:187
+    q = 0.0f0  # norms.py:188
+    tk_v_start6 = lane[1] % Int64  # norms.py:189
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
+    if UInt32(0) < tk_v_trips4  # norms.py:189
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:190
+            q = fma(d, d, q)  # norms.py:191
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1234,86 +1234,86 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6129032d)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:112
-    tk_v_start9 = lane[1] % Int64  # norms.py:113
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
-    if UInt32(0) < tk_v_trips7  # norms.py:113
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:114
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret11 / Float32(n)) + eps)  # norms.py:192
+    tk_v_start9 = lane[1] % Int64  # norms.py:193
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
+    if UInt32(0) < tk_v_trips7  # norms.py:193
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:194
         end
     end
-    if lane[1] == Int32(0)  # norms.py:115
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:116
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:117
+    if lane[1] == Int32(0)  # norms.py:195
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:196
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:197
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.py:99
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_6d694547)) = 256  # norms.py:179
 
 # Tack kernel `_layer_rows`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_rows_496b625b(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:23
-    tk_gi = @index(Global, Linear)  # norms.py:23
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
-    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:23
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
-    local r::Int32 = zero(Int32)  # norms.py:23
-    local base::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_shifted_acc10::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_shifted_v11::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_shifted_ret12::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_shifted_acc13::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_shifted_v14::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_shifted_ret15::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a16::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b17::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret18::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a19::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b20::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret21::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a22::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b23::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret24::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:23
-    local mu::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_square_dev_acc33::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_v34::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_d35::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_ret36::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_acc37::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_v38::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_d39::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_square_dev_ret40::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a41::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b42::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret43::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a44::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b45::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret46::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_a47::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_b48::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_add_ret49::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_fold_lanes_ret31::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_row_fold_ret27::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_row_sq_dev_ret25::Float64 = zero(Float64)  # norms.py:23
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:23
-    local c::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
-    if tk_t < tk_n  # norms.py:23
-        r = tk_t % Int32  # norms.py:24
-        base = r * n  # norms.py:25
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+@kernel function tk__layer_rows_d20b9d73(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:30
+    tk_gi = @index(Global, Linear)  # norms.py:30
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:30
+    tk_v_row_fold_acc26 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:30
+    local r::Int32 = zero(Int32)  # norms.py:30
+    local base::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_shifted_acc10::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_shifted_v11::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_shifted_ret12::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_shifted_acc13::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_shifted_v14::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_shifted_ret15::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a16::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b17::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret18::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a19::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b20::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret21::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a22::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b23::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret24::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_row_sum_ret2::Float64 = zero(Float64)  # norms.py:30
+    local mu::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_square_dev_acc33::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_v34::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_d35::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_ret36::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_acc37::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_v38::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_d39::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_square_dev_ret40::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a41::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b42::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret43::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a44::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b45::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret46::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_a47::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_b48::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_add_ret49::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_fold_lanes_ret31::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_row_fold_ret27::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_row_sq_dev_ret25::Float64 = zero(Float64)  # norms.py:30
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:30
+    local c::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:30
+    if tk_t < tk_n  # norms.py:30
+        r = tk_t % Int32  # norms.py:31
+        base = r * n  # norms.py:32
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -1354,7 +1354,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.p
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sum_ret2 = tk_v_row_fold_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:26
+        mu = tk_v_row_sum_ret2 / Float64(n)  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -1397,67 +1397,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_0c1a7ecc)) = 256  # norms.p
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:28
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_ret27  # _rowsum.py:95
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret25 / Float64(n)) + eps)  # norms.py:27
-        if Int32(0) < n  # norms.py:28
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
-                tk_v_cse1 = (base + c) % Int64  # norms.py:29
-                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:29
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret25 / Float64(n)) + eps)  # norms.py:34
+        if Int32(0) < n  # norms.py:35
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:35
+                tk_v_cse1 = (base + c) % Int64  # norms.py:36
+                y[tk_v_cse1 + 1] = fma((x[tk_v_cse1 + 1] - mu) * tk_v_inv, w[(c % Int64) + 1], b[(c % Int64) + 1])  # norms.py:36
             end
         end
-        mean[(r % Int64) + 1] = mu  # norms.py:30
-        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:31
+        mean[(r % Int64) + 1] = mu  # norms.py:37
+        rstd[(r % Int64) + 1] = tk_v_inv  # norms.py:38
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_6024db07(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (1,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_7c7754ad(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (1,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -1493,12 +1493,12 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -1533,70 +1533,70 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6024db07)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7c7754ad)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_a8ccc03e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (2,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_9a299b76(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (2,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -1632,12 +1632,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6024db07)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -1672,70 +1672,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6024db07)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_a8ccc03e)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9a299b76)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_6c92f716(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (4,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_4ca33b41(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (4,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -1771,12 +1771,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_a8ccc03e)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -1811,70 +1811,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_a8ccc03e)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c92f716)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4ca33b41)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_b90ffb2a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (8,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_105fbbf1(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (8,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -1910,12 +1910,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c92f716)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -1950,70 +1950,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_6c92f716)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_b90ffb2a)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_105fbbf1)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_7667dc0e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (16,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_67d6a302(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (16,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -2049,12 +2049,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_b90ffb2a)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -2089,70 +2089,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_b90ffb2a)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7667dc0e)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_67d6a302)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_layer_norm_cached_dae4be61(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float64 (32,)  # norms.py:48
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:48
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:48
-    mu = @private Float64 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float64 = zero(Float64)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:48
-    mu[1] = Float64(0.0)  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = Float64(0.0)  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:57
-        s = s + vals[(k[1] % Int64) + 1]  # norms.py:58
+@kernel function tk_layer_norm_cached_c2d12624(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float64 (32,)  # norms.py:128
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:128
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:128
+    mu = @private Float64 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float64 = zero(Float64)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:128
+    mu[1] = Float64(0.0)  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = Float64(0.0)  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:137
+        s = s + vals[(k[1] % Int64) + 1]  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -2188,12 +2188,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7667dc0e)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:59
-    q = Float64(0.0)  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:139
+    q = Float64(0.0)  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (vals[(k[1] % Int64) + 1] - mu[1]) : Float64(0.0)  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -2228,70 +2228,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7667dc0e)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:68
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = fma((vals[(k[1] % Int64) + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dae4be61)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_c2d12624)) = 256  # norms.py:128
 
 # Tack kernel `_layer_long`, specialization (x: f64[?], w: f64[?], b: f64[?], y: f64[?], mean: f64[?], rstd: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__layer_long_aa0323ef(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:99
-    tk_gi = @index(Global, Linear)  # norms.py:99
-    tk_li = @index(Local, Linear)  # norms.py:99
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:99
-    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:99
-    tk_u = @localmem Bool (2,)  # norms.py:99
-    r = @private Int32 (1,)  # norms.py:99
-    lane = @private Int32 (1,)  # norms.py:99
-    base = @private Int32 (1,)  # norms.py:99
-    c = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:99
-    mu = @private Float64 (1,)  # norms.py:99
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:99
-    local t::Int32 = zero(Int32)  # norms.py:99
-    local s::Float64 = zero(Float64)  # norms.py:99
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
-    r[1] = Int32(0)  # norms.py:99
-    lane[1] = Int32(0)  # norms.py:99
-    base[1] = Int32(0)  # norms.py:99
-    c[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:99
-    mu[1] = Float64(0.0)  # norms.py:99
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:99
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
-    base[1] = r[1] * n  # norms.py:103
-    s = Float64(0.0)  # norms.py:104
-    tk_v_start3 = lane[1] % Int64  # norms.py:105
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
-    if UInt32(0) < tk_v_trips1  # norms.py:105
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
-            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:106
+@kernel function tk__layer_long_789a7f34(x::AbstractVector{Float64}, w::AbstractVector{Float64}, b::AbstractVector{Float64}, y::AbstractVector{Float64}, mean::AbstractVector{Float64}, rstd::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:179
+    tk_gi = @index(Global, Linear)  # norms.py:179
+    tk_li = @index(Local, Linear)  # norms.py:179
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # norms.py:179
+    tk_v_group_reduce_smem10 = @localmem Float64 (256,)  # norms.py:179
+    tk_u = @localmem Bool (2,)  # norms.py:179
+    r = @private Int32 (1,)  # norms.py:179
+    lane = @private Int32 (1,)  # norms.py:179
+    base = @private Int32 (1,)  # norms.py:179
+    c = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result3 = @private Float64 (1,)  # norms.py:179
+    mu = @private Float64 (1,)  # norms.py:179
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result12 = @private Float64 (1,)  # norms.py:179
+    local t::Int32 = zero(Int32)  # norms.py:179
+    local s::Float64 = zero(Float64)  # norms.py:179
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
+    r[1] = Int32(0)  # norms.py:179
+    lane[1] = Int32(0)  # norms.py:179
+    base[1] = Int32(0)  # norms.py:179
+    c[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result3[1] = Float64(0.0)  # norms.py:179
+    mu[1] = Float64(0.0)  # norms.py:179
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result12[1] = Float64(0.0)  # norms.py:179
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
+    base[1] = r[1] * n  # norms.py:183
+    s = Float64(0.0)  # norms.py:184
+    tk_v_start3 = lane[1] % Int64  # norms.py:185
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
+    if UInt32(0) < tk_v_trips1  # norms.py:185
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
+            s = s + x[((base[1] + c[1]) % Int64) + 1]  # norms.py:186
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2330,15 +2330,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dae4be61)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:107
-    q = Float64(0.0)  # norms.py:108
-    tk_v_start6 = lane[1] % Int64  # norms.py:109
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
-    if UInt32(0) < tk_v_trips4  # norms.py:109
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
-            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:110
-            q = fma(d, d, q)  # norms.py:111
+    mu[1] = tk_v_group_reduce_ret2 / Float64(n)  # norms.py:187
+    q = Float64(0.0)  # norms.py:188
+    tk_v_start6 = lane[1] % Int64  # norms.py:189
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
+    if UInt32(0) < tk_v_trips4  # norms.py:189
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
+            d = x[((base[1] + c[1]) % Int64) + 1] - mu[1]  # norms.py:190
+            q = fma(d, d, q)  # norms.py:191
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2377,86 +2377,86 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_dae4be61)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_ret11 = tk_v_group_tree_ret15  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:112
-    tk_v_start9 = lane[1] % Int64  # norms.py:113
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
-    if UInt32(0) < tk_v_trips7  # norms.py:113
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
-            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:114
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret11 / Float64(n)) + eps)  # norms.py:192
+    tk_v_start9 = lane[1] % Int64  # norms.py:193
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
+    if UInt32(0) < tk_v_trips7  # norms.py:193
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
+            y[tk_v_cse7 + 1] = fma((x[tk_v_cse7 + 1] - mu[1]) * tk_v_inv, w[(c[1] % Int64) + 1], b[(c[1] % Int64) + 1])  # norms.py:194
         end
     end
-    if lane[1] == Int32(0)  # norms.py:115
-        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:116
-        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:117
+    if lane[1] == Int32(0)  # norms.py:195
+        mean[(r[1] % Int64) + 1] = mu[1]  # norms.py:196
+        rstd[(r[1] % Int64) + 1] = tk_v_inv  # norms.py:197
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.py:99
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_789a7f34)) = 256  # norms.py:179
 
 # Tack kernel `_layer_rows`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_rows_597eea5f(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:23
-    tk_gi = @index(Global, Linear)  # norms.py:23
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
-    tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:23
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:23
-    local r::Int32 = zero(Int32)  # norms.py:23
-    local base::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_v11::Float16 = zero(Float16)  # norms.py:23
-    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_shifted_v14::Float16 = zero(Float16)  # norms.py:23
-    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:23
-    local mu::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:23
-    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_v34::Float16 = zero(Float16)  # norms.py:23
-    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_v38::Float16 = zero(Float16)  # norms.py:23
-    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_fold_f32_ret27::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:23
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:23
-    local c::Int32 = zero(Int32)  # norms.py:23
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:23
-    if tk_t < tk_n  # norms.py:23
-        r = tk_t % Int32  # norms.py:24
-        base = r * n  # norms.py:25
-        tk_v_row_sum_shift1 = 0.0f0  # norms.py:26
+@kernel function tk__layer_rows_3064047d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:30
+    tk_gi = @index(Global, Linear)  # norms.py:30
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:30
+    tk_v_row_fold_f32_acc26 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:30
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:30
+    local r::Int32 = zero(Int32)  # norms.py:30
+    local base::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_row_sum_shift1::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_shifted_acc10::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_v11::Float16 = zero(Float16)  # norms.py:30
+    local tk_v_add_shifted_ret12::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_acc13::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_shifted_v14::Float16 = zero(Float16)  # norms.py:30
+    local tk_v_add_shifted_ret15::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a16::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b17::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret18::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a19::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b20::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret21::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a22::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b23::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret24::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_sum_ret2::Float32 = zero(Float32)  # norms.py:30
+    local mu::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_j30::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_zero_ret32::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_c28::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_fold_lanes_end29::Int64 = zero(Int64)  # norms.py:30
+    local tk_v_add_square_dev_acc33::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_v34::Float16 = zero(Float16)  # norms.py:30
+    local tk_v_add_square_dev_d35::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_ret36::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_acc37::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_v38::Float16 = zero(Float16)  # norms.py:30
+    local tk_v_add_square_dev_d39::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_square_dev_ret40::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a41::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b42::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret43::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a44::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b45::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret46::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_a47::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_b48::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_add_ret49::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_fold_lanes_ret31::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_fold_f32_ret27::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_row_sq_dev_ret25::Float32 = zero(Float32)  # norms.py:30
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:30
+    local c::Int32 = zero(Int32)  # norms.py:30
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:30
+    if tk_t < tk_n  # norms.py:30
+        r = tk_t % Int32  # norms.py:31
+        base = r * n  # norms.py:32
+        tk_v_row_sum_shift1 = 0.0f0  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -2497,7 +2497,7 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.p
         tk_v_fold_lanes_ret8 = tk_v_add_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_sum_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:89
-        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:26
+        mu = tk_v_row_sum_ret2 / Float32(n)  # norms.py:33
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j30 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret32 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc26[(tk_v_fold_lanes_j30 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -2540,67 +2540,67 @@ TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_aa0323ef)) = 256  # norms.p
         tk_v_fold_lanes_ret31 = tk_v_add_ret49  # _rowsum.py:56
         tk_v_row_fold_f32_ret27 = tk_v_fold_lanes_ret31  # _rowsum.py:36
         tk_v_row_sq_dev_ret25 = tk_v_row_fold_f32_ret27  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:27
-        if Int32(0) < n  # norms.py:28
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:28
-                tk_v_cse1 = (base + c) % Int64  # norms.py:29
-                y[tk_v_cse1 + 1] = Float16(fma((Float32(x[tk_v_cse1 + 1]) - mu) * tk_v_inv, Float32(w[(c % Int64) + 1]), Float32(b[(c % Int64) + 1])))  # norms.py:29
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret25 / Float32(n)) + eps)  # norms.py:34
+        if Int32(0) < n  # norms.py:35
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:35
+                tk_v_cse1 = (base + c) % Int64  # norms.py:36
+                y[tk_v_cse1 + 1] = Float16(fma((Float32(x[tk_v_cse1 + 1]) - mu) * tk_v_inv, Float32(w[(c % Int64) + 1]), Float32(b[(c % Int64) + 1])))  # norms.py:36
             end
         end
-        mean[(r % Int64) + 1] = Float16(mu)  # norms.py:30
-        rstd[(r % Int64) + 1] = Float16(tk_v_inv)  # norms.py:31
+        mean[(r % Int64) + 1] = Float16(mu)  # norms.py:37
+        rstd[(r % Int64) + 1] = Float16(tk_v_inv)  # norms.py:38
     end
 end
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_86f7e64e(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (1,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_98f7120b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (1,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -2636,12 +2636,12 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -2676,70 +2676,70 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_86f7e64e)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_98f7120b)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_2130600d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (2,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_5aa52dfd(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (2,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -2775,12 +2775,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_86f7e64e)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -2815,70 +2815,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_86f7e64e)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2130600d)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_5aa52dfd)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_ed1b3c65(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (4,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_9f777608(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (4,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -2914,12 +2914,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2130600d)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -2954,70 +2954,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_2130600d)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ed1b3c65)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_9f777608)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_fa237386(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (8,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_4d5c23f5(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (8,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -3053,12 +3053,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ed1b3c65)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -3093,70 +3093,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_ed1b3c65)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_fa237386)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_4d5c23f5)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_d6a66d58(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (16,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_d12225f3(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (16,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -3192,12 +3192,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_fa237386)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -3232,70 +3232,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_fa237386)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d6a66d58)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d12225f3)) = 256  # norms.py:128
 
 # Tack kernel `layer_norm_cached`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_layer_norm_cached_7e36833c(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:48
-    tk_gi = @index(Global, Linear)  # norms.py:48
-    tk_li = @index(Local, Linear)  # norms.py:48
-    vals = @private Float16 (32,)  # norms.py:48
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:48
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:48
-    tk_u = @localmem Bool (2,)  # norms.py:48
-    r = @private Int32 (1,)  # norms.py:48
-    lane = @private Int32 (1,)  # norms.py:48
-    base = @private Int32 (1,)  # norms.py:48
-    k = @private Int32 (1,)  # norms.py:48
-    c = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:48
-    mu = @private Float32 (1,)  # norms.py:48
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:48
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:48
-    local t::Int32 = zero(Int32)  # norms.py:48
-    local s::Float32 = zero(Float32)  # norms.py:48
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:48
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:48
-    local tk_f1::Int32 = zero(Int32)  # norms.py:48
-    r[1] = Int32(0)  # norms.py:48
-    lane[1] = Int32(0)  # norms.py:48
-    base[1] = Int32(0)  # norms.py:48
-    k[1] = Int32(0)  # norms.py:48
-    c[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:48
-    mu[1] = 0.0f0  # norms.py:48
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:48
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:48
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:49
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:50
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:50
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:50
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:51
-    base[1] = r[1] * n  # norms.py:52
-    s = 0.0f0  # norms.py:54
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:55
-        k[1] = tk_f1  # norms.py:55
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:56
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:57
-        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:58
+@kernel function tk_layer_norm_cached_d249d3a6(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:128
+    tk_gi = @index(Global, Linear)  # norms.py:128
+    tk_li = @index(Local, Linear)  # norms.py:128
+    vals = @private Float16 (32,)  # norms.py:128
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:128
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:128
+    tk_u = @localmem Bool (2,)  # norms.py:128
+    r = @private Int32 (1,)  # norms.py:128
+    lane = @private Int32 (1,)  # norms.py:128
+    base = @private Int32 (1,)  # norms.py:128
+    k = @private Int32 (1,)  # norms.py:128
+    c = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:128
+    mu = @private Float32 (1,)  # norms.py:128
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:128
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:128
+    local t::Int32 = zero(Int32)  # norms.py:128
+    local s::Float32 = zero(Float32)  # norms.py:128
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:128
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:128
+    local tk_f1::Int32 = zero(Int32)  # norms.py:128
+    r[1] = Int32(0)  # norms.py:128
+    lane[1] = Int32(0)  # norms.py:128
+    base[1] = Int32(0)  # norms.py:128
+    k[1] = Int32(0)  # norms.py:128
+    c[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:128
+    mu[1] = 0.0f0  # norms.py:128
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:128
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:128
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:129
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:130
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:130
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:130
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:131
+    base[1] = r[1] * n  # norms.py:132
+    s = 0.0f0  # norms.py:134
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:135
+        k[1] = tk_f1  # norms.py:135
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:136
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:137
+        s = s + Float32(vals[(k[1] % Int64) + 1])  # norms.py:138
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = s  # reductions.py:20
@@ -3331,12 +3331,12 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d6a66d58)) = 256  # n
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:59
-    q = 0.0f0  # norms.py:60
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:61
-        k[1] = tk_f2  # norms.py:61
-        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:62
-        q = fma(d, d, q)  # norms.py:63
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:139
+    q = 0.0f0  # norms.py:140
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:141
+        k[1] = tk_f2  # norms.py:141
+        d = ((lane[1] + (k[1] * Int32(256))) < n) ? (Float32(vals[(k[1] % Int64) + 1]) - mu[1]) : 0.0f0  # norms.py:142
+        q = fma(d, d, q)  # norms.py:143
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem10[(tk_v_group_tree_tid14[1] % Int64) + 1] = q  # reductions.py:20
@@ -3371,70 +3371,70 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d6a66d58)) = 256  # n
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:64
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:65
-        k[1] = tk_f3  # norms.py:65
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:66
-        if c[1] < n  # norms.py:67
-            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:68
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:144
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # norms.py:145
+        k[1] = tk_f3  # norms.py:145
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:146
+        if c[1] < n  # norms.py:147
+            y[((base[1] + c[1]) % Int64) + 1] = Float16(fma((Float32(vals[(k[1] % Int64) + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:148
         end
     end
-    if lane[1] == Int32(0)  # norms.py:69
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:70
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:71
+    if lane[1] == Int32(0)  # norms.py:149
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:150
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:151
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7e36833c)) = 256  # norms.py:48
+TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_d249d3a6)) = 256  # norms.py:128
 
 # Tack kernel `_layer_long`, specialization (x: f16[?], w: f16[?], b: f16[?], y: f16[?], mean: f16[?], rstd: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__layer_long_372d2348(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:99
-    tk_gi = @index(Global, Linear)  # norms.py:99
-    tk_li = @index(Local, Linear)  # norms.py:99
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:99
-    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:99
-    tk_u = @localmem Bool (2,)  # norms.py:99
-    r = @private Int32 (1,)  # norms.py:99
-    lane = @private Int32 (1,)  # norms.py:99
-    base = @private Int32 (1,)  # norms.py:99
-    c = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:99
-    mu = @private Float32 (1,)  # norms.py:99
-    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:99
-    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:99
-    local t::Int32 = zero(Int32)  # norms.py:99
-    local s::Float32 = zero(Float32)  # norms.py:99
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:99
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:99
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:99
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:99
-    r[1] = Int32(0)  # norms.py:99
-    lane[1] = Int32(0)  # norms.py:99
-    base[1] = Int32(0)  # norms.py:99
-    c[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:99
-    mu[1] = 0.0f0  # norms.py:99
-    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:99
-    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:99
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:100
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:101
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:101
-    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:101
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:102
-    base[1] = r[1] * n  # norms.py:103
-    s = 0.0f0  # norms.py:104
-    tk_v_start3 = lane[1] % Int64  # norms.py:105
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:105
-    if UInt32(0) < tk_v_trips1  # norms.py:105
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:105
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:105
-            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:106
+@kernel function tk__layer_long_c4312757(x::AbstractVector{Float16}, w::AbstractVector{Float16}, b::AbstractVector{Float16}, y::AbstractVector{Float16}, mean::AbstractVector{Float16}, rstd::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:179
+    tk_gi = @index(Global, Linear)  # norms.py:179
+    tk_li = @index(Local, Linear)  # norms.py:179
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # norms.py:179
+    tk_v_group_reduce_f32_smem10 = @localmem Float32 (256,)  # norms.py:179
+    tk_u = @localmem Bool (2,)  # norms.py:179
+    r = @private Int32 (1,)  # norms.py:179
+    lane = @private Int32 (1,)  # norms.py:179
+    base = @private Int32 (1,)  # norms.py:179
+    c = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result3 = @private Float32 (1,)  # norms.py:179
+    mu = @private Float32 (1,)  # norms.py:179
+    tk_v_group_tree_tid14 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_stride13 = @private Int32 (1,)  # norms.py:179
+    tk_v_group_tree_result12 = @private Float32 (1,)  # norms.py:179
+    local t::Int32 = zero(Int32)  # norms.py:179
+    local s::Float32 = zero(Float32)  # norms.py:179
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:179
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:179
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:179
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:179
+    r[1] = Int32(0)  # norms.py:179
+    lane[1] = Int32(0)  # norms.py:179
+    base[1] = Int32(0)  # norms.py:179
+    c[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_tid5[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride4[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result3[1] = 0.0f0  # norms.py:179
+    mu[1] = 0.0f0  # norms.py:179
+    tk_v_group_tree_tid14[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_stride13[1] = Int32(0)  # norms.py:179
+    tk_v_group_tree_result12[1] = 0.0f0  # norms.py:179
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:180
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:181
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:181
+    r[1] = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:181
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:182
+    base[1] = r[1] * n  # norms.py:183
+    s = 0.0f0  # norms.py:184
+    tk_v_start3 = lane[1] % Int64  # norms.py:185
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:185
+    if UInt32(0) < tk_v_trips1  # norms.py:185
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:185
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:185
+            s = s + Float32(x[((base[1] + c[1]) % Int64) + 1])  # norms.py:186
         end
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3473,15 +3473,15 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7e36833c)) = 256  # n
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:107
-    q = 0.0f0  # norms.py:108
-    tk_v_start6 = lane[1] % Int64  # norms.py:109
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:109
-    if UInt32(0) < tk_v_trips4  # norms.py:109
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:109
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:109
-            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:110
-            q = fma(d, d, q)  # norms.py:111
+    mu[1] = tk_v_group_reduce_f32_ret2 / Float32(n)  # norms.py:187
+    q = 0.0f0  # norms.py:188
+    tk_v_start6 = lane[1] % Int64  # norms.py:189
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:189
+    if UInt32(0) < tk_v_trips4  # norms.py:189
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:189
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:189
+            d = Float32(x[((base[1] + c[1]) % Int64) + 1]) - mu[1]  # norms.py:190
+            q = fma(d, d, q)  # norms.py:191
         end
     end
     tk_v_group_tree_tid14[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3520,50 +3520,50 @@ TackRuntime.tk_workgroupsize(::typeof(tk_layer_norm_cached_7e36833c)) = 256  # n
     local tk_v_cse7::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret15 = tk_v_group_tree_result12[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret11 = tk_v_group_tree_ret15  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:112
-    tk_v_start9 = lane[1] % Int64  # norms.py:113
-    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:113
-    if UInt32(0) < tk_v_trips7  # norms.py:113
-        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:113
-            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:113
-            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:114
-            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:114
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret11 / Float32(n)) + eps)  # norms.py:192
+    tk_v_start9 = lane[1] % Int64  # norms.py:193
+    tk_v_trips7 = div((max((n % Int64) - tk_v_start9, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:193
+    if UInt32(0) < tk_v_trips7  # norms.py:193
+        for outer tk_v_k8 in UInt32(0):(tk_v_trips7 - UInt32(1))  # norms.py:193
+            c[1] = (tk_v_start9 + ((tk_v_k8 % Int64) * Int64(256))) % Int32  # norms.py:193
+            tk_v_cse7 = (base[1] + c[1]) % Int64  # norms.py:194
+            y[tk_v_cse7 + 1] = Float16(fma((Float32(x[tk_v_cse7 + 1]) - mu[1]) * tk_v_inv, Float32(w[(c[1] % Int64) + 1]), Float32(b[(c[1] % Int64) + 1])))  # norms.py:194
         end
     end
-    if lane[1] == Int32(0)  # norms.py:115
-        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:116
-        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:117
+    if lane[1] == Int32(0)  # norms.py:195
+        mean[(r[1] % Int64) + 1] = Float16(mu[1])  # norms.py:196
+        rstd[(r[1] % Int64) + 1] = Float16(tk_v_inv)  # norms.py:197
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_372d2348)) = 256  # norms.py:99
+TackRuntime.tk_workgroupsize(::typeof(tk__layer_long_c4312757)) = 256  # norms.py:179
 
 # layer_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_LAYER_NORM_KERNELS)
     const TK_LAYER_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__layer_rows_78d9f96a,
-        (:cached, Float32, 1) => tk_layer_norm_cached_845f56e1,
-        (:cached, Float32, 2) => tk_layer_norm_cached_5a69d64b,
-        (:cached, Float32, 4) => tk_layer_norm_cached_f4ebf65c,
-        (:cached, Float32, 8) => tk_layer_norm_cached_6fc1d03c,
-        (:cached, Float32, 16) => tk_layer_norm_cached_33125768,
-        (:cached, Float32, 32) => tk_layer_norm_cached_6129032d,
-        (:long, Float32, 0) => tk__layer_long_0c1a7ecc,
-        (:rows, Float64, 0) => tk__layer_rows_496b625b,
-        (:cached, Float64, 1) => tk_layer_norm_cached_6024db07,
-        (:cached, Float64, 2) => tk_layer_norm_cached_a8ccc03e,
-        (:cached, Float64, 4) => tk_layer_norm_cached_6c92f716,
-        (:cached, Float64, 8) => tk_layer_norm_cached_b90ffb2a,
-        (:cached, Float64, 16) => tk_layer_norm_cached_7667dc0e,
-        (:cached, Float64, 32) => tk_layer_norm_cached_dae4be61,
-        (:long, Float64, 0) => tk__layer_long_aa0323ef,
-        (:rows, Float16, 0) => tk__layer_rows_597eea5f,
-        (:cached, Float16, 1) => tk_layer_norm_cached_86f7e64e,
-        (:cached, Float16, 2) => tk_layer_norm_cached_2130600d,
-        (:cached, Float16, 4) => tk_layer_norm_cached_ed1b3c65,
-        (:cached, Float16, 8) => tk_layer_norm_cached_fa237386,
-        (:cached, Float16, 16) => tk_layer_norm_cached_d6a66d58,
-        (:cached, Float16, 32) => tk_layer_norm_cached_7e36833c,
-        (:long, Float16, 0) => tk__layer_long_372d2348,
+        (:rows, Float32, 0) => tk__layer_rows_fb1119fa,
+        (:cached, Float32, 1) => tk_layer_norm_cached_7c35e4a8,
+        (:cached, Float32, 2) => tk_layer_norm_cached_8175f41e,
+        (:cached, Float32, 4) => tk_layer_norm_cached_5d252db1,
+        (:cached, Float32, 8) => tk_layer_norm_cached_33d57800,
+        (:cached, Float32, 16) => tk_layer_norm_cached_ec4cb021,
+        (:cached, Float32, 32) => tk_layer_norm_cached_5e9b0c00,
+        (:long, Float32, 0) => tk__layer_long_6d694547,
+        (:rows, Float64, 0) => tk__layer_rows_d20b9d73,
+        (:cached, Float64, 1) => tk_layer_norm_cached_7c7754ad,
+        (:cached, Float64, 2) => tk_layer_norm_cached_9a299b76,
+        (:cached, Float64, 4) => tk_layer_norm_cached_4ca33b41,
+        (:cached, Float64, 8) => tk_layer_norm_cached_105fbbf1,
+        (:cached, Float64, 16) => tk_layer_norm_cached_67d6a302,
+        (:cached, Float64, 32) => tk_layer_norm_cached_c2d12624,
+        (:long, Float64, 0) => tk__layer_long_789a7f34,
+        (:rows, Float16, 0) => tk__layer_rows_3064047d,
+        (:cached, Float16, 1) => tk_layer_norm_cached_98f7120b,
+        (:cached, Float16, 2) => tk_layer_norm_cached_5aa52dfd,
+        (:cached, Float16, 4) => tk_layer_norm_cached_9f777608,
+        (:cached, Float16, 8) => tk_layer_norm_cached_4d5c23f5,
+        (:cached, Float16, 16) => tk_layer_norm_cached_d12225f3,
+        (:cached, Float16, 32) => tk_layer_norm_cached_d249d3a6,
+        (:long, Float16, 0) => tk__layer_long_c4312757,
     )
 end
 

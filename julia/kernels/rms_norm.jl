@@ -109,44 +109,44 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rms_rows`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_3515489a(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:35
-    tk_gi = @index(Global, Linear)  # norms.py:35
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
-    local r::Int32 = zero(Int32)  # norms.py:35
-    local base::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_v11::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_v15::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:35
-    local c::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
-    if tk_t < tk_n  # norms.py:35
-        r = tk_t % Int32  # norms.py:36
-        base = r * n  # norms.py:37
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+@kernel function tk__rms_rows_95514b64(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:42
+    tk_gi = @index(Global, Linear)  # norms.py:42
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:42
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:42
+    local r::Int32 = zero(Int32)  # norms.py:42
+    local base::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_v11::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_v15::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:42
+    local c::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:42
+    if tk_t < tk_n  # norms.py:42
+        r = tk_t % Int32  # norms.py:43
+        base = r * n  # norms.py:44
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:46
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -189,59 +189,59 @@ end
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:39
-        if Int32(0) < n  # norms.py:40
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
-                tk_v_cse1 = (base + c) % Int64  # norms.py:41
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:41
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:46
+        if Int32(0) < n  # norms.py:47
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:47
+                tk_v_cse1 = (base + c) % Int64  # norms.py:48
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:48
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_9f583c8b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (1,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_2b00f511(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (1,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -276,60 +276,60 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9f583c8b)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_2b00f511)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_62a6f8d3(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (2,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_43f3a05b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (2,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -364,60 +364,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9f583c8b)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_62a6f8d3)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_43f3a05b)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_fbd8313d(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (4,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_787950ac(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (4,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -452,60 +452,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_62a6f8d3)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fbd8313d)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_787950ac)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_704f454b(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (8,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_39792999(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (8,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -540,60 +540,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_fbd8313d)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_704f454b)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_39792999)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_dcd9bca5(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (16,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_87ef1162(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (16,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -628,60 +628,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_704f454b)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcd9bca5)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_87ef1162)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_311d9027(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float32 (32,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_dcab3188(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float32 (32,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : 0.0f0  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -716,60 +716,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcd9bca5)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_311d9027)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_dcab3188)) = 256  # norms.py:159
 
 # Tack kernel `_rms_long`, specialization (x: f32[?], w: f32[?], y: f32[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_d003e236(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
-    tk_gi = @index(Global, Linear)  # norms.py:121
-    tk_li = @index(Local, Linear)  # norms.py:121
-    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:121
-    tk_u = @localmem Bool (1,)  # norms.py:121
-    lane = @private Int32 (1,)  # norms.py:121
-    base = @private Int32 (1,)  # norms.py:121
-    c = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:121
-    local t::Int32 = zero(Int32)  # norms.py:121
-    local r::Int32 = zero(Int32)  # norms.py:121
-    local q::Float32 = zero(Float32)  # norms.py:121
-    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:121
-    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:121
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
-    lane[1] = Int32(0)  # norms.py:121
-    base[1] = Int32(0)  # norms.py:121
-    c[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:121
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
-    base[1] = r * n  # norms.py:125
-    q = 0.0f0  # norms.py:126
-    tk_v_start3 = lane[1] % Int64  # norms.py:127
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
-    if UInt32(0) < tk_v_trips1  # norms.py:127
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+@kernel function tk__rms_long_66a3f1f8(x::AbstractVector{Float32}, w::AbstractVector{Float32}, y::AbstractVector{Float32}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:201
+    tk_gi = @index(Global, Linear)  # norms.py:201
+    tk_li = @index(Local, Linear)  # norms.py:201
+    tk_v_group_reduce_smem3 = @localmem Float32 (256,)  # norms.py:201
+    tk_u = @localmem Bool (1,)  # norms.py:201
+    lane = @private Int32 (1,)  # norms.py:201
+    base = @private Int32 (1,)  # norms.py:201
+    c = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:201
+    local t::Int32 = zero(Int32)  # norms.py:201
+    local r::Int32 = zero(Int32)  # norms.py:201
+    local q::Float32 = zero(Float32)  # norms.py:201
+    local tk_v_keep_v1::Float32 = zero(Float32)  # norms.py:201
+    local tk_v_keep_ret2::Float32 = zero(Float32)  # norms.py:201
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
+    lane[1] = Int32(0)  # norms.py:201
+    base[1] = Int32(0)  # norms.py:201
+    c[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:201
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
+    base[1] = r * n  # norms.py:205
+    q = 0.0f0  # norms.py:206
+    tk_v_start3 = lane[1] % Int64  # norms.py:207
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
+    if UInt32(0) < tk_v_trips1  # norms.py:207
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
             tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:208
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -808,58 +808,58 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_311d9027)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:129
-    tk_v_start6 = lane[1] % Int64  # norms.py:130
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
-    if UInt32(0) < tk_v_trips4  # norms.py:130
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:131
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_ret4 / Float32(n)) + eps)  # norms.py:209
+    tk_v_start6 = lane[1] % Int64  # norms.py:210
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
+    if UInt32(0) < tk_v_trips4  # norms.py:210
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:211
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_d003e236)) = 256  # norms.py:121
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_66a3f1f8)) = 256  # norms.py:201
 
 # Tack kernel `_rms_rows`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_rows_96161930(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:35
-    tk_gi = @index(Global, Linear)  # norms.py:35
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
-    local r::Int32 = zero(Int32)  # norms.py:35
-    local base::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_add_square_dev_acc10::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_v11::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_d12::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_ret13::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_acc14::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_v15::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_d16::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_square_dev_ret17::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_a24::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_b25::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_add_ret26::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:35
-    local tk_v_inv::Float64 = zero(Float64)  # norms.py:35
-    local c::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
-    if tk_t < tk_n  # norms.py:35
-        r = tk_t % Int32  # norms.py:36
-        base = r * n  # norms.py:37
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+@kernel function tk__rms_rows_f90aae50(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:42
+    tk_gi = @index(Global, Linear)  # norms.py:42
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # norms.py:42
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:42
+    local r::Int32 = zero(Int32)  # norms.py:42
+    local base::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_add_square_dev_acc10::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_v11::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_d12::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_ret13::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_acc14::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_v15::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_d16::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_square_dev_ret17::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_a18::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_b19::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_ret20::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_a21::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_b22::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_ret23::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_a24::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_b25::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_add_ret26::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_row_sq_dev_ret2::Float64 = zero(Float64)  # norms.py:42
+    local tk_v_inv::Float64 = zero(Float64)  # norms.py:42
+    local c::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:42
+    if tk_t < tk_n  # norms.py:42
+        r = tk_t % Int32  # norms.py:43
+        base = r * n  # norms.py:44
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:46
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = Float64(0.0)  # _rowsum.py:42
@@ -902,59 +902,59 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_d003e236)) = 256  # norms.py:
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_ret4  # _rowsum.py:95
-        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:39
-        if Int32(0) < n  # norms.py:40
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
-                tk_v_cse1 = (base + c) % Int64  # norms.py:41
-                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:41
+        tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_row_sq_dev_ret2 / Float64(n)) + eps)  # norms.py:46
+        if Int32(0) < n  # norms.py:47
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:47
+                tk_v_cse1 = (base + c) % Int64  # norms.py:48
+                y[tk_v_cse1 + 1] = (x[tk_v_cse1 + 1] * tk_v_inv) * w[(c % Int64) + 1]  # norms.py:48
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_217e44b4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (1,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_f0ed392c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (1,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -989,60 +989,60 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_217e44b4)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f0ed392c)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_c26dc60a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (2,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_3691e2fd(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (2,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1077,60 +1077,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_217e44b4)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c26dc60a)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_3691e2fd)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_0bbb0e87(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (4,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_7b986cb3(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (4,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1165,60 +1165,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c26dc60a)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0bbb0e87)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_7b986cb3)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_a5bceeba(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (8,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_9459ef6a(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (8,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1253,60 +1253,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_0bbb0e87)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5bceeba)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_9459ef6a)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_e71bc39c(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (16,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_075131de(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (16,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1341,60 +1341,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a5bceeba)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e71bc39c)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_075131de)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk_rms_norm_cached_b2471daa(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float64 (32,)  # norms.py:79
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = Float64(0.0)  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:88
-        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_754136d4(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float64 (32,)  # norms.py:159
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = Float64(0.0)  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float64(0.0)  # norms.py:168
+        tk_v_keep_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:89
+        q = fma(tk_v_keep_ret2, vals[(k[1] % Int64) + 1], q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1429,60 +1429,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e71bc39c)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:94
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = (vals[(k[1] % Int64) + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2471daa)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_754136d4)) = 256  # norms.py:159
 
 # Tack kernel `_rms_long`, specialization (x: f64[?], w: f64[?], y: f64[?], rows: i32, n: i32, eps: f64)
-@kernel function tk__rms_long_62fa7329(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:121
-    tk_gi = @index(Global, Linear)  # norms.py:121
-    tk_li = @index(Local, Linear)  # norms.py:121
-    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:121
-    tk_u = @localmem Bool (1,)  # norms.py:121
-    lane = @private Int32 (1,)  # norms.py:121
-    base = @private Int32 (1,)  # norms.py:121
-    c = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:121
-    local t::Int32 = zero(Int32)  # norms.py:121
-    local r::Int32 = zero(Int32)  # norms.py:121
-    local q::Float64 = zero(Float64)  # norms.py:121
-    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:121
-    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:121
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
-    lane[1] = Int32(0)  # norms.py:121
-    base[1] = Int32(0)  # norms.py:121
-    c[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:121
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
-    base[1] = r * n  # norms.py:125
-    q = Float64(0.0)  # norms.py:126
-    tk_v_start3 = lane[1] % Int64  # norms.py:127
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
-    if UInt32(0) < tk_v_trips1  # norms.py:127
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
-            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+@kernel function tk__rms_long_1210618e(x::AbstractVector{Float64}, w::AbstractVector{Float64}, y::AbstractVector{Float64}, rows::Int32, n::Int32, eps::Float64, tk_n::Int64)  # norms.py:201
+    tk_gi = @index(Global, Linear)  # norms.py:201
+    tk_li = @index(Local, Linear)  # norms.py:201
+    tk_v_group_reduce_smem3 = @localmem Float64 (256,)  # norms.py:201
+    tk_u = @localmem Bool (1,)  # norms.py:201
+    lane = @private Int32 (1,)  # norms.py:201
+    base = @private Int32 (1,)  # norms.py:201
+    c = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_result5 = @private Float64 (1,)  # norms.py:201
+    local t::Int32 = zero(Int32)  # norms.py:201
+    local r::Int32 = zero(Int32)  # norms.py:201
+    local q::Float64 = zero(Float64)  # norms.py:201
+    local tk_v_keep_v1::Float64 = zero(Float64)  # norms.py:201
+    local tk_v_keep_ret2::Float64 = zero(Float64)  # norms.py:201
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
+    lane[1] = Int32(0)  # norms.py:201
+    base[1] = Int32(0)  # norms.py:201
+    c[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_result5[1] = Float64(0.0)  # norms.py:201
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
+    base[1] = r * n  # norms.py:205
+    q = Float64(0.0)  # norms.py:206
+    tk_v_start3 = lane[1] % Int64  # norms.py:207
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
+    if UInt32(0) < tk_v_trips1  # norms.py:207
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
+            tk_v_keep_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
             tk_v_keep_ret2 = tk_v_keep_v1  # _wide.py:18
-            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:128
+            q = fma(tk_v_keep_ret2, x[((base[1] + c[1]) % Int64) + 1], q)  # norms.py:208
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1521,58 +1521,58 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_b2471daa)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_ret4 = tk_v_group_tree_ret8  # reductions.py:38
-    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:129
-    tk_v_start6 = lane[1] % Int64  # norms.py:130
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
-    if UInt32(0) < tk_v_trips4  # norms.py:130
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
-            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:131
+    tk_v_inv = Float64(1.0) / tk_sqrt((tk_v_group_reduce_ret4 / Float64(n)) + eps)  # norms.py:209
+    tk_v_start6 = lane[1] % Int64  # norms.py:210
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
+    if UInt32(0) < tk_v_trips4  # norms.py:210
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
+            y[tk_v_cse5 + 1] = (x[tk_v_cse5 + 1] * tk_v_inv) * w[(c[1] % Int64) + 1]  # norms.py:211
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_62fa7329)) = 256  # norms.py:121
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_1210618e)) = 256  # norms.py:201
 
 # Tack kernel `_rms_rows`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_rows_2784d205(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:35
-    tk_gi = @index(Global, Linear)  # norms.py:35
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:35
-    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:35
-    local r::Int32 = zero(Int32)  # norms.py:35
-    local base::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:35
-    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_v11::Float16 = zero(Float16)  # norms.py:35
-    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_v15::Float16 = zero(Float16)  # norms.py:35
-    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:35
-    local tk_v_inv::Float32 = zero(Float32)  # norms.py:35
-    local c::Int32 = zero(Int32)  # norms.py:35
-    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:35
-    if tk_t < tk_n  # norms.py:35
-        r = tk_t % Int32  # norms.py:36
-        base = r * n  # norms.py:37
-        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:39
+@kernel function tk__rms_rows_8f5f94f2(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:42
+    tk_gi = @index(Global, Linear)  # norms.py:42
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # norms.py:42
+    tk_t = Int64(tk_gi) - Int64(1)  # norms.py:42
+    local r::Int32 = zero(Int32)  # norms.py:42
+    local base::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_row_sq_dev_mu1::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_zero_ret9::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # norms.py:42
+    local tk_v_add_square_dev_acc10::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_v11::Float16 = zero(Float16)  # norms.py:42
+    local tk_v_add_square_dev_d12::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_ret13::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_acc14::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_v15::Float16 = zero(Float16)  # norms.py:42
+    local tk_v_add_square_dev_d16::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_square_dev_ret17::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a18::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b19::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret20::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a21::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b22::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret23::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_a24::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_b25::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_add_ret26::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_row_sq_dev_ret2::Float32 = zero(Float32)  # norms.py:42
+    local tk_v_inv::Float32 = zero(Float32)  # norms.py:42
+    local c::Int32 = zero(Int32)  # norms.py:42
+    local tk_v_cse1::Int64 = zero(Int64)  # norms.py:42
+    if tk_t < tk_n  # norms.py:42
+        r = tk_t % Int32  # norms.py:43
+        base = r * n  # norms.py:44
+        tk_v_row_sq_dev_mu1 = 0.0f0  # norms.py:46
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_zero_ret9 = 0.0f0  # _rowsum.py:61
             tk_v_row_fold_f32_acc3[(tk_v_fold_lanes_j7 % Int64) + 1] = 0.0f0  # _rowsum.py:42
@@ -1615,59 +1615,59 @@ TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_62fa7329)) = 256  # norms.py:
         tk_v_fold_lanes_ret8 = tk_v_add_ret26  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_sq_dev_ret2 = tk_v_row_fold_f32_ret4  # _rowsum.py:95
-        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:39
-        if Int32(0) < n  # norms.py:40
-            for outer c in Int32(0):(n - Int32(1))  # norms.py:40
-                tk_v_cse1 = (base + c) % Int64  # norms.py:41
-                y[tk_v_cse1 + 1] = Float16((Float32(x[tk_v_cse1 + 1]) * tk_v_inv) * Float32(w[(c % Int64) + 1]))  # norms.py:41
+        tk_v_inv = 1.0f0 / tk_sqrt((tk_v_row_sq_dev_ret2 / Float32(n)) + eps)  # norms.py:46
+        if Int32(0) < n  # norms.py:47
+            for outer c in Int32(0):(n - Int32(1))  # norms.py:47
+                tk_v_cse1 = (base + c) % Int64  # norms.py:48
+                y[tk_v_cse1 + 1] = Float16((Float32(x[tk_v_cse1 + 1]) * tk_v_inv) * Float32(w[(c % Int64) + 1]))  # norms.py:48
             end
         end
     end
 end
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_767df962(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (1,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_4004b44d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (1,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1702,60 +1702,60 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_767df962)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_4004b44d)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_ac24f133(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (2,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_c3b75be7(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (2,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1790,60 +1790,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_767df962)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ac24f133)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_c3b75be7)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_653832cc(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (4,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_8d6bc2c5(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (4,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1878,60 +1878,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_ac24f133)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_653832cc)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_8d6bc2c5)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_53f176c4(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (8,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_a1db9679(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (8,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -1966,60 +1966,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_653832cc)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_53f176c4)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_a1db9679)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_cb02ca3e(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (16,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_e13d2c30(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (16,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -2054,60 +2054,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_53f176c4)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cb02ca3e)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_e13d2c30)) = 256  # norms.py:159
 
 # Tack kernel `rms_norm_cached`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk_rms_norm_cached_f1da94ae(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:79
-    tk_gi = @index(Global, Linear)  # norms.py:79
-    tk_li = @index(Local, Linear)  # norms.py:79
-    vals = @private Float16 (32,)  # norms.py:79
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:79
-    tk_u = @localmem Bool (1,)  # norms.py:79
-    lane = @private Int32 (1,)  # norms.py:79
-    base = @private Int32 (1,)  # norms.py:79
-    k = @private Int32 (1,)  # norms.py:79
-    c = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:79
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:79
-    local t::Int32 = zero(Int32)  # norms.py:79
-    local r::Int32 = zero(Int32)  # norms.py:79
-    local q::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:79
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:79
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:79
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:79
-    local tk_f1::Int32 = zero(Int32)  # norms.py:79
-    lane[1] = Int32(0)  # norms.py:79
-    base[1] = Int32(0)  # norms.py:79
-    k[1] = Int32(0)  # norms.py:79
-    c[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:79
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:79
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:80
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:81
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:81
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:81
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:82
-    base[1] = r * n  # norms.py:83
-    q = 0.0f0  # norms.py:85
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:86
-        k[1] = tk_f1  # norms.py:86
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:87
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:88
-        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:89
+@kernel function tk_rms_norm_cached_d67c153d(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:159
+    tk_gi = @index(Global, Linear)  # norms.py:159
+    tk_li = @index(Local, Linear)  # norms.py:159
+    vals = @private Float16 (32,)  # norms.py:159
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:159
+    tk_u = @localmem Bool (1,)  # norms.py:159
+    lane = @private Int32 (1,)  # norms.py:159
+    base = @private Int32 (1,)  # norms.py:159
+    k = @private Int32 (1,)  # norms.py:159
+    c = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:159
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:159
+    local t::Int32 = zero(Int32)  # norms.py:159
+    local r::Int32 = zero(Int32)  # norms.py:159
+    local q::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:159
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:159
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:159
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:159
+    local tk_f1::Int32 = zero(Int32)  # norms.py:159
+    lane[1] = Int32(0)  # norms.py:159
+    base[1] = Int32(0)  # norms.py:159
+    k[1] = Int32(0)  # norms.py:159
+    c[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:159
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:159
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:160
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:161
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:161
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:161
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:162
+    base[1] = r * n  # norms.py:163
+    q = 0.0f0  # norms.py:165
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # norms.py:166
+        k[1] = tk_f1  # norms.py:166
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:167
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : Float16(0.0)  # norms.py:168
+        tk_v_to_f32_v1 = vals[(k[1] % Int64) + 1]  # norms.py:169
         tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:89
+        q = fma(tk_v_to_f32_ret2, Float32(vals[(k[1] % Int64) + 1]), q)  # norms.py:169
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem3[(tk_v_group_tree_tid7[1] % Int64) + 1] = q  # reductions.py:20
@@ -2142,60 +2142,60 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_cb02ca3e)) = 256  # nor
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:90
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:91
-        k[1] = tk_f2  # norms.py:91
-        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:92
-        if c[1] < n  # norms.py:93
-            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:94
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:170
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # norms.py:171
+        k[1] = tk_f2  # norms.py:171
+        c[1] = lane[1] + (k[1] * Int32(256))  # norms.py:172
+        if c[1] < n  # norms.py:173
+            y[((base[1] + c[1]) % Int64) + 1] = Float16((Float32(vals[(k[1] % Int64) + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:174
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f1da94ae)) = 256  # norms.py:79
+TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_d67c153d)) = 256  # norms.py:159
 
 # Tack kernel `_rms_long`, specialization (x: f16[?], w: f16[?], y: f16[?], rows: i32, n: i32, eps: f32)
-@kernel function tk__rms_long_3e7cd3ef(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:121
-    tk_gi = @index(Global, Linear)  # norms.py:121
-    tk_li = @index(Local, Linear)  # norms.py:121
-    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:121
-    tk_u = @localmem Bool (1,)  # norms.py:121
-    lane = @private Int32 (1,)  # norms.py:121
-    base = @private Int32 (1,)  # norms.py:121
-    c = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:121
-    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:121
-    local t::Int32 = zero(Int32)  # norms.py:121
-    local r::Int32 = zero(Int32)  # norms.py:121
-    local q::Float32 = zero(Float32)  # norms.py:121
-    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:121
-    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:121
-    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:121
-    local tk_v_start3::Int64 = zero(Int64)  # norms.py:121
-    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:121
-    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:121
-    lane[1] = Int32(0)  # norms.py:121
-    base[1] = Int32(0)  # norms.py:121
-    c[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:121
-    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:121
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:122
-    tk_v_cse1 = rem(t, Int32(256))  # norms.py:123
-    tk_v_cse2 = div(t, Int32(256))  # norms.py:123
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:123
-    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:124
-    base[1] = r * n  # norms.py:125
-    q = 0.0f0  # norms.py:126
-    tk_v_start3 = lane[1] % Int64  # norms.py:127
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:127
-    if UInt32(0) < tk_v_trips1  # norms.py:127
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:127
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:127
-            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:128
+@kernel function tk__rms_long_b883405b(x::AbstractVector{Float16}, w::AbstractVector{Float16}, y::AbstractVector{Float16}, rows::Int32, n::Int32, eps::Float32, tk_n::Int64)  # norms.py:201
+    tk_gi = @index(Global, Linear)  # norms.py:201
+    tk_li = @index(Local, Linear)  # norms.py:201
+    tk_v_group_reduce_f32_smem3 = @localmem Float32 (256,)  # norms.py:201
+    tk_u = @localmem Bool (1,)  # norms.py:201
+    lane = @private Int32 (1,)  # norms.py:201
+    base = @private Int32 (1,)  # norms.py:201
+    c = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_tid7 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_stride6 = @private Int32 (1,)  # norms.py:201
+    tk_v_group_tree_result5 = @private Float32 (1,)  # norms.py:201
+    local t::Int32 = zero(Int32)  # norms.py:201
+    local r::Int32 = zero(Int32)  # norms.py:201
+    local q::Float32 = zero(Float32)  # norms.py:201
+    local tk_v_to_f32_v1::Float16 = zero(Float16)  # norms.py:201
+    local tk_v_to_f32_ret2::Float32 = zero(Float32)  # norms.py:201
+    local tk_v_trips1::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_k2::UInt32 = zero(UInt32)  # norms.py:201
+    local tk_v_start3::Int64 = zero(Int64)  # norms.py:201
+    local tk_v_cse1::Int32 = zero(Int32)  # norms.py:201
+    local tk_v_cse2::Int32 = zero(Int32)  # norms.py:201
+    lane[1] = Int32(0)  # norms.py:201
+    base[1] = Int32(0)  # norms.py:201
+    c[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_tid7[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_stride6[1] = Int32(0)  # norms.py:201
+    tk_v_group_tree_result5[1] = 0.0f0  # norms.py:201
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # norms.py:202
+    tk_v_cse1 = rem(t, Int32(256))  # norms.py:203
+    tk_v_cse2 = div(t, Int32(256))  # norms.py:203
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # norms.py:203
+    lane[1] = (tk_li % Int32) - Int32(1)  # norms.py:204
+    base[1] = r * n  # norms.py:205
+    q = 0.0f0  # norms.py:206
+    tk_v_start3 = lane[1] % Int64  # norms.py:207
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:207
+    if UInt32(0) < tk_v_trips1  # norms.py:207
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # norms.py:207
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # norms.py:207
+            tk_v_to_f32_v1 = x[((base[1] + c[1]) % Int64) + 1]  # norms.py:208
             tk_v_to_f32_ret2 = Float32(tk_v_to_f32_v1)  # _wide.py:23
-            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:128
+            q = fma(tk_v_to_f32_ret2, Float32(x[((base[1] + c[1]) % Int64) + 1]), q)  # norms.py:208
         end
     end
     tk_v_group_tree_tid7[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2234,46 +2234,46 @@ TackRuntime.tk_workgroupsize(::typeof(tk_rms_norm_cached_f1da94ae)) = 256  # nor
     local tk_v_cse5::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret8 = tk_v_group_tree_result5[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret4 = tk_v_group_tree_ret8  # reductions.py:46
-    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:129
-    tk_v_start6 = lane[1] % Int64  # norms.py:130
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:130
-    if UInt32(0) < tk_v_trips4  # norms.py:130
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:130
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:130
-            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:131
-            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:131
+    tk_v_inv = 1.0f0 / tk_sqrt((tk_v_group_reduce_f32_ret4 / Float32(n)) + eps)  # norms.py:209
+    tk_v_start6 = lane[1] % Int64  # norms.py:210
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # norms.py:210
+    if UInt32(0) < tk_v_trips4  # norms.py:210
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # norms.py:210
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # norms.py:210
+            tk_v_cse5 = (base[1] + c[1]) % Int64  # norms.py:211
+            y[tk_v_cse5 + 1] = Float16((Float32(x[tk_v_cse5 + 1]) * tk_v_inv) * Float32(w[(c[1] % Int64) + 1]))  # norms.py:211
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_3e7cd3ef)) = 256  # norms.py:121
+TackRuntime.tk_workgroupsize(::typeof(tk__rms_long_b883405b)) = 256  # norms.py:201
 
 # rms_norm's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_RMS_NORM_KERNELS)
     const TK_RMS_NORM_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rms_rows_3515489a,
-        (:cached, Float32, 1) => tk_rms_norm_cached_9f583c8b,
-        (:cached, Float32, 2) => tk_rms_norm_cached_62a6f8d3,
-        (:cached, Float32, 4) => tk_rms_norm_cached_fbd8313d,
-        (:cached, Float32, 8) => tk_rms_norm_cached_704f454b,
-        (:cached, Float32, 16) => tk_rms_norm_cached_dcd9bca5,
-        (:cached, Float32, 32) => tk_rms_norm_cached_311d9027,
-        (:long, Float32, 0) => tk__rms_long_d003e236,
-        (:rows, Float64, 0) => tk__rms_rows_96161930,
-        (:cached, Float64, 1) => tk_rms_norm_cached_217e44b4,
-        (:cached, Float64, 2) => tk_rms_norm_cached_c26dc60a,
-        (:cached, Float64, 4) => tk_rms_norm_cached_0bbb0e87,
-        (:cached, Float64, 8) => tk_rms_norm_cached_a5bceeba,
-        (:cached, Float64, 16) => tk_rms_norm_cached_e71bc39c,
-        (:cached, Float64, 32) => tk_rms_norm_cached_b2471daa,
-        (:long, Float64, 0) => tk__rms_long_62fa7329,
-        (:rows, Float16, 0) => tk__rms_rows_2784d205,
-        (:cached, Float16, 1) => tk_rms_norm_cached_767df962,
-        (:cached, Float16, 2) => tk_rms_norm_cached_ac24f133,
-        (:cached, Float16, 4) => tk_rms_norm_cached_653832cc,
-        (:cached, Float16, 8) => tk_rms_norm_cached_53f176c4,
-        (:cached, Float16, 16) => tk_rms_norm_cached_cb02ca3e,
-        (:cached, Float16, 32) => tk_rms_norm_cached_f1da94ae,
-        (:long, Float16, 0) => tk__rms_long_3e7cd3ef,
+        (:rows, Float32, 0) => tk__rms_rows_95514b64,
+        (:cached, Float32, 1) => tk_rms_norm_cached_2b00f511,
+        (:cached, Float32, 2) => tk_rms_norm_cached_43f3a05b,
+        (:cached, Float32, 4) => tk_rms_norm_cached_787950ac,
+        (:cached, Float32, 8) => tk_rms_norm_cached_39792999,
+        (:cached, Float32, 16) => tk_rms_norm_cached_87ef1162,
+        (:cached, Float32, 32) => tk_rms_norm_cached_dcab3188,
+        (:long, Float32, 0) => tk__rms_long_66a3f1f8,
+        (:rows, Float64, 0) => tk__rms_rows_f90aae50,
+        (:cached, Float64, 1) => tk_rms_norm_cached_f0ed392c,
+        (:cached, Float64, 2) => tk_rms_norm_cached_3691e2fd,
+        (:cached, Float64, 4) => tk_rms_norm_cached_7b986cb3,
+        (:cached, Float64, 8) => tk_rms_norm_cached_9459ef6a,
+        (:cached, Float64, 16) => tk_rms_norm_cached_075131de,
+        (:cached, Float64, 32) => tk_rms_norm_cached_754136d4,
+        (:long, Float64, 0) => tk__rms_long_1210618e,
+        (:rows, Float16, 0) => tk__rms_rows_8f5f94f2,
+        (:cached, Float16, 1) => tk_rms_norm_cached_4004b44d,
+        (:cached, Float16, 2) => tk_rms_norm_cached_c3b75be7,
+        (:cached, Float16, 4) => tk_rms_norm_cached_8d6bc2c5,
+        (:cached, Float16, 8) => tk_rms_norm_cached_a1db9679,
+        (:cached, Float16, 16) => tk_rms_norm_cached_e13d2c30,
+        (:cached, Float16, 32) => tk_rms_norm_cached_d67c153d,
+        (:long, Float16, 0) => tk__rms_long_b883405b,
     )
 end
 

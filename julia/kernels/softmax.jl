@@ -109,66 +109,66 @@ if !isdefined(@__MODULE__, :tk_ops_launch!)
 end
 
 # Tack kernel `_rows`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_3b2a47a3(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
-    tk_gi = @index(Global, Linear)  # softmax.py:135
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:135
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:135
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
-    local r::Int32 = zero(Int32)  # softmax.py:135
-    local base::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:135
-    local m::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_shifted_v33::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_shifted_v36::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_shifted_ret37::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_ret41::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:135
-    local s::Float32 = zero(Float32)  # softmax.py:135
-    local ls::Float32 = zero(Float32)  # softmax.py:135
-    local c::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_shifted_v42::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_shifted_ret43::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_fetch_ret45::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
-    if tk_t < tk_n  # softmax.py:135
-        r = tk_t % Int32  # softmax.py:136
-        base = r * n  # softmax.py:137
+@kernel function tk__rows_810232d4(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:136
+    tk_gi = @index(Global, Linear)  # softmax.py:136
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:136
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:136
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:136
+    local r::Int32 = zero(Int32)  # softmax.py:136
+    local base::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_first_ret9::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_v11::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_v14::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_row_fold_ret4::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:136
+    local m::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_shifted_v33::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_shifted_v36::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_shifted_ret37::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_ret41::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_exp_sum_ret26::Float32 = zero(Float32)  # softmax.py:136
+    local s::Float32 = zero(Float32)  # softmax.py:136
+    local ls::Float32 = zero(Float32)  # softmax.py:136
+    local c::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_shifted_v42::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_shifted_ret43::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_fetch_ret45::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:136
+    if tk_t < tk_n  # softmax.py:136
+        r = tk_t % Int32  # softmax.py:137
+        base = r * n  # softmax.py:138
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -210,76 +210,76 @@ end
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:138
-        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:118
+        m = tk_v_row_max_ret1  # softmax.py:139
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:117
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:118
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:118
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:119
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
-        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
-                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
-                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(tk_v_shifted_v33 == m, 0.0f0, -Inf32), tk_v_shifted_v33 - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
-                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
-                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:58
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:120
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:121
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:122
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:123
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:124
+                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(tk_v_shifted_v33 == m, 0.0f0, -Inf32), tk_v_shifted_v33 - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:124
+                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:125
+                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:59
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:126
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:127
         end
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
-            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
-                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
-                tk_v_shifted_ret37 = ifelse(m == Inf32, ifelse(tk_v_shifted_v36 == m, 0.0f0, -Inf32), tk_v_shifted_v36 - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:128
-                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
-                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:58
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:128
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:128
+                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:129
+                tk_v_shifted_ret37 = ifelse(m == Inf32, ifelse(tk_v_shifted_v36 == m, 0.0f0, -Inf32), tk_v_shifted_v36 - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:129
+                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:130
+                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:59
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:131
             end
         end
-        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:84
-        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:85
-            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:86
-                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:86
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:87
+        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:85
+        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:86
+            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:87
+                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:87
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:88
                 end
             end
-            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
-            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
-            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
+            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:89
+            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:89
+            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:89
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:89
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:90
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:90
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:91
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:91
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:92
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:93
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:93
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:94
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:95
         end
-        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:95
-        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:131
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:104
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:139
-        if want_log != Int32(0)  # softmax.py:140
-            ls = tk_log(s)  # softmax.py:141
-            if Int32(0) < n  # softmax.py:142
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
-                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:143
-                    tk_v_shifted_ret43 = ifelse(m == Inf32, ifelse(tk_v_shifted_v42 == m, 0.0f0, -Inf32), tk_v_shifted_v42 - m)  # softmax.py:49
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:143
+        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:96
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:132
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:105
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:140
+        if want_log != Int32(0)  # softmax.py:141
+            ls = tk_log(s)  # softmax.py:142
+            if Int32(0) < n  # softmax.py:143
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:143
+                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:144
+                    tk_v_shifted_ret43 = ifelse(m == Inf32, ifelse(tk_v_shifted_v42 == m, 0.0f0, -Inf32), tk_v_shifted_v42 - m)  # softmax.py:50
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:144
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:145
-            if Int32(0) < n  # softmax.py:146
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
-                    tk_v_fetch_i44 = base + c  # softmax.py:147
-                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:69
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:147
+            tk_v_inv = 1.0f0 / s  # softmax.py:146
+            if Int32(0) < n  # softmax.py:147
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:147
+                    tk_v_fetch_i44 = base + c  # softmax.py:148
+                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:70
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:148
                 end
             end
         end
@@ -287,112 +287,112 @@ end
 end
 
 # Tack kernel `_columns`, specialization (x: f32[?], out: f32[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_c1450057(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
-    tk_gi = @index(Global, Linear)  # softmax.py:167
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
-    local t::Int32 = zero(Int32)  # softmax.py:167
-    local base::Int32 = zero(Int32)  # softmax.py:167
-    local m::Float32 = zero(Float32)  # softmax.py:167
-    local c::Int32 = zero(Int32)  # softmax.py:167
-    local s::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:167
-    local ls::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:167
-    local v::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
-    if tk_t < tk_n  # softmax.py:167
-        t = tk_t % Int32  # softmax.py:168
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
-        m = -Inf32  # softmax.py:170
-        if Int32(0) < n  # softmax.py:171
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:172
+@kernel function tk__columns_3728c72d(x::AbstractVector{Float32}, out::AbstractVector{Float32}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:168
+    tk_gi = @index(Global, Linear)  # softmax.py:168
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:168
+    local t::Int32 = zero(Int32)  # softmax.py:168
+    local base::Int32 = zero(Int32)  # softmax.py:168
+    local m::Float32 = zero(Float32)  # softmax.py:168
+    local c::Int32 = zero(Int32)  # softmax.py:168
+    local s::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_v1::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:168
+    local ls::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_v3::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:168
+    local v::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:168
+    if tk_t < tk_n  # softmax.py:168
+        t = tk_t % Int32  # softmax.py:169
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:170
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:170
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:170
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:170
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:170
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:170
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:170
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:170
+        m = -Inf32  # softmax.py:171
+        if Int32(0) < n  # softmax.py:172
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:172
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:173
             end
         end
-        s = 0.0f0  # softmax.py:173
-        if Int32(0) < n  # softmax.py:174
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:49
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
+        s = 0.0f0  # softmax.py:174
+        if Int32(0) < n  # softmax.py:175
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:175
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:176
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(tk_v_shifted_v1 == m, 0.0f0, -Inf32), tk_v_shifted_v1 - m)  # softmax.py:50
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:176
             end
         end
-        ls = tk_log(s)  # softmax.py:176
-        if Int32(0) < n  # softmax.py:177
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:49
-                v = tk_v_shifted_ret4 - ls  # softmax.py:178
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:179
+        ls = tk_log(s)  # softmax.py:177
+        if Int32(0) < n  # softmax.py:178
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:178
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:179
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(tk_v_shifted_v3 == m, 0.0f0, -Inf32), tk_v_shifted_v3 - m)  # softmax.py:50
+                v = tk_v_shifted_ret4 - ls  # softmax.py:179
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:180
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a102d614(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_cb5be786(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -429,16 +429,16 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -478,75 +478,75 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a102d614)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_cb5be786)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_08c866f2(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (2,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_d618cee8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (2,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -583,16 +583,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a102d614)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -632,75 +632,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a102d614)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_08c866f2)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_d618cee8)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_7ca0a0c6(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (4,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_713d0936(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (4,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -737,16 +737,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_08c866f2)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -786,75 +786,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_08c866f2)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ca0a0c6)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_713d0936)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_f74417a8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (8,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_b17c95c4(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (8,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -891,16 +891,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ca0a0c6)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -940,75 +940,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7ca0a0c6)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f74417a8)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b17c95c4)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_a6a0df2b(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (16,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_27c8bcd8(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (16,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1045,16 +1045,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f74417a8)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1094,75 +1094,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f74417a8)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a6a0df2b)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_27c8bcd8)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_963c0afe(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float32 (32,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_92268e42(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float32 (32,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf32)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1199,16 +1199,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a6a0df2b)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v10 == m[1], 0.0f0, -Inf32), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1248,87 +1248,87 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_a6a0df2b)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf32, ifelse(tk_v_shifted_v21 == m[1], 0.0f0, -Inf32), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_963c0afe)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_92268e42)) = 256  # softmax.py:188
 
 # Tack kernel `_online`, specialization (x: f32[?], out: f32[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_472a5813(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
-    tk_gi = @index(Global, Linear)  # softmax.py:219
-    tk_li = @index(Local, Linear)  # softmax.py:219
-    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:219
-    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:219
-    tk_u = @localmem Bool (2,)  # softmax.py:219
-    lane = @private Int32 (1,)  # softmax.py:219
-    base = @private Int32 (1,)  # softmax.py:219
-    m = @private Float32 (1,)  # softmax.py:219
-    s = @private Float32 (1,)  # softmax.py:219
-    c = @private Int32 (1,)  # softmax.py:219
-    v = @private Float32 (1,)  # softmax.py:219
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:219
-    big = @private Float32 (1,)  # softmax.py:219
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:219
-    local t::Int32 = zero(Int32)  # softmax.py:219
-    local r::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:219
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
-    lane[1] = Int32(0)  # softmax.py:219
-    base[1] = Int32(0)  # softmax.py:219
-    m[1] = 0.0f0  # softmax.py:219
-    s[1] = 0.0f0  # softmax.py:219
-    c[1] = Int32(0)  # softmax.py:219
-    v[1] = 0.0f0  # softmax.py:219
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:219
-    big[1] = 0.0f0  # softmax.py:219
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:219
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
-    base[1] = r * n  # softmax.py:223
-    m[1] = -Inf32  # softmax.py:224
-    s[1] = 0.0f0  # softmax.py:225
-    tk_v_start3 = lane[1] % Int64  # softmax.py:226
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
-    if UInt32(0) < tk_v_trips1  # softmax.py:226
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:227
-            if v[1] > m[1]  # softmax.py:228
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
-                m[1] = v[1]  # softmax.py:230
+@kernel function tk__online_0cae8901(x::AbstractVector{Float32}, out::AbstractVector{Float32}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:220
+    tk_gi = @index(Global, Linear)  # softmax.py:220
+    tk_li = @index(Local, Linear)  # softmax.py:220
+    tk_v_group_reduce_smem2 = @localmem Float32 (256,)  # softmax.py:220
+    tk_v_group_reduce_smem13 = @localmem Float32 (256,)  # softmax.py:220
+    tk_u = @localmem Bool (2,)  # softmax.py:220
+    lane = @private Int32 (1,)  # softmax.py:220
+    base = @private Int32 (1,)  # softmax.py:220
+    m = @private Float32 (1,)  # softmax.py:220
+    s = @private Float32 (1,)  # softmax.py:220
+    c = @private Int32 (1,)  # softmax.py:220
+    v = @private Float32 (1,)  # softmax.py:220
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:220
+    big = @private Float32 (1,)  # softmax.py:220
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:220
+    local t::Int32 = zero(Int32)  # softmax.py:220
+    local r::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:220
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:220
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:220
+    lane[1] = Int32(0)  # softmax.py:220
+    base[1] = Int32(0)  # softmax.py:220
+    m[1] = 0.0f0  # softmax.py:220
+    s[1] = 0.0f0  # softmax.py:220
+    c[1] = Int32(0)  # softmax.py:220
+    v[1] = 0.0f0  # softmax.py:220
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:220
+    big[1] = 0.0f0  # softmax.py:220
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:220
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:221
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:222
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:222
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:222
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:223
+    base[1] = r * n  # softmax.py:224
+    m[1] = -Inf32  # softmax.py:225
+    s[1] = 0.0f0  # softmax.py:226
+    tk_v_start3 = lane[1] % Int64  # softmax.py:227
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:227
+    if UInt32(0) < tk_v_trips1  # softmax.py:227
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:227
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:227
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:228
+            if v[1] > m[1]  # softmax.py:229
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:230
+                m[1] = v[1]  # softmax.py:231
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:49
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:50
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:232
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1364,9 +1364,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_963c0afe)) = 256  # soft
     local tk_v_group_reduce_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:232
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:49
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:233
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:50
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:235
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -1404,83 +1404,83 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_963c0afe)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:234
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:235
-    tk_v_start6 = lane[1] % Int64  # softmax.py:236
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
-    if UInt32(0) < tk_v_trips4  # softmax.py:236
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:49
-            v[1] = tk_v_shifted_ret23  # softmax.py:237
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:238
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:235
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:236
+    tk_v_start6 = lane[1] % Int64  # softmax.py:237
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:237
+    if UInt32(0) < tk_v_trips4  # softmax.py:237
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:237
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:237
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:238
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(tk_v_shifted_v22 == big[1], 0.0f0, -Inf32), tk_v_shifted_v22 - big[1])  # softmax.py:50
+            v[1] = tk_v_shifted_ret23  # softmax.py:238
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:239
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_472a5813)) = 256  # softmax.py:219
+TackRuntime.tk_workgroupsize(::typeof(tk__online_0cae8901)) = 256  # softmax.py:220
 
 # Tack kernel `_rows`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_bf2d5555(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
-    tk_gi = @index(Global, Linear)  # softmax.py:135
-    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:135
-    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:135
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
-    local r::Int32 = zero(Int32)  # softmax.py:135
-    local base::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:135
-    local m::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_shifted_v33::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_shifted_ret34::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_shifted_v36::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_shifted_ret37::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_ret41::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_lane_sum_ret32::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:135
-    local s::Float64 = zero(Float64)  # softmax.py:135
-    local ls::Float64 = zero(Float64)  # softmax.py:135
-    local c::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_shifted_v42::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_shifted_ret43::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_fetch_ret45::Float64 = zero(Float64)  # softmax.py:135
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
-    if tk_t < tk_n  # softmax.py:135
-        r = tk_t % Int32  # softmax.py:136
-        base = r * n  # softmax.py:137
+@kernel function tk__rows_eb34dccb(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:136
+    tk_gi = @index(Global, Linear)  # softmax.py:136
+    tk_v_row_fold_acc3 = TackRuntime.tk_private(Float64, Val(8))  # softmax.py:136
+    tk_v_lane_exp_sum_acc25 = TackRuntime.tk_private(Float64, Val(256))  # softmax.py:136
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:136
+    local r::Int32 = zero(Int32)  # softmax.py:136
+    local base::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_row_fold_p2::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_first_ret9::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_larger_acc10::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_v11::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_ret12::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_acc13::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_v14::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_ret15::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_a16::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_b17::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_ret18::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_a19::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_b20::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_ret21::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_a22::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_b23::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_larger_ret24::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_fold_lanes_ret8::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_row_fold_ret4::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_row_max_ret1::Float64 = zero(Float64)  # softmax.py:136
+    local m::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_shifted_v33::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_shifted_ret34::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_lane_sum_e28::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_stash_i35::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_shifted_v36::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_shifted_ret37::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_stash_i38::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_tree_s40::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_i39::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_ret41::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_lane_sum_ret32::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_lane_exp_sum_ret26::Float64 = zero(Float64)  # softmax.py:136
+    local s::Float64 = zero(Float64)  # softmax.py:136
+    local ls::Float64 = zero(Float64)  # softmax.py:136
+    local c::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_shifted_v42::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_shifted_ret43::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_inv::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_fetch_i44::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_fetch_ret45::Float64 = zero(Float64)  # softmax.py:136
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:136
+    if tk_t < tk_n  # softmax.py:136
+        r = tk_t % Int32  # softmax.py:137
+        base = r * n  # softmax.py:138
         tk_v_row_fold_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -1522,76 +1522,76 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_472a5813)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:28
         tk_v_row_max_ret1 = tk_v_row_fold_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:138
-        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:118
+        m = tk_v_row_max_ret1  # softmax.py:139
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:117
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:118
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:118
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = Float64(0.0)  # softmax.py:119
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
-        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
-                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
-                tk_v_shifted_ret34 = ifelse(m == Inf64, ifelse(tk_v_shifted_v33 == m, Float64(0.0), -Inf64), tk_v_shifted_v33 - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
-                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
-                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:58
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:120
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:121
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:122
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:123
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:124
+                tk_v_shifted_ret34 = ifelse(m == Inf64, ifelse(tk_v_shifted_v33 == m, Float64(0.0), -Inf64), tk_v_shifted_v33 - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:124
+                tk_v_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:125
+                out[tk_v_stash_i35 + 1] = tk_v_lane_sum_e28  # softmax.py:59
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:126
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:127
         end
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
-            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
-                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
-                tk_v_shifted_ret37 = ifelse(m == Inf64, ifelse(tk_v_shifted_v36 == m, Float64(0.0), -Inf64), tk_v_shifted_v36 - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:128
-                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
-                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:58
-                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:128
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:128
+                tk_v_shifted_v36 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:129
+                tk_v_shifted_ret37 = ifelse(m == Inf64, ifelse(tk_v_shifted_v36 == m, Float64(0.0), -Inf64), tk_v_shifted_v36 - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret37)  # softmax.py:129
+                tk_v_stash_i38 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:130
+                out[tk_v_stash_i38 + 1] = tk_v_lane_sum_e28  # softmax.py:59
+                tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:131
             end
         end
-        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:84
-        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:85
-            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:86
-                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:86
-                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:87
+        tk_v_lane_tree_s40 = Int32(128)  # softmax.py:85
+        while tk_v_lane_tree_s40 > Int32(8)  # softmax.py:86
+            if Int32(0) < min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40)  # softmax.py:87
+                for outer tk_v_lane_tree_i39 in Int32(0):(min(tk_v_lane_tree_s40, tk_v_lane_sum_live31 - tk_v_lane_tree_s40) - Int32(1))  # softmax.py:87
+                    tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + tk_v_lane_tree_s40) % Int64) + 1]  # softmax.py:88
                 end
             end
-            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
-            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:88
-            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
+            tk_v_cse1 = rem(tk_v_lane_tree_s40, Int32(2))  # softmax.py:89
+            tk_v_cse2 = div(tk_v_lane_tree_s40, Int32(2))  # softmax.py:89
+            tk_v_lane_tree_s40 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:89
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:89
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:90
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(7)  # softmax.py:90
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(8)) % Int64) + 1]  # softmax.py:91
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:91
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(3)  # softmax.py:92
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(4)) % Int64) + 1]  # softmax.py:93
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:93
-            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i39 in Int32(0):Int32(1)  # softmax.py:94
+            tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] = tk_v_lane_exp_sum_acc25[(tk_v_lane_tree_i39 % Int64) + 1] + tk_v_lane_exp_sum_acc25[((tk_v_lane_tree_i39 + Int32(2)) % Int64) + 1]  # softmax.py:95
         end
-        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:95
-        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:131
-        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:104
-        s = tk_v_lane_exp_sum_ret26  # softmax.py:139
-        if want_log != Int32(0)  # softmax.py:140
-            ls = tk_log(s)  # softmax.py:141
-            if Int32(0) < n  # softmax.py:142
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
-                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:143
-                    tk_v_shifted_ret43 = ifelse(m == Inf64, ifelse(tk_v_shifted_v42 == m, Float64(0.0), -Inf64), tk_v_shifted_v42 - m)  # softmax.py:49
-                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:143
+        tk_v_lane_tree_ret41 = tk_v_lane_exp_sum_acc25[1] + tk_v_lane_exp_sum_acc25[2]  # softmax.py:96
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret41  # softmax.py:132
+        tk_v_lane_exp_sum_ret26 = tk_v_lane_sum_ret32  # softmax.py:105
+        s = tk_v_lane_exp_sum_ret26  # softmax.py:140
+        if want_log != Int32(0)  # softmax.py:141
+            ls = tk_log(s)  # softmax.py:142
+            if Int32(0) < n  # softmax.py:143
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:143
+                    tk_v_shifted_v42 = x[((base + c) % Int64) + 1]  # softmax.py:144
+                    tk_v_shifted_ret43 = ifelse(m == Inf64, ifelse(tk_v_shifted_v42 == m, Float64(0.0), -Inf64), tk_v_shifted_v42 - m)  # softmax.py:50
+                    out[((base + c) % Int64) + 1] = tk_v_shifted_ret43 - ls  # softmax.py:144
                 end
             end
         else
-            tk_v_inv = Float64(1.0) / s  # softmax.py:145
-            if Int32(0) < n  # softmax.py:146
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
-                    tk_v_fetch_i44 = base + c  # softmax.py:147
-                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:69
-                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:147
+            tk_v_inv = Float64(1.0) / s  # softmax.py:146
+            if Int32(0) < n  # softmax.py:147
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:147
+                    tk_v_fetch_i44 = base + c  # softmax.py:148
+                    tk_v_fetch_ret45 = out[(tk_v_fetch_i44 % Int64) + 1]  # softmax.py:70
+                    out[((base + c) % Int64) + 1] = tk_v_fetch_ret45 * tk_v_inv  # softmax.py:148
                 end
             end
         end
@@ -1599,112 +1599,112 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_472a5813)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f64[?], out: f64[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_1153e509(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
-    tk_gi = @index(Global, Linear)  # softmax.py:167
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
-    local t::Int32 = zero(Int32)  # softmax.py:167
-    local base::Int32 = zero(Int32)  # softmax.py:167
-    local m::Float64 = zero(Float64)  # softmax.py:167
-    local c::Int32 = zero(Int32)  # softmax.py:167
-    local s::Float64 = zero(Float64)  # softmax.py:167
-    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:167
-    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:167
-    local ls::Float64 = zero(Float64)  # softmax.py:167
-    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:167
-    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:167
-    local v::Float64 = zero(Float64)  # softmax.py:167
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
-    if tk_t < tk_n  # softmax.py:167
-        t = tk_t % Int32  # softmax.py:168
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
-        m = -Inf64  # softmax.py:170
-        if Int32(0) < n  # softmax.py:171
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
-                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:172
+@kernel function tk__columns_74ee23ea(x::AbstractVector{Float64}, out::AbstractVector{Float64}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:168
+    tk_gi = @index(Global, Linear)  # softmax.py:168
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:168
+    local t::Int32 = zero(Int32)  # softmax.py:168
+    local base::Int32 = zero(Int32)  # softmax.py:168
+    local m::Float64 = zero(Float64)  # softmax.py:168
+    local c::Int32 = zero(Int32)  # softmax.py:168
+    local s::Float64 = zero(Float64)  # softmax.py:168
+    local tk_v_shifted_v1::Float64 = zero(Float64)  # softmax.py:168
+    local tk_v_shifted_ret2::Float64 = zero(Float64)  # softmax.py:168
+    local ls::Float64 = zero(Float64)  # softmax.py:168
+    local tk_v_shifted_v3::Float64 = zero(Float64)  # softmax.py:168
+    local tk_v_shifted_ret4::Float64 = zero(Float64)  # softmax.py:168
+    local v::Float64 = zero(Float64)  # softmax.py:168
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:168
+    if tk_t < tk_n  # softmax.py:168
+        t = tk_t % Int32  # softmax.py:169
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:170
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:170
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:170
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:170
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:170
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:170
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:170
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:170
+        m = -Inf64  # softmax.py:171
+        if Int32(0) < n  # softmax.py:172
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:172
+                m = tk_maxnum(m, x[((base + (c * inner)) % Int64) + 1])  # softmax.py:173
             end
         end
-        s = Float64(0.0)  # softmax.py:173
-        if Int32(0) < n  # softmax.py:174
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
-                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:49
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
+        s = Float64(0.0)  # softmax.py:174
+        if Int32(0) < n  # softmax.py:175
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:175
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:176
+                tk_v_shifted_ret2 = ifelse(m == Inf64, ifelse(tk_v_shifted_v1 == m, Float64(0.0), -Inf64), tk_v_shifted_v1 - m)  # softmax.py:50
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:176
             end
         end
-        ls = tk_log(s)  # softmax.py:176
-        if Int32(0) < n  # softmax.py:177
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
-                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:49
-                v = tk_v_shifted_ret4 - ls  # softmax.py:178
-                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:179
+        ls = tk_log(s)  # softmax.py:177
+        if Int32(0) < n  # softmax.py:178
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:178
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:179
+                tk_v_shifted_ret4 = ifelse(m == Inf64, ifelse(tk_v_shifted_v3 == m, Float64(0.0), -Inf64), tk_v_shifted_v3 - m)  # softmax.py:50
+                v = tk_v_shifted_ret4 - ls  # softmax.py:179
+                out[((base + (c * inner)) % Int64) + 1] = (want_log != Int32(0)) ? v : exp(v)  # softmax.py:180
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_acff0686(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_ba616e6f(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1741,16 +1741,16 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1790,75 +1790,75 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acff0686)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_ba616e6f)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0508adc3(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (2,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_f6fd72dc(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (2,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -1895,16 +1895,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acff0686)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -1944,75 +1944,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_acff0686)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0508adc3)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f6fd72dc)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_b0d245a6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (4,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_9cf04b4e(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (4,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2049,16 +2049,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0508adc3)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2098,75 +2098,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0508adc3)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b0d245a6)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_9cf04b4e)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_240f5c37(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (8,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_235877e6(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (8,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2203,16 +2203,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b0d245a6)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2252,75 +2252,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_b0d245a6)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_240f5c37)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_235877e6)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_bf8dc35b(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (16,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_4cdfd095(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (16,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2357,16 +2357,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_240f5c37)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2406,75 +2406,75 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_240f5c37)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf8dc35b)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_4cdfd095)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_2b479e80(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float64 (32,)  # softmax.py:187
-    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:187
-    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float64 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:187
-    s = @private Float64 (1,)  # softmax.py:187
-    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = Float64(0.0)  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:187
-    s[1] = Float64(0.0)  # softmax.py:187
-    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf64  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:197
+@kernel function tk_softmax_cached_3c184c20(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float64 (32,)  # softmax.py:188
+    tk_v_group_reduce_smem1 = @localmem Float64 (256,)  # softmax.py:188
+    tk_v_group_reduce_smem12 = @localmem Float64 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float64 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float64 (1,)  # softmax.py:188
+    s = @private Float64 (1,)  # softmax.py:188
+    tk_v_group_tree_tid16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride15 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result14 = @private Float64 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = Float64(0.0)  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = Float64(0.0)  # softmax.py:188
+    s[1] = Float64(0.0)  # softmax.py:188
+    tk_v_group_tree_tid16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride15[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result14[1] = Float64(0.0)  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf64  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf64)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], vals[(k[1] % Int64) + 1])  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -2511,16 +2511,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf8dc35b)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_ret2 = tk_v_group_tree_ret6  # reductions.py:38
-    m[1] = tk_v_group_reduce_ret2  # softmax.py:198
-    s[1] = Float64(0.0)  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            vals[(k[1] % Int64) + 1] = e  # softmax.py:58
+    m[1] = tk_v_group_reduce_ret2  # softmax.py:199
+    s[1] = Float64(0.0)  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v10 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v10 - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            vals[(k[1] % Int64) + 1] = e  # softmax.py:59
         end
     end
     tk_v_group_tree_tid16[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2560,87 +2560,87 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_bf8dc35b)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret17 = tk_v_group_tree_result14[1]  # reductions.py:30
     tk_v_group_reduce_ret13 = tk_v_group_tree_ret17  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret13  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:212
+    s[1] = tk_v_group_reduce_ret13  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v21 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret22 = ifelse(m[1] == Inf64, ifelse(tk_v_shifted_v21 == m[1], Float64(0.0), -Inf64), tk_v_shifted_v21 - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_shifted_ret22 - ls  # softmax.py:213
             else
-                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:69
-                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:214
+                tk_v_fetch_ret23 = vals[(k[1] % Int64) + 1]  # softmax.py:70
+                out[((base[1] + c[1]) % Int64) + 1] = tk_v_fetch_ret23 * tk_v_inv  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2b479e80)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_3c184c20)) = 256  # softmax.py:188
 
 # Tack kernel `_online`, specialization (x: f64[?], out: f64[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_888364fc(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
-    tk_gi = @index(Global, Linear)  # softmax.py:219
-    tk_li = @index(Local, Linear)  # softmax.py:219
-    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:219
-    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:219
-    tk_u = @localmem Bool (2,)  # softmax.py:219
-    lane = @private Int32 (1,)  # softmax.py:219
-    base = @private Int32 (1,)  # softmax.py:219
-    m = @private Float64 (1,)  # softmax.py:219
-    s = @private Float64 (1,)  # softmax.py:219
-    c = @private Int32 (1,)  # softmax.py:219
-    v = @private Float64 (1,)  # softmax.py:219
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:219
-    big = @private Float64 (1,)  # softmax.py:219
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:219
-    local t::Int32 = zero(Int32)  # softmax.py:219
-    local r::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:219
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
-    lane[1] = Int32(0)  # softmax.py:219
-    base[1] = Int32(0)  # softmax.py:219
-    m[1] = Float64(0.0)  # softmax.py:219
-    s[1] = Float64(0.0)  # softmax.py:219
-    c[1] = Int32(0)  # softmax.py:219
-    v[1] = Float64(0.0)  # softmax.py:219
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:219
-    big[1] = Float64(0.0)  # softmax.py:219
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:219
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
-    base[1] = r * n  # softmax.py:223
-    m[1] = -Inf64  # softmax.py:224
-    s[1] = Float64(0.0)  # softmax.py:225
-    tk_v_start3 = lane[1] % Int64  # softmax.py:226
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
-    if UInt32(0) < tk_v_trips1  # softmax.py:226
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
-            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:227
-            if v[1] > m[1]  # softmax.py:228
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
-                m[1] = v[1]  # softmax.py:230
+@kernel function tk__online_8c287a04(x::AbstractVector{Float64}, out::AbstractVector{Float64}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:220
+    tk_gi = @index(Global, Linear)  # softmax.py:220
+    tk_li = @index(Local, Linear)  # softmax.py:220
+    tk_v_group_reduce_smem2 = @localmem Float64 (256,)  # softmax.py:220
+    tk_v_group_reduce_smem13 = @localmem Float64 (256,)  # softmax.py:220
+    tk_u = @localmem Bool (2,)  # softmax.py:220
+    lane = @private Int32 (1,)  # softmax.py:220
+    base = @private Int32 (1,)  # softmax.py:220
+    m = @private Float64 (1,)  # softmax.py:220
+    s = @private Float64 (1,)  # softmax.py:220
+    c = @private Int32 (1,)  # softmax.py:220
+    v = @private Float64 (1,)  # softmax.py:220
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result4 = @private Float64 (1,)  # softmax.py:220
+    big = @private Float64 (1,)  # softmax.py:220
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result15 = @private Float64 (1,)  # softmax.py:220
+    local t::Int32 = zero(Int32)  # softmax.py:220
+    local r::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_shifted_ret1::Float64 = zero(Float64)  # softmax.py:220
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:220
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:220
+    lane[1] = Int32(0)  # softmax.py:220
+    base[1] = Int32(0)  # softmax.py:220
+    m[1] = Float64(0.0)  # softmax.py:220
+    s[1] = Float64(0.0)  # softmax.py:220
+    c[1] = Int32(0)  # softmax.py:220
+    v[1] = Float64(0.0)  # softmax.py:220
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result4[1] = Float64(0.0)  # softmax.py:220
+    big[1] = Float64(0.0)  # softmax.py:220
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result15[1] = Float64(0.0)  # softmax.py:220
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:221
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:222
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:222
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:222
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:223
+    base[1] = r * n  # softmax.py:224
+    m[1] = -Inf64  # softmax.py:225
+    s[1] = Float64(0.0)  # softmax.py:226
+    tk_v_start3 = lane[1] % Int64  # softmax.py:227
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:227
+    if UInt32(0) < tk_v_trips1  # softmax.py:227
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:227
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:227
+            v[1] = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:228
+            if v[1] > m[1]  # softmax.py:229
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:230
+                m[1] = v[1]  # softmax.py:231
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:49
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf64, ifelse(v[1] == m[1], Float64(0.0), -Inf64), v[1] - m[1])  # softmax.py:50
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:232
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -2676,9 +2676,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2b479e80)) = 256  # soft
     local tk_v_group_reduce_x11::Float64 = zero(Float64)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_ret3 = tk_v_group_tree_ret7  # reductions.py:38
-    big[1] = tk_v_group_reduce_ret3  # softmax.py:232
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:49
-    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
+    big[1] = tk_v_group_reduce_ret3  # softmax.py:233
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf64, ifelse(m[1] == big[1], Float64(0.0), -Inf64), m[1] - big[1])  # softmax.py:50
+    tk_v_group_reduce_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:235
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -2716,87 +2716,87 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_2b479e80)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_ret14 = tk_v_group_tree_ret18  # reductions.py:38
-    s[1] = tk_v_group_reduce_ret14  # softmax.py:234
-    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:235
-    tk_v_start6 = lane[1] % Int64  # softmax.py:236
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
-    if UInt32(0) < tk_v_trips4  # softmax.py:236
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:49
-            v[1] = tk_v_shifted_ret23  # softmax.py:237
-            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:238
+    s[1] = tk_v_group_reduce_ret14  # softmax.py:235
+    tk_v_inv = Float64(1.0) / s[1]  # softmax.py:236
+    tk_v_start6 = lane[1] % Int64  # softmax.py:237
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:237
+    if UInt32(0) < tk_v_trips4  # softmax.py:237
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:237
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:237
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:238
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf64, ifelse(tk_v_shifted_v22 == big[1], Float64(0.0), -Inf64), tk_v_shifted_v22 - big[1])  # softmax.py:50
+            v[1] = tk_v_shifted_ret23  # softmax.py:238
+            out[((base[1] + c[1]) % Int64) + 1] = (want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv)  # softmax.py:239
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_888364fc)) = 256  # softmax.py:219
+TackRuntime.tk_workgroupsize(::typeof(tk__online_8c287a04)) = 256  # softmax.py:220
 
 # Tack kernel `_rows`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__rows_fa04bf0e(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:135
-    tk_gi = @index(Global, Linear)  # softmax.py:135
-    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:135
-    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:135
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:135
-    local r::Int32 = zero(Int32)  # softmax.py:135
-    local base::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:135
-    local m::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_shifted_v33::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_no_stash_i35::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_no_stash_ret36::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_shifted_v37::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_shifted_ret38::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_no_stash_i39::Int64 = zero(Int64)  # softmax.py:135
-    local tk_v_no_stash_ret40::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_tree_s42::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_i41::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_lane_tree_ret43::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:135
-    local s::Float32 = zero(Float32)  # softmax.py:135
-    local ls::Float32 = zero(Float32)  # softmax.py:135
-    local c::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_shifted_v44::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_shifted_ret45::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_recompute_i46::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_shifted_v48::Float16 = zero(Float16)  # softmax.py:135
-    local tk_v_shifted_ret49::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_recompute_ret47::Float32 = zero(Float32)  # softmax.py:135
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:135
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:135
-    if tk_t < tk_n  # softmax.py:135
-        r = tk_t % Int32  # softmax.py:136
-        base = r * n  # softmax.py:137
+@kernel function tk__rows_8030ce56(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:136
+    tk_gi = @index(Global, Linear)  # softmax.py:136
+    tk_v_row_fold_f32_acc3 = TackRuntime.tk_private(Float32, Val(8))  # softmax.py:136
+    tk_v_lane_exp_sum_f32_acc25 = TackRuntime.tk_private(Float32, Val(256))  # softmax.py:136
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:136
+    local r::Int32 = zero(Int32)  # softmax.py:136
+    local base::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_row_fold_f32_p2::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_fold_lanes_j7::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_first_ret9::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_fold_lanes_c5::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_fold_lanes_end6::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_larger_acc10::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_v11::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_larger_ret12::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_acc13::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_v14::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_larger_ret15::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a16::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b17::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret18::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a19::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b20::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret21::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_a22::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_b23::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_larger_ret24::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_fold_lanes_ret8::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_row_fold_f32_ret4::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_row_max_ret1::Float32 = zero(Float32)  # softmax.py:136
+    local m::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_live31::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_sum_j30::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_c27::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_lane_sum_end29::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_shifted_v33::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_shifted_ret34::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_e28::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_no_stash_i35::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_no_stash_ret36::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_shifted_v37::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_shifted_ret38::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_no_stash_i39::Int64 = zero(Int64)  # softmax.py:136
+    local tk_v_no_stash_ret40::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_tree_s42::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_i41::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_lane_tree_ret43::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_sum_ret32::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_lane_exp_sum_f32_ret26::Float32 = zero(Float32)  # softmax.py:136
+    local s::Float32 = zero(Float32)  # softmax.py:136
+    local ls::Float32 = zero(Float32)  # softmax.py:136
+    local c::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_shifted_v44::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_shifted_ret45::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_inv::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_recompute_i46::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_shifted_v48::Float16 = zero(Float16)  # softmax.py:136
+    local tk_v_shifted_ret49::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_recompute_ret47::Float32 = zero(Float32)  # softmax.py:136
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:136
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:136
+    if tk_t < tk_n  # softmax.py:136
+        r = tk_t % Int32  # softmax.py:137
+        base = r * n  # softmax.py:138
         tk_v_row_fold_f32_p2 = Int32(0)  # _rowsum.py:101
         KernelAbstractions.Extras.@unroll for outer tk_v_fold_lanes_j7 in Int32(0):Int32(7)  # _rowsum.py:41
             tk_v_first_ret9 = x[(base % Int64) + 1]  # _rowsum.py:66
@@ -2838,78 +2838,78 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_888364fc)) = 256  # softmax.py:
         tk_v_fold_lanes_ret8 = tk_v_larger_ret24  # _rowsum.py:56
         tk_v_row_fold_f32_ret4 = tk_v_fold_lanes_ret8  # _rowsum.py:36
         tk_v_row_max_ret1 = tk_v_row_fold_f32_ret4  # _rowsum.py:101
-        m = tk_v_row_max_ret1  # softmax.py:138
-        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:116
-        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:117
-            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:117
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:118
+        m = tk_v_row_max_ret1  # softmax.py:139
+        tk_v_lane_sum_live31 = min(n, Int32(256))  # softmax.py:117
+        if Int64(0) < (max(tk_v_lane_sum_live31, Int32(16)) % Int64)  # softmax.py:118
+            for outer tk_v_lane_sum_j30 in Int64(0):((max(tk_v_lane_sum_live31, Int32(16)) % Int64) - Int64(1))  # softmax.py:118
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = 0.0f0  # softmax.py:119
             end
         end
-        tk_v_lane_sum_c27 = base % Int64  # softmax.py:119
-        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:120
-        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:121
-            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:122
-                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:123
-                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v33) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v33) - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:123
-                tk_v_no_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:124
-                tk_v_no_stash_ret36 = tk_v_lane_sum_e28  # softmax.py:64
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:125
+        tk_v_lane_sum_c27 = base % Int64  # softmax.py:120
+        tk_v_lane_sum_end29 = tk_v_lane_sum_c27 + (n % Int64)  # softmax.py:121
+        while (tk_v_lane_sum_c27 + Int64(256)) <= tk_v_lane_sum_end29  # softmax.py:122
+            for outer tk_v_lane_sum_j30 in Int64(0):Int64(255)  # softmax.py:123
+                tk_v_shifted_v33 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:124
+                tk_v_shifted_ret34 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v33) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v33) - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret34)  # softmax.py:124
+                tk_v_no_stash_i35 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:125
+                tk_v_no_stash_ret36 = tk_v_lane_sum_e28  # softmax.py:65
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:126
             end
-            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:126
+            tk_v_lane_sum_c27 = tk_v_lane_sum_c27 + Int64(256)  # softmax.py:127
         end
-        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:127
-            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:127
-                tk_v_shifted_v37 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:128
-                tk_v_shifted_ret38 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v37) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v37) - m)  # softmax.py:49
-                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret38)  # softmax.py:128
-                tk_v_no_stash_i39 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:129
-                tk_v_no_stash_ret40 = tk_v_lane_sum_e28  # softmax.py:64
-                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:130
+        if Int64(0) < (tk_v_lane_sum_end29 - tk_v_lane_sum_c27)  # softmax.py:128
+            for outer tk_v_lane_sum_j30 in Int64(0):((tk_v_lane_sum_end29 - tk_v_lane_sum_c27) - Int64(1))  # softmax.py:128
+                tk_v_shifted_v37 = x[(tk_v_lane_sum_c27 + tk_v_lane_sum_j30) + 1]  # softmax.py:129
+                tk_v_shifted_ret38 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v37) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v37) - m)  # softmax.py:50
+                tk_v_lane_sum_e28 = exp(tk_v_shifted_ret38)  # softmax.py:129
+                tk_v_no_stash_i39 = tk_v_lane_sum_c27 + tk_v_lane_sum_j30  # softmax.py:130
+                tk_v_no_stash_ret40 = tk_v_lane_sum_e28  # softmax.py:65
+                tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] = tk_v_lane_exp_sum_f32_acc25[tk_v_lane_sum_j30 + 1] + tk_v_lane_sum_e28  # softmax.py:131
             end
         end
-        tk_v_lane_tree_s42 = Int32(128)  # softmax.py:84
-        while tk_v_lane_tree_s42 > Int32(8)  # softmax.py:85
-            if Int32(0) < min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42)  # softmax.py:86
-                for outer tk_v_lane_tree_i41 in Int32(0):(min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42) - Int32(1))  # softmax.py:86
-                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + tk_v_lane_tree_s42) % Int64) + 1]  # softmax.py:87
+        tk_v_lane_tree_s42 = Int32(128)  # softmax.py:85
+        while tk_v_lane_tree_s42 > Int32(8)  # softmax.py:86
+            if Int32(0) < min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42)  # softmax.py:87
+                for outer tk_v_lane_tree_i41 in Int32(0):(min(tk_v_lane_tree_s42, tk_v_lane_sum_live31 - tk_v_lane_tree_s42) - Int32(1))  # softmax.py:87
+                    tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + tk_v_lane_tree_s42) % Int64) + 1]  # softmax.py:88
                 end
             end
-            tk_v_cse1 = rem(tk_v_lane_tree_s42, Int32(2))  # softmax.py:88
-            tk_v_cse2 = div(tk_v_lane_tree_s42, Int32(2))  # softmax.py:88
-            tk_v_lane_tree_s42 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:88
+            tk_v_cse1 = rem(tk_v_lane_tree_s42, Int32(2))  # softmax.py:89
+            tk_v_cse2 = div(tk_v_lane_tree_s42, Int32(2))  # softmax.py:89
+            tk_v_lane_tree_s42 = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:89
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(7)  # softmax.py:89
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(8)) % Int64) + 1]  # softmax.py:90
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(7)  # softmax.py:90
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(8)) % Int64) + 1]  # softmax.py:91
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(3)  # softmax.py:91
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(4)) % Int64) + 1]  # softmax.py:92
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(3)  # softmax.py:92
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(4)) % Int64) + 1]  # softmax.py:93
         end
-        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(1)  # softmax.py:93
-            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(2)) % Int64) + 1]  # softmax.py:94
+        KernelAbstractions.Extras.@unroll for outer tk_v_lane_tree_i41 in Int32(0):Int32(1)  # softmax.py:94
+            tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] = tk_v_lane_exp_sum_f32_acc25[(tk_v_lane_tree_i41 % Int64) + 1] + tk_v_lane_exp_sum_f32_acc25[((tk_v_lane_tree_i41 + Int32(2)) % Int64) + 1]  # softmax.py:95
         end
-        tk_v_lane_tree_ret43 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:95
-        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret43  # softmax.py:131
-        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret32  # softmax.py:111
-        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:139
-        if want_log != Int32(0)  # softmax.py:140
-            ls = tk_log(s)  # softmax.py:141
-            if Int32(0) < n  # softmax.py:142
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:142
-                    tk_v_shifted_v44 = x[((base + c) % Int64) + 1]  # softmax.py:143
-                    tk_v_shifted_ret45 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v44) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v44) - m)  # softmax.py:49
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret45 - ls)  # softmax.py:143
+        tk_v_lane_tree_ret43 = tk_v_lane_exp_sum_f32_acc25[1] + tk_v_lane_exp_sum_f32_acc25[2]  # softmax.py:96
+        tk_v_lane_sum_ret32 = tk_v_lane_tree_ret43  # softmax.py:132
+        tk_v_lane_exp_sum_f32_ret26 = tk_v_lane_sum_ret32  # softmax.py:112
+        s = tk_v_lane_exp_sum_f32_ret26  # softmax.py:140
+        if want_log != Int32(0)  # softmax.py:141
+            ls = tk_log(s)  # softmax.py:142
+            if Int32(0) < n  # softmax.py:143
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:143
+                    tk_v_shifted_v44 = x[((base + c) % Int64) + 1]  # softmax.py:144
+                    tk_v_shifted_ret45 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v44) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v44) - m)  # softmax.py:50
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_shifted_ret45 - ls)  # softmax.py:144
                 end
             end
         else
-            tk_v_inv = 1.0f0 / s  # softmax.py:145
-            if Int32(0) < n  # softmax.py:146
-                for outer c in Int32(0):(n - Int32(1))  # softmax.py:146
-                    tk_v_recompute_i46 = base + c  # softmax.py:147
-                    tk_v_shifted_v48 = x[(tk_v_recompute_i46 % Int64) + 1]  # softmax.py:75
-                    tk_v_shifted_ret49 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v48) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v48) - m)  # softmax.py:49
-                    tk_v_recompute_ret47 = exp(tk_v_shifted_ret49)  # softmax.py:75
-                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret47 * tk_v_inv)  # softmax.py:147
+            tk_v_inv = 1.0f0 / s  # softmax.py:146
+            if Int32(0) < n  # softmax.py:147
+                for outer c in Int32(0):(n - Int32(1))  # softmax.py:147
+                    tk_v_recompute_i46 = base + c  # softmax.py:148
+                    tk_v_shifted_v48 = x[(tk_v_recompute_i46 % Int64) + 1]  # softmax.py:76
+                    tk_v_shifted_ret49 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v48) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v48) - m)  # softmax.py:50
+                    tk_v_recompute_ret47 = exp(tk_v_shifted_ret49)  # softmax.py:76
+                    out[((base + c) % Int64) + 1] = Float16(tk_v_recompute_ret47 * tk_v_inv)  # softmax.py:148
                 end
             end
         end
@@ -2917,112 +2917,112 @@ TackRuntime.tk_workgroupsize(::typeof(tk__online_888364fc)) = 256  # softmax.py:
 end
 
 # Tack kernel `_columns`, specialization (x: f16[?], out: f16[?], columns: i32, n: i32, inner: i32, want_log: i32)
-@kernel function tk__columns_4a37e365(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:167
-    tk_gi = @index(Global, Linear)  # softmax.py:167
-    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:167
-    local t::Int32 = zero(Int32)  # softmax.py:167
-    local base::Int32 = zero(Int32)  # softmax.py:167
-    local m::Float32 = zero(Float32)  # softmax.py:167
-    local c::Int32 = zero(Int32)  # softmax.py:167
-    local s::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:167
-    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:167
-    local ls::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:167
-    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:167
-    local v::Float32 = zero(Float32)  # softmax.py:167
-    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:167
-    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:167
-    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:167
-    if tk_t < tk_n  # softmax.py:167
-        t = tk_t % Int32  # softmax.py:168
-        tk_v_cse1 = inner == Int32(-1)  # softmax.py:169
-        tk_v_cse2 = inner == Int32(0)  # softmax.py:169
-        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:169
-        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:169
-        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:169
-        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:169
-        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:169
-        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:169
-        m = -Inf32  # softmax.py:170
-        if Int32(0) < n  # softmax.py:171
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:171
-                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:172
+@kernel function tk__columns_1dd62182(x::AbstractVector{Float16}, out::AbstractVector{Float16}, columns::Int32, n::Int32, inner::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:168
+    tk_gi = @index(Global, Linear)  # softmax.py:168
+    tk_t = Int64(tk_gi) - Int64(1)  # softmax.py:168
+    local t::Int32 = zero(Int32)  # softmax.py:168
+    local base::Int32 = zero(Int32)  # softmax.py:168
+    local m::Float32 = zero(Float32)  # softmax.py:168
+    local c::Int32 = zero(Int32)  # softmax.py:168
+    local s::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_v1::Float16 = zero(Float16)  # softmax.py:168
+    local tk_v_shifted_ret2::Float32 = zero(Float32)  # softmax.py:168
+    local ls::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_shifted_v3::Float16 = zero(Float16)  # softmax.py:168
+    local tk_v_shifted_ret4::Float32 = zero(Float32)  # softmax.py:168
+    local v::Float32 = zero(Float32)  # softmax.py:168
+    local tk_v_cse1::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse2::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse3::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse4::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse5::Int32 = zero(Int32)  # softmax.py:168
+    local tk_v_cse6::Bool = zero(Bool)  # softmax.py:168
+    local tk_v_cse7::Int32 = zero(Int32)  # softmax.py:168
+    if tk_t < tk_n  # softmax.py:168
+        t = tk_t % Int32  # softmax.py:169
+        tk_v_cse1 = inner == Int32(-1)  # softmax.py:170
+        tk_v_cse2 = inner == Int32(0)  # softmax.py:170
+        tk_v_cse3 = tk_v_cse2 | tk_v_cse1  # softmax.py:170
+        tk_v_cse4 = ifelse(tk_v_cse3, Int32(1), inner)  # softmax.py:170
+        tk_v_cse5 = rem(t, tk_v_cse4)  # softmax.py:170
+        tk_v_cse6 = (tk_v_cse5 != Int32(0)) & ((tk_v_cse5 < Int32(0)) != (inner < Int32(0)))  # softmax.py:170
+        tk_v_cse7 = div(t, tk_v_cse4)  # softmax.py:170
+        base = ((ifelse(tk_v_cse1, -t, ifelse(tk_v_cse2, Int32(0), ifelse(tk_v_cse6, tk_v_cse7 - Int32(1), tk_v_cse7))) * n) * inner) + ifelse(tk_v_cse3, Int32(0), ifelse(tk_v_cse6, tk_v_cse5 + inner, tk_v_cse5))  # softmax.py:170
+        m = -Inf32  # softmax.py:171
+        if Int32(0) < n  # softmax.py:172
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:172
+                m = tk_maxnum(m, Float32(x[((base + (c * inner)) % Int64) + 1]))  # softmax.py:173
             end
         end
-        s = 0.0f0  # softmax.py:173
-        if Int32(0) < n  # softmax.py:174
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:174
-                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:175
-                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:49
-                s = s + exp(tk_v_shifted_ret2)  # softmax.py:175
+        s = 0.0f0  # softmax.py:174
+        if Int32(0) < n  # softmax.py:175
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:175
+                tk_v_shifted_v1 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:176
+                tk_v_shifted_ret2 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v1) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v1) - m)  # softmax.py:50
+                s = s + exp(tk_v_shifted_ret2)  # softmax.py:176
             end
         end
-        ls = tk_log(s)  # softmax.py:176
-        if Int32(0) < n  # softmax.py:177
-            for outer c in Int32(0):(n - Int32(1))  # softmax.py:177
-                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:178
-                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:49
-                v = tk_v_shifted_ret4 - ls  # softmax.py:178
-                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:179
+        ls = tk_log(s)  # softmax.py:177
+        if Int32(0) < n  # softmax.py:178
+            for outer c in Int32(0):(n - Int32(1))  # softmax.py:178
+                tk_v_shifted_v3 = x[((base + (c * inner)) % Int64) + 1]  # softmax.py:179
+                tk_v_shifted_ret4 = ifelse(m == Inf32, ifelse(Float32(tk_v_shifted_v3) == m, 0.0f0, -Inf32), Float32(tk_v_shifted_v3) - m)  # softmax.py:50
+                v = tk_v_shifted_ret4 - ls  # softmax.py:179
+                out[((base + (c * inner)) % Int64) + 1] = Float16((want_log != Int32(0)) ? v : exp(v))  # softmax.py:180
             end
         end
     end
 end
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_6fc12794(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (1,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_7274f499(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (1,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(0)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3060,16 +3060,16 @@ end
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(0)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3111,77 +3111,77 @@ end
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(0)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6fc12794)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7274f499)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_233c1690(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (2,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_512d12ea(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (2,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(1)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3219,16 +3219,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6fc12794)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(1)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3270,77 +3270,77 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_6fc12794)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(1)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_233c1690)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_512d12ea)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_82da8ea6(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (4,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_7d2f85a8(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (4,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(3)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3378,16 +3378,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_233c1690)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(3)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3429,77 +3429,77 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_233c1690)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(3)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_82da8ea6)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_7d2f85a8)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_65fbbe23(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (8,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_63bbb85a(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (8,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(7)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3537,16 +3537,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_82da8ea6)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(7)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3588,77 +3588,77 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_82da8ea6)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(7)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_65fbbe23)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_63bbb85a)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_0ed3081c(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (16,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_f705e284(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (16,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(15)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3696,16 +3696,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_65fbbe23)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(15)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3747,77 +3747,77 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_65fbbe23)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(15)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0ed3081c)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_f705e284)) = 256  # softmax.py:188
 
 # Tack kernel `softmax_cached`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk_softmax_cached_1e045473(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:187
-    tk_gi = @index(Global, Linear)  # softmax.py:187
-    tk_li = @index(Local, Linear)  # softmax.py:187
-    vals = @private Float16 (32,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:187
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:187
-    tk_u = @localmem Bool (2,)  # softmax.py:187
-    lane = @private Int32 (1,)  # softmax.py:187
-    base = @private Int32 (1,)  # softmax.py:187
-    m = @private Float32 (1,)  # softmax.py:187
-    k = @private Int32 (1,)  # softmax.py:187
-    c = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:187
-    s = @private Float32 (1,)  # softmax.py:187
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:187
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:187
-    local t::Int32 = zero(Int32)  # softmax.py:187
-    local r::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:187
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:187
-    local tk_f1::Int32 = zero(Int32)  # softmax.py:187
-    lane[1] = Int32(0)  # softmax.py:187
-    base[1] = Int32(0)  # softmax.py:187
-    m[1] = 0.0f0  # softmax.py:187
-    k[1] = Int32(0)  # softmax.py:187
-    c[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:187
-    s[1] = 0.0f0  # softmax.py:187
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:187
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:187
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:188
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:189
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:189
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:189
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:190
-    base[1] = r * n  # softmax.py:191
-    m[1] = -Inf32  # softmax.py:193
-    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:194
-        k[1] = tk_f1  # softmax.py:194
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:195
-        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:196
-        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:197
+@kernel function tk_softmax_cached_ea7c982d(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:188
+    tk_gi = @index(Global, Linear)  # softmax.py:188
+    tk_li = @index(Local, Linear)  # softmax.py:188
+    vals = @private Float16 (32,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem1 = @localmem Float32 (256,)  # softmax.py:188
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:188
+    tk_u = @localmem Bool (2,)  # softmax.py:188
+    lane = @private Int32 (1,)  # softmax.py:188
+    base = @private Int32 (1,)  # softmax.py:188
+    m = @private Float32 (1,)  # softmax.py:188
+    k = @private Int32 (1,)  # softmax.py:188
+    c = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid5 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride4 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result3 = @private Float32 (1,)  # softmax.py:188
+    s = @private Float32 (1,)  # softmax.py:188
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:188
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:188
+    local t::Int32 = zero(Int32)  # softmax.py:188
+    local r::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:188
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:188
+    local tk_f1::Int32 = zero(Int32)  # softmax.py:188
+    lane[1] = Int32(0)  # softmax.py:188
+    base[1] = Int32(0)  # softmax.py:188
+    m[1] = 0.0f0  # softmax.py:188
+    k[1] = Int32(0)  # softmax.py:188
+    c[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_tid5[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride4[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result3[1] = 0.0f0  # softmax.py:188
+    s[1] = 0.0f0  # softmax.py:188
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:188
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:188
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:189
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:190
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:190
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:190
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:191
+    base[1] = r * n  # softmax.py:192
+    m[1] = -Inf32  # softmax.py:194
+    KernelAbstractions.Extras.@unroll for outer tk_f1 in Int32(0):Int32(31)  # softmax.py:195
+        k[1] = tk_f1  # softmax.py:195
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:196
+        vals[(k[1] % Int64) + 1] = (c[1] < n) ? x[((base[1] + c[1]) % Int64) + 1] : (-Inf16)  # softmax.py:197
+        m[1] = tk_maxnum(m[1], Float32(vals[(k[1] % Int64) + 1]))  # softmax.py:198
     end
     tk_v_group_tree_tid5[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem1[(tk_v_group_tree_tid5[1] % Int64) + 1] = m[1]  # reductions.py:20
@@ -3855,16 +3855,16 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0ed3081c)) = 256  # soft
     local tk_f2::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret6 = tk_v_group_tree_result3[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret2 = tk_v_group_tree_ret6  # reductions.py:46
-    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:198
-    s[1] = 0.0f0  # softmax.py:199
-    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:200
-        k[1] = tk_f2  # softmax.py:200
-        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:201
-        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:49
-        e = exp(tk_v_shifted_ret11)  # softmax.py:201
-        s[1] = s[1] + e  # softmax.py:202
-        if !(want_log != Int32(0))  # softmax.py:203
-            tk_v_no_stash_ret12 = e  # softmax.py:64
+    m[1] = tk_v_group_reduce_f32_ret2  # softmax.py:199
+    s[1] = 0.0f0  # softmax.py:200
+    KernelAbstractions.Extras.@unroll for outer tk_f2 in Int32(0):Int32(31)  # softmax.py:201
+        k[1] = tk_f2  # softmax.py:201
+        tk_v_shifted_v10 = vals[(k[1] % Int64) + 1]  # softmax.py:202
+        tk_v_shifted_ret11 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v10) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v10) - m[1])  # softmax.py:50
+        e = exp(tk_v_shifted_ret11)  # softmax.py:202
+        s[1] = s[1] + e  # softmax.py:203
+        if !(want_log != Int32(0))  # softmax.py:204
+            tk_v_no_stash_ret12 = e  # softmax.py:65
         end
     end
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -3906,89 +3906,89 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_0ed3081c)) = 256  # soft
     local tk_f3::Int32 = zero(Int32)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:205
-    ls = tk_log(s[1])  # softmax.py:206
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:207
-    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:208
-        k[1] = tk_f3  # softmax.py:208
-        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:209
-        if c[1] < n  # softmax.py:210
-            if want_log != Int32(0)  # softmax.py:211
-                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:212
-                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:49
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:212
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:206
+    ls = tk_log(s[1])  # softmax.py:207
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:208
+    KernelAbstractions.Extras.@unroll for outer tk_f3 in Int32(0):Int32(31)  # softmax.py:209
+        k[1] = tk_f3  # softmax.py:209
+        c[1] = lane[1] + (k[1] * Int32(256))  # softmax.py:210
+        if c[1] < n  # softmax.py:211
+            if want_log != Int32(0)  # softmax.py:212
+                tk_v_shifted_v22 = vals[(k[1] % Int64) + 1]  # softmax.py:213
+                tk_v_shifted_ret23 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - m[1])  # softmax.py:50
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_shifted_ret23 - ls)  # softmax.py:213
             else
-                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:75
-                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:49
-                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:75
-                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:214
+                tk_v_shifted_v25 = vals[(k[1] % Int64) + 1]  # softmax.py:76
+                tk_v_shifted_ret26 = ifelse(m[1] == Inf32, ifelse(Float32(tk_v_shifted_v25) == m[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v25) - m[1])  # softmax.py:50
+                tk_v_recompute_ret24 = exp(tk_v_shifted_ret26)  # softmax.py:76
+                out[((base[1] + c[1]) % Int64) + 1] = Float16(tk_v_recompute_ret24 * tk_v_inv)  # softmax.py:215
             end
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1e045473)) = 256  # softmax.py:187
+TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_ea7c982d)) = 256  # softmax.py:188
 
 # Tack kernel `_online`, specialization (x: f16[?], out: f16[?], rows: i32, n: i32, want_log: i32)
-@kernel function tk__online_d27b9b2e(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:219
-    tk_gi = @index(Global, Linear)  # softmax.py:219
-    tk_li = @index(Local, Linear)  # softmax.py:219
-    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:219
-    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:219
-    tk_u = @localmem Bool (2,)  # softmax.py:219
-    lane = @private Int32 (1,)  # softmax.py:219
-    base = @private Int32 (1,)  # softmax.py:219
-    m = @private Float32 (1,)  # softmax.py:219
-    s = @private Float32 (1,)  # softmax.py:219
-    c = @private Int32 (1,)  # softmax.py:219
-    v = @private Float32 (1,)  # softmax.py:219
-    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:219
-    big = @private Float32 (1,)  # softmax.py:219
-    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:219
-    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:219
-    local t::Int32 = zero(Int32)  # softmax.py:219
-    local r::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:219
-    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:219
-    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:219
-    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:219
-    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:219
-    lane[1] = Int32(0)  # softmax.py:219
-    base[1] = Int32(0)  # softmax.py:219
-    m[1] = 0.0f0  # softmax.py:219
-    s[1] = 0.0f0  # softmax.py:219
-    c[1] = Int32(0)  # softmax.py:219
-    v[1] = 0.0f0  # softmax.py:219
-    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:219
-    big[1] = 0.0f0  # softmax.py:219
-    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:219
-    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:219
-    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:220
-    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:221
-    tk_v_cse2 = div(t, Int32(256))  # softmax.py:221
-    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:221
-    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:222
-    base[1] = r * n  # softmax.py:223
-    m[1] = -Inf32  # softmax.py:224
-    s[1] = 0.0f0  # softmax.py:225
-    tk_v_start3 = lane[1] % Int64  # softmax.py:226
-    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:226
-    if UInt32(0) < tk_v_trips1  # softmax.py:226
-        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:226
-            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:226
-            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:227
-            if v[1] > m[1]  # softmax.py:228
-                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:229
-                m[1] = v[1]  # softmax.py:230
+@kernel function tk__online_c623dddb(x::AbstractVector{Float16}, out::AbstractVector{Float16}, rows::Int32, n::Int32, want_log::Int32, tk_n::Int64)  # softmax.py:220
+    tk_gi = @index(Global, Linear)  # softmax.py:220
+    tk_li = @index(Local, Linear)  # softmax.py:220
+    tk_v_group_reduce_f32_smem2 = @localmem Float32 (256,)  # softmax.py:220
+    tk_v_group_reduce_f32_smem13 = @localmem Float32 (256,)  # softmax.py:220
+    tk_u = @localmem Bool (2,)  # softmax.py:220
+    lane = @private Int32 (1,)  # softmax.py:220
+    base = @private Int32 (1,)  # softmax.py:220
+    m = @private Float32 (1,)  # softmax.py:220
+    s = @private Float32 (1,)  # softmax.py:220
+    c = @private Int32 (1,)  # softmax.py:220
+    v = @private Float32 (1,)  # softmax.py:220
+    tk_v_group_tree_tid6 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride5 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result4 = @private Float32 (1,)  # softmax.py:220
+    big = @private Float32 (1,)  # softmax.py:220
+    tk_v_group_tree_tid17 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_stride16 = @private Int32 (1,)  # softmax.py:220
+    tk_v_group_tree_result15 = @private Float32 (1,)  # softmax.py:220
+    local t::Int32 = zero(Int32)  # softmax.py:220
+    local r::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_shifted_ret1::Float32 = zero(Float32)  # softmax.py:220
+    local tk_v_trips1::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_k2::UInt32 = zero(UInt32)  # softmax.py:220
+    local tk_v_start3::Int64 = zero(Int64)  # softmax.py:220
+    local tk_v_cse1::Int32 = zero(Int32)  # softmax.py:220
+    local tk_v_cse2::Int32 = zero(Int32)  # softmax.py:220
+    lane[1] = Int32(0)  # softmax.py:220
+    base[1] = Int32(0)  # softmax.py:220
+    m[1] = 0.0f0  # softmax.py:220
+    s[1] = 0.0f0  # softmax.py:220
+    c[1] = Int32(0)  # softmax.py:220
+    v[1] = 0.0f0  # softmax.py:220
+    tk_v_group_tree_tid6[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride5[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result4[1] = 0.0f0  # softmax.py:220
+    big[1] = 0.0f0  # softmax.py:220
+    tk_v_group_tree_tid17[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_stride16[1] = Int32(0)  # softmax.py:220
+    tk_v_group_tree_result15[1] = 0.0f0  # softmax.py:220
+    t = (Int64(tk_gi) - Int64(1)) % Int32  # softmax.py:221
+    tk_v_cse1 = rem(t, Int32(256))  # softmax.py:222
+    tk_v_cse2 = div(t, Int32(256))  # softmax.py:222
+    r = ifelse((tk_v_cse1 != Int32(0)) & (tk_v_cse1 < Int32(0)), tk_v_cse2 - Int32(1), tk_v_cse2)  # softmax.py:222
+    lane[1] = (tk_li % Int32) - Int32(1)  # softmax.py:223
+    base[1] = r * n  # softmax.py:224
+    m[1] = -Inf32  # softmax.py:225
+    s[1] = 0.0f0  # softmax.py:226
+    tk_v_start3 = lane[1] % Int64  # softmax.py:227
+    tk_v_trips1 = div((max((n % Int64) - tk_v_start3, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:227
+    if UInt32(0) < tk_v_trips1  # softmax.py:227
+        for outer tk_v_k2 in UInt32(0):(tk_v_trips1 - UInt32(1))  # softmax.py:227
+            c[1] = (tk_v_start3 + ((tk_v_k2 % Int64) * Int64(256))) % Int32  # softmax.py:227
+            v[1] = Float32(x[((base[1] + c[1]) % Int64) + 1])  # softmax.py:228
+            if v[1] > m[1]  # softmax.py:229
+                s[1] = s[1] * exp(m[1] - v[1])  # softmax.py:230
+                m[1] = v[1]  # softmax.py:231
             end
-            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:49
-            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:231
+            tk_v_shifted_ret1 = ifelse(m[1] == Inf32, ifelse(v[1] == m[1], 0.0f0, -Inf32), v[1] - m[1])  # softmax.py:50
+            s[1] = s[1] + exp(tk_v_shifted_ret1)  # softmax.py:232
         end
     end
     tk_v_group_tree_tid6[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
@@ -4024,9 +4024,9 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1e045473)) = 256  # soft
     local tk_v_group_reduce_f32_x11::Float32 = zero(Float32)  # reductions.py:30
     tk_v_group_tree_ret7 = tk_v_group_tree_result4[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret3 = tk_v_group_tree_ret7  # reductions.py:46
-    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:232
-    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:49
-    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:234
+    big[1] = tk_v_group_reduce_f32_ret3  # softmax.py:233
+    tk_v_shifted_ret12 = ifelse(big[1] == Inf32, ifelse(m[1] == big[1], 0.0f0, -Inf32), m[1] - big[1])  # softmax.py:50
+    tk_v_group_reduce_f32_x11 = s[1] * exp(tk_v_shifted_ret12)  # softmax.py:235
     tk_v_group_tree_tid17[1] = (tk_li % Int32) - Int32(1)  # reductions.py:19
     tk_v_group_reduce_f32_smem13[(tk_v_group_tree_tid17[1] % Int64) + 1] = tk_v_group_reduce_f32_x11  # reductions.py:20
     @synchronize()  # reductions.py:21
@@ -4064,52 +4064,52 @@ TackRuntime.tk_workgroupsize(::typeof(tk_softmax_cached_1e045473)) = 256  # soft
     local tk_v_start6::Int64 = zero(Int64)  # reductions.py:30
     tk_v_group_tree_ret18 = tk_v_group_tree_result15[1]  # reductions.py:30
     tk_v_group_reduce_f32_ret14 = tk_v_group_tree_ret18  # reductions.py:46
-    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:234
-    tk_v_inv = 1.0f0 / s[1]  # softmax.py:235
-    tk_v_start6 = lane[1] % Int64  # softmax.py:236
-    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:236
-    if UInt32(0) < tk_v_trips4  # softmax.py:236
-        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:236
-            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:236
-            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:237
-            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:49
-            v[1] = tk_v_shifted_ret23  # softmax.py:237
-            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:238
+    s[1] = tk_v_group_reduce_f32_ret14  # softmax.py:235
+    tk_v_inv = 1.0f0 / s[1]  # softmax.py:236
+    tk_v_start6 = lane[1] % Int64  # softmax.py:237
+    tk_v_trips4 = div((max((n % Int64) - tk_v_start6, Int64(0)) + Int64(256)) - Int64(1), Int64(256)) % UInt32  # softmax.py:237
+    if UInt32(0) < tk_v_trips4  # softmax.py:237
+        for outer tk_v_k5 in UInt32(0):(tk_v_trips4 - UInt32(1))  # softmax.py:237
+            c[1] = (tk_v_start6 + ((tk_v_k5 % Int64) * Int64(256))) % Int32  # softmax.py:237
+            tk_v_shifted_v22 = x[((base[1] + c[1]) % Int64) + 1]  # softmax.py:238
+            tk_v_shifted_ret23 = ifelse(big[1] == Inf32, ifelse(Float32(tk_v_shifted_v22) == big[1], 0.0f0, -Inf32), Float32(tk_v_shifted_v22) - big[1])  # softmax.py:50
+            v[1] = tk_v_shifted_ret23  # softmax.py:238
+            out[((base[1] + c[1]) % Int64) + 1] = Float16((want_log != Int32(0)) ? (v[1] - tk_log(s[1])) : (exp(v[1]) * tk_v_inv))  # softmax.py:239
         end
     end
 end
-TackRuntime.tk_workgroupsize(::typeof(tk__online_d27b9b2e)) = 256  # softmax.py:219
+TackRuntime.tk_workgroupsize(::typeof(tk__online_c623dddb)) = 256  # softmax.py:220
 
 # softmax's kernels by (tier, element type, parameter); the bridge below picks one
 if !isdefined(@__MODULE__, :TK_SOFTMAX_KERNELS)
     const TK_SOFTMAX_KERNELS = Dict{Tuple{Symbol,DataType,Int},Any}(
-        (:rows, Float32, 0) => tk__rows_3b2a47a3,
-        (:columns, Float32, 0) => tk__columns_c1450057,
-        (:cached, Float32, 1) => tk_softmax_cached_a102d614,
-        (:cached, Float32, 2) => tk_softmax_cached_08c866f2,
-        (:cached, Float32, 4) => tk_softmax_cached_7ca0a0c6,
-        (:cached, Float32, 8) => tk_softmax_cached_f74417a8,
-        (:cached, Float32, 16) => tk_softmax_cached_a6a0df2b,
-        (:cached, Float32, 32) => tk_softmax_cached_963c0afe,
-        (:online, Float32, 0) => tk__online_472a5813,
-        (:rows, Float64, 0) => tk__rows_bf2d5555,
-        (:columns, Float64, 0) => tk__columns_1153e509,
-        (:cached, Float64, 1) => tk_softmax_cached_acff0686,
-        (:cached, Float64, 2) => tk_softmax_cached_0508adc3,
-        (:cached, Float64, 4) => tk_softmax_cached_b0d245a6,
-        (:cached, Float64, 8) => tk_softmax_cached_240f5c37,
-        (:cached, Float64, 16) => tk_softmax_cached_bf8dc35b,
-        (:cached, Float64, 32) => tk_softmax_cached_2b479e80,
-        (:online, Float64, 0) => tk__online_888364fc,
-        (:rows, Float16, 0) => tk__rows_fa04bf0e,
-        (:columns, Float16, 0) => tk__columns_4a37e365,
-        (:cached, Float16, 1) => tk_softmax_cached_6fc12794,
-        (:cached, Float16, 2) => tk_softmax_cached_233c1690,
-        (:cached, Float16, 4) => tk_softmax_cached_82da8ea6,
-        (:cached, Float16, 8) => tk_softmax_cached_65fbbe23,
-        (:cached, Float16, 16) => tk_softmax_cached_0ed3081c,
-        (:cached, Float16, 32) => tk_softmax_cached_1e045473,
-        (:online, Float16, 0) => tk__online_d27b9b2e,
+        (:rows, Float32, 0) => tk__rows_810232d4,
+        (:columns, Float32, 0) => tk__columns_3728c72d,
+        (:cached, Float32, 1) => tk_softmax_cached_cb5be786,
+        (:cached, Float32, 2) => tk_softmax_cached_d618cee8,
+        (:cached, Float32, 4) => tk_softmax_cached_713d0936,
+        (:cached, Float32, 8) => tk_softmax_cached_b17c95c4,
+        (:cached, Float32, 16) => tk_softmax_cached_27c8bcd8,
+        (:cached, Float32, 32) => tk_softmax_cached_92268e42,
+        (:online, Float32, 0) => tk__online_0cae8901,
+        (:rows, Float64, 0) => tk__rows_eb34dccb,
+        (:columns, Float64, 0) => tk__columns_74ee23ea,
+        (:cached, Float64, 1) => tk_softmax_cached_ba616e6f,
+        (:cached, Float64, 2) => tk_softmax_cached_f6fd72dc,
+        (:cached, Float64, 4) => tk_softmax_cached_9cf04b4e,
+        (:cached, Float64, 8) => tk_softmax_cached_235877e6,
+        (:cached, Float64, 16) => tk_softmax_cached_4cdfd095,
+        (:cached, Float64, 32) => tk_softmax_cached_3c184c20,
+        (:online, Float64, 0) => tk__online_8c287a04,
+        (:rows, Float16, 0) => tk__rows_8030ce56,
+        (:columns, Float16, 0) => tk__columns_1dd62182,
+        (:cached, Float16, 1) => tk_softmax_cached_7274f499,
+        (:cached, Float16, 2) => tk_softmax_cached_512d12ea,
+        (:cached, Float16, 4) => tk_softmax_cached_7d2f85a8,
+        (:cached, Float16, 8) => tk_softmax_cached_63bbb85a,
+        (:cached, Float16, 16) => tk_softmax_cached_f705e284,
+        (:cached, Float16, 32) => tk_softmax_cached_ea7c982d,
+        (:online, Float16, 0) => tk__online_c623dddb,
     )
 end
 

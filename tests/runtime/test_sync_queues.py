@@ -26,8 +26,10 @@ def test_sync_skips_an_engine_that_queues_nothing(monkeypatch):
     tack.sync(cpu)  # one device: its engine, asked
     assert asked == [cpu._engine]
     monkeypatch.setattr(CPUEngine, "queues", True)  # an engine that queues: asked by sync()
-    tack.sync()
-    assert asked == [cpu._engine] * 2
+    asked.clear()
+    tack.sync()  # every started CPU engine (others of this process may have started too)
+    assert cpu._engine in asked
+    assert all(isinstance(e, CPUEngine) for e in asked)
     np.testing.assert_array_equal(x.numpy(), 1.0)
 
 
