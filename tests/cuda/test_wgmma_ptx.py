@@ -110,3 +110,20 @@ def test_ptxas_assembles_it_for_sm_90a(tmp_path, name):
                          check=False, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "serialized" not in run.stderr, run.stderr  # ptxas kept the wgmma pipeline
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+def test_a_register_budget_below_the_accumulators_fails_the_jit(tmp_path):
+    """Why the CUDA engine keeps a kernel's first load when a second JIT with a smaller
+    `.maxnreg` fails (runtime/cuda/kernel.py, `_reload_with`): the two-block budget of a
+    256-lane block (128 registers) cannot hold a 64×256 wgmma's accumulators, and ptxas refuses
+    the instruction instead of spilling it (the driver's CUDA_ERROR_INVALID_PTX on an H200)."""
+    from tack.runtime.cuda.occupancy import limit_registers
+
+    kir = _kir("f16-n256-swizzle")
+    built = compile_ptx(kir, "sm_90")
+    src = tmp_path / "k.ptx"
+    src.write_text(limit_registers(built.ptx, built.name, 128))
+    run = subprocess.run([PTXAS, "-arch=sm_90a", str(src), "-o", str(tmp_path / "k.cubin")],
+                         check=False, capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0 and "Insufficient registers" in run.stderr, run.stderr

@@ -178,6 +178,9 @@ def _halves(t=tack.f16, c=tack.f32):
         "1d-needs-stride", "accumulator-unassigned", "local-array", "int-tile", "mixed-dtypes",
         "f16-accumulator"])
 def test_misuse_is_refused_before_launch_with_its_position(engine, kernel, args, error, words):
+    # the arrays were made when the cases were collected, on the CPU: moved to the engine's
+    # device, so that the kernel's misuse, not the arrays' place, is what is refused
+    args = [a.to(engine) if isinstance(a, tack.Array) else a for a in args]
     outs = [a for a in args if isinstance(a, tack.Array)]
     before = [o.numpy().copy() for o in outs]
     with pytest.raises(error) as info:

@@ -7,7 +7,7 @@ import ctypes
 import threading
 
 from ...capabilities import check_arch
-from ...errors import TackValueError
+from ...errors import TackRuntimeError, TackValueError
 from ...ir.nodes import KernelIR
 from ...ir.ops import WORKGROUP as BLOCK
 from ...render.llvm.ptx_shared import dynamic_bytes
@@ -94,8 +94,14 @@ class CUDAKernel(Launchable):
 
     def _reload_with(self, ptx: str, budget: int, more: bool) -> bool:
         """Load again with `.maxnreg budget` (runtime.cuda.occupancy); keep the new module if
-        it runs at least as many blocks per SM (`more`: more blocks, spilling nothing more)."""
-        module, function = self._load(limit_registers(ptx, self.entry, budget))
+        it runs at least as many blocks per SM (`more`: more blocks, spilling nothing more).
+        A budget that an instruction cannot live within fails the JIT (a warpgroup MMA's
+        accumulators are registers ptxas cannot spill: "Insufficient registers", which the
+        driver reports as CUDA_ERROR_INVALID_PTX): the first load stays."""
+        try:
+            module, function = self._load(limit_registers(ptx, self.entry, budget))
+        except TackRuntimeError:
+            return False
         regs, blocks, local = self._occupancy(function)
         if blocks < self.blocks_per_sm + more or more and local > self._local_bytes:
             drv.cuModuleUnload(module)
