@@ -513,7 +513,7 @@ def _torch_array(torch, a):
     return torch.from_numpy(a.astype(np.float32)).cuda().to(torch.bfloat16)
 
 
-def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES):
+def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES, only=()):
     try:
         import torch
         import torch.nn.functional as F
@@ -525,6 +525,8 @@ def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES):
         torch.backends.cudnn.allow_tf32 = False
     tack.set_default_device("cuda")
     for name, inputs, want, work, unit, tol, tk, _, _, tf in _rows(sz, dtypes):
+        if only and not any(name.startswith(o) for o in only):
+            continue
         impls = _tack_impls(name, tk, inputs, want.shape)
         kind = name.split()[-1]
         limits = TENSOR_LIMITS[kind] if name.startswith("matmul") and kind in TENSOR_LIMITS \
@@ -546,7 +548,7 @@ def run_gpu(sz, budget, dtypes=("float32",), tiles=HOPPER_TILES):
     dev = tack.default_device()
     print(f"hopper rows: {dev.name} " + ("takes the Hopper path (ops/matmul_wgmma.py)"
           if runs_wgmma(dev) else f"is {dev.engine.arch}: NOT the Hopper path"), flush=True)
-    run_hopper(sz["hopper"], budget, 1, (), tiles, torch, F if torch is not None else None)
+    run_hopper(sz["hopper"], budget, 1, only, tiles, torch, F if torch is not None else None)
 
 
 def _triton_peer(targs, precision, sync):
@@ -569,7 +571,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="small sizes")
     p.add_argument("--budget", type=float, default=1.5, help="seconds of timing per row")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds per row (CPU)")
-    p.add_argument("--only", default="", help="comma-separated row names (prefixes), CPU")
+    p.add_argument("--only", default="", help="comma-separated row names (prefixes)")
     p.add_argument("--dtypes", default=",".join(DTYPES),
                    help=f"comma-separated precisions, of {', '.join(DTYPES)}")
     p.add_argument("--hopper-tiles", default=",".join(HOPPER_TILES),
@@ -587,7 +589,7 @@ def main(argv=None) -> int:
     print(f"tack.ops benchmark ({'gpu' if a.gpu else 'cpu'}, sizes {sz}), {', '.join(dtypes)}",
           flush=True)
     if a.gpu:
-        run_gpu(sz, a.budget, dtypes, tiles)
+        run_gpu(sz, a.budget, dtypes, tiles, [o for o in a.only.split(",") if o])
     else:
         run_cpu(sz, a.budget * a.rounds / 7, a.rounds, [o for o in a.only.split(",") if o],
                 dtypes, tiles)
