@@ -2,7 +2,7 @@
 fixture (tests/engines.py), against NumPy emulations of the documented order.
 
 - tack.ops.softmax and log_softmax add a row's exps in the workgroup's order (element c into
-  lane c % 256, each lane in index order, the lanes combined by the halving tree), on the CPU
+  lane (c // 8) % 256, each lane in index order, the lanes combined by the halving tree), on the CPU
   engine's portable kernel and on the workgroup engines' one-read kernel alike: the same bits
   for rows of up to 256 * 32 elements, in float32, float64 and the half types. Longer rows on
   an engine with workgroups take the online kernel, whose rescaled sums round otherwise: there
@@ -55,12 +55,13 @@ def _log(s, out):
 
 
 def _lane_order_sum(e):
-    """sum of e in the documented order, in e's dtype, by NumPy: lane c % 256 takes e[c] in
-    index order, then slot i += slot i + s for s = 128, ..., 1."""
+    """sum of e in the documented order, in e's dtype, by NumPy: lane (c // 8) % 256 takes e[c],
+    each lane in index order, then slot i += slot i + s for s = 128, ..., 1."""
     lanes = np.zeros(256, e.dtype)
-    for k in range(0, e.size, 256):
-        part = e[k:k + 256]
-        lanes[:part.size] += part
+    for k in range(0, e.size, 256 * 8):
+        for v in range(8):  # lane j's v-th element of this round is e[k + 8 j + v]
+            part = e[k + v:k + 256 * 8:8]
+            lanes[:part.size] += part
     s = 128
     while s:
         lanes[:s] += lanes[s:2 * s]

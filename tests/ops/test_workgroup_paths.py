@@ -27,14 +27,14 @@ def wg(monkeypatch):
 def _softmax_with(kernel, x, want_log):
     xa, out = tack.array(x), tack.zeros(x.shape, tack.f32)
     funcs = _wide.funcs(tack.f32, "reduce") if kernel is softmax_mod._online else \
-        softmax_mod.cached_funcs(tack.f32)
+        softmax_mod.cached_funcs(tack.f32, softmax_mod.start_func(x.shape[1]))
     kernel(xa, out, x.shape[0], x.shape[1], want_log, *funcs)
     return out
 
 
-@pytest.mark.parametrize("path", ["one slot", "two slots", "online"])
+@pytest.mark.parametrize("path", ["one step", "two steps", "online"])
 def test_softmax_paths(wg, path):
-    n = 300 if path == "two slots" else 7
+    n = 3001 if path == "two steps" else 7  # 3001: lanes 0..119 take two steps of 8
     x = refs.rand((1, n), np.float32, scale=4.0)
     if path == "online":  # increasing values: the running sum is rescaled at every element
         x = np.sort(x, axis=1)
@@ -50,12 +50,21 @@ def test_norm_paths(wg, long):
     w, b = refs.rand((6,), np.float64, 1), refs.rand((6,), np.float64, 2)
     args = [tack.array(a) for a in (x, w, b)]
     y, mean, rstd = tack.zeros((1, 6), tack.f64), tack.zeros(1, tack.f64), tack.zeros(1, tack.f64)
-    layer = norms_mod._layer_long if long else norms_mod._cached(norms_mod._layer_cached_kernel, 1)
-    layer(*args, y, mean, rstd, 1, 6, 1e-5, *_wide.funcs(tack.f64, "reduce"))
+    per, start = softmax_mod._per_lane(6), softmax_mod.start_func(6)
+    if long:
+        layer, funcs = norms_mod._layer_long, _wide.funcs(tack.f64, "reduce")
+    else:
+        layer = norms_mod._cached(norms_mod._layer_cached_kernel, per)
+        funcs = (start,) + _wide.funcs(tack.f64, "reduce")
+    layer(*args, y, mean, rstd, 1, 6, 1e-5, *funcs)
     for got, want in zip((y, mean, rstd), refs.layer_norm(x, w, b, 1e-5)):
         refs.close(got, want.reshape(got.shape), np.float64)
-    rms = norms_mod._rms_long if long else norms_mod._cached(norms_mod._rms_cached_kernel, 1)
-    rms(args[0], args[1], y, 1, 6, 1e-6, *_wide.funcs(tack.f64, "reduce", "wide"))
+    funcs = _wide.funcs(tack.f64, "reduce", "wide")
+    if long:
+        rms = norms_mod._rms_long
+    else:
+        rms, funcs = norms_mod._cached(norms_mod._rms_cached_kernel, per), (start,) + funcs
+    rms(args[0], args[1], y, 1, 6, 1e-6, *funcs)
     refs.close(y, refs.rms_norm(x, w, 1e-6), np.float64)
 
 
@@ -95,11 +104,11 @@ def sim():
     return dev
 
 
-@pytest.mark.parametrize("path", ["one slot", "two slots", "online"])
+@pytest.mark.parametrize("path", ["one step", "two steps", "online"])
 def test_softmax_paths_plus_inf(wg, path):
     """NNlib's result for a row holding +inf on each workgroup path: +inf first in one lane,
-    after a finite element in another (n = 300: lanes 0..43 hold two elements)."""
-    n = 7 if path == "one slot" else 300
+    after a finite element in another (n = 3001: lanes 0..119 take two steps of 8)."""
+    n = 7 if path == "one step" else 3001
     x = refs.rand((1, n), np.float32, scale=4.0)
     x[0, [5, n - 1]] = np.inf
     k = softmax_mod._online if path == "online" else softmax_mod._cached(

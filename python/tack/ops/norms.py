@@ -23,7 +23,7 @@ from ..kernel import kernel
 from ..lib.combine import add
 from . import _args, _wide
 from ._rowsum import row_sq_dev, row_sum
-from .softmax import LANES, MAX_PER_LANE, _per_lane, lane_tree
+from .softmax import LANES, MAX_PER_LANE, STEP, _per_lane, lane_tree, start_func, take
 
 
 @kernel
@@ -67,19 +67,25 @@ def _square(acc, v, wide):
 @func
 def lanes_fold(acc, x, base, n, p, step):
     """The sum over c < n of the terms `step` adds (acc = step(acc, x[base + c], p)) in the
-    workgroup kernels' order: term c into lane c % 256 (each lane from 0, in index order), the
-    lanes by `lane_tree`; `acc`, 256 slots, is the accumulators' dtype."""
-    live = min(n, LANES)  # the lanes that receive a term; the tree reads no other
-    for j in range(max(live, 16)):
+    workgroup kernels' order: term c into lane (c // STEP) % 256 (each lane from 0, in index
+    order), the lanes by `lane_tree`; `acc`, 256 slots, is the accumulators' dtype."""
+    live = min((n + STEP - 1) // STEP, LANES)  # the lanes that receive a term; the tree reads
+    for j in range(max(live, 16)):  # no other
         acc[j] = 0.0
     c = i64(base)
     end = c + n
-    while c + LANES <= end:
+    while c + LANES * STEP <= end:
         for j in range(LANES):
-            acc[j] = step(acc[j], x[c + j], p)
-        c += LANES
-    for j in range(end - c):
-        acc[j] = step(acc[j], x[c + j], p)
+            for v in unroll(range(STEP)):
+                acc[j] = step(acc[j], x[c + j * STEP + v], p)
+        c += LANES * STEP
+    whole = (end - c) // STEP  # the last round: its whole lanes, then one lane's remainder
+    for j in range(whole):
+        for v in unroll(range(STEP)):
+            acc[j] = step(acc[j], x[c + j * STEP + v], p)
+    c += whole * STEP
+    for v in range(end - c):
+        acc[whole] = step(acc[whole], x[c + v], p)
     return lane_tree(acc, live)
 
 
@@ -121,31 +127,56 @@ def _rms_lanes(x, w, y, rows, n, eps, lanes, wide):
             y[base + c] = x[base + c] * inv * w[c]
 
 
+@func
+def _layer_out(vals, i, w, b, c, mu, inv):
+    return (vals[i] - mu) * inv * w[c] + b[c]
+
+
+@func
+def _rms_out(vals, i, w, b, c, mu, inv):
+    return vals[i] * inv * w[c]
+
+
+@func
+def finish(y, at, left, vals, i, w, b, c, mu, inv, out):
+    """y[at + v] = out(vals, i + v, w, b, c + v, mu, inv) for the `STEP` elements of a lane's
+    step that are in the row (`left` remain): a whole step's loads of w and b and its stores
+    are `STEP` plain accesses each, one vector access where aligned."""
+    if left >= STEP:
+        for v in unroll(range(STEP)):
+            y[at + v] = out(vals, i + v, w, b, c + v, mu, inv)
+    else:
+        for v in unroll(range(STEP)):
+            if v < left:
+                y[at + v] = out(vals, i + v, w, b, c + v, mu, inv)
+
+
 def _layer_cached_kernel(per: int):
     PER = constant(per)
+    STEPS = constant(per // STEP)
 
     @kernel
-    def layer_norm_cached(x, w, b, y, mean, rstd, rows, n, eps, reduce):
+    def layer_norm_cached(x, w, b, y, mean, rstd, rows, n, eps, start, reduce):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
-            base = r * n
+            base = start(r, n)
             vals = local_array_like(x, PER)
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                take(vals, k * STEP, x, base + c, n - c, 0.0)
             s = f32(0.0)
-            for k in unroll(range(PER)):
-                c = lane + k * 256
-                vals[k] = x[base + c] if c < n else 0.0
+            for k in unroll(range(PER)):  # a lane's elements in index order
                 s += vals[k]
             mu = reduce(x, s, add) / n
             q = f32(0.0)
             for k in unroll(range(PER)):
-                d = vals[k] - mu if lane + k * 256 < n else 0.0
+                d = vals[k] - mu if (lane + k // STEP * 256) * STEP + k % STEP < n else 0.0
                 q += d * d
             inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
-            for k in unroll(range(PER)):
-                c = lane + k * 256
-                if c < n:
-                    y[base + c] = (vals[k] - mu) * inv * w[c] + b[c]
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                finish(y, base + c, n - c, vals, k * STEP, w, b, c, mu, inv, _layer_out)
             if lane == 0:
                 mean[r] = mu
                 rstd[r] = inv
@@ -154,24 +185,25 @@ def _layer_cached_kernel(per: int):
 
 def _rms_cached_kernel(per: int):
     PER = constant(per)
+    STEPS = constant(per // STEP)
 
     @kernel
-    def rms_norm_cached(x, w, y, rows, n, eps, reduce, wide):
+    def rms_norm_cached(x, w, y, rows, n, eps, start, reduce, wide):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
-            base = r * n
+            base = start(r, n)
             vals = local_array_like(x, PER)
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                take(vals, k * STEP, x, base + c, n - c, 0.0)
             q = f32(0.0)
             for k in unroll(range(PER)):
-                c = lane + k * 256
-                vals[k] = x[base + c] if c < n else 0.0
                 q += wide(vals[k]) * vals[k]
             inv = 1.0 / sqrt(reduce(x, q, add) / n + eps)  # noqa: F821
-            for k in unroll(range(PER)):
-                c = lane + k * 256
-                if c < n:
-                    y[base + c] = vals[k] * inv * w[c]
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                finish(y, base + c, n - c, vals, k * STEP, w, w, c, 0.0, inv, _rms_out)
     return rms_norm_cached
 
 
@@ -241,7 +273,8 @@ def _prepare(op: str, x, params: dict, eps):
         _args.need_shape(op, name, v, (n,))
         vecs.append(v)
     rows = xa.size // n
-    return dev, xa, vecs, eps, _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n)
+    return dev, xa, vecs, eps, _args.sizes(max(xa.size + 512 * n + 256 * STEP, 256 * rows),
+                                            rows, n)
 
 
 def layer_norm(x, weight=None, bias=None, eps=1e-5, return_stats=False, out=None,
@@ -269,7 +302,8 @@ def _layer_norm(x, weight, bias, eps, return_stats, out):
         elif not _args.workgroups(dev):
             k, fs = _layer_rows, _wide.funcs(xa.dtype, "fold")
         elif n <= 256 * MAX_PER_LANE:
-            k, fs = _cached(_layer_cached_kernel, _per_lane(n)), _wide.funcs(xa.dtype, "reduce")
+            k = _cached(_layer_cached_kernel, _per_lane(n))
+            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce")
         else:
             k, fs = _layer_long, _wide.funcs(xa.dtype, "reduce")
         k(xa, w, b, y, mean, rstd, rows, n, eps, *fs)
@@ -297,8 +331,8 @@ def _rms_norm(x, weight, eps, out):
         elif not _args.workgroups(dev):
             k, fs = _rms_rows, _wide.funcs(xa.dtype, "fold")
         elif n <= 256 * MAX_PER_LANE:
-            k, fs = _cached(_rms_cached_kernel, _per_lane(n)), _wide.funcs(xa.dtype, "reduce",
-                                                                          "wide")
+            k = _cached(_rms_cached_kernel, _per_lane(n))
+            fs = (start_func(n),) + _wide.funcs(xa.dtype, "reduce", "wide")
         else:
             k, fs = _rms_long, _wide.funcs(xa.dtype, "reduce", "wide")
         k(xa, w, y, rows, n, eps, *fs)

@@ -51,6 +51,8 @@ def _shifted(v, m):
 
 
 LANES = constant(256)  # the workgroup's lanes (ir.ops.WORKGROUP), whose sum order all share
+# consecutive elements a lane takes at a time: 16 bytes of a half row, one vector access
+STEP = constant(8)
 
 
 @func
@@ -74,6 +76,50 @@ def _fetch(kept, src, i, m):
 def _recompute(kept, src, i, m):
     """A half row's exp(x - max), computed again in f32 from the element."""
     return exp(_shifted(src[i], m))  # noqa: F821 - a kernel builtin
+
+
+@func
+def row_start(r, n):
+    """The first element of row r: r * n."""
+    return r * n
+
+
+@func
+def row_start_wide(r, n):
+    """`row_start` for n a multiple of `STEP` (the wrapper checks), written so that it is
+    visibly one (passes/divisibility.py): the NVPTX printer's aligned entry then knows each
+    lane's `STEP` elements start 16 bytes aligned and LLVM merges their accesses."""
+    return r * (n // STEP) * STEP
+
+
+def start_func(n: int):
+    """The workgroup kernels' `start` for rows of n."""
+    return row_start_wide if n % STEP == 0 else row_start
+
+
+@func
+def take(vals, i, x, at, left, fill):
+    """vals[i + v] = x[at + v] for the `STEP` elements of a lane's step, `fill` past the row's
+    end (`left` elements remain): a whole step is `STEP` plain loads, one vector access where
+    aligned."""
+    if left >= STEP:
+        for v in unroll(range(STEP)):
+            vals[i + v] = x[at + v]
+    else:
+        for v in unroll(range(STEP)):
+            vals[i + v] = x[at + v] if v < left else fill
+
+
+@func
+def put(out, at, left, vals, i):
+    """out[at + v] = vals[i + v] for the step's elements in the row (`take`'s stores)."""
+    if left >= STEP:
+        for v in unroll(range(STEP)):
+            out[at + v] = vals[i + v]
+    else:
+        for v in unroll(range(STEP)):
+            if v < left:
+                out[at + v] = vals[i + v]
 
 
 @func
@@ -114,21 +160,29 @@ def lane_exp_sum_f32(x, out, base, n, m, stash):
 
 @func
 def lane_sum(acc, x, out, base, n, m, stash):
-    live = min(n, LANES)  # the lanes that receive an element
+    live = min((n + STEP - 1) // STEP, LANES)  # the lanes that receive an element
     for j in range(max(live, 16)):
         acc[j] = 0.0
     c = i64(base)
     end = c + n
-    while c + LANES <= end:
+    while c + LANES * STEP <= end:
         for j in range(LANES):
-            e = exp(_shifted(x[c + j], m))  # noqa: F821 - a kernel builtin
-            stash(out, c + j, e)
+            for v in unroll(range(STEP)):
+                e = exp(_shifted(x[c + j * STEP + v], m))  # noqa: F821 - a kernel builtin
+                stash(out, c + j * STEP + v, e)
+                acc[j] += e
+        c += LANES * STEP
+    whole = (end - c) // STEP  # the last round: its whole lanes, then one lane's remainder
+    for j in range(whole):
+        for v in unroll(range(STEP)):
+            e = exp(_shifted(x[c + j * STEP + v], m))  # noqa: F821
+            stash(out, c + j * STEP + v, e)
             acc[j] += e
-        c += LANES
-    for j in range(end - c):
-        e = exp(_shifted(x[c + j], m))  # noqa: F821
-        stash(out, c + j, e)
-        acc[j] += e
+    c += whole * STEP
+    for v in range(end - c):
+        e = exp(_shifted(x[c + v], m))  # noqa: F821
+        stash(out, c + v, e)
+        acc[whole] += e
     return lane_tree(acc, live)
 
 
@@ -159,9 +213,10 @@ def row_funcs(dtype) -> tuple:
     return _wide.funcs(dtype, "fold") + (_SUM[dtype.is_half],) + _KEEP[dtype.is_half]
 
 
-def cached_funcs(dtype) -> tuple:
-    """The one-read workgroup kernel's last arguments for rows of `dtype`."""
-    return _wide.funcs(dtype, "reduce") + _KEEP[dtype.is_half]
+def cached_funcs(dtype, start=row_start) -> tuple:
+    """The one-read workgroup kernel's last arguments for rows of `dtype`, each row's first
+    element given by `start` (`start_func`)."""
+    return (start,) + _wide.funcs(dtype, "reduce") + _KEEP[dtype.is_half]
 
 
 @kernel
@@ -181,24 +236,29 @@ def _columns(x, out, columns, n, inner, want_log):
 
 
 def _cached_kernel(per: int):
-    """The one-read workgroup kernel for rows of at most 256 * per elements."""
+    """The one-read workgroup kernel for rows of at most 256 * per elements: lane l takes
+    elements (l + 256 k) * STEP + v, v < STEP, for k < per / STEP (`_per_lane` keeps per a
+    multiple of STEP)."""
+    assert per % STEP == 0, per
     PER = constant(per)
+    STEPS = constant(per // STEP)
 
     @kernel
-    def softmax_cached(x, out, rows, n, want_log, reduce, stash, fetch):
+    def softmax_cached(x, out, rows, n, want_log, start, reduce, stash, fetch):
         for t in range(rows * 256):
             r = t // 256
             lane = thread_id()
-            base = r * n
+            base = start(r, n)
             vals = local_array_like(x, PER)
             m = f32(-math.inf)
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                take(vals, k * STEP, x, base + c, n - c, -math.inf)
             for k in unroll(range(PER)):
-                c = lane + k * 256
-                vals[k] = x[base + c] if c < n else -math.inf
                 m = max(m, vals[k])
             m = reduce(x, m, larger)
             s = f32(0.0)
-            for k in unroll(range(PER)):
+            for k in unroll(range(PER)):  # a lane's elements in index order
                 e = exp(_shifted(vals[k], m))  # noqa: F821
                 s += e
                 if not want_log:
@@ -206,13 +266,14 @@ def _cached_kernel(per: int):
             s = reduce(x, s, add)
             ls = log(s)  # noqa: F821
             inv = 1.0 / s
-            for k in unroll(range(PER)):
-                c = lane + k * 256
-                if c < n:
-                    if want_log:
-                        out[base + c] = _shifted(vals[k], m) - ls
-                    else:
-                        out[base + c] = fetch(vals, vals, k, m) * inv
+            for k in unroll(range(PER)):  # the results, rounded once, kept for the stores
+                if want_log:
+                    vals[k] = _shifted(vals[k], m) - ls
+                else:
+                    vals[k] = fetch(vals, vals, k, m) * inv
+            for k in unroll(range(STEPS)):
+                c = (lane + k * 256) * STEP
+                put(out, base + c, n - c, vals, k * STEP)
     return softmax_cached
 
 
@@ -297,8 +358,8 @@ def _cached(per: int):
 
 
 def _per_lane(n: int) -> int:
-    """The smallest power of two of elements per lane that holds a row of n."""
-    per = 1
+    """The smallest power of two of elements per lane, at least `STEP`, that holds a row of n."""
+    per = STEP
     while per * 256 < n:
         per *= 2
     return per
@@ -316,7 +377,8 @@ def _run(op: str, x, axis, want_log: int, out):
     if xa.size == 0:
         return out
     rows = xa.size // n  # a row's last lane may index up to 256 * per past its start
-    rows, n, inner = _args.sizes(max(xa.size + 512 * n, 256 * rows), rows, n, inner)
+    rows, n, inner = _args.sizes(max(xa.size + 512 * n + 256 * STEP, 256 * rows), rows, n,
+                                 inner)
     # in place: every kernel reads a row's elements before writing them, except the portable
     # log_softmax, which keeps exp(x - max) in the output row before it reads x again
     portable = inner == 1 and not _args.workgroups(dev)
@@ -329,7 +391,7 @@ def _run(op: str, x, axis, want_log: int, out):
     elif portable:
         _rows(xa, res, rows, n, want_log, *row_funcs(xa.dtype))
     elif n <= 256 * MAX_PER_LANE:
-        _cached(_per_lane(n))(xa, res, rows, n, want_log, *cached_funcs(xa.dtype))
+        _cached(_per_lane(n))(xa, res, rows, n, want_log, *cached_funcs(xa.dtype, start_func(n)))
     else:
         _online(xa, res, rows, n, want_log, *_wide.funcs(xa.dtype, "reduce"))
     return _args.deliver(res, out)
