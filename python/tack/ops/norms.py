@@ -23,7 +23,7 @@ from ..kernel import kernel
 from ..lib.combine import add
 from . import _args, _wide
 from ._rowsum import row_sq_dev, row_sum
-from .softmax import LANES, MAX_PER_LANE, STEP, _per_lane, lane_tree, start_func, take
+from .softmax import LANES, MAX_PER_LANE, STEP, _per_lane, lane_tree, put, start_func, take
 
 
 @kernel
@@ -140,15 +140,17 @@ def _rms_out(vals, i, w, b, c, mu, inv):
 @func
 def finish(y, at, left, vals, i, w, b, c, mu, inv, out):
     """y[at + v] = out(vals, i + v, w, b, c + v, mu, inv) for the `STEP` elements of a lane's
-    step that are in the row (`left` remain): a whole step's loads of w and b and its stores
-    are `STEP` plain accesses each, one vector access where aligned."""
+    step that are in the row (`left` remain): the results first (a whole step's loads of w and
+    b are `STEP` plain loads each, none after a store to y that might alias them), then
+    `put`'s stores; each run one vector access where aligned."""
     if left >= STEP:
         for v in unroll(range(STEP)):
-            y[at + v] = out(vals, i + v, w, b, c + v, mu, inv)
-    else:
-        for v in unroll(range(STEP)):
+            vals[i + v] = out(vals, i + v, w, b, c + v, mu, inv)
+    else:  # the other order, as in `put`
+        for v in unroll(range(STEP - 1, -1, -1)):
             if v < left:
-                y[at + v] = out(vals, i + v, w, b, c + v, mu, inv)
+                vals[i + v] = out(vals, i + v, w, b, c + v, mu, inv)
+    put(y, at, left, vals, i)
 
 
 def _layer_cached_kernel(per: int):

@@ -116,8 +116,8 @@ def put(out, at, left, vals, i):
     if left >= STEP:
         for v in unroll(range(STEP)):
             out[at + v] = vals[i + v]
-    else:
-        for v in unroll(range(STEP)):
+    else:  # the other order: LLVM would merge a common run of stores with the branch above
+        for v in unroll(range(STEP - 1, -1, -1)):
             if v < left:
                 out[at + v] = vals[i + v]
 

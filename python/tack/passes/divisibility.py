@@ -19,7 +19,7 @@ from __future__ import annotations
 from ..ir import nodes as N
 from ..ir.nodes import Expr, KernelIR
 from ..ir.ops import Op
-from ..ir.walk import iter_stmts
+from ..ir.walk import iter_stmts, stmt_exprs
 
 CAP = 1 << 16  # facts above this are not needed by anyone and are kept at it
 
@@ -77,3 +77,46 @@ def local_divisors(k: KernelIR) -> dict[str, int]:
                 env[name] = fact
                 changed = True
     return env
+
+
+def _is_const(e: Expr | None, value: int | None = None) -> bool:
+    return e is not None and e.op is Op.CONST and (value is None or int(e.arg) == value)
+
+
+def _strip(e: Expr) -> Expr:
+    while e.op is Op.CAST and e.args[0].dtype is not None and e.args[0].dtype.is_int:
+        e = e.args[0]
+    return e
+
+
+def _group(index: Expr, env: dict[str, int], unrolled: dict[str, int]) -> int:
+    """How many elements from an access's index on are provably one aligned group: for
+    `a + v`, v the variable of a fully unrolled loop over range(0, u) (its u copies access u
+    consecutive elements), min(divisor(a), u); for any other index its divisor."""
+    e = _strip(index)
+    if e.op is Op.ADD:
+        for a, v in (e.args, e.args[::-1]):
+            v = _strip(v)
+            if v.op is Op.VAR and v.arg in unrolled:
+                return min(divisor(a, env), unrolled[v.arg])
+    return divisor(e, env)
+
+
+def aligned_access_bytes(k: KernelIR, cap: int = 16) -> int:
+    """The widest group of neighbouring elements, in bytes (at most `cap`), that some access
+    to an array parameter of `k` reads or writes at an offset from the array's start that is
+    a multiple of the group's size (`_group`): what a vector access could take once the array
+    itself is that aligned (render/llvm/ptx.py's aligned entry). 1 when nothing is known."""
+    env = local_divisors(k)
+    unrolled = {st.var: int(st.stop.arg) for st in iter_stmts(k.body)
+                if isinstance(st, N.For) and st.unroll == "full" and _is_const(st.start, 0)
+                and _is_const(st.stop) and (st.step is None or _is_const(st.step, 1))}
+    size = {p.name: p.dtype.bits // 8 for p in k.params if p.kind == "array"}
+    best = 1
+    for st in iter_stmts(k.body):
+        if isinstance(st, N.Store) and st.array in size:
+            best = max(best, _group(st.indices[0], env, unrolled) * size[st.array])
+        for e in stmt_exprs(st):
+            if e.op is Op.LOAD and e.arg in size:
+                best = max(best, _group(e.args[0], env, unrolled) * size[e.arg])
+    return min(best, cap)
