@@ -92,31 +92,30 @@ def _strip(e: Expr) -> Expr:
 def _group(index: Expr, env: dict[str, int], unrolled: dict[str, int]) -> int:
     """How many elements from an access's index on are provably one aligned group: for
     `a + v`, v the variable of a fully unrolled loop over range(0, u) (its u copies access u
-    consecutive elements), min(divisor(a), u); for any other index its divisor."""
+    consecutive elements), min(divisor(a), u); 1 for any other index."""
     e = _strip(index)
     if e.op is Op.ADD:
         for a, v in (e.args, e.args[::-1]):
             v = _strip(v)
             if v.op is Op.VAR and v.arg in unrolled:
                 return min(divisor(a, env), unrolled[v.arg])
-    return divisor(e, env)
+    return 1
 
 
 def aligned_access_bytes(k: KernelIR, cap: int = 16) -> int:
     """The widest group of neighbouring elements, in bytes (at most `cap`), that some access
     to an array parameter of `k` reads or writes at an offset from the array's start that is
     a multiple of the group's size (`_group`): what a vector access could take once the array
-    itself is that aligned (render/llvm/ptx.py's aligned entry). 1 when nothing is known."""
+    itself is that aligned (render/llvm/ptx.py's aligned entry). 1 when no group of two or more
+    elements is known."""
     env = local_divisors(k)
     unrolled = {st.var: int(st.stop.arg) for st in iter_stmts(k.body)
                 if isinstance(st, N.For) and st.unroll == "full" and _is_const(st.start, 0)
                 and _is_const(st.stop) and (st.step is None or _is_const(st.step, 1))}
     size = {p.name: p.dtype.bits // 8 for p in k.params if p.kind == "array"}
-    best = 1
-    for st in iter_stmts(k.body):
-        if isinstance(st, N.Store) and st.array in size:
-            best = max(best, _group(st.indices[0], env, unrolled) * size[st.array])
-        for e in stmt_exprs(st):
-            if e.op is Op.LOAD and e.arg in size:
-                best = max(best, _group(e.args[0], env, unrolled) * size[e.arg])
-    return min(best, cap)
+    accesses = [(st.array, st.indices[0]) for st in iter_stmts(k.body)
+                if isinstance(st, N.Store) and st.array in size]
+    accesses += [(e.arg, e.args[0]) for st in iter_stmts(k.body) for e in stmt_exprs(st)
+                 if e.op is Op.LOAD and e.arg in size]
+    groups = [(_group(index, env, unrolled), size[name]) for name, index in accesses]
+    return min(max([g * b for g, b in groups if g > 1], default=1), cap)
